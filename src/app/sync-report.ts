@@ -1,0 +1,32 @@
+// The SyncReport document of ../shared/CONTRACT.md (`pvctl sync -o json|yaml`).
+import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
+import type {Action, PlannedEvent, SyncError} from '../engine/plan.js'
+
+export const API_VERSION = 'pvctl/v1alpha1'
+
+export interface SyncSummary {
+  binds: number
+  releases: number
+  recycles: number
+  deletions: number
+  provisions: number
+  lostClaims: number
+  phaseChanges: number
+  writes: number
+}
+
+export interface SyncReport {
+  apiVersion: typeof API_VERSION
+  kind: 'SyncReport'
+  dryRun: boolean
+  rounds: number
+  converged: boolean
+  actions: Action[]
+  events: PlannedEvent[]
+  errors: SyncError[]
+  summary: SyncSummary
+  /** The state after the plan of every PV and PVC in scope, sorted by kind, namespace, name. */
+  objects: Array<PersistentVolume | PersistentVolumeClaim>
+  /** The same objects before the plan (not printed in JSON; the diff renderer needs them). */
+  before?: Array<PersistentVolume | PersistentVolumeClaim>
+}

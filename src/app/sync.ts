@@ -1,0 +1,96 @@
+// The sync use-case: load the cluster state once, reconcile, and build the SyncReport.
+// No oclif here: the command passes options in and renders what comes back.
+import type {FeatureGates} from '../engine/feature-gates.js'
+import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
+import {claimKey} from '../engine/model.js'
+import type {Action, ObjectRef} from '../engine/plan.js'
+import {reconcile, scopePredicate} from '../engine/reconcile.js'
+import {UsageError} from '../errors.js'
+import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
+
+export interface SyncOptions {
+  dryRun: boolean
+  gates: FeatureGates
+  maxRounds?: number
+  targets?: ObjectRef[]
+  /** Only with no targets: restrict to a namespace (-n without -A). */
+  namespace?: string
+  labelSelector?: LabelSelector
+}
+
+/** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
+export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
+  for (const target of opts.targets ?? []) {
+    const exists =
+      target.kind === 'PersistentVolume'
+        ? state.volumes.some((v) => v.metadata.name === target.name)
+        : state.claims.some((c) => c.metadata.name === target.name && c.metadata.namespace === target.namespace)
+    if (!exists) {
+      throw new UsageError(
+        target.kind === 'PersistentVolume'
+          ? `persistentvolume "${target.name}" not found`
+          : `persistentvolumeclaim "${target.name}" not found in namespace "${target.namespace}"`,
+      )
+    }
+  }
+  const hasTargets = opts.targets !== undefined && opts.targets.length > 0
+  const scope = hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
+  const result = reconcile(state, {
+    gates: opts.gates,
+    maxRounds: opts.maxRounds,
+    targets: hasTargets ? opts.targets : undefined,
+    scope,
+  })
+
+  // The report shows the objects in scope: everything when objects are named (their syncs may touch
+  // any volume), else what -n / -l select.
+  const inScope = scopePredicate(scope)
+  const keep = <T extends PersistentVolume | PersistentVolumeClaim>(list: readonly T[], pred: (o: T) => boolean) => list.filter(pred)
+  const beforeVolumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+  const beforeClaims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  const volumes = keep(result.volumes, (v) => inScope.volume(beforeVolumes.get(v.metadata.name ?? '') ?? v))
+  const claims = keep(result.claims, (c) => inScope.claim(beforeClaims.get(claimKey(c)) ?? c))
+  const objects: Array<PersistentVolume | PersistentVolumeClaim> = [...volumes.map(withKind('PersistentVolume')), ...claims.map(withKind('PersistentVolumeClaim'))]
+  const before: Array<PersistentVolume | PersistentVolumeClaim> = [
+    ...volumes.map((v) => withKind('PersistentVolume')(beforeVolumes.get(v.metadata.name ?? '') ?? v)),
+    ...claims.map((c) => withKind('PersistentVolumeClaim')(beforeClaims.get(claimKey(c)) ?? c)),
+  ]
+
+  return {
+    apiVersion: API_VERSION,
+    kind: 'SyncReport',
+    dryRun: opts.dryRun,
+    rounds: result.rounds,
+    converged: result.converged,
+    actions: result.actions,
+    events: result.events,
+    errors: result.errors,
+    summary: summarize(result.actions),
+    objects,
+    before,
+  }
+}
+
+/** Objects in a snapshot may lack apiVersion/kind (typed lists); the report always has them. */
+function withKind<T extends PersistentVolume | PersistentVolumeClaim>(kind: 'PersistentVolume' | 'PersistentVolumeClaim') {
+  return (obj: T): T => (obj.kind === kind && obj.apiVersion !== undefined ? obj : {apiVersion: 'v1', kind, ...obj})
+}
+
+function summarize(actions: readonly Action[]): SyncSummary {
+  const phaseTo = (a: Action, phase: string) => a.patch.some((p) => p.path === '/status/phase' && p.value === phase)
+  return {
+    binds: actions.filter((a) => a.action === 'bind-claim').length,
+    releases: actions.filter((a) => a.action === 'set-volume-phase' && phaseTo(a, 'Released')).length,
+    recycles: actions.filter((a) => a.action === 'recycle').length,
+    deletions: actions.filter((a) => a.action === 'delete').length,
+    provisions: actions.filter((a) => a.action === 'provision').length,
+    lostClaims: actions.filter((a) => a.action === 'set-claim-phase' && phaseTo(a, 'Lost')).length,
+    phaseChanges: actions.filter((a) => (a.action === 'set-volume-phase' || a.action === 'set-claim-phase') && a.patch.some((p) => p.path === '/status/phase')).length,
+    writes: actions.filter((a) => a.action !== 'recycle' && a.action !== 'delete' && a.action !== 'provision').length,
+  }
+}
+
+/** The exit code of a dry run: 1 when the controller would change anything. */
+export function hasChanges(report: SyncReport): boolean {
+  return report.actions.length > 0
+}

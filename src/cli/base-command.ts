@@ -1,0 +1,16 @@
+// The base of every pvctl command: errors go through the one presenter, to stderr, with the
+// contract's exit codes.
+import {Command} from '@oclif/core'
+
+import {presentError} from './present-error.js'
+
+export abstract class PvctlCommand extends Command {
+  protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
+    // oclif signals --help/--version and this.exit() with an ExitError; let those through.
+    if (err?.constructor?.name === 'ExitError') throw err
+    const presented = presentError(err)
+    if (process.env.PVCTL_DEBUG) process.stderr.write(`${err?.stack ?? String(err)}\n`)
+    process.stderr.write(`error: ${presented.message}\n`)
+    process.exitCode = presented.exitCode
+  }
+}

@@ -1,0 +1,32 @@
+// Flags shared by the commands, spelled as kubectl spells them.
+import {Flags} from '@oclif/core'
+
+export const sourceFlags = {
+  filename: Flags.string({
+    char: 'f',
+    summary: 'Snapshot to read instead of a live cluster: a file, a directory, or - for stdin.',
+    description: 'YAML or JSON, one or many documents, each an object or a List, as `kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml` prints. With -f pvctl never contacts a cluster.',
+    helpValue: 'FILE|DIR|-',
+  }),
+  kubeconfig: Flags.string({summary: 'Path to the kubeconfig file (live clusters).', helpValue: 'PATH'}),
+  context: Flags.string({summary: 'The kubeconfig context to use (live clusters).', helpValue: 'NAME'}),
+}
+
+export const scopeFlags = {
+  namespace: Flags.string({char: 'n', summary: 'Namespace of named claims (pvc/NAME); with no objects named, sync only this namespace.', helpValue: 'NS'}),
+  'all-namespaces': Flags.boolean({char: 'A', summary: 'Every namespace (the default when no -n is given).', default: false}),
+  selector: Flags.string({char: 'l', summary: 'Only objects whose labels match this selector (e.g. tier=gold,app!=db).', helpValue: 'SELECTOR'}),
+}
+
+export const outputFlags = (options: readonly string[], defaultValue: string) => ({
+  output: Flags.string({char: 'o', summary: `Output format: ${options.join('|')}.`, options: [...options], default: defaultValue, helpValue: 'FORMAT'}),
+  color: Flags.boolean({summary: 'Colour the output (default: on a terminal, unless NO_COLOR is set).', allowNo: true}),
+})
+
+export const engineFlags = {
+  'feature-gates': Flags.string({
+    summary: 'Feature gates as kube-controller-manager takes them, e.g. HonorPVReclaimPolicy=false.',
+    description: 'Known gates (v1.31 defaults): HonorPVReclaimPolicy=true, VolumeAttributesClass=false, CSIMigrationPortworx=false.',
+    helpValue: 'GATE=BOOL,...',
+  }),
+}

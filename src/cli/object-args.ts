@@ -1,0 +1,20 @@
+// kubectl's TYPE/NAME object arguments: pvc/NAME, persistentvolumeclaim/NAME, pv/NAME, persistentvolume/NAME.
+import type {ObjectRef} from '../engine/plan.js'
+import {UsageError} from '../errors.js'
+
+const claimAliases = new Set(['pvc', 'pvcs', 'persistentvolumeclaim', 'persistentvolumeclaims'])
+const volumeAliases = new Set(['pv', 'pvs', 'persistentvolume', 'persistentvolumes'])
+
+export function parseObjectArgs(args: readonly string[], namespace: string): ObjectRef[] {
+  return args.map((arg) => {
+    const slash = arg.indexOf('/')
+    if (slash <= 0 || slash === arg.length - 1) {
+      throw new UsageError(`object "${arg}": expected TYPE/NAME, e.g. pvc/data or pv/pv-0001`)
+    }
+    const type = arg.slice(0, slash).toLowerCase()
+    const name = arg.slice(slash + 1)
+    if (claimAliases.has(type)) return {kind: 'PersistentVolumeClaim', namespace, name}
+    if (volumeAliases.has(type)) return {kind: 'PersistentVolume', name}
+    throw new UsageError(`object "${arg}": unknown type "${type}" (pvctl works on pvc/NAME and pv/NAME)`)
+  })
+}

@@ -1,0 +1,41 @@
+// The one place where an error becomes a message and an exit code. Users see one line, `error: ...`,
+// never a stack trace; only a bug (an error pvctl did not expect) asks to be reported, with PVCTL_DEBUG
+// for the trace.
+import {ExitCode, type ExitCodeValue, PvctlError} from '../errors.js'
+
+export interface PresentedError {
+  message: string
+  exitCode: ExitCodeValue
+  suggestions: readonly string[]
+}
+
+/** oclif's parser errors (unknown flag, bad option value, missing argument) are usage errors. */
+function isOclifParseError(err: unknown): err is Error {
+  if (!(err instanceof Error)) return false
+  const name = err.constructor?.name ?? ''
+  return (
+    /Flag|Arg|Parse|Validation/.test(name) ||
+    ('parse' in err && typeof (err as {parse?: unknown}).parse === 'object') ||
+    /^(Nonexistent flag|Unexpected argument|Expected --|Missing required|Flag --|Parsing --|The following error occurred)/.test(err.message)
+  )
+}
+
+export function presentError(err: unknown): PresentedError {
+  if (err instanceof PvctlError) {
+    return {message: firstLine(err.message), exitCode: err.exitCode, suggestions: err.suggestions}
+  }
+  if (isOclifParseError(err)) {
+    return {message: firstLine(err.message), exitCode: ExitCode.Usage, suggestions: ['see --help']}
+  }
+  const message = err instanceof Error ? err.message : String(err)
+  return {
+    message: `internal error: ${firstLine(message)} (this is a bug in pvctl; rerun with PVCTL_DEBUG=1 for details)`,
+    exitCode: ExitCode.Usage,
+    suggestions: [],
+  }
+}
+
+function firstLine(message: string): string {
+  const line = message.split('\n').find((l) => l.trim() !== '') ?? message
+  return line.replace(/^Error:\s*/, '').trim()
+}

@@ -1,0 +1,422 @@
+// Snapshot source of cluster state (`-f, --filename PATH`, ../../shared/CONTRACT.md "Sources of cluster state"):
+// a file, a directory of *.yaml/*.yml/*.json files, or `-` for stdin; YAML (one or many documents) or JSON;
+// each document a single object or a `List` / `*List` — what `kubectl get pv,pvc,storageclasses,pods,nodes
+// -A -o yaml` prints. Objects are kept as parsed: no defaulting, quantities and timestamps untouched. The only
+// changes: a PVC/Pod without a namespace gets "default"; a PV/PVC without spec gets `spec: {}`; an item of a typed
+// list gets its kind and apiVersion; a YAML number or boolean in a string field (metadata name/namespace/uid/
+// resourceVersion, label and annotation values, quantities, PVC selector values) becomes its source text.
+
+import {readFile, readdir, stat} from 'node:fs/promises'
+import {join} from 'node:path'
+import {parseAllDocuments, visit} from 'yaml'
+import {InputError} from '../errors.js'
+import type {ClusterState} from '../engine/model.js'
+import {isValidQuantity} from '../engine/quantity.js'
+import {compileLabelSelector, SelectorError} from '../engine/selector.js'
+
+export interface LoadedSnapshot {
+  state: ClusterState
+  /** kind -> how many objects of it were ignored; a kept kind under another apiVersion is "Kind (apiVersion)". */
+  skipped: Record<string, number>
+  /** The files read, in order ("<stdin>" for `-`). */
+  sources: string[]
+}
+
+export const STDIN_SOURCE = '<stdin>'
+const SNAPSHOT_EXTENSIONS = ['.yaml', '.yml', '.json']
+
+type Obj = Record<string, unknown>
+type Pattern = readonly string[]
+
+interface KindInfo {
+  field: keyof ClusterState
+  apiVersions: readonly string[]
+  namespaced: boolean
+  /** Fields that are strings in the API but that YAML may have read as numbers or booleans ('*': any key). */
+  stringFields: readonly Pattern[]
+}
+
+const METADATA_STRINGS: Pattern[] = [
+  ['metadata', 'name'], ['metadata', 'namespace'], ['metadata', 'uid'], ['metadata', 'resourceVersion'],
+  ['metadata', 'labels', '*'], ['metadata', 'annotations', '*'],
+]
+
+/** The kinds kept; the first apiVersion is the one given to items of a typed list that has none. */
+const KINDS = new Map<string, KindInfo>([
+  ['PersistentVolume', {
+    field: 'volumes', apiVersions: ['v1'], namespaced: false,
+    stringFields: [...METADATA_STRINGS, ['spec', 'capacity', '*']],
+  }],
+  ['PersistentVolumeClaim', {
+    field: 'claims', apiVersions: ['v1'], namespaced: true,
+    stringFields: [
+      ...METADATA_STRINGS,
+      ['spec', 'resources', 'requests', '*'], ['spec', 'resources', 'limits', '*'], ['status', 'capacity', '*'],
+      ['spec', 'selector', 'matchLabels', '*'], ['spec', 'selector', 'matchExpressions', '*', 'values', '*'],
+    ],
+  }],
+  ['StorageClass', {
+    field: 'classes', apiVersions: ['storage.k8s.io/v1', 'storage.k8s.io/v1beta1'], namespaced: false,
+    stringFields: METADATA_STRINGS,
+  }],
+  ['Pod', {field: 'pods', apiVersions: ['v1'], namespaced: true, stringFields: METADATA_STRINGS}],
+  ['Node', {field: 'nodes', apiVersions: ['v1'], namespaced: false, stringFields: METADATA_STRINGS}],
+])
+
+/** A YAML number or boolean, kept with its source text until we know whether its field is a string. */
+class YamlScalar {
+  constructor(readonly value: unknown, readonly source: string) {}
+}
+
+interface Entry {
+  field: keyof ClusterState
+  object: Obj
+  source: string
+  /** Where in the source: "document 2", "items[3]", "document 2 items[3]". */
+  where: string
+  /** "PersistentVolumeClaim default/data", "PersistentVolume pv1". */
+  label: string
+  /** Identity for duplicates: "kind/namespace/name". */
+  key: string
+}
+
+interface ParsedText {
+  entries: Entry[]
+  skipped: Map<string, number> // a Map: a kind may be "constructor" or "__proto__"
+}
+
+/**
+ * Reads a snapshot from a file, a directory (its *.yaml, *.yml, *.json files, not recursive, sorted by name)
+ * or `-` (stdin, or `opts.stdin`). Throws InputError, with a one-line message, for anything unreadable.
+ */
+export async function loadSnapshot(
+  path: string,
+  opts: {stdin?: NodeJS.ReadableStream} = {},
+): Promise<LoadedSnapshot> {
+  if (path === '-') return parseSnapshotText(await readStream(opts.stdin ?? process.stdin), STDIN_SOURCE)
+  let isDirectory: boolean
+  try {
+    isDirectory = (await stat(path)).isDirectory()
+  } catch (err) {
+    throw fsError(path, err)
+  }
+  const files = isDirectory ? await listSnapshotFiles(path) : [path]
+  const parts: ParsedText[] = []
+  for (const file of files) {
+    let text: string
+    try {
+      text = await readFile(file, 'utf8')
+    } catch (err) {
+      throw fsError(file, err)
+    }
+    parts.push(parseText(text, file))
+  }
+  return assemble(parts, files)
+}
+
+/** Parses one file's text; `source` names it in error messages. Throws InputError. */
+export function parseSnapshotText(text: string, source: string): LoadedSnapshot {
+  return assemble([parseText(text, source)], [source])
+}
+
+async function readStream(stream: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = []
+  try {
+    for await (const chunk of stream) chunks.push(Buffer.from(chunk as string | Uint8Array))
+  } catch (err) {
+    throw new InputError(`cannot read standard input: ${(err as Error).message}`)
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
+
+async function listSnapshotFiles(dir: string): Promise<string[]> {
+  let names: string[]
+  try {
+    names = await readdir(dir)
+  } catch (err) {
+    throw fsError(dir, err)
+  }
+  const files: string[] = []
+  for (const name of names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!SNAPSHOT_EXTENSIONS.some((ext) => name.endsWith(ext))) continue
+    const file = join(dir, name)
+    // stat (not lstat): a symlink to a file counts; a sub-directory named x.yaml does not.
+    if ((await stat(file).catch(() => undefined))?.isFile()) files.push(file)
+  }
+  if (files.length === 0) throw new InputError(`no .yaml, .yml or .json files in directory "${dir}"`)
+  return files
+}
+
+function fsError(path: string, err: unknown): InputError {
+  const code = (err as NodeJS.ErrnoException).code
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`no such file or directory "${path}"`)
+  if (code === 'EACCES' || code === 'EPERM') return new InputError(`cannot read "${path}": permission denied`)
+  return new InputError(`cannot read "${path}": ${(err as Error).message}`)
+}
+
+function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
+  const state: {[F in keyof ClusterState]: Obj[]} = {volumes: [], claims: [], classes: [], pods: [], nodes: []}
+  const skipped = new Map<string, number>()
+  const seen = new Map<string, Entry>()
+  for (const part of parts) {
+    for (const [kind, n] of part.skipped) skipped.set(kind, (skipped.get(kind) ?? 0) + n)
+    for (const e of part.entries) {
+      const first = seen.get(e.key)
+      if (first) {
+        throw new InputError(
+          `${e.source}: ${e.label}: duplicate object (${e.where}); first defined in ${first.source} (${first.where})`,
+        )
+      }
+      seen.set(e.key, e)
+      state[e.field].push(e.object)
+    }
+  }
+  // The objects were checked above for the fields the engine relies on; the rest is carried as parsed.
+  return {state: state as unknown as ClusterState, skipped: Object.fromEntries(skipped), sources}
+}
+
+function parseText(text: string, source: string): ParsedText {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  const docs = text.trim() === '' ? [] : parseDocuments(text, source)
+  const out: ParsedText = {entries: [], skipped: new Map()}
+  docs.forEach((doc, i) => {
+    if (doc === null || doc === undefined) return // an empty document, or `null`
+    collect(doc, `document ${i + 1}`, docs.length > 1 ? `document ${i + 1} ` : '', undefined, source, out)
+  })
+  return out
+}
+
+/**
+ * JSON via JSON.parse (fast, for large `-o json` dumps): a *.json file always, other text when it starts like
+ * JSON. Other text, or non-JSON text that only starts like JSON (a YAML flow mapping), via YAML.
+ */
+function parseDocuments(text: string, source: string): unknown[] {
+  if (source.endsWith('.json') || /^\s*[[{]/.test(text)) {
+    try {
+      return [JSON.parse(text)]
+    } catch (jsonErr) {
+      const yaml = source.endsWith('.json') ? undefined : parseYaml(text)
+      if (yaml && !('error' in yaml)) return yaml.docs
+      throw new InputError(`${source}: invalid JSON${jsonErrorDetail(text, (jsonErr as Error).message)}`)
+    }
+  }
+  const yaml = parseYaml(text)
+  if ('error' in yaml) throw new InputError(`${source}: invalid YAML${yaml.error}`)
+  return yaml.docs
+}
+
+function jsonErrorDetail(text: string, message: string): string {
+  // V8: `Unexpected token '}', "{"a": }" is not valid JSON` or `Expected ',' ... in JSON at position 42`.
+  const msg = message.replace(/, .*is not valid JSON$/s, '')
+  const m = / in JSON at position (\d+)/.exec(msg)
+  if (!m) return `: ${msg}`
+  const before = text.slice(0, Number(m[1])).split('\n')
+  const detail = msg.replace(m[0], '').replace(/ \(line \d+ column \d+\)$/, '')
+  return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}: ${detail}`
+}
+
+function parseYaml(text: string): {docs: unknown[]} | {error: string} {
+  // YAML 1.2 core schema whatever the %YAML directive says: timestamps stay strings, `yes`/`no` stay strings.
+  const docs = parseAllDocuments(text, {version: '1.2', schema: 'core', merge: true})
+  const values: unknown[] = []
+  for (const doc of docs) {
+    const err = doc.errors[0]
+    if (err) {
+      const pos = err.linePos?.[0]
+      const msg = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
+      return {error: `${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${msg}`}
+    }
+    visit(doc, {
+      Scalar(key, node) {
+        if (key === 'key') return
+        const v = node.value
+        if (typeof v === 'number' || typeof v === 'boolean') {
+          node.value = new YamlScalar(v, node.source ?? String(v))
+        } else if (v instanceof Date || v instanceof Uint8Array) {
+          node.value = node.source ?? String(v) // an explicit !!timestamp or !!binary tag: the text, as in JSON
+        }
+      },
+    })
+    try {
+      values.push(doc.toJS())
+    } catch (err) {
+      return {error: `: ${(err as Error).message.split('\n')[0]}`}
+    }
+  }
+  return {docs: values}
+}
+
+/**
+ * Walks one document (an object or a list of them, lists nesting), adding the kept objects to `out`.
+ * `where` names the value in messages; `itemPrefix` goes before "items[j]" for its items.
+ */
+function collect(
+  value: unknown,
+  where: string,
+  itemPrefix: string,
+  inherited: {kind: string; apiVersion?: string} | undefined,
+  source: string,
+  out: ParsedText,
+): void {
+  const fail = (what: string, msg: string): never => {
+    throw new InputError(`${source}: ${what}: ${msg}`)
+  }
+  if (!isObject(value)) return fail(where, `expected an object, got ${describe(value)}`)
+  // Items of a typed list (PersistentVolumeList) carry no kind or apiVersion: they are the list's.
+  const kind = value.kind ?? inherited?.kind
+  const apiVersion = value.apiVersion ?? inherited?.apiVersion
+  if (kind === undefined || kind === null || kind === '') return fail(where, 'kind is required')
+  if (typeof kind !== 'string') return fail(where, `kind must be a string, got ${describe(kind)}`)
+
+  if (kind.endsWith('List')) {
+    const items = value.items ?? []
+    if (!Array.isArray(items)) return fail(`${where} (${kind})`, `items must be a list, got ${describe(items)}`)
+    const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length)
+    const itemApiVersion = typeof apiVersion === 'string' ? apiVersion : KINDS.get(itemKind ?? '')?.apiVersions[0]
+    items.forEach((item, j) => {
+      const itemWhere = `${itemPrefix}items[${j}]`
+      const itemInherited = itemKind ? {kind: itemKind, apiVersion: itemApiVersion} : undefined
+      collect(item, itemWhere, `${itemWhere}.`, itemInherited, source, out)
+    })
+    return
+  }
+
+  const info = KINDS.get(kind)
+  const skip = (key: string) => void out.skipped.set(key, (out.skipped.get(key) ?? 0) + 1)
+  if (!info) return skip(kind)
+  if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
+    return fail(`${where} (${kind})`, 'apiVersion is required')
+  }
+  if (typeof apiVersion !== 'string' || !info.apiVersions.includes(apiVersion)) {
+    return skip(`${kind} (${String(apiVersion instanceof YamlScalar ? apiVersion.source : apiVersion)})`)
+  }
+
+  let object = unwrap(value, info.stringFields, 0) as Obj
+  // The one other change: an item of a typed list gets the kind and apiVersion it was listed under.
+  if (object.kind !== kind || object.apiVersion !== apiVersion) {
+    object = {apiVersion, kind, ...object}
+    Object.assign(object, {apiVersion, kind})
+  }
+  const label = validate(object, kind, info, (what, msg) => fail(what ?? `${where} (${kind})`, msg))
+  const meta = object.metadata as Obj
+  const key = `${kind}/${info.namespaced ? meta.namespace : ''}/${meta.name}`
+  out.entries.push({field: info.field, object, source, where, label, key})
+}
+
+/** Replaces YamlScalars by their value, or by their source text where the field is a string. */
+function unwrap(v: unknown, patterns: readonly Pattern[], depth: number): unknown {
+  const isStringField = patterns.some((p) => p.length === depth)
+  if (v instanceof YamlScalar) return isStringField ? v.source : v.value
+  if (isStringField && (typeof v === 'number' || typeof v === 'boolean')) return String(v)
+  const next = (key: string) => patterns.filter((p) => p.length > depth && (p[depth] === '*' || p[depth] === key))
+  if (Array.isArray(v)) return v.map((x, i) => unwrap(x, next(String(i)), depth + 1))
+  if (!isObject(v)) return v
+  const out: Obj = {}
+  for (const [k, x] of Object.entries(v)) {
+    // defineProperty, not assignment: a "__proto__" key from JSON.parse stays a plain key.
+    const value = unwrap(x, next(k), depth + 1)
+    Object.defineProperty(out, k, {value, enumerable: true, writable: true, configurable: true})
+  }
+  return out
+}
+
+/** Checks the fields the controller reads; returns the object's label ("PersistentVolumeClaim default/data"). */
+function validate(
+  obj: Obj,
+  kind: string,
+  info: KindInfo,
+  fail: (what: string | undefined, msg: string) => never,
+): string {
+  const failUnnamed = (msg: string) => fail(undefined, msg)
+  const meta = obj.metadata
+  if (meta === undefined || meta === null) return failUnnamed('metadata.name is required')
+  if (!isObject(meta)) return failUnnamed(`metadata must be an object, got ${describe(meta)}`)
+  if (meta.name === undefined || meta.name === null || meta.name === '') return failUnnamed('metadata.name is required')
+  if (typeof meta.name !== 'string') return failUnnamed(`metadata.name must be a string, got ${describe(meta.name)}`)
+  if (info.namespaced) {
+    // The one normalisation: a namespaced object (PVC, Pod) without a namespace is in "default", as kubectl
+    // would create it. `kubectl get -o yaml` always prints one; hand-written snapshots often leave it out.
+    if (meta.namespace === undefined || meta.namespace === null || meta.namespace === '') meta.namespace = 'default'
+    if (typeof meta.namespace !== 'string') {
+      return failUnnamed(`metadata.namespace must be a string, got ${describe(meta.namespace)}`)
+    }
+  }
+  const text = `${kind} ${info.namespaced ? `${meta.namespace as string}/` : ''}${meta.name}`
+  const error = (field: string, msg: string) => fail(text, `${field}: ${msg}`)
+
+  for (const f of ['uid', 'resourceVersion']) {
+    if (meta[f] !== undefined && typeof meta[f] !== 'string') {
+      return error(`metadata.${f}`, `must be a string, got ${describe(meta[f])}`)
+    }
+  }
+  for (const f of ['labels', 'annotations']) {
+    const map = meta[f]
+    if (map === undefined || map === null) continue
+    if (!isObject(map)) return error(`metadata.${f}`, `must be a map, got ${describe(map)}`)
+    for (const [k, v] of Object.entries(map)) {
+      if (typeof v !== 'string') return error(`metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
+    }
+  }
+
+  if (kind === 'PersistentVolume' || kind === 'PersistentVolumeClaim' || kind === 'Pod') {
+    // The engine reads spec unconditionally: a missing PV/PVC spec is an empty one. No status is added.
+    if ((obj.spec === undefined || obj.spec === null) && kind !== 'Pod') obj.spec = {}
+    for (const f of ['spec', 'status']) {
+      if (obj[f] !== undefined && obj[f] !== null && !isObject(obj[f])) {
+        return error(f, `must be an object, got ${describe(obj[f])}`)
+      }
+    }
+  }
+  const spec = (obj.spec ?? {}) as Obj
+  const status = (obj.status ?? {}) as Obj
+  const quantityMaps: [string, unknown][] = []
+  if (kind === 'PersistentVolume') quantityMaps.push(['spec.capacity', spec.capacity])
+  if (kind === 'PersistentVolumeClaim') {
+    const resources = spec.resources
+    if (resources !== undefined && resources !== null && !isObject(resources)) {
+      return error('spec.resources', `must be an object, got ${describe(resources)}`)
+    }
+    quantityMaps.push(
+      ['spec.resources.requests', resources?.requests],
+      ['spec.resources.limits', resources?.limits],
+      ['status.capacity', status.capacity],
+    )
+  }
+  for (const [field, map] of quantityMaps) {
+    if (map === undefined || map === null) continue
+    if (!isObject(map)) return error(field, `must be a map of quantities, got ${describe(map)}`)
+    for (const [k, q] of Object.entries(map)) {
+      // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
+      if (typeof q !== 'string' || !isValidQuantity(q)) {
+        return error(`${field}${fieldKey(k)}`, `invalid quantity ${JSON.stringify(q) ?? String(q)}`)
+      }
+    }
+  }
+  if (kind === 'PersistentVolumeClaim' && spec.selector !== undefined && spec.selector !== null) {
+    try {
+      compileLabelSelector(spec.selector as never)
+    } catch (err) {
+      if (!(err instanceof SelectorError)) throw err
+      const field = err.field === 'selector' ? 'spec.selector' : `spec.selector.${err.field}`
+      return error(field, err.key === undefined ? err.detail : `key ${JSON.stringify(err.key)}: ${err.detail}`)
+    }
+  }
+  return text
+}
+
+function fieldKey(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+}
+
+function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof YamlScalar)
+}
+
+function describe(v: unknown): string {
+  if (v instanceof YamlScalar) return describe(v.value)
+  if (v === null) return 'null'
+  if (Array.isArray(v)) return 'a list'
+  if (typeof v === 'string') return `a string ${JSON.stringify(v)}`
+  if (typeof v === 'object') return 'an object'
+  return `${typeof v === 'number' ? 'a number' : typeof v === 'boolean' ? 'a boolean' : typeof v} ${String(v)}`
+}

@@ -1,0 +1,76 @@
+// The plan: what the controller would write and say, as data. One plan feeds the table, the diff, the
+// JSON report and (later) the executor.
+
+export type ObjectKind = 'PersistentVolume' | 'PersistentVolumeClaim'
+
+export interface ObjectRef {
+  kind: ObjectKind
+  namespace?: string
+  name: string
+}
+
+/** The write kinds of ../shared/CONTRACT.md (new ones may be added). */
+export type ActionType =
+  | 'bind-volume'
+  | 'bind-claim'
+  | 'set-volume-phase'
+  | 'set-claim-phase'
+  | 'unbind-volume'
+  | 'assign-storage-class'
+  | 'set-provisioner'
+  | 'set-migration-annotation'
+  | 'add-finalizer'
+  | 'remove-finalizer'
+  | 'recycle'
+  | 'delete'
+  | 'provision'
+
+/** RFC 6902 JSON Patch operation, from the object as read to the object as written. */
+export interface JsonPatchOp {
+  op: 'add' | 'remove' | 'replace'
+  path: string
+  value?: unknown
+}
+
+export interface Action {
+  action: ActionType
+  object: ObjectRef
+  reason: string
+  /** Changes to the object: for a status write the paths are under /status. Empty for operations. */
+  patch: JsonPatchOp[]
+  /** 'status' when the write goes through the /status subresource. */
+  subresource?: 'status'
+  /** The resourceVersion the write is conditional on (the one read). */
+  resourceVersion?: string
+  /** The round of the reconciliation that planned it (1-based). */
+  round: number
+}
+
+export type EventType = 'Normal' | 'Warning'
+
+export interface PlannedEvent {
+  object: ObjectRef
+  type: EventType
+  reason: string
+  message: string
+  /** How many times the controller would have emitted it (the recorder aggregates duplicates). */
+  count: number
+}
+
+/** A sync call that returned an error in the Go controller: it is retried on the next sync. */
+export interface SyncError {
+  object: ObjectRef
+  message: string
+}
+
+export function refOfVolume(name: string): ObjectRef {
+  return {kind: 'PersistentVolume', name}
+}
+
+export function refOfClaim(namespace: string, name: string): ObjectRef {
+  return {kind: 'PersistentVolumeClaim', namespace, name}
+}
+
+export function refKey(ref: ObjectRef): string {
+  return ref.kind === 'PersistentVolume' ? `pv/${ref.name}` : `pvc/${ref.namespace}/${ref.name}`
+}

@@ -1,0 +1,1199 @@
+// The PersistentVolume controller's decisions: a line-by-line port of pv_controller.go (v1.31) and the
+// annealing functions of pv_controller_base.go. Function names are the Go names, so one grep finds a
+// decision in both codebases; "// OBSERVATION" and "// [Unit test set N]" comments are kept where the Go
+// code has them, and the conformance cases carry the same ids.
+//
+// KEEP THE SPACE SHUTTLE FLYING: every `if` has its `else`, even when it does nothing, because each
+// branch is a state of the bidirectional PV <-> PVC pointer that someone once had to reason about.
+//
+// Differences by design (README "Design"):
+// - A Go `return err` becomes a thrown ControllerError, caught once per sync and reported as a sync
+//   error; the object is retried on the next round, as the work queue would.
+// - Asynchronous operations (recycle, delete, provision through a plugin) run their checks here and then
+//   become planned actions; without a VolumeOperations port nothing more happens to the object.
+// - Writes never conflict: the simulated cluster is the API server and the cache at once.
+import {
+  AnnBetaStorageProvisioner,
+  AnnBindCompleted,
+  AnnBoundByController,
+  AnnDynamicallyProvisioned,
+  AnnMigratedTo,
+  AnnPreResizeCapacity,
+  AnnStorageProvisioner,
+  Events,
+} from './constants.js'
+import {CSIMigration, modifyDeletionFinalizers, updateMigrationAnnotations} from './csi-migration.js'
+import type {FeatureGates} from './feature-gates.js'
+import {jsonEqual} from './json-patch.js'
+import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
+import type {ActionType} from './plan.js'
+import {compareQuantities, isValidQuantity, parseQuantity, quantityValue} from './quantity.js'
+import {claimRefOf, type SimulatedCluster, volumeRef} from './simulated-cluster.js'
+import {
+  checkAccessModes,
+  checkVolumeModeMismatches,
+  deepCopy,
+  getBindVolumeToClaim,
+  getDefaultClass,
+  getPersistentVolumeClaimClass,
+  getPersistentVolumeClass,
+  hasAnnotation,
+  isDelayBindingProvisioning,
+  isPodTerminated,
+  isVolumeBoundToClaim,
+  persistentVolumeClaimHasClass,
+  setMetaDataAnnotation,
+} from './storage-helpers.js'
+import {MatchError, PersistentVolumeOrderedIndex, storageQuantity} from './volume-index.js'
+import type {VolumePluginMgr} from './volume-plugins.js'
+
+/** A Go `error` return of a sync: the object stays as it is and is synced again later. */
+export class ControllerError extends Error {}
+
+export interface ControllerOptions {
+  gates: FeatureGates
+  plugins: VolumePluginMgr
+  /** kube-controller-manager --enable-dynamic-provisioning (default true). */
+  enableDynamicProvisioning: boolean
+}
+
+export class PersistentVolumeController {
+  private readonly migration: CSIMigration
+  private index: PersistentVolumeOrderedIndex | undefined
+  private indexGeneration = -1
+
+  constructor(
+    readonly cluster: SimulatedCluster,
+    readonly opts: ControllerOptions,
+  ) {
+    this.migration = new CSIMigration(opts.gates)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Entry points: one sync of one object; errors are reported, not thrown.
+
+  syncClaimByKey(key: string): void {
+    const claim = this.cluster.claims.get(key)
+    if (claim === undefined) return
+    try {
+      this.syncClaim(claim)
+    } catch (err) {
+      if (err instanceof ControllerError) this.cluster.recordError(claimRefOf(claim), err.message)
+      else throw err
+    }
+  }
+
+  syncVolumeByName(name: string): void {
+    const volume = this.cluster.volumes.get(name)
+    if (volume === undefined) return
+    try {
+      this.syncVolume(volume)
+    } catch (err) {
+      if (err instanceof ControllerError) this.cluster.recordError(volumeRef(volume), err.message)
+      else throw err
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // syncClaim and its halves.
+
+  /** syncClaim: the main decision for a claim, split by whether binding ever completed. */
+  syncClaim(claim: PersistentVolumeClaim): void {
+    // Set correct "migrated-to" annotations on PVC and update in API server if necessary
+    claim = this.updateClaimMigrationAnnotations(claim)
+
+    if (!hasAnnotation(claim.metadata, AnnBindCompleted)) {
+      this.syncUnboundClaim(claim)
+    } else {
+      this.syncBoundClaim(claim)
+    }
+  }
+
+  /** syncUnboundClaim: a claim that has not completed binding. */
+  syncUnboundClaim(claim: PersistentVolumeClaim): void {
+    // This is a new PVC that has not completed binding
+    // OBSERVATION: pvc is "Pending"
+    if ((claim.spec.volumeName ?? '') === '') {
+      // User did not care which PV they get.
+      const delayBinding = this.isDelayBindingMode(claim)
+
+      // [Unit test set 1]
+      let volume: PersistentVolume | undefined
+      try {
+        volume = this.volumeIndex().findBestMatchForClaim(claim, delayBinding, this.opts.gates)
+      } catch (err) {
+        if (err instanceof MatchError) {
+          throw new ControllerError(`error finding PV for claim "${claimKey(claim)}": ${err.message}`)
+        }
+        throw err
+      }
+      if (volume === undefined) {
+        // No PV could be found. Try to provision one if possible.
+        // OBSERVATION: pvc is "Pending", will retry
+        const updated = this.assignDefaultStorageClass(claim)
+        if (updated) {
+          // The claim changed; the next sync of it continues with the class.
+          return
+        } else {
+          // The claim keeps its class (or has none and there is no default).
+        }
+
+        if (delayBinding && !isDelayBindingProvisioning(claim)) {
+          // Scheduler does not observe any pod using this claim.
+          this.emitEventForUnboundDelayBindingClaim(claim)
+        } else if (getPersistentVolumeClaimClass(claim) !== '') {
+          // provisionClaim may start an asynchronous operation that updates the claim itself, so
+          // this branch returns directly; binding continues in a later sync.
+          this.provisionClaim(claim)
+          return
+        } else {
+          this.cluster.recordEvent(claimRefOf(claim), 'Normal', Events.FailedBinding, 'no persistent volumes available for this claim and no storage class is set')
+        }
+
+        // Mark the claim as Pending and try to find a match in the next periodic syncClaim
+        this.updateClaimStatus(claim, 'Pending', undefined)
+        return
+      } else /* pv != undefined */ {
+        // Found a PV for this claim
+        // OBSERVATION: pvc is "Pending", pv is "Available"
+        this.bind(volume, claim, matchReason(volume, claim))
+        // OBSERVATION: claim is "Bound", pv is "Bound"
+        return
+      }
+    } else /* pvc.Spec.VolumeName != nil */ {
+      // [Unit test set 2]
+      // User asked for a specific PV.
+      const volume = this.cluster.volumes.get(claim.spec.volumeName!)
+      if (volume === undefined) {
+        // User asked for a PV that does not exist.
+        // OBSERVATION: pvc is "Pending"
+        // Retry later.
+        this.updateClaimStatus(claim, 'Pending', undefined)
+        return
+      } else {
+        if (volume.spec.claimRef == null) {
+          // User asked for a PV that is not claimed
+          // OBSERVATION: pvc is "Pending", pv is "Available"
+          const mismatch = checkVolumeSatisfyClaim(volume, claim)
+          if (mismatch !== undefined) {
+            // The volume does not satisfy the requirements of the claim.
+            const msg = `Cannot bind to requested volume "${volume.metadata.name}": ${mismatch}`
+            this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.VolumeMismatch, msg)
+            this.updateClaimStatus(claim, 'Pending', undefined)
+          } else {
+            this.bind(volume, claim, `requested by the claim's spec.volumeName`)
+          }
+          // OBSERVATION: pvc is "Bound", pv is "Bound"
+          return
+        } else if (isVolumeBoundToClaim(volume, claim)) {
+          // User asked for a PV that is claimed by this PVC
+          // OBSERVATION: pvc is "Pending", pv is "Bound"
+          // Finish the volume binding by adding claim UID.
+          this.bind(volume, claim, `finish the binding: ${volume.metadata.name} already points at ${claimKey(claim)}`)
+          // OBSERVATION: pvc is "Bound", pv is "Bound"
+          return
+        } else {
+          // User asked for a PV that is claimed by someone else
+          // OBSERVATION: pvc is "Pending", pv is "Bound"
+          const claimMsg = `volume "${volume.metadata.name}" already bound to a different claim.`
+          if (!hasAnnotation(claim.metadata, AnnBoundByController)) {
+            this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.FailedBinding, claimMsg)
+            // User asked for a specific PV, retry later
+            this.updateClaimStatus(claim, 'Pending', undefined)
+            return
+          } else {
+            // This should never happen because someone had to remove
+            // AnnBindCompleted annotation on the claim.
+            this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.FailedBinding, claimMsg)
+            throw new ControllerError(
+              `invalid binding of claim "${claimKey(claim)}" to volume "${claim.spec.volumeName}": volume already claimed by "${claimRefKey(volume.spec.claimRef)}"`,
+            )
+          }
+        }
+      }
+    }
+  }
+
+  /** syncBoundClaim: a claim that was bound before (AnnBindCompleted). */
+  syncBoundClaim(claim: PersistentVolumeClaim): void {
+    // HasAnnotation(pvc, AnnBindCompleted)
+    // This PVC has previously been bound
+    // OBSERVATION: pvc is not "Pending"
+    // [Unit test set 3]
+    if ((claim.spec.volumeName ?? '') === '') {
+      // Claim was bound before but not any more.
+      this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimLost, 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!')
+      return
+    } else {
+      // The claim names its volume; look at the other end of the pointer.
+    }
+    const volume = this.cluster.volumes.get(claim.spec.volumeName!)
+    if (volume === undefined) {
+      // Claim is bound to a non-existing volume.
+      this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!')
+      return
+    } else {
+      if (volume.spec.claimRef == null) {
+        // Claim is bound but volume has come unbound.
+        // Or, a claim was bound and the controller has not received updated
+        // volume yet. We can't distinguish these cases.
+        // Bind the volume again and set all states to Bound.
+        this.bind(volume, claim, `re-bind: ${volume.metadata.name} lost its claimRef`)
+        return
+      } else if ((volume.spec.claimRef.uid ?? '') === (claim.metadata.uid ?? '')) {
+        // All is well
+        // NOTE: bind() call here will do nothing in most cases as
+        // everything should be already set.
+        this.bind(volume, claim, `complete the binding of ${claimKey(claim)} and ${volume.metadata.name}`)
+        return
+      } else {
+        // Claim is bound but volume has a different claimant.
+        // Set the claim phase to 'Lost', which is a terminal phase.
+        this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimMisbound, 'Two claims are bound to the same volume, this one is bound incorrectly')
+        return
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // syncVolume
+
+  /** syncVolume: the main decision for a volume. */
+  syncVolume(volume: PersistentVolume): void {
+    // Set correct "migrated-to" annotations and modify finalizers on PV and update in API server if
+    // necessary
+    volume = this.updateVolumeMigrationAnnotationsAndFinalizers(volume)
+
+    // [Unit test set 4]
+    if (volume.spec.claimRef == null) {
+      // Volume is unused
+      this.updateVolumePhase(volume, 'Available', '', 'volume has no claimRef')
+      return
+    } else /* pv.Spec.ClaimRef != nil */ {
+      // Volume is bound to a claim.
+      const ref = volume.spec.claimRef
+      if ((ref.uid ?? '') === '') {
+        // The PV is reserved for a PVC; that PVC has not yet been
+        // bound to this PV; the PVC sync will handle it.
+        this.updateVolumePhase(volume, 'Available', '', `volume is pre-bound to claim ${claimRefKey(ref)}`)
+        return
+      } else {
+        // The volume is bound to a claim with a uid: look the claim up.
+      }
+      // Get the PVC by _name_
+      let claim: PersistentVolumeClaim | undefined = this.cluster.claims.get(claimRefKey(ref))
+      if (claim === undefined) {
+        // Go double-checks the informer and then the API server before it reclaims a volume whose
+        // claim is missing; the simulated cluster is all three, so the answer stands.
+      } else {
+        // Claim found.
+      }
+      if (claim !== undefined && (claim.metadata.uid ?? '') !== (ref.uid ?? '')) {
+        // The claim that the PV was pointing to was deleted, and another
+        // with the same name created. (Go re-reads it from the API server first; it is the same.)
+        claim = undefined
+      } else {
+        // Same claim, or none.
+      }
+
+      if (claim === undefined) {
+        // If we get into this block, the claim must have been deleted;
+        // NOTE: reclaimVolume may either release the PV back into the pool or
+        // recycle it or do nothing (retain)
+
+        // Do not overwrite previous Failed state - let the user see that
+        // something went wrong, while we still re-try to reclaim the volume.
+        if (volume.status?.phase !== 'Released' && volume.status?.phase !== 'Failed') {
+          volume = this.updateVolumePhase(volume, 'Released', '', `claim ${claimRefKey(ref)} is gone`)
+        } else {
+          // Already Released or Failed: reclaim again without touching the phase.
+        }
+        this.reclaimVolume(volume)
+        return
+      } else if ((claim.spec.volumeName ?? '') === '') {
+        if (checkVolumeModeMismatches(claim.spec, volume.spec)) {
+          // Binding for the volume won't be called in syncUnboundClaim,
+          // because findBestMatchForClaim won't return the volume due to volumeMode mismatch.
+          const volumeMsg = `Cannot bind PersistentVolume to requested PersistentVolumeClaim "${claim.metadata.name}" due to incompatible volumeMode.`
+          this.cluster.recordEvent(volumeRef(volume), 'Warning', Events.VolumeMismatch, volumeMsg)
+          const claimMsg = `Cannot bind PersistentVolume "${volume.metadata.name}" to requested PersistentVolumeClaim due to incompatible volumeMode.`
+          this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.VolumeMismatch, claimMsg)
+          // Skipping syncClaim
+          return
+        } else {
+          // Modes match: the claim sync can bind it.
+        }
+
+        if (hasAnnotation(volume.metadata, AnnBoundByController)) {
+          // The binding is not completed; let PVC sync handle it
+        } else {
+          // Dangling PV; try to re-establish the link in the PVC sync
+        }
+        // In both cases, the volume is Bound and the claim is Pending.
+        // Next syncClaim will fix it. To speed it up, we enqueue the claim.
+        this.cluster.requeuedClaims.add(claimKey(claim))
+        return
+      } else if (claim.spec.volumeName === volume.metadata.name) {
+        // Volume is bound to a claim properly, update status if necessary
+        this.updateVolumePhase(volume, 'Bound', '', `volume and claim ${claimKey(claim)} point at each other`)
+        return
+      } else {
+        // Volume is bound to a claim, but the claim is bound elsewhere
+        if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned) && volume.spec.persistentVolumeReclaimPolicy === 'Delete') {
+          // This volume was dynamically provisioned for this claim. The
+          // claim got bound elsewhere, and thus this volume is not
+          // needed. Delete it.
+          // Mark the volume as Released for external deleters and to let
+          // the user know. Don't overwrite existing Failed status!
+          if (volume.status?.phase !== 'Released' && volume.status?.phase !== 'Failed') {
+            volume = this.updateVolumePhase(volume, 'Released', '', `provisioned for ${claimKey(claim)}, which is bound to ${claim.spec.volumeName}`)
+          } else {
+            // Already Released or Failed.
+          }
+          this.reclaimVolume(volume)
+          return
+        } else {
+          // Volume is bound to a claim, but the claim is bound elsewhere
+          // and it's not dynamically provisioned.
+          if (hasAnnotation(volume.metadata, AnnBoundByController)) {
+            // This is part of the normal operation of the controller; the
+            // controller tried to use this volume for a claim but the claim
+            // was fulfilled by another volume. We did this; fix it.
+            this.unbindVolume(volume, `roll back: ${claimKey(claim)} is bound to ${claim.spec.volumeName}`)
+            return
+          } else {
+            // The PV must have been created with this ptr; leave it alone.
+            // This just updates the volume phase and clears
+            // volume.Spec.ClaimRef.UID. It leaves the volume pre-bound
+            // to the claim.
+            this.unbindVolume(volume, `clear claimRef.uid (pre-bound by a user): ${claimKey(claim)} is bound to ${claim.spec.volumeName}`)
+            return
+          }
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Writes of status and phase.
+
+  /**
+   * updateClaimStatus: saves phase, access modes and capacity of the claim's status. Capacity is set
+   * only when the phase changes (a discrepancy may be intentional: filesystem vs block size), and from
+   * the pre-resize-capacity annotation when a resize is pending.
+   */
+  updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: string): PersistentVolumeClaim {
+    let dirty = false
+    const claimClone = deepCopy(claim)
+    if (claimClone.status == null) claimClone.status = {}
+    const status = claim.status ?? {}
+    if (status.phase !== phase) {
+      claimClone.status.phase = phase
+      dirty = true
+    } else {
+      // Phase already set.
+    }
+
+    if (volume === undefined) {
+      // Need to reset AccessModes and Capacity
+      if (status.accessModes != null) {
+        delete claimClone.status.accessModes
+        dirty = true
+      } else {
+        // Already unset.
+      }
+      if (status.capacity != null) {
+        delete claimClone.status.capacity
+        dirty = true
+      } else {
+        // Already unset.
+      }
+    } else {
+      // Need to update AccessModes and Capacity
+      if (!jsonEqual(emptyToUndefined(status.accessModes), emptyToUndefined(volume.spec.accessModes))) {
+        claimClone.status.accessModes = volume.spec.accessModes
+        if (claimClone.status.accessModes == null) delete claimClone.status.accessModes
+        dirty = true
+      } else {
+        // Access modes already match.
+      }
+
+      // Update Capacity if the claim is becoming Bound, not if it was already.
+      // A discrepancy can be intentional to mean that the PVC filesystem size
+      // doesn't match the PV block device size, so don't clobber it
+      if (status.phase !== phase) {
+        const volumeCap = volume.spec.capacity?.storage
+        if (volumeCap === undefined) {
+          throw new ControllerError(`PersistentVolume "${volume.metadata.name}" is without a storage capacity`)
+        }
+        const claimCap = status.capacity?.storage
+        // If PV has a resize annotation, set the claim's request capacity
+        if (hasAnnotation(volume.metadata, AnnPreResizeCapacity)) {
+          const pre = volume.metadata.annotations![AnnPreResizeCapacity]
+          // A malformed annotation falls back to the volume's capacity, as Go does after logging.
+          const preQty = isValidQuantity(pre) ? pre : String(volumeCap)
+          claimClone.status.capacity = {...(claimClone.status.capacity ?? {}), storage: preQty}
+          dirty = true
+        } else if (claimCap === undefined || compareQuantities(parseQuantity(String(volumeCap)), parseQuantity(String(claimCap))) !== 0) {
+          claimClone.status.capacity = deepCopy(volume.spec.capacity!)
+          dirty = true
+        } else {
+          // Capacity already matches.
+        }
+      } else {
+        // Already in this phase: keep the capacity as it is.
+      }
+    }
+
+    if (!dirty) {
+      // Nothing to do.
+      return claim
+    } else {
+      return this.cluster.updateClaim(
+        'set-claim-phase',
+        claimClone,
+        reason ?? (status.phase !== phase ? `${status.phase ?? '<none>'} -> ${phase}` : `refresh status (${phase})`),
+        'status',
+      )
+    }
+  }
+
+  /** updateClaimStatusWithEvent: only on a real phase change, and then with the event. */
+  updateClaimStatusWithEvent(
+    claim: PersistentVolumeClaim,
+    phase: string,
+    volume: PersistentVolume | undefined,
+    eventtype: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): PersistentVolumeClaim {
+    if (claim.status?.phase === phase) {
+      // Nothing to do.
+      return claim
+    } else {
+      const newClaim = this.updateClaimStatus(claim, phase, volume, `${claim.status?.phase ?? '<none>'} -> ${phase} (${reason})`)
+      // Emit the event only when the status change happens, not every time syncClaim is called.
+      this.cluster.recordEvent(claimRefOf(newClaim), eventtype, reason, message)
+      return newClaim
+    }
+  }
+
+  /** updateVolumePhase: saves phase and message of the volume's status. */
+  updateVolumePhase(volume: PersistentVolume, phase: string, message: string, reason?: string): PersistentVolume {
+    if (volume.status?.phase === phase) {
+      // Nothing to do.
+      return volume
+    } else {
+      const volumeClone = deepCopy(volume)
+      volumeClone.status = {...(volumeClone.status ?? {}), phase}
+      if (message === '') delete volumeClone.status.message
+      else volumeClone.status.message = message
+      return this.cluster.updateVolume(
+        'set-volume-phase',
+        volumeClone,
+        `${volume.status?.phase ?? '<none>'} -> ${phase}${reason !== undefined ? `: ${reason}` : ''}`,
+        'status',
+      )
+    }
+  }
+
+  /** updateVolumePhaseWithEvent: only on a real phase change, and then with the event. */
+  updateVolumePhaseWithEvent(volume: PersistentVolume, phase: string, eventtype: 'Normal' | 'Warning', reason: string, message: string): PersistentVolume {
+    if (volume.status?.phase === phase) {
+      // Nothing to do.
+      return volume
+    } else {
+      const newVol = this.updateVolumePhase(volume, phase, message, reason)
+      // Emit the event only when the status change happens, not every time syncVolume is called.
+      this.cluster.recordEvent(volumeRef(newVol), eventtype, reason, message)
+      return newVol
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Binding.
+
+  /**
+   * assignDefaultStorageClass: gives a claim without any class the default class, retroactively.
+   * Returns whether the claim was updated.
+   */
+  assignDefaultStorageClass(claim: PersistentVolumeClaim): boolean {
+    if (persistentVolumeClaimHasClass(claim)) {
+      // The user asked for a class.
+      return false
+    } else {
+      // No class at all: a default may apply.
+    }
+    const klass = getDefaultClass([...this.cluster.classes.values()])
+    if (klass === undefined) {
+      // No default storage class.
+      return false
+    } else {
+      const claimClone = deepCopy(claim)
+      claimClone.spec.storageClassName = klass.metadata.name
+      const defaults = [...this.cluster.classes.values()].filter((c) => c !== klass && getDefaultClass([c]) !== undefined).length
+      this.cluster.updateClaim(
+        'assign-storage-class',
+        claimClone,
+        defaults > 0
+          ? `claim has no class: assigning default class ${klass.metadata.name} (newest of ${defaults + 1} default classes)`
+          : `claim has no class: assigning default class ${klass.metadata.name}`,
+      )
+      return true
+    }
+  }
+
+  /** bindVolumeToClaim: saves the volume with claimRef (and AnnBoundByController) if anything changed. */
+  bindVolumeToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: string): PersistentVolume {
+    const {volume: volumeClone, dirty} = getBindVolumeToClaim(volume, claim)
+    // Save the volume only if something was changed
+    if (dirty) {
+      return this.cluster.updateVolume('bind-volume', volumeClone, reason)
+    } else {
+      // Already bound to this claim.
+      return volume
+    }
+  }
+
+  /** bindClaimToVolume: saves the claim with volumeName, AnnBoundByController and AnnBindCompleted. */
+  bindClaimToVolume(claim: PersistentVolumeClaim, volume: PersistentVolume, reason: string): PersistentVolumeClaim {
+    let dirty = false
+    // Check if the claim was already bound (either by controller or by user)
+    let shouldBind = false
+    if (volume.metadata.name !== claim.spec.volumeName) {
+      shouldBind = true
+    } else {
+      // Already pointing at this volume.
+    }
+    const claimClone = deepCopy(claim)
+    if (shouldBind) {
+      dirty = true
+      // Bind the claim to the volume
+      claimClone.spec.volumeName = volume.metadata.name
+      // Set AnnBoundByController if it is not set yet
+      if (!hasAnnotation(claimClone.metadata, AnnBoundByController)) {
+        setMetaDataAnnotation(claimClone.metadata, AnnBoundByController, 'yes')
+      } else {
+        // Already set.
+      }
+    } else {
+      // Nothing to bind.
+    }
+    // Set AnnBindCompleted if it is not set yet
+    if (!hasAnnotation(claimClone.metadata, AnnBindCompleted)) {
+      setMetaDataAnnotation(claimClone.metadata, AnnBindCompleted, 'yes')
+      dirty = true
+    } else {
+      // Already set.
+    }
+    if (dirty) {
+      return this.cluster.updateClaim('bind-claim', claimClone, reason)
+    } else {
+      // Already bound to this volume.
+      return claim
+    }
+  }
+
+  /**
+   * bind: volume first, then volume status, then claim, then claim status, so that a run interrupted
+   * after any step leaves a state the next sync completes ("complete bind after crash", 1-8..1-10).
+   */
+  bind(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: string): void {
+    volume = this.bindVolumeToClaim(volume, claim, `claimRef -> ${claimKey(claim)}: ${reason}`)
+    volume = this.updateVolumePhase(volume, 'Bound', '', `claim ${claimKey(claim)}`)
+    claim = this.bindClaimToVolume(claim, volume, `volumeName -> ${volume.metadata.name}: ${reason}`)
+    this.updateClaimStatus(claim, 'Bound', volume, `${claim.status?.phase ?? '<none>'} -> Bound: volume ${volume.metadata.name}`)
+  }
+
+  /**
+   * unbindVolume: rolls back a binding. A volume bound by the controller loses its claimRef; one
+   * pre-bound by a user keeps it and loses only the uid. Then the volume is Available.
+   */
+  unbindVolume(volume: PersistentVolume, reason: string): void {
+    const volumeClone = deepCopy(volume)
+    if (hasAnnotation(volume.metadata, AnnBoundByController)) {
+      // The volume was bound by the controller.
+      delete volumeClone.spec.claimRef
+      delete volumeClone.metadata.annotations![AnnBoundByController]
+      if (Object.keys(volumeClone.metadata.annotations!).length === 0) {
+        // No annotations look better than an empty annotation map.
+        delete volumeClone.metadata.annotations
+      } else {
+        // Other annotations stay.
+      }
+    } else {
+      // The volume was pre-bound by user. Clear only the binding UID.
+      volumeClone.spec.claimRef = {...volumeClone.spec.claimRef!}
+      delete volumeClone.spec.claimRef.uid
+    }
+    const newVol = this.cluster.updateVolume('unbind-volume', volumeClone, reason)
+    // Update the status
+    this.updateVolumePhase(newVol, 'Available', '', 'unbound')
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Reclaim: Retain, Recycle, Delete.
+
+  /** reclaimVolume: applies the volume's reclaim policy. */
+  reclaimVolume(volume: PersistentVolume): void {
+    if ((volume.metadata.annotations?.[AnnMigratedTo] ?? '') !== '') {
+      // PV is Migrated. The PV controller should stand down and the external
+      // provisioner will handle this PV
+      return
+    } else {
+      // Not migrated: the policy applies here.
+    }
+    switch (volume.spec.persistentVolumeReclaimPolicy) {
+      case 'Retain':
+        // Nothing to do: the volume stays Released with its data until an administrator acts.
+        break
+      case 'Recycle': {
+        const opName = `recycle-${volume.metadata.name}[${volume.metadata.uid ?? ''}]`
+        this.scheduleOperation(opName, () => this.recycleVolumeOperation(volume))
+        break
+      }
+      case 'Delete': {
+        const opName = `delete-${volume.metadata.name}[${volume.metadata.uid ?? ''}]`
+        this.scheduleOperation(opName, () => this.deleteVolumeOperation(volume))
+        break
+      }
+      default:
+        // Unknown PersistentVolumeReclaimPolicy
+        this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeUnknownReclaimPolicy, 'Volume has unrecognized PersistentVolumeReclaimPolicy')
+    }
+  }
+
+  /**
+   * scheduleOperation: runs an operation unless one of that name is still running. An operation that
+   * hands work to a plugin stays "running" for the rest of the plan, so it is planned once.
+   */
+  private scheduleOperation(opName: string, operation: () => boolean): void {
+    if (this.cluster.runningOperations.has(opName)) {
+      // Operation is already running, skipping.
+      return
+    } else {
+      const stillRunning = operation()
+      if (stillRunning) this.cluster.runningOperations.add(opName)
+    }
+  }
+
+  /**
+   * recycleVolumeOperation, up to the plugin call: re-reads the volume, checks it still needs
+   * reclaiming and is not in use, finds a recycler. Returns true when a recycle is planned.
+   */
+  recycleVolumeOperation(volume: PersistentVolume): boolean {
+    // Read the current volume state (a previous operation may have saved a newer version).
+    const newVolume = this.cluster.volumes.get(volume.metadata.name ?? '')
+    if (newVolume === undefined) {
+      // Error reading the volume: give up until the next sync.
+      return false
+    }
+    if (!this.isVolumeReleased(newVolume)) {
+      // Volume no longer needs recycling, skipping.
+      return false
+    } else {
+      // Still released.
+    }
+    const {pods, used} = this.isVolumeUsed(newVolume)
+
+    // Verify the claim is in cache: if so, then it is a different PVC with the same name since the
+    // volume is known to be released at this moment. The new (cached) PVC must use a different PV --
+    // we checked that the PV is unused in isVolumeReleased. So the old PV is safe to be recycled.
+    const claimCached = this.cluster.claims.has(claimRefKey(volume.spec.claimRef!))
+    if (used && !claimCached) {
+      const msg = `Volume is used by pods: ${pods.join(',')}`
+      this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeFailedRecycle, msg)
+      return false
+    } else {
+      // Not used, or the pods use a new claim of the same name.
+    }
+
+    // Use the newest volume copy, this will save us from version conflicts on saving.
+    volume = newVolume
+
+    // Find a plugin.
+    const found = this.opts.plugins.findRecyclablePluginBySpec(volume)
+    if (found.plugin === undefined) {
+      // No recycler found. Emit an event and mark the volume Failed.
+      // Despite the volume being Failed, the controller will retry recycling the volume in every
+      // syncVolume() call.
+      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedRecycle, 'No recycler plugin found for the volume!')
+      return false
+    } else {
+      // Plugin found: the recycle itself is the plugin's (and the executor's) work.
+      this.cluster.planOperation(
+        'recycle',
+        volumeRef(volume),
+        `Recycle policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: scrub${describeSource(volume)} with ${found.plugin.name}`,
+        volume.metadata.resourceVersion,
+      )
+      return true
+    }
+  }
+
+  /**
+   * deleteVolumeOperation, up to the plugin call: re-reads the volume, checks it still needs
+   * reclaiming, finds a deleter (or learns that an external one is in charge). Returns true when a
+   * deletion is planned.
+   */
+  deleteVolumeOperation(volume: PersistentVolume): boolean {
+    const newVolume = this.cluster.volumes.get(volume.metadata.name ?? '')
+    if (newVolume === undefined) {
+      // Error reading the volume.
+      return false
+    }
+    if (!this.opts.gates.HonorPVReclaimPolicy) {
+      if (newVolume.metadata.deletionTimestamp != null) {
+        // Volume is already being deleted.
+        return false
+      } else {
+        // Not being deleted.
+      }
+    } else {
+      // With HonorPVReclaimPolicy a volume being deleted is still reclaimed: its finalizer waits for it.
+    }
+    if (!this.isVolumeReleased(newVolume)) {
+      // Volume no longer needs deletion, skipping.
+      return false
+    } else {
+      // Still released.
+    }
+
+    const found = this.findDeletablePlugin(volume)
+    if (found.error !== undefined) {
+      // The plugin failed (here: none found): mark the volume as Failed and send a Warning event.
+      // Despite the volume being Failed, the controller will retry deleting the volume in every
+      // syncVolume() call.
+      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, found.error)
+      return false
+    } else if (found.plugin === undefined) {
+      // External deleter is requested, do nothing: the volume waits for it.
+      return false
+    } else {
+      this.cluster.planOperation(
+        'delete',
+        volumeRef(volume),
+        `Delete policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: delete${describeSource(volume)} with ${found.plugin.name}`,
+        volume.metadata.resourceVersion,
+      )
+      return true
+    }
+  }
+
+  /**
+   * findDeletablePlugin: the plugin that provisioned the volume, else none when an external deleter
+   * is in charge (external provisioner, migrated or CSI volume), else the plugin for its source.
+   */
+  findDeletablePlugin(volume: PersistentVolume): {plugin?: {name: string}; error?: string} {
+    // Find a plugin. Try to find the same plugin that provisioned the volume
+    if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned)) {
+      const provisionPluginName = volume.metadata.annotations![AnnDynamicallyProvisioned]
+      if (provisionPluginName !== '') {
+        const byName = this.opts.plugins.findDeletablePluginByName(provisionPluginName)
+        if (byName.error !== undefined) {
+          if (!provisionPluginName.startsWith('kubernetes.io/')) {
+            // External provisioner is requested, do not report error
+            return {}
+          } else {
+            return {error: byName.error}
+          }
+        } else {
+          return {plugin: byName.plugin}
+        }
+      } else {
+        // An empty provisioned-by: look the plugin up by the volume's source.
+      }
+    } else {
+      // Not dynamically provisioned.
+    }
+
+    if (this.opts.gates.HonorPVReclaimPolicy) {
+      if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
+        // CSI migration scenario - do not depend on in-tree plugin
+        return {}
+      } else if (volume.spec.csi != null) {
+        // CSI volume source scenario - external provisioner is requested
+        return {}
+      } else {
+        // An in-tree volume.
+      }
+    } else {
+      // Without HonorPVReclaimPolicy the in-tree lookup decides.
+    }
+
+    // The plugin that provisioned the volume was not found or the volume was not dynamically
+    // provisioned. Try to find a plugin by spec.
+    const bySpec = this.opts.plugins.findDeletablePluginBySpec(volume)
+    if (bySpec.error !== undefined) {
+      // No deleter found.
+      return {error: `error getting deleter volume plugin for volume "${volume.metadata.name}": ${bySpec.error}`}
+    } else {
+      return {plugin: bySpec.plugin}
+    }
+  }
+
+  /**
+   * isVolumeReleased: the volume has a claimRef with a uid, and that claim is gone (or is a new claim
+   * of the same name) or is bound to another volume.
+   */
+  isVolumeReleased(volume: PersistentVolume): boolean {
+    // A volume needs reclaim if it has ClaimRef and appropriate claim does not exist.
+    const ref = volume.spec.claimRef
+    if (ref == null) {
+      return false
+    } else if ((ref.uid ?? '') === '') {
+      // This is a volume bound by user and the controller has not finished
+      // binding to the real claim yet.
+      return false
+    } else {
+      // Bound with a uid: look at the claim.
+    }
+    const claim = this.cluster.claims.get(claimRefKey(ref))
+    if (claim !== undefined && (claim.metadata.uid ?? '') === ref.uid) {
+      // the claim still exists and has the right UID
+      if ((claim.spec.volumeName ?? '') !== '' && claim.spec.volumeName !== volume.metadata.name) {
+        // the claim is bound to another PV, this PV *is* released
+        return true
+      } else {
+        return false
+      }
+    } else {
+      return true
+    }
+  }
+
+  /** isVolumeUsed: the running pods ("namespace/name", sorted) that use the volume's claim. */
+  isVolumeUsed(volume: PersistentVolume): {pods: string[]; used: boolean} {
+    const ref = volume.spec.claimRef
+    if (ref == null) return {pods: [], used: false}
+    const names = new Set<string>()
+    for (const pod of this.cluster.podsByClaim(claimRefKey(ref))) {
+      if (isPodTerminated(pod)) continue
+      names.add(`${pod.metadata.namespace}/${pod.metadata.name}`)
+    }
+    const pods = [...names].sort()
+    return {pods, used: pods.length !== 0}
+  }
+
+  /** findNonScheduledPodsByPVC: active pods that use the claim and have no node yet. */
+  findNonScheduledPodsByPVC(claim: PersistentVolumeClaim): string[] {
+    const podNames: string[] = []
+    for (const pod of this.cluster.podsByClaim(claimKey(claim))) {
+      if (isPodTerminated(pod)) continue
+      if ((pod.spec?.nodeName ?? '') === '') podNames.push(pod.metadata.name ?? '')
+    }
+    return podNames
+  }
+
+  /** emitEventForUnboundDelayBindingClaim: WaitForFirstConsumer, or WaitForPodScheduled with the pods. */
+  emitEventForUnboundDelayBindingClaim(claim: PersistentVolumeClaim): void {
+    let reason: string = Events.WaitForFirstConsumer
+    let message = 'waiting for first consumer to be created before binding'
+    const podNames = this.findNonScheduledPodsByPVC(claim)
+    if (podNames.length > 0) {
+      reason = Events.WaitForPodScheduled
+      if (podNames.length > 1) {
+        // Only one pod is used in volume scheduling, but we can't know which: name them all.
+        message = `waiting for pods ${podNames.join(',')} to be scheduled`
+      } else {
+        message = `waiting for pod ${podNames[0]} to be scheduled`
+      }
+    } else {
+      // No pod yet: the expected wait for a first consumer.
+    }
+    this.cluster.recordEvent(claimRefOf(claim), 'Normal', reason, message)
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Provisioning.
+
+  /** provisionClaim: hands the claim to a provisioner plugin or an external provisioner. */
+  provisionClaim(claim: PersistentVolumeClaim): void {
+    if (!this.opts.enableDynamicProvisioning) {
+      return
+    } else {
+      // Provisioning enabled.
+    }
+    const opName = `provision-${claimKey(claim)}[${claim.metadata.uid ?? ''}]`
+    const found = this.findProvisionablePlugin(claim)
+    // findProvisionablePlugin does not return an error for external provisioners
+    if (found.error !== undefined) {
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, found.error)
+      // The controller retries the provisioning in every syncUnboundClaim() call.
+      return
+    } else {
+      // A plugin, or an external provisioner.
+    }
+    const storageClass = found.storageClass!
+    this.scheduleOperation(opName, () => {
+      if (found.plugin === undefined) {
+        this.provisionClaimOperationExternal(claim, storageClass)
+        // The hand-off is complete: nothing keeps running on our side.
+        return false
+      } else {
+        return this.provisionClaimOperation(claim, found.plugin, storageClass)
+      }
+    })
+  }
+
+  /** findProvisionablePlugin: the plugin for the class's provisioner, or none for an external one. */
+  findProvisionablePlugin(claim: PersistentVolumeClaim): {plugin?: {name: string; supportsMountOption: boolean}; storageClass?: StorageClass; error?: string} {
+    // provisionClaim() which leads here is never called with claimClass=="".
+    const claimClass = getPersistentVolumeClaimClass(claim)
+    const klass = this.cluster.classes.get(claimClass)
+    if (klass === undefined) {
+      return {error: `storageclass.storage.k8s.io "${claimClass}" not found`}
+    } else {
+      // Class found.
+    }
+    const provisioner = klass.provisioner ?? ''
+    // Find a plugin for the class
+    if (this.migration.isMigrationEnabledForPlugin(provisioner)) {
+      // CSI migration scenario - do not depend on in-tree plugin
+      return {storageClass: klass}
+    } else {
+      // Not migrated.
+    }
+    const found = this.opts.plugins.findProvisionablePluginByName(provisioner)
+    if (found.error !== undefined) {
+      if (!provisioner.startsWith('kubernetes.io/')) {
+        // External provisioner is requested, do not report error
+        return {storageClass: klass}
+      } else {
+        return {storageClass: klass, error: found.error}
+      }
+    } else {
+      return {plugin: found.plugin, storageClass: klass}
+    }
+  }
+
+  /**
+   * provisionClaimOperation, up to the plugin call: checks the data source and mount options, marks
+   * the claim with its provisioner, skips a volume that already exists. Returns true when a
+   * provisioning is planned.
+   */
+  provisionClaimOperation(claim: PersistentVolumeClaim, plugin: {name: string; supportsMountOption: boolean}, storageClass: StorageClass): boolean {
+    const pluginName = plugin.name
+    if (pluginName !== 'kubernetes.io/csi' && claim.spec.dataSource != null) {
+      // Only CSI plugin can have a DataSource. Fail the operation.
+      const strerr = `plugin "${pluginName}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, strerr)
+      return false
+    } else {
+      // No data source, or a CSI plugin.
+    }
+    const provisionerName = storageClass.provisioner ?? ''
+    // Add provisioner annotation to be consistent with external provisioner workflow
+    claim = this.setClaimProvisioner(claim, provisionerName)
+
+    // A previous provisionClaimOperation may just have finished: the PV name is deterministic.
+    const pvName = getProvisionedVolumeNameForClaim(claim)
+    if (this.cluster.volumes.has(pvName)) {
+      // Volume has been already provisioned, nothing to do.
+      return false
+    } else {
+      // Not provisioned yet.
+    }
+    const mountOptions = storageClass.mountOptions ?? []
+    // Refuse to provision if the plugin doesn't support mount options, creation
+    // of PV would be rejected by validation anyway
+    if (!plugin.supportsMountOption && mountOptions.length > 0) {
+      const strerr = `Mount options are not supported by the provisioner but StorageClass "${storageClass.metadata.name}" has mount options [${mountOptions.join(' ')}]`
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, strerr)
+      return false
+    } else {
+      // Mount options are fine.
+    }
+    this.cluster.planOperation(
+      'provision',
+      claimRefOf(claim),
+      `no volume matches: provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`,
+      claim.metadata.resourceVersion,
+    )
+    return true
+  }
+
+  /** provisionClaimOperationExternal: annotate the claim for the external provisioner and say so. */
+  provisionClaimOperationExternal(claim: PersistentVolumeClaim, storageClass: StorageClass): void {
+    let provisionerName = storageClass.provisioner ?? ''
+    if (this.migration.isMigrationEnabledForPlugin(provisionerName)) {
+      // update the provisioner name to use the migrated CSI plugin name
+      const csiName = this.migration.getCSINameFromInTreeName(provisionerName)
+      if (csiName === undefined) {
+        const strerr = `error getting CSI name for In tree plugin ${provisionerName}: could not find CSI Driver name for plugin ${provisionerName}`
+        this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, strerr)
+        return
+      } else {
+        provisionerName = csiName
+      }
+    } else {
+      // Not migrated: the class's provisioner is the one to wait for.
+    }
+    // Add provisioner annotation so external provisioners know when to start
+    claim = this.setClaimProvisioner(claim, provisionerName)
+    const msg =
+      `Waiting for a volume to be created either by the external provisioner '${provisionerName}' ` +
+      'or manually by the system administrator. If volume creation is delayed, please verify that ' +
+      'the provisioner is running and correctly registered.'
+    // External provisioner has been requested for provisioning the volume
+    // Report an event and wait for external provisioner to finish
+    this.cluster.recordEvent(claimRefOf(claim), 'Normal', Events.ExternalProvisioning, msg)
+  }
+
+  /** setClaimProvisioner: both storage-provisioner annotations (GA and beta) name the provisioner. */
+  setClaimProvisioner(claim: PersistentVolumeClaim, provisionerName: string): PersistentVolumeClaim {
+    if (claim.metadata.annotations?.[AnnStorageProvisioner] === provisionerName) {
+      // annotation is already set, nothing to do
+      return claim
+    } else {
+      const claimClone = deepCopy(claim)
+      // The beta annotation is still written in v1.31 for older provisioners.
+      setMetaDataAnnotation(claimClone.metadata, AnnBetaStorageProvisioner, provisionerName)
+      setMetaDataAnnotation(claimClone.metadata, AnnStorageProvisioner, provisionerName)
+      updateMigrationAnnotations(this.migration, claimClone.metadata.annotations, true)
+      return this.cluster.updateClaim('set-provisioner', claimClone, `hand the claim to provisioner ${provisionerName}`)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Annealing (pv_controller_base.go).
+
+  /** updateClaimMigrationAnnotations */
+  updateClaimMigrationAnnotations(claim: PersistentVolumeClaim): PersistentVolumeClaim {
+    const claimClone = deepCopy(claim)
+    const modified = updateMigrationAnnotations(this.migration, claimClone.metadata.annotations, true)
+    if (!modified) {
+      return claim
+    } else {
+      return this.cluster.updateClaim('set-migration-annotation', claimClone, migrationReason(claimClone.metadata.annotations))
+    }
+  }
+
+  /** updateVolumeMigrationAnnotationsAndFinalizers */
+  updateVolumeMigrationAnnotationsAndFinalizers(volume: PersistentVolume): PersistentVolume {
+    const volumeClone = deepCopy(volume)
+    const annModified = updateMigrationAnnotations(this.migration, volumeClone.metadata.annotations, false)
+    const {finalizers, modified: finalizersModified} = modifyDeletionFinalizers(this.migration, this.opts.gates, volumeClone)
+    if (!annModified && !finalizersModified) {
+      return volume
+    } else {
+      let type: ActionType = 'set-migration-annotation'
+      let reason = migrationReason(volumeClone.metadata.annotations)
+      if (finalizersModified) {
+        const before = new Set(volume.metadata.finalizers ?? [])
+        const after = new Set(finalizers ?? [])
+        const added = [...after].filter((f) => !before.has(f))
+        const removed = [...before].filter((f) => !after.has(f))
+        type = added.length > 0 ? 'add-finalizer' : 'remove-finalizer'
+        reason = [
+          added.length > 0 ? `add finalizer ${added.join(', ')}` : '',
+          removed.length > 0 ? `remove finalizer ${removed.join(', ')}` : '',
+        ]
+          .filter((s) => s !== '')
+          .join('; ')
+        reason += ` (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, provisioned by ${volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? '<none>'})`
+        if (finalizers == null || finalizers.length === 0) delete volumeClone.metadata.finalizers
+        else volumeClone.metadata.finalizers = finalizers
+      } else {
+        // Only the annotation changed.
+      }
+      return this.cluster.updateVolume(type, volumeClone, reason)
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** IsDelayBindingMode: the claim's class binds on first consumer. */
+  isDelayBindingMode(claim: PersistentVolumeClaim): boolean {
+    const className = getPersistentVolumeClaimClass(claim)
+    if (className === '') return false
+    const klass = this.cluster.classes.get(className)
+    if (klass === undefined) return false
+    if (klass.volumeBindingMode == null) {
+      throw new ControllerError(`VolumeBindingMode not set for StorageClass "${className}"`)
+    }
+    return klass.volumeBindingMode === 'WaitForFirstConsumer'
+  }
+
+  /** The matching index over the current volumes, rebuilt after volume writes. */
+  volumeIndex(): PersistentVolumeOrderedIndex {
+    if (this.index === undefined || this.indexGeneration !== this.cluster.volumesGeneration) {
+      this.index = new PersistentVolumeOrderedIndex(this.cluster.volumes.values())
+      this.indexGeneration = this.cluster.volumesGeneration
+    }
+    return this.index
+  }
+}
+
+/**
+ * checkVolumeSatisfyClaim: why a volume the claim asked for by name cannot be bound to it, or
+ * undefined when it can. The texts are Go's.
+ */
+export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): string | undefined {
+  // Go compares Value()s here (whole units, rounded up), not the exact quantities as matching does.
+  const requestedSize = quantityValue(storageQuantity(claim.spec.resources?.requests))
+  // check if PV's DeletionTimeStamp is set, if so, return error.
+  if (volume.metadata.deletionTimestamp != null) {
+    return `the volume is marked for deletion "${volume.metadata.name}"`
+  }
+  const volumeSize = quantityValue(storageQuantity(volume.spec.capacity))
+  if (volumeSize < requestedSize) {
+    return 'requested PV is too small'
+  }
+  const requestedClass = getPersistentVolumeClaimClass(claim)
+  if (getPersistentVolumeClass(volume) !== requestedClass) {
+    return 'storageClassName does not match'
+  }
+  if (checkVolumeModeMismatches(claim.spec, volume.spec)) {
+    return 'incompatible volumeMode'
+  }
+  if (!checkAccessModes(claim, volume)) {
+    return 'incompatible accessMode'
+  }
+  return undefined
+}
+
+/** getProvisionedVolumeNameForClaim: "pvc-<claim uid>", unique and deterministic. */
+export function getProvisionedVolumeNameForClaim(claim: PersistentVolumeClaim): string {
+  return `pvc-${claim.metadata.uid ?? ''}`
+}
+
+function emptyToUndefined<T>(list: readonly T[] | null | undefined): readonly T[] | undefined {
+  return list == null || list.length === 0 ? undefined : list
+}
+
+function matchReason(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+  if (isVolumeBoundToClaim(volume, claim)) {
+    return `pre-bound to ${claimKey(claim)}`
+  }
+  const req = claim.spec.resources?.requests?.storage
+  return `smallest match for ${req ?? '0'} (${volume.spec.capacity?.storage ?? '0'}, class "${getPersistentVolumeClass(volume)}")`
+}
+
+function migrationReason(annotations: Record<string, string> | null | undefined): string {
+  const to = annotations?.[AnnMigratedTo]
+  return to !== undefined ? `CSI migration: migrated-to ${to}` : 'CSI migration rolled back: remove migrated-to'
+}
+
+const volumeSources = ['nfs', 'hostPath', 'local', 'csi', 'iscsi', 'fc', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'cinder', 'rbd', 'cephfs', 'glusterfs', 'vsphereVolume', 'portworxVolume', 'flexVolume']
+
+/** " (NFS server:/export)"-style description of where the data lives, for consent prompts. */
+export function describeSource(volume: PersistentVolume): string {
+  for (const source of volumeSources) {
+    const s = volume.spec[source] as Record<string, unknown> | undefined | null
+    if (s == null) continue
+    switch (source) {
+      case 'nfs':
+        return ` (NFS ${String(s.server ?? '')}:${String(s.path ?? '')})`
+      case 'hostPath':
+        return ` (hostPath ${String(s.path ?? '')})`
+      case 'local':
+        return ` (local ${String(s.path ?? '')})`
+      case 'csi':
+        return ` (CSI ${String(s.driver ?? '')} ${String(s.volumeHandle ?? '')})`
+      default:
+        return ` (${source})`
+    }
+  }
+  return ''
+}

@@ -1,0 +1,127 @@
+// The one entry point of the engine: cluster state in, plan out.
+//
+// A round syncs every claim in scope (by namespace, then name — the order an informer lists them in,
+// which is etcd's key order) and then every volume in scope (by name), as the controller's two workers
+// would after a start-up. Rounds repeat until one makes no write, at most `maxRounds` times. With named
+// objects, a round syncs those objects plus every object the previous round wrote or requeued, as the
+// controller reacts to its own writes through its informers.
+import {defaultFeatureGates, type FeatureGates} from './feature-gates.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import {PersistentVolumeController} from './pv-controller.js'
+import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
+import {compileLabelSelector, type CompiledSelector} from './selector.js'
+import type {LabelSelector} from './model.js'
+import {SimulatedCluster} from './simulated-cluster.js'
+import {compareNames} from './volume-index.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr} from './volume-plugins.js'
+
+/** The bound of "until stable", as the Go multi-sync tests use. */
+export const DEFAULT_MAX_ROUNDS = 100
+
+export interface ReconcileScope {
+  /** Only claims of this namespace, and the volumes that are unbound or point into it. */
+  namespace?: string
+  /** Only objects whose labels match. */
+  labelSelector?: LabelSelector
+}
+
+export interface ReconcileOptions {
+  gates?: FeatureGates
+  plugins?: VolumePluginMgr
+  enableDynamicProvisioning?: boolean
+  maxRounds?: number
+  /** Sync only these objects (and what their syncs touch). */
+  targets?: readonly ObjectRef[]
+  scope?: ReconcileScope
+}
+
+export interface ReconcileResult {
+  rounds: number
+  converged: boolean
+  actions: Action[]
+  events: PlannedEvent[]
+  errors: SyncError[]
+  /** Every PV and PVC after the plan, sorted by kind, namespace, name. */
+  volumes: PersistentVolume[]
+  claims: PersistentVolumeClaim[]
+}
+
+export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
+  const cluster = new SimulatedCluster(state)
+  const ctrl = new PersistentVolumeController(cluster, {
+    gates: options.gates ?? defaultFeatureGates,
+    plugins: options.plugins ?? defaultVolumePluginMgr(),
+    enableDynamicProvisioning: options.enableDynamicProvisioning ?? true,
+  })
+  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
+  const inScope = scopePredicate(options.scope)
+  const targets = options.targets
+
+  let rounds = 0
+  let converged = false
+  let followUps = new Set<string>()
+  while (rounds < maxRounds) {
+    rounds++
+    cluster.round = rounds
+    const writesBefore = cluster.actions.length
+    const {claimKeys, volumeNames} = targets === undefined ? allInScope(cluster, inScope) : targetsAndFollowUps(cluster, targets, followUps)
+    cluster.requeuedClaims.clear()
+    for (const key of claimKeys) ctrl.syncClaimByKey(key)
+    for (const name of volumeNames) ctrl.syncVolumeByName(name)
+    followUps = cluster.takeTouched()
+    for (const key of cluster.requeuedClaims) followUps.add(`pvc/${key}`)
+    if (cluster.actions.length === writesBefore) {
+      converged = true
+      break
+    }
+  }
+
+  return {
+    rounds,
+    converged,
+    actions: cluster.actions,
+    events: cluster.plannedEvents(),
+    errors: cluster.errors,
+    volumes: [...cluster.volumes.values()].sort((a, b) => compareNames(a.metadata.name, b.metadata.name)),
+    claims: [...cluster.claims.values()].sort(compareClaims),
+  }
+}
+
+function compareClaims(a: PersistentVolumeClaim, b: PersistentVolumeClaim): number {
+  return compareNames(a.metadata.namespace, b.metadata.namespace) || compareNames(a.metadata.name, b.metadata.name)
+}
+
+type ScopePredicate = {claim(c: PersistentVolumeClaim): boolean; volume(v: PersistentVolume): boolean}
+
+export function scopePredicate(scope: ReconcileScope | undefined): ScopePredicate {
+  const ns = scope?.namespace
+  const selector: CompiledSelector | undefined = scope?.labelSelector !== undefined ? compileLabelSelector(scope.labelSelector) : undefined
+  return {
+    claim: (c) => (ns === undefined || c.metadata.namespace === ns) && (selector === undefined || selector.matches(c.metadata.labels)),
+    volume: (v) =>
+      (ns === undefined || v.spec.claimRef == null || v.spec.claimRef.namespace === ns) && (selector === undefined || selector.matches(v.metadata.labels)),
+  }
+}
+
+function allInScope(cluster: SimulatedCluster, inScope: ScopePredicate): {claimKeys: string[]; volumeNames: string[]} {
+  const claims = [...cluster.claims.values()].filter(inScope.claim).sort(compareClaims)
+  const volumes = [...cluster.volumes.values()].filter(inScope.volume).sort((a, b) => compareNames(a.metadata.name, b.metadata.name))
+  return {claimKeys: claims.map(claimKey), volumeNames: volumes.map((v) => v.metadata.name ?? '')}
+}
+
+function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: Set<string>): {claimKeys: string[]; volumeNames: string[]} {
+  const claimKeys = new Set<string>()
+  const volumeNames = new Set<string>()
+  for (const t of targets) {
+    if (t.kind === 'PersistentVolume') volumeNames.add(t.name)
+    else claimKeys.add(`${t.namespace ?? 'default'}/${t.name}`)
+  }
+  for (const key of followUps) {
+    if (key.startsWith('pv/')) volumeNames.add(key.slice(3))
+    else if (key.startsWith('pvc/')) claimKeys.add(key.slice(4))
+  }
+  return {
+    claimKeys: [...claimKeys].filter((k) => cluster.claims.has(k)).sort(),
+    volumeNames: [...volumeNames].filter((n) => cluster.volumes.has(n)).sort(),
+  }
+}

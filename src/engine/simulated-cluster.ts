@@ -1,0 +1,155 @@
+// The simulated cluster: the controller's informer caches and the API server in one in-memory store.
+// Every write the controller makes goes through here: it bumps resourceVersion as the API server
+// would, becomes the new cached object (storeVolumeUpdate / storeClaimUpdate), and is recorded as an
+// action of the plan. Events go to a recorder that aggregates duplicates, like client-go's.
+import {diffJson} from './json-patch.js'
+import {claimKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
+import {type Action, type ActionType, type EventType, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
+import {podClaimKeys} from './storage-helpers.js'
+
+export function volumeRef(volume: PersistentVolume): ObjectRef {
+  return refOfVolume(volume.metadata.name ?? '')
+}
+
+export function claimRefOf(claim: PersistentVolumeClaim): ObjectRef {
+  return refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')
+}
+
+function stripResourceVersion<T extends {metadata: {resourceVersion?: string}}>(obj: T): unknown {
+  const {resourceVersion: _rv, ...metadata} = obj.metadata
+  return {...obj, metadata}
+}
+
+export class SimulatedCluster {
+  readonly volumes = new Map<string, PersistentVolume>()
+  readonly claims = new Map<string, PersistentVolumeClaim>()
+  readonly classes = new Map<string, StorageClass>()
+  readonly nodes = new Map<string, Node>()
+  private readonly podsByClaimKey = new Map<string, Pod[]>()
+
+  readonly actions: Action[] = []
+  readonly errors: SyncError[] = []
+  private readonly events = new Map<string, PlannedEvent>()
+  /** Names of volumes and keys of claims written since the last call of takeTouched(). */
+  private touched = new Set<string>()
+  /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
+  readonly requeuedClaims = new Set<string>()
+  /** Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. */
+  readonly runningOperations = new Set<string>()
+  /** Bumped on every volume write, so the matching index knows when to rebuild. */
+  volumesGeneration = 0
+  round = 1
+  private lastResourceVersion: bigint
+
+  constructor(state: ClusterState) {
+    let maxRv = 0n
+    const seeRv = (rv: string | undefined) => {
+      if (rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) > maxRv) maxRv = BigInt(rv)
+    }
+    for (const v of state.volumes) {
+      this.volumes.set(v.metadata.name ?? '', v)
+      seeRv(v.metadata.resourceVersion)
+    }
+    for (const c of state.claims) {
+      this.claims.set(claimKey(c), c)
+      seeRv(c.metadata.resourceVersion)
+    }
+    for (const sc of state.classes) this.classes.set(sc.metadata.name ?? '', sc)
+    for (const n of state.nodes) this.nodes.set(n.metadata.name ?? '', n)
+    for (const pod of state.pods) {
+      for (const key of podClaimKeys(pod)) {
+        const list = this.podsByClaimKey.get(key)
+        if (list === undefined) this.podsByClaimKey.set(key, [pod])
+        else list.push(pod)
+      }
+    }
+    this.lastResourceVersion = maxRv
+  }
+
+  /** podIndexer.ByIndex(PodPVCIndex, key) */
+  podsByClaim(key: string): readonly Pod[] {
+    return this.podsByClaimKey.get(key) ?? []
+  }
+
+  private nextResourceVersion(): string {
+    this.lastResourceVersion += 1n
+    return this.lastResourceVersion.toString()
+  }
+
+  private record<T extends PersistentVolume | PersistentVolumeClaim>(
+    type: ActionType,
+    ref: ObjectRef,
+    before: T,
+    after: T,
+    reason: string,
+    subresource?: 'status',
+  ): T {
+    const saved = {...after, metadata: {...after.metadata, resourceVersion: this.nextResourceVersion()}} as T
+    this.actions.push({
+      action: type,
+      object: ref,
+      reason,
+      patch: diffJson(stripResourceVersion(before), stripResourceVersion(after)),
+      ...(subresource !== undefined ? {subresource} : {}),
+      ...(before.metadata.resourceVersion !== undefined ? {resourceVersion: before.metadata.resourceVersion} : {}),
+      round: this.round,
+    })
+    this.touched.add(refKey(ref))
+    return saved
+  }
+
+  /** kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. */
+  updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
+    const name = volume.metadata.name ?? ''
+    const before = this.volumes.get(name) ?? volume
+    const saved = this.record(type, volumeRef(volume), before, volume, reason, subresource)
+    this.volumes.set(name, saved)
+    this.volumesGeneration++
+    return saved
+  }
+
+  /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. */
+  updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
+    const key = claimKey(claim)
+    const before = this.claims.get(key) ?? claim
+    const saved = this.record(type, claimRefOf(claim), before, claim, reason, subresource)
+    this.claims.set(key, saved)
+    return saved
+  }
+
+  /** An asynchronous operation (recycle, delete, provision) handed to a plugin: planned, not written. */
+  planOperation(type: 'recycle' | 'delete' | 'provision', ref: ObjectRef, reason: string, resourceVersion?: string): void {
+    this.actions.push({
+      action: type,
+      object: ref,
+      reason,
+      patch: [],
+      ...(resourceVersion !== undefined ? {resourceVersion} : {}),
+      round: this.round,
+    })
+    this.touched.add(refKey(ref))
+  }
+
+  /** eventRecorder.Event; identical events are aggregated with a count, as the recorder does. */
+  recordEvent(ref: ObjectRef, type: EventType, reason: string, message: string): void {
+    const key = `${refKey(ref)}\u0000${type}\u0000${reason}\u0000${message}`
+    const existing = this.events.get(key)
+    if (existing !== undefined) existing.count++
+    else this.events.set(key, {object: ref, type, reason, message, count: 1})
+  }
+
+  recordError(ref: ObjectRef, message: string): void {
+    this.errors.push({object: ref, message})
+  }
+
+  plannedEvents(): PlannedEvent[] {
+    return [...this.events.values()]
+  }
+
+  /** The refKeys of objects written since the last call. */
+  takeTouched(): Set<string> {
+    const t = this.touched
+    this.touched = new Set()
+    return t
+  }
+}

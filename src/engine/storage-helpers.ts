@@ -1,0 +1,229 @@
+// Ports of k8s.io/component-helpers/storage/volume (pv_helpers.go, helpers.go) and the few
+// pkg/volume/util helpers the controller calls. Each function keeps its upstream name.
+import {
+  AnnBoundByController,
+  AnnSelectedNode,
+  BetaIsDefaultStorageClassAnnotation,
+  BetaStorageClassAnnotation,
+  IsDefaultStorageClassAnnotation,
+} from './constants.js'
+import type {
+  ObjectMeta,
+  ObjectReference,
+  PersistentVolume,
+  PersistentVolumeAccessMode,
+  PersistentVolumeClaim,
+  PersistentVolumeClaimSpec,
+  PersistentVolumeSpec,
+  Pod,
+  StorageClass,
+} from './model.js'
+
+/** metav1.HasAnnotation */
+export function hasAnnotation(meta: ObjectMeta, key: string): boolean {
+  return meta.annotations != null && Object.prototype.hasOwnProperty.call(meta.annotations, key)
+}
+
+/** metav1.SetMetaDataAnnotation: meta must be a copy the caller owns. */
+export function setMetaDataAnnotation(meta: ObjectMeta, key: string, value: string): void {
+  if (meta.annotations == null) meta.annotations = {}
+  meta.annotations[key] = value
+}
+
+/** GetPersistentVolumeClaimClass: the beta annotation wins over spec.storageClassName; "" means no class. */
+export function getPersistentVolumeClaimClass(claim: PersistentVolumeClaim): string {
+  const annotations = claim.metadata.annotations
+  if (annotations != null && Object.prototype.hasOwnProperty.call(annotations, BetaStorageClassAnnotation)) {
+    return annotations[BetaStorageClassAnnotation]
+  }
+  if (claim.spec.storageClassName != null) {
+    return claim.spec.storageClassName
+  }
+  return ''
+}
+
+/** PersistentVolumeClaimHasClass: unset (nil) differs from "" — only unset gets the default class. */
+export function persistentVolumeClaimHasClass(claim: PersistentVolumeClaim): boolean {
+  if (hasAnnotation(claim.metadata, BetaStorageClassAnnotation)) return true
+  if (claim.spec.storageClassName != null) return true
+  return false
+}
+
+/** GetPersistentVolumeClass */
+export function getPersistentVolumeClass(volume: PersistentVolume): string {
+  const annotations = volume.metadata.annotations
+  if (annotations != null && Object.prototype.hasOwnProperty.call(annotations, BetaStorageClassAnnotation)) {
+    return annotations[BetaStorageClassAnnotation]
+  }
+  return volume.spec.storageClassName ?? ''
+}
+
+/** IsVolumeBoundToClaim: claimRef names the claim, and its uid (when set) is the claim's. */
+export function isVolumeBoundToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  const ref = volume.spec.claimRef
+  if (ref == null) return false
+  if ((claim.metadata.name ?? '') !== (ref.name ?? '') || (claim.metadata.namespace ?? '') !== (ref.namespace ?? '')) {
+    return false
+  }
+  if ((ref.uid ?? '') !== '' && (claim.metadata.uid ?? '') !== ref.uid) return false
+  return true
+}
+
+/**
+ * CheckVolumeModeMismatches: true when the modes differ. An unset mode is Filesystem, because in HA
+ * upgrades the API server may be older than the controller and not default the field.
+ */
+export function checkVolumeModeMismatches(claimSpec: PersistentVolumeClaimSpec, volumeSpec: PersistentVolumeSpec): boolean {
+  const requested = claimSpec.volumeMode ?? 'Filesystem'
+  const offered = volumeSpec.volumeMode ?? 'Filesystem'
+  return requested !== offered
+}
+
+/** CheckAccessModes: every mode the claim asks for is offered by the volume. */
+export function checkAccessModes(claim: PersistentVolumeClaim, volume: PersistentVolume): boolean {
+  const offered = new Set(volume.spec.accessModes ?? [])
+  return (claim.spec.accessModes ?? []).every((mode) => offered.has(mode))
+}
+
+const accessModeShortNames: ReadonlyArray<[PersistentVolumeAccessMode, string]> = [
+  ['ReadWriteOnce', 'RWO'],
+  ['ReadOnlyMany', 'ROX'],
+  ['ReadWriteMany', 'RWX'],
+  ['ReadWriteOncePod', 'RWOP'],
+]
+
+/** v1helper.GetAccessModesAsString: the index key of a mode set, in a fixed order ("RWO,ROX"). */
+export function getAccessModesAsString(modes: readonly PersistentVolumeAccessMode[] | null | undefined): string {
+  const present = new Set(modes ?? [])
+  return accessModeShortNames.filter(([mode]) => present.has(mode)).map(([, short]) => short).join(',')
+}
+
+/** v1helper.GetAccessModesFromString */
+export function getAccessModesFromString(key: string): PersistentVolumeAccessMode[] {
+  const parts = new Set(key.split(',').map((s) => s.trim()))
+  return accessModeShortNames.filter(([, short]) => parts.has(short)).map(([mode]) => mode)
+}
+
+/** util.ContainsAllAccessModes */
+export function containsAllAccessModes(
+  indexedModes: readonly PersistentVolumeAccessMode[],
+  requestedModes: readonly PersistentVolumeAccessMode[] | null | undefined,
+): boolean {
+  const have = new Set(indexedModes)
+  return (requestedModes ?? []).every((mode) => have.has(mode))
+}
+
+/** IsDelayBindingProvisioning: the scheduler asked for provisioning on a selected node. */
+export function isDelayBindingProvisioning(claim: PersistentVolumeClaim): boolean {
+  return hasAnnotation(claim.metadata, AnnSelectedNode)
+}
+
+/** storageutil.IsDefaultAnnotation */
+export function isDefaultStorageClass(klass: StorageClass): boolean {
+  const annotations = klass.metadata.annotations
+  if (annotations == null) return false
+  return annotations[IsDefaultStorageClassAnnotation] === 'true' || annotations[BetaIsDefaultStorageClassAnnotation] === 'true'
+}
+
+/**
+ * util.GetDefaultClass: with several default classes, the newest wins (creationTimestamp, then name
+ * ascending), as the API server's admission plugin and the controller both do since v1.26.
+ */
+export function getDefaultClass(classes: readonly StorageClass[]): StorageClass | undefined {
+  const defaults = classes.filter(isDefaultStorageClass)
+  if (defaults.length === 0) return undefined
+  const sorted = [...defaults].sort((a, b) => {
+    const ta = timestampOrder(a.metadata.creationTimestamp)
+    const tb = timestampOrder(b.metadata.creationTimestamp)
+    if (ta === tb) return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0
+    return ta > tb ? -1 : 1
+  })
+  return sorted[0]
+}
+
+// RFC 3339 timestamps of the API (UTC, "Z") order as strings once normalised to a fixed width; an unset
+// timestamp is Go's zero time, older than any other.
+function timestampOrder(ts: string | null | undefined): string {
+  if (ts == null || ts === '') return ''
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?Z$/.exec(ts)
+  if (m === null) return ts
+  return m[1] + (m[2] ?? '.').padEnd(10, '0')
+}
+
+/** util.IsPodTerminated: Failed or Succeeded, or deleted with no container still running. */
+export function isPodTerminated(pod: Pod): boolean {
+  const phase = pod.status?.phase
+  if (phase === 'Failed' || phase === 'Succeeded') return true
+  return pod.metadata.deletionTimestamp != null && notRunning(pod.status?.containerStatuses ?? [])
+}
+
+function notRunning(statuses: ReadonlyArray<{state?: {terminated?: unknown; waiting?: unknown} | null}>): boolean {
+  return statuses.every((s) => s.state?.terminated != null || s.state?.waiting != null)
+}
+
+/**
+ * common.PodPVCIndexFunc: the "namespace/claim" keys a pod uses, including generic ephemeral volumes,
+ * whose claim is named "<pod>-<volume>" (ephemeral.VolumeClaimName).
+ */
+export function podClaimKeys(pod: Pod): string[] {
+  const keys: string[] = []
+  for (const volume of pod.spec?.volumes ?? []) {
+    let claimName = ''
+    if (volume.persistentVolumeClaim != null) {
+      claimName = volume.persistentVolumeClaim.claimName ?? ''
+    } else if (volume.ephemeral != null) {
+      claimName = `${pod.metadata.name ?? ''}-${volume.name}`
+    }
+    if (claimName !== '') keys.push(`${pod.metadata.namespace ?? ''}/${claimName}`)
+  }
+  return keys
+}
+
+/** reference.GetReference for a claim: what GetBindVolumeToClaim writes into volume.spec.claimRef. */
+export function getClaimReference(claim: PersistentVolumeClaim): ObjectReference {
+  const ref: ObjectReference = {
+    kind: 'PersistentVolumeClaim',
+    namespace: claim.metadata.namespace,
+    name: claim.metadata.name,
+    uid: claim.metadata.uid,
+    apiVersion: 'v1',
+    resourceVersion: claim.metadata.resourceVersion,
+  }
+  for (const key of Object.keys(ref) as Array<keyof ObjectReference>) {
+    if (ref[key] === undefined || ref[key] === '') delete ref[key]
+  }
+  return ref
+}
+
+/** A deep copy, as DeepCopy() does before every modification. JSON shapes only. */
+export function deepCopy<T>(obj: T): T {
+  return structuredClone(obj)
+}
+
+/**
+ * GetBindVolumeToClaim: the volume as bindVolumeToClaim would save it, and whether anything changed.
+ * AnnBoundByController is set only when the volume was not already pre-bound to this claim.
+ */
+export function getBindVolumeToClaim(
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): {volume: PersistentVolume; dirty: boolean} {
+  let dirty = false
+  const shouldSetBoundByController = !isVolumeBoundToClaim(volume, claim)
+  const volumeClone = deepCopy(volume)
+  const ref = volume.spec.claimRef
+  if (
+    ref == null ||
+    (ref.name ?? '') !== (claim.metadata.name ?? '') ||
+    (ref.namespace ?? '') !== (claim.metadata.namespace ?? '') ||
+    (ref.uid ?? '') !== (claim.metadata.uid ?? '')
+  ) {
+    volumeClone.spec.claimRef = getClaimReference(claim)
+    dirty = true
+  }
+  if (shouldSetBoundByController && !hasAnnotation(volumeClone.metadata, AnnBoundByController)) {
+    setMetaDataAnnotation(volumeClone.metadata, AnnBoundByController, 'yes')
+    dirty = true
+  }
+  return {volume: volumeClone, dirty}
+}

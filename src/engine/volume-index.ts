@@ -1,0 +1,199 @@
+// Matching a claim to a volume: persistentVolumeOrderedIndex.findBestMatchForClaim (index.go) and
+// FindMatchingVolume (component-helpers/storage/volume/pv_helpers.go), ported literally.
+//
+// Determinism: Go walks index buckets and their members in map order, so among equally good volumes
+// (same capacity) and among access-mode sets of the same size its choice is random. pvctl walks
+// mode sets by (size, key) and volumes by name, so of several equal volumes the one whose name sorts
+// first wins and every plan is reproducible.
+import type {FeatureGates} from './feature-gates.js'
+import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from './model.js'
+import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
+import {compareQuantities, parseQuantity, type Quantity} from './quantity.js'
+import {compileLabelSelector} from './selector.js'
+import {
+  checkAccessModes,
+  checkVolumeModeMismatches,
+  containsAllAccessModes,
+  getAccessModesAsString,
+  getAccessModesFromString,
+  getPersistentVolumeClaimClass,
+  getPersistentVolumeClass,
+  isVolumeBoundToClaim,
+} from './storage-helpers.js'
+
+/** A domain error of the matcher (a Go `error` return), e.g. an unusable selector. */
+export class MatchError extends Error {}
+
+const zero = parseQuantity('0')
+
+/** The storage quantity of a resource list; absent means zero, as a missing map entry does in Go. */
+export function storageQuantity(list: Record<string, string> | null | undefined): Quantity {
+  const s = list?.storage
+  return s === undefined ? zero : parseQuantity(String(s))
+}
+
+/** VolumeAttributesClass names (GetPersistentVolume[Claim]VolumeAttributesClass). */
+function claimVAC(claim: PersistentVolumeClaim): string {
+  return claim.spec.volumeAttributesClassName ?? ''
+}
+function volumeVAC(volume: PersistentVolume): string {
+  return (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
+}
+
+export interface FindMatchingVolumeOptions {
+  node?: NodeInfo
+  excludedVolumes?: ReadonlySet<string>
+  delayBinding: boolean
+  vacEnabled: boolean
+}
+
+/**
+ * FindMatchingVolume: the pre-bound volume for this claim if any (it wins even over smaller ones), else
+ * the smallest Available volume of the claim's class that matches its selector, mode and size.
+ */
+export function findMatchingVolume(
+  claim: PersistentVolumeClaim,
+  volumes: readonly PersistentVolume[],
+  opts: FindMatchingVolumeOptions,
+): PersistentVolume | undefined {
+  if (!opts.vacEnabled && claimVAC(claim) !== '') {
+    throw new MatchError('unexpected volumeAttributesClassName of PVC')
+  }
+  let smallestVolume: PersistentVolume | undefined
+  let smallestVolumeQty: Quantity | undefined
+  const requestedQty = storageQuantity(claim.spec.resources?.requests)
+  const requestedClass = getPersistentVolumeClaimClass(claim)
+
+  let selector: ReturnType<typeof compileLabelSelector> | undefined
+  if (claim.spec.selector != null) {
+    try {
+      selector = compileLabelSelector(claim.spec.selector)
+    } catch (err) {
+      throw new MatchError(
+        `error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${(err as Error).message}`,
+      )
+    }
+  }
+
+  for (const volume of volumes) {
+    if (opts.excludedVolumes?.has(volume.metadata.name ?? '')) {
+      continue
+    }
+    if (volume.spec.claimRef != null && !isVolumeBoundToClaim(volume, claim)) {
+      continue
+    }
+    const volumeQty = storageQuantity(volume.spec.capacity)
+    if (compareQuantities(volumeQty, requestedQty) < 0) {
+      continue
+    }
+    // filter out mismatching volumeModes
+    if (checkVolumeModeMismatches(claim.spec, volume.spec)) {
+      continue
+    }
+    // a volume being deleted is never bound
+    if (volume.metadata.deletionTimestamp != null) {
+      continue
+    }
+    let nodeAffinityValid = true
+    if (opts.node !== undefined) {
+      // Scheduler path: the volume's node affinity must admit the node.
+      if (checkNodeAffinity(volume.spec.nodeAffinity, opts.node) !== undefined) {
+        nodeAffinityValid = false
+      }
+    }
+    if (isVolumeBoundToClaim(volume, claim)) {
+      // A pre-bound volume is the answer, unless it cannot be used on this node.
+      if (!nodeAffinityValid) return undefined
+      return volume
+    }
+    if (opts.node === undefined && opts.delayBinding) {
+      // The PV controller does not bind this claim: the scheduler will, once a pod picks a node.
+      continue
+    }
+    // filter out: non-Available volumes (binding them would likely conflict), selector mismatches,
+    // other classes, other VolumeAttributesClasses, node affinity mismatches
+    if (volume.status?.phase !== 'Available') {
+      continue
+    } else if (selector !== undefined && !selector.matches(volume.metadata.labels)) {
+      continue
+    }
+    if (getPersistentVolumeClass(volume) !== requestedClass) {
+      continue
+    }
+    if (opts.vacEnabled && claimVAC(claim) !== volumeVAC(volume)) {
+      continue
+    }
+    if (!nodeAffinityValid) {
+      continue
+    }
+    if (opts.node !== undefined) {
+      // Scheduler path: access modes are checked here, the controller path checks them by index.
+      if (!checkAccessModes(claim, volume)) {
+        continue
+      }
+    }
+    if (smallestVolume === undefined || compareQuantities(smallestVolumeQty!, volumeQty) > 0) {
+      smallestVolume = volume
+      smallestVolumeQty = volumeQty
+    }
+  }
+  return smallestVolume
+}
+
+/**
+ * The access-mode index of persistentVolumeOrderedIndex: volumes bucketed by their mode set
+ * (GetAccessModesAsString), each bucket ordered by name.
+ */
+export class PersistentVolumeOrderedIndex {
+  private readonly buckets = new Map<string, PersistentVolume[]>()
+
+  constructor(volumes: Iterable<PersistentVolume>) {
+    for (const volume of volumes) {
+      const key = getAccessModesAsString(volume.spec.accessModes)
+      let bucket = this.buckets.get(key)
+      if (bucket === undefined) {
+        bucket = []
+        this.buckets.set(key, bucket)
+      }
+      bucket.push(volume)
+    }
+    for (const bucket of this.buckets.values()) {
+      bucket.sort((a, b) => compareNames(a.metadata.name, b.metadata.name))
+    }
+  }
+
+  /** listByAccessModes */
+  listByAccessModes(modes: readonly PersistentVolumeAccessMode[]): PersistentVolume[] {
+    return this.buckets.get(getAccessModesAsString(modes)) ?? []
+  }
+
+  /**
+   * allPossibleMatchingAccessModes: every indexed mode set that contains all requested modes, fewest
+   * modes first, so a claim gets the volume with the least extra capability.
+   */
+  allPossibleMatchingAccessModes(requestedModes: readonly PersistentVolumeAccessMode[] | null | undefined): PersistentVolumeAccessMode[][] {
+    const keys = [...this.buckets.keys()].filter((key) => containsAllAccessModes(getAccessModesFromString(key), requestedModes))
+    keys.sort((a, b) => {
+      const la = getAccessModesFromString(a).length
+      const lb = getAccessModesFromString(b).length
+      return la !== lb ? la - lb : compareNames(a, b)
+    })
+    return keys.map(getAccessModesFromString)
+  }
+
+  /** findBestMatchForClaim / findByClaim: the first mode set (fewest modes) that yields a match wins. */
+  findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
+    for (const modes of this.allPossibleMatchingAccessModes(claim.spec.accessModes)) {
+      const volumes = this.listByAccessModes(modes)
+      const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled: gates.VolumeAttributesClass})
+      if (best !== undefined) return best
+    }
+    return undefined
+  }
+}
+
+export function compareNames(a: string | undefined, b: string | undefined): number {
+  const x = a ?? ''
+  const y = b ?? ''
+  return x < y ? -1 : x > y ? 1 : 0
+}

@@ -1,0 +1,88 @@
+// The volume-plugin seam: which plugin would recycle, delete or provision a volume. The engine only
+// asks who would do it; the work itself is an action that an executor (or a test plugin) carries out.
+//
+// The default set is what kube-controller-manager v1.31 probes for the PV controller
+// (cmd/kube-controller-manager/app/plugins.go ProbeControllerVolumePlugins): host-path (recycle, delete,
+// provision — for test clusters), nfs (recycle), and fc, iscsi and csi, which can do none of the three
+// in-tree. CSI volumes are handed to external provisioners before a plugin is looked up.
+import type {PersistentVolume} from './model.js'
+
+export interface VolumePlugin {
+  name: string
+  /** CanSupport(spec): does this plugin handle the volume's source? */
+  canSupport(volume: PersistentVolume): boolean
+  recycler: boolean
+  deleter: boolean
+  provisioner: boolean
+  /** SupportsMountOption, for provisioning from a class with mountOptions. */
+  supportsMountOption: boolean
+}
+
+/** A lookup result: the plugin, or the Go error text VolumePluginMgr would return. */
+export type PluginLookup = {plugin: VolumePlugin; error?: undefined} | {plugin?: undefined; error: string}
+
+export class VolumePluginMgr {
+  constructor(readonly plugins: readonly VolumePlugin[]) {}
+
+  /** FindPluginBySpec: exactly one plugin must support the volume. */
+  findPluginBySpec(volume: PersistentVolume): PluginLookup {
+    const matches = this.plugins.filter((p) => p.canSupport(volume))
+    if (matches.length === 0) return {error: 'no volume plugin matched'}
+    if (matches.length > 1) {
+      return {error: `multiple volume plugins matched: ${matches.map((p) => p.name).join(',')}`}
+    }
+    return {plugin: matches[0]}
+  }
+
+  /** FindPluginByName */
+  findPluginByName(name: string): PluginLookup {
+    const plugin = this.plugins.find((p) => p.name === name)
+    if (plugin === undefined) return {error: `no volume plugin matched name: ${name}`}
+    return {plugin}
+  }
+
+  findRecyclablePluginBySpec(volume: PersistentVolume): PluginLookup {
+    const found = this.findPluginBySpec(volume)
+    if (found.plugin === undefined) return found
+    if (found.plugin.recycler) return found
+    return {error: 'no recyclable volume plugin matched'}
+  }
+
+  findDeletablePluginBySpec(volume: PersistentVolume): PluginLookup {
+    const found = this.findPluginBySpec(volume)
+    if (found.plugin === undefined) return found
+    if (found.plugin.deleter) return found
+    return {error: 'no deletable volume plugin matched'}
+  }
+
+  findDeletablePluginByName(name: string): PluginLookup {
+    const found = this.findPluginByName(name)
+    if (found.plugin === undefined) return found
+    if (found.plugin.deleter) return found
+    return {error: 'no deletable volume plugin matched'}
+  }
+
+  findProvisionablePluginByName(name: string): PluginLookup {
+    const found = this.findPluginByName(name)
+    if (found.plugin === undefined) return found
+    if (found.plugin.provisioner) return found
+    return {error: 'no provisionable volume plugin matched'}
+  }
+}
+
+function hasSource(field: string): (volume: PersistentVolume) => boolean {
+  return (volume) => volume.spec[field] != null
+}
+
+/** The plugins of kube-controller-manager v1.31's PV controller, by the volume source they support. */
+export const controllerVolumePlugins: readonly VolumePlugin[] = [
+  {name: 'kubernetes.io/host-path', canSupport: hasSource('hostPath'), recycler: true, deleter: true, provisioner: true, supportsMountOption: false},
+  {name: 'kubernetes.io/nfs', canSupport: hasSource('nfs'), recycler: true, deleter: false, provisioner: false, supportsMountOption: true},
+  {name: 'kubernetes.io/fc', canSupport: hasSource('fc'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
+  {name: 'kubernetes.io/iscsi', canSupport: hasSource('iscsi'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
+  {name: 'kubernetes.io/csi', canSupport: hasSource('csi'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
+]
+
+export function defaultVolumePluginMgr(): VolumePluginMgr {
+  return new VolumePluginMgr(controllerVolumePlugins)
+}

@@ -1,0 +1,104 @@
+// `pvctl sync --diff`: what the plan does to each object, as the unified diff of its YAML, the way
+// `kubectl diff` shows it (`diff -u -N` of the live and the merged object). PURE.
+import {structuredPatch} from 'diff'
+
+import type {SyncReport} from '../app/sync-report.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
+import type {Palette} from './color.js'
+import {kubectlYaml} from './report-doc.js'
+
+type KubeObject = PersistentVolume | PersistentVolumeClaim
+
+const CONTEXT_LINES = 3
+
+/**
+ * One `diff -u -N live/KIND/NAME planned/KIND/NAME` section per object whose state the plan changes, in
+ * kind, namespace, name order; an object that only appears on one side is diffed against nothing. Fields
+ * every write changes (`metadata.resourceVersion`) or that are noise (`metadata.managedFields`) are left
+ * out, so a write that changes nothing else shows nothing. Returns '' when no object changes.
+ */
+export function renderSyncDiff(report: SyncReport, palette: Palette): string {
+  if (report.before === undefined) {
+    // Without the objects as read there is nothing to compare with: a caller bug, not "no changes".
+    throw new TypeError('renderSyncDiff: the report carries no `before` objects to diff against')
+  }
+  const before = byKey(report.before)
+  const after = byKey(report.objects)
+  const keys = [...new Set([...before.keys(), ...after.keys()])].sort(compareKeys)
+  const sections: string[] = []
+  for (const key of keys) {
+    const oldText = toYaml(before.get(key))
+    const newText = toYaml(after.get(key))
+    if (oldText === newText) continue
+    sections.push(section(label(key), oldText, newText, palette))
+  }
+  return sections.join('')
+}
+
+/** kind, namespace, name: the sort order of `report.objects`. */
+type Key = readonly [kind: string, namespace: string, name: string]
+
+function byKey(objects: readonly KubeObject[]): Map<string, KubeObject> {
+  const map = new Map<string, KubeObject>()
+  for (const o of objects) {
+    map.set(JSON.stringify(keyOf(o)), o)
+  }
+  return map
+}
+
+function keyOf(o: KubeObject): Key {
+  // The engine's objects carry their kind; failing that, a PV has no namespace and a claim always has one.
+  const kind = o.kind ?? (o.metadata.namespace === undefined ? 'PersistentVolume' : 'PersistentVolumeClaim')
+  return [kind, o.metadata.namespace ?? '', o.metadata.name ?? '']
+}
+
+function compareKeys(a: string, b: string): number {
+  const ka = JSON.parse(a) as Key
+  const kb = JSON.parse(b) as Key
+  for (let i = 0; i < 3; i++) {
+    if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1
+  }
+  return 0
+}
+
+/** `pv/NAME` or `pvc/NAMESPACE/NAME`, as everywhere else in pvctl's output. */
+function label(key: string): string {
+  const [kind, namespace, name] = JSON.parse(key) as Key
+  if (kind === 'PersistentVolume') return `pv/${name}`
+  if (kind === 'PersistentVolumeClaim') return `pvc/${namespace}/${name}`
+  return namespace === '' ? `${kind.toLowerCase()}/${name}` : `${kind.toLowerCase()}/${namespace}/${name}`
+}
+
+/** The object as `kubectl get -o yaml` lays it out, minus the fields every write changes. */
+function toYaml(o: KubeObject | undefined): string {
+  if (o === undefined) return ''
+  const {resourceVersion: _rv, managedFields: _mf, ...metadata} = o.metadata
+  return kubectlYaml({...o, metadata})
+}
+
+function section(name: string, oldText: string, newText: string, p: Palette): string {
+  const oldName = `live/${name}`
+  const newName = `planned/${name}`
+  const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {context: CONTEXT_LINES})
+  const out = [
+    p.bold(`diff -u -N ${oldName} ${newName}`),
+    p.bold(`--- ${oldName}`),
+    p.bold(`+++ ${newName}`),
+  ]
+  for (const hunk of patch.hunks) {
+    out.push(p.cyan(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`))
+    for (const line of hunk.lines) {
+      if (line.startsWith('+')) out.push(p.green(line))
+      else if (line.startsWith('-')) out.push(p.red(line))
+      else out.push(line)
+    }
+  }
+  return out.join('\n') + '\n'
+}
+
+// GNU diff's hunk ranges: `start,count`, `start` alone for one line, and for an empty side the line
+// before the hunk (`0,0` for an empty file).
+function range(start: number, lines: number): string {
+  if (lines === 1) return String(start)
+  return `${lines === 0 ? start - 1 : start},${lines}`
+}

@@ -1,0 +1,169 @@
+// The human form of `pvctl sync`: the plan as `kubectl get`-style tables (borderless, columns three spaces
+// apart, upper-case headers, `<none>` for empty), then the events, the errors and a one-line summary.
+// PURE: the report and the palette in, a string out.
+import Table from 'cli-table3'
+
+import type {SyncReport, SyncSummary} from '../app/sync-report.js'
+import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../engine/plan.js'
+import {refKey} from '../engine/plan.js'
+import type {Palette} from './color.js'
+
+export interface SyncTableOptions {
+  /** `-o wide`: more columns, nothing truncated. */
+  wide: boolean
+  palette: Palette
+}
+
+/** The width narrow output aims for, as kubectl's default columns do. */
+const TARGET_WIDTH = 80
+/** Below this a truncated free-text column stops being readable: let the line run long instead. */
+const MIN_TEXT_WIDTH = 24
+const GAP = 3
+const NONE = '<none>'
+const ELLIPSIS = '…'
+
+export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): string {
+  const {palette: p} = opts
+  const blocks: string[] = []
+  if (report.actions.length === 0) {
+    blocks.push('No changes: the cluster is in sync with the controller.')
+  } else {
+    blocks.push(actionsTable(report.actions, opts))
+  }
+  if (report.events.length > 0) blocks.push(`${p.bold('Events:')}\n${eventsTable(report.events, opts)}`)
+  if (report.errors.length > 0) {
+    blocks.push(`${p.bold('Errors (retried on the next sync):')}\n${errorsTable(report.errors, p)}`)
+  }
+  if (report.actions.length > 0) blocks.push(summaryLine(report, p))
+  return blocks.join('\n\n') + '\n'
+}
+
+function actionsTable(actions: readonly Action[], {wide, palette}: SyncTableOptions): string {
+  const head = ['ACTION', 'OBJECT', 'REASON']
+  if (wide) head.push('ROUND', 'SUBRESOURCE', 'RESOURCEVERSION', 'CHANGES')
+  const objects = actions.map((a) => refKey(a.object))
+  // Narrow: REASON gets what ACTION and OBJECT leave of 80 columns (they are never cut: they identify the row).
+  const budget = wide ? Infinity : remainingWidth([['ACTION', ...actions.map((a) => a.action)], ['OBJECT', ...objects]])
+  const reasons = actions.map((a) => truncate(oneLine(a.reason) || NONE, budget))
+  const rows = actions.map((a, i) => {
+    const row = [colorAction(a.action, palette), objects[i], reasons[i]]
+    if (wide) {
+      row.push(String(a.round), a.subresource ?? NONE, a.resourceVersion ?? NONE, changes(a.patch))
+    }
+    return row
+  })
+  return table(head, rows)
+}
+
+// Messages are not cut: like `kubectl get events`, the event is only useful whole. Narrow output folds the
+// count into the message as kubectl describe does ("(x3)"); wide output gives it a column.
+function eventsTable(events: readonly PlannedEvent[], {wide, palette}: SyncTableOptions): string {
+  const head = ['TYPE', 'REASON', 'OBJECT', 'MESSAGE']
+  if (wide) head.push('COUNT')
+  const rows = events.map((e) => {
+    const type = e.type === 'Warning' ? palette.yellow(e.type) : e.type
+    const message = oneLine(e.message) || NONE
+    if (wide) return [type, e.reason, refKey(e.object), message, String(e.count)]
+    return [type, e.reason, refKey(e.object), e.count > 1 ? `${message} (x${e.count})` : message]
+  })
+  return table(head, rows)
+}
+
+// Errors are never truncated: the message is what the user has to act on.
+function errorsTable(errors: readonly SyncError[], palette: Palette): string {
+  const rows = errors.map((e) => [refKey(e.object), palette.red(oneLine(e.message) || NONE)])
+  return table(['OBJECT', 'ERROR'], rows)
+}
+
+function summaryLine(report: SyncReport, p: Palette): string {
+  const s: SyncSummary = report.summary
+  const counts = [
+    count(s.binds, 'bind'),
+    count(s.releases, 'release'),
+    count(s.recycles, 'recycle'),
+    count(s.deletions, 'deletion'),
+  ]
+  // Provisioning is rare in a snapshot simulation: mention it only when it happens.
+  if (s.provisions > 0) counts.push(count(s.provisions, 'provision'))
+  counts.push(count(s.lostClaims, 'lost claim'), count(s.phaseChanges, 'phase change'))
+  const head = `Plan: ${counts.join(', ')} (${count(s.writes, 'write')})`
+  return report.converged
+    ? `${head} in ${count(report.rounds, 'round')}; ${p.green('converged')}.`
+    : `${head}; ${p.yellow(`not converged after ${count(report.rounds, 'round')}`)}.`
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
+// Bindings and provisioning make storage usable; delete, recycle and unbind take it away or scrub it.
+const GREEN_ACTIONS: ReadonlySet<ActionType> = new Set<ActionType>(['bind-volume', 'bind-claim', 'provision'])
+const RED_ACTIONS: ReadonlySet<ActionType> = new Set<ActionType>(['delete', 'recycle', 'unbind-volume'])
+
+function colorAction(action: ActionType, p: Palette): string {
+  if (GREEN_ACTIONS.has(action)) return p.green(action)
+  if (RED_ACTIONS.has(action)) return p.red(action)
+  return action
+}
+
+/** The paths a write touches, as JSON Pointers (the `patch` of `-o json`), in patch order, once each. */
+function changes(patch: readonly JsonPatchOp[]): string {
+  const paths = [...new Set(patch.map((op) => op.path))]
+  return paths.length === 0 ? NONE : paths.join(',')
+}
+
+/** What is left of TARGET_WIDTH for a last free-text column after the given columns (header and cells). */
+function remainingWidth(columns: ReadonlyArray<readonly string[]>): number {
+  const used = columns.reduce((sum, cells) => sum + Math.max(...cells.map(width)) + GAP, 0)
+  return Math.max(TARGET_WIDTH - used, MIN_TEXT_WIDTH)
+}
+
+function width(s: string): number {
+  return Array.from(s).length
+}
+
+function truncate(s: string, max: number): string {
+  const chars = Array.from(s)
+  return chars.length <= max ? s : chars.slice(0, max - 1).join('').trimEnd() + ELLIPSIS
+}
+
+/** A cell is one line: cli-table3 would otherwise split a row across lines. */
+function oneLine(s: string): string {
+  return s.replace(/\s*[\r\n]+\s*/g, ' ').trim()
+}
+
+const BORDERLESS = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+}
+
+// `kubectl get`'s layout through cli-table3: no borders, no padding, columns GAP spaces apart. The style
+// must be emptied explicitly or cli-table3 colours the header red even with colour off (TOOLCHAIN.md).
+function table(head: string[], rows: string[][]): string {
+  const t = new Table({
+    head,
+    chars: BORDERLESS,
+    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+    wordWrap: false,
+  })
+  t.push(...rows)
+  // cli-table3 pads the last column to its width; kubectl's tabwriter does not.
+  return t
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+}

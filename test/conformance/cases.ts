@@ -1,0 +1,42 @@
+// Loading ../shared/conformance (or $PVCTL_CONFORMANCE_DIR).
+import {existsSync, readdirSync, readFileSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
+
+export function conformanceDir(): string {
+  const dir = process.env.PVCTL_CONFORMANCE_DIR ?? path.resolve(repoRoot, '../shared/conformance')
+  if (!existsSync(dir)) {
+    throw new Error(`conformance cases not found at ${dir}: check out shared/ beside the repository or set PVCTL_CONFORMANCE_DIR`)
+  }
+  return dir
+}
+
+export interface ConformanceCase {
+  name: string
+  source: string
+  group: string
+  test: 'syncClaim' | 'syncVolume' | 'multiSync'
+  target: string
+  firstCall?: string
+  initial: {items: Array<Record<string, unknown>>}
+  expected: {volumes: Array<Record<string, unknown>>; claims: Array<Record<string, unknown>>}
+  expectedEvents: string[]
+  expectError: boolean
+  featureGates: Record<string, boolean> | null
+  featureGateVariants?: Array<Record<string, unknown>>
+  reactorErrors: unknown[]
+  pluginMock: unknown
+  dependsOnPluginMock: boolean
+  dependsOnHarness: boolean
+  notes: string | null
+}
+
+export function loadCases(sub: 'cases' | 'engine'): Array<{file: string; cases: any[]}> {
+  const dir = path.join(conformanceDir(), sub)
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((file) => ({file, cases: JSON.parse(readFileSync(path.join(dir, file), 'utf8')).cases}))
+}
