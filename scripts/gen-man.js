@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+// Generates man/pvctl.1 and man/pvctl-<command>.1 from the commands' own help (the oclif manifest
+// built by `npm run build`), through ronn-style markdown and marked-man. `--check` compares instead of
+// writing, for the test that keeps the committed pages in step with the help.
+import {Config} from '@oclif/core'
+import {marked} from 'marked'
+import markedMan from 'marked-man'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+// A fixed date keeps the pages reproducible; bump it with the version.
+const MAN_DATE = Date.UTC(2026, 10, 30)
+
+function escapeMd(s) {
+  return String(s).replace(/([\\*_[\]<>])/g, '\\$1')
+}
+
+/** Splits "text ... EXIT STATUS\n  lines" into the description and the exit status lines. */
+function splitExitStatus(description) {
+  const idx = description.indexOf('EXIT STATUS')
+  if (idx < 0) return {text: description.trim(), exit: []}
+  const exit = description
+    .slice(idx + 'EXIT STATUS'.length)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+  return {text: description.slice(0, idx).trim(), exit}
+}
+
+function flagLine(name, flag) {
+  const names = [flag.char ? `\`-${flag.char}\`` : null, `\`--${flag.allowNo ? `[no-]${name}` : name}\``].filter(Boolean).join(', ')
+  const value = flag.type === 'option' ? `=*${escapeMd(flag.helpValue ?? (flag.options ? flag.options.join('|') : 'VALUE'))}*` : ''
+  const parts = [flag.summary ?? '', flag.description ?? ''].filter((s) => s !== '').map(escapeMd)
+  if (flag.options) parts.push(`One of: ${flag.options.map((o) => `\`${o}\``).join(', ')}.`)
+  if (flag.default !== undefined && flag.type === 'option') parts.push(`Default: \`${flag.default}\`.`)
+  return `* ${names}${value}:\n  ${parts.join(' ')}\n`
+}
+
+function commandPage(bin, cmd) {
+  const name = `${bin}-${cmd.id.replace(/:/g, '-')}`
+  const {text, exit} = splitExitStatus(cmd.description ?? '')
+  const args = Object.values(cmd.args ?? {})
+    .map((a) => `[*${a.name.toUpperCase()}*...]`)
+    .join(' ')
+  const out = [`# ${name}(1) -- ${cmd.summary}`, '', '## SYNOPSIS', '', `\`${bin} ${cmd.id}\` ${args} [*OPTIONS*]`, '', '## DESCRIPTION', '']
+  out.push(escapeMd(text).split('\n\n').join('\n\n'), '')
+  const argDocs = Object.values(cmd.args ?? {})
+  if (argDocs.length > 0) {
+    out.push('## ARGUMENTS', '')
+    for (const a of argDocs) out.push(`* *${a.name.toUpperCase()}*:`, `  ${escapeMd(a.description ?? '')}`, '')
+  }
+  out.push('## OPTIONS', '')
+  for (const [fname, flag] of Object.entries(cmd.flags ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    if (flag.hidden) continue
+    out.push(flagLine(fname, flag))
+  }
+  if (exit.length > 0) {
+    out.push('## EXIT STATUS', '')
+    for (const line of exit) {
+      const m = /^(\d+)\s+(.*)$/.exec(line)
+      out.push(m ? `* \`${m[1]}\`:\n  ${escapeMd(m[2])}\n` : escapeMd(line))
+    }
+  }
+  const examples = cmd.examples ?? []
+  if (examples.length > 0) {
+    out.push('## EXAMPLES', '')
+    for (const ex of examples) {
+      const e = typeof ex === 'string' ? {command: ex} : ex
+      const command = e.command.replace(/<%= config.bin %>/g, bin).replace(/<%= command.id %>/g, cmd.id)
+      if (e.description) out.push(escapeMd(e.description), '')
+      out.push('```', command, '```', '')
+    }
+  }
+  out.push('## SEE ALSO', '', `${bin}(1), kubectl(1)`, '')
+  return {name, markdown: out.join('\n')}
+}
+
+function rootPage(bin, commands) {
+  const out = [
+    `# ${bin}(1) -- ${escapeMd(pkg.description)}`,
+    '',
+    '## SYNOPSIS',
+    '',
+    `\`${bin}\` *COMMAND* [*OPTIONS*]`,
+    '',
+    '## DESCRIPTION',
+    '',
+    `${bin} runs the decisions of the Kubernetes v1.31 PersistentVolume controller (binding claims to volumes, marking claims Lost, releasing volumes whose claim is gone, applying the reclaim policy) on a cluster snapshot and reports them as a plan.`,
+    '',
+    '## COMMANDS',
+    '',
+  ]
+  for (const cmd of commands) out.push(`* \`${bin} ${cmd.id}\`:`, `  ${escapeMd(cmd.summary ?? '')} See ${bin}-${cmd.id}(1).`, '')
+  out.push('## ENVIRONMENT', '', '* `NO_COLOR`:', '  Set and not empty: no colour, unless `--color` is given.', '', '* `PVCTL_DEBUG`:', '  Set: print the stack trace of an internal error.', '')
+  out.push('## SEE ALSO', '', commands.map((c) => `${bin}-${c.id}(1)`).join(', '), '')
+  return {name: bin, markdown: out.join('\n')}
+}
+
+function toRoff(markdown) {
+  markedMan.date = MAN_DATE
+  markedMan.manVersion = pkg.version
+  return marked.parse(markdown, {async: false})
+}
+
+const config = await Config.load(root)
+const bin = config.bin
+const commands = config.commands.filter((c) => !c.hidden && !c.pluginName?.startsWith('@oclif/')).sort((a, b) => a.id.localeCompare(b.id))
+marked.use(markedMan)
+const pages = [rootPage(bin, commands), ...commands.map((c) => commandPage(bin, c))]
+const check = process.argv.includes('--check')
+const manDir = path.join(root, 'man')
+mkdirSync(manDir, {recursive: true})
+let stale = 0
+for (const page of pages) {
+  const file = path.join(manDir, `${page.name}.1`)
+  const roff = toRoff(page.markdown)
+  if (check) {
+    let current = ''
+    try {
+      current = readFileSync(file, 'utf8')
+    } catch {}
+    if (current !== roff) {
+      process.stderr.write(`stale man page: man/${page.name}.1 (run npm run man)\n`)
+      stale++
+    }
+  } else {
+    writeFileSync(file, roff)
+    process.stdout.write(`wrote man/${page.name}.1\n`)
+  }
+}
+process.exit(stale > 0 ? 1 : 0)

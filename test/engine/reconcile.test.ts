@@ -1,0 +1,79 @@
+// reconcile(): rounds, convergence, follow-ups of named objects, determinism and purity.
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+
+import {reconcile} from '../../src/engine/reconcile.js'
+import {bound, byController, pv, pvc, state} from './builders.js'
+
+const cluster = () =>
+  state({
+    volumes: [
+      pv('v-small', {capacity: '1Gi', phase: 'Pending'}),
+      pv('v-old', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound'}),
+      pv('v-race', {claim: {name: 'a', uid: 'ua'}, phase: 'Bound', annotations: byController}),
+    ],
+    claims: [pvc('a', 'ua', {annotations: bound, volumeName: 'v-winner', phase: 'Bound'}), pvc('b', 'ub', {className: ''})],
+  })
+
+test('rounds repeat until one makes no write, then converged', () => {
+  const r = reconcile(cluster())
+  assert.equal(r.converged, true)
+  // round 1: b finds nothing (v-small is Pending, v-race taken); v-small becomes Available and v-race is
+  // rolled back. Round 2 binds b to the first of the two equal 1Gi volumes by name. Round 3 writes nothing.
+  assert.equal(r.rounds, 3)
+  assert.equal(r.claims.find((c) => c.metadata.name === 'b')?.spec.volumeName, 'v-race')
+  assert.equal(r.volumes.find((v) => v.metadata.name === 'v-old')?.status?.phase, 'Released')
+  assert.equal(r.volumes.find((v) => v.metadata.name === 'v-race')?.spec.claimRef, undefined)
+  assert.deepEqual(
+    r.actions.map((a) => a.round),
+    [...r.actions.map((a) => a.round)].sort((x, y) => x - y),
+    'actions are in round order',
+  )
+})
+
+test('the round bound is reported as not converged', () => {
+  const r = reconcile(cluster(), {maxRounds: 1})
+  assert.equal(r.rounds, 1)
+  assert.equal(r.converged, false)
+})
+
+test('named objects: their syncs are followed by the objects they wrote', () => {
+  const r = reconcile(state({volumes: [pv('v')], claims: [pvc('c', 'u1', {volumeName: 'v'})]}), {targets: [{kind: 'PersistentVolumeClaim', namespace: 'default', name: 'c'}]})
+  assert.equal(r.converged, true)
+  assert.equal(r.volumes[0].status?.phase, 'Bound')
+  assert.equal(r.claims[0].status?.phase, 'Bound')
+})
+
+test('the same input gives the same plan, and the input is not modified', () => {
+  const input = cluster()
+  const before = JSON.stringify(input)
+  const a = reconcile(input)
+  const b = reconcile(cluster())
+  assert.deepEqual(a, b)
+  assert.equal(JSON.stringify(input), before)
+})
+
+test('every write bumps resourceVersion above any read, and records the one it was conditional on', () => {
+  const r = reconcile(cluster())
+  const writes = r.actions.filter((a) => a.patch.length > 0)
+  assert.ok(writes.length > 0)
+  for (const a of writes) assert.ok(a.resourceVersion !== undefined)
+  const versions = [...r.volumes, ...r.claims].map((o) => Number(o.metadata.resourceVersion))
+  assert.ok(Math.max(...versions) > 1)
+})
+
+test('identical events are aggregated with a count across rounds', () => {
+  const r = reconcile(state({claims: [pvc('lonely', 'u', {className: ''})], volumes: [pv('v', {phase: 'Pending', capacity: '1Mi'})]}))
+  const failed = r.events.filter((e) => e.reason === 'FailedBinding')
+  assert.equal(failed.length, 1)
+  assert.equal(failed[0].count, r.rounds)
+})
+
+test('namespace scope: only claims of the namespace, and volumes unbound or bound into it', () => {
+  const s = state({
+    volumes: [pv('free'), pv('theirs', {claim: {namespace: 'b', name: 'x', uid: 'ux'}, phase: 'Bound'})],
+    claims: [pvc('mine', 'u1', {namespace: 'a'}), pvc('x', 'ux', {namespace: 'b', annotations: bound, volumeName: 'theirs', phase: 'Bound'})],
+  })
+  const r = reconcile(s, {scope: {namespace: 'a'}})
+  assert.ok(r.actions.every((a) => a.object.kind === 'PersistentVolume' ? a.object.name === 'free' : a.object.namespace === 'a'), JSON.stringify(r.actions.map((a) => a.object)))
+})
