@@ -25,7 +25,9 @@ export function checkNodeAffinity(nodeAffinity: unknown, node: NodeInfo): string
   const affinity = nodeAffinity as VolumeNodeAffinity | null | undefined
   if (affinity == null) return undefined
   if (affinity.required != null) {
-    if (!matchNodeSelectorTerms(node, affinity.required.nodeSelectorTerms ?? [])) {
+    // Go builds a node from the labels alone (CheckNodeAffinity(pv, node.Labels)): matchFields on
+    // metadata.name see an empty name.
+    if (!matchNodeSelectorTerms({labels: node.labels}, affinity.required.nodeSelectorTerms ?? [])) {
       return 'no matching NodeSelectorTerms'
     }
   }
@@ -48,6 +50,10 @@ function matchRequirement(labels: Record<string, string>, req: NodeSelectorRequi
   const has = Object.prototype.hasOwnProperty.call(labels, req.key)
   const value = labels[req.key]
   const values = req.values ?? []
+  // labels.NewRequirement rejects In/NotIn without values and Exists/DoesNotExist with values; Go turns
+  // that parse error into "the term does not match".
+  if ((req.operator === 'In' || req.operator === 'NotIn') && values.length === 0) return false
+  if ((req.operator === 'Exists' || req.operator === 'DoesNotExist') && values.length > 0) return false
   switch (req.operator) {
     case 'In':
       return has && values.includes(value)

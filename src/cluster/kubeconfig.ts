@@ -1,0 +1,201 @@
+// Kubeconfig resolution exactly as kubectl (client-go clientcmd) does it, because client-node's
+// loadFromDefault differs in ways that matter to an operator: it lets the LAST KUBECONFIG file's
+// current-context win (kubectl: the first), throws on duplicate names (kubectl: first wins), and
+// silently falls back to http://localhost:8080 when nothing is configured (kubectl: an error).
+//
+//   --kubeconfig FILE        that file alone (it must exist)
+//   KUBECONFIG=a:b:c         every existing file, merged: the first file to set a name or a field wins
+//   ~/.kube/config           if it exists
+//   in-cluster               the pod's service account (KUBERNETES_SERVICE_HOST/PORT, token, ca.crt)
+//   nothing                  an error, never a guess
+import {existsSync, readFileSync} from 'node:fs'
+import {homedir} from 'node:os'
+import path from 'node:path'
+
+import {parse as parseYaml} from 'yaml'
+
+import {ClusterError, UsageError} from '../errors.js'
+
+interface Named<T> {
+  name: string
+  [key: string]: unknown
+  cluster?: T
+  user?: T
+  context?: T
+}
+
+export interface KubeconfigDoc {
+  clusters?: Array<Named<Record<string, unknown>>> | null
+  users?: Array<Named<Record<string, unknown>>> | null
+  contexts?: Array<Named<Record<string, unknown>>> | null
+  'current-context'?: string
+  [key: string]: unknown
+}
+
+export interface ResolvedCluster {
+  name: string
+  server: string
+  'certificate-authority'?: string
+  'certificate-authority-data'?: string
+  'insecure-skip-tls-verify'?: boolean
+  'tls-server-name'?: string
+  'proxy-url'?: string
+}
+
+export interface ResolvedUser {
+  name: string
+  token?: string
+  tokenFile?: string
+  'client-certificate'?: string
+  'client-certificate-data'?: string
+  'client-key'?: string
+  'client-key-data'?: string
+  username?: string
+  password?: string
+  exec?: unknown
+  'auth-provider'?: unknown
+}
+
+export interface ResolvedConfig {
+  /** Where the configuration came from, for messages (never credentials). */
+  origin: string
+  contextName: string
+  cluster: ResolvedCluster
+  user: ResolvedUser
+  /** The context's namespace, if it sets one. */
+  namespace?: string
+}
+
+export interface KubeconfigOptions {
+  kubeconfig?: string
+  context?: string
+  env?: Record<string, string | undefined>
+  home?: string
+  /** Where the in-cluster service account is mounted (tests point it elsewhere). */
+  serviceAccountDir?: string
+}
+
+// Fields holding paths, resolved against the directory of the file that set them (as clientcmd does).
+const clusterPathFields = ['certificate-authority']
+const userPathFields = ['client-certificate', 'client-key', 'tokenFile']
+
+function readDoc(file: string): KubeconfigDoc {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    throw new UsageError(`kubeconfig "${file}": ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
+  }
+  let doc: unknown
+  try {
+    doc = parseYaml(text) ?? {}
+  } catch (err) {
+    throw new UsageError(`kubeconfig "${file}": invalid YAML: ${(err as Error).message.split('\n')[0]}`)
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UsageError(`kubeconfig "${file}": not a kubeconfig (expected a mapping)`)
+  const dir = path.dirname(path.resolve(file))
+  const d = doc as KubeconfigDoc
+  for (const c of d.clusters ?? []) resolvePaths(c.cluster, clusterPathFields, dir)
+  for (const u of d.users ?? []) resolvePaths(u.user, userPathFields, dir)
+  return d
+}
+
+function resolvePaths(entry: Record<string, unknown> | undefined, fields: string[], dir: string): void {
+  if (entry == null) return
+  for (const f of fields) {
+    const v = entry[f]
+    if (typeof v === 'string' && v !== '' && !path.isAbsolute(v)) entry[f] = path.join(dir, v)
+  }
+}
+
+/**
+ * Merges kubeconfig documents as clientcmd's loading rules do: for clusters, users and contexts the
+ * first document to define a name wins; the first non-empty current-context wins.
+ */
+export function mergeKubeconfigs(docs: readonly KubeconfigDoc[]): KubeconfigDoc {
+  const merged: Required<Pick<KubeconfigDoc, 'clusters' | 'users' | 'contexts'>> & KubeconfigDoc = {clusters: [], users: [], contexts: []}
+  for (const key of ['clusters', 'users', 'contexts'] as const) {
+    const seen = new Set<string>()
+    for (const doc of docs) {
+      for (const entry of doc[key] ?? []) {
+        if (entry == null || typeof entry.name !== 'string' || seen.has(entry.name)) continue
+        seen.add(entry.name)
+        merged[key]!.push(entry)
+      }
+    }
+  }
+  const current = docs.map((d) => d['current-context']).find((c) => typeof c === 'string' && c !== '')
+  if (current !== undefined) merged['current-context'] = current
+  return merged
+}
+
+/** Picks the context and resolves its cluster and user; errors name what is missing, never secrets. */
+export function resolveContext(doc: KubeconfigDoc, origin: string, contextOverride?: string): ResolvedConfig {
+  const contextName = contextOverride ?? doc['current-context']
+  if (contextName === undefined || contextName === '') {
+    throw new UsageError(`${origin}: no current context is set; pass --context NAME`, ['kubectl config get-contexts'])
+  }
+  const context = (doc.contexts ?? []).find((c) => c.name === contextName)?.context
+  if (context === undefined) {
+    throw new UsageError(`${origin}: context "${contextName}" does not exist`, ['kubectl config get-contexts'])
+  }
+  const clusterName = String(context.cluster ?? '')
+  const userName = String(context.user ?? '')
+  const cluster = (doc.clusters ?? []).find((c) => c.name === clusterName)?.cluster
+  if (cluster === undefined) throw new UsageError(`${origin}: context "${contextName}" names cluster "${clusterName}", which does not exist`)
+  if (typeof cluster.server !== 'string' || cluster.server === '') throw new UsageError(`${origin}: cluster "${clusterName}" has no server`)
+  const user = (doc.users ?? []).find((u) => u.name === userName)?.user ?? {}
+  const namespace = typeof context.namespace === 'string' && context.namespace !== '' ? context.namespace : undefined
+  return {
+    origin,
+    contextName,
+    cluster: {...(cluster as Omit<ResolvedCluster, 'name'>), name: clusterName},
+    user: {...(user as Omit<ResolvedUser, 'name'>), name: userName},
+    ...(namespace !== undefined ? {namespace} : {}),
+  }
+}
+
+/** kubectl's loading rules, then the context. */
+export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
+  const env = opts.env ?? process.env
+  if (opts.kubeconfig !== undefined) {
+    if (!existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig "${opts.kubeconfig}": no such file`)
+    return resolveContext(readDoc(opts.kubeconfig), opts.kubeconfig, opts.context)
+  }
+  const list = (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
+  if (list.length > 0) {
+    const existing = list.filter((p) => existsSync(p))
+    if (existing.length > 0) {
+      return resolveContext(mergeKubeconfigs(existing.map(readDoc)), `KUBECONFIG (${existing.join(path.delimiter)})`, opts.context)
+    }
+  }
+  const home = opts.home ?? env.HOME ?? homedir()
+  const defaultFile = path.join(home, '.kube', 'config')
+  if (existsSync(defaultFile)) return resolveContext(readDoc(defaultFile), defaultFile, opts.context)
+  const inCluster = inClusterConfig(env, opts.serviceAccountDir ?? '/var/run/secrets/kubernetes.io/serviceaccount')
+  if (inCluster !== undefined) {
+    if (opts.context !== undefined) throw new UsageError(`--context "${opts.context}": there is no kubeconfig, only the in-cluster service account`)
+    return inCluster
+  }
+  throw new ClusterError('no cluster configured: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and not running in a pod', [
+    'pass --kubeconfig FILE, or read a snapshot with -f FILE',
+  ])
+}
+
+/** rest.InClusterConfig: the service account token and CA, and the API's service address. */
+function inClusterConfig(env: Record<string, string | undefined>, dir: string): ResolvedConfig | undefined {
+  const host = env.KUBERNETES_SERVICE_HOST
+  const port = env.KUBERNETES_SERVICE_PORT
+  const tokenFile = path.join(dir, 'token')
+  if (host === undefined || host === '' || port === undefined || port === '' || !existsSync(tokenFile)) return undefined
+  const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`
+  const namespaceFile = path.join(dir, 'namespace')
+  const namespace = existsSync(namespaceFile) ? readFileSync(namespaceFile, 'utf8').trim() : undefined
+  return {
+    origin: 'in-cluster service account',
+    contextName: 'in-cluster',
+    cluster: {name: 'in-cluster', server, 'certificate-authority': path.join(dir, 'ca.crt')},
+    user: {name: 'in-cluster', tokenFile},
+    ...(namespace ? {namespace} : {}),
+  }
+}
