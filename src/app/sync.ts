@@ -76,16 +76,28 @@ function withKind<T extends PersistentVolume | PersistentVolumeClaim>(kind: 'Per
   return (obj: T): T => (obj.kind === kind && obj.apiVersion !== undefined ? obj : {apiVersion: 'v1', kind, ...obj})
 }
 
+/** The phase a status write sets, whether the patch replaces /status/phase or adds /status whole. */
+function phaseSet(a: Action): string | undefined {
+  for (const p of a.patch) {
+    if (p.path === '/status/phase' && p.op !== 'remove') return String(p.value)
+    if (p.path === '/status' && p.op !== 'remove') {
+      const phase = (p.value as {phase?: unknown} | null)?.phase
+      if (typeof phase === 'string') return phase
+    }
+  }
+  return undefined
+}
+
 function summarize(actions: readonly Action[]): SyncSummary {
-  const phaseTo = (a: Action, phase: string) => a.patch.some((p) => p.path === '/status/phase' && p.value === phase)
+  const phaseActions = actions.filter((a) => (a.action === 'set-volume-phase' || a.action === 'set-claim-phase') && phaseSet(a) !== undefined)
   return {
     binds: actions.filter((a) => a.action === 'bind-claim').length,
-    releases: actions.filter((a) => a.action === 'set-volume-phase' && phaseTo(a, 'Released')).length,
+    releases: phaseActions.filter((a) => a.action === 'set-volume-phase' && phaseSet(a) === 'Released').length,
     recycles: actions.filter((a) => a.action === 'recycle').length,
     deletions: actions.filter((a) => a.action === 'delete').length,
     provisions: actions.filter((a) => a.action === 'provision').length,
-    lostClaims: actions.filter((a) => a.action === 'set-claim-phase' && phaseTo(a, 'Lost')).length,
-    phaseChanges: actions.filter((a) => (a.action === 'set-volume-phase' || a.action === 'set-claim-phase') && a.patch.some((p) => p.path === '/status/phase')).length,
+    lostClaims: phaseActions.filter((a) => a.action === 'set-claim-phase' && phaseSet(a) === 'Lost').length,
+    phaseChanges: phaseActions.length,
     writes: actions.filter((a) => a.action !== 'recycle' && a.action !== 'delete' && a.action !== 'provision').length,
   }
 }

@@ -25,7 +25,9 @@ export function presentError(err: unknown): PresentedError {
     return {message: firstLine(err.message), exitCode: err.exitCode, suggestions: err.suggestions}
   }
   if (isOclifParseError(err)) {
-    return {message: firstLine(err.message), exitCode: ExitCode.Usage, suggestions: ['see --help']}
+    // oclif puts the reason on the following lines ("Parsing --rounds\n\tExpected an integer ..."):
+    // keep them, on one line, and drop its "See more help" trailer.
+    return {message: oneLine(err.message), exitCode: ExitCode.Usage, suggestions: ['see --help']}
   }
   const message = err instanceof Error ? err.message : String(err)
   return {
@@ -33,6 +35,15 @@ export function presentError(err: unknown): PresentedError {
     exitCode: ExitCode.Usage,
     suggestions: [],
   }
+}
+
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !/^See more help/.test(l))
+    .join(': ')
+    .replace(/^Error:\s*/, '')
 }
 
 function firstLine(message: string): string {

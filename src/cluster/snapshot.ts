@@ -392,6 +392,10 @@ function validate(
       }
     }
   }
+  // The shapes of the other fields the controller reads: a wrong type would otherwise be read as
+  // "absent" and silently change a decision.
+  const shapeError = checkShapes(kind, obj, spec, status)
+  if (shapeError !== undefined) return error(shapeError[0], shapeError[1])
   if (kind === 'PersistentVolumeClaim' && spec.selector !== undefined && spec.selector !== null) {
     try {
       compileLabelSelector(spec.selector as never)
@@ -402,6 +406,61 @@ function validate(
     }
   }
   return text
+}
+
+type Shape = 'string' | 'object' | 'string[]' | 'object[]'
+
+// Field → shape, for the fields the engine reads. Absent and null are always accepted.
+const shapes: Record<string, Array<[string, Shape]>> = {
+  PersistentVolume: [
+    ['spec.accessModes', 'string[]'],
+    ['spec.claimRef', 'object'],
+    ['spec.claimRef.name', 'string'],
+    ['spec.claimRef.namespace', 'string'],
+    ['spec.claimRef.uid', 'string'],
+    ['spec.persistentVolumeReclaimPolicy', 'string'],
+    ['spec.storageClassName', 'string'],
+    ['spec.volumeMode', 'string'],
+    ['metadata.finalizers', 'string[]'],
+    ['status.phase', 'string'],
+    ['status.message', 'string'],
+  ],
+  PersistentVolumeClaim: [
+    ['spec.accessModes', 'string[]'],
+    ['spec.volumeName', 'string'],
+    ['spec.storageClassName', 'string'],
+    ['spec.volumeMode', 'string'],
+    ['status.phase', 'string'],
+    ['status.accessModes', 'string[]'],
+  ],
+  StorageClass: [
+    ['provisioner', 'string'],
+    ['volumeBindingMode', 'string'],
+    ['reclaimPolicy', 'string'],
+    ['mountOptions', 'string[]'],
+  ],
+  Pod: [
+    ['spec.nodeName', 'string'],
+    ['spec.volumes', 'object[]'],
+    ['status.phase', 'string'],
+  ],
+}
+
+function checkShapes(kind: string, obj: Obj, spec: Obj, status: Obj): [string, string] | undefined {
+  for (const [field, shape] of shapes[kind] ?? []) {
+    const [head, ...rest] = field.split('.')
+    let value: unknown = head === 'spec' ? spec : head === 'status' ? status : obj[head]
+    for (const part of rest) value = isObject(value) ? value[part] : undefined
+    if (value === undefined || value === null) continue
+    const ok =
+      shape === 'string'
+        ? typeof value === 'string'
+        : shape === 'object'
+          ? isObject(value)
+          : Array.isArray(value) && value.every((v) => (shape === 'string[]' ? typeof v === 'string' : isObject(v)))
+    if (!ok) return [field, `must be ${shape === 'string' ? 'a string' : shape === 'object' ? 'an object' : shape === 'string[]' ? 'a list of strings' : 'a list of objects'}, got ${describe(value)}`]
+  }
+  return undefined
 }
 
 function fieldKey(key: string): string {

@@ -35,7 +35,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n), pv/NAME. Default: all.', required: false}),
+    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n), pv/NAME. Default: all.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {

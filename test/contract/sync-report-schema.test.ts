@@ -7,15 +7,13 @@ import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import Ajv2020Module from 'ajv/dist/2020.js'
+import {Ajv2020} from 'ajv/dist/2020.js'
 import {parse as parseYaml} from 'yaml'
 
 import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli, tempDir} from '../cli/run-cli.js'
 
 type Json = Record<string, unknown>
 
-// ajv is CommonJS: Node's ESM loader hands over module.exports, tsx may hand over exports.default.
-const Ajv2020 = ((Ajv2020Module as unknown as {default?: unknown}).default ?? Ajv2020Module) as typeof Ajv2020Module
 const schema = JSON.parse(readFileSync(path.join(repoRoot, 'schema', 'sync-report.schema.json'), 'utf8')) as Json
 const ajv = new Ajv2020({allErrors: true, strict: true, strictRequired: false})
 const validate = ajv.compile(schema)
