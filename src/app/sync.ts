@@ -88,7 +88,7 @@ function phaseSet(a: Action): string | undefined {
   return undefined
 }
 
-function summarize(actions: readonly Action[]): SyncSummary {
+export function summarize(actions: readonly Action[]): SyncSummary {
   const phaseActions = actions.filter((a) => (a.action === 'set-volume-phase' || a.action === 'set-claim-phase') && phaseSet(a) !== undefined)
   return {
     binds: actions.filter((a) => a.action === 'bind-claim').length,

@@ -14,7 +14,7 @@ import path from 'node:path'
 
 import {parse as parseYaml} from 'yaml'
 
-import {ClusterError, UsageError} from '../errors.js'
+import {UsageError} from '../errors.js'
 
 interface Named<T> {
   name: string
@@ -177,7 +177,8 @@ export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
     if (opts.context !== undefined) throw new UsageError(`--context "${opts.context}": there is no kubeconfig, only the in-cluster service account`)
     return inCluster
   }
-  throw new ClusterError('no cluster configured: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and not running in a pod', [
+  // A configuration problem, not the cluster's: a usage error (exit 2).
+  throw new UsageError('no cluster configured: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and not running in a pod', [
     'pass --kubeconfig FILE, or read a snapshot with -f FILE',
   ])
 }

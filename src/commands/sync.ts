@@ -1,10 +1,12 @@
 import {Args, Flags} from '@oclif/core'
 
-import {loadState} from '../app/load-state.js'
+import type {SyncReport} from '../app/sync-report.js'
+import {loadSnapshot} from '../cluster/snapshot.js'
 import {hasChanges, planSync} from '../app/sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
+import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {FeatureGateError, parseFeatureGates} from '../engine/feature-gates.js'
 import {EXIT_STATUS_HELP, ExitCode, UsageError} from '../errors.js'
@@ -21,6 +23,8 @@ export default class Sync extends PvctlCommand {
 Claims are synced before volumes, each in name order (namespace, then name), as an informer lists them; rounds repeat until one makes no write (at most --rounds).
 
 With -f the state comes from a snapshot and nothing is ever written: the plan is a simulation.
+
+Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. Ctrl-C stops issuing writes; a re-run completes the job.
 
 EXIT STATUS
 ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
@@ -45,6 +49,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
     rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
+    concurrency: Flags.integer({summary: 'Independent volume/claim pairs written at once (live clusters).', default: 4, min: 1, helpValue: 'N'}),
+    qps: Flags.integer({summary: 'Client-side rate limit, requests per second, as client-go (live clusters).', default: 5, min: 1, helpValue: 'N'}),
+    burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
+    events: Flags.boolean({summary: 'Record the controller\'s events as core/v1 Events on the objects written (live clusters).', default: true, allowNo: true}),
     ...engineFlags,
   }
 
@@ -61,37 +69,98 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     const namespace = flags.namespace ?? 'default'
     const targets = parseObjectArgs(argv as string[], namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
-    const loaded = await loadState(flags, process.stdin)
-    for (const [kind, count] of Object.entries(loaded.skipped)) {
-      process.stderr.write(`pvctl: skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)\n`)
+    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
+    const render = (report: SyncReport): string => {
+      switch (flags.output) {
+        case 'json':
+          return renderReportJson(report)
+        case 'yaml':
+          return renderReportYaml(report)
+        case 'diff':
+          return renderSyncDiff(report, palette)
+        default:
+          return renderSyncTable(report, {wide: flags.output === 'wide', palette})
+      }
     }
-
-    const report = planSync(loaded.state, {
-      dryRun: flags['dry-run'] || !loaded.live,
+    const syncOptions = {
       gates,
       maxRounds: flags.rounds,
       targets: targets.length > 0 ? targets : undefined,
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector,
-    })
+    }
 
-    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    switch (flags.output) {
-      case 'json':
-        process.stdout.write(renderReportJson(report))
-        break
-      case 'yaml':
-        process.stdout.write(renderReportYaml(report))
-        break
-      case 'diff':
-        process.stdout.write(renderSyncDiff(report, palette))
-        break
-      default:
-        process.stdout.write(renderSyncTable(report, {wide: flags.output === 'wide', palette}))
+    if (flags.filename !== undefined) {
+      const snapshot = await loadSnapshot(flags.filename, {stdin: process.stdin})
+      reportSkipped(snapshot.skipped)
+      const report = planSync(snapshot.state, {...syncOptions, dryRun: true})
+      process.stdout.write(render(report))
+      if (!flags['dry-run']) {
+        process.stderr.write('pvctl: the state came from a snapshot (-f): nothing was written; the plan above is a simulation\n')
+      }
+      process.exitCode = hasChanges(report) ? ExitCode.Changes : ExitCode.Ok
+      return
     }
-    if (!loaded.live && !flags['dry-run']) {
-      process.stderr.write('pvctl: the state came from a snapshot (-f): nothing was written; the plan above is a simulation\n')
+
+    // A live cluster: client-node and the executor are loaded only now.
+    const {openLiveSession} = await import('../app/live-session.js')
+    const {loadLiveState} = await import('../cluster/live-loader.js')
+    const session = openLiveSession({kubeconfig: flags.kubeconfig, context: flags.context, qps: flags.qps, burst: flags.burst})
+    const spinner = await startSpinner(`loading from ${session.server}`)
+    let state
+    try {
+      state = await loadLiveState(session.api, {namespace: syncOptions.namespace, labelSelector: flags.selector}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+    } finally {
+      spinner.stop()
     }
-    process.exitCode = hasChanges(report) ? ExitCode.Changes : ExitCode.Ok
+    if (flags['dry-run']) {
+      const report = planSync(state, {...syncOptions, dryRun: true})
+      process.stdout.write(render(report))
+      process.exitCode = hasChanges(report) ? ExitCode.Changes : ExitCode.Ok
+      return
+    }
+
+    const {applySync} = await import('../app/sync-live.js')
+    const abort = new AbortController()
+    const onSigint = () => {
+      process.stderr.write('\npvctl: interrupted: finishing the writes in flight, issuing no more\n')
+      abort.abort()
+    }
+    process.once('SIGINT', onSigint)
+    const progress = await startSpinner('writing')
+    try {
+      const result = await applySync(
+        session.api,
+        state,
+        {
+          ...syncOptions,
+          dryRun: false,
+          yes: flags.yes,
+          concurrency: flags.concurrency,
+          events: flags.events,
+          signal: abort.signal,
+          confirm: canPrompt() ? async (plan) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${session.contextName}?`) : undefined,
+          onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
+        },
+        (plan) => {
+          // The plan is shown before consent, on stderr when stdout is for a machine-readable report.
+          const human = flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout
+          human.write(renderSyncTable(plan, {wide: false, palette}))
+        },
+      )
+      progress.stop()
+      process.stdout.write(render(result.report))
+      if (result.notice !== undefined) process.stderr.write(`pvctl: ${result.notice}\n`)
+      process.exitCode = result.exitCode
+    } finally {
+      progress.stop()
+      process.removeListener('SIGINT', onSigint)
+    }
+  }
+}
+
+function reportSkipped(skipped: Record<string, number>): void {
+  for (const [kind, count] of Object.entries(skipped)) {
+    process.stderr.write(`pvctl: skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)\n`)
   }
 }

@@ -44,6 +44,8 @@ export interface Action {
   resourceVersion?: string
   /** The round of the reconciliation that planned it (1-based). */
   round: number
+  /** The sync that planned it ("pvc/NS/NAME" or "pv/NAME"): writes of one sync are one unit of work. */
+  sync: string
 }
 
 export type EventType = 'Normal' | 'Warning'
@@ -55,6 +57,8 @@ export interface PlannedEvent {
   message: string
   /** How many times the controller would have emitted it (the recorder aggregates duplicates). */
   count: number
+  /** The sync that first emitted it. */
+  sync: string
 }
 
 /** A sync call that returned an error in the Go controller: it is retried on the next sync. */

@@ -39,6 +39,8 @@ export class SimulatedCluster {
   /** Bumped on every volume write, so the matching index knows when to rebuild. */
   volumesGeneration = 0
   round = 1
+  /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"), stamped on what it plans. */
+  currentSync = ''
   private lastResourceVersion: bigint
 
   constructor(state: ClusterState) {
@@ -93,6 +95,7 @@ export class SimulatedCluster {
       ...(subresource !== undefined ? {subresource} : {}),
       ...(before.metadata.resourceVersion !== undefined ? {resourceVersion: before.metadata.resourceVersion} : {}),
       round: this.round,
+      sync: this.currentSync,
     })
     this.touched.add(refKey(ref))
     return saved
@@ -126,6 +129,7 @@ export class SimulatedCluster {
       patch: [],
       ...(resourceVersion !== undefined ? {resourceVersion} : {}),
       round: this.round,
+      sync: this.currentSync,
     })
     this.touched.add(refKey(ref))
   }
@@ -135,7 +139,7 @@ export class SimulatedCluster {
     const key = `${refKey(ref)}\u0000${type}\u0000${reason}\u0000${message}`
     const existing = this.events.get(key)
     if (existing !== undefined) existing.count++
-    else this.events.set(key, {object: ref, type, reason, message, count: 1})
+    else this.events.set(key, {object: ref, type, reason, message, count: 1, sync: this.currentSync})
   }
 
   recordError(ref: ObjectRef, message: string): void {

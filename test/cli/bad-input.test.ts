@@ -21,7 +21,8 @@ interface Row {
   expectStderr: RegExp
   /** Success rows only: what stdout must match. */
   expectStdout?: RegExp
-  /** A known src/ bug: the row runs, and its failure is reported as TODO until the bug is fixed. */
+  /** Environment on top of the clean one; `{dir}` is the row's temp dir. */
+  env?: Record<string, string | undefined>
 }
 
 const PV = `apiVersion: v1
@@ -185,10 +186,18 @@ const rows: Row[] = [
     expectStderr: /^error: persistentvolume "nope" not found$/,
   },
   {
-    name: 'sync without -f (live clusters are not available yet)',
+    name: 'sync without -f and no cluster configured: an error, never localhost:8080',
+    files: {'home/': ''},
     args: ['-o', 'json'],
+    env: {HOME: '{dir}/home', KUBECONFIG: undefined, KUBERNETES_SERVICE_HOST: undefined},
     expectExit: 2,
-    expectStderr: /^error: .*live cluster.*-f /,
+    expectStderr: /^error: no cluster configured: .*~\/\.kube\/config/,
+  },
+  {
+    name: 'a --kubeconfig that does not exist',
+    args: ['--kubeconfig', '{dir}/nope.yaml'],
+    expectExit: 2,
+    expectStderr: /^error: --kubeconfig "\S*nope\.yaml": no such file$/,
   },
 
   // Not errors: kinds the controller does not read are skipped, with a count, and the run succeeds.
@@ -202,20 +211,22 @@ const rows: Row[] = [
   },
 ]
 
-function materialize(row: Row): string[] {
+function materialize(row: Row): {args: string[]; env?: Record<string, string | undefined>} {
   const dir = tempDir('bad-input')
   for (const [name, content] of Object.entries(row.files ?? {})) {
     if (name.endsWith('/')) mkdirSync(path.join(dir, name), {recursive: true})
     else writeFileSync(path.join(dir, name), content)
   }
-  return row.args.map((a) => a.replaceAll('{dir}', dir))
+  const env = row.env === undefined ? undefined : Object.fromEntries(Object.entries(row.env).map(([k, v]) => [k, v?.replaceAll('{dir}', dir)]))
+  return {args: row.args.map((a) => a.replaceAll('{dir}', dir)), env}
 }
 
 test('sync: bad input exits 2 with one `error:` line on stderr and nothing on stdout', {concurrency: 4}, async (t) => {
   await Promise.all(
     rows.map((row) =>
       t.test(row.name, async () => {
-        const res = await runCli(['sync', '--dry-run', ...materialize(row)], {stdin: row.stdin})
+        const {args, env} = materialize(row)
+        const res = await runCli(['sync', '--dry-run', ...args], {stdin: row.stdin, env})
         const shown = `exit ${res.code}\n--- stderr\n${res.stderr}--- stdout\n${res.stdout.slice(0, 500)}`
         assert.equal(res.code, row.expectExit, `exit status\n${shown}`)
         assert.doesNotMatch(res.stderr, /^\s+at /m, `no stack trace\n${shown}`)

@@ -7,7 +7,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {loadKubeconfig} from '../../src/cluster/kubeconfig.js'
-import {ClusterError, UsageError} from '../../src/errors.js'
+import {UsageError} from '../../src/errors.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-kubeconfig-'))
 function file(name: string, body: string): string {
@@ -76,7 +76,7 @@ const rows: Array<{name: string; opts: Parameters<typeof loadKubeconfig>[0]; wan
     opts: {env: {KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443'}, home: emptyHome, serviceAccountDir: sa},
     want: {server: 'https://10.0.0.1:443', namespace: 'kube-system'},
   },
-  {name: 'nothing configured: an error, not localhost:8080', opts: {env: {}, home: emptyHome, serviceAccountDir: path.join(dir, 'no-sa')}, error: {type: ClusterError, message: /no cluster configured/}},
+  {name: 'nothing configured: an error, not localhost:8080', opts: {env: {}, home: emptyHome, serviceAccountDir: path.join(dir, 'no-sa')}, error: {type: UsageError, message: /no cluster configured/}},
   {name: '--kubeconfig that does not exist', opts: {kubeconfig: path.join(dir, 'missing.yaml'), env: {}}, error: {type: UsageError, message: /no such file/}},
   {name: 'an unknown --context', opts: {kubeconfig: a, context: 'nope', env: {}}, error: {type: UsageError, message: /context "nope" does not exist/}},
 ]

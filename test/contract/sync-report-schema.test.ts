@@ -135,10 +135,11 @@ const validReport = (): Json => ({
       patch: [{op: 'add', path: '/spec/claimRef', value: {namespace: 'default', name: 'data'}}],
       resourceVersion: '1',
       round: 1,
+      sync: 'pvc/default/data',
     },
   ],
   events: [
-    {object: {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'data'}, type: 'Normal', reason: 'FailedBinding', message: '...', count: 1},
+    {object: {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'data'}, type: 'Normal', reason: 'FailedBinding', message: '...', count: 1, sync: 'pvc/default/data'},
   ],
   errors: [],
   objects: [

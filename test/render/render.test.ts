@@ -144,6 +144,7 @@ const full: SyncReport = {
       ],
       resourceVersion: '1001',
       round: 1,
+      sync: 'pv/pv1',
     },
     {
       action: 'set-volume-phase',
@@ -153,6 +154,7 @@ const full: SyncReport = {
       subresource: 'status',
       resourceVersion: '1002',
       round: 1,
+      sync: 'pv/pv1',
     },
     {
       action: 'bind-claim',
@@ -164,6 +166,7 @@ const full: SyncReport = {
       ],
       resourceVersion: '2001',
       round: 1,
+      sync: 'pvc/default/data',
     },
     {
       action: 'set-volume-phase',
@@ -173,6 +176,7 @@ const full: SyncReport = {
       subresource: 'status',
       resourceVersion: '1010',
       round: 1,
+      sync: 'pv/pv-old',
     },
     {
       action: 'recycle',
@@ -181,6 +185,7 @@ const full: SyncReport = {
       patch: [],
       resourceVersion: '1011',
       round: 2,
+      sync: 'pv/pv-old',
     },
   ],
   events: [
@@ -190,8 +195,9 @@ const full: SyncReport = {
       reason: 'FailedBinding',
       message: 'no persistent volumes available for this claim and no storage class is set',
       count: 3,
+      sync: 'pvc/default/pending-claim',
     },
-    {object: refOfVolume('pv-old'), type: 'Normal', reason: 'VolumeRecycled', message: 'Volume recycled', count: 1},
+    {object: refOfVolume('pv-old'), type: 'Normal', reason: 'VolumeRecycled', message: 'Volume recycled', count: 1, sync: 'pv/pv-old'},
   ],
   errors: [
     {
@@ -248,6 +254,7 @@ const unstable: SyncReport = {
       reason: 'no volume matches and class fast is provisioned by kubernetes.io/host-path, which pvctl runs',
       patch: [],
       round: 10,
+      sync: 'pvc/team-a/scratch',
     },
   ],
   summary: {...empty.summary, provisions: 1, writes: 1},

@@ -1,0 +1,81 @@
+// The live half of `pvctl sync`: plan on the loaded state, then (after consent and a permission
+// check) write it with the executor, and report what became of every write.
+import type {ClusterApi} from '../cluster/live-api.js'
+import type {ClusterState} from '../engine/model.js'
+import {ExitCode, ClusterError, UsageError} from '../errors.js'
+import {executeSync} from '../executor/executor.js'
+import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
+import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
+import type {SyncReport} from './sync-report.js'
+
+export interface ApplyOptions extends SyncOptions {
+  concurrency: number
+  events: boolean
+  /** Asks the user; undefined when no one can be asked (no TTY). */
+  confirm?: (plan: SyncReport) => Promise<boolean>
+  yes: boolean
+  signal?: AbortSignal
+  onProgress?: (done: number, known: number) => void
+}
+
+export interface ApplyResult {
+  report: SyncReport
+  exitCode: number
+  /** A line for stderr when the run ended early or partly. */
+  notice?: string
+}
+
+export async function applySync(api: ClusterApi, state: ClusterState, opts: ApplyOptions, showPlan: (plan: SyncReport) => void): Promise<ApplyResult> {
+  const plan = planSync(state, {...opts, dryRun: true})
+  if (!hasChanges(plan)) {
+    return {report: {...plan, dryRun: false}, exitCode: ExitCode.Ok}
+  }
+  showPlan(plan)
+  if (!opts.yes) {
+    if (opts.confirm === undefined) {
+      throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')
+    }
+    if (!(await opts.confirm(plan))) {
+      return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)'}
+    }
+  }
+  const missing = await missingPermissions(api, permissionsFor(plan.actions, opts.events))
+  if (missing.length > 0) {
+    throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, ['ask a cluster admin for them, or run with --dry-run'])
+  }
+
+  const hasTargets = opts.targets !== undefined && opts.targets.length > 0
+  const result = await executeSync(api, state, {
+    gates: opts.gates,
+    scope: hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector},
+    targets: hasTargets ? opts.targets : undefined,
+    maxRounds: opts.maxRounds ?? 100,
+    concurrency: opts.concurrency,
+    events: opts.events,
+    signal: opts.signal,
+    onProgress: opts.onProgress,
+  })
+  // planSync's `before` of the final state is that state, scoped and sorted as the report wants it.
+  const after = planSync(result.state, {...opts, dryRun: false, maxRounds: 1})
+  const report: SyncReport = {
+    ...after,
+    dryRun: false,
+    rounds: result.rounds,
+    converged: result.converged,
+    actions: result.actions,
+    events: result.events,
+    errors: result.errors,
+    summary: summarize(result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned')),
+    objects: after.before ?? after.objects,
+    before: plan.before,
+  }
+  const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
+  const planned = plan.actions.filter((a) => a.action !== 'recycle' && a.action !== 'delete' && a.action !== 'provision').length
+  if (result.aborted) {
+    return {report, exitCode: ExitCode.Cluster, notice: `interrupted: ${written} writes made, the rest not issued; run pvctl sync again to complete the job`}
+  }
+  if (result.failed) {
+    return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}
+  }
+  return {report, exitCode: ExitCode.Ok, notice: `${written} writes made (${planned} planned)`}
+}

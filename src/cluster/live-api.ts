@@ -1,0 +1,268 @@
+// The live cluster through @kubernetes/client-node: the reads and writes pvctl makes, behind a small
+// port (ClusterApi) so the executor can be tested against a fake and run against the emulator or a
+// real cluster alike. Objects cross this boundary in their wire (JSON) shape: the engine never sees
+// client-node's model classes.
+import * as k8s from '@kubernetes/client-node'
+// The serializer that maps model classes to and from wire JSON (not re-exported by the package root).
+import {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
+// kubeconfig-shaped entries to client-node's Cluster/User (not re-exported either).
+import {newClusters, newUsers} from '@kubernetes/client-node/dist/config_types.js'
+
+import type {Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../engine/model.js'
+import {
+  type ApiTarget,
+  ConflictError,
+  describeTarget,
+  ForbiddenError,
+  NotFoundError,
+  TransientApiError,
+  UnreachableError,
+  ApiError,
+} from './api-errors.js'
+import type {ResolvedConfig} from './kubeconfig.js'
+
+export interface CoreEvent {
+  metadata: {name: string; namespace: string; resourceVersion?: string}
+  involvedObject: {kind: string; name: string; namespace?: string; uid?: string; apiVersion: string; resourceVersion?: string}
+  reason: string
+  message: string
+  type: string
+  source: {component: string}
+  count: number
+  firstTimestamp: string
+  lastTimestamp: string
+  reportingComponent?: string
+  reportingInstance?: string
+}
+
+export interface ResourceAttributes {
+  verb: string
+  group: string
+  resource: string
+  subresource?: string
+  namespace?: string
+}
+
+/** Everything pvctl asks of the API server. */
+export interface ClusterApi {
+  readonly server: string
+  listVolumes(page: PageOptions): Promise<Page<PersistentVolume>>
+  listClaims(namespace: string | undefined, page: PageOptions): Promise<Page<PersistentVolumeClaim>>
+  listClasses(page: PageOptions): Promise<Page<StorageClass>>
+  listPods(namespace: string | undefined, page: PageOptions): Promise<Page<Pod>>
+  listNodes(page: PageOptions): Promise<Page<Node>>
+  readVolume(name: string): Promise<PersistentVolume>
+  readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim>
+  replaceVolume(volume: PersistentVolume): Promise<PersistentVolume>
+  replaceVolumeStatus(volume: PersistentVolume): Promise<PersistentVolume>
+  replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim>
+  replaceClaimStatus(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim>
+  createEvent(event: CoreEvent): Promise<CoreEvent>
+  patchEventCount(namespace: string, name: string, count: number, lastTimestamp: string): Promise<void>
+  canI(attrs: ResourceAttributes): Promise<boolean>
+}
+
+export interface PageOptions {
+  limit: number
+  continueToken?: string
+  labelSelector?: string
+}
+
+export interface Page<T> {
+  items: T[]
+  continueToken?: string
+  resourceVersion?: string
+}
+
+/** client-node's KubeConfig from kubectl-resolved settings (see kubeconfig.ts). */
+export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
+  const kc = new k8s.KubeConfig()
+  const {name: clusterName, ...cluster} = config.cluster
+  const {name: userName, tokenFile, ...user} = config.user
+  const users = newUsers([{name: userName, user}])
+  const mappedUser = tokenFile !== undefined ? {...users[0], authProvider: {name: 'tokenFile', config: {tokenFile}}} : users[0]
+  kc.loadFromOptions({
+    clusters: newClusters([{name: clusterName, cluster}]),
+    users: [mappedUser],
+    contexts: [{name: config.contextName, cluster: clusterName, user: userName, ...(config.namespace ? {namespace: config.namespace} : {})}],
+    currentContext: config.contextName,
+  })
+  return kc
+}
+
+const toWire = <T>(obj: unknown, type: string): T => ObjectSerializer.serialize(obj, type, '') as T
+const fromWire = (obj: unknown, type: string): any => ObjectSerializer.deserialize(obj, type, '')
+
+/** Maps client-node's failures to pvctl's API errors: one line, the request named, no secrets. */
+export function toApiError(err: unknown, target: ApiTarget, server: string): Error {
+  if (err instanceof ApiError) return err
+  const e = err as {code?: unknown; body?: unknown; headers?: Record<string, string>; message?: string; type?: string; name?: string}
+  if (typeof e.code === 'number') {
+    let status: {reason?: string; message?: string} = {}
+    try {
+      status = typeof e.body === 'string' ? JSON.parse(e.body) : ((e.body as object) ?? {})
+    } catch {
+      // A body that is not a Status (a proxy's HTML page): keep the code alone.
+    }
+    const reason = status.reason ?? ''
+    const text = `${describeTarget(target)}: ${status.message ?? `HTTP ${e.code}`}`
+    switch (e.code) {
+      case 409:
+        return new ConflictError(text, target, 409, reason || 'Conflict')
+      case 404:
+        return new NotFoundError(text, target, 404, reason || 'NotFound')
+      case 401:
+        return new ForbiddenError(`${describeTarget(target)}: Unauthorized (the credentials were refused)`, target, 401, 'Unauthorized', [
+          'check that the kubeconfig credentials are current (kubectl auth whoami)',
+        ])
+      case 403:
+        return new ForbiddenError(text, target, 403, reason || 'Forbidden', ['ask for the permission, or run pvctl sync --dry-run'])
+      case 429:
+      case 500:
+      case 502:
+      case 503:
+      case 504: {
+        const header = e.headers?.['retry-after'] ?? e.headers?.['Retry-After']
+        const retryAfter = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
+        return new TransientApiError(text, target, e.code, reason || 'ServerError', retryAfter)
+      }
+      default:
+        return new ApiError(text, target, e.code, reason)
+    }
+  }
+  const code = (err as {code?: string}).code ?? (err as {errno?: string}).errno
+  const message = (e.message ?? String(err)).split('\n')[0]
+  if (code === 'ECONNRESET' || code === 'EPIPE' || e.type === 'request-timeout' || /socket hang up|ECONNRESET|premature close/i.test(message)) {
+    return new TransientApiError(`${describeTarget(target)}: connection dropped (${code ?? message})`, target, 0, 'ConnectionDropped')
+  }
+  return new UnreachableError(`cannot reach the API server at ${server}: ${code ?? message}`, target, 0, 'Unreachable', [
+    'check the server address and your network, or read a snapshot with -f',
+  ])
+}
+
+/** The real ClusterApi, through client-node. */
+export class KubernetesClusterApi implements ClusterApi {
+  private readonly core: k8s.CoreV1Api
+  private readonly storage: k8s.StorageV1Api
+  private readonly authz: k8s.AuthorizationV1Api
+  readonly server: string
+
+  constructor(kc: k8s.KubeConfig) {
+    this.core = kc.makeApiClient(k8s.CoreV1Api)
+    this.storage = kc.makeApiClient(k8s.StorageV1Api)
+    this.authz = kc.makeApiClient(k8s.AuthorizationV1Api)
+    this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
+  }
+
+  private async call<T>(target: ApiTarget, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (err) {
+      throw toApiError(err, target, this.server)
+    }
+  }
+
+  private async page<T>(target: ApiTarget, type: string, fn: () => Promise<{items: unknown[]; metadata?: {_continue?: string; resourceVersion?: string}}>): Promise<Page<T>> {
+    const list = await this.call(target, fn)
+    return {
+      items: list.items.map((item) => toWire<T>(item, type)),
+      continueToken: list.metadata?._continue || undefined,
+      resourceVersion: list.metadata?.resourceVersion,
+    }
+  }
+
+  listVolumes(p: PageOptions): Promise<Page<PersistentVolume>> {
+    return this.page({verb: 'list', resource: 'persistentvolumes'}, 'V1PersistentVolume', () =>
+      this.core.listPersistentVolume({limit: p.limit, _continue: p.continueToken, labelSelector: p.labelSelector}),
+    )
+  }
+
+  listClaims(namespace: string | undefined, p: PageOptions): Promise<Page<PersistentVolumeClaim>> {
+    const target: ApiTarget = {verb: 'list', resource: 'persistentvolumeclaims', namespace}
+    return this.page(target, 'V1PersistentVolumeClaim', () =>
+      namespace === undefined
+        ? this.core.listPersistentVolumeClaimForAllNamespaces({limit: p.limit, _continue: p.continueToken, labelSelector: p.labelSelector})
+        : this.core.listNamespacedPersistentVolumeClaim({namespace, limit: p.limit, _continue: p.continueToken, labelSelector: p.labelSelector}),
+    )
+  }
+
+  listClasses(p: PageOptions): Promise<Page<StorageClass>> {
+    return this.page({verb: 'list', resource: 'storageclasses'}, 'V1StorageClass', () => this.storage.listStorageClass({limit: p.limit, _continue: p.continueToken}))
+  }
+
+  listPods(namespace: string | undefined, p: PageOptions): Promise<Page<Pod>> {
+    return this.page({verb: 'list', resource: 'pods', namespace}, 'V1Pod', () =>
+      namespace === undefined
+        ? this.core.listPodForAllNamespaces({limit: p.limit, _continue: p.continueToken})
+        : this.core.listNamespacedPod({namespace, limit: p.limit, _continue: p.continueToken}),
+    )
+  }
+
+  listNodes(p: PageOptions): Promise<Page<Node>> {
+    return this.page({verb: 'list', resource: 'nodes'}, 'V1Node', () => this.core.listNode({limit: p.limit, _continue: p.continueToken}))
+  }
+
+  async readVolume(name: string): Promise<PersistentVolume> {
+    const v = await this.call({verb: 'get', resource: 'persistentvolumes', name}, () => this.core.readPersistentVolume({name}))
+    return toWire(v, 'V1PersistentVolume')
+  }
+
+  async readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim> {
+    const c = await this.call({verb: 'get', resource: 'persistentvolumeclaims', namespace, name}, () => this.core.readNamespacedPersistentVolumeClaim({namespace, name}))
+    return toWire(c, 'V1PersistentVolumeClaim')
+  }
+
+  async replaceVolume(volume: PersistentVolume): Promise<PersistentVolume> {
+    const name = volume.metadata.name ?? ''
+    const v = await this.call({verb: 'update', resource: 'persistentvolumes', name}, () =>
+      this.core.replacePersistentVolume({name, body: fromWire(volume, 'V1PersistentVolume')}),
+    )
+    return toWire(v, 'V1PersistentVolume')
+  }
+
+  async replaceVolumeStatus(volume: PersistentVolume): Promise<PersistentVolume> {
+    const name = volume.metadata.name ?? ''
+    const v = await this.call({verb: 'update', resource: 'persistentvolumes', subresource: 'status', name}, () =>
+      this.core.replacePersistentVolumeStatus({name, body: fromWire(volume, 'V1PersistentVolume')}),
+    )
+    return toWire(v, 'V1PersistentVolume')
+  }
+
+  async replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    const {name = '', namespace = ''} = claim.metadata
+    const c = await this.call({verb: 'update', resource: 'persistentvolumeclaims', namespace, name}, () =>
+      this.core.replaceNamespacedPersistentVolumeClaim({name, namespace, body: fromWire(claim, 'V1PersistentVolumeClaim')}),
+    )
+    return toWire(c, 'V1PersistentVolumeClaim')
+  }
+
+  async replaceClaimStatus(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+    const {name = '', namespace = ''} = claim.metadata
+    const c = await this.call({verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace, name}, () =>
+      this.core.replaceNamespacedPersistentVolumeClaimStatus({name, namespace, body: fromWire(claim, 'V1PersistentVolumeClaim')}),
+    )
+    return toWire(c, 'V1PersistentVolumeClaim')
+  }
+
+  async createEvent(event: CoreEvent): Promise<CoreEvent> {
+    const e = await this.call({verb: 'create', resource: 'events', namespace: event.metadata.namespace}, () =>
+      this.core.createNamespacedEvent({namespace: event.metadata.namespace, body: fromWire(event, 'CoreV1Event')}),
+    )
+    return toWire(e, 'CoreV1Event')
+  }
+
+  async patchEventCount(namespace: string, name: string, count: number, lastTimestamp: string): Promise<void> {
+    await this.call({verb: 'patch', resource: 'events', namespace, name}, () =>
+      this.core.patchNamespacedEvent({namespace, name, body: {count, lastTimestamp}}, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)),
+    )
+  }
+
+  async canI(attrs: ResourceAttributes): Promise<boolean> {
+    const review = await this.call({verb: 'create', resource: 'selfsubjectaccessreviews'}, () =>
+      this.authz.createSelfSubjectAccessReview({
+        body: {apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: {resourceAttributes: attrs}},
+      }),
+    )
+    return review.status?.allowed === true
+  }
+}

@@ -1,0 +1,80 @@
+// Client-side flow control, as client-go's rest client does it: a token bucket (--qps, --burst;
+// client-go's defaults are 5 and 10) in front of every request, and a bounded retry of transient
+// failures (429 honouring Retry-After, 5xx, a dropped connection) — client-go retries those up to 10
+// times; pvctl stops sooner, because a person is waiting and a re-run completes the job.
+import {TransientApiError} from './api-errors.js'
+import type {ClusterApi} from './live-api.js'
+
+export interface ThrottleOptions {
+  qps: number
+  burst: number
+  /** Retries of a transient failure before it is reported. */
+  maxRetries?: number
+  /** Base delay of the exponential back-off, in ms (Retry-After wins when the server sends it). */
+  backoffMs?: number
+  sleep?: (ms: number) => Promise<void>
+  now?: () => number
+}
+
+export class TokenBucket {
+  private tokens: number
+  private last: number
+  private chain: Promise<void> = Promise.resolve()
+
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly now: () => number,
+    private readonly sleep: (ms: number) => Promise<void>,
+  ) {
+    this.tokens = burst
+    this.last = now()
+  }
+
+  /** Waits for a token; callers are served in order. */
+  take(): Promise<void> {
+    const next = this.chain.then(async () => {
+      if (this.qps <= 0) return
+      for (;;) {
+        const t = this.now()
+        this.tokens = Math.min(this.burst, this.tokens + ((t - this.last) / 1000) * this.qps)
+        this.last = t
+        if (this.tokens >= 1) {
+          this.tokens -= 1
+          return
+        }
+        await this.sleep(Math.ceil(((1 - this.tokens) / this.qps) * 1000))
+      }
+    })
+    this.chain = next.catch(() => undefined)
+    return next
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+
+/** Wraps every method of a ClusterApi with the bucket and the retry. */
+export function throttle(api: ClusterApi, opts: ThrottleOptions): ClusterApi {
+  const sleep = opts.sleep ?? defaultSleep
+  const bucket = new TokenBucket(opts.qps, opts.burst, opts.now ?? Date.now, sleep)
+  const maxRetries = opts.maxRetries ?? 3
+  const backoffMs = opts.backoffMs ?? 200
+  const wrapped: Record<string, unknown> = {server: api.server}
+  for (const key of Object.getOwnPropertyNames(Object.getPrototypeOf(api)).concat(Object.keys(api))) {
+    const member = (api as unknown as Record<string, unknown>)[key]
+    if (key === 'constructor' || typeof member !== 'function') continue
+    wrapped[key] = async (...args: unknown[]) => {
+      for (let attempt = 0; ; attempt++) {
+        await bucket.take()
+        try {
+          return await (member as (...a: unknown[]) => Promise<unknown>).apply(api, args)
+        } catch (err) {
+          if (!(err instanceof TransientApiError) || attempt >= maxRetries) throw err
+          const wait = err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs * 2 ** attempt
+          await sleep(wait)
+        }
+      }
+    }
+  }
+  return wrapped as unknown as ClusterApi
+}

@@ -1,0 +1,299 @@
+// Writes the controller's plan to a live cluster.
+//
+// The executor runs the controller's loop for real: a round plans every sync in scope (the same
+// engine as the dry run), then carries each sync out as one unit of work. A unit is re-planned against
+// the freshest state just before it runs, and its writes go out in the controller's order (volume,
+// volume status, claim, claim status), each a PUT conditional on the resourceVersion the plan read.
+// A 409 Conflict or a 404 re-reads the unit's objects and re-plans the unit, at most
+// `maxConflictRetries` times; nothing is ever written from a stale read. Units that touch disjoint
+// objects run concurrently (`concurrency`). An abort stops issuing writes; in-flight ones finish.
+import {ApiError, ConflictError, NotFoundError} from '../cluster/api-errors.js'
+import type {ClusterApi} from '../cluster/live-api.js'
+import type {FeatureGates} from '../engine/feature-gates.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
+import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/plan.js'
+import {reconcile, type ReconcileScope} from '../engine/reconcile.js'
+import {applyPatch} from './apply-patch.js'
+import {EventRecorder} from './event-recorder.js'
+
+export type Outcome = 'written' | 'conflict-replanned' | 'not-written' | `not-executed: ${string}` | `failed: ${string}`
+
+export interface ExecutedAction extends Action {
+  outcome: Outcome
+}
+
+export interface ExecuteOptions {
+  gates: FeatureGates
+  scope?: ReconcileScope
+  targets?: readonly ObjectRef[]
+  maxRounds: number
+  concurrency: number
+  maxConflictRetries?: number
+  events: boolean
+  signal?: AbortSignal
+  now?: () => Date
+  /** Called after every write attempt: writes done so far, writes known so far. */
+  onProgress?: (done: number, known: number) => void
+}
+
+export interface ExecuteResult {
+  rounds: number
+  converged: boolean
+  aborted: boolean
+  actions: ExecutedAction[]
+  events: PlannedEvent[]
+  errors: SyncError[]
+  /** A write failed for a reason other than a conflict that re-planning resolved. */
+  failed: boolean
+  state: ClusterState
+}
+
+const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
+
+/** The live objects, kept current with every read and write, as the controller's cache is. */
+class LiveState {
+  readonly volumes = new Map<string, PersistentVolume>()
+  readonly claims = new Map<string, PersistentVolumeClaim>()
+
+  constructor(readonly base: ClusterState) {
+    for (const v of base.volumes) this.volumes.set(v.metadata.name ?? '', v)
+    for (const c of base.claims) this.claims.set(claimKey(c), c)
+  }
+
+  snapshot(): ClusterState {
+    return {...this.base, volumes: [...this.volumes.values()], claims: [...this.claims.values()]}
+  }
+
+  get(ref: ObjectRef): PersistentVolume | PersistentVolumeClaim | undefined {
+    return ref.kind === 'PersistentVolume' ? this.volumes.get(ref.name) : this.claims.get(`${ref.namespace}/${ref.name}`)
+  }
+
+  set(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
+    const key = ref.kind === 'PersistentVolume' ? ref.name : `${ref.namespace}/${ref.name}`
+    const map = (ref.kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<string, PersistentVolume | PersistentVolumeClaim>
+    if (obj === undefined) map.delete(key)
+    else map.set(key, obj)
+  }
+}
+
+function refOfSync(sync: string): ObjectRef {
+  if (sync.startsWith('pv/')) return {kind: 'PersistentVolume', name: sync.slice(3)}
+  const [namespace, name] = sync.slice(4).split('/')
+  return {kind: 'PersistentVolumeClaim', namespace, name}
+}
+
+/** The units of a round: the actions of each sync, in plan order. */
+function unitsOf(actions: readonly Action[]): Array<{sync: string; objects: Set<string>}> {
+  const units = new Map<string, {sync: string; objects: Set<string>}>()
+  for (const a of actions) {
+    let unit = units.get(a.sync)
+    if (unit === undefined) {
+      unit = {sync: a.sync, objects: new Set([a.sync])}
+      units.set(a.sync, unit)
+    }
+    unit.objects.add(refKey(a.object))
+  }
+  return [...units.values()]
+}
+
+export async function executeSync(api: ClusterApi, initial: ClusterState, opts: ExecuteOptions): Promise<ExecuteResult> {
+  const state = new LiveState(initial)
+  const recorder = new EventRecorder(api, opts.now ?? (() => new Date()))
+  const maxRetries = opts.maxConflictRetries ?? 3
+  const done: ExecutedAction[] = []
+  const events: PlannedEvent[] = []
+  const errors: SyncError[] = []
+  const reportedOperations = new Set<string>()
+  let failed = false
+  let writes = 0
+  let known = 0
+  let rounds = 0
+  let converged = false
+
+  const aborted = () => opts.signal?.aborted === true
+
+  /** Plans one sync against the current state. */
+  const planUnit = (sync: string) =>
+    reconcile(state.snapshot(), {gates: opts.gates, targets: [refOfSync(sync)], maxRounds: 1})
+
+  const reread = async (refs: Iterable<string>) => {
+    for (const key of refs) {
+      const ref = refOfSync(key)
+      try {
+        state.set(ref, ref.kind === 'PersistentVolume' ? await api.readVolume(ref.name) : await api.readClaim(ref.namespace!, ref.name))
+      } catch (err) {
+        if (err instanceof NotFoundError) state.set(ref, undefined)
+        else throw err
+      }
+    }
+  }
+
+  const write = async (action: Action, expectedRv: string | undefined): Promise<void> => {
+    const current = state.get(action.object)
+    if (current === undefined) {
+      throw new NotFoundError(`${refKey(action.object)} is gone`, {verb: 'update', resource: action.object.kind}, 404, 'NotFound')
+    }
+    if (expectedRv !== undefined && current.metadata.resourceVersion !== expectedRv) {
+      // Another unit of this run wrote the object since this unit was planned.
+      throw new ConflictError(`${refKey(action.object)} changed since it was planned`, {verb: 'update', resource: action.object.kind}, 409, 'Conflict')
+    }
+    const desired = applyPatch(current, action.patch)
+    let saved: PersistentVolume | PersistentVolumeClaim
+    if (action.object.kind === 'PersistentVolume') {
+      saved = action.subresource === 'status' ? await api.replaceVolumeStatus(desired as PersistentVolume) : await api.replaceVolume(desired as PersistentVolume)
+    } else {
+      saved = action.subresource === 'status' ? await api.replaceClaimStatus(desired as PersistentVolumeClaim) : await api.replaceClaim(desired as PersistentVolumeClaim)
+    }
+    state.set(action.object, saved)
+  }
+
+  /** Carries out one sync; returns the number of writes it made. */
+  const runUnit = async (sync: string): Promise<number> => {
+    let attempt = 0
+    let made = 0
+    for (;;) {
+      const plan = planUnit(sync)
+      const actions = plan.actions
+      errors.push(...plan.errors)
+      const unitObjects = new Set<string>([sync, ...actions.map((a) => refKey(a.object))])
+      // The rv each object must still have: the one this plan read; after our own write, the one we got.
+      const expected = new Map<string, string | undefined>()
+      let i = 0
+      try {
+        for (; i < actions.length; i++) {
+          const action = actions[i]
+          if (aborted()) break
+          if (OPERATIONS.has(action.action)) {
+            const key = `${action.action}:${refKey(action.object)}`
+            if (!reportedOperations.has(key)) {
+              reportedOperations.add(key)
+              done.push({...action, outcome: 'not-executed: carried out by volume plugins, not in this version'})
+            }
+            continue
+          }
+          const key = refKey(action.object)
+          const rv = expected.has(key) ? expected.get(key) : action.resourceVersion
+          await write(action, rv)
+          expected.set(key, state.get(action.object)?.metadata.resourceVersion)
+          made++
+          writes++
+          done.push({...action, outcome: attempt === 0 ? 'written' : 'conflict-replanned'})
+          opts.onProgress?.(writes, Math.max(known, writes))
+        }
+      } catch (err) {
+        if ((err instanceof ConflictError || err instanceof NotFoundError) && attempt < maxRetries) {
+          attempt++
+          await reread(unitObjects)
+          continue
+        }
+        failed = true
+        const reason = err instanceof ConflictError ? `conflict persisted after ${attempt} re-plans: ${err.message}` : (err as Error).message
+        done.push({...actions[i], outcome: `failed: ${reason}`})
+        for (const rest of actions.slice(i + 1)) if (!OPERATIONS.has(rest.action)) done.push({...rest, outcome: 'not-written'})
+        if (!(err instanceof ApiError)) throw err
+        return made
+      }
+      for (const rest of actions.slice(i)) if (!OPERATIONS.has(rest.action)) done.push({...rest, outcome: 'not-written'})
+      if (i === actions.length) {
+        // The unit completed: its events happened.
+        for (const e of plan.events) {
+          events.push(e)
+          if (opts.events) {
+            const obj = state.get(e.object)
+            await recorder.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: Error) => {
+              errors.push({object: e.object, message: `recording event ${e.reason}: ${err.message}`})
+            })
+          }
+        }
+      }
+      return made
+    }
+  }
+
+  while (rounds < opts.maxRounds && !aborted()) {
+    rounds++
+    const plan = reconcile(state.snapshot(), {gates: opts.gates, scope: opts.scope, targets: opts.targets, maxRounds: 1})
+    const pending = unitsOf(plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)))
+    known = writes + plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
+    opts.onProgress?.(writes, known)
+    if (pending.length === 0) {
+      converged = true
+      if (rounds === 1) events.push(...plan.events)
+      break
+    }
+    const madeInRound = await runConcurrently(pending, opts.concurrency, (u) => runUnit(u.sync), aborted)
+    if (failed) break
+    if (madeInRound === 0) {
+      // Only planned operations or events were left: nothing more this run can write.
+      converged = true
+      break
+    }
+  }
+
+  return {
+    rounds,
+    converged,
+    aborted: aborted(),
+    actions: done,
+    events: mergeEvents(events),
+    errors,
+    failed,
+    state: state.snapshot(),
+  }
+}
+
+/**
+ * Runs units in plan order, up to `limit` at once, never two that share an object at the same time
+ * (they run in plan order instead).
+ */
+async function runConcurrently<U extends {objects: Set<string>}>(
+  units: readonly U[],
+  limit: number,
+  run: (u: U) => Promise<number>,
+  stop: () => boolean,
+): Promise<number> {
+  let total = 0
+  const waiting = [...units]
+  const running = new Set<{unit: U; promise: Promise<void>}>()
+  const busy = new Set<string>()
+  const blocked = (u: U, index: number) => [...u.objects].some((o) => busy.has(o)) || waiting.slice(0, index).some((w) => [...w.objects].some((o) => u.objects.has(o)))
+  while (waiting.length > 0 || running.size > 0) {
+    if (!stop()) {
+      for (let i = 0; i < waiting.length && running.size < Math.max(1, limit); ) {
+        const u = waiting[i]
+        if (blocked(u, i)) {
+          i++
+          continue
+        }
+        waiting.splice(i, 1)
+        for (const o of u.objects) busy.add(o)
+        const entry = {
+          unit: u,
+          promise: run(u).then((n) => {
+            total += n
+          }).finally(() => {
+            for (const o of u.objects) busy.delete(o)
+            running.delete(entry)
+          }),
+        }
+        running.add(entry)
+      }
+    } else {
+      waiting.length = 0
+    }
+    if (running.size === 0) break
+    await Promise.race([...running].map((r) => r.promise))
+  }
+  return total
+}
+
+function mergeEvents(events: readonly PlannedEvent[]): PlannedEvent[] {
+  const merged = new Map<string, PlannedEvent>()
+  for (const e of events) {
+    const key = `${refKey(e.object)}\u0000${e.type}\u0000${e.reason}\u0000${e.message}`
+    const existing = merged.get(key)
+    if (existing !== undefined) existing.count += e.count
+    else merged.set(key, {...e})
+  }
+  return [...merged.values()]
+}
