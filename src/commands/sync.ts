@@ -1,15 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {SyncReport} from '../app/sync-report.js'
-import {loadSnapshot} from '../cluster/snapshot.js'
-import {hasChanges, planSync} from '../app/sync.js'
+import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {FeatureGateError, parseFeatureGates} from '../engine/feature-gates.js'
-import {EXIT_STATUS_HELP, ExitCode, UsageError} from '../errors.js'
+import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {renderReportJson, renderReportYaml} from '../render/report-doc.js'
 import {renderSyncDiff} from '../render/sync-diff.js'
@@ -82,85 +81,45 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           return renderSyncTable(report, {wide: flags.output === 'wide', palette})
       }
     }
-    const syncOptions = {
-      gates,
-      maxRounds: flags.rounds,
-      targets: targets.length > 0 ? targets : undefined,
-      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-      labelSelector,
-    }
-
-    if (flags.filename !== undefined) {
-      const snapshot = await loadSnapshot(flags.filename, {stdin: process.stdin})
-      reportSkipped(snapshot.skipped)
-      const report = planSync(snapshot.state, {...syncOptions, dryRun: true})
-      process.stdout.write(render(report))
-      if (!flags['dry-run']) {
-        process.stderr.write('pvctl: the state came from a snapshot (-f): nothing was written; the plan above is a simulation\n')
-      }
-      process.exitCode = hasChanges(report) ? ExitCode.Changes : ExitCode.Ok
-      return
-    }
-
-    // A live cluster: client-node and the executor are loaded only now.
-    const {openLiveSession} = await import('../app/live-session.js')
-    const {loadLiveState} = await import('../cluster/live-loader.js')
-    const session = openLiveSession({kubeconfig: flags.kubeconfig, context: flags.context, qps: flags.qps, burst: flags.burst})
-    const spinner = await startSpinner(`loading from ${session.server}`)
-    let state
-    try {
-      state = await loadLiveState(session.api, {namespace: syncOptions.namespace, labelSelector: flags.selector}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
-    } finally {
-      spinner.stop()
-    }
-    if (flags['dry-run']) {
-      const report = planSync(state, {...syncOptions, dryRun: true})
-      process.stdout.write(render(report))
-      process.exitCode = hasChanges(report) ? ExitCode.Changes : ExitCode.Ok
-      return
-    }
-
-    const {applySync} = await import('../app/sync-live.js')
     const abort = new AbortController()
     const onSigint = () => {
       process.stderr.write('\npvctl: interrupted: finishing the writes in flight, issuing no more\n')
       abort.abort()
     }
     process.once('SIGINT', onSigint)
-    const progress = await startSpinner('writing')
     try {
-      const result = await applySync(
-        session.api,
-        state,
+      const {report, exitCode} = await runSync(
         {
-          ...syncOptions,
-          dryRun: false,
-          yes: flags.yes,
+          dryRun: flags['dry-run'],
+          gates,
+          maxRounds: flags.rounds,
+          targets: targets.length > 0 ? targets : undefined,
+          namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+          labelSelector,
+          labelSelectorText: flags.selector,
+          filename: flags.filename,
+          stdin: process.stdin,
+          kubeconfig: flags.kubeconfig,
+          context: flags.context,
+          qps: flags.qps,
+          burst: flags.burst,
           concurrency: flags.concurrency,
           events: flags.events,
-          signal: abort.signal,
-          confirm: canPrompt() ? async (plan) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${session.contextName}?`) : undefined,
-          onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
+          yes: flags.yes,
         },
-        (plan) => {
-          // The plan is shown before consent, on stderr when stdout is for a machine-readable report.
-          const human = flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout
-          human.write(renderSyncTable(plan, {wide: false, palette}))
+        {
+          notice: (line) => process.stderr.write(`pvctl: ${line}\n`),
+          spinner: startSpinner,
+          confirm: canPrompt() ? (plan, context) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${context}?`) : undefined,
+          // The plan is shown before consent; on stderr when stdout is for a machine-readable report.
+          showPlan: (plan) => (flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout).write(renderSyncTable(plan, {wide: false, palette})),
+          signal: abort.signal,
         },
       )
-      progress.stop()
-      process.stdout.write(render(result.report))
-      if (result.notice !== undefined) process.stderr.write(`pvctl: ${result.notice}\n`)
-      process.exitCode = result.exitCode
+      process.stdout.write(render(report))
+      process.exitCode = exitCode
     } finally {
-      progress.stop()
       process.removeListener('SIGINT', onSigint)
     }
-  }
-}
-
-function reportSkipped(skipped: Record<string, number>): void {
-  for (const [kind, count] of Object.entries(skipped)) {
-    process.stderr.write(`pvctl: skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)\n`)
   }
 }

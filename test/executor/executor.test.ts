@@ -116,7 +116,7 @@ test('a persistent conflict is retried a bounded number of times, then reported'
   const s = state({volumes: [pv('v')], claims: [pvc('c', 'u1')]})
   const api = new FakeClusterApi(s)
   api.beforeWrite = (call) => {
-    if (call.kind === 'PersistentVolume') api.externalUpdate('PersistentVolume', 'v', (v) => void (v.metadata.labels = {touched: String(Math.random())}))
+    if (call.kind === 'PersistentVolume') api.externalUpdate('PersistentVolume', 'v', (v) => void (v.metadata.labels = {touched: String(api.writes.length)}))
   }
   const r = await executeSync(api, api.snapshot(), {...opts, maxConflictRetries: 2})
   assert.equal(r.failed, true)
