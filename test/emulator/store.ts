@@ -1,0 +1,128 @@
+// The storage layer: what etcd plus the apiserver's watch cache give the registry.
+//  - One global revision counter. Every committed write takes the next revision, which becomes the
+//    object's metadata.resourceVersion (etcd's mod_revision), so resourceVersions are comparable across
+//    kinds, as on a real cluster.
+//  - A bounded history of change events (the watch cache window, `historyLimit` events). It serves watches
+//    from a past resourceVersion, and consistent LIST snapshots at a past resourceVersion (paginated lists
+//    read at the revision of their first page, like etcd's MVCC reads): undo the events newer than it.
+//  - Anything older than the window is "compacted": such watches and continue tokens get 410 Expired.
+// Objects held here are never mutated after a commit; callers get copies.
+import {EventEmitter} from 'node:events'
+
+import {clone, type K8sObject} from './types.js'
+
+export type StoreEventType = 'ADDED' | 'MODIFIED' | 'DELETED'
+
+export interface StoreEvent {
+  readonly rv: number
+  readonly type: StoreEventType
+  /** The resource's id in the resource table (e.g. `persistentvolumes`, `storageclasses.storage.k8s.io`). */
+  readonly resource: string
+  /** `name` for cluster-scoped objects, `namespace/name` otherwise: the etcd key order. */
+  readonly key: string
+  /** The object after the change; for DELETED, the last state stamped with the deletion revision. */
+  readonly object: K8sObject
+  /** The object before the change (absent for ADDED). */
+  readonly prev?: K8sObject
+}
+
+export class Store {
+  private revision: number
+  private compacted: number
+  private readonly data = new Map<string, Map<string, K8sObject>>()
+  private readonly history: StoreEvent[] = []
+  /** Emits `event` with a StoreEvent after each commit, synchronously, so watchers never miss one. */
+  readonly events = new EventEmitter()
+
+  constructor(private readonly historyLimit: number) {
+    // Revision 1 is the empty store, as for a fresh etcd; nothing before it can be asked for.
+    this.revision = 1
+    this.compacted = 1
+    this.events.setMaxListeners(0)
+  }
+
+  /** The latest committed revision. */
+  get resourceVersion(): number {
+    return this.revision
+  }
+
+  /** Revisions below this are gone from the history: watches and snapshots there are Expired. */
+  get oldestAvailable(): number {
+    return this.compacted
+  }
+
+  private bucket(resource: string): Map<string, K8sObject> {
+    let b = this.data.get(resource)
+    if (!b) {
+      b = new Map()
+      this.data.set(resource, b)
+    }
+    return b
+  }
+
+  get(resource: string, key: string): K8sObject | undefined {
+    return this.data.get(resource)?.get(key)
+  }
+
+  /** The current objects of a resource, in key order. */
+  current(resource: string): Array<[string, K8sObject]> {
+    return [...this.bucket(resource).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  }
+
+  /**
+   * Writes (or, with `object` undefined, deletes) one object at the next revision and records the event.
+   * Returns the stored object (for a delete: the last state stamped with the deletion revision).
+   */
+  commit(resource: string, key: string, object: K8sObject | undefined): K8sObject {
+    const bucket = this.bucket(resource)
+    const prev = bucket.get(key)
+    if (!object && !prev) throw new Error(`store: delete of missing ${resource} ${key}`)
+    const rv = ++this.revision
+    let stored: K8sObject
+    let type: StoreEventType
+    if (object) {
+      stored = clone(object)
+      stored.metadata.resourceVersion = String(rv)
+      bucket.set(key, stored)
+      type = prev ? 'MODIFIED' : 'ADDED'
+    } else {
+      stored = clone(prev!)
+      stored.metadata.resourceVersion = String(rv)
+      bucket.delete(key)
+      type = 'DELETED'
+    }
+    const event: StoreEvent = {rv, type, resource, key, object: stored, ...(prev ? {prev} : {})}
+    this.history.push(event)
+    while (this.history.length > this.historyLimit) this.compacted = this.history.shift()!.rv
+    this.events.emit('event', event)
+    return stored
+  }
+
+  /**
+   * The objects of a resource as they were at revision `rv`, in key order; undefined when `rv` is older
+   * than the retained history (the caller answers 410 Expired).
+   */
+  snapshot(resource: string, rv: number): Array<[string, K8sObject]> | undefined {
+    if (rv < this.compacted) return undefined
+    const state = new Map(this.bucket(resource))
+    for (let i = this.history.length - 1; i >= 0 && this.history[i].rv > rv; i--) {
+      const e = this.history[i]
+      if (e.resource !== resource) continue
+      if (e.prev) state.set(e.key, e.prev)
+      else state.delete(e.key)
+    }
+    return [...state.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  }
+
+  /** The events after revision `rv` (all resources), or undefined when some of them are compacted away. */
+  eventsAfter(rv: number): StoreEvent[] | undefined {
+    if (rv < this.compacted) return undefined
+    return this.history.filter((e) => e.rv > rv)
+  }
+
+  /** Forgets the whole history, as an etcd compaction at the current revision would (for 410 tests). */
+  compact(): void {
+    this.history.length = 0
+    this.compacted = this.revision
+  }
+}
