@@ -30,11 +30,12 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   if (!hasChanges(plan)) {
     return {report: {...plan, dryRun: false}, exitCode: ExitCode.Ok}
   }
-  showPlan(plan)
   if (!opts.yes) {
     if (opts.confirm === undefined) {
       throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')
     }
+    // The plan is shown only to the person asked to consent; with --yes the final report says it all.
+    showPlan(plan)
     if (!(await opts.confirm(plan))) {
       return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)'}
     }

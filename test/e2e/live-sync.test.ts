@@ -1,0 +1,213 @@
+// `pvctl sync` against a live API over real HTTPS: the built CLI, @kubernetes/client-node, and the
+// API-server emulator (test/emulator). Each row starts a fresh emulator holding the bundled example.
+import assert from 'node:assert/strict'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import {reconcile} from '../../src/engine/reconcile.js'
+import {runCli} from '../cli/run-cli.js'
+import {type Emulator, startEmulator} from '../emulator/emulator.js'
+
+const TOKEN = 'e2e-secret-token-5f2c'
+const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-e2e-'))
+const {state: example} = await loadSnapshot('examples/cluster.yaml')
+
+async function cluster(opts: {deny?: Array<{verb: string; resource: string; subresource?: string}>} = {}): Promise<{api: Emulator; kubeconfig: string}> {
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]) as never,
+    tokens: {[TOKEN]: {user: 'alice', deny: opts.deny}},
+  })
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig({token: TOKEN}))
+  return {api, kubeconfig}
+}
+
+/** Writes to the objects pvctl manages (SelfSubjectAccessReviews are creates too, but change nothing). */
+const objectWrites = (api: Emulator) => api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}) + api.countWrites({resource: 'ev'})
+
+const pvctl = (kubeconfig: string, ...args: string[]) => runCli(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
+
+/** What the controller writes, for comparing the emulator's objects with the simulation. */
+function written(o: PersistentVolume | PersistentVolumeClaim): unknown {
+  const spec = o.spec as Record<string, unknown>
+  const ref = spec.claimRef as {namespace?: string; name?: string; uid?: string} | undefined
+  return {
+    name: `${o.metadata.namespace ?? ''}/${o.metadata.name}`,
+    annotations: o.metadata.annotations ?? {},
+    claimRef: ref ? {namespace: ref.namespace, name: ref.name, uid: ref.uid} : null,
+    volumeName: spec.volumeName ?? null,
+    status: {phase: o.status?.phase, message: o.status?.message ?? null, capacity: (o.status as {capacity?: unknown})?.capacity ?? null},
+  }
+}
+
+function noSecrets(...outputs: string[]): void {
+  for (const out of outputs) assert.ok(!out.includes(TOKEN), 'the token must never be printed')
+}
+
+test('sync --yes reaches the state the simulation predicts; a dry run afterwards has nothing to write', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    noSecrets(run.stdout, run.stderr)
+    const report = JSON.parse(run.stdout)
+    assert.equal(report.dryRun, false)
+    assert.ok(report.actions.length > 0 && report.actions.every((a: {outcome: string}) => /^(written|conflict-replanned|not-executed: )/.test(a.outcome)))
+
+    const sim = reconcile(example, {gates: defaultFeatureGates})
+    const live = [...(api.list('pv') as PersistentVolume[]), ...(api.list('pvc') as PersistentVolumeClaim[])].map(written)
+    const want = [...sim.volumes, ...sim.claims].map(written)
+    const byName = (a: unknown, b: unknown) => ((a as {name: string}).name < (b as {name: string}).name ? -1 : 1)
+    assert.deepEqual(live.sort(byName), want.sort(byName))
+    assert.ok((api.list('ev') as Array<{source?: {component?: string}}>).some((e) => e.source?.component === 'pvctl'), 'events recorded')
+
+    api.clearRequests()
+    const again = await pvctl(kubeconfig, '--dry-run', '-o', 'json')
+    const second = JSON.parse(again.stdout)
+    // What is left are the reclaim operations only volume plugins carry out (recycle pv-0005, delete pv-0006).
+    assert.deepEqual(second.actions.map((a: {action: string}) => a.action).sort(), ['delete', 'recycle'])
+    assert.equal(objectWrites(api), 0, 'a dry run writes nothing')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('--dry-run performs zero writes and paginates its lists', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const run = await pvctl(kubeconfig, '--dry-run')
+    assert.equal(run.code, 1, run.stderr)
+    assert.equal(api.countWrites(), 0)
+    const lists = api.requests.filter((r) => r.verb === 'list')
+    assert.equal(lists.length, 5)
+    assert.ok(lists.every((r) => new URLSearchParams(r.query).get('limit') === '500'), 'every list is paginated')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('without a terminal and without --yes it refuses to write (exit 2)', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const run = await pvctl(kubeconfig)
+    assert.equal(run.code, 2)
+    assert.match(run.stderr.trim(), /^error: refusing to write without confirmation: .*--yes/)
+    assert.equal(objectWrites(api), 0)
+  } finally {
+    await api.stop()
+  }
+})
+
+const faultRows: Array<{
+  name: string
+  deny?: Array<{verb: string; resource: string; subresource?: string}>
+  fault?: Parameters<Emulator['faults']['add']>[0]
+  exit: number
+  stderr: RegExp
+  writes?: 'none' | 'some'
+  outcome?: RegExp
+}> = [
+  {
+    name: 'a permission the plan needs is missing: named before anything is written (exit 3)',
+    deny: [{verb: 'update', resource: 'persistentvolumes', subresource: 'status'}],
+    exit: 3,
+    stderr: /^error: missing permissions: update persistentvolumes\/status \(cluster-wide\)$/,
+    writes: 'none',
+  },
+  {
+    name: 'a 500 storm: the writes fail, the run says so (exit 3)',
+    fault: {verb: 'update', resource: 'pvc', effect: {type: 'status', code: 500}},
+    exit: 3,
+    stderr: /write\(s\) failed .*a re-run completes the job/,
+    outcome: /^failed: update persistentvolumeclaims/,
+  },
+  {
+    name: 'a 429 with Retry-After is waited out and retried',
+    fault: {verb: 'update', resource: 'pv', count: 1, effect: {type: 'throttle', retryAfterSeconds: 1}},
+    exit: 0,
+    stderr: /writes made/,
+  },
+  {
+    name: 'a dropped connection is retried',
+    fault: {verb: 'update', resource: 'pvc', count: 1, effect: {type: 'drop'}},
+    exit: 0,
+    stderr: /writes made/,
+  },
+  {
+    name: 'a conflict re-reads and re-plans',
+    fault: {verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'conflict'}},
+    exit: 0,
+    stderr: /writes made/,
+    outcome: /^conflict-replanned$/,
+  },
+]
+
+for (const row of faultRows) {
+  test(row.name, async () => {
+    const {api, kubeconfig} = await cluster({deny: row.deny})
+    try {
+      if (row.fault) api.faults.add(row.fault)
+      const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+      noSecrets(run.stdout, run.stderr)
+      assert.equal(run.code, row.exit, run.stderr)
+      const lines = run.stderr.trim().split('\n')
+      assert.ok(lines.some((l) => row.stderr.test(l)), run.stderr)
+      assert.ok(!/\n\s+at /.test(run.stderr), 'no stack trace')
+      if (row.writes === 'none') assert.equal(objectWrites(api), 0)
+      if (row.outcome) {
+        const report = JSON.parse(run.stdout)
+        assert.ok(report.actions.some((a: {outcome: string}) => row.outcome!.test(a.outcome)), JSON.stringify(report.actions.map((a: {outcome: string}) => a.outcome)))
+      }
+    } finally {
+      await api.stop()
+    }
+  })
+}
+
+test('a writer that changes a claim between our read and our write keeps its change', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const held = api.faults.add({verb: 'update', resource: 'pvc', name: 'orders', count: 1, effect: {type: 'latency', ms: 1500}})
+    const running = pvctl(kubeconfig, '--yes', '-o', 'json')
+    while (held.fired === 0) await new Promise((r) => setTimeout(r, 20))
+    const claim = api.get('pvc', 'shop', 'orders') as PersistentVolumeClaim
+    api.update({...claim, metadata: {...claim.metadata, labels: {owner: 'someone-else'}}} as never)
+    const run = await running
+    assert.equal(run.code, 0, run.stderr)
+    const after = api.get('pvc', 'shop', 'orders') as PersistentVolumeClaim
+    assert.deepEqual(after.metadata.labels, {owner: 'someone-else'})
+    assert.equal(after.spec.volumeName, 'pv-0002')
+    assert.equal(after.status?.phase, 'Bound')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('an unknown token: Unauthorized, exit 3, and the token is not printed', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const bad = path.join(dir, 'bad-token.yaml')
+    writeFileSync(bad, api.kubeconfig({token: 'expired-token-0000'}))
+    const run = await pvctl(bad, '--dry-run')
+    assert.equal(run.code, 3)
+    assert.match(run.stderr.trim(), /^error: list \S+: Unauthorized/)
+    assert.ok(!run.stderr.includes('expired-token-0000'))
+  } finally {
+    await api.stop()
+  }
+})
+
+test('an unreachable API server: one line, exit 3', async () => {
+  const {api, kubeconfig} = await cluster()
+  await api.stop()
+  const run = await pvctl(kubeconfig, '--dry-run')
+  assert.equal(run.code, 3)
+  assert.match(run.stderr.trim(), /^error: cannot reach the API server at https:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/)
+})
