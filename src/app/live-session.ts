@@ -9,6 +9,7 @@ export interface LiveOptions {
   context?: string
   qps: number
   burst: number
+  requestTimeoutMs?: number
 }
 
 export interface LiveSession {
@@ -22,6 +23,6 @@ export interface LiveSession {
 export function openLiveSession(opts: LiveOptions): LiveSession {
   const config = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
   const kc = makeKubeConfig(config)
-  const api = throttle(new KubernetesClusterApi(kc), {qps: opts.qps, burst: opts.burst})
+  const api = throttle(new KubernetesClusterApi(kc), {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
   return {api, namespace: config.namespace, contextName: config.contextName, server: config.cluster.server}
 }

@@ -16,6 +16,7 @@ export interface RunSyncOptions extends SyncOptions {
   labelSelectorText?: string
   qps: number
   burst: number
+  requestTimeoutMs?: number
   concurrency: number
   events: boolean
   yes: boolean
@@ -51,7 +52,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   // A live cluster: client-node and the executor are loaded only now (they cost ~0.4 s).
   const {openLiveSession} = await import('./live-session.js')
   const {loadLiveState} = await import('../cluster/live-loader.js')
-  const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst})
+  const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
   const spinner = await ui.spinner(`loading from ${session.server}`)
   let state
   try {

@@ -10,6 +10,7 @@ export const sourceFlags = {
   }),
   kubeconfig: Flags.string({summary: 'Path to the kubeconfig file (live clusters).', helpValue: 'PATH'}),
   context: Flags.string({summary: 'The kubeconfig context to use (live clusters).', helpValue: 'NAME'}),
+  'request-timeout': Flags.string({summary: 'How long to wait for one API request before giving up, e.g. 30s (0: no limit).', default: '0', helpValue: 'DURATION'}),
 }
 
 export const scopeFlags = {

@@ -135,6 +135,11 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
   if (code === 'ECONNRESET' || code === 'EPIPE' || e.type === 'request-timeout' || /socket hang up|ECONNRESET|premature close/i.test(message)) {
     return new TransientApiError(`${describeTarget(target)}: connection dropped (${code ?? message})`, target, 0, 'ConnectionDropped')
   }
+  if (typeof code === 'string' && /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)) {
+    return new UnreachableError(`TLS verification of the API server at ${server} failed: ${code}`, target, 0, 'TLS', [
+      "check the cluster's certificate-authority in the kubeconfig",
+    ])
+  }
   return new UnreachableError(`cannot reach the API server at ${server}: ${code ?? message}`, target, 0, 'Unreachable', [
     'check the server address and your network, or read a snapshot with -f',
   ])

@@ -2,7 +2,7 @@
 // client-go's defaults are 5 and 10) in front of every request, and a bounded retry of transient
 // failures (429 honouring Retry-After, 5xx, a dropped connection) — client-go retries those up to 10
 // times; pvctl stops sooner, because a person is waiting and a re-run completes the job.
-import {TransientApiError} from './api-errors.js'
+import {TransientApiError, UnreachableError} from './api-errors.js'
 import type {ClusterApi} from './live-api.js'
 
 export interface ThrottleOptions {
@@ -12,6 +12,8 @@ export interface ThrottleOptions {
   maxRetries?: number
   /** Base delay of the exponential back-off, in ms (Retry-After wins when the server sends it). */
   backoffMs?: number
+  /** --request-timeout: a request not answered in this many ms fails (0: no limit). */
+  requestTimeoutMs?: number
   sleep?: (ms: number) => Promise<void>
   now?: () => number
 }
@@ -51,6 +53,19 @@ export class TokenBucket {
   }
 }
 
+class RequestTimeoutError extends UnreachableError {}
+
+function withTimeout<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new RequestTimeoutError(`${what}: no answer within --request-timeout (${ms} ms)`, {verb: 'get', resource: what}, 0, 'Timeout')),
+      ms,
+    )
+  })
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer))
+}
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Wraps every method of a ClusterApi with the bucket and the retry. */
@@ -67,7 +82,8 @@ export function throttle(api: ClusterApi, opts: ThrottleOptions): ClusterApi {
       for (let attempt = 0; ; attempt++) {
         await bucket.take()
         try {
-          return await (member as (...a: unknown[]) => Promise<unknown>).apply(api, args)
+          const call = (member as (...a: unknown[]) => Promise<unknown>).apply(api, args)
+          return await (opts.requestTimeoutMs ? withTimeout(call, opts.requestTimeoutMs, key) : call)
         } catch (err) {
           if (!(err instanceof TransientApiError) || attempt >= maxRetries) throw err
           const wait = err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs * 2 ** attempt

@@ -6,6 +6,7 @@ import {PvctlCommand} from '../cli/base-command.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
+import {parseDuration} from '../cli/duration.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {FeatureGateError, parseFeatureGates} from '../engine/feature-gates.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
@@ -103,6 +104,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           context: flags.context,
           qps: flags.qps,
           burst: flags.burst,
+          requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
           concurrency: flags.concurrency,
           events: flags.events,
           yes: flags.yes,

@@ -1,6 +1,7 @@
 // `pvctl sync` against a live API over real HTTPS: the built CLI, @kubernetes/client-node, and the
 // API-server emulator (test/emulator). Each row starts a fresh emulator holding the bundled example.
 import assert from 'node:assert/strict'
+import {spawn} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -10,7 +11,8 @@ import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
 import {reconcile} from '../../src/engine/reconcile.js'
-import {runCli} from '../cli/run-cli.js'
+import {cleanEnv, runCli} from '../cli/run-cli.js'
+import {repoRoot} from '../conformance/cases.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 
 const TOKEN = 'e2e-secret-token-5f2c'
@@ -210,4 +212,62 @@ test('an unreachable API server: one line, exit 3', async () => {
   const run = await pvctl(kubeconfig, '--dry-run')
   assert.equal(run.code, 3)
   assert.match(run.stderr.trim(), /^error: cannot reach the API server at https:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/)
+})
+
+test('a server certificate the kubeconfig does not trust: a TLS error, exit 3', async () => {
+  const {api} = await cluster()
+  try {
+    const untrusted = path.join(dir, 'untrusted.yaml')
+    writeFileSync(untrusted, api.kubeconfig({token: TOKEN}).replace(/^\s*certificate-authority-data: .*$/m, ''))
+    const run = await pvctl(untrusted, '--dry-run')
+    assert.equal(run.code, 3)
+    assert.match(run.stderr.trim(), /^error: TLS verification of the API server at https:\/\/127\.0\.0\.1:\d+ failed: \S+$/)
+  } finally {
+    await api.stop()
+  }
+})
+
+test('--request-timeout: a request not answered in time fails the run (exit 3)', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    api.faults.add({verb: 'list', resource: 'pv', effect: {type: 'latency', ms: 5000}})
+    const run = await pvctl(kubeconfig, '--dry-run', '--request-timeout', '300ms')
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(run.stderr.trim(), /^error: listVolumes: no answer within --request-timeout \(300 ms\)$/)
+  } finally {
+    await api.stop()
+  }
+})
+
+test('Ctrl-C stops issuing writes, lets the one in flight finish, and a re-run completes the job', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const slow = api.faults.add({verb: 'update', effect: {type: 'latency', ms: 300}})
+    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'sync', '--kubeconfig', kubeconfig, '--yes', '--concurrency', '1', '-o', 'json'], {
+      env: cleanEnv({HOME: dir}),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (b: Buffer) => (stdout += b))
+    child.stderr.on('data', (b: Buffer) => (stderr += b))
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+    while (slow.fired < 2) await new Promise((r) => setTimeout(r, 10))
+    child.kill('SIGINT')
+    const code = await exited
+    assert.equal(code, 3, stderr)
+    assert.match(stderr, /interrupted: \d+ writes made, the rest not issued; run pvctl sync again to complete the job/)
+    const report = JSON.parse(stdout)
+    const made = report.actions.filter((a: {outcome: string}) => a.outcome === 'written').length
+    assert.ok(made >= 2 && made < 11, `made ${made} writes`)
+    assert.equal(api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}), made, 'no write was issued that the report does not show')
+
+    slow.remove()
+    const rerun = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(rerun.code, 0, rerun.stderr)
+    const after = await pvctl(kubeconfig, '--dry-run', '-o', 'json')
+    assert.deepEqual(JSON.parse(after.stdout).actions.map((a: {action: string}) => a.action).sort(), ['delete', 'recycle'])
+  } finally {
+    await api.stop()
+  }
 })
