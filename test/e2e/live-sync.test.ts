@@ -13,13 +13,13 @@ import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/mod
 import {reconcile} from '../../src/engine/reconcile.js'
 import {cleanEnv, runCli} from '../cli/run-cli.js'
 import {repoRoot} from '../conformance/cases.js'
-import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.js'
 
 const TOKEN = 'e2e-secret-token-5f2c'
 const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-e2e-'))
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
-async function cluster(opts: {deny?: Array<{verb: string; resource: string; subresource?: string}>} = {}): Promise<{api: Emulator; kubeconfig: string}> {
+async function cluster(opts: {deny?: DenyRule[]} = {}): Promise<{api: Emulator; kubeconfig: string}> {
   const api = await startEmulator({
     tls: true,
     listItemTypeMeta: false,
@@ -64,7 +64,7 @@ test('sync --yes reaches the state the simulation predicts; a dry run afterwards
     assert.ok(report.actions.length > 0 && report.actions.every((a: {outcome: string}) => /^(written|conflict-replanned|not-executed: )/.test(a.outcome)))
 
     const sim = reconcile(example, {gates: defaultFeatureGates})
-    const live = [...(api.list('pv') as PersistentVolume[]), ...(api.list('pvc') as PersistentVolumeClaim[])].map(written)
+    const live = [...(api.list('pv') as unknown as PersistentVolume[]), ...(api.list('pvc') as unknown as PersistentVolumeClaim[])].map(written)
     const want = [...sim.volumes, ...sim.claims].map(written)
     const byName = (a: unknown, b: unknown) => ((a as {name: string}).name < (b as {name: string}).name ? -1 : 1)
     assert.deepEqual(live.sort(byName), want.sort(byName))
@@ -109,7 +109,7 @@ test('without a terminal and without --yes it refuses to write (exit 2)', async 
 
 const faultRows: Array<{
   name: string
-  deny?: Array<{verb: string; resource: string; subresource?: string}>
+  deny?: DenyRule[]
   fault?: Parameters<Emulator['faults']['add']>[0]
   exit: number
   stderr: RegExp
@@ -179,11 +179,11 @@ test('a writer that changes a claim between our read and our write keeps its cha
     const held = api.faults.add({verb: 'update', resource: 'pvc', name: 'orders', count: 1, effect: {type: 'latency', ms: 1500}})
     const running = pvctl(kubeconfig, '--yes', '-o', 'json')
     while (held.fired === 0) await new Promise((r) => setTimeout(r, 20))
-    const claim = api.get('pvc', 'shop', 'orders') as PersistentVolumeClaim
+    const claim = api.get('pvc', 'shop', 'orders') as unknown as PersistentVolumeClaim
     api.update({...claim, metadata: {...claim.metadata, labels: {owner: 'someone-else'}}} as never)
     const run = await running
     assert.equal(run.code, 0, run.stderr)
-    const after = api.get('pvc', 'shop', 'orders') as PersistentVolumeClaim
+    const after = api.get('pvc', 'shop', 'orders') as unknown as PersistentVolumeClaim
     assert.deepEqual(after.metadata.labels, {owner: 'someone-else'})
     assert.equal(after.spec.volumeName, 'pv-0002')
     assert.equal(after.status?.phase, 'Bound')
