@@ -25,7 +25,13 @@ const csiDriverOfInTreePlugin: Readonly<Record<string, string>> = {
   'kubernetes.io/rbd': 'rbd.csi.ceph.com',
 }
 
-export class CSIMigration {
+/** What the controller asks of CSI migration (csimigration.PluginManager + the CSI name translator). */
+export interface MigrationPolicy {
+  isMigrationEnabledForPlugin(pluginName: string): boolean
+  getCSINameFromInTreeName(pluginName: string): string | undefined
+}
+
+export class CSIMigration implements MigrationPolicy {
   constructor(private readonly gates: FeatureGates) {}
 
   /** IsMigrationEnabledForPlugin: GA (locked on) for the cloud plugins; gated for Portworx; RBD off. */
@@ -61,7 +67,7 @@ export class CSIMigration {
  * volumes from provisioned-by.
  */
 export function updateMigrationAnnotations(
-  migration: CSIMigration,
+  migration: MigrationPolicy,
   ann: Record<string, string> | null | undefined,
   claim: boolean,
 ): boolean {
@@ -110,7 +116,7 @@ export function updateMigrationAnnotations(
  * Delete policy, never the external provisioner's finalizer on such a volume (a migration rollback).
  */
 export function modifyDeletionFinalizers(
-  migration: CSIMigration,
+  migration: MigrationPolicy,
   gates: FeatureGates,
   volume: PersistentVolume,
 ): {finalizers: string[] | null | undefined; modified: boolean} {

@@ -24,6 +24,9 @@ export type ActionType =
   | 'recycle'
   | 'delete'
   | 'provision'
+  | 'create-volume'
+  | 'delete-volume'
+  | 'reschedule-provisioning'
 
 /** RFC 6902 JSON Patch operation, from the object as read to the object as written. */
 export interface JsonPatchOp {

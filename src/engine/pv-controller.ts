@@ -19,10 +19,12 @@ import {
   AnnDynamicallyProvisioned,
   AnnMigratedTo,
   AnnPreResizeCapacity,
+  AnnSelectedNode,
   AnnStorageProvisioner,
   Events,
+  PVDeletionInTreeProtectionFinalizer,
 } from './constants.js'
-import {CSIMigration, modifyDeletionFinalizers, updateMigrationAnnotations} from './csi-migration.js'
+import {CSIMigration, type MigrationPolicy, modifyDeletionFinalizers, updateMigrationAnnotations} from './csi-migration.js'
 import type {FeatureGates} from './feature-gates.js'
 import {jsonEqual} from './json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
@@ -34,6 +36,7 @@ import {
   checkVolumeModeMismatches,
   deepCopy,
   getBindVolumeToClaim,
+  getClaimReference,
   getDefaultClass,
   getPersistentVolumeClaimClass,
   getPersistentVolumeClass,
@@ -45,6 +48,7 @@ import {
   setMetaDataAnnotation,
 } from './storage-helpers.js'
 import {MatchError, PersistentVolumeOrderedIndex, storageQuantity} from './volume-index.js'
+import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import type {VolumePluginMgr} from './volume-plugins.js'
 
 /** A Go `error` return of a sync: the object stays as it is and is synced again later. */
@@ -55,10 +59,19 @@ export interface ControllerOptions {
   plugins: VolumePluginMgr
   /** kube-controller-manager --enable-dynamic-provisioning (default true). */
   enableDynamicProvisioning: boolean
+  /** Runs plugin operations to the end; without it they are planned as actions. */
+  operations?: VolumeOperations
+  /** Errors to inject into the controller's API writes (the Go tests' reactor errors). */
+  apiFaults?: ApiFaults
+  /** CSI migration as the Go tests mock it; by default v1.31's plugin manager and translator. */
+  migration?: MigrationPolicy
 }
 
+/** createProvisionedPVRetryCount: tries to save a provisioned PV, and to clean up its asset. */
+const createProvisionedPVRetryCount = 5
+
 export class PersistentVolumeController {
-  private readonly migration: CSIMigration
+  private readonly migration: MigrationPolicy
   private index: PersistentVolumeOrderedIndex | undefined
   private indexGeneration = -1
 
@@ -66,7 +79,7 @@ export class PersistentVolumeController {
     readonly cluster: SimulatedCluster,
     readonly opts: ControllerOptions,
   ) {
-    this.migration = new CSIMigration(opts.gates)
+    this.migration = opts.migration ?? new CSIMigration(opts.gates)
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -721,7 +734,7 @@ export class PersistentVolumeController {
       // syncVolume() call.
       this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedRecycle, 'No recycler plugin found for the volume!')
       return false
-    } else {
+    } else if (this.opts.operations === undefined) {
       // Plugin found: the recycle itself is the plugin's (and the executor's) work.
       this.cluster.planOperation(
         'recycle',
@@ -730,6 +743,21 @@ export class PersistentVolumeController {
         volume.metadata.resourceVersion,
       )
       return true
+    } else {
+      // Plugin found: recycle through it now.
+      this.cluster.planOperation('recycle', volumeRef(volume), `Recycle policy: scrub${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
+      const recycleError = this.opts.operations.recycle(found.plugin.name, volume)
+      if (recycleError !== undefined) {
+        // Recycler failed. Despite the volume being Failed, the controller will retry recycling the
+        // volume in every syncVolume() call.
+        this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedRecycle, `Recycle failed: ${recycleError}`)
+        return false
+      } else {
+        this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeRecycled, 'Volume recycled')
+        // Make the volume available again.
+        this.unbindVolume(volume, 'recycled: available again')
+        return false
+      }
     }
   }
 
@@ -771,7 +799,7 @@ export class PersistentVolumeController {
     } else if (found.plugin === undefined) {
       // External deleter is requested, do nothing: the volume waits for it.
       return false
-    } else {
+    } else if (this.opts.operations === undefined) {
       this.cluster.planOperation(
         'delete',
         volumeRef(volume),
@@ -779,7 +807,59 @@ export class PersistentVolumeController {
         volume.metadata.resourceVersion,
       )
       return true
+    } else {
+      const pluginError = this.doDeleteVolume(volume, found.plugin.name)
+      if (pluginError !== undefined) {
+        if (pluginError.inUse) {
+          // The plugin needs more time: not a failure, a Normal event only.
+          this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeDelete, pluginError.message)
+        } else {
+          // The plugin failed: mark the volume Failed with a Warning event. Despite the volume being
+          // Failed, the controller will retry deleting it in every syncVolume() call.
+          this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, pluginError.message)
+        }
+        return false
+      } else {
+        // The storage is gone: delete the PV object (its in-tree finalizer went in doDeleteVolume).
+        const fault = this.opts.apiFaults?.('delete', 'persistentvolumes')
+        if (fault === undefined) {
+          this.cluster.deleteVolume(volume.metadata.name ?? '', 'the storage asset was deleted')
+        } else {
+          // Could not delete the object: the next sync deletes the volume again.
+        }
+        return false
+      }
     }
+  }
+
+  /**
+   * doDeleteVolume with a deleter plugin: NewDeleter, Delete, then (HonorPVReclaimPolicy) the removal
+   * of the in-tree protection finalizer. Returns the error, if any.
+   */
+  private doDeleteVolume(volume: PersistentVolume, pluginName: string): {message: string; inUse?: boolean} | undefined {
+    const result = this.opts.operations!.delete(pluginName, volume)
+    if (result.newDeleterError !== undefined) {
+      return {message: `failed to create deleter for volume "${volume.metadata.name}": ${result.newDeleterError}`}
+    } else if (result.deleteError !== undefined) {
+      return {message: result.deleteError, inUse: result.inUse}
+    } else {
+      // Deleted from the underlying storage.
+    }
+    if (this.opts.gates.HonorPVReclaimPolicy) {
+      const current = this.cluster.volumes.get(volume.metadata.name ?? '')
+      if (current !== undefined && (current.metadata.finalizers ?? []).includes(PVDeletionInTreeProtectionFinalizer)) {
+        const clone = deepCopy(current)
+        const rest = (clone.metadata.finalizers ?? []).filter((f) => f !== PVDeletionInTreeProtectionFinalizer)
+        if (rest.length > 0) clone.metadata.finalizers = rest
+        else delete clone.metadata.finalizers
+        this.cluster.updateVolume('remove-finalizer', clone, `the storage asset was deleted: remove ${PVDeletionInTreeProtectionFinalizer}`)
+      } else {
+        // No in-tree finalizer to remove.
+      }
+    } else {
+      // Without HonorPVReclaimPolicy the controller never added the finalizer.
+    }
+    return undefined
   }
 
   /**
@@ -1006,13 +1086,124 @@ export class PersistentVolumeController {
     } else {
       // Mount options are fine.
     }
-    this.cluster.planOperation(
-      'provision',
-      claimRefOf(claim),
-      `no volume matches: provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`,
-      claim.metadata.resourceVersion,
-    )
-    return true
+    if (this.opts.operations === undefined) {
+      this.cluster.planOperation(
+        'provision',
+        claimRefOf(claim),
+        `no volume matches: provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`,
+        claim.metadata.resourceVersion,
+      )
+      return true
+    } else {
+      this.runProvisioner(claim, pluginName, storageClass, pvName)
+      return false
+    }
+  }
+
+  /** The rest of provisionClaimOperation: Provision(), then save the PV (retrying), or clean up. */
+  private runProvisioner(claim: PersistentVolumeClaim, pluginName: string, storageClass: StorageClass, pvName: string): void {
+    const claimClass = getPersistentVolumeClaimClass(claim)
+    const selectedNode = claim.metadata.annotations?.[AnnSelectedNode]
+    if (selectedNode !== undefined && !this.cluster.nodes.has(selectedNode)) {
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to get target node: node "${selectedNode}" not found`)
+      return
+    } else {
+      // No node selected, or it exists.
+    }
+    this.cluster.planOperation('provision', claimRefOf(claim), `provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`, claim.metadata.resourceVersion)
+    const result = this.opts.operations!.provision(pluginName, {pvName, claim, storageClass, ...(selectedNode !== undefined ? {selectedNode} : {})})
+    if (result.newProvisionerError !== undefined) {
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to create provisioner: ${result.newProvisionerError}`)
+      return
+    } else if (result.provisionError !== undefined || result.volume === undefined) {
+      // Only a failure of the provisioning itself asks the scheduler to pick another node.
+      this.rescheduleProvisioning(claim)
+      this.cluster.recordEvent(
+        claimRefOf(claim),
+        'Warning',
+        Events.ProvisioningFailed,
+        `Failed to provision volume with StorageClass "${storageClass.metadata.name}": ${result.provisionError ?? 'no volume returned'}`,
+      )
+      return
+    } else {
+      // Provisioned: make the PV object.
+    }
+    const volume = deepCopy(result.volume)
+    if ((volume.metadata.name ?? '') === '') volume.metadata.name = pvName
+    // Bind it to the claim
+    volume.spec.claimRef = getClaimReference(claim)
+    volume.status = {...(volume.status ?? {}), phase: 'Bound'}
+    volume.spec.storageClassName = claimClass
+    // Add AnnBoundByController (used in deleting the volume)
+    setMetaDataAnnotation(volume.metadata, AnnBoundByController, 'yes')
+    setMetaDataAnnotation(volume.metadata, AnnDynamicallyProvisioned, pluginName)
+    if (this.opts.gates.HonorPVReclaimPolicy && volume.spec.persistentVolumeReclaimPolicy === 'Delete') {
+      // The in-tree protection finalizer, only for the Delete policy.
+      volume.metadata.finalizers = [PVDeletionInTreeProtectionFinalizer]
+    } else {
+      // No finalizer.
+    }
+
+    // Try to create the PV object several times
+    let saveError: string | undefined
+    for (let i = 0; i < createProvisionedPVRetryCount; i++) {
+      const fault = this.opts.apiFaults?.('create', 'persistentvolumes')
+      if (fault === undefined) {
+        this.cluster.createVolume(volume, `provisioned by ${pluginName} for claim ${claimKey(claim)}`)
+        saveError = undefined
+        break
+      } else if (fault.reason === 'AlreadyExists') {
+        // The API server saved it before failing to answer: reuse it.
+        saveError = undefined
+        break
+      } else {
+        // Save failed, try again (Go waits createProvisionedPVInterval).
+        saveError = fault.error
+      }
+    }
+
+    if (saveError !== undefined) {
+      // We have a storage asset outside of Kubernetes but no PV object for it: say so, and delete the
+      // asset, several times if need be.
+      const strerr = `Error creating provisioned PV object for claim ${claimKey(claim)}: ${saveError}. Deleting the volume.`
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, strerr)
+      let deleteError: string | undefined
+      for (let i = 0; i < createProvisionedPVRetryCount; i++) {
+        const found = this.findDeletablePlugin(volume)
+        if (found.error !== undefined) {
+          deleteError = found.error
+        } else if (found.plugin === undefined) {
+          // Unreachable: an internal plugin provisioned it, so an internal plugin deletes it.
+          deleteError = undefined
+          break
+        } else {
+          const r = this.opts.operations!.delete(found.plugin.name, volume)
+          deleteError = r.newDeleterError !== undefined ? `failed to create deleter for volume "${volume.metadata.name}": ${r.newDeleterError}` : r.deleteError
+          if (deleteError === undefined) break
+        }
+      }
+      if (deleteError !== undefined) {
+        // Delete failed several times: an orphaned volume that nothing here can fix.
+        const cleanup = `Error cleaning provisioned volume for claim ${claimKey(claim)}: ${deleteError}. Please delete manually.`
+        this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningCleanupFailed, cleanup)
+      } else {
+        // Cleaned up.
+      }
+    } else {
+      this.cluster.recordEvent(claimRefOf(claim), 'Normal', Events.ProvisioningSucceeded, `Successfully provisioned volume ${volume.metadata.name} using ${pluginName}`)
+    }
+  }
+
+  /** rescheduleProvisioning: drops AnnSelectedNode so the scheduler retries with another node. */
+  rescheduleProvisioning(claim: PersistentVolumeClaim): void {
+    if (!hasAnnotation(claim.metadata, AnnSelectedNode)) {
+      // Provisioning not triggered by the scheduler, skip
+      return
+    } else {
+      const clone = deepCopy(claim)
+      delete clone.metadata.annotations![AnnSelectedNode]
+      this.cluster.updateClaim('reschedule-provisioning', clone, `provisioning failed on node ${claim.metadata.annotations![AnnSelectedNode]}: let the scheduler pick again`)
+    }
   }
 
   /** provisionClaimOperationExternal: annotate the claim for the external provisioner and say so. */

@@ -5,7 +5,9 @@
 // would after a start-up. Rounds repeat until one makes no write, at most `maxRounds` times. With named
 // objects, a round syncs those objects plus every object the previous round wrote or requeued, as the
 // controller reacts to its own writes through its informers.
+import type {MigrationPolicy} from './csi-migration.js'
 import {defaultFeatureGates, type FeatureGates} from './feature-gates.js'
+import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
 import {PersistentVolumeController} from './pv-controller.js'
 import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
@@ -29,6 +31,12 @@ export interface ReconcileOptions {
   gates?: FeatureGates
   plugins?: VolumePluginMgr
   enableDynamicProvisioning?: boolean
+  /** Plugin operations run to the end (see volume-operations.ts); default: planned as actions. */
+  operations?: VolumeOperations
+  /** API errors injected into the controller's writes (conformance reactor errors). */
+  apiFaults?: ApiFaults
+  /** CSI migration as the Go tests mock it. */
+  migration?: MigrationPolicy
   maxRounds?: number
   /** Sync only these objects (and what their syncs touch). */
   targets?: readonly ObjectRef[]
@@ -52,6 +60,9 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
     enableDynamicProvisioning: options.enableDynamicProvisioning ?? true,
+    ...(options.operations !== undefined ? {operations: options.operations} : {}),
+    ...(options.apiFaults !== undefined ? {apiFaults: options.apiFaults} : {}),
+    ...(options.migration !== undefined ? {migration: options.migration} : {}),
   })
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   const inScope = scopePredicate(options.scope)

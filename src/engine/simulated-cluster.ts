@@ -120,6 +120,34 @@ export class SimulatedCluster {
     return saved
   }
 
+  /** kubeClient.PersistentVolumes().Create, then storeVolumeUpdate: a provisioned volume. */
+  createVolume(volume: PersistentVolume, reason: string): PersistentVolume {
+    const name = volume.metadata.name ?? ''
+    const saved = {...volume, metadata: {...volume.metadata, resourceVersion: this.nextResourceVersion()}}
+    this.actions.push({action: 'create-volume', object: volumeRef(volume), reason, patch: [], round: this.round, sync: this.currentSync})
+    this.touched.add(refKey(volumeRef(volume)))
+    this.volumes.set(name, saved)
+    this.volumesGeneration++
+    return saved
+  }
+
+  /** kubeClient.PersistentVolumes().Delete: the object goes (its finalizers were removed first). */
+  deleteVolume(name: string, reason: string): void {
+    const before = this.volumes.get(name)
+    this.actions.push({
+      action: 'delete-volume',
+      object: refOfVolume(name),
+      reason,
+      patch: [],
+      ...(before?.metadata.resourceVersion !== undefined ? {resourceVersion: before.metadata.resourceVersion} : {}),
+      round: this.round,
+      sync: this.currentSync,
+    })
+    this.touched.add(refKey(refOfVolume(name)))
+    this.volumes.delete(name)
+    this.volumesGeneration++
+  }
+
   /** An asynchronous operation (recycle, delete, provision) handed to a plugin: planned, not written. */
   planOperation(type: 'recycle' | 'delete' | 'provision', ref: ObjectRef, reason: string, resourceVersion?: string): void {
     this.actions.push({

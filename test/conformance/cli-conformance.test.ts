@@ -12,52 +12,12 @@ import {test} from 'node:test'
 import {promisify} from 'node:util'
 
 import {type ConformanceCase, loadCases, repoRoot} from './cases.js'
+import {KNOWN_EXCEPTIONS} from './exceptions.js'
 import {diffEvents, diffObjects} from './judge.js'
 
 const run = promisify(execFile)
 const bin = path.join(repoRoot, 'bin', 'run.js')
 const work = mkdtempSync(path.join(tmpdir(), 'pvctl-conformance-'))
-
-/**
- * Cases whose expectation contradicts the seed (pv_controller.go v1.31): every one is an event the seed
- * emits that the Go test never reads, because its checkEvents stops reading after the expected count,
- * while ../shared/conformance/README.md says an extra event fails. The seed wins; each case still runs
- * and must differ by exactly these events, in this order, after the expected ones.
- */
-export const KNOWN_EXCEPTIONS: Record<string, {why: string; extraEvents: string[]}> = {
-  '1-16 - successful prebound PVC': {
-    why: 'syncUnboundClaim emits VolumeMismatch when the requested volume does not satisfy the claim',
-    extraEvents: ['Warning VolumeMismatch Cannot bind to requested volume "volume1-16": incompatible accessMode'],
-  },
-  "1-17 - skip non-available PV if it's not pre-bind": {
-    why: 'syncUnboundClaim emits FailedBinding for a claim without class and without a match (as 1-2 expects)',
-    extraEvents: ['Normal FailedBinding no persistent volumes available for this claim and no storage class is set'],
-  },
-  '2-6 - claim prebound to already bound volume': {
-    why: 'syncUnboundClaim emits FailedBinding when the requested volume is bound to another claim',
-    extraEvents: ['Warning FailedBinding volume "volume2-6" already bound to a different claim.'],
-  },
-  '4-10 - volume bound to missing claim': {
-    why: 'deleteVolumeOperation emits VolumeFailedDelete when no deleter is found (as 8-3 expects)',
-    extraEvents: ['Warning VolumeFailedDelete error getting deleter volume plugin for volume "volume4-10": no volume plugin matched'],
-  },
-  '10-1 - successful bind': {
-    why: 'the first syncClaim finds the volume still Pending (not Available) and emits FailedBinding before a later sync binds it',
-    extraEvents: ['Normal FailedBinding no persistent volumes available for this claim and no storage class is set'],
-  },
-  '14-13 - output warning when pv is prebound to pvc with different volumeModes': {
-    why: 'syncVolume emits VolumeMismatch on the claim too, right after the one on the volume',
-    extraEvents: ['Warning VolumeMismatch Cannot bind PersistentVolume "volume14-13" to requested PersistentVolumeClaim due to incompatible volumeMode.'],
-  },
-  '15-3 - pvc storage class is not assigned retroactively if claim is already bound': {
-    why: 'syncBoundClaim marks a claim whose volume does not exist Lost, with the ClaimLost event',
-    extraEvents: ['Warning ClaimLost Bound claim has lost its PersistentVolume. Data on the volume is lost!'],
-  },
-  '15-6 - pvc storage class is not changed if claim is not bound but already has a storage class': {
-    why: 'provisionClaim emits ProvisioningFailed: no plugin is named kubernetes.io/no-provisioner and it is an in-tree name',
-    extraEvents: ['Warning ProvisioningFailed no volume plugin matched name: kubernetes.io/no-provisioner'],
-  },
-}
 
 function cliArgs(c: ConformanceCase, file: string, gates: Record<string, unknown>): string[] {
   const args = [bin, 'sync', '-f', file, '--dry-run', '-o', 'json']
@@ -106,7 +66,7 @@ for (const {file, cases} of loadCases('cases')) {
     const running: Array<Promise<void>> = []
     for (const c of cases as ConformanceCase[]) {
       if (c.dependsOnPluginMock) {
-        running.push(t.test(c.name, {skip: 'needs a volume plugin (mock plugin seam: issue 7)'}, () => {}))
+        running.push(t.test(c.name, {skip: 'needs the mock volume plugin: runs through the engine plugin seam in plugin-conformance.test.ts'}, () => {}))
         continue
       }
       const variants = c.featureGateVariants !== undefined && c.featureGateVariants.length > 0 ? c.featureGateVariants : [c.featureGates ?? {}]
