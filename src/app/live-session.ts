@@ -2,7 +2,8 @@
 // Imported only when a command needs the cluster: client-node costs ~0.4 s to load.
 import {loadKubeconfig} from '../cluster/kubeconfig.js'
 import {type ClusterApi, KubernetesClusterApi, makeKubeConfig} from '../cluster/live-api.js'
-import {throttle} from '../cluster/throttled-api.js'
+import {throttle, TokenBucket} from '../cluster/throttled-api.js'
+import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
 
 export interface LiveOptions {
   kubeconfig?: string
@@ -14,6 +15,8 @@ export interface LiveOptions {
 
 export interface LiveSession {
   api: ClusterApi
+  /** Pods and PV objects for the volume plugins. */
+  workload: WorkloadApi
   /** The context's namespace, when it sets one. */
   namespace?: string
   contextName: string
@@ -23,6 +26,9 @@ export interface LiveSession {
 export function openLiveSession(opts: LiveOptions): LiveSession {
   const config = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
   const kc = makeKubeConfig(config)
-  const api = throttle(new KubernetesClusterApi(kc), {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
-  return {api, namespace: config.namespace, contextName: config.contextName, server: config.cluster.server}
+  const bucket = new TokenBucket(opts.qps, opts.burst, Date.now, (ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+  const flow = {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs, bucket}
+  const api = throttle(new KubernetesClusterApi(kc), flow)
+  const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
+  return {api, workload, namespace: config.namespace, contextName: config.contextName, server: config.cluster.server}
 }

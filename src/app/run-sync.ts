@@ -26,8 +26,8 @@ export interface SyncUi {
   /** Tells the user something on stderr (skipped kinds, notices). */
   notice(line: string): void
   spinner(text: string): Promise<{text(t: string): void; stop(): void}>
-  /** Asks for consent; undefined when nobody can be asked. */
-  confirm?: (plan: SyncReport, context: string) => Promise<boolean>
+  /** Asks for consent (a typed one when the plan destroys data); undefined when nobody can be asked. */
+  confirm?: (plan: SyncReport, context: string, destructive: boolean) => Promise<boolean>
   /** Shows the plan before consent is asked. */
   showPlan(plan: SyncReport): void
   signal?: AbortSignal
@@ -74,7 +74,8 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       {
         ...opts,
         signal: ui.signal,
-        confirm: ui.confirm === undefined ? undefined : (plan) => ui.confirm!(plan, session.contextName),
+        workload: session.workload,
+        confirm: ui.confirm === undefined ? undefined : (plan, destructive) => ui.confirm!(plan, session.contextName, destructive),
         onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
       },
       (plan) => {

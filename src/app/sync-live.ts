@@ -3,7 +3,11 @@
 import type {ClusterApi} from '../cluster/live-api.js'
 import type {ClusterState} from '../engine/model.js'
 import {ExitCode, ClusterError, UsageError} from '../errors.js'
+import type {WorkloadApi} from '../cluster/workload-api.js'
+import type {Pod} from '../engine/model.js'
+import type {PlannedEvent} from '../engine/plan.js'
 import {executeSync} from '../executor/executor.js'
+import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
 import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
 import type {SyncReport} from './sync-report.js'
@@ -11,8 +15,11 @@ import type {SyncReport} from './sync-report.js'
 export interface ApplyOptions extends SyncOptions {
   concurrency: number
   events: boolean
-  /** Asks the user; undefined when no one can be asked (no TTY). */
-  confirm?: (plan: SyncReport) => Promise<boolean>
+  /** Pods and PV objects for the volume plugins; without it recycle/delete/provision stay planned. */
+  workload?: WorkloadApi
+  recyclerTemplate?: Pod
+  /** Asks the user (typing a confirmation when `destructive`); undefined when no one can be asked. */
+  confirm?: (plan: SyncReport, destructive: boolean) => Promise<boolean>
   yes: boolean
   signal?: AbortSignal
   onProgress?: (done: number, known: number) => void
@@ -23,6 +30,11 @@ export interface ApplyResult {
   exitCode: number
   /** A line for stderr when the run ended early or partly. */
   notice?: string
+}
+
+/** Whether the plan destroys data (a recycle scrubs a volume, a delete removes it). */
+export function destroys(plan: SyncReport): boolean {
+  return plan.actions.some((a) => a.action === 'recycle' || a.action === 'delete')
 }
 
 export async function applySync(api: ClusterApi, state: ClusterState, opts: ApplyOptions, showPlan: (plan: SyncReport) => void): Promise<ApplyResult> {
@@ -36,7 +48,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     }
     // The plan is shown only to the person asked to consent; with --yes the final report says it all.
     showPlan(plan)
-    if (!(await opts.confirm(plan))) {
+    if (!(await opts.confirm(plan, destroys(plan)))) {
       return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)'}
     }
   }
@@ -46,7 +58,21 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   }
 
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
+  // Pod events of recyclers, relayed on the volume as the controller's recycler event recorder does.
+  const podEvents: PlannedEvent[] = []
+  const plugins =
+    opts.workload === undefined
+      ? undefined
+      : new LiveVolumePlugins(opts.workload, {
+          recyclerTemplate: opts.recyclerTemplate,
+          onPodEvent: (volume, e) =>
+            podEvents.push({object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''}, type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: 'RecyclerPod', message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${volume.metadata.name}`}),
+        })
   const result = await executeSync(api, state, {
+    plugins,
+    workload: opts.workload,
+    // Consent was given (--yes, or typed at the prompt) to the plan, which lists what is destroyed.
+    destructive: true,
     gates: opts.gates,
     scope: hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector},
     targets: hasTargets ? opts.targets : undefined,
@@ -64,7 +90,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     rounds: result.rounds,
     converged: result.converged,
     actions: result.actions,
-    events: result.events,
+    events: [...result.events, ...podEvents],
     errors: result.errors,
     summary: summarize(result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned')),
     objects: after.before ?? after.objects,

@@ -30,9 +30,17 @@ export async function startSpinner(text: string): Promise<Spinner> {
   }
 }
 
-export async function confirmOnTerminal(message: string): Promise<boolean> {
-  const {confirm} = await import('@inquirer/prompts')
+/**
+ * A yes/no question; when `typed`, the user must type the word (destroying data deserves more than a
+ * reflexive "y").
+ */
+export async function confirmOnTerminal(message: string, typed = false): Promise<boolean> {
+  const {confirm, input} = await import('@inquirer/prompts')
   try {
+    if (typed) {
+      const answer = await input({message: `${message} This deletes or scrubs data: type "yes" to continue:`}, {output: process.stderr})
+      return answer.trim() === 'yes'
+    }
     return await confirm({message, default: false}, {output: process.stderr})
   } catch (err) {
     // Ctrl-C at the prompt (ExitPromptError): a "no".

@@ -3,7 +3,6 @@
 // failures (429 honouring Retry-After, 5xx, a dropped connection) — client-go retries those up to 10
 // times; pvctl stops sooner, because a person is waiting and a re-run completes the job.
 import {TransientApiError, UnreachableError} from './api-errors.js'
-import type {ClusterApi} from './live-api.js'
 
 export interface ThrottleOptions {
   qps: number
@@ -14,6 +13,8 @@ export interface ThrottleOptions {
   backoffMs?: number
   /** --request-timeout: a request not answered in this many ms fails (0: no limit). */
   requestTimeoutMs?: number
+  /** A bucket shared with other ports, so that --qps bounds all of pvctl's requests together. */
+  bucket?: TokenBucket
   sleep?: (ms: number) => Promise<void>
   now?: () => number
 }
@@ -68,13 +69,13 @@ function withTimeout<T>(call: Promise<T>, ms: number, what: string): Promise<T> 
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
-/** Wraps every method of a ClusterApi with the bucket and the retry. */
-export function throttle(api: ClusterApi, opts: ThrottleOptions): ClusterApi {
+/** Wraps every method of an API port (ClusterApi, WorkloadApi) with the bucket and the retry. */
+export function throttle<T extends object>(api: T, opts: ThrottleOptions): T {
   const sleep = opts.sleep ?? defaultSleep
-  const bucket = new TokenBucket(opts.qps, opts.burst, opts.now ?? Date.now, sleep)
+  const bucket = opts.bucket ?? new TokenBucket(opts.qps, opts.burst, opts.now ?? Date.now, sleep)
   const maxRetries = opts.maxRetries ?? 3
   const backoffMs = opts.backoffMs ?? 200
-  const wrapped: Record<string, unknown> = {server: api.server}
+  const wrapped: Record<string, unknown> = {server: (api as {server?: string}).server}
   for (const key of Object.getOwnPropertyNames(Object.getPrototypeOf(api)).concat(Object.keys(api))) {
     const member = (api as unknown as Record<string, unknown>)[key]
     if (key === 'constructor' || typeof member !== 'function') continue
@@ -92,5 +93,5 @@ export function throttle(api: ClusterApi, opts: ThrottleOptions): ClusterApi {
       }
     }
   }
-  return wrapped as unknown as ClusterApi
+  return wrapped as unknown as T
 }

@@ -112,7 +112,9 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
         {
           notice: (line) => process.stderr.write(`pvctl: ${line}\n`),
           spinner: startSpinner,
-          confirm: canPrompt() ? (plan, context) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${context}?`) : undefined,
+          confirm: canPrompt()
+            ? (plan, context, destructive) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${context}?`, destructive)
+            : undefined,
           // The plan is shown before consent; on stderr when stdout is for a machine-readable report.
           showPlan: (plan) => (flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout).write(renderSyncTable(plan, {wide: false, palette})),
           signal: abort.signal,

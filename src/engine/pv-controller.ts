@@ -739,7 +739,7 @@ export class PersistentVolumeController {
       this.cluster.planOperation(
         'recycle',
         volumeRef(volume),
-        `Recycle policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: scrub${describeSource(volume)} with ${found.plugin.name}`,
+        `Recycle policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: scrub ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
         volume.metadata.resourceVersion,
       )
       return true
@@ -803,11 +803,12 @@ export class PersistentVolumeController {
       this.cluster.planOperation(
         'delete',
         volumeRef(volume),
-        `Delete policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: delete${describeSource(volume)} with ${found.plugin.name}`,
+        `Delete policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
         volume.metadata.resourceVersion,
       )
       return true
     } else {
+      this.cluster.planOperation('delete', volumeRef(volume), `Delete policy: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
       const pluginError = this.doDeleteVolume(volume, found.plugin.name)
       if (pluginError !== undefined) {
         if (pluginError.inUse) {

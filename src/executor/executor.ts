@@ -13,10 +13,13 @@ import type {FeatureGates} from '../engine/feature-gates.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
 import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/plan.js'
 import {reconcile, type ReconcileScope} from '../engine/reconcile.js'
+import type {WorkloadApi} from '../cluster/workload-api.js'
+import type {VolumeOperations} from '../engine/volume-operations.js'
+import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {applyPatch} from './apply-patch.js'
 import {EventRecorder} from './event-recorder.js'
 
-export type Outcome = 'written' | 'conflict-replanned' | 'not-written' | `not-executed: ${string}` | `failed: ${string}`
+export type Outcome = 'written' | 'executed' | 'conflict-replanned' | 'not-written' | `not-executed: ${string}` | `failed: ${string}`
 
 export interface ExecutedAction extends Action {
   outcome: Outcome
@@ -34,6 +37,12 @@ export interface ExecuteOptions {
   now?: () => Date
   /** Called after every write attempt: writes done so far, writes known so far. */
   onProgress?: (done: number, known: number) => void
+  /** The volume plugins pvctl carries out; without them recycle/delete/provision stay planned. */
+  plugins?: LiveVolumePlugins
+  /** Creates and deletes PV objects for the plugins' follow-up writes. */
+  workload?: WorkloadApi
+  /** Consent to destroy data: recycle and delete run only with it. */
+  destructive?: boolean
 }
 
 export interface ExecuteResult {
@@ -49,6 +58,20 @@ export interface ExecuteResult {
 }
 
 const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
+type Operation = 'recycle' | 'delete' | 'provision'
+
+/**
+ * The outcome of a plugin operation carried out live, replayed to the engine as its (synchronous)
+ * VolumeOperations port, so that the engine plans the controller's follow-up writes.
+ */
+function replay(outcomes: Map<string, unknown>): VolumeOperations {
+  const get = <T>(op: Operation, name: string, otherwise: T): T => (outcomes.has(`${op}:${name}`) ? (outcomes.get(`${op}:${name}`) as T) : otherwise)
+  return {
+    recycle: (_p, volume) => get<string | undefined>('recycle', `pv/${volume.metadata.name}`, 'not carried out in this run'),
+    delete: (_p, volume) => get('delete', `pv/${volume.metadata.name}`, {deleteError: 'not carried out in this run'}),
+    provision: (_p, o) => get('provision', `pvc/${o.claim.metadata.namespace}/${o.claim.metadata.name}`, {provisionError: 'not carried out in this run'}),
+  }
+}
 
 /** The live objects, kept current with every read and write, as the controller's cache is. */
 class LiveState {
@@ -113,8 +136,28 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
   const aborted = () => opts.signal?.aborted === true
 
   /** Plans one sync against the current state. */
-  const planUnit = (sync: string) =>
-    reconcile(state.snapshot(), {gates: opts.gates, targets: [refOfSync(sync)], maxRounds: 1})
+  const planUnit = (sync: string, outcomes: Map<string, unknown>) =>
+    reconcile(state.snapshot(), {gates: opts.gates, targets: [refOfSync(sync)], maxRounds: 1, ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {})})
+
+  /** Runs a plugin operation for real; undefined when pvctl cannot or may not. */
+  const runOperation = async (action: Action): Promise<{outcome: unknown} | {skipped: string}> => {
+    const op = action.action as Operation
+    if (opts.plugins === undefined || opts.workload === undefined) return {skipped: 'not-executed: volume plugins are not enabled'}
+    if (op !== 'provision' && !opts.destructive) return {skipped: 'not-executed: destroying data needs --yes or a typed confirmation'}
+    if (op === 'provision') {
+      const claim = state.get(action.object) as PersistentVolumeClaim | undefined
+      const className = claim?.spec.storageClassName ?? ''
+      const klass = state.base.classes.find((c) => c.metadata.name === className)
+      if (claim === undefined || klass === undefined || !opts.plugins.supports('provision', klass.provisioner ?? '')) {
+        return {skipped: 'not-executed: pvctl has no such provisioner'}
+      }
+      return {outcome: await opts.plugins.provision(klass.provisioner ?? '', {pvName: `pvc-${claim.metadata.uid}`, claim, storageClass: klass})}
+    }
+    const volume = state.get(action.object) as PersistentVolume | undefined
+    const plugin = volume?.spec.hostPath != null ? 'kubernetes.io/host-path' : volume?.spec.nfs != null ? 'kubernetes.io/nfs' : ''
+    if (volume === undefined || !opts.plugins.supports(op, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
+    return {outcome: op === 'recycle' ? await opts.plugins.recycle(plugin, volume) : await opts.plugins.delete(plugin, volume)}
+  }
 
   const reread = async (refs: Iterable<string>) => {
     for (const key of refs) {
@@ -151,9 +194,13 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
   const runUnit = async (sync: string): Promise<number> => {
     let attempt = 0
     let made = 0
+    // Outcomes of the plugin operations this unit carried out, replayed to the engine.
+    const outcomes = new Map<string, unknown>()
+    const reportedHere = new Set<string>()
     for (;;) {
-      const plan = planUnit(sync)
+      const plan = planUnit(sync, outcomes)
       const actions = plan.actions
+      let replan = false
       errors.push(...plan.errors)
       const unitObjects = new Set<string>([sync, ...actions.map((a) => refKey(a.object))])
       // The rv each object must still have: the one this plan read; after our own write, the one we got.
@@ -164,11 +211,40 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
           const action = actions[i]
           if (aborted()) break
           if (OPERATIONS.has(action.action)) {
-            const key = `${action.action}:${refKey(action.object)}`
-            if (!reportedOperations.has(key)) {
-              reportedOperations.add(key)
-              done.push({...action, outcome: 'not-executed: carried out by volume plugins, not in this version'})
+            const opKey = `${action.action}:${refKey(action.object)}`
+            if (outcomes.has(opKey)) {
+              // Carried out already in this unit: the engine now plans what follows it.
+              if (!reportedHere.has(opKey)) {
+                reportedHere.add(opKey)
+                done.push({...action, outcome: 'executed'})
+              }
+              continue
             }
+            if (reportedOperations.has(opKey)) continue
+            const ran = await runOperation(action)
+            if ('skipped' in ran) {
+              reportedOperations.add(opKey)
+              done.push({...action, outcome: ran.skipped as Outcome})
+              continue
+            }
+            outcomes.set(opKey, ran.outcome)
+            reportedOperations.add(opKey)
+            replan = true
+            break
+          }
+          if (action.action === 'create-volume' || action.action === 'delete-volume') {
+            if (opts.workload === undefined) throw new Error(`${action.action} needs the workload API`)
+            if (action.action === 'create-volume') {
+              const created = plan.volumes.find((v) => v.metadata.name === action.object.name)!
+              const {resourceVersion: _rv, ...metadata} = created.metadata
+              state.set(action.object, await opts.workload.createVolume({...created, metadata}))
+            } else {
+              await opts.workload.deleteVolume(action.object.name)
+              state.set(action.object, undefined)
+            }
+            made++
+            writes++
+            done.push({...action, outcome: 'written'})
             continue
           }
           const key = refKey(action.object)
@@ -193,6 +269,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
         if (!(err instanceof ApiError)) throw err
         return made
       }
+      if (replan) continue
       for (const rest of actions.slice(i)) if (!OPERATIONS.has(rest.action)) done.push({...rest, outcome: 'not-written'})
       if (i === actions.length) {
         // The unit completed: its events happened.

@@ -1,0 +1,93 @@
+// The volume plugins pvctl carries out against a live cluster, by plugin name, as the executor needs
+// them: each runs the real work (a pod, or nothing but a computed PV) and returns the outcome the
+// engine's VolumeOperations port expects, so the engine then plans the controller's follow-up writes.
+//
+//   kubernetes.io/host-path  recycle (recycler pod), delete (cleanup pod; only under /tmp, as the
+//                            in-tree deleter), provision (/tmp/hostpath_pv/<claim uid>)
+//   kubernetes.io/nfs        recycle (recycler pod)
+import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
+import type {PersistentVolume, Pod} from '../engine/model.js'
+import type {ProvisionOptions} from '../engine/volume-operations.js'
+import {runPodToCompletion} from './pod-runner.js'
+import {hostPathCleanupPod, recyclerPod, timeoutForVolume} from './pod-templates.js'
+
+export interface LivePluginOptions {
+  /** --recycler-pod-template: a Pod whose spec replaces the default recycler's. */
+  recyclerTemplate?: Pod
+  pollMs?: number
+  /** Relayed as RecyclerPod events on the volume ("Recycler pod: <message>"). */
+  onPodEvent?: (volume: PersistentVolume, event: PodEvent) => void
+}
+
+export type DeleteOutcome = {newDeleterError?: string; deleteError?: string; inUse?: boolean}
+export type ProvisionOutcome = {newProvisionerError?: string; provisionError?: string; volume?: PersistentVolume}
+
+export class LiveVolumePlugins {
+  constructor(
+    private readonly api: WorkloadApi,
+    private readonly opts: LivePluginOptions = {},
+  ) {}
+
+  /** Whether pvctl can carry out this operation of this plugin. */
+  supports(operation: 'recycle' | 'delete' | 'provision', pluginName: string): boolean {
+    if (pluginName === 'kubernetes.io/host-path') return true
+    if (pluginName === 'kubernetes.io/nfs') return operation === 'recycle'
+    return false
+  }
+
+  /** plugin.Recycle: a recycler pod scrubs the volume. undefined on success. */
+  async recycle(_pluginName: string, volume: PersistentVolume): Promise<string | undefined> {
+    const nfs = volume.spec.nfs as {server?: string; path?: string; readOnly?: boolean} | undefined
+    const hostPath = volume.spec.hostPath as {path?: string; type?: string} | undefined
+    let source: Record<string, unknown>
+    let timeout: number
+    if (nfs != null) {
+      source = {nfs: {server: nfs.server, path: nfs.path, readOnly: false}}
+      timeout = timeoutForVolume(300, 30, volume)
+    } else if (hostPath != null) {
+      source = {hostPath: {path: hostPath.path}}
+      timeout = timeoutForVolume(60, 30, volume)
+    } else {
+      return 'no recyclable volume source'
+    }
+    const pod = recyclerPod(volume, source, timeout, this.opts.recyclerTemplate)
+    return runPodToCompletion(this.api, pod, {
+      timeoutMs: (timeout + 30) * 1000,
+      pollMs: this.opts.pollMs,
+      onEvent: (e) => this.opts.onPodEvent?.(volume, e),
+    })
+  }
+
+  /** NewDeleter + Delete for host-path: only /tmp/.+, as the in-tree deleter refuses anything else. */
+  async delete(_pluginName: string, volume: PersistentVolume): Promise<DeleteOutcome> {
+    const path = (volume.spec.hostPath as {path?: string} | undefined)?.path ?? ''
+    if (!/^\/tmp\/.+/.test(path)) {
+      return {newDeleterError: `host_path deleter only supports /tmp/.+ but received provided ${path}`}
+    }
+    const timeout = timeoutForVolume(60, 30, volume)
+    const error = await runPodToCompletion(this.api, hostPathCleanupPod(volume, path, timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs})
+    return error === undefined ? {} : {deleteError: error}
+  }
+
+  /**
+   * The host-path provisioner: a PV of the claim's size and modes at /tmp/hostpath_pv/<claim uid>,
+   * created on the node when first mounted (type DirectoryOrCreate: pvctl runs on no node).
+   */
+  async provision(_pluginName: string, o: ProvisionOptions): Promise<ProvisionOutcome> {
+    if (o.claim.spec.volumeMode === 'Block') {
+      return {provisionError: 'kubernetes.io/host-path does not support block volume provisioning'}
+    }
+    const volume: PersistentVolume = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: {name: o.pvName, annotations: {'kubernetes.io/createdby': 'hostpath-dynamic-provisioner'}},
+      spec: {
+        persistentVolumeReclaimPolicy: o.storageClass.reclaimPolicy ?? 'Delete',
+        accessModes: o.claim.spec.accessModes != null && o.claim.spec.accessModes.length > 0 ? o.claim.spec.accessModes : ['ReadWriteOnce'],
+        capacity: {storage: o.claim.spec.resources?.requests?.storage ?? '0'},
+        hostPath: {path: `/tmp/hostpath_pv/${o.claim.metadata.uid}`, type: 'DirectoryOrCreate'},
+      },
+    }
+    return {volume}
+  }
+}

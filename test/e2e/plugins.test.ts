@@ -1,0 +1,117 @@
+// Volume plugins carried out live against the emulator: a recycler pod scrubs an NFS volume (the test
+// plays the kubelet and completes or fails the pod), a host-path volume is deleted through a cleanup
+// pod, a claim of a host-path class gets a provisioned, bound volume, and nothing destroys data without
+// consent.
+import assert from 'node:assert/strict'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import {runCli} from '../cli/run-cli.js'
+import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {kubelet} from './kubelet.js'
+
+const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-plugins-'))
+const {state: example} = await loadSnapshot('examples/cluster.yaml')
+
+async function cluster(extra: object[] = []): Promise<{api: Emulator; kubeconfig: string}> {
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes, ...extra]) as never,
+  })
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig())
+  return {api, kubeconfig}
+}
+
+const pvctl = (kubeconfig: string, ...args: string[]) => runCli(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
+const volume = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as PersistentVolume | undefined
+
+test('Recycle: a recycler pod scrubs the NFS volume, which is Available again; Delete: a cleanup pod removes the host-path volume', async () => {
+  const {api, kubeconfig} = await cluster()
+  const pods: string[] = []
+  const stop = kubelet(api, 'Succeeded', pods)
+  try {
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    const report = JSON.parse(run.stdout)
+    const outcome = (action: string, name: string) => report.actions.find((a: {action: string; object: {name: string}}) => a.action === action && a.object.name === name)?.outcome
+    assert.equal(outcome('recycle', 'pv-0005'), 'executed')
+    assert.equal(outcome('delete', 'pv-0006'), 'executed')
+    assert.deepEqual(pods.sort(), ['deleter-for-pv-0006', 'recycler-for-pv-0005'])
+
+    const recycled = volume(api, 'pv-0005')!
+    assert.equal(recycled.status?.phase, 'Available')
+    assert.equal(recycled.spec.claimRef, undefined)
+    assert.equal(volume(api, 'pv-0006'), undefined, 'the deleted volume is gone')
+    assert.equal((api.list('pods', 'default') as unknown[]).length, 0, 'the plugin pods were cleaned up')
+
+    const again = await pvctl(kubeconfig, '--dry-run', '-o', 'json')
+    assert.equal(again.code, 0, again.stdout)
+  } finally {
+    stop()
+    await api.stop()
+  }
+})
+
+test('a recycler pod that fails marks the volume Failed with the reason; the next run retries', async () => {
+  const {api, kubeconfig} = await cluster()
+  const pods: string[] = []
+  const stop = kubelet(api, 'Failed', pods)
+  try {
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    const failed = volume(api, 'pv-0005')!
+    assert.equal(failed.status?.phase, 'Failed')
+    assert.match(failed.status?.message ?? '', /^Recycle failed: pod default\/recycler-for-pv-0005 failed: scrub found files/)
+  } finally {
+    stop()
+    await api.stop()
+  }
+})
+
+test('a claim of a host-path class gets a provisioned volume, bound to it', async () => {
+  const klass = {apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: {name: 'hostpath'}, provisioner: 'kubernetes.io/host-path', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate'}
+  const claim = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {name: 'scratch', namespace: 'shop', uid: '11111111-2222-3333-4444-555555555555'},
+    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '3Gi'}}, storageClassName: 'hostpath'},
+  }
+  const {api, kubeconfig} = await cluster([klass, claim])
+  const stop = kubelet(api, 'Succeeded', [])
+  try {
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    const bound = api.get('pvc', 'shop', 'scratch') as unknown as PersistentVolumeClaim
+    const uid = bound.metadata.uid
+    const pv = volume(api, `pvc-${uid}`)!
+    assert.ok(pv, 'the provisioned volume exists')
+    assert.equal(pv.spec.claimRef?.name, 'scratch')
+    assert.deepEqual(pv.spec.hostPath, {path: `/tmp/hostpath_pv/${uid}`, type: 'DirectoryOrCreate'})
+    assert.equal(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], 'kubernetes.io/host-path')
+    assert.deepEqual(pv.metadata.finalizers, ['kubernetes.io/pv-controller'])
+    assert.equal(bound.spec.volumeName, `pvc-${uid}`)
+    assert.equal(bound.status?.phase, 'Bound')
+  } finally {
+    stop()
+    await api.stop()
+  }
+})
+
+test('without consent nothing is recycled or deleted', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const run = await pvctl(kubeconfig)
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /refusing to write without confirmation/)
+    assert.equal(api.countWrites({resource: 'pods'}), 0)
+    assert.equal(volume(api, 'pv-0006')?.status?.phase, 'Bound')
+  } finally {
+    await api.stop()
+  }
+})
