@@ -2,7 +2,8 @@
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
 import {loadSnapshot} from '../cluster/snapshot.js'
-import {ExitCode} from '../errors.js'
+import type {Pod} from '../engine/model.js'
+import {ExitCode, UsageError} from '../errors.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
 
@@ -20,6 +21,8 @@ export interface RunSyncOptions extends SyncOptions {
   concurrency: number
   events: boolean
   yes: boolean
+  /** --recycler-pod-template: a file holding one Pod. */
+  recyclerPodTemplate?: string
 }
 
 export interface SyncUi {
@@ -36,6 +39,15 @@ export interface SyncUi {
 export interface RunSyncResult {
   report: SyncReport
   exitCode: number
+}
+
+/** The one Pod of a --recycler-pod-template file. */
+async function loadPodTemplate(path: string): Promise<Pod> {
+  const {state} = await loadSnapshot(path)
+  if (state.pods.length !== 1) {
+    throw new UsageError(`--recycler-pod-template "${path}": expected exactly one Pod, found ${state.pods.length}`)
+  }
+  return state.pods[0]
 }
 
 export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
@@ -66,6 +78,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   }
 
   const {applySync} = await import('./sync-live.js')
+  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadPodTemplate(opts.recyclerPodTemplate)
   const progress = await ui.spinner('writing')
   try {
     const result = await applySync(
@@ -75,6 +88,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
         ...opts,
         signal: ui.signal,
         workload: session.workload,
+        recyclerTemplate,
         confirm: ui.confirm === undefined ? undefined : (plan, destructive) => ui.confirm!(plan, session.contextName, destructive),
         onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
       },

@@ -49,6 +49,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
     rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
+    'recycler-pod-template': Flags.string({
+      summary: 'A Pod (YAML or JSON) whose spec replaces the default recycler pod\'s, as kube-controller-manager\'s --pv-recycler-pod-template-filepath-* do.',
+      helpValue: 'FILE',
+    }),
     concurrency: Flags.integer({summary: 'Independent volume/claim pairs written at once (live clusters).', default: 4, min: 1, helpValue: 'N'}),
     qps: Flags.integer({summary: 'Client-side rate limit, requests per second, as client-go (live clusters).', default: 5, min: 1, helpValue: 'N'}),
     burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
@@ -108,6 +112,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           concurrency: flags.concurrency,
           events: flags.events,
           yes: flags.yes,
+          recyclerPodTemplate: flags['recycler-pod-template'],
         },
         {
           notice: (line) => process.stderr.write(`pvctl: ${line}\n`),

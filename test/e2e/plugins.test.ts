@@ -115,3 +115,58 @@ test('without consent nothing is recycled or deleted', async () => {
     await api.stop()
   }
 })
+
+test('--recycler-pod-template replaces the recycler pod, not the volume it scrubs', async () => {
+  const {api, kubeconfig} = await cluster()
+  const pods: Array<{metadata: {name: string}; spec: {containers: Array<{image: string}>; volumes: Array<Record<string, unknown>>}}> = []
+  const stop = kubelet(api, 'Succeeded', [], (pod) => pods.push(pod as never))
+  try {
+    const template = path.join(dir, 'recycler.yaml')
+    writeFileSync(
+      template,
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: ignored, namespace: scrubbers}\nspec:\n  restartPolicy: Never\n  volumes: [{name: vol}]\n  containers:\n  - {name: scrub, image: registry.example.internal/scrubber:2, command: [/scrub.sh], volumeMounts: [{name: vol, mountPath: /scrub}]}\n`,
+    )
+    const run = await pvctl(kubeconfig, '--yes', '--recycler-pod-template', template, '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    const recycler = pods.find((p) => p.metadata.name === 'recycler-for-pv-0005')
+    assert.ok(recycler, JSON.stringify(pods.map((p) => p.metadata.name)))
+    assert.equal(recycler.spec.containers[0].image, 'registry.example.internal/scrubber:2')
+    assert.deepEqual(recycler.spec.volumes[0], {name: 'vol', nfs: {server: 'nfs.example.internal', path: '/exports/media', readOnly: false}})
+  } finally {
+    stop()
+    await api.stop()
+  }
+})
+
+test('a Delete volume of an external provisioner is left Released for it, and no pod touches it', async () => {
+  const external = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {name: 'pv-ebs', annotations: {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'}},
+    spec: {
+      capacity: {storage: '4Gi'},
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Delete',
+      csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'vol-0abc'},
+      claimRef: {namespace: 'shop', name: 'gone', uid: 'u-gone', kind: 'PersistentVolumeClaim', apiVersion: 'v1'},
+    },
+    status: {phase: 'Bound'},
+  }
+  const {api, kubeconfig} = await cluster([external])
+  const pods: string[] = []
+  const stop = kubelet(api, 'Succeeded', pods)
+  try {
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(volume(api, 'pv-ebs')?.status?.phase, 'Released')
+    assert.ok(!pods.some((p) => p.endsWith('pv-ebs')))
+    const report = JSON.parse(run.stdout)
+    assert.deepEqual(
+      report.actions.filter((a: {object: {name: string}}) => a.object.name === 'pv-ebs').map((a: {action: string}) => a.action),
+      ['set-volume-phase'],
+    )
+  } finally {
+    stop()
+    await api.stop()
+  }
+})
