@@ -6,6 +6,7 @@ import {ExitCode, ClusterError, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/model.js'
 import type {PlannedEvent} from '../engine/plan.js'
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
@@ -70,6 +71,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
         })
   const result = await executeSync(api, state, {
     plugins,
+    pluginMgr: defaultVolumePluginMgr({localVolumeDeleter: opts.localVolumeDeleter}),
     workload: opts.workload,
     // Consent was given (--yes, or typed at the prompt) to the plan, which lists what is destroyed.
     destructive: true,

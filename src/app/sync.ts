@@ -5,6 +5,7 @@ import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClai
 import {claimKey} from '../engine/model.js'
 import type {Action, ObjectRef} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {UsageError} from '../errors.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 
@@ -16,15 +17,18 @@ export interface SyncOptions {
   /** Only with no targets: restrict to a namespace (-n without -A). */
   namespace?: string
   labelSelector?: LabelSelector
+  /** --local-volume-deleter: pvctl's deleter for local volumes joins the controller's plugins. */
+  localVolumeDeleter?: boolean
 }
 
 /** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
 export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
+  // Names looked up once, not one scan of the state per named object.
+  const volumeNames = opts.targets?.length ? new Set(state.volumes.map((v) => v.metadata.name)) : undefined
+  const claimKeys = opts.targets?.length ? new Set(state.claims.map(claimKey)) : undefined
   for (const target of opts.targets ?? []) {
     const exists =
-      target.kind === 'PersistentVolume'
-        ? state.volumes.some((v) => v.metadata.name === target.name)
-        : state.claims.some((c) => c.metadata.name === target.name && c.metadata.namespace === target.namespace)
+      target.kind === 'PersistentVolume' ? volumeNames!.has(target.name) : claimKeys!.has(`${target.namespace ?? ''}/${target.name}`)
     if (!exists) {
       throw new UsageError(
         target.kind === 'PersistentVolume'
@@ -37,6 +41,7 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
   const scope = hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
   const result = reconcile(state, {
     gates: opts.gates,
+    plugins: defaultVolumePluginMgr({localVolumeDeleter: opts.localVolumeDeleter}),
     maxRounds: opts.maxRounds,
     targets: hasTargets ? opts.targets : undefined,
     scope,

@@ -49,6 +49,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
     rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
+    'local-volume-deleter': Flags.boolean({
+      summary: 'Delete local volumes whose policy is Delete, through a cleanup pod on their node (not something kube-controller-manager does).',
+      default: false,
+    }),
     'recycler-pod-template': Flags.string({
       summary: 'A Pod (YAML or JSON) whose spec replaces the default recycler pod\'s, as kube-controller-manager\'s --pv-recycler-pod-template-filepath-* do.',
       helpValue: 'FILE',
@@ -113,6 +117,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           events: flags.events,
           yes: flags.yes,
           recyclerPodTemplate: flags['recycler-pod-template'],
+          localVolumeDeleter: flags['local-volume-deleter'],
         },
         {
           notice: (line) => process.stderr.write(`pvctl: ${line}\n`),

@@ -83,6 +83,21 @@ export const controllerVolumePlugins: readonly VolumePlugin[] = [
   {name: 'kubernetes.io/csi', canSupport: hasSource('csi'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
 ]
 
-export function defaultVolumePluginMgr(): VolumePluginMgr {
-  return new VolumePluginMgr(controllerVolumePlugins)
+/**
+ * pvctl's one extension of the controller's plugin set, off by default so that an audit says what
+ * kube-controller-manager would do: a deleter for local volumes (through a cleanup pod on the volume's
+ * node, as the local static provisioner cleans them). Without it, a local Delete volume whose claim is
+ * gone ends Failed ("no volume plugin matched"), as it does in a cluster.
+ */
+export const localVolumeDeleterPlugin: VolumePlugin = {
+  name: 'kubernetes.io/local-volume',
+  canSupport: hasSource('local'),
+  recycler: false,
+  deleter: true,
+  provisioner: false,
+  supportsMountOption: true,
+}
+
+export function defaultVolumePluginMgr(opts: {localVolumeDeleter?: boolean} = {}): VolumePluginMgr {
+  return new VolumePluginMgr(opts.localVolumeDeleter ? [...controllerVolumePlugins, localVolumeDeleterPlugin] : controllerVolumePlugins)
 }

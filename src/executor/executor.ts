@@ -15,6 +15,7 @@ import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} 
 import {reconcile, type ReconcileScope} from '../engine/reconcile.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {VolumeOperations} from '../engine/volume-operations.js'
+import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {applyPatch} from './apply-patch.js'
 import {EventRecorder} from './event-recorder.js'
@@ -43,6 +44,8 @@ export interface ExecuteOptions {
   workload?: WorkloadApi
   /** Consent to destroy data: recycle and delete run only with it. */
   destructive?: boolean
+  /** The engine's plugin set (default: kube-controller-manager's). */
+  pluginMgr?: VolumePluginMgr
 }
 
 export interface ExecuteResult {
@@ -137,7 +140,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
   /** Plans one sync against the current state. */
   const planUnit = (sync: string, outcomes: Map<string, unknown>) =>
-    reconcile(state.snapshot(), {gates: opts.gates, targets: [refOfSync(sync)], maxRounds: 1, ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {})})
+    reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, targets: [refOfSync(sync)], maxRounds: 1, ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {})})
 
   /** Runs a plugin operation for real; undefined when pvctl cannot or may not. */
   const runOperation = async (action: Action): Promise<{outcome: unknown} | {skipped: string}> => {
@@ -154,7 +157,8 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
       return {outcome: await opts.plugins.provision(klass.provisioner ?? '', {pvName: `pvc-${claim.metadata.uid}`, claim, storageClass: klass})}
     }
     const volume = state.get(action.object) as PersistentVolume | undefined
-    const plugin = volume?.spec.hostPath != null ? 'kubernetes.io/host-path' : volume?.spec.nfs != null ? 'kubernetes.io/nfs' : ''
+    const plugin =
+      volume?.spec.hostPath != null ? 'kubernetes.io/host-path' : volume?.spec.nfs != null ? 'kubernetes.io/nfs' : volume?.spec.local != null ? 'kubernetes.io/local-volume' : ''
     if (volume === undefined || !opts.plugins.supports(op, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
     return {outcome: op === 'recycle' ? await opts.plugins.recycle(plugin, volume) : await opts.plugins.delete(plugin, volume)}
   }
@@ -289,7 +293,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
   while (rounds < opts.maxRounds && !aborted()) {
     rounds++
-    const plan = reconcile(state.snapshot(), {gates: opts.gates, scope: opts.scope, targets: opts.targets, maxRounds: 1})
+    const plan = reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1})
     const pending = unitsOf(plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)))
     known = writes + plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
     opts.onProgress?.(writes, known)

@@ -5,11 +5,12 @@
 //   kubernetes.io/host-path  recycle (recycler pod), delete (cleanup pod; only under /tmp, as the
 //                            in-tree deleter), provision (/tmp/hostpath_pv/<claim uid>)
 //   kubernetes.io/nfs        recycle (recycler pod)
+//   kubernetes.io/local-volume  delete (cleanup pod on the volume's node), with --local-volume-deleter
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
 import type {PersistentVolume, Pod} from '../engine/model.js'
 import type {ProvisionOptions} from '../engine/volume-operations.js'
 import {runPodToCompletion} from './pod-runner.js'
-import {hostPathCleanupPod, recyclerPod, timeoutForVolume} from './pod-templates.js'
+import {hostPathCleanupPod, localCleanupPod, recyclerPod, timeoutForVolume} from './pod-templates.js'
 
 export interface LivePluginOptions {
   /** --recycler-pod-template: a Pod whose spec replaces the default recycler's. */
@@ -32,6 +33,7 @@ export class LiveVolumePlugins {
   supports(operation: 'recycle' | 'delete' | 'provision', pluginName: string): boolean {
     if (pluginName === 'kubernetes.io/host-path') return true
     if (pluginName === 'kubernetes.io/nfs') return operation === 'recycle'
+    if (pluginName === 'kubernetes.io/local-volume') return operation === 'delete'
     return false
   }
 
@@ -58,8 +60,18 @@ export class LiveVolumePlugins {
     })
   }
 
-  /** NewDeleter + Delete for host-path: only /tmp/.+, as the in-tree deleter refuses anything else. */
-  async delete(_pluginName: string, volume: PersistentVolume): Promise<DeleteOutcome> {
+  /**
+   * NewDeleter + Delete. host-path: only /tmp/.+, as the in-tree deleter refuses anything else; the
+   * directory goes. local: the directory's contents go, on the volume's node (the directory stays, as
+   * the local static provisioner leaves it for the next volume).
+   */
+  async delete(pluginName: string, volume: PersistentVolume): Promise<DeleteOutcome> {
+    if (pluginName === 'kubernetes.io/local-volume') {
+      const local = volume.spec.local as {path?: string} | undefined
+      const timeout = timeoutForVolume(60, 30, volume)
+      const error = await runPodToCompletion(this.api, localCleanupPod(volume, local?.path ?? '', timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs})
+      return error === undefined ? {} : {deleteError: error}
+    }
     const path = (volume.spec.hostPath as {path?: string} | undefined)?.path ?? ''
     if (!/^\/tmp\/.+/.test(path)) {
       return {newDeleterError: `host_path deleter only supports /tmp/.+ but received provided ${path}`}

@@ -64,3 +64,23 @@ export function hostPathCleanupPod(volume: PersistentVolume, path: string, timeo
     },
   }
 }
+
+/**
+ * A pod that empties a local volume's directory on the volume's node: the volume's own node affinity
+ * pins it there, and the scrub command of the recycler empties it.
+ */
+export function localCleanupPod(volume: PersistentVolume, path: string, timeoutSeconds: number): Pod {
+  const required = (volume.spec.nodeAffinity as {required?: unknown} | undefined)?.required
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: `deleter-for-${volume.metadata.name}`, namespace: 'default'},
+    spec: {
+      restartPolicy: 'Never',
+      activeDeadlineSeconds: timeoutSeconds,
+      ...(required !== undefined ? {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: required}}} : {}),
+      volumes: [{name: 'vol', hostPath: {path, type: 'Directory'}}],
+      containers: [{name: 'pv-deleter', image: RECYCLER_IMAGE, command: ['/bin/sh'], args: ['-c', SCRUB_COMMAND], volumeMounts: [{name: 'vol', mountPath: '/scrub'}]}],
+    },
+  }
+}

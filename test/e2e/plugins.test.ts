@@ -170,3 +170,43 @@ test('a Delete volume of an external provisioner is left Released for it, and no
     await api.stop()
   }
 })
+
+const localVolume = {
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: {name: 'pv-local'},
+  spec: {
+    capacity: {storage: '100Gi'},
+    accessModes: ['ReadWriteOnce'],
+    persistentVolumeReclaimPolicy: 'Delete',
+    storageClassName: 'local',
+    local: {path: '/mnt/disks/ssd1'},
+    nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'In', values: ['node-a']}]}]}},
+    claimRef: {namespace: 'shop', name: 'gone', uid: 'u-gone-local', kind: 'PersistentVolumeClaim', apiVersion: 'v1'},
+  },
+  status: {phase: 'Bound'},
+}
+
+test('a local Delete volume: Failed as in a cluster by default; with --local-volume-deleter a pod on its node empties it', async () => {
+  for (const withDeleter of [false, true]) {
+    const {api, kubeconfig} = await cluster([localVolume])
+    const pods: Array<{metadata: {name: string}; spec: Record<string, any>}> = []
+    const stop = kubelet(api, 'Succeeded', [], (pod) => pods.push(pod as never))
+    try {
+      const run = await pvctl(kubeconfig, '--yes', '-o', 'json', ...(withDeleter ? ['--local-volume-deleter'] : []))
+      assert.equal(run.code, 0, run.stderr)
+      if (!withDeleter) {
+        assert.equal(volume(api, 'pv-local')?.status?.phase, 'Failed')
+        assert.match(volume(api, 'pv-local')?.status?.message ?? '', /no volume plugin matched/)
+      } else {
+        assert.equal(volume(api, 'pv-local'), undefined, 'deleted')
+        const pod = pods.find((p) => p.metadata.name === 'deleter-for-pv-local')!
+        assert.deepEqual(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, localVolume.spec.nodeAffinity.required)
+        assert.deepEqual(pod.spec.volumes, [{name: 'vol', hostPath: {path: '/mnt/disks/ssd1', type: 'Directory'}}])
+      }
+    } finally {
+      stop()
+      await api.stop()
+    }
+  }
+})
