@@ -107,7 +107,10 @@ function toRoff(markdown) {
 
 const config = await Config.load(root)
 const bin = config.bin
-const commands = config.commands.filter((c) => !c.hidden && !c.pluginName?.startsWith('@oclif/')).sort((a, b) => a.id.localeCompare(b.id))
+// An alias (`why` for `explain`) is listed by oclif as a command of its own: its page is its command's.
+const commands = config.commands
+  .filter((c) => !c.hidden && !c.pluginName?.startsWith('@oclif/') && !(c.aliases ?? []).includes(c.id))
+  .sort((a, b) => a.id.localeCompare(b.id))
 marked.use(markedMan)
 const pages = [rootPage(bin, commands), ...commands.map((c) => commandPage(bin, c))]
 const check = process.argv.includes('--check')

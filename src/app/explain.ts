@@ -1,0 +1,95 @@
+// The explain use-case: load the state once, explain the object named (or every claim not Bound), and
+// say how the command should exit. No oclif here: the command passes options in and renders the
+// document that comes back.
+import {closeNames} from '../engine/close-names.js'
+import {Explainer, unboundClaims} from '../engine/explain.js'
+import {EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain-model.js'
+import type {FeatureGates} from '../engine/feature-gates.js'
+import {claimKey, type ClusterState, type LabelSelector} from '../engine/model.js'
+import type {ObjectRef} from '../engine/plan.js'
+import {scopePredicate} from '../engine/reconcile.js'
+import {ExitCode, UsageError} from '../errors.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
+
+export interface ExplainRequest {
+  gates: FeatureGates
+  onlyRelevant: boolean
+  /** The object to explain; none: every claim not Bound in scope. */
+  target?: ObjectRef
+  /** Scope of the list (-n without -A); undefined: every namespace. */
+  namespace?: string
+  /** -l: only claims whose labels match (list only). */
+  labelSelector?: LabelSelector
+}
+
+export interface ExplainResult {
+  document: ExplainDocument
+  /** 0: the claim is (or will be) bound, the volume is settled; 1: something stays pending or stuck. */
+  exitCode: number
+}
+
+export interface RunExplainOptions extends ExplainRequest, Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
+
+/** Loads the state (snapshot or live) and explains. */
+export async function runExplain(opts: RunExplainOptions, ui: LoadStateUi): Promise<{state: ClusterState; result: ExplainResult}> {
+  const state = await loadExplainState(opts, ui)
+  return {state, result: explainInState(state, opts)}
+}
+
+/**
+ * Every claim is loaded, in every namespace, whatever -n says: whether a volume's claimRef is stale
+ * depends on claims of other namespaces, and a candidate bound to team-b/cache must not look free.
+ */
+export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi): Promise<ClusterState> {
+  const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
+  return loaded.state
+}
+
+export function explainInState(state: ClusterState, req: ExplainRequest): ExplainResult {
+  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant})
+  const target = req.target
+  if (target === undefined) {
+    const items = claimsInScope(state, req).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const settled = items.every((e) => SETTLED_VERDICTS.has(e.verdict))
+    return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}, exitCode: settled ? ExitCode.Ok : ExitCode.Changes}
+  } else if (target.kind === 'PersistentVolumeClaim') {
+    const namespace = target.namespace ?? 'default'
+    const e = explainer.claim(namespace, target.name)
+    if (e === undefined) throw claimNotFound(state, namespace, target.name)
+    return {document: e, exitCode: SETTLED_VERDICTS.has(e.verdict) ? ExitCode.Ok : ExitCode.Changes}
+  } else {
+    const e = explainer.volume(target.name)
+    if (e === undefined) throw volumeNotFound(state, target.name)
+    return {document: e, exitCode: SETTLED_VOLUME_STATES.has(e.state) && e.terminating === null ? ExitCode.Ok : ExitCode.Changes}
+  }
+}
+
+/** The claims not Bound in scope (-n, -l), by namespace then name: the list and the picker show these. */
+export function claimsInScope(state: ClusterState, req: Pick<ExplainRequest, 'namespace' | 'labelSelector'>) {
+  const inScope = scopePredicate({namespace: req.namespace, labelSelector: req.labelSelector})
+  return unboundClaims(state).filter(inScope.claim)
+}
+
+/** kubectl's "not found", plus the claims the user probably meant. */
+export function claimNotFound(state: ClusterState, namespace: string, name: string): UsageError {
+  const elsewhere = state.claims.filter((c) => c.metadata.name === name).map((c) => c.metadata.namespace ?? '')
+  const here = state.claims.filter((c) => c.metadata.namespace === namespace).map((c) => c.metadata.name ?? '')
+  const hints: string[] = []
+  if (elsewhere.length > 0) hints.push(`it exists in namespace ${elsewhere.sort().join(', ')}: add -n ${elsewhere[0]}`)
+  const close = closeNames(name, here)
+  if (close.length > 0) {
+    hints.push(`did you mean ${close.map((n) => `pvc/${n}`).join(', ')}?`)
+  } else if (elsewhere.length === 0) {
+    const anywhere = closeNames(name, state.claims.map((c) => c.metadata.name ?? ''))
+    const keys = state.claims.filter((c) => anywhere.includes(c.metadata.name ?? '')).map(claimKey).sort()
+    if (keys.length > 0) hints.push(`did you mean ${keys.join(', ')}?`)
+  }
+  const message = `persistentvolumeclaim "${name}" not found in namespace "${namespace}"${hints.length > 0 ? `; ${hints.join('; ')}` : ''}`
+  return new UsageError(message, hints)
+}
+
+export function volumeNotFound(state: ClusterState, name: string): UsageError {
+  const close = closeNames(name, state.volumes.map((v) => v.metadata.name ?? ''))
+  const hint = close.length > 0 ? `did you mean ${close.map((n) => `pv/${n}`).join(', ')}?` : undefined
+  return new UsageError(`persistentvolume "${name}" not found${hint !== undefined ? `; ${hint}` : ''}`, hint !== undefined ? [hint] : [])
+}

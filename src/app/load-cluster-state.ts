@@ -1,0 +1,50 @@
+// Where a command's cluster state comes from: a snapshot (-f) or the live cluster of the kubeconfig. One
+// place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
+import {loadSnapshot} from '../cluster/snapshot.js'
+import type {ClusterState} from '../engine/model.js'
+import type {LiveSession} from './live-session.js'
+
+export interface LoadStateOptions {
+  /** -f: a snapshot path, or undefined for the live cluster. */
+  filename?: string
+  stdin: NodeJS.ReadableStream
+  kubeconfig?: string
+  context?: string
+  /** Live only: list claims and pods of this namespace alone. */
+  namespace?: string
+  /** Live only: -l as given, for the LIST of claims. */
+  labelSelectorText?: string
+  qps: number
+  burst: number
+  requestTimeoutMs?: number
+}
+
+export interface LoadStateUi {
+  /** Tells the user something on stderr (skipped kinds). */
+  notice(line: string): void
+  spinner(text: string): Promise<{text(t: string): void; stop(): void}>
+}
+
+export type LoadedClusterState = {source: 'snapshot'; state: ClusterState} | {source: 'live'; state: ClusterState; session: LiveSession}
+
+export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
+  if (opts.filename !== undefined) {
+    const snapshot = await loadSnapshot(opts.filename, {stdin: opts.stdin})
+    for (const [kind, count] of Object.entries(snapshot.skipped)) {
+      ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
+    }
+    return {source: 'snapshot', state: snapshot.state}
+  }
+
+  // A live cluster: client-node is loaded only now (it costs ~0.4 s).
+  const {openLiveSession} = await import('./live-session.js')
+  const {loadLiveState} = await import('../cluster/live-loader.js')
+  const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
+  const spinner = await ui.spinner(`loading from ${session.server}`)
+  try {
+    const state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+    return {source: 'live', state, session}
+  } finally {
+    spinner.stop()
+  }
+}

@@ -1,0 +1,112 @@
+import {Args, Flags} from '@oclif/core'
+
+import {explainInState, loadExplainState, type ExplainRequest} from '../app/explain.js'
+import {runExplainSession} from '../app/explain-session.js'
+import {PvctlCommand} from '../cli/base-command.js'
+import {parseDuration} from '../cli/duration.js'
+import {terminalExplainUi} from '../cli/explain-picker.js'
+import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
+import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {canPrompt, startSpinner} from '../cli/interaction.js'
+import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
+import {parseObjectArgs} from '../cli/object-args.js'
+import {ansi, plain, shouldColor} from '../render/color.js'
+import {renderExplainJson, renderExplainText, renderExplainYaml} from '../render/explain-doc.js'
+
+/** explain's own exit codes (CONTRACT.md: every command documents them in its help). */
+const EXIT_STATUS = [
+  '0  the claim is Bound, or the next sync binds it (WillBind); for pv/NAME, the volume is Available, pre-bound, binding or Bound; with no object, every claim listed will bind',
+  '1  the claim stays Pending, Lost or misbound (any other verdict); for pv/NAME, the volume is Released, Failed, being unbound or being deleted',
+  '2  usage or input error: bad flag, malformed snapshot, no such claim or volume (close names are suggested)',
+  '3  cluster error: unreachable or forbidden API',
+]
+
+export default class Explain extends PvctlCommand {
+  static override summary = 'Explain why a claim is (not) bound, or what the controller will do with a volume.'
+
+  static override description = `For pvc/NAME, follows the Kubernetes v1.31 PV controller's syncClaim for that claim and reports its verdict (Bound, WillBind, NoMatchingVolume, WillProvision, ExternalProvisioning, ProvisioningNotSupported, StorageClassNotFound, WaitForFirstConsumer, WaitForPodScheduled, RequestedVolumeNotFound, RequestedVolumeBoundElsewhere, RequestedVolumeMismatch, Lost, Misbound, SyncError), the volume it is or will be bound to, the storage class in play and how it was chosen, the pods that use the claim, every volume with all the reasons the controller refuses it (closest first), and what would fix it.
+
+For pv/NAME, follows syncVolume: Available, pre-bound and waiting, Bound, Released and the reclaim that follows, Failed and why, and, for a volume being deleted, each finalizer and what it waits for.
+
+With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one and follow up (a near-miss volume's YAML, the dry-run sync of the claim); otherwise (or with -o json|yaml) all of them are printed, as a List.
+
+With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
+
+pvctl why is the same command.
+
+EXIT STATUS
+${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
+
+  static override aliases = ['why']
+
+  static override examples = [
+    {description: 'Why is a claim of the bundled snapshot Pending?', command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml'},
+    {description: 'The same as JSON (the ClaimExplanation of the contract):', command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml -o json'},
+    {description: 'What happens to a volume whose claim is gone:', command: '<%= config.bin %> <%= command.id %> pv/pv-0006 -f examples/cluster.yaml'},
+    {description: 'Every claim that is not Bound, for a CI log:', command: '<%= config.bin %> <%= command.id %> -A -f snapshot.yaml -o yaml'},
+  ]
+
+  static override args = {
+    object: Args.string({
+      description: 'What to explain: pvc/NAME (namespace from -n) or pv/NAME. Default: every claim not Bound (a picker on a terminal).',
+      required: false,
+      ignoreStdin: true,
+    }),
+  }
+
+  static override flags = {
+    ...sourceFlags,
+    ...scopeFlags,
+    // The shared scope flags, in explain's words.
+    namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, explain only the claims of this namespace.', helpValue: 'NS'}),
+    selector: Flags.string({char: 'l', summary: 'With no object named: only claims whose labels match this selector (e.g. app=db).', helpValue: 'SELECTOR'}),
+    ...outputFlags(['table', 'json', 'yaml'], 'table'),
+    'only-relevant': Flags.boolean({summary: 'Leave out volumes that cannot matter: in use by another claim, or not considered at all.', default: false}),
+    ...engineFlags,
+  }
+
+  public async run(): Promise<void> {
+    const {args, flags} = await this.parse(Explain)
+    const gates = parseFeatureGatesFlag(flags['feature-gates'])
+    const target = args.object === undefined ? undefined : parseObjectArgs([args.object], flags.namespace ?? 'default')[0]
+    const request: ExplainRequest = {
+      gates,
+      onlyRelevant: flags['only-relevant'],
+      target,
+      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+      labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
+    }
+    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
+    const state = await loadExplainState(
+      {
+        ...request,
+        filename: flags.filename,
+        stdin: process.stdin,
+        kubeconfig: flags.kubeconfig,
+        context: flags.context,
+        // client-go's defaults: explain only reads, a handful of LISTs.
+        qps: 5,
+        burst: 10,
+        requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+      },
+      {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
+    )
+
+    if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
+      await runExplainSession(state, request, terminalExplainUi(palette))
+      return
+    }
+    const {document, exitCode} = explainInState(state, request)
+    switch (flags.output) {
+      case 'json':
+        process.stdout.write(renderExplainJson(document))
+        break
+      case 'yaml':
+        process.stdout.write(renderExplainYaml(document))
+        break
+      default:
+        process.stdout.write(renderExplainText(document, palette))
+    }
+    process.exitCode = exitCode
+  }
+}

@@ -1,0 +1,238 @@
+// The documents of `pvctl explain` (../shared/CONTRACT.md "pvctl explain"): why a claim is or is not
+// bound, and what the controller will do with a volume. Data only: the engine fills them, renderers print
+// them, scripts read them as JSON. The contract's fields come first, in its order; the rest are additions
+// of pvctl/v1alpha1 that the contract allows (new fields, never renamed ones).
+
+export const EXPLAIN_API_VERSION = 'pvctl/v1alpha1'
+
+/**
+ * The contract's verdicts, plus `SyncError`: the controller's sync of the claim itself fails (a class
+ * without volumeBindingMode, a volumeAttributesClassName with the gate off) and is retried forever. None
+ * of the contract's verdicts says that, and saying one of them would contradict the engine.
+ */
+export const VERDICTS = [
+  'Bound',
+  'WillBind',
+  'NoMatchingVolume',
+  'ProvisioningNotSupported',
+  'WillProvision',
+  'ExternalProvisioning',
+  'StorageClassNotFound',
+  'WaitForFirstConsumer',
+  'WaitForPodScheduled',
+  'RequestedVolumeNotFound',
+  'RequestedVolumeBoundElsewhere',
+  'RequestedVolumeMismatch',
+  'Lost',
+  'Misbound',
+  'SyncError',
+] as const
+
+export type Verdict = (typeof VERDICTS)[number]
+
+/** Verdicts after which the claim is (or, after the next sync, will be) bound: `explain` exits 0. */
+export const SETTLED_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
+
+/**
+ * The contract's candidate reason codes, plus two for refusals it has no code for:
+ * `VolumeAttributesClassMismatch` (the VolumeAttributesClass filter of FindMatchingVolume) and
+ * `NotConsidered` (the controller does not match this claim against volumes at all: it names its volume).
+ */
+export const REASON_CODES = [
+  'AccessModesMismatch',
+  'CapacityTooSmall',
+  'StorageClassMismatch',
+  'VolumeModeMismatch',
+  'SelectorMismatch',
+  'BoundToOtherClaim',
+  'PreBoundToOtherClaim',
+  'VolumeBeingDeleted',
+  'VolumeNotAvailable',
+  'DelayBinding',
+  'NodeAffinityMismatch',
+  'VolumeAttributesClassMismatch',
+  'NotConsidered',
+] as const
+
+export type ReasonCode = (typeof REASON_CODES)[number]
+
+export interface Reason {
+  code: ReasonCode
+  /** Concrete: "5Gi < requested 10Gi", "class 'slow' ≠ 'fast'", "labels lack tier=gold". */
+  message: string
+}
+
+export interface Candidate {
+  volume: string
+  /** The controller's matcher would accept this volume for the claim (no reasons). */
+  eligible: boolean
+  reasons: Reason[]
+  /** spec.capacity.storage as written, or null. */
+  capacity: string | null
+  /** The volume's class ("" for none). */
+  storageClass: string
+  phase: string | null
+  /** "RWO,RWX", the access-mode index key. */
+  accessModes: string
+  /** "namespace/name" of spec.claimRef, or null. */
+  claimRef: string | null
+}
+
+/** How the class in play was chosen. */
+export type ClassSelection =
+  /** The claim names a class that exists. */
+  | 'Explicit'
+  /** The claim names a class that does not exist. */
+  | 'Missing'
+  /** The claim asks for no class (storageClassName: ""): never provisioned, never given a default. */
+  | 'NoClass'
+  /**
+   * The claim names no class and is matched as "" (volumes without a class). Only when none matches does
+   * the controller give it the default class (Default), if there is one.
+   */
+  | 'Unset'
+  /** The claim names no class and no volume matches: the next sync gives it the default class. */
+  | 'Default'
+  /** As Default, with several default classes: the newest wins. */
+  | 'NewestDefault'
+
+export interface StorageClassInPlay {
+  /** The class the decision is made with ("" for none). */
+  name: string
+  selection: ClassSelection
+  exists: boolean
+  provisioner: string | null
+  volumeBindingMode: string | null
+  /** Every default class of the cluster, newest first, when there is more than one. */
+  defaultClasses: string[]
+  /** The next sync writes the default class into the claim before anything else happens. */
+  assignedByNextSync: boolean
+}
+
+export interface ClaimRequest {
+  storage: string | null
+  accessModes: string[]
+  volumeMode: string
+  /** The claim's spec.storageClassName (or beta annotation); null when unset. */
+  storageClassName: string | null
+  /** The selector as labels.Selector prints it, or null. */
+  selector: string | null
+  /** spec.volumeName, or null. */
+  volumeName: string | null
+}
+
+export interface ClaimPod {
+  name: string
+  /** spec.nodeName, or null while the pod is not scheduled. */
+  node: string | null
+  scheduled: boolean
+  /** Failed, Succeeded, or deleted with nothing running: the controller ignores it. */
+  terminated: boolean
+  phase: string | null
+}
+
+/** One side of the binding as one object sees it. */
+export interface ClaimRefPointer {
+  namespace: string
+  name: string
+  /** null for a pre-binding (claimRef without uid). */
+  uid: string | null
+}
+
+/**
+ * The triangle of a claim that was bound: claim.spec.volumeName → volume, volume.spec.claimRef (with its
+ * uid, which `kubectl get` never shows) → claim, and which of the two the controller believes.
+ */
+export interface BindingPointers {
+  claimUid: string | null
+  /** claim.spec.volumeName, or null. */
+  claimVolumeName: string | null
+  /** The volume it names, as found. */
+  volume: {name: string; exists: boolean; claimRef: ClaimRefPointer | null; pointsBack: boolean} | null
+  /** Other volumes whose claimRef names this claim (namespace/name), with whether the uid is this claim's. */
+  volumesPointingHere: Array<{name: string; uidMatches: boolean}>
+  /** The side the controller acts on: the volume's claimRef, the claim's volumeName, or neither. */
+  authoritative: 'PersistentVolume' | 'PersistentVolumeClaim' | 'None'
+  explanation: string
+}
+
+export interface ClaimExplanation {
+  apiVersion: typeof EXPLAIN_API_VERSION
+  kind: 'ClaimExplanation'
+  claim: {namespace: string; name: string}
+  phase: string
+  verdict: Verdict
+  /** The volume the claim is bound to, or that the next sync binds it to (Bound, WillBind). */
+  volume: string | null
+  summary: string
+  candidates: Candidate[]
+  suggestions: string[]
+  request: ClaimRequest
+  storageClass: StorageClassInPlay
+  /** volume.kubernetes.io/selected-node: the scheduler chose a node and asks for provisioning there. */
+  selectedNode: string | null
+  pods: ClaimPod[]
+  pointers: BindingPointers | null
+  /** The provisioner the claim waits for or will be provisioned by (WillProvision, ExternalProvisioning). */
+  provisioner: string | null
+  /** The controller's own error text (SyncError, ProvisioningNotSupported, StorageClassNotFound). */
+  error: string | null
+}
+
+/** What the controller does with a volume, as syncVolume decides it. */
+export const VOLUME_STATES = ['Available', 'PreBound', 'Binding', 'Bound', 'Unbinding', 'Released', 'Failed'] as const
+export type VolumeState = (typeof VOLUME_STATES)[number]
+
+/** Volume states after which nothing is stuck: `explain pv/NAME` exits 0. */
+export const SETTLED_VOLUME_STATES: ReadonlySet<VolumeState> = new Set<VolumeState>(['Available', 'PreBound', 'Binding', 'Bound'])
+
+export interface ReclaimPlan {
+  policy: string
+  /**
+   * What follows the release: `retain` (nothing), `recycle` or `delete` by an in-tree plugin, `external`
+   * (an external provisioner or CSI driver deletes it; the controller waits), `fail` (the volume becomes or
+   * stays Failed), `blocked` (a check keeps the operation from starting), `none` (migrated volume).
+   */
+  action: 'retain' | 'recycle' | 'delete' | 'external' | 'fail' | 'blocked' | 'none'
+  /** The plugin or provisioner that does it, when there is one. */
+  by: string | null
+  detail: string
+}
+
+export interface FinalizerWait {
+  name: string
+  /** Who removes it. */
+  owner: string
+  /** What it waits for before it goes. */
+  waitsFor: string
+  /** Whether, in this state, it still holds the volume. */
+  blocking: boolean
+}
+
+export interface VolumeExplanation {
+  apiVersion: typeof EXPLAIN_API_VERSION
+  kind: 'VolumeExplanation'
+  volume: {name: string}
+  phase: string | null
+  state: VolumeState
+  /** spec.claimRef, with whether that claim (same uid) exists. */
+  claim: (ClaimRefPointer & {exists: boolean}) | null
+  summary: string
+  reclaim: ReclaimPlan | null
+  /** status.message of a Failed volume, or the failure the next sync records. */
+  failure: string | null
+  /** Set when the volume is being deleted (metadata.deletionTimestamp). */
+  terminating: {since: string; finalizers: FinalizerWait[]} | null
+  /** Unbound claims whose next sync binds this volume, in the order the controller syncs them. */
+  wantedBy: string[]
+  suggestions: string[]
+}
+
+/** `explain` with no object named: every claim not Bound in scope, each explained. */
+export interface ExplanationList {
+  apiVersion: typeof EXPLAIN_API_VERSION
+  kind: 'List'
+  items: ClaimExplanation[]
+}
+
+export type ExplainDocument = ClaimExplanation | VolumeExplanation | ExplanationList

@@ -1,0 +1,206 @@
+// What would fix a claim that does not bind, each suggestion concrete: the nearest volume and the one field
+// that keeps it out, the command that sets a default class, the Released volume whose stale claimRef is in
+// the way. Suggestions are advice, not decisions: the verdict never depends on them.
+import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from './constants.js'
+import {closeNames} from './close-names.js'
+import type {ControllerQueries} from './explain-controller.js'
+import {inUseByAnotherClaim, type ClusterLookup} from './explain-candidates.js'
+import type {Candidate, Reason} from './explain-model.js'
+import type {Decision} from './explain-verdict.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
+import {deepCopy, getAccessModesAsString} from './storage-helpers.js'
+
+export function suggestFixes(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, d: Decision, candidates: readonly Candidate[]): string[] {
+  const ns = claim.metadata.namespace ?? ''
+  const name = claim.metadata.name ?? ''
+  const ctx: Context = {cluster: q.lookup, claim}
+  const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+  const out: string[] = []
+  const cls = d.storageClass
+
+  if (cls.defaultClasses.length > 1 && (cls.selection === 'Unset' || cls.assignedByNextSync)) {
+    out.push(
+      `${cls.defaultClasses.length} classes are marked default (${cls.defaultClasses.join(', ')}): '${cls.defaultClasses[0]}', the newest, wins; unmark the others with kubectl annotate storageclass NAME ${IsDefaultStorageClassAnnotation}=false --overwrite`,
+    )
+  }
+
+  switch (d.verdict) {
+    case 'Bound':
+    case 'WillBind':
+      break
+    case 'NoMatchingVolume':
+      out.push(...nearMisses(ctx, candidates))
+      if (cls.selection === 'NoClass') {
+        const names = state.classes.map((c) => c.metadata.name ?? '')
+        out.push(
+          `storageClassName "" means "no class": nothing is ever provisioned for it; create a matching PersistentVolume without a class${names.length > 0 ? `, or recreate the claim with a class (${names.join(', ')})` : ''}`,
+        )
+      } else if (state.classes.length > 0) {
+        const pick = state.classes.length === 1 ? state.classes[0].metadata.name : 'CLASS'
+        out.push(
+          `make a class the default and the controller gives it to this claim: kubectl annotate storageclass ${pick} ${IsDefaultStorageClassAnnotation}=true${state.classes.length > 1 ? ` (CLASS one of: ${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
+        )
+      } else {
+        out.push('create a StorageClass and mark it default (storageclass.kubernetes.io/is-default-class: "true"), or create a matching PersistentVolume without a class')
+      }
+      break
+    case 'ProvisioningNotSupported':
+      out.push(...nearMisses(ctx, candidates))
+      if (d.provisioner === NotSupportedProvisioner) {
+        out.push(`create a PersistentVolume of class '${cls.name}' with ${describeNeed(claim)}, or recreate the claim with a class that provisions`)
+      } else {
+        out.push(`fix what the controller reports ("${d.error}"): the claim is retried on every sync`)
+      }
+      break
+    case 'StorageClassNotFound': {
+      const close = closeNames(cls.name, state.classes.map((c) => c.metadata.name ?? ''))
+      out.push(...nearMisses(ctx, candidates))
+      out.push(
+        `create StorageClass '${cls.name}', or recreate the claim with an existing class${close.length > 0 ? ` (did you mean ${close.map((c) => `'${c}'`).join(' or ')}?)` : state.classes.length > 0 ? ` (${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
+      )
+      break
+    }
+    case 'ExternalProvisioning':
+      out.push(
+        `check that the provisioner '${d.provisioner}' is running: kubectl get csidriver ${d.provisioner}; a live provisioner reports on the claim: kubectl get events -n ${ns} --field-selector involvedObject.name=${name}`,
+      )
+      out.push(...nearMisses(ctx, candidates))
+      break
+    case 'WillProvision':
+      break
+    case 'WaitForFirstConsumer':
+      out.push(`nothing is wrong: start a pod that mounts the claim and the scheduler picks a node, then a volume (or asks '${cls.provisioner ?? cls.name}' for one)`)
+      break
+    case 'WaitForPodScheduled':
+      out.push(`see why the scheduler cannot place it: kubectl describe pod ${d.unscheduledPods[0]} -n ${ns}`)
+      break
+    case 'RequestedVolumeNotFound': {
+      const close = closeNames(d.claim.spec.volumeName ?? '', volumes.keys())
+      if (close.length > 0) out.push(`did you mean ${close.join(' or ')}? spec.volumeName cannot be changed once set: recreate the claim`)
+      out.push(`create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`)
+      break
+    }
+    case 'RequestedVolumeBoundElsewhere':
+      out.push(`${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`)
+      break
+    case 'RequestedVolumeMismatch': {
+      const requested = candidates.find((c) => c.volume === d.volume?.metadata.name)
+      if (requested !== undefined) out.push(...requested.reasons.flatMap((r) => fixFor(ctx, requested, r)))
+      break
+    }
+    case 'Lost':
+      out.push(
+        d.claim.spec.volumeName
+          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, or delete the claim and create a new one`
+          : `delete the claim and create a new one: a Lost claim never binds again`,
+      )
+      break
+    case 'Misbound':
+      out.push(`${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`)
+      break
+    case 'SyncError':
+      out.push(`fix what the controller reports; it retries the claim on every sync`)
+      break
+  }
+  return dedupe(out)
+}
+
+/**
+ * The nearest volume and what keeps it out, and any Released volume that would fit but for its stale
+ * claimRef: the two fixes an administrator most often needs.
+ */
+function nearMisses(ctx: Context, candidates: readonly Candidate[]): string[] {
+  const out: string[] = []
+  const fixable = candidates.filter((c) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim(ctx, c))
+  const nearest = fixable[0]
+  if (nearest !== undefined) {
+    const what = nearest.reasons.map((r) => r.message).join('; ')
+    const fixes = nearest.reasons.flatMap((r) => fixFor(ctx, nearest, r))
+    if (nearest.reasons.length === 1) {
+      out.push(`the nearest volume, ${nearest.volume}, is kept out only by: ${what}${fixes.length > 0 ? ` — ${fixes.join('; ')}` : ''}`)
+    } else {
+      out.push(`the nearest volume, ${nearest.volume}, is kept out by ${nearest.reasons.length} things: ${what}`)
+    }
+  }
+  const released = fixable.find(
+    (c) => c !== nearest && c.phase === 'Released' && c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable'),
+  )
+  if (released !== undefined) out.push(...released.reasons.flatMap((r) => fixFor(ctx, released, r)))
+  return out
+}
+
+/** The concrete change that removes one reason, when there is one to make. */
+function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
+  const {claim, cluster} = ctx
+  const v = c.volume
+  switch (r.code) {
+    case 'CapacityTooSmall':
+      return [`a claim requesting at most ${c.capacity} fits ${v}; else create or expand a volume to ${claim.spec.resources?.requests?.storage}`]
+    case 'StorageClassMismatch': {
+      const want = /≠ '(.*)'$/.exec(r.message)?.[1] ?? ''
+      return [`give ${v} the class '${want}': kubectl patch pv ${v} -p '{"spec":{"storageClassName":"${want}"}}'`]
+    }
+    case 'SelectorMismatch': {
+      const lack = /^labels lack ([^,]+)$/.exec(r.message) ?? /^label \S+, want (\S+)$/.exec(r.message)
+      return lack !== null ? [`label it: kubectl label pv ${v} ${lack[1]}${r.message.startsWith('label ') ? ' --overwrite' : ''}`] : []
+    }
+    case 'AccessModesMismatch':
+      return [`${v} offers ${c.accessModes || 'no access mode'}: a claim that asks for ${c.accessModes || 'none'} (or a volume that offers ${getAccessModesAsString(claim.spec.accessModes)}) would fit`]
+    case 'VolumeModeMismatch':
+      return [`volumeMode cannot change on either side: a claim with volumeMode ${cluster.volumeByName(v)?.spec.volumeMode ?? 'Filesystem'} would fit ${v}`]
+    case 'BoundToOtherClaim':
+      return !heldByLiveClaim(ctx, c)
+        ? [
+            `${v} still names ${c.claimRef} in spec.claimRef (phase ${c.phase ?? '<none>'}, reclaim policy ${cluster.volumeByName(v)?.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data still on it): to reuse it, kubectl patch pv ${v} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+          ]
+        : []
+    case 'PreBoundToOtherClaim':
+      return [`${v} is reserved for ${c.claimRef} (claimRef without uid): if that claim will not come, kubectl patch pv ${v} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`]
+    case 'VolumeNotAvailable':
+      if (c.claimRef === null && (c.phase === null || c.phase === 'Pending')) {
+        return [`${v} becomes Available on its next sync; the claim's sync after that can bind it`]
+      }
+      return c.phase === 'Failed' ? [`${v} is Failed: pvctl explain pv/${v}`] : []
+    case 'VolumeBeingDeleted':
+    case 'DelayBinding':
+    case 'NodeAffinityMismatch':
+    case 'VolumeAttributesClassMismatch':
+    case 'NotConsidered':
+      return []
+  }
+}
+
+interface Context {
+  cluster: ClusterLookup
+  claim: PersistentVolumeClaim
+}
+
+/** The candidate is in use by another claim that exists: no fix of ours should take it away. */
+function heldByLiveClaim(ctx: Context, c: Candidate): boolean {
+  const volume = ctx.cluster.volumeByName(c.volume)
+  return volume !== undefined && inUseByAnotherClaim(ctx.cluster, volume, ctx.claim)
+}
+
+/** ", then V would match": what the controller picks for the claim without spec.volumeName. */
+function alternative(q: ControllerQueries, claim: PersistentVolumeClaim): string {
+  const free = deepCopy(claim)
+  delete free.spec.volumeName
+  const delay = q.isDelayBindingMode(free)
+  if (delay.error !== undefined) return ''
+  const match = q.findBestMatchForClaim(free, delay.value)
+  return match.value === undefined ? '' : ` (then ${match.value.metadata.name} would match)`
+}
+
+function describeNeed(claim: PersistentVolumeClaim): string {
+  const parts = [
+    `at least ${claim.spec.resources?.requests?.storage ?? '0'}`,
+    getAccessModesAsString(claim.spec.accessModes) || 'any access mode',
+    claim.spec.volumeMode ?? 'Filesystem',
+  ]
+  if (claim.metadata.annotations?.[AnnSelectedNode] !== undefined) parts.push(`usable on node ${claim.metadata.annotations[AnnSelectedNode]}`)
+  return parts.join(', ')
+}
+
+function dedupe(lines: string[]): string[] {
+  return [...new Set(lines)]
+}

@@ -1,0 +1,91 @@
+// The one sentence of a claim explanation: what happens next and, when nothing good does, why. Written
+// for the person who has to act on it: the volume, the class, the pod or the provisioner by name.
+import type {Decision} from './explain-verdict.js'
+import type {Candidate} from './explain-model.js'
+import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import {AnnSelectedNode, NotSupportedProvisioner} from './constants.js'
+import {getPersistentVolumeClass} from './storage-helpers.js'
+
+export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candidates: readonly Candidate[]): string {
+  const cls = d.storageClass
+  const className = `'${cls.name}'`
+  const volumeName = d.volume?.metadata.name ?? claim.spec.volumeName ?? ''
+  const defaultFirst = cls.assignedByNextSync
+    ? `The next sync gives the claim the default class ${className}${cls.selection === 'NewestDefault' ? ` (the newest of ${cls.defaultClasses.length} default classes)` : ''}; then `
+    : ''
+  const then = (s: string) => (defaultFirst === '' ? s.charAt(0).toUpperCase() + s.slice(1) : defaultFirst + s.replace(/^the next sync/, 'the sync after that'))
+
+  switch (d.verdict) {
+    case 'Bound':
+      return `Bound to ${describeVolume(d.volume!)}, which points back at it.`
+    case 'WillBind':
+      switch (d.route) {
+        case 'prebound':
+          return (d.volume!.spec.claimRef?.uid ?? '') === ''
+            ? then(`the next sync binds it to ${describeVolume(d.volume!)}, which is pre-bound to it (spec.claimRef).`)
+            : then(`the next sync finishes binding it to ${describeVolume(d.volume!)}, which already points at it (a binding the controller started).`)
+        case 'requested':
+          return `The next sync binds it to ${describeVolume(d.volume!)}, the volume it asks for (spec.volumeName), which is free and fits.`
+        case 'finish':
+          return `${volumeName} already points at it: the next sync finishes the binding.`
+        case 'rebind':
+          return `${volumeName} has lost its claimRef: the next sync binds it to the claim again.`
+        case 'complete':
+          return `Claim and ${volumeName} point at each other: the next sync completes the binding (status and annotations).`
+        default: {
+          const eligible = candidates.filter((c) => c.eligible).length
+          const of = eligible > 1 ? `, the best of ${eligible} matching volumes` : ''
+          return then(`the next sync binds it to ${describeVolume(d.volume!)}${of}.`)
+        }
+      }
+    case 'NoMatchingVolume':
+      if (cls.selection === 'NoClass') {
+        return `No volume matches and none will be provisioned: the claim asks for no class (storageClassName: ""), so only an existing volume without a class can bind it.`
+      }
+      return `No volume matches and none will be provisioned: the claim names no class and the cluster has no default class.`
+    case 'ProvisioningNotSupported':
+      if (d.provisioner === NotSupportedProvisioner) {
+        return then(`no volume matches, and class ${className} uses ${NotSupportedProvisioner}: nothing will be provisioned, a matching volume must be created by hand.`)
+      }
+      return then(`no volume matches and provisioning fails: ${d.error}.`)
+    case 'WillProvision':
+      if (d.alreadyProvisioned !== null) {
+        return then(`no volume matches; ${d.alreadyProvisioned} was already provisioned for it by ${d.plugin} but does not match it yet, so the claim waits.`)
+      }
+      return then(`no volume matches: the next sync provisions one with ${d.plugin} (class ${className}).`)
+    case 'ExternalProvisioning': {
+      const node = claim.metadata.annotations?.[AnnSelectedNode]
+      const where = node === undefined ? '' : ` on node ${node}, which the scheduler selected`
+      return then(`no volume matches: waiting for the external provisioner '${d.provisioner}' (class ${className}) to create one${where}; if none appears, check that it is running.`)
+    }
+    case 'StorageClassNotFound':
+      return then(`the claim asks for class ${className}, which does not exist, and no volume of that class matches.`)
+    case 'WaitForFirstConsumer':
+      return then(`class ${className} binds on first consumer and no pod uses the claim yet: an expected wait, not a fault; it binds once a pod that uses it is scheduled.`)
+    case 'WaitForPodScheduled': {
+      const pods = d.unscheduledPods
+      return then(`class ${className} binds on first consumer: waiting for ${pods.length === 1 ? `pod ${pods[0]}` : `pods ${pods.join(', ')}`} to be scheduled.`)
+    }
+    case 'RequestedVolumeNotFound':
+      return `The claim asks for volume ${volumeName} (spec.volumeName), which does not exist: it stays Pending until that volume is created.`
+    case 'RequestedVolumeBoundElsewhere':
+      return `The claim asks for volume ${volumeName} (spec.volumeName), which is bound to ${claimRefKey(d.volume!.spec.claimRef!)}: it stays Pending while that binding lasts.`
+    case 'RequestedVolumeMismatch': {
+      const reasons = candidates.find((c) => c.volume === volumeName)?.reasons.map((r) => r.message) ?? []
+      return `The claim asks for volume ${volumeName} (spec.volumeName), which is free but does not fit: ${reasons.join('; ')}.`
+    }
+    case 'Lost':
+      if (volumeName === '') {
+        return `The claim was bound and has lost its spec.volumeName: it is Lost for good, the controller never binds it again.`
+      }
+      return `The claim was bound to ${volumeName}, which no longer exists: it is Lost, and the data went with the volume unless it is restored.`
+    case 'Misbound':
+      return `The claim says it is bound to ${volumeName}, but ${volumeName} is bound to ${claimRefKey(d.volume!.spec.claimRef!)}: the volume's claimRef wins, so this claim is Lost.`
+    case 'SyncError':
+      return `The controller's sync of ${claimKey(claim)} fails and is retried forever, so the claim stays ${claim.status?.phase ?? 'Pending'}: ${d.error}.`
+  }
+}
+
+function describeVolume(volume: PersistentVolume): string {
+  return `${volume.metadata.name} (${volume.spec.capacity?.storage ?? 'no capacity'}, class '${getPersistentVolumeClass(volume)}')`
+}

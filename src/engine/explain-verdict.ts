@@ -1,0 +1,286 @@
+// The verdict on a claim: syncClaim's decision path, walked without writing anything.
+//
+// Each branch below is a branch of syncClaim / syncUnboundClaim / syncBoundClaim / provisionClaim
+// (pv-controller.ts), in the same order and with the same tests, and every question with an answer in
+// the controller (which volume the index picks, whether the class delays binding, which plugin
+// provisions, which pods are unscheduled) is asked of the controller itself (explain-controller.ts). The
+// agreement test (test/engine/explain.test.ts) runs one sync of every conformance claim and checks that
+// the verdict predicted what the sync did.
+import {AnnBindCompleted, AnnSelectedNode} from './constants.js'
+import type {ControllerQueries} from './explain-controller.js'
+import type {ClassSelection, StorageClassInPlay, Verdict} from './explain-model.js'
+import type {MatchingPath} from './explain-candidates.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
+import type {NodeInfo} from './node-affinity.js'
+import {checkVolumeSatisfyClaim, getProvisionedVolumeNameForClaim} from './pv-controller.js'
+import {
+  deepCopy,
+  getDefaultClass,
+  getPersistentVolumeClaimClass,
+  hasAnnotation,
+  isDefaultStorageClass,
+  isDelayBindingProvisioning,
+  isPodTerminated,
+  isVolumeBoundToClaim,
+  persistentVolumeClaimHasClass,
+  podClaimKeys,
+} from './storage-helpers.js'
+
+/** How a WillBind/Bound volume comes to be the claim's. */
+export type BindingRoute =
+  /** The smallest matching volume of the index. */
+  | 'match'
+  /** A volume pre-bound to the claim (its claimRef names it), found by the index. */
+  | 'prebound'
+  /** The volume the claim names in spec.volumeName, free and fitting. */
+  | 'requested'
+  /** The claim names the volume and the volume names the claim: the binding is finished. */
+  | 'finish'
+  /** A bound claim's volume lost its claimRef: it is bound again. */
+  | 'rebind'
+  /** Claim and volume point at each other: status and annotations are completed (or already are). */
+  | 'complete'
+
+export interface Decision {
+  verdict: Verdict
+  /** The volume the claim is or will be bound to (Bound, WillBind), or the one it names. */
+  volume: PersistentVolume | undefined
+  route: BindingRoute | undefined
+  /** How candidates are matched against the claim. */
+  path: MatchingPath
+  storageClass: StorageClassInPlay
+  /** The claim as the deciding sync sees it: with the default class when the next sync assigns one. */
+  claim: PersistentVolumeClaim
+  provisioner: string | null
+  /** The in-tree plugin that provisions (WillProvision). */
+  plugin: string | null
+  /** WillProvision: the volume that already exists under the name the plugin would give it. */
+  alreadyProvisioned: string | null
+  /** The controller's own error or event text. */
+  error: string | null
+  /** Pods WaitForPodScheduled waits for. */
+  unscheduledPods: string[]
+  /** The node the scheduler picked (annotation) or the node of a scheduled pod, for node affinity. */
+  node: NodeInfo | undefined
+}
+
+/** syncClaim: split by whether binding ever completed. */
+export function decideClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): Decision {
+  if (!hasAnnotation(claim.metadata, AnnBindCompleted)) {
+    return decideUnboundClaim(q, state, claim)
+  } else {
+    return decideBoundClaim(q, state, claim)
+  }
+}
+
+/** syncUnboundClaim */
+function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, assigned?: StorageClass): Decision {
+  const base = baseDecision(state, claim, assigned)
+  if ((claim.spec.volumeName ?? '') === '') {
+    // [Unit test set 1] The user did not care which volume they get.
+    const delay = q.isDelayBindingMode(claim)
+    const path: MatchingPath = {kind: 'index', claimClass: getPersistentVolumeClaimClass(claim), delayBinding: delay.value ?? false, node: base.node}
+    if (delay.error !== undefined) {
+      return {...base, path, verdict: 'SyncError', error: delay.error}
+    } else {
+      // The class's binding mode is known.
+    }
+    const match = q.findBestMatchForClaim(claim, delay.value)
+    if (match.error !== undefined) {
+      return {...base, path, verdict: 'SyncError', error: `error finding PV for claim "${claimKey(claim)}": ${match.error}`}
+    } else if (match.value !== undefined) {
+      // Found a volume: the next sync binds it.
+      const route: BindingRoute = isVolumeBoundToClaim(match.value, claim) ? 'prebound' : 'match'
+      return {...base, path, verdict: 'WillBind', volume: match.value, route}
+    } else {
+      // No volume: assignDefaultStorageClass, then delayed binding, provisioning or FailedBinding.
+    }
+    if (assigned === undefined && !persistentVolumeClaimHasClass(claim)) {
+      const defaultClass = getDefaultClass(state.classes)
+      if (defaultClass !== undefined) {
+        // The next sync only writes the class; the one after decides again with it.
+        const withClass = deepCopy(claim)
+        withClass.spec.storageClassName = defaultClass.metadata.name
+        return decideUnboundClaim(q, state, withClass, defaultClass)
+      } else {
+        // No default class: the claim stays without one.
+      }
+    } else {
+      // The claim has a class (or was just given the default one).
+    }
+    if (delay.value && !isDelayBindingProvisioning(claim)) {
+      // The scheduler has not picked a node: no consumer yet, or consumers not scheduled.
+      const pods = q.findNonScheduledPodsByPVC(claim)
+      return {...base, path, verdict: pods.length > 0 ? 'WaitForPodScheduled' : 'WaitForFirstConsumer', unscheduledPods: pods}
+    } else if (getPersistentVolumeClaimClass(claim) !== '') {
+      return {...base, path, ...decideProvisioning(q, claim)}
+    } else {
+      return {...base, path, verdict: 'NoMatchingVolume', error: 'no persistent volumes available for this claim and no storage class is set'}
+    }
+  } else {
+    // [Unit test set 2] The user asked for a specific volume.
+    const volumeName = claim.spec.volumeName!
+    const path: MatchingPath = {kind: 'requested', volumeName}
+    const volume = q.volume(volumeName)
+    if (volume === undefined) {
+      return {...base, path, verdict: 'RequestedVolumeNotFound'}
+    } else if (volume.spec.claimRef == null) {
+      const mismatch = checkVolumeSatisfyClaim(volume, claim)
+      if (mismatch !== undefined) {
+        return {...base, path, verdict: 'RequestedVolumeMismatch', volume, error: `Cannot bind to requested volume "${volumeName}": ${mismatch}`}
+      } else {
+        return {...base, path, verdict: 'WillBind', volume, route: 'requested'}
+      }
+    } else if (isVolumeBoundToClaim(volume, claim)) {
+      // The volume points at the claim already: bind() finishes the job (or there is nothing left to do).
+      return {...base, path, verdict: isSettled(volume, claim) ? 'Bound' : 'WillBind', volume, route: 'finish'}
+    } else {
+      return {...base, path, verdict: 'RequestedVolumeBoundElsewhere', volume, error: `volume "${volumeName}" already bound to a different claim.`}
+    }
+  }
+}
+
+/** syncBoundClaim: [Unit test set 3] */
+function decideBoundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): Decision {
+  const base = baseDecision(state, claim, undefined)
+  const volumeName = claim.spec.volumeName ?? ''
+  const path: MatchingPath = {kind: 'bound', volumeName}
+  if (volumeName === '') {
+    return {...base, path, verdict: 'Lost', error: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!'}
+  }
+  const volume = q.volume(volumeName)
+  if (volume === undefined) {
+    return {...base, path, verdict: 'Lost', error: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!'}
+  } else if (volume.spec.claimRef == null) {
+    // The volume came unbound (or the cache is behind): the controller binds it again.
+    return {...base, path, verdict: 'WillBind', volume, route: 'rebind'}
+  } else if ((volume.spec.claimRef.uid ?? '') === (claim.metadata.uid ?? '')) {
+    return {...base, path, verdict: isSettled(volume, claim) ? 'Bound' : 'WillBind', volume, route: 'complete'}
+  } else {
+    return {...base, path, verdict: 'Misbound', volume, error: 'Two claims are bound to the same volume, this one is bound incorrectly'}
+  }
+}
+
+/** provisionClaim → findProvisionablePlugin → provisionClaimOperation[External], up to the plugin call. */
+function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim): Pick<Decision, 'verdict' | 'provisioner' | 'plugin' | 'error' | 'alreadyProvisioned'> {
+  const none = {provisioner: null, plugin: null, error: null, alreadyProvisioned: null}
+  if (!q.enableDynamicProvisioning) {
+    return {...none, verdict: 'ProvisioningNotSupported', error: 'dynamic provisioning is disabled in the controller'}
+  } else {
+    // Provisioning enabled.
+  }
+  const found = q.findProvisionablePlugin(claim)
+  const provisioner = found.storageClass?.provisioner ?? null
+  if (found.error !== undefined) {
+    const verdict: Verdict = found.storageClass === undefined ? 'StorageClassNotFound' : 'ProvisioningNotSupported'
+    return {...none, verdict, provisioner, error: found.error}
+  } else if (found.plugin === undefined) {
+    // An external provisioner; a migrated in-tree one is waited for under its CSI driver's name.
+    const name = provisioner ?? ''
+    if (q.migration.isMigrationEnabledForPlugin(name)) {
+      const csiName = q.migration.getCSINameFromInTreeName(name)
+      if (csiName === undefined) {
+        return {...none, verdict: 'ProvisioningNotSupported', provisioner, error: `error getting CSI name for In tree plugin ${name}: could not find CSI Driver name for plugin ${name}`}
+      } else {
+        return {...none, verdict: 'ExternalProvisioning', provisioner: csiName}
+      }
+    } else {
+      return {...none, verdict: 'ExternalProvisioning', provisioner}
+    }
+  } else {
+    const plugin = found.plugin.name
+    if (plugin !== 'kubernetes.io/csi' && claim.spec.dataSource != null) {
+      return {...none, verdict: 'ProvisioningNotSupported', provisioner, plugin, error: `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`}
+    }
+    const pvName = getProvisionedVolumeNameForClaim(claim)
+    if (q.volume(pvName) !== undefined) {
+      // A previous provisioning finished: the controller waits for that volume to bind.
+      return {...none, verdict: 'WillProvision', provisioner, plugin, alreadyProvisioned: pvName}
+    }
+    const mountOptions = found.storageClass?.mountOptions ?? []
+    if (!found.plugin.supportsMountOption && mountOptions.length > 0) {
+      return {
+        ...none,
+        verdict: 'ProvisioningNotSupported',
+        provisioner,
+        plugin,
+        error: `Mount options are not supported by the provisioner but StorageClass "${found.storageClass?.metadata.name}" has mount options [${mountOptions.join(' ')}]`,
+      }
+    }
+    return {...none, verdict: 'WillProvision', provisioner, plugin}
+  }
+}
+
+/** The contract's Bound: the claim's phase is Bound and its volume points back at it with its uid. */
+function isSettled(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  return claim.status?.phase === 'Bound' && claim.spec.volumeName === volume.metadata.name && (volume.spec.claimRef?.uid ?? '') !== '' && isVolumeBoundToClaim(volume, claim)
+}
+
+function baseDecision(state: ClusterState, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): Omit<Decision, 'verdict' | 'path'> {
+  return {
+    volume: undefined,
+    route: undefined,
+    storageClass: classInPlay(state, claim, assigned),
+    claim,
+    provisioner: null,
+    plugin: null,
+    alreadyProvisioned: null,
+    error: null,
+    unscheduledPods: [],
+    node: nodeOfInterest(state, claim),
+  }
+}
+
+/** The class the decision is made with, and how it came to be that one. */
+export function classInPlay(state: ClusterState, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): StorageClassInPlay {
+  const defaults = defaultClassesNewestFirst(state.classes)
+  const name = assigned?.metadata.name ?? getPersistentVolumeClaimClass(claim)
+  const klass = name === '' ? undefined : state.classes.find((c) => c.metadata.name === name)
+  let selection: ClassSelection
+  if (assigned !== undefined) {
+    selection = defaults.length > 1 ? 'NewestDefault' : 'Default'
+  } else if (!persistentVolumeClaimHasClass(claim)) {
+    selection = 'Unset'
+  } else if (name === '') {
+    selection = 'NoClass'
+  } else if (klass === undefined) {
+    selection = 'Missing'
+  } else {
+    selection = 'Explicit'
+  }
+  return {
+    name,
+    selection,
+    exists: klass !== undefined,
+    provisioner: klass?.provisioner ?? null,
+    volumeBindingMode: klass?.volumeBindingMode ?? null,
+    defaultClasses: defaults.map((c) => c.metadata.name ?? ''),
+    assignedByNextSync: assigned !== undefined,
+  }
+}
+
+/** Every default class, in getDefaultClass's order of preference (newest first). */
+function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageClass[] {
+  const remaining = classes.filter(isDefaultStorageClass)
+  const ordered: StorageClass[] = []
+  while (remaining.length > 0) {
+    const next = getDefaultClass(remaining)!
+    ordered.push(next)
+    remaining.splice(remaining.indexOf(next), 1)
+  }
+  return ordered
+}
+
+/** The node a delayed binding is heading for: the scheduler's choice, else the node of a scheduled pod. */
+function nodeOfInterest(state: ClusterState, claim: PersistentVolumeClaim): NodeInfo | undefined {
+  let name = claim.metadata.annotations?.[AnnSelectedNode]
+  if (name === undefined) {
+    const key = claimKey(claim)
+    const pod = state.pods.find((p) => (p.spec?.nodeName ?? '') !== '' && !isPodTerminated(p) && podClaimKeys(p).includes(key))
+    name = pod?.spec?.nodeName
+  }
+  if (name === undefined) return undefined
+  const node = state.nodes.find((n) => n.metadata.name === name)
+  // Without the Node object its labels are unknown, and node affinity cannot be judged.
+  return node === undefined ? undefined : {name, labels: node.metadata.labels}
+}

@@ -1,0 +1,284 @@
+// `pvctl explain pv/NAME`: what the controller does with a volume and why — syncVolume's decision path
+// (and reclaimVolume's, for a released volume) walked without writing, plus what holds a volume that is
+// being deleted. PURE: state in, a VolumeExplanation out.
+import {AnnBoundByController, AnnDynamicallyProvisioned, AnnMigratedTo, PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from './constants.js'
+import {pointerOf} from './explain-binding.js'
+import type {ControllerQueries} from './explain-controller.js'
+import {EXPLAIN_API_VERSION, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './explain-model.js'
+import {decideClaim} from './explain-verdict.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import {quantityValue} from './quantity.js'
+import {checkVolumeModeMismatches, hasAnnotation} from './storage-helpers.js'
+import {storageQuantity} from './volume-index.js'
+
+/** kubernetes.io/pv-protection: the pv-protection controller's finalizer (pkg/controller/volume/pvprotection). */
+export const PVProtectionFinalizer = 'kubernetes.io/pv-protection'
+/** external-attacher/<driver>: the CSI external-attacher's finalizer on volumes it attached. */
+const ExternalAttacherFinalizerPrefix = 'external-attacher/'
+
+const REMOVE_CLAIM_REF = `--type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`
+
+interface VolumeDecision {
+  state: VolumeState
+  summary: string
+  reclaim: ReclaimPlan | null
+  failure: string | null
+  suggestions: string[]
+}
+
+/** The explanation of volume `name`, or undefined when the state has no such volume. */
+export function describeVolume(q: ControllerQueries, state: ClusterState, name: string): VolumeExplanation | undefined {
+  const volume = q.volume(name)
+  if (volume === undefined) return undefined
+  const ref = volume.spec.claimRef
+  const holder = ref == null ? undefined : q.claim(claimRefKey(ref))
+  const sameClaim = holder !== undefined && ((ref?.uid ?? '') === '' || holder.metadata.uid === ref?.uid)
+  const decision = decideVolume(q, state, volume)
+  const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision)}
+  const suggestions = [...decision.suggestions]
+  if (terminating !== null) suggestions.push(...terminatingAdvice(volume, terminating.finalizers))
+  return {
+    apiVersion: EXPLAIN_API_VERSION,
+    kind: 'VolumeExplanation',
+    volume: {name},
+    phase: volume.status?.phase ?? null,
+    state: decision.state,
+    claim: ref == null ? null : {...pointerOf(ref), exists: sameClaim},
+    summary: terminating === null ? decision.summary : `${decision.summary} It is being deleted (since ${terminating.since}); ${describeBlocking(terminating.finalizers)}.`,
+    reclaim: decision.reclaim,
+    failure: decision.failure,
+    terminating,
+    wantedBy: claimsThatBind(q, state, name),
+    suggestions: [...new Set(suggestions)],
+  }
+}
+
+/** syncVolume: [Unit test set 4] */
+function decideVolume(q: ControllerQueries, state: ClusterState, volume: PersistentVolume): VolumeDecision {
+  const name = volume.metadata.name ?? ''
+  const ref = volume.spec.claimRef
+  if (ref == null) {
+    return settled('Available', `Available: no claim points at it; the first unbound claim it matches gets it.`)
+  }
+  const key = claimRefKey(ref)
+  if ((ref.uid ?? '') === '') {
+    // Pre-bound by a user: the claim's sync binds it.
+    const claim = q.claim(key)
+    if (claim === undefined) {
+      return {
+        ...settled('PreBound', `Pre-bound to ${key}, which does not exist: it stays Available for that claim alone until it is created.`),
+        suggestions: [`create claim ${key}, or drop the pre-binding so any claim can have it: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
+      }
+    }
+    const d = decideClaim(q, state, claim)
+    if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
+      return settled('PreBound', `Pre-bound to ${key}: the claim's next sync binds them.`)
+    }
+    return {
+      ...settled('PreBound', `Pre-bound to ${key}, but that claim does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): it stays Available for that claim alone.`),
+      suggestions: [`pvctl explain pvc/${claim.metadata.name} -n ${claim.metadata.namespace} says why`],
+    }
+  }
+
+  let claim: PersistentVolumeClaim | undefined = q.claim(key)
+  if (claim !== undefined && (claim.metadata.uid ?? '') !== ref.uid) {
+    // A new claim of the same name: the one this volume was bound to is gone.
+    claim = undefined
+  }
+  if (claim === undefined) {
+    return released(q, volume, `its claim ${key} (uid ${ref.uid}) is gone`)
+  } else if ((claim.spec.volumeName ?? '') === '') {
+    if (checkVolumeModeMismatches(claim.spec, volume.spec)) {
+      return {
+        state: 'Binding',
+        summary: `Bound to ${key}, which cannot take it: their volume modes differ (${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}); the controller warns (VolumeMismatch) and neither side moves.`,
+        reclaim: null,
+        failure: 'incompatible volumeMode',
+        suggestions: [`recreate the claim with volumeMode ${volume.spec.volumeMode ?? 'Filesystem'}, or unbind the volume: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
+      }
+    }
+    return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+  } else if (claim.spec.volumeName === name) {
+    return settled('Bound', `Bound to ${key}, which points back at it.`)
+  } else {
+    // The claim is bound elsewhere.
+    if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned) && volume.spec.persistentVolumeReclaimPolicy === 'Delete') {
+      return released(q, volume, `it was provisioned for ${key}, which is bound to ${claim.spec.volumeName} instead`)
+    } else if (hasAnnotation(volume.metadata, AnnBoundByController)) {
+      return settled('Unbinding', `The controller bound it to ${key}, which is bound to ${claim.spec.volumeName}: the next sync rolls back (claimRef removed) and makes it Available.`)
+    } else {
+      return settled('Unbinding', `Pre-bound by a user to ${key}, which is bound to ${claim.spec.volumeName}: the next sync clears claimRef.uid and leaves it Available, pre-bound to that claim.`)
+    }
+  }
+}
+
+/** The claim is gone (or took another volume): Released, and reclaimVolume applies the policy. */
+function released(q: ControllerQueries, volume: PersistentVolume, why: string): VolumeDecision {
+  const reclaim = reclaimPlan(q, volume)
+  const wasFailed = volume.status?.phase === 'Failed'
+  const failure = reclaim.action === 'fail' ? reclaim.detail : wasFailed ? (volume.status?.message ?? null) : null
+  const state: VolumeState = reclaim.action === 'fail' || wasFailed ? 'Failed' : 'Released'
+  const head = state === 'Failed' ? `Failed: ${why}, and reclaiming it fails${failure !== null ? ` (${failure})` : ''}; the controller retries on every sync.` : `Released: ${why}.`
+  return {state, summary: `${head} ${capitalize(reclaim.detail)}.`, reclaim, failure, suggestions: reclaimAdvice(volume, reclaim)}
+}
+
+/** reclaimVolume, and the checks of the recycle and delete operations it schedules. */
+function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPlan {
+  const policy = volume.spec.persistentVolumeReclaimPolicy ?? ''
+  const migratedTo = volume.metadata.annotations?.[AnnMigratedTo] ?? ''
+  if (migratedTo !== '') {
+    return {policy, action: 'none', by: migratedTo, detail: `the volume is migrated to CSI driver ${migratedTo}: the controller stands down and that driver's provisioner applies the ${policy} policy`}
+  }
+  switch (policy) {
+    case 'Retain':
+      return {policy, action: 'retain', by: null, detail: 'the Retain policy keeps it, with its data, until an administrator deletes it or removes its claimRef'}
+    case 'Recycle': {
+      const {pods, used} = q.isVolumeUsed(volume)
+      const claimCached = q.claim(claimRefKey(volume.spec.claimRef!)) !== undefined
+      if (used && !claimCached) {
+        return {policy, action: 'blocked', by: null, detail: `recycling waits: the volume is used by pods ${pods.join(', ')}`}
+      }
+      const found = q.plugins.findRecyclablePluginBySpec(volume)
+      if (found.plugin === undefined) {
+        return {policy, action: 'fail', by: null, detail: 'No recycler plugin found for the volume!'}
+      }
+      return {policy, action: 'recycle', by: found.plugin.name, detail: `the next sync has ${found.plugin.name} scrub it (delete every file on it), then it becomes Available again`}
+    }
+    case 'Delete': {
+      if (!q.gates.HonorPVReclaimPolicy && volume.metadata.deletionTimestamp != null) {
+        return {policy, action: 'none', by: null, detail: 'the volume object is already being deleted; without HonorPVReclaimPolicy the controller does not delete its storage'}
+      }
+      const found = q.findDeletablePlugin(volume)
+      if (found.error !== undefined) {
+        return {policy, action: 'fail', by: null, detail: found.error}
+      } else if (found.plugin === undefined) {
+        const by = externalDeleter(volume)
+        return {
+          policy,
+          action: 'external',
+          by,
+          detail: `deleting it is left to ${by === null ? 'an external provisioner' : `'${by}'`}: the controller does nothing, and the volume goes away only when that provisioner deletes the storage and the PersistentVolume; if it stays Released, the provisioner is not running or cannot delete it`,
+        }
+      } else {
+        return {policy, action: 'delete', by: found.plugin.name, detail: `the next sync has ${found.plugin.name} delete the storage, then the PersistentVolume`}
+      }
+    }
+    default:
+      return {policy, action: 'fail', by: null, detail: 'Volume has unrecognized PersistentVolumeReclaimPolicy'}
+  }
+}
+
+/** The external deleter of a volume: its provisioner, or the CSI driver it is (or is migrated to). */
+function externalDeleter(volume: PersistentVolume): string | null {
+  const provisionedBy = volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? ''
+  if (provisionedBy !== '' && !provisionedBy.startsWith('kubernetes.io/')) return provisionedBy
+  const migratedTo = volume.metadata.annotations?.[AnnMigratedTo] ?? ''
+  if (migratedTo !== '') return migratedTo
+  return volume.spec.csi?.driver ?? (provisionedBy === '' ? null : provisionedBy)
+}
+
+function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[] {
+  const name = volume.metadata.name ?? ''
+  switch (reclaim.action) {
+    case 'retain':
+      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it`]
+    case 'external':
+      return reclaim.by === null
+        ? ['find the provisioner that owns it (pv.kubernetes.io/provisioned-by) and check that it is running']
+        : [`check that '${reclaim.by}' is running: kubectl get csidriver ${reclaim.by}, and look for its controller pods and their logs`]
+    case 'fail':
+      return reclaim.detail === 'Volume has unrecognized PersistentVolumeReclaimPolicy'
+        ? [`set a known policy: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' (or Delete, Recycle)`]
+        : [`the controller retries on every sync; to stop it, keep the volume: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`]
+    case 'blocked':
+      return ['stop the pods that use it; recycling starts on the next sync after that']
+    case 'recycle':
+    case 'delete':
+    case 'none':
+      return []
+  }
+}
+
+/** Each finalizer of a volume being deleted: who removes it, and what it waits for. */
+function finalizerWaits(volume: PersistentVolume, d: VolumeDecision): FinalizerWait[] {
+  const ref = volume.spec.claimRef
+  const provisioner = externalDeleter(volume)
+  return (volume.metadata.finalizers ?? []).map((name): FinalizerWait => {
+    if (name === PVProtectionFinalizer) {
+      const inUse = d.state === 'Bound' || d.state === 'Binding'
+      return {
+        name,
+        owner: 'the pv-protection controller (kube-controller-manager)',
+        waitsFor: inUse && ref != null ? `claim ${claimRefKey(ref)}, which is bound to it, is deleted` : 'the volume is no longer Bound to a claim',
+        blocking: inUse,
+      }
+    } else if (name === PVDeletionInTreeProtectionFinalizer) {
+      const waits =
+        d.reclaim?.action === 'delete'
+          ? `${d.reclaim.by} has deleted the storage (the next sync starts it)`
+          : d.reclaim === null
+            ? 'the volume is released (its claim deleted) and its in-tree deleter has deleted the storage'
+            : `its in-tree deleter has deleted the storage, which it cannot do: ${d.reclaim.detail}`
+      return {name, owner: 'the PersistentVolume controller (in-tree deleter, HonorPVReclaimPolicy)', waitsFor: waits, blocking: true}
+    } else if (name === PVDeletionProtectionFinalizer) {
+      return {
+        name,
+        owner: provisioner === null ? 'the external provisioner that provisioned it' : `the external provisioner '${provisioner}'`,
+        waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating',
+        blocking: true,
+      }
+    } else if (name.startsWith(ExternalAttacherFinalizerPrefix)) {
+      return {
+        name,
+        owner: `the CSI external-attacher of ${name.slice(ExternalAttacherFinalizerPrefix.length)}`,
+        waitsFor: 'the volume is detached from every node (its VolumeAttachments deleted)',
+        blocking: true,
+      }
+    } else {
+      return {name, owner: 'not a Kubernetes storage finalizer: whoever added it', waitsFor: 'its owner removes it', blocking: true}
+    }
+  })
+}
+
+function describeBlocking(finalizers: readonly FinalizerWait[]): string {
+  const blocking = finalizers.filter((f) => f.blocking)
+  if (finalizers.length === 0) return 'no finalizer holds it: it is about to disappear'
+  if (blocking.length === 0) return `no finalizer holds it any more (${finalizers.map((f) => f.name).join(', ')} can go)`
+  return `held by ${blocking.map((f) => `${f.name} until ${f.waitsFor}`).join('; and by ')}`
+}
+
+function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[]): string[] {
+  const ref = volume.spec.claimRef
+  return finalizers
+    .filter((f) => f.blocking)
+    .flatMap((f) => {
+      if (f.name === PVProtectionFinalizer && ref != null) return [`delete claim ${claimRefKey(ref)} first: kubectl delete pvc ${ref.name} -n ${ref.namespace}`]
+      if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
+      return []
+    })
+}
+
+/** Claims whose next sync binds this volume, in the order the controller syncs claims (namespace, name). */
+function claimsThatBind(q: ControllerQueries, state: ClusterState, name: string): string[] {
+  const volume = q.volume(name)!
+  // Every way of binding needs the volume to be at least as large as the request (in whole units, the
+  // laxer comparison of checkVolumeSatisfyClaim); checking that first keeps this linear in practice.
+  const size = quantityValue(storageQuantity(volume.spec.capacity))
+  return state.claims
+    .filter((c) => c.status?.phase !== 'Bound' && ((c.spec.volumeName ?? '') === '' || c.spec.volumeName === name))
+    .filter((c) => quantityValue(storageQuantity(c.spec.resources?.requests)) <= size)
+    .filter((c) => {
+      const d = decideClaim(q, state, c)
+      return d.verdict === 'WillBind' && d.volume?.metadata.name === name
+    })
+    .map(claimKey)
+    .sort()
+}
+
+function settled(state: VolumeState, summary: string): VolumeDecision {
+  return {state, summary, reclaim: null, failure: null, suggestions: []}
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1)
+}

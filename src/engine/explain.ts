@@ -1,0 +1,118 @@
+// `pvctl explain pvc/NAME`: why a claim is (or is not) bound, from the controller's own decision path.
+// PURE: state in, a ClaimExplanation out. The verdict comes from explain-verdict.ts (syncClaim walked
+// without writes), the candidates from explain-candidates.ts (every reason, not only the first), the words
+// from explain-summary.ts and explain-suggestions.ts.
+import {bindingPointers} from './explain-binding.js'
+import {describeCandidates, isRelevant, sortCandidates} from './explain-candidates.js'
+import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
+import {EXPLAIN_API_VERSION, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
+import {summarizeClaim} from './explain-summary.js'
+import {suggestFixes} from './explain-suggestions.js'
+import {decideClaim} from './explain-verdict.js'
+import {describeVolume} from './explain-volume.js'
+import {claimKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
+import {compileLabelSelector, SelectorError} from './selector.js'
+import {AnnSelectedNode} from './constants.js'
+import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHasClass, podClaimKeys} from './storage-helpers.js'
+
+export type {ExplainOptions} from './explain-controller.js'
+
+/**
+ * Explanations of one state. The controller's view and the indexes are built once and shared by every
+ * explanation asked of it: a list of every pending claim of a large cluster stays linear in its size.
+ */
+export class Explainer {
+  private readonly q: ControllerQueries
+
+  constructor(
+    readonly state: ClusterState,
+    readonly opts: ExplainOptions,
+  ) {
+    this.q = new ControllerQueries(state, opts)
+  }
+
+  /** The explanation of claim namespace/name, or undefined when the state has no such claim. */
+  claim(namespace: string, name: string): ClaimExplanation | undefined {
+    const {q, state, opts} = this
+    const claim = q.claim(`${namespace}/${name}`)
+    if (claim === undefined) return undefined
+    const decision = decideClaim(q, state, claim)
+    const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
+    const chosen = bound ? (decision.volume?.metadata.name ?? null) : null
+    // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
+    const all = sortCandidates(describeCandidates(q.lookup, decision.claim, decision.path, opts.gates), claim, chosen)
+    const candidates = opts.onlyRelevant ? all.filter((c) => isRelevant(q.lookup, claim, c)) : all
+    return {
+      apiVersion: EXPLAIN_API_VERSION,
+      kind: 'ClaimExplanation',
+      claim: {namespace, name},
+      phase: claim.status?.phase ?? 'Pending',
+      verdict: decision.verdict,
+      volume: chosen,
+      summary: summarizeClaim(decision, claim, all),
+      candidates,
+      suggestions: suggestFixes(q, state, claim, decision, all),
+      request: requestOf(claim),
+      storageClass: decision.storageClass,
+      selectedNode: claim.metadata.annotations?.[AnnSelectedNode] ?? null,
+      pods: podsUsing(state, claim),
+      pointers: bindingPointers(state, claim),
+      provisioner: decision.provisioner,
+      error: decision.error,
+    }
+  }
+
+  /** The explanation of volume `name`, or undefined when the state has no such volume. */
+  volume(name: string): VolumeExplanation | undefined {
+    return describeVolume(this.q, this.state, name)
+  }
+}
+
+/** The explanation of claim namespace/name, or undefined when the state has no such claim. */
+export function explainClaim(state: ClusterState, namespace: string, name: string, opts: ExplainOptions): ClaimExplanation | undefined {
+  return new Explainer(state, opts).claim(namespace, name)
+}
+
+/** The explanation of volume `name`, or undefined when the state has no such volume. */
+export function explainVolume(state: ClusterState, name: string, opts: ExplainOptions): VolumeExplanation | undefined {
+  return new Explainer(state, opts).volume(name)
+}
+
+/** The claims `explain` with no claim named looks at: every claim not Bound, by namespace then name. */
+export function unboundClaims(state: ClusterState): PersistentVolumeClaim[] {
+  return state.claims
+    .filter((c) => c.status?.phase !== 'Bound')
+    .sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : claimKey(a) > claimKey(b) ? 1 : 0))
+}
+
+function requestOf(claim: PersistentVolumeClaim): ClaimRequest {
+  let selector: string | null = null
+  if (claim.spec.selector != null) {
+    try {
+      selector = compileLabelSelector(claim.spec.selector).toString() || '<everything>'
+    } catch (err) {
+      if (!(err instanceof SelectorError)) throw err
+      selector = `<invalid: ${err.message}>`
+    }
+  }
+  return {
+    storage: claim.spec.resources?.requests?.storage ?? null,
+    accessModes: [...(claim.spec.accessModes ?? [])],
+    volumeMode: claim.spec.volumeMode ?? 'Filesystem',
+    storageClassName: persistentVolumeClaimHasClass(claim) ? getPersistentVolumeClaimClass(claim) : null,
+    selector,
+    volumeName: (claim.spec.volumeName ?? '') === '' ? null : claim.spec.volumeName!,
+  }
+}
+
+/** The pods that use the claim (PodPVCIndexFunc, generic ephemeral volumes included), by name. */
+function podsUsing(state: ClusterState, claim: PersistentVolumeClaim): ClaimPod[] {
+  const key = claimKey(claim)
+  return state.pods
+    .filter((pod) => podClaimKeys(pod).includes(key))
+    .map((pod) => {
+      const node = (pod.spec?.nodeName ?? '') === '' ? null : pod.spec!.nodeName!
+      return {name: pod.metadata.name ?? '', node, scheduled: node !== null, terminated: isPodTerminated(pod), phase: pod.status?.phase ?? null}
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}

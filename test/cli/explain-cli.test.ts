@@ -1,0 +1,256 @@
+// `pvctl explain` (alias `why`) through the built CLI: exit status per verdict, -o json|yaml|table, pv/NAME,
+// unknown objects with the names the user probably meant, the non-TTY list of every claim not Bound, and
+// the interactive picker driven through a pseudo-terminal (util-linux `script`).
+import assert from 'node:assert/strict'
+import {spawn, spawnSync} from 'node:child_process'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {describe, test} from 'node:test'
+import {parse as parseYaml} from 'yaml'
+
+import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
+
+type Json = Record<string, any>
+
+const ANSI = /\u001b\[[0-9;]*m/
+
+function json(stdout: string): Json {
+  return JSON.parse(stdout) as Json
+}
+
+describe('pvctl explain through the built CLI', () => {
+  test('pvc/NAME -o json: the ClaimExplanation, exit 1 for a claim that stays Pending', async () => {
+    const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json'])
+    assert.equal(r.code, 1, r.stderr)
+    assert.equal(r.stderr, '')
+    const e = json(r.stdout)
+    assert.deepEqual([e.apiVersion, e.kind, e.claim, e.phase, e.verdict, e.volume], ['pvctl/v1alpha1', 'ClaimExplanation', {namespace: 'shop', name: 'logs'}, 'Pending', 'NoMatchingVolume', null])
+    assert.equal(e.candidates.length, 7, 'every volume of the snapshot')
+    assert.deepEqual(e.candidates[0].reasons.map((x: Json) => x.code), ['AccessModesMismatch', 'CapacityTooSmall', 'StorageClassMismatch'])
+    assert.ok(e.suggestions.length > 0)
+  })
+
+  test('-o yaml prints the same document', async () => {
+    const [y, j] = await Promise.all([
+      runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'yaml']),
+      runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']),
+    ])
+    assert.equal(y.code, 1)
+    assert.deepEqual(parseYaml(y.stdout), json(j.stdout))
+  })
+
+  test('the table: verdict and summary first, then candidates, then suggestions; no colour off a terminal', async () => {
+    const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example])
+    assert.equal(r.code, 1)
+    const lines = r.stdout.split('\n')
+    assert.equal(lines[0], 'pvc/shop/logs (Pending): NoMatchingVolume')
+    assert.match(lines[1], /^No volume matches and none will be provisioned/)
+    const candidates = lines.findIndex((l) => l.startsWith('Candidates: 7 volumes, none eligible'))
+    const suggestions = lines.indexOf('Suggestions:')
+    assert.ok(candidates > 1 && suggestions > candidates, r.stdout)
+    // A reason every volume shares is said once, above the table.
+    assert.equal(lines[candidates + 1], "every volume: class 'standard' ≠ ''")
+    assert.match(lines[candidates + 2], /^VOLUME\s+CAPACITY\s+MODES\s+CLASS\s+PHASE\s+WHY \(NOT\)$/)
+    assert.match(lines[candidates + 3], /^pv-0002\s+10Gi\s+RWO\s+standard\s+Available\s+offers RWO, claim needs RWX$/)
+    assert.doesNotMatch(r.stdout, ANSI)
+  })
+
+  test('--color colours the verdict', async () => {
+    const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '--color'])
+    assert.match(r.stdout, /\u001b\[31mNoMatchingVolume\u001b\[39m/)
+  })
+
+  test('the alias why, and exit 0 for a claim the next sync binds', async () => {
+    const r = await runCli(['why', 'pvc/orders', '-n', 'shop', '-f', example, '-o', 'json'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual([json(r.stdout).verdict, json(r.stdout).volume], ['WillBind', 'pv-0002'])
+  })
+
+  test('a Bound claim from stdin: exit 0', async () => {
+    const r = await runCli(['explain', 'persistentvolumeclaim/data', '-n', 'app', '-f', '-', '-o', 'json'], {stdin: IN_SYNC_SNAPSHOT})
+    assert.equal(r.code, 0, r.stderr)
+    assert.deepEqual([json(r.stdout).verdict, json(r.stdout).volume], ['Bound', 'pv-a'])
+  })
+
+  test('--only-relevant leaves out the volumes other claims use', async () => {
+    const r = await runCli(['explain', 'pvc/orders', '-n', 'shop', '-f', example, '-o', 'json', '--only-relevant'])
+    const names = json(r.stdout).candidates.map((c: Json) => c.volume)
+    assert.ok(!names.includes('pv-0003') && !names.includes('pv-0008'), names.join(','))
+    assert.ok(names.includes('pv-0004'), 'a stale claimRef stays')
+  })
+
+  test('pv/NAME: a Released volume and its reclaim, exit 1; a Bound one, exit 0', async () => {
+    const released = await runCli(['explain', 'pv/pv-0006', '-f', example, '-o', 'json'])
+    assert.equal(released.code, 1, released.stderr)
+    const e = json(released.stdout)
+    assert.deepEqual([e.kind, e.state, e.reclaim.action, e.reclaim.by], ['VolumeExplanation', 'Released', 'delete', 'kubernetes.io/host-path'])
+    const boundVolume = await runCli(['explain', 'pv/pv-0008', '-f', example])
+    assert.equal(boundVolume.code, 0)
+    assert.match(boundVolume.stdout, /^pv\/pv-0008 \(Bound\): Bound\nBound to shop\/reports-a, which points back at it\./)
+  })
+
+  const notFound: Array<{name: string; args: string[]; error: string}> = [
+    {name: 'a misspelt claim: the close name', args: ['pvc/lgs', '-n', 'shop'], error: 'error: persistentvolumeclaim "lgs" not found in namespace "shop"; did you mean pvc/logs?'},
+    {name: 'a claim of another namespace: where it is', args: ['pvc/logs'], error: 'error: persistentvolumeclaim "logs" not found in namespace "default"; it exists in namespace shop: add -n shop'},
+    {name: 'a misspelt claim in the wrong namespace', args: ['pvc/order'], error: 'error: persistentvolumeclaim "order" not found in namespace "default"; did you mean shop/orders?'},
+    {name: 'a claim with no close name', args: ['pvc/zzzzzzzz', '-n', 'shop'], error: 'error: persistentvolumeclaim "zzzzzzzz" not found in namespace "shop"'},
+    {name: 'a misspelt volume', args: ['pv/pv-006'], error: 'error: persistentvolume "pv-006" not found; did you mean pv/pv-0006, pv/pv-0001, pv/pv-0002?'},
+    {name: 'two objects', args: ['pvc/logs', 'pvc/orders', '-n', 'shop'], error: 'error: Unexpected argument: pvc/orders'},
+    {name: 'an object of another type', args: ['pod/web'], error: 'error: object "pod/web": unknown type "pod" (pvctl works on pvc/NAME and pv/NAME)'},
+  ]
+  for (const row of notFound) {
+    test(`exit 2: ${row.name}`, async () => {
+      const r = await runCli(['explain', ...row.args, '-f', example])
+      assert.equal(r.code, 2, r.stderr)
+      assert.equal(r.stdout, '')
+      assert.equal(r.stderr.split('\n')[0], row.error)
+    })
+  }
+
+  test('no claim and no terminal: every claim not Bound in scope, as a List (exit 1: some stay Pending)', async () => {
+    const r = await runCli(['explain', '-n', 'shop', '-f', example, '-o', 'json'])
+    assert.equal(r.code, 1, r.stderr)
+    const list = json(r.stdout)
+    assert.equal(list.kind, 'List')
+    assert.deepEqual(
+      list.items.map((e: Json) => `${e.claim.name} ${e.verdict}`),
+      ['carts WillBind', 'logs NoMatchingVolume', 'orders WillBind', 'search WaitForPodScheduled'],
+    )
+  })
+
+  test('no claim and no terminal, as text: an overview, then each explanation', async () => {
+    const r = await runCli(['explain', '-A', '-f', example])
+    assert.equal(r.code, 1)
+    assert.match(r.stdout, /^NAMESPACE\s+NAME\s+PHASE\s+VERDICT\s+VOLUME\nshop\s+carts\s+Pending\s+WillBind\s+pv-0003\n/)
+    for (const claim of ['carts', 'logs', 'orders', 'search']) assert.match(r.stdout, new RegExp(`^pvc/shop/${claim} \\(Pending\\): `, 'm'))
+  })
+
+  test('no claim in a namespace where every claim is Bound: exit 0', async () => {
+    const r = await runCli(['explain', '-n', 'app', '-f', '-'], {stdin: IN_SYNC_SNAPSHOT})
+    assert.equal(r.code, 0, r.stderr)
+    assert.equal(r.stdout, 'Every claim in scope is Bound: nothing to explain.\n')
+  })
+
+  test('the explanation README.md shows is the one the tool prints', async () => {
+    const command = 'pvctl explain pvc/logs -n shop -f examples/cluster.yaml'
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8')
+    const start = readme.indexOf(`$ ${command}\n`)
+    assert.ok(start >= 0, 'README.md shows the command')
+    const shown = readme.slice(start + command.length + 3, readme.indexOf('```', start))
+    const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', 'examples/cluster.yaml'])
+    assert.equal(shown, r.stdout)
+  })
+
+  test('--help documents the alias and the exit status', async () => {
+    const r = await runCli(['explain', '--help'])
+    assert.equal(r.code, 0)
+    assert.match(r.stdout, /ALIASES\n\s+\$ pvctl why/)
+    assert.match(r.stdout, /EXIT STATUS\n\s+0\s+the claim is Bound/)
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// The interactive picker, through a pseudo-terminal.
+
+const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
+const KEYS = {down: '\u001b[B', up: '\u001b[A', enter: '\r', ctrlC: '\u0003'}
+
+/** A command on a pseudo-terminal (`script`), read as it prints and fed keys as a user would type them. */
+class Terminal {
+  private output = ''
+  private readonly exited: Promise<number | null>
+  private readonly child
+
+  constructor(args: readonly string[]) {
+    const command = `stty cols 160 rows 50; exec ${[process.execPath, bin, ...args].map((a) => `'${a}'`).join(' ')}`
+    this.child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
+      cwd: repoRoot,
+      env: cleanEnv({CI: undefined, TERM: 'xterm-256color'}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    this.child.stdout.on('data', (b: Buffer) => (this.output += b.toString('utf8')))
+    this.child.stderr.on('data', (b: Buffer) => (this.output += b.toString('utf8')))
+    this.exited = new Promise((resolve) => this.child.on('close', resolve))
+  }
+
+  /** The output so far, without escape codes. */
+  get screen(): string {
+    return this.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
+  }
+
+  /** Waits until `text` appears after position `from` of the (plain) output; returns its end. */
+  async waitFor(text: string, from = 0, timeoutMs = 15_000): Promise<number> {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const at = this.screen.indexOf(text, from)
+      if (at >= 0) return at + text.length
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; the terminal shows:\n${this.screen.slice(from)}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+
+  /** Types keys and returns where the output was when they were typed. */
+  type(...keys: string[]): number {
+    const mark = this.screen.length
+    this.child.stdin.write(keys.join(''))
+    return mark
+  }
+
+  async exit(): Promise<number | null> {
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000)
+    const code = await this.exited
+    clearTimeout(timer)
+    return code
+  }
+}
+
+describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : 'util-linux `script` is not installed: no pseudo-terminal to drive the picker'}, () => {
+  test('pick a claim, show a near-miss volume, the dry-run sync, pick another, quit', async () => {
+    const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)])
+    let at = await t.waitFor('Which claim?')
+    await t.waitFor('shop/search  WaitForPodScheduled', at)
+    // The second claim: shop/logs.
+    at = t.type(KEYS.down)
+    await t.waitFor('❯ shop/logs', at)
+    at = t.type(KEYS.enter)
+    at = await t.waitFor('pvc/shop/logs (Pending): NoMatchingVolume', at)
+    at = await t.waitFor('Next?', at)
+    await t.waitFor('Show pv/pv-0002 (YAML): offers RWO, claim needs RWX (+2)', at)
+    // The nearest volume's YAML.
+    at = t.type(KEYS.enter)
+    at = await t.waitFor('kind: PersistentVolume', at)
+    await t.waitFor('name: pv-0002', at)
+    at = await t.waitFor('Next?', at)
+    // Three near misses, then the dry-run sync of the claim.
+    at = t.type(KEYS.down, KEYS.down, KEYS.down)
+    await t.waitFor('❯ Show the dry-run sync of pvc/logs', at)
+    at = t.type(KEYS.enter)
+    at = await t.waitFor('No changes: the cluster is in sync with the controller.', at)
+    await t.waitFor('FailedBinding', at)
+    at = await t.waitFor('Next?', at)
+    at = t.type(KEYS.down, KEYS.down, KEYS.down, KEYS.down)
+    await t.waitFor('❯ Pick another claim', at)
+    at = t.type(KEYS.enter)
+    at = await t.waitFor('Which claim?', at)
+    // Up from the first entry wraps round to Quit.
+    at = t.type(KEYS.up)
+    await t.waitFor('❯ Quit', at)
+    t.type(KEYS.enter)
+    assert.equal(await t.exit(), 0, t.screen)
+  })
+
+  test('Ctrl-C at the picker ends it quietly, exit 0', async () => {
+    const t = new Terminal(['explain', '-A', '-f', path.relative(repoRoot, example)])
+    await t.waitFor('Which claim?')
+    t.type(KEYS.ctrlC)
+    assert.equal(await t.exit(), 0, t.screen)
+    assert.doesNotMatch(t.screen, /error:/)
+  })
+
+  test('with -o json on a terminal there is no picker: the List is printed', async () => {
+    const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example), '-o', 'json'])
+    assert.equal(await t.exit(), 1)
+    assert.match(t.screen, /"kind": "List"/)
+    assert.doesNotMatch(t.screen, /Which claim\?/)
+  })
+})

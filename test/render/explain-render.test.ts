@@ -1,0 +1,101 @@
+// Golden tests of explain's renderers, on explanations the engine makes of the bundled example and of a
+// few small states. Regenerate after a deliberate change with
+//   UPDATE_GOLDEN=1 node --import tsx --test test/render/explain-render.test.ts
+// and read every changed file in test/render/golden/ before committing it.
+import assert from 'node:assert/strict'
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
+import {describe, it} from 'node:test'
+import {fileURLToPath} from 'node:url'
+
+import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {explainClaim, explainVolume} from '../../src/engine/explain.js'
+import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain-model.js'
+import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
+import {ansi, plain} from '../../src/render/color.js'
+import {renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
+import {bound, pvc, pv, sc, state} from '../engine/builders.js'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const GOLDEN_DIR = join(here, 'golden')
+const UPDATE = process.env.UPDATE_GOLDEN === '1'
+
+function golden(name: string, actual: string): void {
+  const file = join(GOLDEN_DIR, `${name}.txt`)
+  if (UPDATE) {
+    mkdirSync(GOLDEN_DIR, {recursive: true})
+    writeFileSync(file, actual)
+    return
+  }
+  assert.ok(existsSync(file), `missing golden file ${file}: run with UPDATE_GOLDEN=1 to create it`)
+  assert.equal(actual, readFileSync(file, 'utf8'), `output differs from ${file} (UPDATE_GOLDEN=1 regenerates it)`)
+}
+
+const example = parseSnapshotText(readFileSync(join(here, '../../examples/cluster.yaml'), 'utf8'), 'cluster.yaml').state
+const opts = {gates: defaultFeatureGates}
+const claim = (name: string) => explainClaim(example, 'shop', name, opts)!
+const volume = (name: string) => explainVolume(example, name, opts)!
+
+const terminating = state({
+  volumes: [
+    pv('pv-data', {
+      claim: {namespace: 'app', name: 'data', uid: 'c1'},
+      phase: 'Bound',
+      deleting: true,
+      source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1'}},
+      finalizers: ['kubernetes.io/pv-protection', 'external-attacher/ebs.csi.aws.com'],
+    }),
+  ],
+  claims: [pvc('data', 'c1', {namespace: 'app', className: '', volumeName: 'pv-data', phase: 'Bound', annotations: bound})],
+})
+
+const defaulted = state({
+  volumes: [pv('pv-gold', {capacity: '5Gi', className: 'gold'})],
+  claims: [pvc('data', 'c1', {namespace: 'app'})],
+  classes: [sc('gold', 'ebs.csi.aws.com', {isDefault: true, created: '2026-01-01T00:00:00Z'}), sc('silver', 'ebs.csi.aws.com', {isDefault: true, created: '2025-01-01T00:00:00Z'})],
+})
+
+const cases: Array<[string, ExplainDocument]> = [
+  ['claim-no-matching-volume', claim('logs')],
+  ['claim-will-bind', claim('orders')],
+  ['claim-misbound', claim('reports-b')],
+  ['claim-lost', claim('sessions')],
+  ['claim-wait-for-pod', claim('search')],
+  ['claim-default-class', explainClaim(defaulted, 'app', 'data', opts)!],
+  ['volume-released-retain', volume('pv-0004')],
+  ['volume-released-delete', volume('pv-0006')],
+  ['volume-terminating', explainVolume(terminating, 'pv-data', opts)!],
+  [
+    'list',
+    {
+      apiVersion: EXPLAIN_API_VERSION,
+      kind: 'List',
+      items: ['carts', 'logs'].map(claim),
+    },
+  ],
+  ['list-empty', {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items: []}],
+]
+
+describe('explain renderers (golden)', () => {
+  for (const [name, doc] of cases) {
+    it(`${name}: text`, () => golden(`explain-${name}`, renderExplainText(doc, plain)))
+  }
+  it('claim-no-matching-volume: text with colour', () => golden('explain-claim-no-matching-volume-ansi', renderExplainText(claim('logs'), ansi)))
+  it('claim-misbound: json', () => golden('explain-claim-misbound-json', renderExplainJson(claim('reports-b'))))
+  it('volume-terminating: yaml', () => golden('explain-volume-terminating-yaml', renderExplainYaml(explainVolume(terminating, 'pv-data', opts)!)))
+
+  it('the JSON document leads with the contract fields, in its order', () => {
+    const keys = Object.keys(JSON.parse(renderExplainJson(claim('logs'))))
+    assert.deepEqual(keys.slice(0, 9), ['apiVersion', 'kind', 'claim', 'phase', 'verdict', 'volume', 'summary', 'candidates', 'suggestions'])
+    const candidate = JSON.parse(renderExplainJson(claim('logs'))).candidates[0]
+    assert.deepEqual(Object.keys(candidate).slice(0, 3), ['volume', 'eligible', 'reasons'])
+  })
+
+  it('plain text has no escape codes; the YAML parses back to the JSON document', async () => {
+    for (const [, doc] of cases) {
+      assert.doesNotMatch(renderExplainText(doc, plain), /\u001b/)
+      const {parse} = await import('yaml')
+      assert.deepEqual(parse(renderExplainYaml(doc)), JSON.parse(renderExplainJson(doc)))
+    }
+  })
+})
