@@ -13,6 +13,7 @@ import type {FeatureGates} from '../engine/feature-gates.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
 import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/plan.js'
 import {reconcile, type ReconcileScope} from '../engine/reconcile.js'
+import {getPersistentVolumeClaimClass} from '../engine/storage-helpers.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {VolumeOperations} from '../engine/volume-operations.js'
 import type {VolumePluginMgr} from '../engine/volume-plugins.js'
@@ -149,7 +150,8 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     if (op !== 'provision' && !opts.destructive) return {skipped: 'not-executed: destroying data needs --yes or a typed confirmation'}
     if (op === 'provision') {
       const claim = state.get(action.object) as PersistentVolumeClaim | undefined
-      const className = claim?.spec.storageClassName ?? ''
+      // The class as the controller reads it (the beta annotation first).
+      const className = claim === undefined ? '' : getPersistentVolumeClaimClass(claim)
       const klass = state.base.classes.find((c) => c.metadata.name === className)
       if (claim === undefined || klass === undefined || !opts.plugins.supports('provision', klass.provisioner ?? '')) {
         return {skipped: 'not-executed: pvctl has no such provisioner'}
