@@ -2,6 +2,10 @@
 // port (ClusterApi) so the executor can be tested against a fake and run against the emulator or a
 // real cluster alike. Objects cross this boundary in their wire (JSON) shape: the engine never sees
 // client-node's model classes.
+import * as http from 'node:http'
+import * as https from 'node:https'
+import {createInterface} from 'node:readline'
+
 import * as k8s from '@kubernetes/client-node'
 // The serializer that maps model classes to and from wire JSON (not re-exported by the package root).
 import {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
@@ -41,6 +45,8 @@ export interface ResourceAttributes {
   resource: string
   subresource?: string
   namespace?: string
+  /** One object (RBAC rules with resourceNames allow nothing else). */
+  name?: string
 }
 
 /** Everything pvctl asks of the API server. */
@@ -60,6 +66,57 @@ export interface ClusterApi {
   createEvent(event: CoreEvent): Promise<CoreEvent>
   patchEventCount(namespace: string, name: string, count: number, lastTimestamp: string): Promise<void>
   canI(attrs: ResourceAttributes): Promise<boolean>
+}
+
+/** A coordination.k8s.io/v1 Lease in its wire shape (times are RFC 3339 MicroTime strings). */
+export interface Lease {
+  apiVersion?: string
+  kind?: string
+  metadata: {name: string; namespace: string; resourceVersion?: string; [field: string]: unknown}
+  spec?: {
+    holderIdentity?: string | null
+    leaseDurationSeconds?: number | null
+    acquireTime?: string | null
+    renewTime?: string | null
+    leaseTransitions?: number | null
+    [field: string]: unknown
+  }
+}
+
+/** The Lease calls of leader election and of the built-in binder check (loop mode). */
+export interface LeaseApi {
+  readLease(namespace: string, name: string): Promise<Lease>
+  createLease(lease: Lease): Promise<Lease>
+  replaceLease(lease: Lease): Promise<Lease>
+  listLeases(namespace: string, page: PageOptions): Promise<Page<Lease>>
+}
+
+/** The kinds loop mode keeps informers of. */
+export type WatchedResource = 'persistentvolumes' | 'persistentvolumeclaims' | 'storageclasses' | 'pods' | 'nodes'
+
+export interface WatchOptions {
+  /** Changes after this resourceVersion (the one the LIST returned, then the last one seen). */
+  resourceVersion: string
+  namespace?: string
+  labelSelector?: string
+  /** Ask the server to end the stream after this long (the reflector then watches again). */
+  timeoutSeconds?: number
+  signal: AbortSignal
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
+  /** The object in its wire shape; for ERROR a metav1.Status. */
+  object: {metadata?: {name?: string; namespace?: string; resourceVersion?: string}; code?: number; reason?: string; message?: string; [field: string]: unknown}
+}
+
+/**
+ * A watch: events as they arrive. Resolves when the stream ends — the server closed it, the connection
+ * broke mid-stream, or the signal aborted it — so the caller resumes from the last resourceVersion it saw;
+ * rejects with an ApiError when the watch could not start (an error status, no connection).
+ */
+export interface WatchApi {
+  watch(resource: WatchedResource, opts: WatchOptions, onEvent: (event: WatchEvent) => void): Promise<void>
 }
 
 export interface PageOptions {
@@ -150,12 +207,14 @@ export class KubernetesClusterApi implements ClusterApi {
   private readonly core: k8s.CoreV1Api
   private readonly storage: k8s.StorageV1Api
   private readonly authz: k8s.AuthorizationV1Api
+  private readonly coordination: k8s.CoordinationV1Api
   readonly server: string
 
-  constructor(kc: k8s.KubeConfig) {
+  constructor(private readonly kc: k8s.KubeConfig) {
     this.core = kc.makeApiClient(k8s.CoreV1Api)
     this.storage = kc.makeApiClient(k8s.StorageV1Api)
     this.authz = kc.makeApiClient(k8s.AuthorizationV1Api)
+    this.coordination = kc.makeApiClient(k8s.CoordinationV1Api)
     this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
   }
 
@@ -269,5 +328,103 @@ export class KubernetesClusterApi implements ClusterApi {
       }),
     )
     return review.status?.allowed === true
+  }
+
+  // Leases (loop mode: leader election, and the check for kube-controller-manager's binder). MicroTime
+  // fields stay strings: client-node has no V1MicroTime model, so they cross unchanged.
+
+  async readLease(namespace: string, name: string): Promise<Lease> {
+    const l = await this.call({verb: 'get', resource: 'leases', namespace, name}, () => this.coordination.readNamespacedLease({namespace, name}))
+    return toWire(l, 'V1Lease')
+  }
+
+  async createLease(lease: Lease): Promise<Lease> {
+    const {namespace, name} = lease.metadata
+    const l = await this.call({verb: 'create', resource: 'leases', namespace, name}, () =>
+      this.coordination.createNamespacedLease({namespace, body: fromWire(lease, 'V1Lease')}),
+    )
+    return toWire(l, 'V1Lease')
+  }
+
+  async replaceLease(lease: Lease): Promise<Lease> {
+    const {namespace, name} = lease.metadata
+    const l = await this.call({verb: 'update', resource: 'leases', namespace, name}, () =>
+      this.coordination.replaceNamespacedLease({namespace, name, body: fromWire(lease, 'V1Lease')}),
+    )
+    return toWire(l, 'V1Lease')
+  }
+
+  listLeases(namespace: string, p: PageOptions): Promise<Page<Lease>> {
+    return this.page({verb: 'list', resource: 'leases', namespace}, 'V1Lease', () =>
+      this.coordination.listNamespacedLease({namespace, limit: p.limit, _continue: p.continueToken, labelSelector: p.labelSelector}),
+    )
+  }
+
+  /**
+   * A WATCH as a stream of wire-shaped events. Written on node:http(s) with client-node's TLS and
+   * credentials rather than client-node's Watch, which cannot be aborted before the server answers
+   * (a stalled watch would outlive a resync or a SIGTERM).
+   */
+  async watch(resource: WatchedResource, opts: WatchOptions, onEvent: (event: WatchEvent) => void): Promise<void> {
+    const target: ApiTarget = {verb: 'list', resource, namespace: opts.namespace}
+    const group = resource === 'storageclasses' ? '/apis/storage.k8s.io/v1' : '/api/v1'
+    const url = new URL(`${this.server.replace(/\/$/, '')}${group}${opts.namespace !== undefined ? `/namespaces/${opts.namespace}` : ''}/${resource}`)
+    url.searchParams.set('watch', 'true')
+    url.searchParams.set('resourceVersion', opts.resourceVersion)
+    url.searchParams.set('allowWatchBookmarks', 'true')
+    if (opts.timeoutSeconds !== undefined) url.searchParams.set('timeoutSeconds', String(opts.timeoutSeconds))
+    if (opts.labelSelector !== undefined) url.searchParams.set('labelSelector', opts.labelSelector)
+    const req: {agent?: http.Agent; headers?: Record<string, string>; auth?: string} = {}
+    try {
+      await this.kc.applyToHTTPSOptions(req as never)
+    } catch (err) {
+      throw toApiError(err, target, this.server)
+    }
+    if (opts.signal.aborted) return
+    await new Promise<void>((resolve, reject) => {
+      const lib = url.protocol === 'https:' ? https : http
+      let settled = false
+      let streaming = false
+      const finish = (err?: unknown) => {
+        if (settled) return
+        settled = true
+        opts.signal.removeEventListener('abort', onAbort)
+        if (err === undefined || streaming || opts.signal.aborted) resolve()
+        else reject(toApiError(err, target, this.server))
+      }
+      const request = lib.request(url, {method: 'GET', agent: req.agent, headers: {...req.headers, Accept: 'application/json'}, auth: req.auth}, (res) => {
+        if (res.statusCode !== 200) {
+          let body = ''
+          res.setEncoding('utf8')
+          res.on('data', (chunk: string) => (body += chunk))
+          res.on('end', () => finish({code: res.statusCode, body, headers: res.headers}))
+          res.on('error', finish)
+          return
+        }
+        streaming = true
+        const lines = createInterface({input: res, crlfDelay: Infinity})
+        lines.on('line', (line) => {
+          if (line.trim() === '' || settled) return
+          let event: WatchEvent
+          try {
+            event = JSON.parse(line) as WatchEvent
+          } catch {
+            return // a torn line from a dropped connection: the re-watch replays from the last resourceVersion
+          }
+          onEvent(event)
+        })
+        res.on('error', finish)
+        lines.on('error', finish)
+        res.on('aborted', () => finish())
+        lines.on('close', () => finish())
+      })
+      const onAbort = () => {
+        request.destroy()
+        finish()
+      }
+      opts.signal.addEventListener('abort', onAbort, {once: true})
+      request.on('error', finish)
+      request.end()
+    })
   }
 }

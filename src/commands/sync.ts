@@ -1,11 +1,14 @@
 import {Args, Flags} from '@oclif/core'
 
+import type {RunLoopOptions} from '../app/run-loop.js'
+import type {Logger} from '../cli/log.js'
 import type {SyncReport} from '../app/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
+import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseDuration} from '../cli/duration.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {FeatureGateError, parseFeatureGates} from '../engine/feature-gates.js'
@@ -26,6 +29,8 @@ With -f the state comes from a snapshot and nothing is ever written: the plan is
 
 Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. Ctrl-C stops issuing writes; a re-run completes the job.
 
+With --watch pvctl runs as the controller does, until SIGTERM: informers list and watch volumes, claims, classes, pods and nodes; each change queues its object; one worker syncs claims and one volumes, each sync written as above; every --resync everything is listed and synced again. --interval runs a full sync every interval instead. Writing needs --yes (--dry-run streams what would be written). Unless --controllers says kube-controller-manager's binder is disabled, pvctl does not write while the kube-system/kube-controller-manager Lease is live. --leader-elect lets several replicas run with one writer. Lines on stdout are actions, logs go to stderr; SIGTERM exits 0.
+
 EXIT STATUS
 ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
 
@@ -33,6 +38,8 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     {description: 'Audit a snapshot (exit 1 when the cluster is not in sync):', command: '<%= config.bin %> <%= command.id %> --dry-run -f examples/cluster.yaml'},
     {description: 'The same as a coloured diff of every object that would change:', command: '<%= config.bin %> <%= command.id %> --dry-run -f examples/cluster.yaml -o diff'},
     {description: 'One sync of one claim, as JSON:', command: '<%= config.bin %> <%= command.id %> --dry-run -f snapshot.yaml pvc/data -n team-a --rounds 1 -o json'},
+    {description: 'Audit a live cluster continuously, as JSON lines (writes nothing):', command: '<%= config.bin %> <%= command.id %> --watch --dry-run -o json'},
+    {description: 'Run as the binder, one of several replicas:', command: '<%= config.bin %> <%= command.id %> --watch --yes --leader-elect --controllers=*,-persistentvolume-binder-controller --metrics-bind-address :8080'},
     {description: 'Read the snapshot from stdin:', command: 'kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml | <%= config.bin %> <%= command.id %> --dry-run -f -'},
   ]
 
@@ -62,10 +69,11 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
     events: Flags.boolean({summary: 'Record the controller\'s events as core/v1 Events on the objects written (live clusters).', default: true, allowNo: true}),
     ...engineFlags,
+    ...loopFlags,
   }
 
   public async run(): Promise<void> {
-    const {argv, flags} = await this.parse(Sync)
+    const {argv, flags, raw} = await this.parse(Sync)
 
     let gates
     try {
@@ -77,6 +85,29 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     const namespace = flags.namespace ?? 'default'
     const targets = parseObjectArgs(argv as string[], namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
+    if (flags.watch || flags.interval !== undefined) {
+      if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
+      if (targets.length > 0) throw new UsageError('--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)')
+      process.exitCode = await this.loop(loopLogger(flags, (line) => process.stderr.write(line)), {
+        ...loopOptionsFromFlags(flags),
+        dryRun: flags['dry-run'],
+        yes: flags.yes,
+        gates,
+        namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+        labelSelector,
+        labelSelectorText: flags.selector,
+        kubeconfig: flags.kubeconfig,
+        context: flags.context,
+        qps: flags.qps,
+        burst: flags.burst,
+        requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+        concurrency: flags.concurrency,
+        events: flags.events,
+      })
+      return
+    }
+    const loopOnly = loopOnlyFlagGiven(raw)
+    if (loopOnly !== undefined) throw new UsageError(`--${loopOnly} applies to loop mode: add --watch or --interval`)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const render = (report: SyncReport): string => {
       switch (flags.output) {
@@ -134,6 +165,23 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       process.exitCode = exitCode
     } finally {
       process.removeListener('SIGINT', onSigint)
+    }
+  }
+
+  /** Loop mode until SIGTERM or SIGINT (client-node and the controller are loaded only now). */
+  private async loop(log: Logger, options: RunLoopOptions): Promise<number> {
+    const {runLoop} = await import('../app/run-loop.js')
+    const abort = new AbortController()
+    const onSignal = () => abort.abort()
+    process.once('SIGTERM', onSignal)
+    process.once('SIGINT', onSignal)
+    try {
+      return await runLoop(options, {out: (t) => process.stdout.write(t), log, signal: abort.signal})
+    } finally {
+      process.removeListener('SIGTERM', onSignal)
+      process.removeListener('SIGINT', onSignal)
+      // Whatever a library left open (a kept-alive socket) must not hold a stopping controller up.
+      setTimeout(() => process.exit(), 500).unref()
     }
   }
 }

@@ -1,0 +1,36 @@
+// Opens the live cluster for loop mode: kubectl's kubeconfig rules and client-node, as one-shot sync,
+// but three clients, as kube-controller-manager has them:
+//   api       reads and writes, behind --qps/--burst and the transient-failure retry
+//   watchApi  the informers' watches: long-lived streams, neither rate-limited per event nor retried
+//             here (the informer resumes or relists), nor cut by --request-timeout
+//   leaseApi  leader election and the binder check: its own rate limit, so that a busy controller never
+//             delays a renewal, no retries (the elector retries every retry period), and a timeout of
+//             half the renew deadline, so that one hung request cannot use the whole deadline up
+import {loadKubeconfig} from '../cluster/kubeconfig.js'
+import {type ClusterApi, KubernetesClusterApi, makeKubeConfig, type LeaseApi, type WatchApi} from '../cluster/live-api.js'
+import {throttle} from '../cluster/throttled-api.js'
+
+export interface LoopSessionOptions {
+  kubeconfig?: string
+  context?: string
+  qps: number
+  burst: number
+  requestTimeoutMs?: number
+  leaseTimeoutMs: number
+}
+
+export interface LoopSession {
+  api: ClusterApi
+  watchApi: WatchApi
+  leaseApi: LeaseApi
+  contextName: string
+  server: string
+}
+
+export function openLoopSession(opts: LoopSessionOptions): LoopSession {
+  const config = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
+  const kc = makeKubeConfig(config)
+  const api = throttle(new KubernetesClusterApi(kc) as ClusterApi, {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
+  const leaseApi = throttle(new KubernetesClusterApi(kc) as ClusterApi, {qps: 5, burst: 10, maxRetries: 0, requestTimeoutMs: opts.leaseTimeoutMs}) as unknown as LeaseApi
+  return {api, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server: config.cluster.server}
+}

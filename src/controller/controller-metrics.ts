@@ -1,0 +1,122 @@
+// The metrics of loop mode, under the names kube-controller-manager uses where it has them:
+//   pv_collector_bound_pv_count{storage_class}          pv_collector_unbound_pv_count{storage_class}
+//   pv_collector_bound_pvc_count{namespace,storage_class,volume_attributes_class}
+//   pv_collector_unbound_pvc_count{namespace,storage_class,volume_attributes_class}
+//   volume_operation_total_seconds{plugin_name,operation_name}   (histogram: provision/delete end to end)
+//   volume_operation_total_errors{plugin_name,operation_name}
+//   retroactive_storageclass_total, retroactive_storageclass_errors_total
+//   workqueue_depth / _adds_total / _retries_total / _queue_duration_seconds / _work_duration_seconds {name}
+//   leader_election_master_status{name}
+// and pvctl's own, prefixed pvctl_: syncs, actions by outcome, relists, watch events, whether it writes.
+import type {ExecutedAction} from '../executor/executor.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
+import type {InformerMetrics} from './informer.js'
+import {type Labels, OPERATION_BUCKETS, Registry} from './metrics.js'
+import type {QueueMetrics} from './work-queue.js'
+
+export interface MetricsSource {
+  readonly volumes: ReadonlyMap<string, PersistentVolume>
+  readonly claims: ReadonlyMap<string, PersistentVolumeClaim>
+  readonly claimQueue: {readonly depth: number; readonly name: string}
+  readonly volumeQueue: {readonly depth: number; readonly name: string}
+}
+
+const WORKQUEUE_BUCKETS = [0.001, 0.01, 0.1, 1, 10, 100]
+
+export class ControllerMetrics {
+  readonly registry = new Registry()
+  private source: MetricsSource | undefined
+  private readonly adds = this.registry.counter('workqueue_adds_total', 'Total number of adds handled by workqueue')
+  private readonly retries = this.registry.counter('workqueue_retries_total', 'Total number of retries handled by workqueue')
+  private readonly queueDuration = this.registry.histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested.', WORKQUEUE_BUCKETS)
+  private readonly workDuration = this.registry.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', WORKQUEUE_BUCKETS)
+  private readonly operationSeconds = this.registry.histogram('volume_operation_total_seconds', 'Storage operation end to end duration in seconds', OPERATION_BUCKETS)
+  private readonly operationErrors = this.registry.counter('volume_operation_total_errors', 'Total volume operation errors')
+  private readonly retroactive = this.registry.counter('retroactive_storageclass_total', 'Total number of retroactive StorageClass assignments to persistent volume claim')
+  private readonly retroactiveErrors = this.registry.counter('retroactive_storageclass_errors_total', 'Total number of failed retroactive StorageClass assignments to persistent volume claim')
+  readonly leader = this.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.')
+  readonly writing = this.registry.gauge('pvctl_writing', '1 when pvctl writes (leader, built-in binder disabled, not --dry-run), 0 when it only plans')
+  private readonly syncs = this.registry.counter('pvctl_syncs_total', 'Syncs of one object by queue and result (ok, error, planned)')
+  private readonly actions = this.registry.counter('pvctl_actions_total', 'Actions of the syncs by action and outcome')
+  private readonly relists = this.registry.counter('pvctl_informer_lists_total', 'LISTs of an informer by resource and reason (initial, resync, expired, error)')
+  private readonly watchEvents = this.registry.counter('pvctl_watch_events_total', 'Watch events received by resource and type')
+
+  constructor() {
+    this.registry.collect('workqueue_depth', 'Current depth of workqueue', () =>
+      this.source === undefined ? [] : [this.source.claimQueue, this.source.volumeQueue].map((q) => ({labels: {name: q.name}, value: q.depth})),
+    )
+    this.registry.collect('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', () => this.countVolumes(true))
+    this.registry.collect('pv_collector_unbound_pv_count', 'Gauge measuring number of persistent volume currently unbound', () => this.countVolumes(false))
+    this.registry.collect('pv_collector_bound_pvc_count', 'Gauge measuring number of persistent volume claim currently bound', () => this.countClaims(true))
+    this.registry.collect('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', () => this.countClaims(false))
+  }
+
+  /** The controller whose cache the pv_collector gauges count (metrics.Register in Run). */
+  collect(source: MetricsSource): void {
+    this.source = source
+  }
+
+  queue(name: string): QueueMetrics {
+    return {
+      added: () => this.adds.inc({name}),
+      retried: () => this.retries.inc({name}),
+      waited: (s) => this.queueDuration.observe(s, {name}),
+      worked: (s) => this.workDuration.observe(s, {name}),
+    }
+  }
+
+  readonly informers: InformerMetrics = {
+    relisted: (resource, reason) => this.relists.inc({resource, reason}),
+    watchEvent: (resource, type) => this.watchEvents.inc({resource, type}),
+  }
+
+  synced(queue: string, result: 'ok' | 'error' | 'planned', _seconds: number): void {
+    this.syncs.inc({queue, result})
+  }
+
+  executed(actions: readonly ExecutedAction[]): void {
+    for (const a of actions) {
+      const outcome = a.outcome.startsWith('failed') ? 'failed' : a.outcome.startsWith('not-executed') ? 'not-executed' : a.outcome
+      this.actions.inc({action: a.action, outcome})
+      if (a.action === 'assign-storage-class' && (outcome === 'written' || outcome === 'conflict-replanned' || outcome === 'failed')) {
+        this.retroactive.inc()
+        if (outcome === 'failed') this.retroactiveErrors.inc()
+      }
+    }
+  }
+
+  operationSucceeded(plugin: string, operation: string, seconds: number): void {
+    this.operationSeconds.observe(seconds, {plugin_name: plugin, operation_name: operation})
+  }
+
+  operationFailed(plugin: string, operation: string): void {
+    this.operationErrors.inc({plugin_name: plugin, operation_name: operation})
+  }
+
+  render(): string {
+    return this.registry.render()
+  }
+
+  private countVolumes(bound: boolean): Array<{labels: Labels; value: number}> {
+    const counts = new Map<string, number>()
+    for (const v of this.source?.volumes.values() ?? []) {
+      if ((v.status?.phase === 'Bound') !== bound) continue
+      const sc = v.spec.storageClassName ?? ''
+      counts.set(sc, (counts.get(sc) ?? 0) + 1)
+    }
+    return [...counts].sort().map(([storage_class, value]) => ({labels: {storage_class}, value}))
+  }
+
+  private countClaims(bound: boolean): Array<{labels: Labels; value: number}> {
+    const counts = new Map<string, {labels: Labels; value: number}>()
+    for (const c of this.source?.claims.values() ?? []) {
+      if ((c.status?.phase === 'Bound') !== bound) continue
+      const labels = {namespace: c.metadata.namespace ?? '', storage_class: c.spec.storageClassName ?? '', volume_attributes_class: c.spec.volumeAttributesClassName ?? ''}
+      const key = JSON.stringify(labels)
+      const entry = counts.get(key)
+      if (entry !== undefined) entry.value++
+      else counts.set(key, {labels, value: 1})
+    }
+    return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => e)
+  }
+}

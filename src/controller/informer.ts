@@ -1,0 +1,279 @@
+// An informer: client-go's Reflector (ListAndWatch) and its store, for one kind.
+//
+//   list     paginated (limit 500), every page from the snapshot of the first; the store is replaced
+//            by the result: objects gone since are deleted, every other one is delivered as an update
+//            (a relist is a resync of everything, as DeltaFIFO.Replace makes it)
+//   watch    from the list's resourceVersion; every event moves the last-seen resourceVersion on
+//            (bookmarks too)
+//   resume   a watch the server ends — cleanly at its timeout, or by a broken connection — is resumed
+//            from the last resourceVersion seen, so that no event is lost or seen twice (as the
+//            reflector does; a watch that ends at once, empty, is resumed after a back-off)
+//   relist   on 410 Gone (that resourceVersion left the server's history: as an ERROR event or as the
+//            answer), after a watch or list that fails to start (with back-off, 0.8 s doubling to 30 s,
+//            as the reflector's), and on request (relist(): loop mode's --resync)
+//
+// Handlers run synchronously in the order events arrive; they only enqueue keys.
+import {ApiError} from '../cluster/api-errors.js'
+import type {Page, PageOptions, WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
+import {PAGE_SIZE} from '../cluster/live-loader.js'
+import type {Logger} from '../cli/log.js'
+
+export interface WireObject {
+  metadata: {name?: string; namespace?: string; resourceVersion?: string; [field: string]: unknown}
+}
+
+export interface InformerHandlers<T> {
+  onAdd?(obj: T): void
+  onUpdate?(old: T, obj: T): void
+  onDelete?(obj: T): void
+}
+
+export interface InformerMetrics {
+  relisted(resource: string, reason: string): void
+  watchEvent(resource: string, type: string): void
+}
+
+export interface InformerOptions<T> {
+  resource: WatchedResource
+  list: (page: PageOptions) => Promise<Page<T>>
+  watchApi: WatchApi
+  namespace?: string
+  labelSelector?: string
+  handlers?: InformerHandlers<T>
+  log: Logger
+  metrics?: InformerMetrics
+  /** The server ends each watch after a random 5–10 minutes (client-go's minWatchTimeout). */
+  watchTimeoutSeconds?: () => number
+  /** Back-off after a failed list or watch (defaults: 800 ms doubling to 30 s). */
+  backOffMs?: {initial: number; max: number}
+}
+
+/** Thrown inside the loop: the watch asked for a relist. */
+class Gone extends Error {}
+
+export function objectKey(o: WireObject): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name ?? ''}` : (o.metadata.name ?? '')
+}
+
+export class Informer<T extends WireObject> {
+  readonly store = new Map<string, T>()
+  private lastRv = ''
+  private needList = true
+  private listReason = 'initial'
+  private synced = false
+  private stopped = false
+  private running: Promise<void> | undefined
+  private watchAbort: AbortController | undefined
+  private readonly stopAbort = new AbortController()
+  private relistWaiters: Array<() => void> = []
+  private syncWaiters: Array<{resolve: () => void; reject: (e: Error) => void}> = []
+  private failures = 0
+
+  constructor(private readonly opts: InformerOptions<T>) {}
+
+  get resource(): WatchedResource {
+    return this.opts.resource
+  }
+
+  get hasSynced(): boolean {
+    return this.synced
+  }
+
+  /** The resourceVersion the store reflects. */
+  get resourceVersion(): string {
+    return this.lastRv
+  }
+
+  /** Starts list-and-watch; resolves once the first list is in the store, rejects if it fails. */
+  start(): Promise<void> {
+    if (this.running === undefined) this.running = this.loop()
+    return new Promise((resolve, reject) => {
+      if (this.synced) resolve()
+      else this.syncWaiters.push({resolve, reject})
+    })
+  }
+
+  /** Lists again (ending the current watch); resolves when that list is in the store (or failed). */
+  relist(reason: string): Promise<void> {
+    if (this.stopped) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.relistWaiters.push(resolve)
+      this.needList = true
+      this.listReason = reason
+      this.watchAbort?.abort()
+    })
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    this.stopAbort.abort()
+    this.watchAbort?.abort()
+    for (const w of this.relistWaiters.splice(0)) w()
+    await this.running
+  }
+
+  private async loop(): Promise<void> {
+    const {log, resource} = this.opts
+    const backOff = this.opts.backOffMs ?? {initial: 800, max: 30_000}
+    while (!this.stopped) {
+      try {
+        if (this.needList) {
+          this.needList = false
+          const reason = this.listReason
+          await this.list()
+          this.opts.metrics?.relisted(resource, reason)
+          log.v(reason === 'initial' || reason === 'resync' ? 4 : 2).info('Listed', {resource, reason, resourceVersion: this.lastRv, objects: this.store.size})
+          this.failures = 0
+          for (const w of this.relistWaiters.splice(0)) w()
+          if (!this.synced) {
+            this.synced = true
+            for (const w of this.syncWaiters.splice(0)) w.resolve()
+          }
+        }
+        if (this.stopped) break
+        const started = performance.now()
+        const events = await this.watchOnce()
+        if (this.needList || this.stopped) continue
+        // The server ended the stream (its watch timeout, a restart, a broken connection): resume from the
+        // last resourceVersion seen. A watch that ends at once with nothing in it backs off first, as the
+        // reflector treats a "very short watch" as an error.
+        if (events === 0 && performance.now() - started < 1000) {
+          this.failures++
+          const wait = Math.min(backOff.max, backOff.initial * 2 ** (this.failures - 1))
+          log.v(2).info('Very short watch; resuming after a back-off', {resource, resourceVersion: this.lastRv, retryInMs: wait})
+          await sleep(wait, this.stopAbort.signal)
+        } else {
+          this.failures = 0
+          log.v(4).info('Watch closed; resuming', {resource, resourceVersion: this.lastRv})
+        }
+      } catch (err) {
+        if (this.stopped) break
+        if (err instanceof Gone) {
+          log.v(2).info('Watch expired (410 Gone); relisting', {resource, resourceVersion: this.lastRv})
+          this.needList = true
+          this.listReason = 'expired'
+          continue
+        }
+        this.failures++
+        if (!this.synced && err instanceof ApiError && (err.status === 401 || err.status === 403 || err.status === 0)) {
+          // Nothing to fall back on before the first list: let start() report it.
+          for (const w of this.syncWaiters.splice(0)) w.reject(err)
+          this.stopped = true
+          break
+        }
+        const wait = Math.min(backOff.max, backOff.initial * 2 ** (this.failures - 1))
+        log.error('List and watch failed; retrying', {resource, err, retryInMs: wait})
+        this.needList = true
+        this.listReason = 'error'
+        await sleep(wait, this.stopAbort.signal)
+      }
+    }
+  }
+
+  private async list(): Promise<void> {
+    const items: T[] = []
+    let continueToken: string | undefined
+    let rv = ''
+    do {
+      const page = await this.opts.list({limit: PAGE_SIZE, continueToken, labelSelector: this.opts.labelSelector})
+      items.push(...page.items)
+      if (page.resourceVersion) rv = page.resourceVersion
+      continueToken = page.continueToken
+    } while (continueToken !== undefined && !this.stopped)
+    if (this.stopped) return
+    this.replace(items)
+    this.lastRv = rv
+  }
+
+  /** DeltaFIFO.Replace: deletions for what is gone, updates (or adds) for everything listed. */
+  private replace(items: readonly T[]): void {
+    const h = this.opts.handlers
+    const seen = new Set<string>()
+    for (const obj of items) {
+      const key = objectKey(obj)
+      seen.add(key)
+      const old = this.store.get(key)
+      this.store.set(key, obj)
+      if (old === undefined) h?.onAdd?.(obj)
+      else h?.onUpdate?.(old, obj)
+    }
+    for (const [key, old] of this.store) {
+      if (seen.has(key)) continue
+      this.store.delete(key)
+      h?.onDelete?.(old)
+    }
+  }
+
+  /** One watch, until it ends; returns how many events it brought. */
+  private async watchOnce(): Promise<number> {
+    const abort = new AbortController()
+    this.watchAbort = abort
+    if (this.needList) return 0 // a relist was asked for before the watch began
+    let events = 0
+    const timeoutSeconds = this.opts.watchTimeoutSeconds?.() ?? Math.round(300 * (1 + Math.random()))
+    // The stream's callback must not throw (it runs in the socket's event handlers): failures are kept
+    // and thrown once the watch has ended.
+    let failure: Error | undefined
+    try {
+      await this.opts.watchApi.watch(
+        this.opts.resource,
+        {resourceVersion: this.lastRv, namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, timeoutSeconds, signal: abort.signal},
+        (event) => {
+          if (failure !== undefined || abort.signal.aborted) return
+          events++
+          try {
+            this.apply(event)
+          } catch (err) {
+            failure = err as Error
+            abort.abort()
+          }
+        },
+      )
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone')) throw new Gone()
+      throw err
+    }
+    if (failure !== undefined) throw failure
+    return events
+  }
+
+  private apply(event: WatchEvent): void {
+    const {resource, handlers: h, metrics} = this.opts
+    metrics?.watchEvent(resource, event.type)
+    if (event.type === 'ERROR') {
+      const status = event.object
+      if (status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone') throw new Gone()
+      throw new ApiError(`watch ${resource}: ${status.message ?? 'error event'}`, {verb: 'list', resource}, status.code ?? 500, status.reason ?? 'WatchError')
+    }
+    const rv = event.object.metadata?.resourceVersion
+    if (event.type === 'BOOKMARK') {
+      if (rv) this.lastRv = rv
+      return
+    }
+    const obj = event.object as unknown as T
+    const key = objectKey(obj)
+    const old = this.store.get(key)
+    if (event.type === 'DELETED') {
+      this.store.delete(key)
+      h?.onDelete?.(old ?? obj)
+    } else {
+      this.store.set(key, obj)
+      if (old === undefined) h?.onAdd?.(obj)
+      else h?.onUpdate?.(old, obj)
+    }
+    if (rv) this.lastRv = rv
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const t = setTimeout(done, ms)
+    function done() {
+      clearTimeout(t)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, {once: true})
+  })
+}

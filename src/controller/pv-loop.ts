@@ -1,0 +1,377 @@
+// The PV controller's loop (pv_controller_base.go), around pvctl's pure engine:
+//
+//   informers   volumes, claims, classes, pods, nodes: list and watch (informer.ts); volume and claim
+//               events enqueue the object's key, as the seed's event handlers do
+//   the cache   the controller's own copies of volumes and claims (ctrl.volumes, ctrl.claims), fed by
+//               the informers AND by its own writes (storeObjectUpdate: an older resourceVersion never
+//               replaces a newer one), so that the next sync sees what the last one wrote before the
+//               watch brings it back — one claim worker cannot bind two claims to one volume
+//   two queues  claims and volumes, each with ONE worker: the seed's claimWorker and volumeWorker "must
+//               run only once, syncClaim/syncVolume is not reentrant"; two syncs of claims at once could
+//               both pick the same volume
+//   a sync      one object: reconcile([that object], 1 round) on the cache, the same engine as the dry
+//               run; its writes go through the executor (executeSync), in the controller's order, each
+//               conditional on the resourceVersion read, a conflict re-read and re-planned
+//   resync      every --resync period the informers list again and every claim and volume is synced
+//               (the seed's resync(), which pvctl extends to a relist: a change the watch missed is seen)
+//   back-off    a sync whose write failed, or that the engine ended in an error, comes back after a
+//               per-key exponential back-off (work-queue.ts)
+//
+// Whether a sync writes or only plans is asked of `writing()` at every sync: it changes with leadership
+// and with the built-in binder check, and --dry-run never writes.
+import type {ClusterApi, WatchApi} from '../cluster/live-api.js'
+import type {Logger} from '../cli/log.js'
+import type {FeatureGates} from '../engine/feature-gates.js'
+import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/model.js'
+import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/plan.js'
+import {reconcile, scopePredicate} from '../engine/reconcile.js'
+import {executeSync, type ExecutedAction} from '../executor/executor.js'
+import type {AuditStream} from './audit-stream.js'
+import type {ControllerMetrics} from './controller-metrics.js'
+import type {EventSink} from './event-sink.js'
+import {Informer, type WireObject} from './informer.js'
+import {WorkQueue} from './work-queue.js'
+
+export interface LoopOptions {
+  gates: FeatureGates
+  /** -n: claims and pods of this namespace; volumes unbound or bound into it. */
+  namespace?: string
+  /** -l: as given (the LIST and WATCH of claims) and parsed (which volumes are synced). */
+  labelSelectorText?: string
+  labelSelector?: LabelSelector
+  resyncMs: number
+  /** Whether this sync may write (leader, binder check, not --dry-run). */
+  writing: () => boolean
+  /** Stop issuing writes (shutdown, lost leadership). */
+  signal: AbortSignal
+  /** Back-off of failed keys (default 5 ms doubling, at most the resync period). */
+  backOffBaseMs?: number
+  /** Called after each resync's relists (the binder check is repeated there). */
+  onResync?: () => Promise<void>
+}
+
+export interface LoopDeps {
+  /** Reads and writes (throttled; writes fenced by leadership). */
+  api: ClusterApi
+  /** Watches (not throttled: they are long-lived). */
+  watchApi: WatchApi
+  log: Logger
+  metrics: ControllerMetrics
+  audit: AuditStream
+  /** Where the controller's events go; none with --no-events. */
+  events?: EventSink
+  now?: () => number
+}
+
+type Wire<T> = T & WireObject
+
+/** storeObjectUpdate: false when `obj` is older than the cached version (the same version passes: periodic syncs). */
+export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(store: Map<string, T>, key: string, obj: T): boolean {
+  const old = store.get(key)
+  if (old !== undefined) {
+    const oldRv = Number(old.metadata.resourceVersion)
+    const newRv = Number(obj.metadata.resourceVersion)
+    if (Number.isFinite(oldRv) && Number.isFinite(newRv) && oldRv > newRv) return false
+  }
+  store.set(key, obj)
+  return true
+}
+
+interface OperationStart {
+  plugin: string
+  operation: 'provision' | 'delete'
+  startedMs: number
+}
+
+export class PersistentVolumeLoop {
+  readonly volumes = new Map<string, PersistentVolume>()
+  readonly claims = new Map<string, PersistentVolumeClaim>()
+  readonly claimQueue: WorkQueue
+  readonly volumeQueue: WorkQueue
+  private readonly volumeInformer: Informer<Wire<PersistentVolume>>
+  private readonly claimInformer: Informer<Wire<PersistentVolumeClaim>>
+  private readonly classInformer: Informer<Wire<StorageClass>>
+  private readonly podInformer: Informer<Wire<Pod>>
+  private readonly nodeInformer: Informer<Wire<Node>>
+  private readonly inScope
+  /** operationTimestamps: provisioning and deletion started, for volume_operation_total_seconds. */
+  private readonly operations = new Map<string, OperationStart>()
+  private workers: Promise<void>[] = []
+  private resyncTimer: NodeJS.Timeout | undefined
+  private started = false
+  private stopped = false
+  private readonly now: () => number
+  syncs = 0
+
+  constructor(
+    private readonly opts: LoopOptions,
+    private readonly deps: LoopDeps,
+  ) {
+    this.now = deps.now ?? (() => performance.now())
+    const backOff = {baseMs: opts.backOffBaseMs ?? 5, maxMs: Math.max(1000, opts.resyncMs)}
+    this.claimQueue = new WorkQueue('claims', backOff, deps.metrics.queue('claims'))
+    this.volumeQueue = new WorkQueue('volumes', backOff, deps.metrics.queue('volumes'))
+    this.inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
+    const common = {watchApi: deps.watchApi, log: deps.log, metrics: deps.metrics.informers}
+    const api = deps.api
+    const enqueueVolume = (v: PersistentVolume) => {
+      if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '')
+    }
+    const enqueueClaim = (c: PersistentVolumeClaim) => this.claimQueue.add(claimKey(c))
+    this.volumeInformer = new Informer<Wire<PersistentVolume>>({
+      ...common,
+      resource: 'persistentvolumes',
+      list: (p) => api.listVolumes(p) as never,
+      handlers: {onAdd: enqueueVolume, onUpdate: (_o, v) => enqueueVolume(v), onDelete: enqueueVolume},
+    })
+    this.claimInformer = new Informer<Wire<PersistentVolumeClaim>>({
+      ...common,
+      resource: 'persistentvolumeclaims',
+      namespace: opts.namespace,
+      labelSelector: opts.labelSelectorText,
+      list: (p) => api.listClaims(opts.namespace, p) as never,
+      handlers: {onAdd: enqueueClaim, onUpdate: (_o, c) => enqueueClaim(c), onDelete: enqueueClaim},
+    })
+    this.classInformer = new Informer<Wire<StorageClass>>({...common, resource: 'storageclasses', list: (p) => api.listClasses(p) as never})
+    this.podInformer = new Informer<Wire<Pod>>({...common, resource: 'pods', namespace: opts.namespace, list: (p) => api.listPods(opts.namespace, p) as never})
+    this.nodeInformer = new Informer<Wire<Node>>({...common, resource: 'nodes', list: (p) => api.listNodes(p) as never})
+  }
+
+  private get informers(): Array<Informer<WireObject>> {
+    return [this.volumeInformer, this.claimInformer, this.classInformer, this.podInformer, this.nodeInformer] as unknown as Array<Informer<WireObject>>
+  }
+
+  /** All informers have listed. */
+  get hasSynced(): boolean {
+    return this.started && this.informers.every((i) => i.hasSynced)
+  }
+
+  /** WaitForCacheSync, initializeCaches, then the workers and the resync. Rejects when the first list fails. */
+  async start(): Promise<void> {
+    const {log} = this.deps
+    log.info('Starting controller', {controller: 'persistentvolume-binder-controller'})
+    await Promise.all(this.informers.map((i) => i.start()))
+    // initializeCaches: the controller's cache starts as the informers' contents.
+    for (const [key, v] of this.volumeInformer.store) this.volumes.set(key, v)
+    for (const [key, c] of this.claimInformer.store) this.claims.set(key, c)
+    this.started = true
+    log.info('Caches are synced', {volumes: this.volumes.size, claims: this.claims.size})
+    this.deps.metrics.collect(this)
+    this.workers = [this.worker(this.volumeQueue, (k) => this.processVolume(k)), this.worker(this.claimQueue, (k) => this.processClaim(k))]
+    this.scheduleResync()
+  }
+
+  /** Stops taking keys, lets the syncs in flight end (no new writes: the signal), stops the informers. */
+  async stop(graceMs: number): Promise<void> {
+    if (this.stopped) return
+    this.stopped = true
+    clearTimeout(this.resyncTimer)
+    this.claimQueue.shutDown()
+    this.volumeQueue.shutDown()
+    const informers = Promise.all(this.informers.map((i) => i.stop()))
+    let timer: NodeJS.Timeout | undefined
+    const grace = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)))
+    const result = await Promise.race([Promise.all(this.workers).then(() => 'done' as const), grace])
+    clearTimeout(timer)
+    if (result === 'timeout') this.deps.log.info('Workers still busy at shutdown; leaving them', {graceMs})
+    await informers
+    this.deps.log.info('Shutting down controller', {controller: 'persistentvolume-binder-controller'})
+  }
+
+  /** The state the engine reads: the controller's cache of volumes and claims, the informers' of the rest. */
+  snapshot(): ClusterState {
+    return {
+      volumes: [...this.volumes.values()],
+      claims: [...this.claims.values()],
+      classes: [...this.classInformer.store.values()],
+      pods: [...this.podInformer.store.values()],
+      nodes: [...this.nodeInformer.store.values()],
+    }
+  }
+
+  private scheduleResync(): void {
+    if (this.stopped) return
+    this.resyncTimer = setTimeout(() => {
+      void this.resync()
+        .catch((err) => this.deps.log.error('Resync failed', {err}))
+        .finally(() => this.scheduleResync())
+    }, this.opts.resyncMs)
+    this.resyncTimer.unref()
+  }
+
+  /** The seed's resync(), with the informers relisted first. */
+  async resync(): Promise<void> {
+    if (this.stopped) return
+    this.deps.log.v(4).info('Resyncing PV controller')
+    await Promise.all(this.informers.map((i) => i.relist('resync')))
+    if (this.stopped) return
+    await this.opts.onResync?.()
+    for (const key of this.claimInformer.store.keys()) this.claimQueue.add(key)
+    for (const v of this.volumeInformer.store.values()) if (this.inScope.volume(v)) this.volumeQueue.add(v.metadata.name ?? '')
+  }
+
+  private async worker(queue: WorkQueue, process: (key: string) => Promise<void>): Promise<void> {
+    for (;;) {
+      const key = await queue.get()
+      if (key === undefined) return
+      try {
+        await process(key)
+      } catch (err) {
+        this.deps.log.error('Sync failed', {queue: queue.name, key, err})
+        if (!this.stopped) queue.addRateLimited(key)
+      } finally {
+        queue.done(key)
+      }
+    }
+  }
+
+  /** claimWorker's workFunc. */
+  private async processClaim(key: string): Promise<void> {
+    const claim = this.claimInformer.store.get(key)
+    if (claim !== undefined) {
+      // updateClaim
+      if (!storeObjectUpdate(this.claims, key, claim)) return
+      this.operationFinishedIfBound(claim)
+      const [namespace, name] = splitKey(key)
+      await this.syncOne(refOfClaim(namespace, name), this.claimQueue, key)
+      return
+    }
+    // deleteClaim: the claim left the informer.
+    const cached = this.claims.get(key)
+    if (cached === undefined) return
+    this.claims.delete(key)
+    this.operations.delete(`pvc/${key}`)
+    this.deps.audit.forget(`pvc/${key}`)
+    this.claimQueue.forget(key)
+    this.deps.log.v(4).info('Claim deleted', {claim: key})
+    const volumeName = cached.spec.volumeName ?? ''
+    // Sync the volume now rather than at the next resync: it may be Released.
+    if (volumeName !== '') this.volumeQueue.add(volumeName)
+  }
+
+  /** volumeWorker's workFunc. */
+  private async processVolume(name: string): Promise<void> {
+    const volume = this.volumeInformer.store.get(name)
+    if (volume !== undefined) {
+      if (!storeObjectUpdate(this.volumes, name, volume)) return
+      await this.syncOne(refOfVolume(name), this.volumeQueue, name)
+      return
+    }
+    const cached = this.volumes.get(name)
+    if (cached === undefined) return
+    this.volumes.delete(name)
+    this.deps.audit.forget(`pv/${name}`)
+    this.volumeQueue.forget(name)
+    this.deps.log.v(4).info('Volume deleted', {volume: name})
+    this.operationFinished(`pv/${name}`)
+    // Sync the claim now rather than at the next resync: it may be Lost.
+    if (cached.spec.claimRef != null) this.claimQueue.add(claimRefKey(cached.spec.claimRef))
+  }
+
+  /** One sync of one object: planned, or planned and written. */
+  private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string): Promise<void> {
+    if (this.opts.signal.aborted) return
+    const sync = refKey(ref)
+    const state = this.snapshot()
+    this.syncs++
+    const started = this.now()
+    if (!this.opts.writing()) {
+      const plan = reconcile(state, {gates: this.opts.gates, targets: [ref], maxRounds: 1})
+      this.deps.audit.planned(sync, plan.actions)
+      this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
+      this.deps.log.v(plan.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: plan.actions.length})
+      queue.forget(key)
+      return
+    }
+    const result = await executeSync(this.deps.api, state, {
+      gates: this.opts.gates,
+      targets: [ref],
+      maxRounds: 1,
+      concurrency: 1,
+      events: false,
+      signal: this.opts.signal,
+    })
+    // storeVolumeUpdate / storeClaimUpdate of what was written (and re-read on a conflict).
+    for (const r of new Set(result.actions.map((a) => refKey(a.object)))) this.cacheFrom(result.state, r)
+    this.deps.audit.executed(sync, result.actions)
+    this.deps.metrics.executed(result.actions)
+    this.noteOperations(result.actions, result.events)
+    if (this.deps.events !== undefined) await this.recordEvents(result.events)
+    const failed = result.failed || result.errors.length > 0
+    this.deps.metrics.synced(queue.name, failed ? 'error' : 'ok', (this.now() - started) / 1000)
+    const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
+    this.deps.log.v(written > 0 || failed ? 2 : 4).info('Synced', {sync, writes: written, errors: result.errors.map((e) => e.message), failed: result.failed || undefined})
+    if (failed && !this.opts.signal.aborted) queue.addRateLimited(key)
+    else queue.forget(key)
+  }
+
+  private cacheFrom(state: ClusterState, ref: string): void {
+    if (ref.startsWith('pv/')) {
+      const name = ref.slice(3)
+      const v = state.volumes.find((o) => o.metadata.name === name)
+      if (v !== undefined) storeObjectUpdate(this.volumes, name, v)
+    } else {
+      const key = ref.slice(4)
+      const c = state.claims.find((o) => claimKey(o) === key)
+      if (c !== undefined) {
+        storeObjectUpdate(this.claims, key, c)
+        this.operationFinishedIfBound(c)
+      }
+    }
+  }
+
+  private async recordEvents(events: readonly PlannedEvent[]): Promise<void> {
+    for (const e of events) {
+      const obj = e.object.kind === 'PersistentVolume' ? this.volumes.get(e.object.name) : this.claims.get(`${e.object.namespace}/${e.object.name}`)
+      try {
+        await this.deps.events!.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion})
+      } catch (err) {
+        this.deps.log.v(2).info('Could not record event', {reason: e.reason, object: refKey(e.object), err})
+      }
+    }
+  }
+
+  /** operationTimestamps.AddIfNotExist and volume_operation_total_errors, from what a sync did. */
+  private noteOperations(actions: readonly ExecutedAction[], events: readonly PlannedEvent[]): void {
+    for (const a of actions) {
+      if (a.action === 'provision' || a.action === 'set-provisioner') this.operationStarted(a, 'provision')
+      else if (a.action === 'delete') this.operationStarted(a, 'delete')
+    }
+    for (const e of events) {
+      if (e.reason === 'ProvisioningFailed') this.deps.metrics.operationFailed(this.pluginOf(e.object), 'provision')
+      else if (e.reason === 'VolumeFailedDelete') this.deps.metrics.operationFailed(this.pluginOf(e.object), 'delete')
+    }
+  }
+
+  private operationStarted(a: Action, operation: 'provision' | 'delete'): void {
+    const key = refKey(a.object)
+    if (!this.operations.has(key)) this.operations.set(key, {plugin: this.pluginOf(a.object), operation, startedMs: this.now()})
+  }
+
+  private operationFinishedIfBound(claim: PersistentVolumeClaim): void {
+    if (claim.status?.phase === 'Bound') this.operationFinished(`pvc/${claimKey(claim)}`)
+  }
+
+  private operationFinished(key: string): void {
+    const op = this.operations.get(key)
+    if (op === undefined) return
+    this.operations.delete(key)
+    this.deps.metrics.operationSucceeded(op.plugin, op.operation, (this.now() - op.startedMs) / 1000)
+  }
+
+  /** The plugin named in metrics: the class's provisioner for a claim, provisioned-by for a volume. */
+  private pluginOf(ref: ObjectRef): string {
+    if (ref.kind === 'PersistentVolumeClaim') {
+      const claim = this.claims.get(`${ref.namespace}/${ref.name}`)
+      const klass = this.classInformer.store.get(claim?.spec.storageClassName ?? '')
+      return klass?.provisioner || 'N/A'
+    }
+    const volume = this.volumes.get(ref.name)
+    return volume?.metadata.annotations?.['pv.kubernetes.io/provisioned-by'] || 'N/A'
+  }
+}
+
+function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/')
+  return [key.slice(0, slash), key.slice(slash + 1)]
+}

@@ -1,0 +1,172 @@
+// The loop's small parts: the binder check, storeObjectUpdate, the audit stream's de-duplication, the
+// event sink's aggregation and spam filter, the Prometheus text format, structured logs.
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+
+import {NotFoundError, ForbiddenError} from '../../src/cluster/api-errors.js'
+import type {CoreEvent, Lease, LeaseApi} from '../../src/cluster/live-api.js'
+import {createLogger} from '../../src/cli/log.js'
+import {AuditStream} from '../../src/controller/audit-stream.js'
+import {builtinBinderEnabled, checkBuiltinBinder} from '../../src/controller/builtin-binder.js'
+import {EventSink} from '../../src/controller/event-sink.js'
+import {microTime} from '../../src/controller/leader-election.js'
+import {Registry} from '../../src/controller/metrics.js'
+import {parseBindAddress} from '../../src/controller/metrics-server.js'
+import {storeObjectUpdate} from '../../src/controller/pv-loop.js'
+import type {Action, PlannedEvent} from '../../src/engine/plan.js'
+import {UsageError} from '../../src/errors.js'
+
+test('--controllers as kube-controller-manager reads it: is the built-in binder enabled?', () => {
+  const rows: Array<[string, boolean]> = [
+    ['*', true],
+    ['*,-persistentvolume-binder-controller', false],
+    ['-persistentvolume-binder-controller,*', false],
+    ['*,-persistentvolume-binder', false],
+    ['attachdetach-controller', false],
+    ['persistentvolume-binder-controller', true],
+    ['', false],
+  ]
+  for (const [list, enabled] of rows) assert.equal(builtinBinderEnabled(list.split(',')), enabled, list)
+  assert.throws(() => builtinBinderEnabled(['a b']), UsageError)
+})
+
+function leases(answer: Lease | Error): LeaseApi {
+  const read = async () => {
+    if (answer instanceof Error) throw answer
+    return answer
+  }
+  return {readLease: read, createLease: read, replaceLease: read, listLeases: async () => ({items: []})}
+}
+
+test('the binder check: a live kube-controller-manager Lease forbids writing; expired, missing, or the flag allow it', async () => {
+  const now = new Date(Date.UTC(2026, 10, 30, 10))
+  const lease = (renewedAgoMs: number, holder = 'cp-0'): Lease => ({
+    metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
+    spec: {holderIdentity: holder, leaseDurationSeconds: 15, renewTime: microTime(new Date(now.getTime() - renewedAgoMs))},
+  })
+  const target = {verb: 'get' as const, resource: 'leases'}
+  assert.equal((await checkBuiltinBinder(leases(lease(3_000)), ['*'], now)).write, false)
+  assert.equal((await checkBuiltinBinder(leases(lease(20_000)), ['*'], now)).write, true)
+  assert.equal((await checkBuiltinBinder(leases(lease(3_000, '')), ['*'], now)).write, true, 'released')
+  assert.equal((await checkBuiltinBinder(leases(new NotFoundError('x', target, 404, 'NotFound')), ['*'], now)).write, true)
+  const forbidden = await checkBuiltinBinder(leases(new ForbiddenError('nope', target, 403, 'Forbidden')), ['*'], now)
+  assert.equal(forbidden.write, false, 'cannot tell: do not write')
+  assert.match(forbidden.reason, /cannot read the Lease kube-system\/kube-controller-manager/)
+  assert.equal((await checkBuiltinBinder(leases(lease(3_000)), ['*', '-persistentvolume-binder-controller'], now)).write, true)
+})
+
+test('storeObjectUpdate: an older resourceVersion never replaces a newer one; the same one passes (periodic syncs)', () => {
+  const store = new Map<string, {metadata: {resourceVersion?: string}; v: number}>()
+  assert.equal(storeObjectUpdate(store, 'a', {metadata: {resourceVersion: '10'}, v: 1}), true)
+  assert.equal(storeObjectUpdate(store, 'a', {metadata: {resourceVersion: '9'}, v: 2}), false)
+  assert.equal(store.get('a')!.v, 1)
+  assert.equal(storeObjectUpdate(store, 'a', {metadata: {resourceVersion: '10'}, v: 3}), true)
+  assert.equal(storeObjectUpdate(store, 'a', {metadata: {resourceVersion: '11'}, v: 4}), true)
+  assert.equal(store.get('a')!.v, 4)
+})
+
+const action = (name: string, patchValue: string): Action => ({
+  action: 'set-volume-phase',
+  object: {kind: 'PersistentVolume', name},
+  reason: `-> ${patchValue}`,
+  patch: [{op: 'replace', path: '/status/phase', value: patchValue}],
+  subresource: 'status',
+  round: 1,
+  sync: `pv/${name}`,
+})
+
+test('the audit stream prints a plan when it appears or changes, and every write', () => {
+  const lines: string[] = []
+  const audit = new AuditStream('json', (l) => lines.push(l), () => new Date(0))
+  audit.planned('pv/a', [action('a', 'Released')])
+  audit.planned('pv/a', [action('a', 'Released')])
+  assert.equal(lines.length, 1)
+  audit.planned('pv/a', [action('a', 'Failed')])
+  assert.equal(lines.length, 2)
+  audit.planned('pv/a', [])
+  audit.planned('pv/a', [action('a', 'Failed')])
+  assert.equal(lines.length, 3, 'a plan that went away and came back is news')
+  audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
+  audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
+  assert.equal(lines.length, 5, 'writes are always news')
+  assert.deepEqual(JSON.parse(lines[0]), {time: '1970-01-01T00:00:00.000Z', ...action('a', 'Released'), outcome: 'planned'})
+})
+
+test('the event sink counts repeats on one Event, drops a storm beyond 25 per object, and stays bounded', async () => {
+  const created: CoreEvent[] = []
+  const patched: Array<[string, number]> = []
+  let t = Date.UTC(2026, 10, 30)
+  const sink = new EventSink(
+    {
+      createEvent: async (e) => (created.push(e), e),
+      patchEventCount: async (_ns, name, count) => void patched.push([name, count]),
+    },
+    {now: () => new Date(t), lruSize: 8},
+  )
+  const event = (name: string, message = 'no volume'): PlannedEvent => ({object: {kind: 'PersistentVolumeClaim', namespace: 'app', name}, type: 'Normal', reason: 'FailedBinding', message, count: 1, sync: `pvc/app/${name}`})
+  for (let i = 0; i < 30; i++) {
+    await sink.record(event('data'), {uid: 'u'})
+    t += 1000
+  }
+  assert.equal(created.length, 1)
+  assert.equal(patched.length, 24, 'the 25 allowed: one create and 24 count patches')
+  assert.deepEqual(patched.at(-1), [created[0].metadata.name, 25])
+  assert.equal(sink.dropped, 5)
+  t += 300_000
+  assert.equal(await sink.record(event('data'), {}), true, 'one token back every 5 minutes')
+  for (let i = 0; i < 100; i++) await sink.record(event(`c${i}`), {})
+  assert.ok(sink.remembered <= 16, 'LRU-bounded')
+  assert.equal(created[0].source.component, 'pvctl')
+})
+
+test('the Prometheus text format: HELP, TYPE, labels escaped, histograms with buckets, sum and count', () => {
+  const r = new Registry()
+  r.counter('things_total', 'Things.').inc({kind: 'a"b\\c'}, 2)
+  r.histogram('wait_seconds', 'Waits.', [0.1, 1]).observe(0.5, {q: 'x'})
+  r.collect('depth', 'Depth.', () => [{labels: {}, value: 3}])
+  assert.equal(
+    r.render(),
+    [
+      '# HELP things_total Things.',
+      '# TYPE things_total counter',
+      'things_total{kind="a\\"b\\\\c"} 2',
+      '# HELP wait_seconds Waits.',
+      '# TYPE wait_seconds histogram',
+      'wait_seconds_bucket{q="x",le="0.1"} 0',
+      'wait_seconds_bucket{q="x",le="1"} 1',
+      'wait_seconds_bucket{q="x",le="+Inf"} 1',
+      'wait_seconds_sum{q="x"} 0.5',
+      'wait_seconds_count{q="x"} 1',
+      '# HELP depth Depth.',
+      '# TYPE depth gauge',
+      'depth 3',
+      '',
+    ].join('\n'),
+  )
+})
+
+test('--metrics-bind-address: HOST:PORT, :PORT, PORT, 0 (off)', () => {
+  assert.deepEqual(parseBindAddress(':8080'), {host: '0.0.0.0', port: 8080})
+  assert.deepEqual(parseBindAddress('127.0.0.1:9090'), {host: '127.0.0.1', port: 9090})
+  assert.deepEqual(parseBindAddress('[::1]:9090'), {host: '::1', port: 9090})
+  assert.equal(parseBindAddress('0'), undefined)
+  assert.throws(() => parseBindAddress('host:99999'), UsageError)
+})
+
+test('logs: klog-like text and JSON lines, -v gates detail', () => {
+  const out: string[] = []
+  const at = () => new Date(Date.UTC(2026, 10, 30, 10, 15, 2, 123))
+  const text = createLogger({format: 'text', verbosity: 2, write: (l) => out.push(l), now: at, pid: 42})
+  text.info('Bound claim', {claim: 'shop/orders', n: 3})
+  text.v(2).info('shown')
+  text.v(4).info('hidden')
+  text.error('Failed', {err: new Error('boom')})
+  assert.deepEqual(out, [
+    'I1130 10:15:02.123000      42] "Bound claim" claim="shop/orders" n=3\n',
+    'I1130 10:15:02.123000      42] "shown"\n',
+    'E1130 10:15:02.123000      42] "Failed" err="boom"\n',
+  ])
+  out.length = 0
+  createLogger({format: 'json', verbosity: 0, write: (l) => out.push(l), now: at}).info('Bound claim', {claim: 'shop/orders'})
+  assert.deepEqual(JSON.parse(out[0]), {ts: '2026-11-30T10:15:02.123Z', level: 'info', v: 0, msg: 'Bound claim', claim: 'shop/orders'})
+})
