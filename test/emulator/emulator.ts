@@ -13,14 +13,14 @@ import {Faults} from './faults.js'
 import {kubeconfigYaml, type KubeconfigOptions} from './kubeconfig.js'
 import {Registry} from './registry.js'
 import {keyOf, resolveKind, resourceForObject, type ResourceDef} from './resources.js'
-import {createApiServer, type RequestRecord} from './server.js'
+import {createApiServer, type RequestRecord, type WatchEnd} from './server.js'
 import {Store} from './store.js'
 import {tlsIdentity} from './tls.js'
 import {clone, WRITE_VERBS, type K8sObject, type Verb} from './types.js'
 
 export type {DenyRule, TokenInfo, Tokens} from './auth.js'
 export type {Fault, FaultEffect, FaultSpec} from './faults.js'
-export type {RequestRecord} from './server.js'
+export type {RequestRecord, WatchEnd} from './server.js'
 export {ApiError} from './status-errors.js'
 export type {Status} from './status-errors.js'
 export type {K8sObject, Verb} from './types.js'
@@ -81,6 +81,11 @@ export interface Emulator {
   readonly resourceVersion: string
   /** Drops the change history: every earlier resourceVersion becomes too old (410) for watches and continue tokens. */
   compact(): void
+  /**
+   * Ends every open watch, as the apiserver does at a watch's timeout or when it restarts: `close` ends the
+   * stream cleanly, `reset` destroys the connection mid-stream. Returns how many were open.
+   */
+  endWatches(mode?: WatchEnd): number
 
   readonly faults: Faults
   /** Every request served, in arrival order. */
@@ -178,6 +183,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return String(store.resourceVersion)
     },
     compact: () => store.compact(),
+    endWatches: (mode = 'close') => api.endWatches(mode),
     faults,
     requests: log,
     countRequests: (filter = {}) => log.filter((r) => matches(r, filter)).length,

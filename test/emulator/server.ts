@@ -5,7 +5,6 @@
 import {createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse} from 'node:http'
 import {createServer as createHttpsServer} from 'node:https'
 import type {Socket} from 'node:net'
-import {setTimeout as sleep} from 'node:timers/promises'
 
 import {authenticate, authorize, reviewAccess, type Identity, type Tokens} from './auth.js'
 import {apiGroup, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION} from './discovery.js'
@@ -66,10 +65,15 @@ export interface ApiServer {
   server: Server
   /** Ends every open watch stream and connection. */
   closeAll(): void
+  /** Ends every open watch stream, cleanly (`close`, as at the server's watch timeout) or by a reset connection. */
+  endWatches(mode: WatchEnd): number
 }
 
+export type WatchEnd = 'close' | 'reset'
+type EndWatch = (mode?: WatchEnd) => void
+
 export function createApiServer(cfg: ServerConfig): ApiServer {
-  const watches = new Set<() => void>()
+  const watches = new Set<EndWatch>()
   const sockets = new Set<Socket>()
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     handle(cfg, req, res, watches).catch((e) => sendError(res, e))
@@ -85,10 +89,15 @@ export function createApiServer(cfg: ServerConfig): ApiServer {
       for (const stop of watches) stop()
       for (const s of sockets) s.destroy()
     },
+    endWatches(mode) {
+      const open = [...watches]
+      for (const end of open) end(mode)
+      return open.length
+    },
   }
 }
 
-async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerResponse, watches: Set<() => void>): Promise<void> {
+async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerResponse, watches: Set<EndWatch>): Promise<void> {
   const method = req.method ?? 'GET'
   const url = new URL(req.url ?? '/', 'http://emulator')
   const r = route(method, url.pathname, url.searchParams)
@@ -143,7 +152,16 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
     const def = checkRoute(r)
     for (const effect of cfg.faults.take({verb: r.verb, resource: def.plural, subresource: r.subresource, namespace: r.namespace, name: r.name})) {
       if (effect.type === 'latency') {
-        await sleep(effect.ms)
+        // Held, not parked: a client that goes away ends the wait, and the timer keeps no test process alive.
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, effect.ms)
+          t.unref()
+          res.once('close', () => {
+            clearTimeout(t)
+            resolve()
+          })
+        })
+        if (res.destroyed) return
         continue
       }
       record.fault = effect.type
@@ -204,7 +222,7 @@ async function serveResource(
   def: ResourceDef,
   identity: Identity,
   q: URLSearchParams,
-  watches: Set<() => void>,
+  watches: Set<EndWatch>,
 ): Promise<void> {
   const {registry} = cfg
   const ns = def.namespaced ? r.namespace : undefined
@@ -252,8 +270,9 @@ async function serveResource(
         },
         {store: cfg.store, encode: single, bookmarkIntervalMs: cfg.bookmarkIntervalMs},
       )
-      watches.add(stop)
-      res.on('close', () => watches.delete(stop))
+      const end: EndWatch = (mode = 'close') => (mode === 'reset' ? res.destroy() : stop())
+      watches.add(end)
+      res.on('close', () => watches.delete(end))
       return
     }
     case 'create': {

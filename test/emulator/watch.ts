@@ -106,7 +106,13 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, opts: WatchOp
   }
 
   res.on('close', stop)
-  if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) deadline = setTimeout(stop, req.timeoutSeconds * 1000)
+  // A client that went away while the request was held (a latency fault) gets no stream, and the
+  // stream's timers never keep the test process alive.
+  if (res.destroyed) {
+    stop()
+    return stop
+  }
+  if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) deadline = setTimeout(stop, req.timeoutSeconds * 1000).unref()
 
   const initialEvents = req.sendInitialEvents ?? fromNow
   if (initialEvents) {
@@ -128,7 +134,7 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, opts: WatchOp
   }
   // Subscribing in the same tick as the replay: no event can fall between the two.
   store.events.on('event', onEvent)
-  if (req.allowWatchBookmarks && opts.bookmarkIntervalMs > 0) bookmarks = setInterval(() => bookmark(), opts.bookmarkIntervalMs)
+  if (req.allowWatchBookmarks && opts.bookmarkIntervalMs > 0) bookmarks = setInterval(() => bookmark(), opts.bookmarkIntervalMs).unref()
   return stop
 }
 

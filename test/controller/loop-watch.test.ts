@@ -1,0 +1,127 @@
+// `pvctl sync --watch` against the emulator: the event does the work (not the resync), the resync repairs
+// what the watch did not see, a watch the server ends is resumed without losing an event, and SIGTERM
+// stops it promptly and gives the lease up.
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+
+import {assertOneToOne, binderWrites, claim, cluster, FAST, getClaim, getLease, getVolume, Pvctl, SHORT_LEASE, volume, waitFor, watching} from './loop-harness.js'
+
+const DISABLED = '--controllers=*,-persistentvolume-binder-controller'
+
+test('a new claim is bound by the watch, not by a resync (--resync 10m)', async () => {
+  const {api, kubeconfig} = await cluster([volume('pv-a'), volume('pv-b', {storage: '5Gi'})])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '10m', ...FAST, DISABLED, '-o', 'json'])
+  try {
+    await pvctl.line(/Caches are synced/)
+    const listsBefore = api.countRequests({verb: 'list', resource: 'pvc'})
+    api.create(claim('team-a', 'data', {storage: '2Gi'}) as never)
+    const bound = await waitFor('the claim to be bound', () => {
+      const c = getClaim(api, 'team-a', 'data')
+      return c?.status?.phase === 'Bound' ? c : undefined
+    })
+    assert.equal(bound.spec.volumeName, 'pv-b', 'the smallest volume that fits')
+    assert.equal(getVolume(api, 'pv-b')?.status?.phase, 'Bound')
+    assert.equal(api.countRequests({verb: 'list', resource: 'pvc'}), listsBefore, 'no LIST since start-up: the watch event did it')
+    assertOneToOne(api)
+    const lines = (await waitFor('the audit lines', () => (pvctl.out.length >= 4 ? pvctl.out : undefined))).map((l) => JSON.parse(l))
+    assert.deepEqual(
+      lines.slice(0, 4).map((l: {action: string; outcome: string}) => `${l.action}:${l.outcome}`),
+      ['bind-volume:written', 'set-volume-phase:written', 'bind-claim:written', 'set-claim-phase:written'],
+      'the controller order, as JSON lines',
+    )
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
+test('a change made behind pvctl\'s back, which no watch delivers, is repaired at the next resync', async () => {
+  const {api, kubeconfig} = await cluster([
+    volume('pv-a', {claimRef: {namespace: 'app', name: 'db', uid: 'uid-db'}, phase: 'Bound'}),
+    claim('app', 'db', {uid: 'uid-db', volumeName: 'pv-a'}),
+  ])
+  // Every watch request hangs: pvctl learns of changes only from its LISTs.
+  api.faults.add({verb: 'watch', effect: {type: 'latency', ms: 60_000}})
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '1s', ...FAST, DISABLED, '-v', '4'])
+  try {
+    await pvctl.line(/Caches are synced/)
+    assert.equal(binderWrites(api), 0, 'in sync: nothing to write')
+    const pv = getVolume(api, 'pv-a')!
+    api.update({...pv, status: {...pv.status, phase: 'Available'}} as never)
+    await waitFor('the resync to set the volume Bound again', () => getVolume(api, 'pv-a')?.status?.phase === 'Bound', 5000)
+    assert.ok(pvctl.err.some((l) => /"Listed" resource="persistentvolumes" reason="resync"/.test(l)), 'a resync LIST saw it')
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
+for (const mode of ['close', 'reset'] as const) {
+  test(`a watch the server ends (${mode}) is resumed from the last resourceVersion, and the event in between is not lost`, async () => {
+    const {api, kubeconfig} = await cluster([volume('pv-a')])
+    const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '10m', ...FAST, DISABLED, '-v', '4'])
+    try {
+      await pvctl.line(/Caches are synced/)
+      await watching(api, 5)
+      const listsBefore = api.countRequests({verb: 'list', resource: 'pvc'})
+      const watchesBefore = api.countRequests({verb: 'watch', resource: 'pvc'})
+      // The next watch of claims is held for a second: the claim below is created while none is open.
+      const held = api.faults.add({verb: 'watch', resource: 'pvc', count: 1, effect: {type: 'latency', ms: 1000}})
+      assert.equal(api.endWatches(mode), 5, 'the five informers were watching')
+      await waitFor('pvctl to ask to watch claims again', () => held.fired === 1, 3000)
+      api.create(claim('team-a', 'late') as never)
+      await waitFor('the claim created between the watches to be bound', () => getClaim(api, 'team-a', 'late')?.status?.phase === 'Bound', 8000)
+      assert.equal(api.countRequests({verb: 'list', resource: 'pvc'}), listsBefore, 'resumed, not relisted')
+      assert.ok(api.countRequests({verb: 'watch', resource: 'pvc'}) > watchesBefore, 'watched again')
+      const resumed = api.requests.filter((r) => r.verb === 'watch' && r.resource === 'persistentvolumeclaims').at(-1)!
+      assert.notEqual(new URLSearchParams(resumed.query).get('resourceVersion'), '0', 'from a resourceVersion, not from scratch')
+      assertOneToOne(api)
+    } finally {
+      await pvctl.stop()
+      await api.stop()
+    }
+  })
+}
+
+test('a watch whose resourceVersion left the history (410 Gone) relists and goes on', async () => {
+  const {api, kubeconfig} = await cluster([volume('pv-a'), volume('pv-b')])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '10m', ...FAST, DISABLED, '-v', '2'])
+  try {
+    await pvctl.line(/Caches are synced/)
+    await watching(api, 5)
+    api.create(claim('team-a', 'before-gone') as never)
+    await waitFor('the first claim to be bound', () => getClaim(api, 'team-a', 'before-gone')?.status?.phase === 'Bound', 8000)
+    // Nothing that happened before now can be replayed: resuming from the last resourceVersion is 410.
+    api.compact()
+    api.endWatches('close')
+    api.create(claim('team-a', 'after-gone') as never)
+    await waitFor('the claim to be bound after the relist', () => getClaim(api, 'team-a', 'after-gone')?.status?.phase === 'Bound', 8000)
+    await pvctl.line(/Watch expired \(410 Gone\); relisting/)
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
+test('SIGTERM: exits 0 within 2 seconds and releases the lease', async () => {
+  const {api, kubeconfig} = await cluster([volume('pv-a')])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--leader-elect', '--leader-elect-namespace', 'pvctl-system', ...SHORT_LEASE, ...FAST, DISABLED])
+  try {
+    await pvctl.line(/Caches are synced/)
+    assert.match(getLease(api, 'pvctl-system', 'pvctl')?.spec?.holderIdentity ?? '', /_[0-9a-f-]{36}$/, 'hostname_uuid, as kube-controller-manager')
+    const t0 = performance.now()
+    pvctl.kill('SIGTERM')
+    const code = await pvctl.exited
+    const ms = performance.now() - t0
+    assert.equal(code, 0, pvctl.err.join('\n'))
+    // Measured, and asserted generously: the bound is a machine's, the measurement the product's.
+    assert.ok(ms < 2000 + 3000, `exited after ${Math.round(ms)} ms`)
+    process.stdout.write(`# SIGTERM to exit: ${Math.round(ms)} ms\n`)
+    const released = getLease(api, 'pvctl-system', 'pvctl')?.spec
+    assert.equal(released?.holderIdentity ?? '', '', 'the holder is cleared')
+    assert.equal(released?.leaseDurationSeconds, 1)
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
