@@ -1,0 +1,158 @@
+// deploy/rbac.yaml is the least privilege of loop mode: derived from what the code calls
+// (src/controller/permissions.ts), it grants all of that and nothing more, and pvctl runs as the binder
+// against an emulator that grants nothing else.
+//
+// The emulator's tokens take deny lists, so the grant is made by denying every (verb, resource,
+// subresource) the RBAC does not allow, and — for what only a Role allows — every other namespace. A deny
+// list cannot say "every name but one": resourceNames are checked statically below, and the emulator
+// allows the other names of a granted (verb, resource, namespace).
+import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {parseAllDocuments} from 'yaml'
+
+import type {ResourceAttributes} from '../../src/cluster/live-api.js'
+import {loopPermissions} from '../../src/controller/permissions.js'
+import {microTime} from '../../src/controller/leader-election.js'
+import {repoRoot} from '../cli/run-cli.js'
+import type {DenyRule} from '../emulator/emulator.js'
+import {RESOURCES} from '../emulator/resources.js'
+import {claim, cluster, FAST, getClaim, getLease, Pvctl, SHORT_LEASE, volume, waitFor} from './loop-harness.js'
+
+interface Grant {
+  verbs: string[]
+  apiGroups: string[]
+  resources: string[]
+  resourceNames?: string[]
+  /** A Role's namespace; undefined for a ClusterRole (bound cluster-wide). */
+  namespace?: string
+}
+
+const SA = {kind: 'ServiceAccount', name: 'pvctl', namespace: 'pvctl-system'}
+const LEASE = {namespace: 'pvctl-system', name: 'pvctl'}
+/** The namespaces the test's requests can name ('' is cluster scope and across namespaces). */
+const NAMESPACES = ['', 'default', 'kube-system', 'kube-public', 'kube-node-lease', 'pvctl-system', 'team']
+const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const
+
+function grantsOf(file: string): Grant[] {
+  const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJSON() as Record<string, any>)
+  const roles = new Map(docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role').map((d) => [`${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`, d]))
+  const grants: Grant[] = []
+  for (const b of docs.filter((d) => d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding')) {
+    assert.ok(
+      b.subjects.some((s: typeof SA) => s.kind === SA.kind && s.name === SA.name && s.namespace === SA.namespace),
+      `${b.metadata.name} binds pvctl's service account`,
+    )
+    const roleNs = b.roleRef.kind === 'Role' ? b.metadata.namespace : ''
+    const role = roles.get(`${b.roleRef.kind}/${roleNs}/${b.roleRef.name}`)
+    assert.ok(role, `${b.metadata.name}: role ${b.roleRef.name} exists`)
+    for (const r of role.rules) grants.push({...r, namespace: b.kind === 'RoleBinding' ? b.metadata.namespace : undefined})
+  }
+  return grants
+}
+
+const grants = grantsOf(path.join(repoRoot, 'deploy', 'rbac.yaml'))
+
+function allows(g: Grant, a: ResourceAttributes, opts: {ignoreNames?: boolean} = {}): boolean {
+  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource
+  if (!g.verbs.includes(a.verb) || !g.apiGroups.includes(a.group) || !g.resources.includes(resource)) return false
+  if (g.namespace !== undefined && g.namespace !== (a.namespace ?? '')) return false
+  if (!opts.ignoreNames && g.resourceNames !== undefined && !(a.name !== undefined && g.resourceNames.includes(a.name))) return false
+  return true
+}
+
+/** Everything `pvctl sync --watch --yes --leader-elect` asks for, in every configuration that asks more. */
+const needed = loopPermissions({dryRun: false, events: true, lease: LEASE, readsKcmLease: true})
+
+test('deploy/rbac.yaml grants every permission loop mode needs (names included)', () => {
+  for (const p of needed) assert.ok(grants.some((g) => allows(g, p)), `not granted: ${JSON.stringify(p)}`)
+})
+
+test('deploy/rbac.yaml grants nothing loop mode does not use', () => {
+  for (const g of grants) {
+    for (const verb of g.verbs) {
+      for (const resource of g.resources) {
+        const [plural, subresource] = resource.split('/')
+        const used = needed.some(
+          (p) =>
+            p.verb === verb &&
+            g.apiGroups.includes(p.group) &&
+            p.resource === plural &&
+            (p.subresource ?? '') === (subresource ?? '') &&
+            (g.namespace === undefined || g.namespace === p.namespace) &&
+            (g.resourceNames === undefined || (p.name !== undefined && g.resourceNames.includes(p.name))),
+        )
+        assert.ok(used, `granted but never used: ${verb} ${resource}${g.namespace ? ` in ${g.namespace}` : ''}`)
+      }
+    }
+  }
+})
+
+/** The emulator's deny list that leaves exactly the RBAC's grants (names aside). */
+function denyAllBut(): DenyRule[] {
+  const deny: DenyRule[] = []
+  for (const def of RESOURCES) {
+    if (def.virtual) continue // SelfSubjectAccessReviews: every authenticated user may create them
+    for (const subresource of ['', ...def.subresources]) {
+      for (const verb of VERBS) {
+        const attrs = (namespace: string): ResourceAttributes => ({verb, group: def.group, resource: def.plural, ...(subresource ? {subresource} : {}), namespace})
+        const where = NAMESPACES.filter((ns) => grants.some((g) => allows(g, attrs(ns), {ignoreNames: true})))
+        const rule = {verb, resource: def.plural, group: def.group, ...(subresource ? {subresource} : {})}
+        if (where.length === 0) deny.push(rule)
+        else if (where.length < NAMESPACES.length) for (const ns of NAMESPACES.filter((n) => !where.includes(n))) deny.push({...rule, namespace: ns})
+      }
+    }
+  }
+  return deny
+}
+
+test('pvctl runs as the binder, leader-elected, with only the permissions of deploy/rbac.yaml', async () => {
+  const deny = denyAllBut()
+  const now = new Date(Date.now() - 60_000)
+  const expiredKcm = {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
+    spec: {holderIdentity: 'master-0_0000', leaseDurationSeconds: 15, renewTime: microTime(now), acquireTime: microTime(now)},
+  }
+  const {api, kubeconfig} = await cluster([volume('pv-a'), volume('pv-b', {storage: '5Gi'}), expiredKcm], {'sa-token': {user: 'system:serviceaccount:pvctl-system:pvctl', deny}})
+  // One conflict, so that the executor's re-read (get) is exercised too.
+  api.faults.add({verb: 'update', resource: 'pv', count: 1, effect: {type: 'conflict'}})
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--leader-elect', '--leader-elect-namespace', LEASE.namespace, ...SHORT_LEASE, ...FAST])
+  try {
+    await pvctl.line(/Writing as the PersistentVolume binder/)
+    api.create(claim('team', 'data', {storage: '2Gi'}) as never)
+    // No volume is this large: the controller says so with an event (FailedBinding).
+    api.create(claim('team', 'huge', {storage: '100Gi'}) as never)
+    await waitFor('the claim to be bound', () => getClaim(api, 'team', 'data')?.status?.phase === 'Bound')
+    await waitFor('an event', () => api.countWrites({resource: 'ev'}) > 0)
+    await pvctl.stop()
+    assert.equal(pvctl.exitCode, 0, pvctl.err.join('\n'))
+    const refused = api.requests.filter((r) => r.status === 403)
+    assert.deepEqual(refused.map((r) => `${r.verb} ${r.resource}/${r.subresource} ${r.namespace}/${r.name}`), [], 'nothing was forbidden')
+    const used = new Set(api.requests.filter((r) => r.resource !== '').map((r) => `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`))
+    for (const call of ['list persistentvolumes', 'watch persistentvolumeclaims', 'get persistentvolumes', 'update persistentvolumes', 'update persistentvolumeclaims/status', 'create events', 'create leases', 'update leases', 'get leases']) {
+      assert.ok(used.has(call), `pvctl made a call of each kind: ${call}`)
+    }
+    assert.equal(getLease(api, LEASE.namespace, LEASE.name)?.spec?.holderIdentity ?? '', '', 'released on SIGTERM')
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
+test('with one permission less, pvctl names it and exits 3 before it does anything', async () => {
+  const deny = [...denyAllBut(), {verb: 'update', resource: 'persistentvolumes', subresource: 'status'} as DenyRule]
+  const {api, kubeconfig} = await cluster([volume('pv-a')], {'sa-token': {user: 'system:serviceaccount:pvctl-system:pvctl', deny}})
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--controllers=*,-persistentvolume-binder-controller', ...FAST])
+  try {
+    assert.equal(await pvctl.exited, 3)
+    assert.match(pvctl.err.join('\n'), /error: missing permissions: update persistentvolumes\/status \(cluster-wide\)/)
+    assert.equal(api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}), 0)
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
