@@ -83,6 +83,8 @@ interface Entry {
 interface ParsedText {
   entries: Entry[]
   skipped: Map<string, number> // a Map: a kind may be "constructor" or "__proto__"
+  /** Parsed by JSON.parse: fresh plain values, no YamlScalars, no shared sub-objects. */
+  json: boolean
 }
 
 /**
@@ -177,8 +179,8 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
 
 function parseText(text: string, source: string): ParsedText {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-  const docs = text.trim() === '' ? [] : parseDocuments(text, source)
-  const out: ParsedText = {entries: [], skipped: new Map()}
+  const {docs, json} = text.trim() === '' ? {docs: [], json: false} : parseDocuments(text, source)
+  const out: ParsedText = {entries: [], skipped: new Map(), json}
   docs.forEach((doc, i) => {
     if (doc === null || doc === undefined) return // an empty document, or `null`
     collect(doc, `document ${i + 1}`, docs.length > 1 ? `document ${i + 1} ` : '', undefined, source, out)
@@ -190,19 +192,19 @@ function parseText(text: string, source: string): ParsedText {
  * JSON via JSON.parse (fast, for large `-o json` dumps): a *.json file always, other text when it starts like
  * JSON. Other text, or non-JSON text that only starts like JSON (a YAML flow mapping), via YAML.
  */
-function parseDocuments(text: string, source: string): unknown[] {
+function parseDocuments(text: string, source: string): {docs: unknown[]; json: boolean} {
   if (source.endsWith('.json') || /^\s*[[{]/.test(text)) {
     try {
-      return [JSON.parse(text)]
+      return {docs: [JSON.parse(text)], json: true}
     } catch (jsonErr) {
       const yaml = source.endsWith('.json') ? undefined : parseYaml(text)
-      if (yaml && !('error' in yaml)) return yaml.docs
+      if (yaml && !('error' in yaml)) return {docs: yaml.docs, json: false}
       throw new InputError(`${source}: invalid JSON${jsonErrorDetail(text, (jsonErr as Error).message)}`)
     }
   }
   const yaml = parseYaml(text)
   if ('error' in yaml) throw new InputError(`${source}: invalid YAML${yaml.error}`)
-  return yaml.docs
+  return {docs: yaml.docs, json: false}
 }
 
 function jsonErrorDetail(text: string, message: string): string {
@@ -291,7 +293,8 @@ function collect(
     return skip(`${kind} (${String(apiVersion instanceof YamlScalar ? apiVersion.source : apiVersion)})`)
   }
 
-  let object = unwrap(value, info.stringFields, 0) as Obj
+  // JSON is normalized where it lies (parse once: no second copy of a large dump); YAML is copied out.
+  let object = (out.json ? normalizeJson(value, info.stringFields, 0) : unwrap(value, info.stringFields, 0)) as Obj
   // The one other change: an item of a typed list gets the kind and apiVersion it was listed under.
   if (object.kind !== kind || object.apiVersion !== apiVersion) {
     object = {apiVersion, kind, ...object}
@@ -318,6 +321,27 @@ function unwrap(v: unknown, patterns: readonly Pattern[], depth: number): unknow
     Object.defineProperty(out, k, {value, enumerable: true, writable: true, configurable: true})
   }
   return out
+}
+
+/**
+ * What unwrap does to JSON.parse output, in place: a number or boolean in a string field becomes its text.
+ * Only the paths of `patterns` are walked; nothing else is touched or copied.
+ */
+function normalizeJson(v: unknown, patterns: readonly Pattern[], depth: number): unknown {
+  if (patterns.some((p) => p.length === depth)) {
+    return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v
+  }
+  if (typeof v !== 'object' || v === null) return v
+  const container = v as Record<string, unknown>
+  for (const k of Object.keys(container)) {
+    const next = patterns.filter((p) => p.length > depth && (p[depth] === '*' || p[depth] === k))
+    if (next.length === 0) continue
+    const before = container[k]
+    const after = normalizeJson(before, next, depth + 1)
+    // defineProperty, not assignment: a "__proto__" key from JSON.parse stays a plain key.
+    if (after !== before) Object.defineProperty(container, k, {value: after, enumerable: true, writable: true, configurable: true})
+  }
+  return v
 }
 
 /** Checks the fields the controller reads; returns the object's label ("PersistentVolumeClaim default/data"). */

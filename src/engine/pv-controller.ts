@@ -47,7 +47,7 @@ import {
   persistentVolumeClaimHasClass,
   setMetaDataAnnotation,
 } from './storage-helpers.js'
-import {MatchError, PersistentVolumeOrderedIndex, storageQuantity} from './volume-index.js'
+import {MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import type {VolumePluginMgr} from './volume-plugins.js'
 
@@ -72,8 +72,6 @@ const createProvisionedPVRetryCount = 5
 
 export class PersistentVolumeController {
   private readonly migration: MigrationPolicy
-  private index: PersistentVolumeOrderedIndex | undefined
-  private indexGeneration = -1
 
   constructor(
     readonly cluster: SimulatedCluster,
@@ -1309,13 +1307,12 @@ export class PersistentVolumeController {
     return klass.volumeBindingMode === 'WaitForFirstConsumer'
   }
 
-  /** The matching index over the current volumes, rebuilt after volume writes. */
-  volumeIndex(): PersistentVolumeOrderedIndex {
-    if (this.index === undefined || this.indexGeneration !== this.cluster.volumesGeneration) {
-      this.index = new PersistentVolumeOrderedIndex(this.cluster.volumes.values())
-      this.indexGeneration = this.cluster.volumesGeneration
-    }
-    return this.index
+  /**
+   * The matching index over the current volumes (ctrl.volumes): the cluster's cache keeps it current,
+   * as storeVolumeUpdate does, on every volume it writes, creates or deletes.
+   */
+  volumeIndex(): VolumeIndex {
+    return this.cluster.volumeIndex()
   }
 }
 

@@ -13,7 +13,7 @@ import {PersistentVolumeController} from './pv-controller.js'
 import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
 import {compileLabelSelector, type CompiledSelector} from './selector.js'
 import type {LabelSelector} from './model.js'
-import {SimulatedCluster} from './simulated-cluster.js'
+import {type MatchingStrategy, SimulatedCluster} from './simulated-cluster.js'
 import {compareNames} from './volume-index.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from './volume-plugins.js'
 
@@ -41,6 +41,11 @@ export interface ReconcileOptions {
   /** Sync only these objects (and what their syncs touch). */
   targets?: readonly ObjectRef[]
   scope?: ReconcileScope
+  /**
+   * How a claim's volume is found: 'indexed' (default) or 'scan', the literal port of the controller's
+   * scan, kept as the reference the indexed engine is tested against. The plans are identical.
+   */
+  matching?: MatchingStrategy
 }
 
 export interface ReconcileResult {
@@ -55,7 +60,7 @@ export interface ReconcileResult {
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
-  const cluster = new SimulatedCluster(state)
+  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed'})
   const ctrl = new PersistentVolumeController(cluster, {
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
@@ -71,11 +76,12 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
   let rounds = 0
   let converged = false
   let followUps = new Set<string>()
+  const order = new ListOrder(cluster)
   while (rounds < maxRounds) {
     rounds++
     cluster.round = rounds
     const writesBefore = cluster.actions.length
-    const {claimKeys, volumeNames} = targets === undefined ? allInScope(cluster, inScope) : targetsAndFollowUps(cluster, targets, followUps)
+    const {claimKeys, volumeNames} = targets === undefined ? allInScope(cluster, order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.requeuedClaims.clear()
     for (const key of claimKeys) ctrl.syncClaimByKey(key)
     for (const name of volumeNames) ctrl.syncVolumeByName(name)
@@ -93,8 +99,41 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     actions: cluster.actions,
     events: cluster.plannedEvents(),
     errors: cluster.errors,
-    volumes: [...cluster.volumes.values()].sort((a, b) => compareNames(a.metadata.name, b.metadata.name)),
-    claims: [...cluster.claims.values()].sort(compareClaims),
+    volumes: order.volumeNames().map((name) => cluster.volumes.get(name)!),
+    claims: order.claimKeys().map((key) => cluster.claims.get(key)!),
+  }
+}
+
+/**
+ * The informers' list order (claims by namespace then name, volumes by name), sorted once and again
+ * only when the set of objects changes (a volume created or deleted), not in every round.
+ */
+class ListOrder {
+  private claims: string[] | undefined
+  private claimsSize = -1
+  private volumes: string[] | undefined
+  private volumesGeneration = -1
+
+  constructor(private readonly cluster: SimulatedCluster) {}
+
+  claimKeys(): readonly string[] {
+    if (this.claims === undefined || this.claimsSize !== this.cluster.claims.size) {
+      this.claims = [...this.cluster.claims.values()].sort(compareClaims).map(claimKey)
+      this.claimsSize = this.cluster.claims.size
+    } else {
+      // Claims are never created or deleted by the controller.
+    }
+    return this.claims
+  }
+
+  volumeNames(): readonly string[] {
+    if (this.volumes === undefined || this.volumesGeneration !== this.cluster.volumeNamesGeneration) {
+      this.volumes = [...this.cluster.volumes.keys()].sort(compareNames)
+      this.volumesGeneration = this.cluster.volumeNamesGeneration
+    } else {
+      // The same names as when sorted.
+    }
+    return this.volumes
   }
 }
 
@@ -102,25 +141,33 @@ function compareClaims(a: PersistentVolumeClaim, b: PersistentVolumeClaim): numb
   return compareNames(a.metadata.namespace, b.metadata.namespace) || compareNames(a.metadata.name, b.metadata.name)
 }
 
-type ScopePredicate = {claim(c: PersistentVolumeClaim): boolean; volume(v: PersistentVolume): boolean}
+type ScopePredicate = {
+  claim(c: PersistentVolumeClaim): boolean
+  volume(v: PersistentVolume): boolean
+  /** True when there is no scope: every object is in it. */
+  everything: boolean
+}
 
 export function scopePredicate(scope: ReconcileScope | undefined): ScopePredicate {
   const ns = scope?.namespace
   const selector: CompiledSelector | undefined = scope?.labelSelector !== undefined ? compileLabelSelector(scope.labelSelector) : undefined
   return {
+    everything: ns === undefined && selector === undefined,
     claim: (c) => (ns === undefined || c.metadata.namespace === ns) && (selector === undefined || selector.matches(c.metadata.labels)),
     volume: (v) =>
       (ns === undefined || v.spec.claimRef == null || v.spec.claimRef.namespace === ns) && (selector === undefined || selector.matches(v.metadata.labels)),
   }
 }
 
-function allInScope(cluster: SimulatedCluster, inScope: ScopePredicate): {claimKeys: string[]; volumeNames: string[]} {
-  const claims = [...cluster.claims.values()].filter(inScope.claim).sort(compareClaims)
-  const volumes = [...cluster.volumes.values()].filter(inScope.volume).sort((a, b) => compareNames(a.metadata.name, b.metadata.name))
-  return {claimKeys: claims.map(claimKey), volumeNames: volumes.map((v) => v.metadata.name ?? '')}
+function allInScope(cluster: SimulatedCluster, order: ListOrder, inScope: ScopePredicate): {claimKeys: readonly string[]; volumeNames: readonly string[]} {
+  if (inScope.everything) return {claimKeys: order.claimKeys(), volumeNames: order.volumeNames()}
+  return {
+    claimKeys: order.claimKeys().filter((key) => inScope.claim(cluster.claims.get(key)!)),
+    volumeNames: order.volumeNames().filter((name) => inScope.volume(cluster.volumes.get(name)!)),
+  }
 }
 
-function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: Set<string>): {claimKeys: string[]; volumeNames: string[]} {
+function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: Set<string>): {claimKeys: readonly string[]; volumeNames: readonly string[]} {
   const claimKeys = new Set<string>()
   const volumeNames = new Set<string>()
   for (const t of targets) {

@@ -6,6 +6,18 @@ import {diffJson} from './json-patch.js'
 import {claimKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
 import {type Action, type ActionType, type EventType, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
 import {podClaimKeys} from './storage-helpers.js'
+import {PersistentVolumeOrderedIndex, type VolumeIndex} from './volume-index.js'
+import {IndexedVolumeIndex} from './volume-match-index.js'
+
+/**
+ * How findBestMatchForClaim is answered: 'indexed' (the default) from indexes kept current as volumes
+ * are written; 'scan', the literal port, by scanning each compatible access-mode set. Same decisions.
+ */
+export type MatchingStrategy = 'indexed' | 'scan'
+
+export interface SimulatedClusterOptions {
+  matching?: MatchingStrategy
+}
 
 export function volumeRef(volume: PersistentVolume): ObjectRef {
   return refOfVolume(volume.metadata.name ?? '')
@@ -36,14 +48,20 @@ export class SimulatedCluster {
   readonly requeuedClaims = new Set<string>()
   /** Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. */
   readonly runningOperations = new Set<string>()
-  /** Bumped on every volume write, so the matching index knows when to rebuild. */
+  /** Bumped on every volume write. */
   volumesGeneration = 0
+  /** Bumped when a volume is created or deleted (the set of names changes). */
+  volumeNamesGeneration = 0
   round = 1
   /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"), stamped on what it plans. */
   currentSync = ''
   private lastResourceVersion: bigint
+  private readonly matching: MatchingStrategy
+  /** The matching index, built on first use and then told about every volume write. */
+  private index: VolumeIndex | undefined
 
-  constructor(state: ClusterState) {
+  constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
+    this.matching = options.matching ?? 'indexed'
     let maxRv = 0n
     const seeRv = (rv: string | undefined) => {
       if (rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) > maxRv) maxRv = BigInt(rv)
@@ -66,6 +84,19 @@ export class SimulatedCluster {
       }
     }
     this.lastResourceVersion = maxRv
+  }
+
+  /**
+   * The controller's volume index (ctrl.volumes): findBestMatchForClaim over the volumes as they are
+   * now. Built over the cache on first use; every volume write afterwards updates it in place.
+   */
+  volumeIndex(): VolumeIndex {
+    if (this.index === undefined) {
+      this.index = this.matching === 'scan' ? new PersistentVolumeOrderedIndex(this.volumes.values()) : new IndexedVolumeIndex(this.volumes.values())
+    } else {
+      // Kept current by the writes.
+    }
+    return this.index
   }
 
   /** podIndexer.ByIndex(PodPVCIndex, key) */
@@ -108,6 +139,7 @@ export class SimulatedCluster {
     const saved = this.record(type, volumeRef(volume), before, volume, reason, subresource)
     this.volumes.set(name, saved)
     this.volumesGeneration++
+    this.index?.store(saved)
     return saved
   }
 
@@ -126,8 +158,10 @@ export class SimulatedCluster {
     const saved = {...volume, metadata: {...volume.metadata, resourceVersion: this.nextResourceVersion()}}
     this.actions.push({action: 'create-volume', object: volumeRef(volume), reason, patch: [], round: this.round, sync: this.currentSync})
     this.touched.add(refKey(volumeRef(volume)))
+    if (!this.volumes.has(name)) this.volumeNamesGeneration++
     this.volumes.set(name, saved)
     this.volumesGeneration++
+    this.index?.store(saved)
     return saved
   }
 
@@ -144,8 +178,9 @@ export class SimulatedCluster {
       sync: this.currentSync,
     })
     this.touched.add(refKey(refOfVolume(name)))
-    this.volumes.delete(name)
+    if (this.volumes.delete(name)) this.volumeNamesGeneration++
     this.volumesGeneration++
+    this.index?.remove(name)
   }
 
   /** An asynchronous operation (recycle, delete, provision) handed to a plugin: planned, not written. */

@@ -1,6 +1,11 @@
 // Matching a claim to a volume: persistentVolumeOrderedIndex.findBestMatchForClaim (index.go) and
 // FindMatchingVolume (component-helpers/storage/volume/pv_helpers.go), ported literally.
 //
+// This literal port is the reference: each claim scans every volume of each compatible access-mode
+// set, claims × volumes comparisons for a whole cluster. The engine's default, IndexedVolumeIndex
+// (volume-match-index.ts), answers the same question from indexes and is tested against this one
+// (test/engine/differential*.test.ts).
+//
 // Determinism: Go walks index buckets and their members in map order, so among equally good volumes
 // (same capacity) and among access-mode sets of the same size its choice is random. pvctl walks
 // mode sets by (size, key) and volumes by name, so of several equal volumes the one whose name sorts
@@ -26,10 +31,42 @@ export class MatchError extends Error {}
 
 const zero = parseQuantity('0')
 
+// Parsed quantities by their text. A cluster uses a few dozen sizes and every scan of a bucket parses
+// every capacity in it; a Quantity is immutable, so parsing each text once changes nothing but the time.
+const parsedQuantities = new Map<string, Quantity>()
+const PARSED_QUANTITIES_MAX = 4096
+
 /** The storage quantity of a resource list; absent means zero, as a missing map entry does in Go. */
 export function storageQuantity(list: Record<string, string> | null | undefined): Quantity {
   const s = list?.storage
-  return s === undefined ? zero : parseQuantity(String(s))
+  if (s === undefined) return zero
+  const text = String(s)
+  let q = parsedQuantities.get(text)
+  if (q === undefined) {
+    q = parseQuantity(text)
+    if (parsedQuantities.size >= PARSED_QUANTITIES_MAX) parsedQuantities.clear()
+    parsedQuantities.set(text, q)
+  } else {
+    // Parsed before.
+  }
+  return q
+}
+
+/**
+ * What the controller asks of its volume cache when a claim names no volume (ctrl.volumes, a
+ * persistentVolumeOrderedIndex, in Go): findBestMatchForClaim over the volumes as they are now. The
+ * cache tells the index about every volume written (storeVolumeUpdate) or deleted.
+ *
+ * Two implementations make identical decisions: PersistentVolumeOrderedIndex below, the literal port
+ * (each claim scans every volume of each compatible access-mode set), and IndexedVolumeIndex
+ * (volume-match-index.ts), which answers from indexes. ReconcileOptions.matching picks one.
+ */
+export interface VolumeIndex {
+  findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined
+  /** A volume was created or changed: index this version of it (replacing any other of that name). */
+  store(volume: PersistentVolume): void
+  /** The volume of this name was deleted. */
+  remove(name: string): void
 }
 
 /** VolumeAttributesClass names (GetPersistentVolume[Claim]VolumeAttributesClass). */
@@ -144,8 +181,10 @@ export function findMatchingVolume(
  * The access-mode index of persistentVolumeOrderedIndex: volumes bucketed by their mode set
  * (GetAccessModesAsString), each bucket ordered by name.
  */
-export class PersistentVolumeOrderedIndex {
+export class PersistentVolumeOrderedIndex implements VolumeIndex {
   private readonly buckets = new Map<string, PersistentVolume[]>()
+  /** The bucket of each indexed volume, by name, for store() and remove(). */
+  private readonly bucketOf = new Map<string, string>()
 
   constructor(volumes: Iterable<PersistentVolume>) {
     for (const volume of volumes) {
@@ -156,10 +195,51 @@ export class PersistentVolumeOrderedIndex {
         this.buckets.set(key, bucket)
       }
       bucket.push(volume)
+      this.bucketOf.set(volume.metadata.name ?? '', key)
     }
     for (const bucket of this.buckets.values()) {
       bucket.sort((a, b) => compareNames(a.metadata.name, b.metadata.name))
     }
+  }
+
+  /**
+   * storeVolumeUpdate: the volume takes the place of the one of its name, in its bucket's name order.
+   * The index then holds what one built from scratch over the current volumes would hold.
+   */
+  store(volume: PersistentVolume): void {
+    const name = volume.metadata.name ?? ''
+    const key = getAccessModesAsString(volume.spec.accessModes)
+    const oldKey = this.bucketOf.get(name)
+    if (oldKey === key) {
+      // Same mode set (every write of the controller): replace it where it is.
+      const bucket = this.buckets.get(key)!
+      const i = nameIndex(bucket, name)
+      if (i < bucket.length && bucket[i].metadata.name === name) bucket[i] = volume
+      else bucket.splice(i, 0, volume)
+      return
+    } else {
+      this.remove(name)
+    }
+    let bucket = this.buckets.get(key)
+    if (bucket === undefined) {
+      bucket = []
+      this.buckets.set(key, bucket)
+    } else {
+      // The mode set has volumes already.
+    }
+    bucket.splice(nameIndex(bucket, name), 0, volume)
+    this.bucketOf.set(name, key)
+  }
+
+  /** The volume is gone; a mode set without volumes is no longer indexed, as after a rebuild. */
+  remove(name: string): void {
+    const key = this.bucketOf.get(name)
+    if (key === undefined) return
+    const bucket = this.buckets.get(key)!
+    const i = nameIndex(bucket, name)
+    if (i < bucket.length && bucket[i].metadata.name === name) bucket.splice(i, 1)
+    if (bucket.length === 0) this.buckets.delete(key)
+    this.bucketOf.delete(name)
   }
 
   /** listByAccessModes */
@@ -190,6 +270,18 @@ export class PersistentVolumeOrderedIndex {
     }
     return undefined
   }
+}
+
+/** Where a volume of this name is, or belongs, in a bucket ordered by name. */
+function nameIndex(bucket: readonly PersistentVolume[], name: string): number {
+  let lo = 0
+  let hi = bucket.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (compareNames(bucket[mid].metadata.name, name) < 0) lo = mid + 1
+    else hi = mid
+  }
+  return lo
 }
 
 export function compareNames(a: string | undefined, b: string | undefined): number {

@@ -1,0 +1,139 @@
+// One measurement, in a fresh process (so every size starts from an empty heap), of the code the CLI runs
+// (dist/, as built): prints one JSON line on stdout.
+//
+//   node --import tsx bench/measure.ts sync FILE          load, plan, render and the I/O floor of FILE
+//   node --import tsx bench/measure.ts compare FILE       plan time of the indexed engine and of the scan
+import {readFile} from 'node:fs/promises'
+import path from 'node:path'
+import {fileURLToPath, pathToFileURL} from 'node:url'
+
+const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist')
+
+// The built modules, typed by their sources.
+type Snapshot = typeof import('../src/cluster/snapshot.js')
+type Sync = typeof import('../src/app/sync.js')
+type ReportDoc = typeof import('../src/render/report-doc.js')
+type Reconcile = typeof import('../src/engine/reconcile.js')
+type Gates = typeof import('../src/engine/feature-gates.js')
+type MatchIndex = typeof import('../src/engine/volume-match-index.js')
+type ScanIndex = typeof import('../src/engine/volume-index.js')
+
+async function load<T>(module: string): Promise<T> {
+  return (await import(pathToFileURL(path.join(dist, module)).href)) as T
+}
+
+function seconds(since: number): number {
+  return (performance.now() - since) / 1000
+}
+
+async function measureSync(file: string): Promise<Record<string, number | boolean>> {
+  const {loadSnapshot} = await load<Snapshot>('cluster/snapshot.js')
+  const {planSync} = await load<Sync>('app/sync.js')
+  const {renderReportJson} = await load<ReportDoc>('render/report-doc.js')
+  const {defaultFeatureGates} = await load<Gates>('engine/feature-gates.js')
+
+  // The floor, part 1: read and JSON.parse the input (first, on an empty heap: the floor's best case).
+  let t = performance.now()
+  const items = (JSON.parse(await readFile(file, 'utf8')) as {items?: unknown[]}).items?.length ?? 0
+  const floorParse = seconds(t)
+
+  t = performance.now()
+  const snapshot = await loadSnapshot(file)
+  const loadTime = seconds(t)
+
+  t = performance.now()
+  const report = planSync(snapshot.state, {dryRun: true, gates: defaultFeatureGates})
+  const planTime = seconds(t)
+
+  t = performance.now()
+  let out: string | undefined = renderReportJson(report)
+  const renderTime = seconds(t)
+  const outputBytes = Buffer.byteLength(out)
+  out = undefined
+
+  // The floor, part 2: JSON.stringify of the report, as printed (the document without `before`).
+  const {before: _before, ...document} = report
+  t = performance.now()
+  const floorText = JSON.stringify(document, null, 2)
+  const floorStringify = seconds(t)
+
+  return {
+    load: loadTime,
+    plan: planTime,
+    render: renderTime,
+    floorParse,
+    floorStringify,
+    floor: floorParse + floorStringify,
+    outputBytes,
+    floorBytes: floorText.length,
+    rounds: report.rounds,
+    converged: report.converged,
+    actions: report.actions.length,
+    events: report.events.length,
+    binds: report.summary.binds,
+    items,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
+  }
+}
+
+/**
+ * Seconds spent in the matching index's methods (finding a claim's volume, keeping the index current as
+ * volumes are written), over all instances of the class, from the moment of the call on.
+ */
+function timeMethods(proto: object, methods: readonly string[]): () => number {
+  let total = 0
+  let depth = 0
+  for (const name of methods) {
+    const target = proto as Record<string, (...args: unknown[]) => unknown>
+    const original = target[name]
+    target[name] = function (this: unknown, ...args: unknown[]) {
+      // The indexed constructor stores through store(): count the outermost call only.
+      const started = depth === 0 ? performance.now() : 0
+      depth++
+      try {
+        return original.apply(this, args)
+      } finally {
+        depth--
+        if (depth === 0) total += performance.now() - started
+      }
+    }
+  }
+  return () => total / 1000
+}
+
+async function measureCompare(file: string): Promise<Record<string, number | boolean>> {
+  const {loadSnapshot} = await load<Snapshot>('cluster/snapshot.js')
+  const {reconcile} = await load<Reconcile>('engine/reconcile.js')
+  const {defaultFeatureGates} = await load<Gates>('engine/feature-gates.js')
+  const {IndexedVolumeIndex} = await load<MatchIndex>('engine/volume-match-index.js')
+  const {PersistentVolumeOrderedIndex} = await load<ScanIndex>('engine/volume-index.js')
+  const {state} = await loadSnapshot(file)
+  const indexedMatching = timeMethods(IndexedVolumeIndex.prototype, ['findBestMatchForClaim', 'store', 'remove'])
+  const scanMatching = timeMethods(PersistentVolumeOrderedIndex.prototype, ['findBestMatchForClaim', 'store', 'remove'])
+
+  let t = performance.now()
+  const indexed = reconcile(state, {gates: defaultFeatureGates, matching: 'indexed'})
+  const indexedTime = seconds(t)
+  t = performance.now()
+  const scan = reconcile(state, {gates: defaultFeatureGates, matching: 'scan'})
+  const scanTime = seconds(t)
+  return {
+    indexed: indexedTime,
+    scan: scanTime,
+    speedup: scanTime / indexedTime,
+    indexedMatching: indexedMatching(),
+    scanMatching: scanMatching(),
+    matchingSpeedup: scanMatching() / indexedMatching(),
+    identical: JSON.stringify(indexed) === JSON.stringify(scan),
+    rounds: indexed.rounds,
+    actions: indexed.actions.length,
+  }
+}
+
+const [mode, file] = process.argv.slice(2)
+if ((mode !== 'sync' && mode !== 'compare') || file === undefined) {
+  process.stderr.write('usage: measure.ts sync|compare FILE\n')
+  process.exit(2)
+}
+const result = mode === 'sync' ? await measureSync(file) : await measureCompare(file)
+process.stdout.write(JSON.stringify(result) + '\n')

@@ -1,0 +1,26 @@
+// The benchmark at smoke size (1k volumes and 1k claims), end to end: the generator, the in-process
+// measurement of the built code, the CLI with its peak RSS, and the indexed engine beside the literal
+// scan. No timing is judged here (`npm run bench` does that at full size); only that every part runs,
+// the plan reaches its fixpoint and both engines plan the same thing.
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+
+import {runBench, table} from '../../bench/bench.js'
+
+test('npm run bench, smoke size: every measurement runs and both engines agree', async () => {
+  const lines: string[] = []
+  const result = await runBench({sizes: [1000], referenceSize: 1000, judge: false, log: (line) => lines.push(line)})
+  assert.equal(result.sizes.length, 1)
+  const [row] = result.sizes
+  assert.equal(row.volumes, 1000)
+  assert.equal(row.claims, 1000)
+  assert.equal(row.converged, true)
+  assert.ok(row.rounds >= 2 && row.actions > 0, JSON.stringify(row))
+  for (const field of ['load', 'plan', 'render', 'floor', 'cli', 'cliMaxRssMB', 'inputMB', 'outputMB'] as const) {
+    assert.ok(Number.isFinite(row[field]) && row[field] > 0, `${field}: ${row[field]}`)
+  }
+  assert.equal(result.reference?.identical, true, 'the indexed engine and the scan planned the same')
+  assert.ok(result.help > 0)
+  assert.match(table(result), /\| 1,000 \+ 1,000 \|/)
+  assert.ok(lines.some((l) => l.startsWith('machine: ')))
+})
