@@ -6,9 +6,9 @@
 //   spam filter  per object, a token bucket of 25 with one token back every 5 minutes (client-go's
 //                defaultSpamBurst and defaultSpamQPS): beyond it events are dropped, and counted
 // One-shot sync keeps using executor/event-recorder.ts, whose run is short.
-import type {ClusterApi, CoreEvent} from '../cluster/live-api.js'
+import type {ClusterApi} from '../cluster/live-api.js'
 import type {PlannedEvent} from '../engine/plan.js'
-import {EVENT_SOURCE} from '../executor/event-recorder.js'
+import {coreEvent} from '../executor/event-recorder.js'
 
 export interface EventSinkOptions {
   now?: () => Date
@@ -86,25 +86,7 @@ export class EventSink {
     const namespace = event.object.namespace ?? 'default'
     // client-go names events "<object>.<unix nanoseconds in hex>".
     const name = `${event.object.name}.${(BigInt(t.getTime()) * 1_000_000n + BigInt(this.seq++ % 1_000_000)).toString(16)}`
-    const body: CoreEvent = {
-      metadata: {name, namespace},
-      involvedObject: {
-        kind: event.object.kind,
-        name: event.object.name,
-        apiVersion: 'v1',
-        ...(event.object.namespace !== undefined ? {namespace: event.object.namespace} : {}),
-        ...(involved.uid !== undefined ? {uid: involved.uid} : {}),
-        ...(involved.resourceVersion !== undefined ? {resourceVersion: involved.resourceVersion} : {}),
-      },
-      reason: event.reason,
-      message: event.message,
-      type: event.type,
-      source: {component: EVENT_SOURCE},
-      reportingComponent: EVENT_SOURCE,
-      count: event.count,
-      firstTimestamp: timestamp,
-      lastTimestamp: timestamp,
-    }
+    const body = coreEvent(event, involved, name, namespace, timestamp)
     await this.api.createEvent(body)
     this.posted.set(key, {namespace, name, count: event.count})
     return true

@@ -11,6 +11,29 @@ export interface InvolvedObject {
   resourceVersion?: string
 }
 
+/** The core/v1 Event for a planned event, as client-go's recorder makes it. */
+export function coreEvent(event: PlannedEvent, involved: InvolvedObject, name: string, namespace: string, timestamp: string): CoreEvent {
+  return {
+    metadata: {name, namespace},
+    involvedObject: {
+      kind: event.object.kind,
+      name: event.object.name,
+      apiVersion: 'v1',
+      ...(event.object.namespace !== undefined ? {namespace: event.object.namespace} : {}),
+      ...(involved.uid !== undefined ? {uid: involved.uid} : {}),
+      ...(involved.resourceVersion !== undefined ? {resourceVersion: involved.resourceVersion} : {}),
+    },
+    reason: event.reason,
+    message: event.message,
+    type: event.type,
+    source: {component: EVENT_SOURCE},
+    reportingComponent: EVENT_SOURCE,
+    count: event.count,
+    firstTimestamp: timestamp,
+    lastTimestamp: timestamp,
+  }
+}
+
 export class EventRecorder {
   private readonly posted = new Map<string, {namespace: string; name: string; count: number}>()
 
@@ -32,25 +55,7 @@ export class EventRecorder {
     const namespace = event.object.namespace ?? 'default'
     // client-go names events "<object>.<unix nanoseconds in hex>".
     const name = `${event.object.name}.${(BigInt(t.getTime()) * 1_000_000n).toString(16)}`
-    const body: CoreEvent = {
-      metadata: {name, namespace},
-      involvedObject: {
-        kind: event.object.kind,
-        name: event.object.name,
-        apiVersion: 'v1',
-        ...(event.object.namespace !== undefined ? {namespace: event.object.namespace} : {}),
-        ...(involved.uid !== undefined ? {uid: involved.uid} : {}),
-        ...(involved.resourceVersion !== undefined ? {resourceVersion: involved.resourceVersion} : {}),
-      },
-      reason: event.reason,
-      message: event.message,
-      type: event.type,
-      source: {component: EVENT_SOURCE},
-      reportingComponent: EVENT_SOURCE,
-      count: event.count,
-      firstTimestamp: timestamp,
-      lastTimestamp: timestamp,
-    }
+    const body = coreEvent(event, involved, name, namespace, timestamp)
     await this.api.createEvent(body)
     this.posted.set(key, {namespace, name, count: event.count})
   }
