@@ -1,12 +1,12 @@
 // The human form of `pvctl sync`: the plan as `kubectl get`-style tables (borderless, columns three spaces
 // apart, upper-case headers, `<none>` for empty), then the events, the errors and a one-line summary.
 // PURE: the report and the palette in, a string out.
-import Table from 'cli-table3'
 
 import type {SyncReport, SyncSummary} from '../app/sync-report.js'
 import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../engine/plan.js'
 import {refKey} from '../engine/plan.js'
 import type {Palette} from './color.js'
+import {GAP, kubectlTable as table, NONE} from './kubectl-table.js'
 
 export interface SyncTableOptions {
   /** `-o wide`: more columns, nothing truncated. */
@@ -18,8 +18,6 @@ export interface SyncTableOptions {
 const TARGET_WIDTH = 80
 /** Below this a truncated free-text column stops being readable: let the line run long instead. */
 const MIN_TEXT_WIDTH = 24
-const GAP = 3
-const NONE = '<none>'
 const ELLIPSIS = '…'
 
 export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): string {
@@ -132,38 +130,3 @@ function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim()
 }
 
-const BORDERLESS = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: ' '.repeat(GAP),
-}
-
-// `kubectl get`'s layout through cli-table3: no borders, no padding, columns GAP spaces apart. The style
-// must be emptied explicitly or cli-table3 colours the header red even with colour off (TOOLCHAIN.md).
-function table(head: string[], rows: string[][]): string {
-  const t = new Table({
-    head,
-    chars: BORDERLESS,
-    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
-    wordWrap: false,
-  })
-  t.push(...rows)
-  // cli-table3 pads the last column to its width; kubectl's tabwriter does not.
-  return t
-    .toString()
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .join('\n')
-}
