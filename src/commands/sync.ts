@@ -85,25 +85,26 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     const namespace = flags.namespace ?? 'default'
     const targets = parseObjectArgs(argv as string[], namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
+    // What one-shot and loop mode take alike.
+    const common = {
+      dryRun: flags['dry-run'],
+      yes: flags.yes,
+      gates,
+      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+      labelSelector,
+      labelSelectorText: flags.selector,
+      kubeconfig: flags.kubeconfig,
+      context: flags.context,
+      qps: flags.qps,
+      burst: flags.burst,
+      requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+      concurrency: flags.concurrency,
+      events: flags.events,
+    }
     if (flags.watch || flags.interval !== undefined) {
       if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
       if (targets.length > 0) throw new UsageError('--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)')
-      process.exitCode = await this.loop(loopLogger(flags, (line) => process.stderr.write(line)), {
-        ...loopOptionsFromFlags(flags),
-        dryRun: flags['dry-run'],
-        yes: flags.yes,
-        gates,
-        namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-        labelSelector,
-        labelSelectorText: flags.selector,
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        qps: flags.qps,
-        burst: flags.burst,
-        requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
-        concurrency: flags.concurrency,
-        events: flags.events,
-      })
+      process.exitCode = await this.loop(loopLogger(flags, (line) => process.stderr.write(line)), {...loopOptionsFromFlags(flags), ...common})
       return
     }
     const loopOnly = loopOnlyFlagGiven(raw)
@@ -130,23 +131,11 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     try {
       const {report, exitCode} = await runSync(
         {
-          dryRun: flags['dry-run'],
-          gates,
+          ...common,
           maxRounds: flags.rounds,
           targets: targets.length > 0 ? targets : undefined,
-          namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-          labelSelector,
-          labelSelectorText: flags.selector,
           filename: flags.filename,
           stdin: process.stdin,
-          kubeconfig: flags.kubeconfig,
-          context: flags.context,
-          qps: flags.qps,
-          burst: flags.burst,
-          requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
-          concurrency: flags.concurrency,
-          events: flags.events,
-          yes: flags.yes,
           recyclerPodTemplate: flags['recycler-pod-template'],
           localVolumeDeleter: flags['local-volume-deleter'],
         },
