@@ -17,6 +17,7 @@ import {ApiError} from '../cluster/api-errors.js'
 import type {Page, PageOptions, WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
 import {PAGE_SIZE} from '../cluster/live-loader.js'
 import type {Logger} from '../cli/log.js'
+import {abortableSleep} from './abortable-sleep.js'
 
 export interface WireObject {
   metadata: {name?: string; namespace?: string; resourceVersion?: string; [field: string]: unknown}
@@ -141,7 +142,7 @@ export class Informer<T extends WireObject> {
           this.failures++
           const wait = Math.min(backOff.max, backOff.initial * 2 ** (this.failures - 1))
           log.v(2).info('Very short watch; resuming after a back-off', {resource, resourceVersion: this.lastRv, retryInMs: wait})
-          await sleep(wait, this.stopAbort.signal)
+          await abortableSleep(wait, this.stopAbort.signal)
         } else {
           this.failures = 0
           log.v(4).info('Watch closed; resuming', {resource, resourceVersion: this.lastRv})
@@ -165,7 +166,7 @@ export class Informer<T extends WireObject> {
         log.error('List and watch failed; retrying', {resource, err, retryInMs: wait})
         this.needList = true
         this.listReason = 'error'
-        await sleep(wait, this.stopAbort.signal)
+        await abortableSleep(wait, this.stopAbort.signal)
       }
     }
   }
@@ -263,17 +264,4 @@ export class Informer<T extends WireObject> {
     }
     if (rv) this.lastRv = rv
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const t = setTimeout(done, ms)
-    function done() {
-      clearTimeout(t)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, {once: true})
-  })
 }

@@ -13,6 +13,7 @@ import {executeSync, type ExecutedAction} from '../executor/executor.js'
 import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
+import {abortableSleep} from './abortable-sleep.js'
 
 export interface IntervalLoopOptions {
   gates: FeatureGates
@@ -71,7 +72,7 @@ export class IntervalLoop {
         if (this.opts.signal.aborted) break
         log.error('Periodic sync failed; trying again at the next interval', {err})
       }
-      await sleep(this.opts.intervalMs, this.opts.signal)
+      await abortableSleep(this.opts.intervalMs, this.opts.signal)
     }
   }
 
@@ -122,17 +123,4 @@ export class IntervalLoop {
     for (const sync of this.previousSyncs) if (!syncs.has(sync)) audit.forget(sync)
     this.previousSyncs = new Set(syncs.keys())
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const t = setTimeout(done, ms)
-    function done() {
-      clearTimeout(t)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    signal.addEventListener('abort', done, {once: true})
-  })
 }
