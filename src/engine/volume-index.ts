@@ -29,6 +29,16 @@ import {
 /** A domain error of the matcher (a Go `error` return), e.g. an unusable selector. */
 export class MatchError extends Error {}
 
+/** The claim's selector as FindMatchingVolume compiles it (undefined: no selector), with Go's error text. */
+export function compileClaimSelector(claim: PersistentVolumeClaim): ReturnType<typeof compileLabelSelector> | undefined {
+  if (claim.spec.selector == null) return undefined
+  try {
+    return compileLabelSelector(claim.spec.selector)
+  } catch (err) {
+    throw new MatchError(`error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${(err as Error).message}`)
+  }
+}
+
 const zero = parseQuantity('0')
 
 // Parsed quantities by their text. A cluster uses a few dozen sizes and every scan of a bucket parses
@@ -101,16 +111,7 @@ export function findMatchingVolume(
   const requestedQty = storageQuantity(claim.spec.resources?.requests)
   const requestedClass = getPersistentVolumeClaimClass(claim)
 
-  let selector: ReturnType<typeof compileLabelSelector> | undefined
-  if (claim.spec.selector != null) {
-    try {
-      selector = compileLabelSelector(claim.spec.selector)
-    } catch (err) {
-      throw new MatchError(
-        `error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${(err as Error).message}`,
-      )
-    }
-  }
+  const selector = compileClaimSelector(claim)
 
   for (const volume of volumes) {
     if (opts.excludedVolumes?.has(volume.metadata.name ?? '')) {

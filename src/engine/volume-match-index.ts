@@ -22,10 +22,10 @@
 // scan, which then fails (or not) exactly where the controller's would.
 import type {FeatureGates} from './feature-gates.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
-import {compileLabelSelector, type CompiledSelector} from './selector.js'
 import {SortedList} from './sorted-list.js'
 import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from './storage-helpers.js'
-import {compareNames, findMatchingVolume, MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
+import type {CompiledSelector} from './selector.js'
+import {compareNames, compileClaimSelector, findMatchingVolume, MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
 
 /**
  * A volume and where it is filed. A write that leaves the filing as it was (most writes: the phase or
@@ -140,18 +140,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     }
     const requested = storageQuantity(claim.spec.resources?.requests).nanos
     const requestedClass = getPersistentVolumeClaimClass(claim)
-    let selector: CompiledSelector | undefined
-    if (claim.spec.selector != null) {
-      try {
-        selector = compileLabelSelector(claim.spec.selector)
-      } catch (err) {
-        throw new MatchError(
-          `error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${(err as Error).message}`,
-        )
-      }
-    } else {
-      // No selector: every volume passes the label filter.
-    }
+    // No selector (undefined): every volume passes the label filter.
+    const selector = compileClaimSelector(claim)
 
     for (const key of keys) {
       const bucket = this.buckets.get(key)!

@@ -3,6 +3,9 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import type {ClusterState} from '../../src/engine/model.js'
+import type {ObjectRef} from '../../src/engine/plan.js'
+
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export function conformanceDir(): string {
@@ -39,4 +42,17 @@ export function loadCases(sub: 'cases' | 'engine'): Array<{file: string; cases: 
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((file) => ({file, cases: JSON.parse(readFileSync(path.join(dir, file), 'utf8')).cases}))
+}
+
+/** A case's initial List as the engine's ClusterState (a copy). */
+export function stateOf(c: ConformanceCase): ClusterState {
+  const items = c.initial.items as Array<{kind: string}>
+  const of = (kind: string) => structuredClone(items.filter((i) => i.kind === kind)) as never[]
+  return {volumes: of('PersistentVolume'), claims: of('PersistentVolumeClaim'), classes: of('StorageClass'), pods: of('Pod'), nodes: of('Node')}
+}
+
+/** A case's target ("PersistentVolumeClaim/ns/name" or "PersistentVolume/name") as an ObjectRef. */
+export function refOf(target: string): ObjectRef {
+  const [kind, ...rest] = target.split('/')
+  return kind === 'PersistentVolume' ? {kind: 'PersistentVolume', name: rest[0]} : {kind: 'PersistentVolumeClaim', namespace: rest[0], name: rest[1]}
 }

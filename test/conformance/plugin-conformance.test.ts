@@ -8,21 +8,11 @@ import type {ClusterState} from '../../src/engine/model.js'
 import {parseFeatureGates} from '../../src/engine/feature-gates.js'
 import type {ObjectRef} from '../../src/engine/plan.js'
 import {reconcile} from '../../src/engine/reconcile.js'
-import {type ConformanceCase, loadCases} from './cases.js'
+import {type ConformanceCase, loadCases, refOf, stateOf} from './cases.js'
 import {KNOWN_EXCEPTIONS} from './exceptions.js'
 import {diffEvents, diffObjects} from './judge.js'
 import {mockMigration, mockOperations, mockPluginMgr, type PluginMock, reactorFaults, type ReactorError} from './mock-plugin.js'
 
-function stateOf(c: ConformanceCase): ClusterState {
-  const items = c.initial.items as Array<{kind: string}>
-  const of = (kind: string) => structuredClone(items.filter((i) => i.kind === kind)) as never[]
-  return {volumes: of('PersistentVolume'), claims: of('PersistentVolumeClaim'), classes: of('StorageClass'), pods: of('Pod'), nodes: of('Node')}
-}
-
-function refOf(target: string): ObjectRef {
-  const [kind, ...rest] = target.split('/')
-  return kind === 'PersistentVolume' ? {kind: 'PersistentVolume', name: rest[0]} : {kind: 'PersistentVolumeClaim', namespace: rest[0], name: rest[1]}
-}
 
 for (const {file, cases} of loadCases('cases')) {
   const pluginCases = (cases as ConformanceCase[]).filter((c) => c.dependsOnPluginMock)

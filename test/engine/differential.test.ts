@@ -13,7 +13,7 @@ import {parseFeatureGates} from '../../src/engine/feature-gates.js'
 import type {ClusterState} from '../../src/engine/model.js'
 import type {ObjectRef} from '../../src/engine/plan.js'
 import {DEFAULT_MAX_ROUNDS, reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/reconcile.js'
-import {type ConformanceCase, loadCases} from '../conformance/cases.js'
+import {type ConformanceCase, loadCases, refOf, stateOf} from '../conformance/cases.js'
 import {mockMigration, mockOperations, mockPluginMgr, type PluginMock, reactorFaults, type ReactorError} from '../conformance/mock-plugin.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns, runShapeArb} from './differential-arbitraries.js'
 
@@ -95,16 +95,6 @@ test('larger random clusters (more volumes than claims, and the reverse): identi
   )
 })
 
-function stateOf(c: ConformanceCase): ClusterState {
-  const items = c.initial.items as Array<{kind: string}>
-  const of = (kind: string) => structuredClone(items.filter((i) => i.kind === kind)) as never[]
-  return {volumes: of('PersistentVolume'), claims: of('PersistentVolumeClaim'), classes: of('StorageClass'), pods: of('Pod'), nodes: of('Node')}
-}
-
-function refOf(target: string): ObjectRef {
-  const [kind, ...rest] = target.split('/')
-  return kind === 'PersistentVolume' ? {kind: 'PersistentVolume', name: rest[0]} : {kind: 'PersistentVolumeClaim', namespace: rest[0], name: rest[1]}
-}
 
 test('every conformance case: identical plans, as the case runs it and as a full run', () => {
   let compared = 0
