@@ -6,12 +6,12 @@ import type {SyncReport} from '../app/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseDuration} from '../cli/duration.js'
 import {parseObjectArgs} from '../cli/object-args.js'
-import {FeatureGateError, parseFeatureGates} from '../engine/feature-gates.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {renderReportJson, renderReportYaml} from '../render/report-doc.js'
@@ -75,13 +75,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {argv, flags, raw} = await this.parse(Sync)
 
-    let gates
-    try {
-      gates = parseFeatureGates(flags['feature-gates'])
-    } catch (err) {
-      if (err instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${err.message}`)
-      throw err
-    }
+    const gates = parseFeatureGatesFlag(flags['feature-gates'])
     const namespace = flags.namespace ?? 'default'
     const targets = parseObjectArgs(argv as string[], namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
