@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {explainInState, loadExplainState, type ExplainRequest} from '../app/explain.js'
+import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {parseDuration} from '../cli/duration.js'
@@ -77,7 +78,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const state = await loadExplainState(
+    const {state, evidence} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -91,6 +92,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       },
       {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
     )
+
+    request.evidence = await gatherEvidence(state, request, evidence)
 
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
       await runExplainSession(state, request, terminalExplainUi(palette))
