@@ -33,6 +33,8 @@ With no object, explains every claim that is not Bound in scope (-n, or every na
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
 
+Beyond the controller's objects, explain reads what shows the controllers around the object at work: the claim's (or volume's) events, newest first; for a claim waiting for an external provisioner, a CSIDriver of that name, the Lease its leader election holds (external-provisioner's name rule: ebs.csi.aws.com → ebs-csi-aws-com, in any namespace) and its events, so that "waiting for X" becomes "X failed: ...", "X is working on it" or "no controller named X has acted on this claim in the 30m since it was created"; for a volume being deleted, its VolumeAttachments behind an external-attacher/<driver> finalizer and whether that attacher runs. These reads are best-effort: a list that is forbidden or not served is reported as not available, never an error. From a snapshot they come from the Event, CSIDriver, Lease and VolumeAttachment objects it holds (kubectl get pv,pvc,sc,pods,nodes,events,csidrivers,leases,volumeattachments -A -o yaml).
+
 pvctl why is the same command.
 
 EXIT STATUS

@@ -119,7 +119,7 @@ function located(e: CoreEventObject, now: number): ObjectEvent & {object: string
 export function livenessAdvice(l: ControllerLiveness, what: string): string[] {
   const sidecar = l.role === 'provisioner' ? 'csi-provisioner' : 'csi-attacher'
   if (l.actedOn !== null && l.actedOn.type === 'Warning') {
-    return [`'${l.name}' reports on ${what}: ${l.actedOn.reason}: ${l.actedOn.message}`]
+    return [`fix what '${l.name}' reports on ${what}, and it retries by itself: ${l.actedOn.reason}: ${l.actedOn.message}`]
   } else if (l.actedOn !== null) {
     return []
   } else if (l.verdict === 'Active' && l.lease?.holder != null) {

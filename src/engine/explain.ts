@@ -7,7 +7,7 @@ import {describeCandidates, isRelevant, sortCandidates} from './explain-candidat
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
 import {EXPLAIN_API_VERSION, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
-import {controllerLiveness, livenessAdvice} from './explain-liveness.js'
+import {controllerLiveness} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
 import {suggestFixes} from './explain-suggestions.js'
 import {decideClaim} from './explain-verdict.js'
@@ -50,7 +50,6 @@ export class Explainer {
     const self = {kind: 'PersistentVolumeClaim', namespace, name, uid: claim.metadata.uid}
     const provisionerLiveness = decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [self]) : null
     const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
-    const advice = provisionerLiveness === null ? [] : livenessAdvice(provisionerLiveness, 'this claim')
     return {
       apiVersion: EXPLAIN_API_VERSION,
       kind: 'ClaimExplanation',
@@ -60,7 +59,7 @@ export class Explainer {
       volume: chosen,
       summary: summarizeClaim(decision, claim, all, waiting),
       candidates,
-      suggestions: [...advice, ...suggestFixes(q, state, claim, decision, all)],
+      suggestions: suggestFixes(q, state, claim, decision, all, provisionerLiveness),
       request: requestOf(claim),
       storageClass: decision.storageClass,
       selectedNode: claim.metadata.annotations?.[AnnSelectedNode] ?? null,

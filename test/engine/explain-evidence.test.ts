@@ -72,7 +72,7 @@ const claimRows: ClaimRow[] = [
     }),
     liveness: 'Active',
     summary: /^No volume matches, and the external provisioner 'ebs\.csi\.aws\.com' failed to create one \(ProvisioningFailed, 40s ago\): rpc error: code = ResourceExhausted desc = volume limit exceeded\.$/,
-    suggestion: /^'ebs\.csi\.aws\.com' reports on this claim: ProvisioningFailed: rpc error/,
+    suggestion: /^fix what 'ebs\.csi\.aws\.com' reports on this claim, and it retries by itself: ProvisioningFailed: rpc error/,
     check: (e) => {
       // The claim's events, newest first, whoever recorded them.
       assert.deepEqual(e.events.items.map((x) => [x.reason, x.source, x.ageSeconds, x.count]), [['ExternalProvisioning', KCM, 5, 9], ['ProvisioningFailed', SIDECAR, 40, 1]])
@@ -247,7 +247,7 @@ const volumeRows: VolumeRow[] = [
     }),
     attacher: 'Active',
     waitsFor: /^VolumeAttachment csi-3f2a \(node n1, attached, being detached, error: rpc error: volume is busy\) is detached and deleted$/,
-    suggestion: /^'ebs\.csi\.aws\.com' reports on pv\/pv-data: FailedDetach: rpc error: volume is busy$/,
+    suggestion: /^fix what 'ebs\.csi\.aws\.com' reports on pv\/pv-data, and it retries by itself: FailedDetach: rpc error: volume is busy$/,
   },
   {
     id: 'no attachment left and no attacher running: the finalizer stays for good',
