@@ -60,6 +60,10 @@ describe('pvctl explain on a live cluster (API-server emulator)', () => {
       const leaseLists = api.requests.filter((q) => q.resource === 'leases' && q.verb === 'list')
       assert.deepEqual(leaseLists.map((q) => [q.namespace, decodeURIComponent(q.query)]), [['', '?fieldSelector=metadata.name=ebs-csi-aws-com&limit=500']])
       assert.equal(api.countWrites(), 0, 'explain only reads')
+      // With no claim named (not a terminal): the List, each claim with its events.
+      const list = await explain(kubeconfig, '-n', 'app', '-o', 'json')
+      assert.equal(list.code, 1, list.stderr)
+      assert.deepEqual(JSON.parse(list.stdout).items.map((x: Json) => [x.claim.name, x.events.items.length, x.provisionerLiveness.verdict]), [['data', 1, 'NoSignOfLife']])
     } finally {
       await api.stop()
     }
