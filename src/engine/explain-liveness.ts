@@ -8,7 +8,6 @@ import type {ControllerLiveness, ObjectEvent} from './explain-model.js'
 /** An event within this many seconds counts as recent; a claim waiting longer with none is a silence. */
 export const SILENCE_SECONDS = 10 * 60
 
-
 /**
  * csi-lib-utils leaderelection's sanitizeName: every character but [a-zA-Z0-9-] becomes '-', and a
  * trailing '-' gets an 'X' (a name must not end with '-').

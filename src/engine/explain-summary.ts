@@ -112,7 +112,7 @@ function externalProvisioning(d: Decision, claim: PersistentVolumeClaim, classNa
   } else if (acted !== null) {
     return `no volume matches: the external provisioner '${d.provisioner}' (class ${className}) is working on it${where} (${acted.reason}, ${humanDuration(acted.ageSeconds)} ago).`
   } else if (l !== null && l.eventsVisible && wait.claimAgeSeconds !== null && wait.claimAgeSeconds >= SILENCE_SECONDS) {
-    const why = l.verdict === 'Active' ? 'yet it runs (' + l.summary + ')' : l.verdict === 'NoSignOfLife' ? `and nothing shows it running (${l.summary})` : `and whether it runs cannot be seen (${l.summary})`
+    const why = l.verdict === 'Active' ? `yet it runs (${l.summary})` : l.verdict === 'NoSignOfLife' ? `and nothing shows it running (${l.summary})` : `and whether it runs cannot be seen (${l.summary})`
     return `no volume matches, and no controller named '${d.provisioner}' has acted on this claim in the ${humanDuration(wait.claimAgeSeconds)} since it was created${where}, ${why}.`
   } else {
     return `no volume matches: waiting for the external provisioner '${d.provisioner}' (class ${className}) to create one${where}; if none appears, check that it is running.`

@@ -305,9 +305,9 @@ function terminatingAdvice(volume: PersistentVolume, finalizers: readonly Finali
     .flatMap((f) => {
       if (f.name === PVProtectionFinalizer && ref != null) return [`delete claim ${claimRefKey(ref)} first: kubectl delete pvc ${ref.name} -n ${ref.namespace}`]
       if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) {
-        const attached = attachments.items.filter((a) => !a.deleting)
         if (!attachments.available) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
         // A VolumeAttachment goes when the pod using the volume leaves its node (the attach-detach controller deletes it).
+        const attached = attachments.items.filter((a) => !a.deleting)
         return attached.map((a) => `stop the pods that use it on node ${a.node} (kubectl get pods -A --field-selector spec.nodeName=${a.node}); the attach-detach controller then deletes VolumeAttachment ${a.name}`)
       }
       return []

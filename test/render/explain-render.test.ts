@@ -115,6 +115,14 @@ describe('explain renderers (golden)', () => {
     assert.deepEqual(Object.keys(candidate).slice(0, 3), ['volume', 'eligible', 'reasons'])
   })
 
+  it('the Events block keeps the newest ten on screen and says how many more -o yaml has', () => {
+    const many = evidence({events: Array.from({length: 12}, (_, i) => event({namespace: 'app', name: 'data', reason: `R${i}`, component: 'c', lastSeconds: 10 * (i + 1)}))})
+    const text = renderExplainText(explainClaim(handedOff, 'app', 'data', {...opts, evidence: many})!, plain)
+    const block = text.slice(text.indexOf('\nEvents:\n') + 1).trimEnd().split('\n')
+    assert.deepEqual(block.slice(2).map((l) => l.split(/\s+/)[1]), [...Array.from({length: 10}, (_, i) => `R${i}`), 'older'])
+    assert.equal(block.at(-1), '(2 older not shown: -o yaml lists them all)')
+  })
+
   it('plain text has no escape codes; the YAML parses back to the JSON document', async () => {
     for (const [, doc] of cases) {
       assert.doesNotMatch(renderExplainText(doc, plain), /\u001b/)
