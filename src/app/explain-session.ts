@@ -37,7 +37,7 @@ export async function runExplainSession(state: ClusterState, req: ExplainRequest
     ui.notice(`no claim that is not Bound${req.namespace !== undefined ? ` in namespace ${req.namespace}` : ''}: nothing to explain`)
     return
   }
-  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant})
+  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant, evidence: req.evidence})
   const explanations = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   for (;;) {
     const picked = await ui.choose<ClaimExplanation | null>('Which claim?', [

@@ -9,6 +9,8 @@ import {claimKey, type ClusterState, type LabelSelector} from '../engine/model.j
 import type {ObjectRef} from '../engine/plan.js'
 import {scopePredicate} from '../engine/reconcile.js'
 import {ExitCode, UsageError} from '../errors.js'
+import type {ExplainEvidence} from '../engine/explain-evidence.js'
+import {type EvidenceSource, gatherEvidence, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
 
 export interface ExplainRequest {
@@ -20,6 +22,8 @@ export interface ExplainRequest {
   namespace?: string
   /** -l: only claims whose labels match (list only). */
   labelSelector?: LabelSelector
+  /** Events, CSIDrivers, Leases, VolumeAttachments and the clock (explain-evidence.ts); none: not read. */
+  evidence?: ExplainEvidence
 }
 
 export interface ExplainResult {
@@ -30,23 +34,26 @@ export interface ExplainResult {
 
 export interface RunExplainOptions extends ExplainRequest, Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
 
-/** Loads the state (snapshot or live) and explains. */
+/** Loads the state (snapshot or live) and its evidence, and explains. */
 export async function runExplain(opts: RunExplainOptions, ui: LoadStateUi): Promise<{state: ClusterState; result: ExplainResult}> {
-  const state = await loadExplainState(opts, ui)
-  return {state, result: explainInState(state, opts)}
+  const {state, evidence} = await loadExplainState(opts, ui)
+  const req = {...opts, evidence: await gatherEvidence(state, opts, evidence)}
+  return {state, result: explainInState(state, req)}
 }
 
 /**
  * Every claim is loaded, in every namespace, whatever -n says: whether a volume's claimRef is stale
  * depends on claims of other namespaces, and a candidate bound to team-b/cache must not look free.
+ * The evidence is read later (gatherEvidence), once it is known what to look for.
  */
-export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi): Promise<ClusterState> {
+export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi): Promise<{state: ClusterState; evidence: EvidenceSource}> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
-  return loaded.state
+  const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
+  return {state: loaded.state, evidence}
 }
 
 export function explainInState(state: ClusterState, req: ExplainRequest): ExplainResult {
-  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant})
+  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant, evidence: req.evidence})
   const target = req.target
   if (target === undefined) {
     const items = claimsInScope(state, req).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)

@@ -1,5 +1,6 @@
 // Opens the live cluster: kubectl's kubeconfig rules, client-node, and client-side flow control.
 // Imported only when a command needs the cluster: client-node costs ~0.4 s to load.
+import {type EvidenceApi, KubernetesEvidenceApi} from '../cluster/explain-evidence-api.js'
 import {loadKubeconfig} from '../cluster/kubeconfig.js'
 import {type ClusterApi, KubernetesClusterApi, makeKubeConfig} from '../cluster/live-api.js'
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
@@ -17,6 +18,8 @@ export interface LiveSession {
   api: ClusterApi
   /** Pods and PV objects for the volume plugins. */
   workload: WorkloadApi
+  /** Events, CSIDrivers, Leases and VolumeAttachments for explain (read-only, best-effort). */
+  evidence: EvidenceApi
   /** The context's namespace, when it sets one. */
   namespace?: string
   contextName: string
@@ -30,5 +33,6 @@ export function openLiveSession(opts: LiveOptions): LiveSession {
   const flow = {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs, bucket}
   const api = throttle(new KubernetesClusterApi(kc), flow)
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
-  return {api, workload, namespace: config.namespace, contextName: config.contextName, server: config.cluster.server}
+  const evidence: EvidenceApi = throttle(new KubernetesEvidenceApi(kc), flow)
+  return {api, workload, evidence, namespace: config.namespace, contextName: config.contextName, server: config.cluster.server}
 }

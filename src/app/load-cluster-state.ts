@@ -1,6 +1,6 @@
 // Where a command's cluster state comes from: a snapshot (-f) or the live cluster of the kubeconfig. One
 // place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
-import {loadSnapshot} from '../cluster/snapshot.js'
+import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
 import type {ClusterState} from '../engine/model.js'
 import type {LiveSession} from './live-session.js'
 
@@ -25,7 +25,7 @@ export interface LoadStateUi {
   spinner(text: string): Promise<{text(t: string): void; stop(): void}>
 }
 
-export type LoadedClusterState = {source: 'snapshot'; state: ClusterState} | {source: 'live'; state: ClusterState; session: LiveSession}
+export type LoadedClusterState = {source: 'snapshot'; state: ClusterState; evidence: SnapshotEvidence} | {source: 'live'; state: ClusterState; session: LiveSession}
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
   if (opts.filename !== undefined) {
@@ -33,7 +33,7 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
     for (const [kind, count] of Object.entries(snapshot.skipped)) {
       ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
     }
-    return {source: 'snapshot', state: snapshot.state}
+    return {source: 'snapshot', state: snapshot.state, evidence: snapshot.evidence}
   }
 
   // A live cluster: client-node is loaded only now (it costs ~0.4 s).

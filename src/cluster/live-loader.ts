@@ -11,7 +11,7 @@ export interface LiveScope {
   labelSelector?: string
 }
 
-async function listAll<T>(fetchPage: (p: PageOptions) => Promise<Page<T>>, labelSelector?: string, onPage?: (n: number) => void): Promise<T[]> {
+export async function listAll<T>(fetchPage: (p: PageOptions) => Promise<Page<T>>, labelSelector?: string, onPage?: (n: number) => void): Promise<T[]> {
   const items: T[] = []
   let continueToken: string | undefined
   do {

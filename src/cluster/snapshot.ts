@@ -16,6 +16,8 @@ import {compileLabelSelector, SelectorError} from '../engine/selector.js'
 
 export interface LoadedSnapshot {
   state: ClusterState
+  /** The kinds `explain` reads as evidence, kept beside the state (the controller never reads them). */
+  evidence: SnapshotEvidence
   /** kind -> how many objects of it were ignored; a kept kind under another apiVersion is "Kind (apiVersion)". */
   skipped: Record<string, number>
   /** The files read, in order ("<stdin>" for `-`). */
@@ -28,8 +30,18 @@ const SNAPSHOT_EXTENSIONS = ['.yaml', '.yml', '.json']
 type Obj = Record<string, unknown>
 type Pattern = readonly string[]
 
+/** Events, CSIDrivers, Leases and VolumeAttachments, as parsed. */
+export interface SnapshotEvidence {
+  events: Obj[]
+  csiDrivers: Obj[]
+  leases: Obj[]
+  volumeAttachments: Obj[]
+}
+
+type Field = keyof ClusterState | keyof SnapshotEvidence
+
 interface KindInfo {
-  field: keyof ClusterState
+  field: Field
   apiVersions: readonly string[]
   namespaced: boolean
   /** Fields that are strings in the API but that YAML may have read as numbers or booleans ('*': any key). */
@@ -61,6 +73,11 @@ const KINDS = new Map<string, KindInfo>([
   }],
   ['Pod', {field: 'pods', apiVersions: ['v1'], namespaced: true, stringFields: METADATA_STRINGS}],
   ['Node', {field: 'nodes', apiVersions: ['v1'], namespaced: false, stringFields: METADATA_STRINGS}],
+  // Evidence for `explain`: what the claim's and the volume's controllers did, and whether they run.
+  ['Event', {field: 'events', apiVersions: ['v1'], namespaced: true, stringFields: METADATA_STRINGS}],
+  ['CSIDriver', {field: 'csiDrivers', apiVersions: ['storage.k8s.io/v1'], namespaced: false, stringFields: METADATA_STRINGS}],
+  ['Lease', {field: 'leases', apiVersions: ['coordination.k8s.io/v1'], namespaced: true, stringFields: METADATA_STRINGS}],
+  ['VolumeAttachment', {field: 'volumeAttachments', apiVersions: ['storage.k8s.io/v1'], namespaced: false, stringFields: METADATA_STRINGS}],
 ])
 
 /** A YAML number or boolean, kept with its source text until we know whether its field is a string. */
@@ -69,7 +86,7 @@ class YamlScalar {
 }
 
 interface Entry {
-  field: keyof ClusterState
+  field: Field
   object: Obj
   source: string
   /** Where in the source: "document 2", "items[3]", "document 2 items[3]". */
@@ -158,6 +175,7 @@ function fsError(path: string, err: unknown): InputError {
 
 function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
   const state: {[F in keyof ClusterState]: Obj[]} = {volumes: [], claims: [], classes: [], pods: [], nodes: []}
+  const evidence: SnapshotEvidence = {events: [], csiDrivers: [], leases: [], volumeAttachments: []}
   const skipped = new Map<string, number>()
   const seen = new Map<string, Entry>()
   for (const part of parts) {
@@ -170,11 +188,12 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
         )
       }
       seen.set(e.key, e)
-      state[e.field].push(e.object)
+      if (e.field in state) state[e.field as keyof ClusterState].push(e.object)
+      else evidence[e.field as keyof SnapshotEvidence].push(e.object)
     }
   }
   // The objects were checked above for the fields the engine relies on; the rest is carried as parsed.
-  return {state: state as unknown as ClusterState, skipped: Object.fromEntries(skipped), sources}
+  return {state: state as unknown as ClusterState, evidence, skipped: Object.fromEntries(skipped), sources}
 }
 
 function parseText(text: string, source: string): ParsedText {

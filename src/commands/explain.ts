@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {explainInState, loadExplainState, type ExplainRequest} from '../app/explain.js'
+import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {parseDuration} from '../cli/duration.js'
@@ -31,6 +32,8 @@ For pv/NAME, follows syncVolume: Available, pre-bound and waiting, Bound, Releas
 With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one and follow up (a near-miss volume's YAML, the dry-run sync of the claim); otherwise (or with -o json|yaml) all of them are printed, as a List.
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
+
+Beyond the controller's objects, explain reads what shows the controllers around the object at work: the claim's (or volume's) events, newest first; for a claim waiting for an external provisioner, a CSIDriver of that name, the Lease its leader election holds (external-provisioner's name rule: ebs.csi.aws.com → ebs-csi-aws-com, in any namespace) and its events, so that "waiting for X" becomes "X failed: ...", "X is working on it" or "no controller named X has acted on this claim in the 30m since it was created"; for a volume being deleted, its VolumeAttachments behind an external-attacher/<driver> finalizer and whether that attacher runs. These reads are best-effort: a list that is forbidden or not served is reported as not available, never an error. From a snapshot they come from the Event, CSIDriver, Lease and VolumeAttachment objects it holds (kubectl get pv,pvc,sc,pods,nodes,events,csidrivers,leases,volumeattachments -A -o yaml).
 
 pvctl why is the same command.
 
@@ -77,7 +80,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const state = await loadExplainState(
+    const {state, evidence} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -91,6 +94,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       },
       {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
     )
+
+    request.evidence = await gatherEvidence(state, request, evidence)
 
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
       await runExplainSession(state, request, terminalExplainUi(palette))

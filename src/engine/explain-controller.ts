@@ -5,6 +5,7 @@
 // or deletes, which pods block a recycle.
 import {CSIMigration} from './csi-migration.js'
 import {clusterLookup, type ClusterLookup} from './explain-candidates.js'
+import type {ExplainEvidence} from './explain-evidence.js'
 import type {FeatureGates} from './feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim, StorageClass} from './model.js'
 import {ControllerError, PersistentVolumeController} from './pv-controller.js'
@@ -19,6 +20,8 @@ export interface ExplainOptions {
   enableDynamicProvisioning?: boolean
   /** Leave out candidates that cannot matter (volumes in use by other claims, volumes not considered). */
   onlyRelevant?: boolean
+  /** Events, CSIDrivers, Leases, VolumeAttachments and the clock; without it they are reported as not read. */
+  evidence?: ExplainEvidence
 }
 
 /** A Go `error` return, as text, or a value. */

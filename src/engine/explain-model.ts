@@ -156,6 +156,71 @@ export interface BindingPointers {
   explanation: string
 }
 
+/** One event of an object (core/v1 Event), as `kubectl describe` lists them. */
+export interface ObjectEvent {
+  type: string
+  reason: string
+  message: string
+  count: number
+  /** When it last happened (series.lastObservedTime, lastTimestamp, eventTime or firstTimestamp). */
+  lastSeen: string | null
+  ageSeconds: number | null
+  /** Who recorded it: reportingComponent, else source.component. */
+  source: string
+}
+
+/** An object's events, newest first, or why they could not be seen (forbidden, not in the snapshot). */
+export interface EventsSeen {
+  available: boolean
+  unavailableReason: string | null
+  items: ObjectEvent[]
+}
+
+/**
+ * Whether anything shows a controller outside kube-controller-manager running: `Active` (a Lease it holds,
+ * or an event from it in the last 10 minutes), `NoSignOfLife` (its events and Leases could be read and
+ * none shows it), `Unknown` (some could not be read, and what could shows nothing).
+ */
+export type LivenessVerdict = 'Active' | 'NoSignOfLife' | 'Unknown'
+
+export interface ControllerLiveness {
+  /** The provisioner name, or the CSI driver an attacher serves. */
+  name: string
+  role: 'provisioner' | 'attacher'
+  verdict: LivenessVerdict
+  /** A CSIDriver object of that name: the driver is installed (not proof that it runs). */
+  csiDriver: 'Found' | 'NotFound' | 'Unknown'
+  /** The Lease its leader election takes (the sidecars' naming rule), looked for in every namespace. */
+  leaseName: string
+  lease: {namespace: string; holder: string | null; held: boolean; renewedSecondsAgo: number | null} | null
+  eventsVisible: boolean
+  /** Its newest event, on any object. */
+  lastEvent: (ObjectEvent & {object: string}) | null
+  /** Its newest event on the object explained (or that object's VolumeAttachments). */
+  actedOn: (ObjectEvent & {object: string}) | null
+  /** The kinds that could not be read, with why. */
+  unavailable: string[]
+  /** The evidence in one line. */
+  summary: string
+}
+
+export interface VolumeAttachmentInfo {
+  name: string
+  attacher: string
+  node: string
+  attached: boolean
+  /** metadata.deletionTimestamp is set: the attacher is detaching it. */
+  deleting: boolean
+  /** status.attachError or detachError. */
+  error: string | null
+}
+
+export interface AttachmentsSeen {
+  available: boolean
+  unavailableReason: string | null
+  items: VolumeAttachmentInfo[]
+}
+
 export interface ClaimExplanation {
   apiVersion: typeof EXPLAIN_API_VERSION
   kind: 'ClaimExplanation'
@@ -177,6 +242,10 @@ export interface ClaimExplanation {
   provisioner: string | null
   /** The controller's own error text (SyncError, ProvisioningNotSupported, StorageClassNotFound). */
   error: string | null
+  /** The claim's events (live, or from a snapshot that holds Events). */
+  events: EventsSeen
+  /** ExternalProvisioning: what shows the provisioner running, and whether it has acted on this claim. */
+  provisionerLiveness: ControllerLiveness | null
 }
 
 /** What the controller does with a volume, as syncVolume decides it. */
@@ -226,6 +295,11 @@ export interface VolumeExplanation {
   /** Unbound claims whose next sync binds this volume, in the order the controller syncs them. */
   wantedBy: string[]
   suggestions: string[]
+  events: EventsSeen
+  /** The VolumeAttachments of this volume (spec.source.persistentVolumeName). */
+  attachments: AttachmentsSeen
+  /** The external controllers a finalizer or the reclaim waits for (attacher, provisioner), and whether they run. */
+  controllers: ControllerLiveness[]
 }
 
 /** `explain` with no object named: every claim not Bound in scope, each explained. */

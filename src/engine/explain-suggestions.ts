@@ -5,12 +5,20 @@ import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisione
 import {closeNames} from './close-names.js'
 import type {ControllerQueries} from './explain-controller.js'
 import {inUseByAnotherClaim, type ClusterLookup} from './explain-candidates.js'
-import type {Candidate, Reason} from './explain-model.js'
+import {livenessAdvice} from './explain-liveness.js'
+import type {Candidate, ControllerLiveness, Reason} from './explain-model.js'
 import type {Decision} from './explain-verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
 import {deepCopy, getAccessModesAsString} from './storage-helpers.js'
 
-export function suggestFixes(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, d: Decision, candidates: readonly Candidate[]): string[] {
+export function suggestFixes(
+  q: ControllerQueries,
+  state: ClusterState,
+  claim: PersistentVolumeClaim,
+  d: Decision,
+  candidates: readonly Candidate[],
+  provisioner: ControllerLiveness | null = null,
+): string[] {
   const ns = claim.metadata.namespace ?? ''
   const name = claim.metadata.name ?? ''
   const ctx: Context = {cluster: q.lookup, claim}
@@ -61,9 +69,14 @@ export function suggestFixes(q: ControllerQueries, state: ClusterState, claim: P
       break
     }
     case 'ExternalProvisioning':
-      out.push(
-        `check that the provisioner '${d.provisioner}' is running: kubectl get csidriver ${d.provisioner}; a live provisioner reports on the claim: kubectl get events -n ${ns} --field-selector involvedObject.name=${name}`,
-      )
+      // Evidence that answers whether it runs (explain-liveness.ts) has its own advice; this is for when none could be read.
+      if (provisioner === null || provisioner.verdict === 'Unknown') {
+        out.push(
+          `check that the provisioner '${d.provisioner}' is running: kubectl get csidriver ${d.provisioner}; a live provisioner reports on the claim: kubectl get events -n ${ns} --field-selector involvedObject.name=${name}`,
+        )
+      } else {
+        out.push(...livenessAdvice(provisioner, 'this claim'))
+      }
       out.push(...nearMisses(ctx, candidates))
       break
     case 'WillProvision':

@@ -1,12 +1,21 @@
 // The one sentence of a claim explanation: what happens next and, when nothing good does, why. Written
 // for the person who has to act on it: the volume, the class, the pod or the provisioner by name.
 import type {Decision} from './explain-verdict.js'
-import type {Candidate} from './explain-model.js'
+import type {Candidate, ControllerLiveness} from './explain-model.js'
+import {humanDuration} from './explain-evidence.js'
+import {SILENCE_SECONDS} from './explain-liveness.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
 import {AnnSelectedNode, NotSupportedProvisioner} from './constants.js'
 import {getPersistentVolumeClass} from './storage-helpers.js'
 
-export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candidates: readonly Candidate[]): string {
+/** What is known about the wait for an external provisioner (explain-liveness.ts). */
+export interface ProvisionerWait {
+  liveness: ControllerLiveness | null
+  /** Since the claim was created, by the evidence's clock. */
+  claimAgeSeconds: number | null
+}
+
+export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candidates: readonly Candidate[], wait: ProvisionerWait = {liveness: null, claimAgeSeconds: null}): string {
   const cls = d.storageClass
   const className = `'${cls.name}'`
   const volumeName = d.volume?.metadata.name ?? claim.spec.volumeName ?? ''
@@ -52,12 +61,9 @@ export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candid
       if (d.alreadyProvisioned !== null) {
         return then(`no volume matches; ${d.alreadyProvisioned} was already provisioned for it by ${d.plugin} but does not match it yet, so the claim waits.`)
       }
-      return then(`no volume matches: the next sync provisions one with ${d.plugin} (class ${className}).`)
-    case 'ExternalProvisioning': {
-      const node = claim.metadata.annotations?.[AnnSelectedNode]
-      const where = node === undefined ? '' : ` on node ${node}, which the scheduler selected`
-      return then(`no volume matches: waiting for the external provisioner '${d.provisioner}' (class ${className}) to create one${where}; if none appears, check that it is running.`)
-    }
+      return then(`no volume matches: the next sync provisions one with ${d.plugin} (class ${className})${selectedNode(claim)}.`)
+    case 'ExternalProvisioning':
+      return then(externalProvisioning(d, claim, className, wait))
     case 'StorageClassNotFound':
       return then(`the claim asks for class ${className}, which does not exist, and no volume of that class matches.`)
     case 'WaitForFirstConsumer':
@@ -83,6 +89,33 @@ export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candid
       return `The claim says it is bound to ${volumeName}, but ${volumeName} is bound to ${claimRefKey(d.volume!.spec.claimRef!)}: the volume's claimRef wins, so this claim is Lost.`
     case 'SyncError':
       return `The controller's sync of ${claimKey(claim)} fails and is retried forever, so the claim stays ${claim.status?.phase ?? 'Pending'}: ${d.error}.`
+  }
+}
+
+/** The WaitForFirstConsumer case "node N selected, provisioner working": where the volume is to be made. */
+function selectedNode(claim: PersistentVolumeClaim): string {
+  const node = claim.metadata.annotations?.[AnnSelectedNode]
+  return node === undefined ? '' : ` on node ${node}, which the scheduler selected`
+}
+
+/**
+ * Waiting for an external provisioner. With its events visible, "waiting" becomes what it did: it failed
+ * on this claim (its last word is a Warning), it is working on it, or nothing named so has acted on the
+ * claim since it was created, for longer than an attempt takes (SILENCE_SECONDS).
+ */
+function externalProvisioning(d: Decision, claim: PersistentVolumeClaim, className: string, wait: ProvisionerWait): string {
+  const where = selectedNode(claim)
+  const l = wait.liveness
+  const acted = l?.actedOn ?? null
+  if (acted !== null && acted.type === 'Warning') {
+    return `no volume matches, and the external provisioner '${d.provisioner}' failed to create one${where} (${acted.reason}, ${humanDuration(acted.ageSeconds)} ago): ${acted.message.replace(/\.$/, '')}.`
+  } else if (acted !== null) {
+    return `no volume matches: the external provisioner '${d.provisioner}' (class ${className}) is working on it${where} (${acted.reason}, ${humanDuration(acted.ageSeconds)} ago).`
+  } else if (l !== null && l.eventsVisible && wait.claimAgeSeconds !== null && wait.claimAgeSeconds >= SILENCE_SECONDS) {
+    const why = l.verdict === 'Active' ? `yet it runs (${l.summary})` : l.verdict === 'NoSignOfLife' ? `and nothing shows it running (${l.summary})` : `and whether it runs cannot be seen (${l.summary})`
+    return `no volume matches, and no controller named '${d.provisioner}' has acted on this claim in the ${humanDuration(wait.claimAgeSeconds)} since it was created${where}, ${why}.`
+  } else {
+    return `no volume matches: waiting for the external provisioner '${d.provisioner}' (class ${className}) to create one${where}; if none appears, check that it is running.`
   }
 }
 

@@ -4,7 +4,9 @@
 import {AnnBoundByController, AnnDynamicallyProvisioned, AnnMigratedTo, PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from './constants.js'
 import {pointerOf} from './explain-binding.js'
 import type {ControllerQueries} from './explain-controller.js'
-import {EXPLAIN_API_VERSION, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './explain-model.js'
+import {eventsOf, type ExplainEvidence, type ObjectKey} from './explain-evidence.js'
+import {controllerLiveness, livenessAdvice} from './explain-liveness.js'
+import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './explain-model.js'
 import {decideClaim} from './explain-verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
 import {quantityValue} from './quantity.js'
@@ -27,16 +29,19 @@ interface VolumeDecision {
 }
 
 /** The explanation of volume `name`, or undefined when the state has no such volume. */
-export function describeVolume(q: ControllerQueries, state: ClusterState, name: string): VolumeExplanation | undefined {
+export function describeVolume(q: ControllerQueries, state: ClusterState, name: string, evidence: ExplainEvidence): VolumeExplanation | undefined {
   const volume = q.volume(name)
   if (volume === undefined) return undefined
   const ref = volume.spec.claimRef
   const holder = ref == null ? undefined : q.claim(claimRefKey(ref))
   const sameClaim = holder !== undefined && ((ref?.uid ?? '') === '' || holder.metadata.uid === ref?.uid)
   const decision = decideVolume(q, state, volume)
-  const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision)}
+  const attachments = attachmentsOf(evidence, name)
+  const controllers = externalControllers(volume, decision, attachments, evidence)
+  const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
   const suggestions = [...decision.suggestions]
-  if (terminating !== null) suggestions.push(...terminatingAdvice(volume, terminating.finalizers))
+  if (terminating !== null) suggestions.push(...terminatingAdvice(volume, terminating.finalizers, attachments))
+  for (const c of controllers) suggestions.push(...livenessAdvice(c, `pv/${name}`))
   return {
     apiVersion: EXPLAIN_API_VERSION,
     kind: 'VolumeExplanation',
@@ -50,7 +55,48 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
     terminating,
     wantedBy: claimsThatBind(q, state, name),
     suggestions: [...new Set(suggestions)],
+    events: eventsOf(evidence, {kind: 'PersistentVolume', name, uid: volume.metadata.uid}),
+    attachments,
+    controllers,
   }
+}
+
+/** The VolumeAttachments of the volume (spec.source.persistentVolumeName), by name. */
+function attachmentsOf(evidence: ExplainEvidence, name: string): AttachmentsSeen {
+  const seen = evidence.volumeAttachments
+  if (!seen.observed) return {available: false, unavailableReason: seen.reason, items: []}
+  const items = seen.items
+    .filter((va) => va.spec?.source?.persistentVolumeName === name)
+    .map((va) => ({
+      name: va.metadata.name ?? '',
+      attacher: va.spec?.attacher ?? '',
+      node: va.spec?.nodeName ?? '',
+      attached: va.status?.attached === true,
+      deleting: va.metadata.deletionTimestamp != null,
+      error: va.status?.detachError?.message ?? va.status?.attachError?.message ?? null,
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return {available: true, unavailableReason: null, items}
+}
+
+/**
+ * The controllers outside kube-controller-manager that this volume waits for, with whether they run: the
+ * CSI attacher of each external-attacher finalizer, and the external provisioner that is to delete it.
+ */
+function externalControllers(volume: PersistentVolume, d: VolumeDecision, attachments: AttachmentsSeen, evidence: ExplainEvidence): ControllerLiveness[] {
+  const self: ObjectKey = {kind: 'PersistentVolume', name: volume.metadata.name ?? '', uid: volume.metadata.uid}
+  const out: ControllerLiveness[] = []
+  const finalizers = volume.metadata.finalizers ?? []
+  for (const f of finalizers) {
+    if (!f.startsWith(ExternalAttacherFinalizerPrefix)) continue
+    const driver = f.slice(ExternalAttacherFinalizerPrefix.length)
+    const mine = attachments.items.filter((a) => a.attacher === driver).map((a): ObjectKey => ({kind: 'VolumeAttachment', name: a.name}))
+    out.push(controllerLiveness(evidence, 'attacher', driver, [self, ...mine]))
+  }
+  const deleter = externalDeleter(volume)
+  const waitsForDeleter = finalizers.includes(PVDeletionProtectionFinalizer) || d.reclaim?.action === 'external'
+  if (waitsForDeleter && deleter !== null) out.push(controllerLiveness(evidence, 'provisioner', deleter, [self]))
+  return out
 }
 
 /** syncVolume: [Unit test set 4] */
@@ -200,7 +246,7 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[]
 }
 
 /** Each finalizer of a volume being deleted: who removes it, and what it waits for. */
-function finalizerWaits(volume: PersistentVolume, d: VolumeDecision): FinalizerWait[] {
+function finalizerWaits(volume: PersistentVolume, d: VolumeDecision, attachments: AttachmentsSeen): FinalizerWait[] {
   const ref = volume.spec.claimRef
   const provisioner = externalDeleter(volume)
   return (volume.metadata.finalizers ?? []).map((name): FinalizerWait => {
@@ -228,16 +274,21 @@ function finalizerWaits(volume: PersistentVolume, d: VolumeDecision): FinalizerW
         blocking: true,
       }
     } else if (name.startsWith(ExternalAttacherFinalizerPrefix)) {
-      return {
-        name,
-        owner: `the CSI external-attacher of ${name.slice(ExternalAttacherFinalizerPrefix.length)}`,
-        waitsFor: 'the volume is detached from every node (its VolumeAttachments deleted)',
-        blocking: true,
-      }
+      const driver = name.slice(ExternalAttacherFinalizerPrefix.length)
+      return {name, owner: `the CSI external-attacher of ${driver}`, waitsFor: attachmentWait(driver, attachments), blocking: true}
     } else {
       return {name, owner: 'not a Kubernetes storage finalizer: whoever added it', waitsFor: 'its owner removes it', blocking: true}
     }
   })
+}
+
+/** What an external-attacher finalizer waits for, naming the VolumeAttachments when they could be read. */
+function attachmentWait(driver: string, attachments: AttachmentsSeen): string {
+  if (!attachments.available) return `the volume is detached from every node (its VolumeAttachments deleted; VolumeAttachments not seen: ${attachments.unavailableReason})`
+  const mine = attachments.items.filter((a) => a.attacher === driver)
+  if (mine.length === 0) return `its attacher notices that no VolumeAttachment of the volume is left and removes it; if it stays, the attacher of ${driver} is not running`
+  const each = mine.map((a) => `${a.name} (node ${a.node}, ${a.attached ? 'attached' : 'not attached'}${a.deleting ? ', being detached' : ''}${a.error !== null ? `, error: ${a.error}` : ''})`)
+  return `VolumeAttachment${mine.length > 1 ? 's' : ''} ${each.join(', ')} ${mine.length > 1 ? 'are' : 'is'} detached and deleted`
 }
 
 function describeBlocking(finalizers: readonly FinalizerWait[]): string {
@@ -247,13 +298,18 @@ function describeBlocking(finalizers: readonly FinalizerWait[]): string {
   return `held by ${blocking.map((f) => `${f.name} until ${f.waitsFor}`).join('; and by ')}`
 }
 
-function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[]): string[] {
+function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
   const ref = volume.spec.claimRef
   return finalizers
     .filter((f) => f.blocking)
     .flatMap((f) => {
       if (f.name === PVProtectionFinalizer && ref != null) return [`delete claim ${claimRefKey(ref)} first: kubectl delete pvc ${ref.name} -n ${ref.namespace}`]
-      if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
+      if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) {
+        if (!attachments.available) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
+        // A VolumeAttachment goes when the pod using the volume leaves its node (the attach-detach controller deletes it).
+        const attached = attachments.items.filter((a) => !a.deleting)
+        return attached.map((a) => `stop the pods that use it on node ${a.node} (kubectl get pods -A --field-selector spec.nodeName=${a.node}); the attach-detach controller then deletes VolumeAttachment ${a.name}`)
+      }
       return []
     })
 }

@@ -6,6 +6,8 @@ import {bindingPointers} from './explain-binding.js'
 import {describeCandidates, isRelevant, sortCandidates} from './explain-candidates.js'
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
 import {EXPLAIN_API_VERSION, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
+import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
+import {controllerLiveness} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
 import {suggestFixes} from './explain-suggestions.js'
 import {decideClaim} from './explain-verdict.js'
@@ -42,6 +44,12 @@ export class Explainer {
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
     const all = sortCandidates(describeCandidates(q.lookup, decision.claim, decision.path, opts.gates), claim, chosen)
     const candidates = opts.onlyRelevant ? all.filter((c) => isRelevant(q.lookup, claim, c)) : all
+    // What the cluster shows beyond the controller's objects: the claim's events, and whether the
+    // provisioner it is handed to runs at all.
+    const evidence = opts.evidence ?? noEvidence(NOT_READ)
+    const self = {kind: 'PersistentVolumeClaim', namespace, name, uid: claim.metadata.uid}
+    const provisionerLiveness = decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [self]) : null
+    const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
     return {
       apiVersion: EXPLAIN_API_VERSION,
       kind: 'ClaimExplanation',
@@ -49,9 +57,9 @@ export class Explainer {
       phase: claim.status?.phase ?? 'Pending',
       verdict: decision.verdict,
       volume: chosen,
-      summary: summarizeClaim(decision, claim, all),
+      summary: summarizeClaim(decision, claim, all, waiting),
       candidates,
-      suggestions: suggestFixes(q, state, claim, decision, all),
+      suggestions: suggestFixes(q, state, claim, decision, all, provisionerLiveness),
       request: requestOf(claim),
       storageClass: decision.storageClass,
       selectedNode: claim.metadata.annotations?.[AnnSelectedNode] ?? null,
@@ -59,12 +67,14 @@ export class Explainer {
       pointers: bindingPointers(state, claim),
       provisioner: decision.provisioner,
       error: decision.error,
+      events: eventsOf(evidence, self),
+      provisionerLiveness,
     }
   }
 
   /** The explanation of volume `name`, or undefined when the state has no such volume. */
   volume(name: string): VolumeExplanation | undefined {
-    return describeVolume(this.q, this.state, name)
+    return describeVolume(this.q, this.state, name, this.opts.evidence ?? noEvidence(NOT_READ))
   }
 }
 

@@ -3,6 +3,7 @@
 // with each reason on its own line, then what to do. PURE: explanation and palette in, text out.
 import type {BindingPointers, Candidate, ClaimExplanation, ClaimPod, Reason, StorageClassInPlay, Verdict} from '../engine/explain-model.js'
 import type {Palette} from './color.js'
+import {eventsBlock, livenessLines} from './explain-evidence.js'
 import {bullets, fields, kubectlTable, NONE} from './explain-layout.js'
 
 const GOOD: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
@@ -12,10 +13,12 @@ const WAITING: ReadonlySet<Verdict> = new Set<Verdict>(['WillProvision', 'Extern
 export function renderClaimExplanation(e: ClaimExplanation, p: Palette): string {
   const blocks = [
     `${p.bold(`pvc/${e.claim.namespace}/${e.claim.name}`)} (${e.phase}): ${colorVerdict(e.verdict, p)}\n${e.summary}`,
-    fields(facts(e)),
+    fields(facts(e, p)),
     candidatesBlock(e, p),
   ]
   if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
+  // Last, as `kubectl describe` has them.
+  blocks.push(eventsBlock(e.events, p))
   return blocks.join('\n\n') + '\n'
 }
 
@@ -25,7 +28,7 @@ export function colorVerdict(v: Verdict, p: Palette): string {
   return p.red(v)
 }
 
-function facts(e: ClaimExplanation): Array<[string, string]> {
+function facts(e: ClaimExplanation, p: Palette): Array<[string, string]> {
   const r = e.request
   const request = [r.storage ?? 'no size', r.accessModes.length > 0 ? r.accessModes.join(',') : 'no access mode', r.volumeMode]
   if (r.selector !== null) request.push(`selector ${r.selector}`)
@@ -34,7 +37,8 @@ function facts(e: ClaimExplanation): Array<[string, string]> {
     ['Request', request.join(', ')],
     ['Storage class', describeClass(e.storageClass)],
   ]
-  if (e.provisioner !== null) rows.push(['Provisioner', e.provisioner])
+  if (e.provisionerLiveness !== null) rows.push(['Provisioner', livenessLines(e.provisionerLiveness, p)])
+  else if (e.provisioner !== null) rows.push(['Provisioner', e.provisioner])
   if (e.selectedNode !== null) rows.push(['Selected node', `${e.selectedNode} (the scheduler's choice: provision there)`])
   rows.push(['Pods', e.pods.length === 0 ? NONE : e.pods.map(describePod).join('\n')])
   if (e.pointers !== null) rows.push(['Binding', describePointers(e.pointers)])

@@ -2,6 +2,7 @@
 // reclaim that follows a release, the finalizers of a volume being deleted, then what to do. PURE.
 import type {ReclaimPlan, VolumeExplanation, VolumeState} from '../engine/explain-model.js'
 import type {Palette} from './color.js'
+import {attachmentsBlock, eventsBlock, livenessLines} from './explain-evidence.js'
 import {bullets, fields, kubectlTable, NONE} from './explain-layout.js'
 
 const GOOD: ReadonlySet<VolumeState> = new Set<VolumeState>(['Available', 'Bound', 'PreBound', 'Binding'])
@@ -13,6 +14,7 @@ export function renderVolumeExplanation(e: VolumeExplanation, p: Palette): strin
   if (e.reclaim !== null) rows.push(['Reclaim', `${e.reclaim.policy || NONE}: ${describeReclaim(e.reclaim)}`])
   if (e.failure !== null) rows.push(['Failure', e.failure])
   if (e.wantedBy.length > 0) rows.push(['Wanted by', e.wantedBy.join(', ')])
+  for (const c of e.controllers) rows.push([c.role === 'attacher' ? 'Attacher' : 'Deleter', livenessLines(c, p)])
   blocks.push(fields(rows))
   if (e.terminating !== null) {
     const finalizers = e.terminating.finalizers.map((f) => [f.name, f.blocking ? p.yellow('yes') : 'no', f.owner, f.waitsFor])
@@ -22,7 +24,10 @@ export function renderVolumeExplanation(e: VolumeExplanation, p: Palette): strin
         : `${p.bold('Finalizers:')}\n${kubectlTable(['FINALIZER', 'HOLDS', 'OWNER', 'UNTIL'], finalizers)}`,
     )
   }
+  // Attachments matter to a volume being deleted (the attacher's finalizer) or one that lists some.
+  if (e.terminating !== null || e.attachments.items.length > 0) blocks.push(attachmentsBlock(e.attachments, p))
   if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
+  blocks.push(eventsBlock(e.events, p))
   return blocks.join('\n\n') + '\n'
 }
 

@@ -6,8 +6,10 @@ import {spawn, spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, test} from 'node:test'
-import {parse as parseYaml} from 'yaml'
+import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 
+import {pvc, sc} from '../engine/builders.js'
+import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
 import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
 
 type Json = Record<string, any>
@@ -87,6 +89,30 @@ describe('pvctl explain through the built CLI', () => {
     const boundVolume = await runCli(['explain', 'pv/pv-0008', '-f', example])
     assert.equal(boundVolume.code, 0)
     assert.match(boundVolume.stdout, /^pv\/pv-0008 \(Bound\): Bound\nBound to shop\/reports-a, which points back at it\./)
+  })
+
+  test("a snapshot with Events, a CSIDriver and a Lease: they are the evidence; a kind it lacks is not available", async () => {
+    const now = Date.now()
+    const snapshot = stringifyYaml({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [
+        sc('gp3', 'ebs.csi.aws.com'),
+        {...pvc('data', 'c1', {namespace: 'app', className: 'gp3'}), metadata: {name: 'data', namespace: 'app', uid: 'c1', creationTimestamp: ago(3600, now)}},
+        event({namespace: 'app', name: 'data', reason: 'ExternalProvisioning', component: 'persistentvolume-controller', lastSeconds: 30, now}),
+        csiDriver('ebs.csi.aws.com'),
+        lease('kube-system', 'ebs-csi-aws-com', 'ebs-csi-controller-0', 7200, now),
+      ],
+    })
+    const r = await runCli(['explain', 'pvc/data', '-n', 'app', '-f', '-', '-o', 'json'], {stdin: snapshot})
+    assert.equal(r.code, 1, r.stderr)
+    assert.equal(r.stderr, '', 'the evidence kinds are read, not skipped')
+    const e = json(r.stdout)
+    assert.deepEqual(e.events.items.map((x: Json) => x.reason), ['ExternalProvisioning'])
+    assert.deepEqual([e.provisionerLiveness.verdict, e.provisionerLiveness.csiDriver, e.provisionerLiveness.lease.held], ['NoSignOfLife', 'Found', false])
+    assert.match(e.summary, /no controller named 'ebs\.csi\.aws\.com' has acted on this claim in the 60m since it was created, and nothing shows it running/)
+    const volume = await runCli(['explain', 'pv/none', '-f', '-'], {stdin: snapshot})
+    assert.equal(volume.code, 2, 'an unknown volume is still a usage error')
   })
 
   const notFound: Array<{name: string; args: string[]; error: string}> = [

@@ -295,9 +295,32 @@ items:
     const got = parseSnapshotText('{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}', 'x.json')
     assert.deepEqual(got, {
       state: {volumes: [], claims: [], classes: [], pods: [], nodes: [{apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}}]},
+      evidence: {events: [], csiDrivers: [], leases: [], volumeAttachments: []},
       skipped: {},
       sources: ['x.json'],
     })
+  })
+
+  it("keeps explain's evidence kinds beside the state (Events, CSIDrivers, Leases, VolumeAttachments); other versions are skipped", () => {
+    const got = parseSnapshotText(
+      `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Event, metadata: {name: e1}, reason: Provisioning, involvedObject: {kind: PersistentVolumeClaim, name: data}}
+- {apiVersion: events.k8s.io/v1, kind: Event, metadata: {name: e2, namespace: default}}
+- {apiVersion: storage.k8s.io/v1, kind: CSIDriver, metadata: {name: ebs.csi.aws.com}}
+- {apiVersion: coordination.k8s.io/v1, kind: Lease, metadata: {name: ebs-csi-aws-com, namespace: kube-system}}
+- {apiVersion: storage.k8s.io/v1, kind: VolumeAttachment, metadata: {name: csi-1}, spec: {attacher: ebs.csi.aws.com}}
+`,
+      'snap.yaml',
+    )
+    const named = (objs: Array<Record<string, any>>) => objs.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`)
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(got.evidence).map(([k, v]) => [k, named(v)])),
+      {events: ['default/e1'], csiDrivers: ['/ebs.csi.aws.com'], leases: ['kube-system/ebs-csi-aws-com'], volumeAttachments: ['/csi-1']},
+    )
+    assert.deepEqual(got.skipped, {'Event (events.k8s.io/v1)': 1})
+    assert.equal(got.state.volumes.length + got.state.claims.length, 0)
   })
 
   it('loads the kubectl get -o yaml fixture exactly as written', async () => {

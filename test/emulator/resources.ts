@@ -87,6 +87,7 @@ export const RESOURCES: readonly ResourceDef[] = [
   }),
   def({group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', singular: 'storageclass', kind: 'StorageClass', namespaced: false, shortNames: ['sc'], returnDeletedObject: true}),
   def({group: 'storage.k8s.io', version: 'v1', plural: 'csidrivers', singular: 'csidriver', kind: 'CSIDriver', namespaced: false, shortNames: ['csid'], returnDeletedObject: true}),
+  def({group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', singular: 'volumeattachment', kind: 'VolumeAttachment', namespaced: false, shortNames: [], subresources: ['status'], returnDeletedObject: true}),
   def({group: 'coordination.k8s.io', version: 'v1', plural: 'leases', singular: 'lease', kind: 'Lease', namespaced: true, shortNames: [], returnDeletedObject: false, allowCreateOnUpdate: true}),
   def({group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', kind: 'SelfSubjectAccessReview', namespaced: false, shortNames: [], verbs: ['create'], returnDeletedObject: false, virtual: true}),
 ]

@@ -194,6 +194,23 @@ const csiDriver: Strategy = {
   },
 }
 
+/** pkg/apis/storage/validation: ValidateVolumeAttachment (the fields a client must set) and its immutable spec. */
+const volumeAttachment: Strategy = {
+  validate(va) {
+    const s = spec(va)
+    const errs: FieldError[] = []
+    if (!s.attacher) errs.push(required('spec.attacher'))
+    if (!s.nodeName) errs.push(required('spec.nodeName'))
+    const source = isObject(s.source) ? s.source : {}
+    const sources = ['persistentVolumeName', 'inlineVolumeSpec'].filter((f) => source[f] !== undefined && source[f] !== null)
+    if (sources.length !== 1) errs.push(forbiddenField('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'))
+    return errs
+  },
+  validateUpdate(va, old) {
+    return jsonEqual(va.spec, old.spec) ? [] : [invalidValue('spec', va.spec, 'field is immutable')]
+  },
+}
+
 const STRATEGIES: Record<string, Strategy> = {
   persistentvolumes: persistentVolume,
   persistentvolumeclaims: persistentVolumeClaim,
@@ -201,6 +218,7 @@ const STRATEGIES: Record<string, Strategy> = {
   namespaces: namespace,
   'storageclasses.storage.k8s.io': storageClass,
   'csidrivers.storage.k8s.io': csiDriver,
+  'volumeattachments.storage.k8s.io': volumeAttachment,
 }
 
 export const strategyFor = (d: ResourceDef): Strategy => STRATEGIES[d.id] ?? {}

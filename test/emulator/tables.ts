@@ -127,6 +127,10 @@ const PRINTERS: Record<string, Printer> = {
     columns: [NAME, col('Status'), AGE],
     cells: (ns, now) => [ns.metadata.name, str(get(ns, 'status', 'phase')), age(ns, now)],
   },
+  'volumeattachments.storage.k8s.io': {
+    columns: [NAME, col('Attacher'), col('PV'), col('Node'), col('Attached'), AGE],
+    cells: (va, now) => [va.metadata.name, str(get(va, 'spec', 'attacher')), str(get(va, 'spec', 'source', 'persistentVolumeName')), str(get(va, 'spec', 'nodeName')), String(get(va, 'status', 'attached') === true), age(va, now)],
+  },
   'leases.coordination.k8s.io': {
     columns: [NAME, col('Holder'), AGE],
     cells: (l, now) => [l.metadata.name, str(get(l, 'spec', 'holderIdentity')), age(l, now)],

@@ -133,6 +133,17 @@ const claimRows: ClaimRow[] = [
     summary: /provisions one with kubernetes\.io\/host-path/,
   },
   {
+    id: 'WillProvision after WaitForFirstConsumer: node selected (volume.kubernetes.io/selected-node), provisioning there',
+    state: state({
+      claims: [pvc('c', 'u1', {className: 'hp', annotations: {'volume.kubernetes.io/selected-node': 'n1'}})],
+      classes: [sc('hp', 'kubernetes.io/host-path', WFFC)],
+      pods: [pod('web-0', 'c', {nodeName: 'n1'})],
+    }),
+    verdict: 'WillProvision',
+    summary: /provisions one with kubernetes\.io\/host-path \(class 'hp'\) on node n1, which the scheduler selected\.$/,
+    check: (e) => assert.equal(e.selectedNode, 'n1'),
+  },
+  {
     id: 'ExternalProvisioning: a provisioner pvctl does not run',
     state: state({claims: [pvc('c', 'u1', {className: 'ext'})], classes: [sc('ext', 'vendor.com/ext')]}),
     verdict: 'ExternalProvisioning',

@@ -15,6 +15,7 @@ import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import {ansi, plain} from '../../src/render/color.js'
 import {renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
 import {bound, pvc, pv, sc, state} from '../engine/builders.js'
+import {ago, csiDriver, event, evidence, lease, volumeAttachment} from '../engine/evidence-builders.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const GOLDEN_DIR = join(here, 'golden')
@@ -55,6 +56,27 @@ const defaulted = state({
   classes: [sc('gold', 'ebs.csi.aws.com', {isDefault: true, created: '2026-01-01T00:00:00Z'}), sc('silver', 'ebs.csi.aws.com', {isDefault: true, created: '2025-01-01T00:00:00Z'})],
 })
 
+// A claim handed to an external provisioner that nothing shows running, with kube-controller-manager's events.
+const handedOff = state({
+  claims: [{...pvc('data', 'c1', {namespace: 'app', className: 'gp3', request: '20Gi'}), metadata: {name: 'data', namespace: 'app', uid: 'c1', creationTimestamp: ago(2400)}}],
+  classes: [sc('gp3', 'ebs.csi.aws.com')],
+})
+const handedOffEvidence = evidence({
+  events: [
+    event({namespace: 'app', name: 'data', reason: 'ExternalProvisioning', component: 'persistentvolume-controller', lastSeconds: 8, count: 162, message: "Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered."}),
+  ],
+  csiDrivers: [csiDriver('efs.csi.aws.com')],
+  leases: [],
+})
+
+// The terminating volume, still attached on a node, its attacher running.
+const attachedEvidence = evidence({
+  volumeAttachments: [volumeAttachment('csi-5d0c7e', {attacher: 'ebs.csi.aws.com', volume: 'pv-data', node: 'ip-10-0-1-7'})],
+  csiDrivers: [csiDriver('ebs.csi.aws.com')],
+  leases: [lease('kube-system', 'external-attacher-leader-ebs-csi-aws-com', 'ebs-csi-controller-6f9c-lq2', 4)],
+  events: [event({kind: 'VolumeAttachment', name: 'csi-5d0c7e', reason: 'AttachSucceeded', component: 'csi-attacher ebs.csi.aws.com', lastSeconds: 5400})],
+})
+
 const cases: Array<[string, ExplainDocument]> = [
   ['claim-no-matching-volume', claim('logs')],
   ['claim-will-bind', claim('orders')],
@@ -65,6 +87,8 @@ const cases: Array<[string, ExplainDocument]> = [
   ['volume-released-retain', volume('pv-0004')],
   ['volume-released-delete', volume('pv-0006')],
   ['volume-terminating', explainVolume(terminating, 'pv-data', opts)!],
+  ['claim-external-silent', explainClaim(handedOff, 'app', 'data', {...opts, evidence: handedOffEvidence})!],
+  ['volume-terminating-attached', explainVolume(terminating, 'pv-data', {...opts, evidence: attachedEvidence})!],
   [
     'list',
     {
@@ -89,6 +113,14 @@ describe('explain renderers (golden)', () => {
     assert.deepEqual(keys.slice(0, 9), ['apiVersion', 'kind', 'claim', 'phase', 'verdict', 'volume', 'summary', 'candidates', 'suggestions'])
     const candidate = JSON.parse(renderExplainJson(claim('logs'))).candidates[0]
     assert.deepEqual(Object.keys(candidate).slice(0, 3), ['volume', 'eligible', 'reasons'])
+  })
+
+  it('the Events block keeps the newest ten on screen and says how many more -o yaml has', () => {
+    const many = evidence({events: Array.from({length: 12}, (_, i) => event({namespace: 'app', name: 'data', reason: `R${i}`, component: 'c', lastSeconds: 10 * (i + 1)}))})
+    const text = renderExplainText(explainClaim(handedOff, 'app', 'data', {...opts, evidence: many})!, plain)
+    const block = text.slice(text.indexOf('\nEvents:\n') + 1).trimEnd().split('\n')
+    assert.deepEqual(block.slice(2).map((l) => l.split(/\s+/)[1]), [...Array.from({length: 10}, (_, i) => `R${i}`), 'older'])
+    assert.equal(block.at(-1), '(2 older not shown: -o yaml lists them all)')
   })
 
   it('plain text has no escape codes; the YAML parses back to the JSON document', async () => {

@@ -1,0 +1,80 @@
+// Where explain's evidence comes from (Events, CSIDrivers, Leases, VolumeAttachments, and the clock): the
+// live cluster, read best-effort for the object explained, or the snapshot when it holds such objects.
+// The engine judges it; this file only decides what to read and reads it.
+import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
+import type {SnapshotEvidence} from '../cluster/snapshot.js'
+import {Explainer} from '../engine/explain.js'
+import {type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain-evidence.js'
+import type {ClusterState} from '../engine/model.js'
+import type {ExplainRequest} from './explain.js'
+import {claimsInScope} from './explain.js'
+import type {LiveSession} from './live-session.js'
+
+/** Reads the evidence a query asks for. */
+export type EvidenceSource = (query: EvidenceQuery) => Promise<ExplainEvidence>
+
+/** A snapshot's evidence: a kind the snapshot holds no object of was not captured, so it is not available. */
+export function snapshotEvidenceSource(evidence: SnapshotEvidence, now: () => number): EvidenceSource {
+  const kind = <T>(items: readonly unknown[], name: string): Observed<T> =>
+    items.length > 0 ? {observed: true, items: items as T[]} : {observed: false, reason: `the snapshot holds no ${name} objects`}
+  return async () => ({
+    now: now(),
+    events: kind(evidence.events, 'Event'),
+    csiDrivers: kind(evidence.csiDrivers, 'CSIDriver'),
+    leases: kind(evidence.leases, 'Lease'),
+    volumeAttachments: kind(evidence.volumeAttachments, 'VolumeAttachment'),
+  })
+}
+
+export function liveEvidenceSource(session: LiveSession, now: () => number): EvidenceSource {
+  return async (query) => {
+    // client-node is loaded already (the state was just read through it); this module is not.
+    const {readExplainEvidence} = await import('../cluster/explain-evidence-api.js')
+    return readExplainEvidence(session.evidence, query, now())
+  }
+}
+
+/**
+ * The evidence for what `req` explains. Which Leases to look for depends on the verdict (the provisioner a
+ * claim waits for, the attachers of a volume's finalizers), so the state is explained once without
+ * evidence first: the engine names the Leases, and nothing but those is read.
+ */
+export async function gatherEvidence(state: ClusterState, req: ExplainRequest, source: EvidenceSource): Promise<ExplainEvidence> {
+  const query = evidenceQuery(state, req)
+  // An object that does not exist is a usage error, said next without a round of reads first.
+  return query === undefined ? noEvidence(NOT_READ) : source(query)
+}
+
+/** What to read for `req`; undefined when the object named does not exist. */
+export function evidenceQuery(state: ClusterState, req: ExplainRequest): EvidenceQuery | undefined {
+  const explainer = new Explainer(state, {gates: req.gates})
+  const target = req.target
+  // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
+  if (target?.kind === 'PersistentVolume') {
+    const e = explainer.volume(target.name)
+    if (e === undefined) return undefined
+    return {
+      events: [
+        {namespace: 'default', fieldSelector: 'involvedObject.kind=PersistentVolume'},
+        {namespace: 'default', fieldSelector: 'involvedObject.kind=VolumeAttachment'},
+      ],
+      leaseNames: unique(e.controllers.map((c) => c.leaseName)),
+      volumeAttachments: true,
+    }
+  }
+  const claims =
+    target === undefined
+      ? claimsInScope(state, req).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+      : [explainer.claim(target.namespace ?? 'default', target.name)]
+  if (claims.includes(undefined)) return undefined
+  const namespace = target === undefined ? req.namespace : (target.namespace ?? 'default')
+  return {
+    events: [{namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'}],
+    leaseNames: unique(claims.flatMap((e) => (e?.provisionerLiveness == null ? [] : [e.provisionerLiveness.leaseName]))),
+    volumeAttachments: false,
+  }
+}
+
+function unique(names: string[]): string[] {
+  return [...new Set(names)].sort()
+}
