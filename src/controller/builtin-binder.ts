@@ -12,6 +12,7 @@
 // runs, so it is the flag, never the Lease, that allows writing next to a running kube-controller-manager.
 import {ApiError, NotFoundError} from '../cluster/api-errors.js'
 import type {LeaseApi} from '../cluster/live-api.js'
+import {isLeaseHeld} from '../engine/explain-liveness.js'
 import {UsageError} from '../errors.js'
 
 export const BINDER_CONTROLLER = 'persistentvolume-binder-controller'
@@ -52,12 +53,8 @@ export async function checkBuiltinBinder(api: LeaseApi, controllers: readonly st
   const advice = `disable it in kube-controller-manager (--controllers=*,-${BINDER_CONTROLLER}) and pass the same --controllers to pvctl`
   try {
     const lease = await api.readLease(KCM_LEASE.namespace, KCM_LEASE.name)
-    const holder = lease.spec?.holderIdentity ?? ''
-    const renewed = Date.parse(lease.spec?.renewTime ?? '')
-    const seconds = lease.spec?.leaseDurationSeconds ?? 0
-    const live = holder !== '' && Number.isFinite(renewed) && renewed + seconds * 1000 > now.getTime()
-    if (live) {
-      return {write: false, reason: `kube-controller-manager is running (Lease ${where} held by ${holder}) and its ${BINDER_CONTROLLER} may be too: not writing; ${advice}`}
+    if (isLeaseHeld(lease, now.getTime())) {
+      return {write: false, reason: `kube-controller-manager is running (Lease ${where} held by ${lease.spec?.holderIdentity}) and its ${BINDER_CONTROLLER} may be too: not writing; ${advice}`}
     }
     return {write: true, reason: `the Lease ${where} has expired: no kube-controller-manager is running`}
   } catch (err) {

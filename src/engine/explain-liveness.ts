@@ -28,7 +28,7 @@ export function attacherLeaseName(driver: string): string {
 }
 
 /** client-go leader election's view: a holder, renewed within its lease duration. */
-export function isLeaseHeld(lease: LeaseObject, now: number): boolean {
+export function isLeaseHeld(lease: Pick<LeaseObject, 'spec'>, now: number): boolean {
   const holder = lease.spec?.holderIdentity ?? ''
   const renewed = Date.parse(lease.spec?.renewTime ?? '')
   const seconds = lease.spec?.leaseDurationSeconds ?? 0
