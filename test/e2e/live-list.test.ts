@@ -11,6 +11,7 @@ import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 
 import {openLiveSession} from '../../src/app/live-session.js'
+import {runCli} from '../cli/run-cli.js'
 import {ApiError} from '../../src/cluster/api-errors.js'
 import {listAll, loadLiveState, PAGE_SIZE} from '../../src/cluster/live-loader.js'
 import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
@@ -186,4 +187,30 @@ test('the emulator pages a namespace as the apiserver does: its objects only, in
   } finally {
     for (const c of claims) api.delete('pvc', c.metadata.namespace, c.metadata.name!)
   }
+})
+
+describe('--chunk-size on the command line (the built CLI)', () => {
+  const rows = [
+    {args: ['sync', '--dry-run', '--chunk-size', '300'], code: 0, limit: '300', pages: Math.ceil(VOLUMES / 300)},
+    {args: ['sync', '--dry-run', '--chunk-size', '0'], code: 0, limit: null, pages: 1},
+    {args: ['sync', '--dry-run'], code: 0, limit: String(PAGE_SIZE), pages: Math.ceil(VOLUMES / PAGE_SIZE)},
+    {args: ['explain', 'pv/pv-0001', '--chunk-size', '1000'], code: 0, limit: '1000', pages: 2},
+  ]
+  for (const row of rows) {
+    test(`pvctl ${row.args.join(' ')}: ${row.pages} page(s) of volumes, limit ${row.limit}`, async () => {
+      api.clearRequests()
+      const run = await runCli([...row.args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+      assert.equal(run.code, row.code, run.stderr)
+      const lists = api.requests.filter((r) => r.verb === 'list' && r.resource === 'persistentvolumes')
+      assert.equal(lists.length, row.pages)
+      assert.ok(lists.every((r) => new URLSearchParams(r.query).get('limit') === row.limit), JSON.stringify(lists.map((r) => r.query)))
+    })
+  }
+
+  test('a negative --chunk-size is a usage error (exit 2, one line)', async () => {
+    const run = await runCli(['sync', '--dry-run', '--chunk-size', '-1', '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+    assert.equal(run.code, 2)
+    assert.match(run.stderr.trim(), /^error: .*chunk-size/)
+    assert.equal(run.stderr.trim().split('\n').length, 1)
+  })
 })
