@@ -32,11 +32,16 @@ export interface ListedKind<T> {
 const isExpiredContinue = (err: unknown, continueToken: string | undefined): boolean =>
   continueToken !== undefined && err instanceof ApiError && err.status === 410
 
-/** Every object of one kind, page by page; `onPage` hears each page's size (a restart starts at 0 again). */
-export async function listAll<T>(
-  fetchPage: (p: PageOptions) => Promise<Page<T>>,
-  opts: {chunkSize?: number; labelSelector?: string; onPage?: (n: number) => void} = {},
-): Promise<ListedKind<T>> {
+export interface ListOptions {
+  /** Objects per page; 0: one request. Default PAGE_SIZE. */
+  chunkSize?: number
+  labelSelector?: string
+  /** Hears each page's size; a restart after 410 reports minus what it drops. */
+  onPage?: (n: number) => void
+}
+
+/** Every object of one kind, page by page, with the snapshot it comes from. */
+export async function listKind<T>(fetchPage: (p: PageOptions) => Promise<Page<T>>, opts: ListOptions = {}): Promise<ListedKind<T>> {
   const chunkSize = opts.chunkSize ?? PAGE_SIZE
   const items: T[] = []
   let continueToken: string | undefined
@@ -61,6 +66,11 @@ export async function listAll<T>(
   return {items, resourceVersion, relisted: false}
 }
 
+/** Every object of one kind, page by page. */
+export async function listAll<T>(fetchPage: (p: PageOptions) => Promise<Page<T>>, opts: ListOptions = {}): Promise<T[]> {
+  return (await listKind(fetchPage, opts)).items
+}
+
 export interface LoadProgress {
   (kind: string, loaded: number): void
 }
@@ -77,5 +87,5 @@ export async function loadLiveState(api: ClusterApi, scope: LiveScope, progress?
     listAll((p) => api.listPods(scope.namespace, p), options('pods')),
     listAll((p) => api.listNodes(p), options('nodes')),
   ])
-  return {volumes: volumes.items, claims: claims.items, classes: classes.items, pods: pods.items, nodes: nodes.items}
+  return {volumes, claims, classes, pods, nodes}
 }

@@ -13,7 +13,7 @@ import {after, before, describe, test} from 'node:test'
 import {openLiveSession} from '../../src/app/live-session.js'
 import {runCli} from '../cli/run-cli.js'
 import {ApiError} from '../../src/cluster/api-errors.js'
-import {listAll, loadLiveState, PAGE_SIZE} from '../../src/cluster/live-loader.js'
+import {listAll, listKind, loadLiveState, PAGE_SIZE} from '../../src/cluster/live-loader.js'
 import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
 import {pv, pvc} from '../emulator/fixtures.js'
 
@@ -77,7 +77,7 @@ describe('pagination over many pages', () => {
       api.clearRequests()
       let pages = 0
       let added = ''
-      const listed = await listAll((p) => client.listVolumes(p), {
+      const listed = await listKind((p) => client.listVolumes(p), {
         chunkSize: row.chunkSize,
         onPage: () => {
           // Writes between pages: a new volume, and a change to one not read yet. Neither may show up.
@@ -108,7 +108,7 @@ describe('a continue token the server has forgotten (410 Expired)', () => {
     api.clearRequests()
     let pages = 0
     const progress: number[] = []
-    const listed = await listAll((p) => client.listVolumes(p), {
+    const listed = await listKind((p) => client.listVolumes(p), {
       chunkSize: 100,
       onPage: (n) => {
         progress.push(n)
