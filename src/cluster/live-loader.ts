@@ -57,7 +57,8 @@ export async function listKind<T>(fetchPage: (p: PageOptions) => Promise<Page<T>
       opts.onPage?.(full.items.length)
       return {items: full.items, resourceVersion: full.resourceVersion, relisted: true}
     }
-    // A loop, not push(...page.items): spreading a page of any size onto the stack is bounded by it.
+    // A loop, not push(...page.items): a spread passes every item as an argument, and a page of 100k
+    // (--chunk-size 0) overflows the call stack.
     for (const item of page.items) items.push(item)
     opts.onPage?.(page.items.length)
     resourceVersion ??= page.resourceVersion
