@@ -21,12 +21,13 @@
 // Prints one line per run, then the medians and their ratio (live / file); exits 1 when the ratio is over
 // the target (2).
 import {spawn, type ChildProcess} from 'node:child_process'
-import {createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 
+import {writeCluster} from './bench.js'
 import {generateCluster} from './generate-cluster.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -62,19 +63,11 @@ async function serve(dir: string, volumes: number): Promise<void> {
   writeFileSync(kubeconfig, api.kubeconfig({token: 'bench'}))
   // What `kubectl get pv -o json` prints of the same objects: a List, items typed, 4-space indent.
   const file = path.join(dir, 'pv-list.json')
-  await writeList(file, api.list('pv'))
+  writeCluster(file, {list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: api.list('pv')}, counts: {volumes: pvs.length, claims: 0, pods: 0}})
   process.stdout.write(`${JSON.stringify({url: api.url, kubeconfig, file, volumes: pvs.length, resourceVersion: api.resourceVersion})}\n`)
   // Until the parent goes away.
   process.stdin.resume()
   process.stdin.on('end', () => void api.stop().then(() => process.exit(0)))
-}
-
-async function writeList(file: string, items: unknown[]): Promise<void> {
-  const out = createWriteStream(file)
-  out.write('{\n    "apiVersion": "v1",\n    "items": [\n')
-  items.forEach((item, i) => out.write(`        ${JSON.stringify(item, null, 4).replace(/\n/g, '\n        ')}${i < items.length - 1 ? ',' : ''}\n`))
-  out.write('    ],\n    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n')
-  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())))
 }
 
 /** Child `live`: one load of the live cluster, as `pvctl sync` does it. */
