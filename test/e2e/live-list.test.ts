@@ -4,7 +4,7 @@
 // not show), with that snapshot's resourceVersion — and a continue token the server has forgotten (410
 // Expired) makes the loader list the kind again in one request, as client-go's pager does.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
 import {get} from 'node:https'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -59,7 +59,10 @@ before(async () => {
   kubeconfig = path.join(dir, 'kubeconfig.yaml')
   writeFileSync(kubeconfig, api.kubeconfig({token: 'any'}))
 })
-after(() => api.stop())
+after(async () => {
+  await api.stop()
+  rmSync(dir, {recursive: true, force: true})
+})
 
 describe('pagination over many pages', () => {
   const rows = [
