@@ -17,6 +17,8 @@ export interface LoadStateOptions {
   qps: number
   burst: number
   requestTimeoutMs?: number
+  /** --chunk-size: objects per LIST page (0: no paging). */
+  chunkSize?: number
 }
 
 export interface LoadStateUi {
@@ -42,7 +44,7 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
   const spinner = await ui.spinner(`loading from ${session.server}`)
   try {
-    const state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+    const state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
     return {source: 'live', state, session}
   } finally {
     spinner.stop()

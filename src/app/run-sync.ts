@@ -18,6 +18,8 @@ export interface RunSyncOptions extends SyncOptions {
   qps: number
   burst: number
   requestTimeoutMs?: number
+  /** --chunk-size: objects per LIST page (0: no paging). */
+  chunkSize?: number
   concurrency: number
   events: boolean
   yes: boolean
@@ -68,7 +70,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   const spinner = await ui.spinner(`loading from ${session.server}`)
   let state
   try {
-    state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+    state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
   } finally {
     spinner.stop()
   }

@@ -10,6 +10,13 @@ export const sourceFlags = {
   }),
   kubeconfig: Flags.string({summary: 'Path to the kubeconfig file (live clusters).', helpValue: 'PATH'}),
   context: Flags.string({summary: 'The kubeconfig context to use (live clusters).', helpValue: 'NAME'}),
+  'chunk-size': Flags.integer({
+    summary: 'Read large lists in chunks of this many objects rather than all at once, as kubectl (live clusters; 0: one request per kind).',
+    description: 'Each chunk is one request, and every request waits for the client-side rate limit (--qps/--burst where offered, else 5/s after a burst of 10): at 500, 100k volumes are 200 requests. Loop mode (--watch, --interval) lists in chunks of 500.',
+    default: 500,
+    min: 0,
+    helpValue: 'N',
+  }),
   'request-timeout': Flags.string({summary: 'How long to wait for one API request before giving up, e.g. 30s (0: no limit).', default: '0', helpValue: 'DURATION'}),
 }
 

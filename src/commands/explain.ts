@@ -91,6 +91,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         qps: 5,
         burst: 10,
         requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+        chunkSize: flags['chunk-size'],
       },
       {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
     )

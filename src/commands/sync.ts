@@ -92,6 +92,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       qps: flags.qps,
       burst: flags.burst,
       requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+      chunkSize: flags['chunk-size'],
       concurrency: flags.concurrency,
       events: flags.events,
     }

@@ -24,7 +24,8 @@ export interface ListOptions {
 }
 
 export interface ListResult {
-  items: K8sObject[]
+  /** The stored objects, not copies: read them, never modify them. */
+  items: readonly K8sObject[]
   resourceVersion: string
   continue?: string
   remainingItemCount?: number
@@ -83,6 +84,18 @@ const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
   'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
   'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
+
+/** The index of the first entry whose key is not less than `key` (entries in key order). */
+function lowerBound(entries: ReadonlyArray<readonly [string, unknown]>, key: string): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entries[mid][0] < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
 
 /** storage.ParseResourceVersion for a LIST/GET/WATCH parameter. */
 export function parseResourceVersion(rv: string): number {
@@ -186,18 +199,25 @@ export class Registry {
       err.status.metadata.continue = encodeContinue({rv: -1, start})
       throw err
     }
-    const inScope = snapshot.filter(([key]) => (!d.namespaced || !namespace || key.startsWith(`${namespace}/`)) && key >= start)
+    // The keys in scope are one range of the key order (a namespace's keys share the prefix "ns/"), and a
+    // page starts at its token's key: found by binary search, so a page costs its own size, not the list's.
+    const prefix = d.namespaced && namespace ? `${namespace}/` : ''
+    // "0" follows "/" in byte order: the first key after every "ns/...".
+    const end = prefix ? lowerBound(snapshot, `${namespace}0`) : snapshot.length
+    const first = lowerBound(snapshot, start > prefix ? start : prefix)
     const items: K8sObject[] = []
-    let lastIndex = -1
-    for (let i = 0; i < inScope.length && (limit === undefined || items.length < limit); i++) {
-      const o = inScope[i][1]
+    let lastIndex = first - 1
+    for (let i = first; i < end && (limit === undefined || items.length < limit); i++) {
+      const o = snapshot[i][1]
       lastIndex = i
-      if (labels.matches(o.metadata.labels) && fields.matches(fieldSetOf(d, o))) items.push(clone(o))
+      // The stored object itself: nothing mutates a stored object (store.ts), and a page is encoded at
+      // once, so a deep copy of each item would only double the cost of a page.
+      if (labels.matches(o.metadata.labels) && fields.matches(fieldSetOf(d, o))) items.push(o)
     }
     const result: ListResult = {items, resourceVersion: String(readRv)}
-    const remaining = inScope.length - lastIndex - 1
+    const remaining = end - lastIndex - 1
     if (limit !== undefined && remaining > 0) {
-      result.continue = encodeContinue({rv: readRv, start: `${inScope[lastIndex][0]}\u0000`})
+      result.continue = encodeContinue({rv: readRv, start: `${snapshot[lastIndex][0]}\u0000`})
       // The apiserver only counts what is left when no selector filters it (the count would be a guess).
       if (labels.requirements.length === 0 && fields.requirements.length === 0) result.remainingItemCount = remaining
     }

@@ -26,10 +26,21 @@ export interface StoreEvent {
   readonly prev?: K8sObject
 }
 
+/** etcd's key order: byte order of the keys (all ASCII here, so UTF-16 order is the same). */
+function byKey(entries: Array<[string, K8sObject]>): Array<[string, K8sObject]> {
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
 export class Store {
   private revision: number
   private compacted: number
   private readonly data = new Map<string, Map<string, K8sObject>>()
+  /**
+   * Each resource's objects in key order, kept until the next write to that resource: every page of a
+   * paginated LIST reads this order, and sorting 100k keys per page would make a list quadratic (the
+   * apiserver's watch cache and etcd both keep their keys ordered too).
+   */
+  private readonly sorted = new Map<string, ReadonlyArray<readonly [string, K8sObject]>>()
   private readonly history: StoreEvent[] = []
   /** Emits `event` with a StoreEvent after each commit, synchronously, so watchers never miss one. */
   readonly events = new EventEmitter()
@@ -64,9 +75,14 @@ export class Store {
     return this.data.get(resource)?.get(key)
   }
 
-  /** The current objects of a resource, in key order. */
-  current(resource: string): Array<[string, K8sObject]> {
-    return [...this.bucket(resource).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  /** The current objects of a resource, in key order (shared until the next write: do not modify it). */
+  current(resource: string): ReadonlyArray<readonly [string, K8sObject]> {
+    let entries = this.sorted.get(resource)
+    if (!entries) {
+      entries = byKey([...this.bucket(resource).entries()])
+      this.sorted.set(resource, entries)
+    }
+    return entries
   }
 
   /**
@@ -78,6 +94,7 @@ export class Store {
     const prev = bucket.get(key)
     if (!object && !prev) throw new Error(`store: delete of missing ${resource} ${key}`)
     const rv = ++this.revision
+    this.sorted.delete(resource)
     let stored: K8sObject
     let type: StoreEventType
     if (object) {
@@ -102,16 +119,20 @@ export class Store {
    * The objects of a resource as they were at revision `rv`, in key order; undefined when `rv` is older
    * than the retained history (the caller answers 410 Expired).
    */
-  snapshot(resource: string, rv: number): Array<[string, K8sObject]> | undefined {
+  snapshot(resource: string, rv: number): ReadonlyArray<readonly [string, K8sObject]> | undefined {
     if (rv < this.compacted) return undefined
-    const state = new Map(this.bucket(resource))
+    const newer: StoreEvent[] = []
     for (let i = this.history.length - 1; i >= 0 && this.history[i].rv > rv; i--) {
-      const e = this.history[i]
-      if (e.resource !== resource) continue
+      if (this.history[i].resource === resource) newer.push(this.history[i])
+    }
+    // Writes to other kinds since rv (the usual case while a list pages on): this kind is as it is now.
+    if (newer.length === 0) return this.current(resource)
+    const state = new Map(this.bucket(resource))
+    for (const e of newer) {
       if (e.prev) state.set(e.key, e.prev)
       else state.delete(e.key)
     }
-    return [...state.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return byKey([...state.entries()])
   }
 
   /** The events after revision `rv` (all resources), or undefined when some of them are compacted away. */
