@@ -3,13 +3,12 @@
 // role rarely grants cluster-wide Leases) or not served, so each list that fails with an API error
 // becomes "not observed, because ..." instead of failing the command. Kept apart from live-api.ts: these
 // kinds are read by explain alone, and never written.
-import * as k8s from '@kubernetes/client-node'
-import {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
+import type * as k8s from '@kubernetes/client-node'
 
 import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain-evidence.js'
-import {ApiError, type ApiTarget, ForbiddenError, NotFoundError} from './api-errors.js'
+import {ApiError, ForbiddenError, NotFoundError} from './api-errors.js'
 import type {Page, PageOptions} from './live-api.js'
-import {toApiError} from './live-api.js'
+import {collectionPath, ListClient, type ListedResource} from './list-client.js'
 import {listAll} from './live-loader.js'
 
 export interface ListSelector {
@@ -60,50 +59,31 @@ async function observe<T>(read: () => Promise<T[]>): Promise<Observed<T>> {
   }
 }
 
-const toWire = <T>(obj: unknown, type: string): T => ObjectSerializer.serialize(obj, type, '') as T
-
-/** EvidenceApi through client-node. */
+/** EvidenceApi through client-node's credentials, its lists kept in their wire shape as the loader's. */
 export class KubernetesEvidenceApi implements EvidenceApi {
-  private readonly core: k8s.CoreV1Api
-  private readonly storage: k8s.StorageV1Api
-  private readonly coordination: k8s.CoordinationV1Api
-  private readonly server: string
+  private readonly lists: ListClient
 
   constructor(kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api)
-    this.storage = kc.makeApiClient(k8s.StorageV1Api)
-    this.coordination = kc.makeApiClient(k8s.CoordinationV1Api)
-    this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
+    this.lists = new ListClient(kc, kc.getCurrentCluster()?.server ?? '<unknown>')
   }
 
-  private async page<T>(target: ApiTarget, type: string, fn: () => Promise<{items: unknown[]; metadata?: {_continue?: string}}>): Promise<Page<T>> {
-    try {
-      const list = await fn()
-      return {items: list.items.map((item) => toWire<T>(item, type)), continueToken: list.metadata?._continue || undefined}
-    } catch (err) {
-      throw toApiError(err, target, this.server)
-    }
+  private page<T>(resource: ListedResource, sel: ListSelector, p: PageOptions): Promise<Page<T>> {
+    return this.lists.page({verb: 'list', resource, namespace: sel.namespace}, collectionPath(resource, sel.namespace), {...p, fieldSelector: sel.fieldSelector})
   }
 
   listEvents(sel: ListSelector, p: PageOptions): Promise<Page<CoreEventObject>> {
-    const q = {fieldSelector: sel.fieldSelector, limit: p.limit, _continue: p.continueToken}
-    return this.page({verb: 'list', resource: 'events', namespace: sel.namespace}, 'CoreV1Event', () =>
-      sel.namespace === undefined ? this.core.listEventForAllNamespaces(q) : this.core.listNamespacedEvent({namespace: sel.namespace, ...q}),
-    )
+    return this.page('events', sel, p)
   }
 
   listCSIDrivers(p: PageOptions): Promise<Page<CSIDriverObject>> {
-    return this.page({verb: 'list', resource: 'csidrivers'}, 'V1CSIDriver', () => this.storage.listCSIDriver({limit: p.limit, _continue: p.continueToken}))
+    return this.page('csidrivers', {}, p)
   }
 
   listLeases(sel: ListSelector, p: PageOptions): Promise<Page<LeaseObject>> {
-    const q = {fieldSelector: sel.fieldSelector, limit: p.limit, _continue: p.continueToken}
-    return this.page({verb: 'list', resource: 'leases', namespace: sel.namespace}, 'V1Lease', () =>
-      sel.namespace === undefined ? this.coordination.listLeaseForAllNamespaces(q) : this.coordination.listNamespacedLease({namespace: sel.namespace, ...q}),
-    )
+    return this.page('leases', sel, p)
   }
 
   listVolumeAttachments(p: PageOptions): Promise<Page<VolumeAttachmentObject>> {
-    return this.page({verb: 'list', resource: 'volumeattachments'}, 'V1VolumeAttachment', () => this.storage.listVolumeAttachment({limit: p.limit, _continue: p.continueToken}))
+    return this.page('volumeattachments', {}, p)
   }
 }

@@ -24,6 +24,7 @@ import {
   ApiError,
 } from './api-errors.js'
 import type {ResolvedConfig} from './kubeconfig.js'
+import {collectionPath, ListClient} from './list-client.js'
 
 export interface CoreEvent {
   metadata: {name: string; namespace: string; resourceVersion?: string}
@@ -147,12 +148,6 @@ export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
   return kc
 }
 
-/** The URL path of a collection pvctl lists or watches, across namespaces when `namespace` is undefined. */
-function collectionPath(resource: WatchedResource | 'leases', namespace?: string): string {
-  const group = resource === 'storageclasses' ? '/apis/storage.k8s.io/v1' : resource === 'leases' ? '/apis/coordination.k8s.io/v1' : '/api/v1'
-  return `${group}${namespace !== undefined ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${resource}`
-}
-
 const toWire = <T>(obj: unknown, type: string): T => ObjectSerializer.serialize(obj, type, '') as T
 const fromWire = (obj: unknown, type: string): any => ObjectSerializer.deserialize(obj, type, '')
 
@@ -214,13 +209,14 @@ export class KubernetesClusterApi implements ClusterApi {
   private readonly authz: k8s.AuthorizationV1Api
   private readonly coordination: k8s.CoordinationV1Api
   readonly server: string
-  private keepAlive: {fingerprint: string; agent: http.Agent} | undefined
+  private readonly lists: ListClient
 
   constructor(private readonly kc: k8s.KubeConfig) {
     this.core = kc.makeApiClient(k8s.CoreV1Api)
     this.authz = kc.makeApiClient(k8s.AuthorizationV1Api)
     this.coordination = kc.makeApiClient(k8s.CoordinationV1Api)
     this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
+    this.lists = new ListClient(kc, this.server)
   }
 
   private async call<T>(target: ApiTarget, fn: () => Promise<T>): Promise<T> {
@@ -231,67 +227,9 @@ export class KubernetesClusterApi implements ClusterApi {
     }
   }
 
-  /**
-   * One page of a LIST, as the API server sent it. The request is client-node's — its KubeConfig applies
-   * the credentials (tokens, exec plugins, client certificates) and TLS settings, as for every other call —
-   * but the body is parsed once with JSON.parse and kept in its wire shape, where the generated list
-   * methods would turn every object into model classes (ObjectSerializer) that toWire turns back: at 100k
-   * volumes that round trip cost more than the transfer, and it dropped fields the model does not know and
-   * rewrote timestamps. Pages go over one keep-alive connection (client-node makes a new agent, hence a new
-   * TLS handshake, per request).
-   */
-  private async page<T>(target: ApiTarget, path: string, p: PageOptions): Promise<Page<T>> {
-    const url = new URL(`${this.server.replace(/\/$/, '')}${path}`)
-    if (p.limit > 0) url.searchParams.set('limit', String(p.limit))
-    if (p.continueToken !== undefined) url.searchParams.set('continue', p.continueToken)
-    if (p.labelSelector !== undefined) url.searchParams.set('labelSelector', p.labelSelector)
-    const opts: https.RequestOptions = {}
-    try {
-      await this.kc.applyToHTTPSOptions(opts)
-    } catch (err) {
-      throw toApiError(err, target, this.server)
-    }
-    const agent = this.listAgent(opts)
-    const list = await new Promise<{items?: T[] | null; metadata?: {continue?: string; resourceVersion?: string}}>((resolve, reject) => {
-      const lib = url.protocol === 'https:' ? https : http
-      const request = lib.request(url, {method: 'GET', agent, headers: {...opts.headers, Accept: 'application/json'}, auth: opts.auth}, (res) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('error', (err) => reject(toApiError(err, target, this.server)))
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8')
-          if (res.statusCode !== 200) {
-            reject(toApiError({code: res.statusCode, body, headers: res.headers}, target, this.server))
-            return
-          }
-          try {
-            resolve(JSON.parse(body))
-          } catch {
-            reject(toApiError({code: 500, body: `{"message": "the list is not JSON"}`, headers: res.headers}, target, this.server))
-          }
-        })
-      })
-      request.on('error', (err) => reject(toApiError(err, target, this.server)))
-      request.end()
-    })
-    return {items: list.items ?? [], continueToken: list.metadata?.continue || undefined, resourceVersion: list.metadata?.resourceVersion}
-  }
-
-  /**
-   * The keep-alive agent lists share, with the TLS settings client-node applied (a new one when they
-   * change, e.g. an exec plugin's fresh client certificate; the old one is left to close its idle
-   * sockets, since other lists may still be reading on it). Behind a proxy, client-node's own agent.
-   */
-  private listAgent(opts: https.RequestOptions): http.Agent | undefined {
-    if (this.kc.getCurrentCluster()?.proxyUrl) return opts.agent instanceof http.Agent ? opts.agent : undefined
-    const tls = {ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername}
-    // client-node reads the certificates afresh for every request: compare their bytes, not the Buffers.
-    const fingerprint = JSON.stringify(tls, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('base64') : value))
-    if (this.keepAlive?.fingerprint !== fingerprint) {
-      const agent = this.server.startsWith('https:') ? new https.Agent({...tls, keepAlive: true}) : new http.Agent({keepAlive: true})
-      this.keepAlive = {fingerprint, agent}
-    }
-    return this.keepAlive.agent
+  /** One page of a LIST, in its wire shape (see ListClient). */
+  private page<T>(target: ApiTarget, path: string, p: PageOptions): Promise<Page<T>> {
+    return this.lists.page(target, path, p)
   }
 
   listVolumes(p: PageOptions): Promise<Page<PersistentVolume>> {

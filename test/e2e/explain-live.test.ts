@@ -58,7 +58,8 @@ describe('pvctl explain on a live cluster (API-server emulator)', () => {
       assert.deepEqual(e.events.items.map((x: Json) => [x.reason, x.source, x.count]), [['ExternalProvisioning', 'persistentvolume-controller', 120]])
       // Leases are looked up by name, in every namespace: the Leases of every node never cross the wire.
       const leaseLists = api.requests.filter((q) => q.resource === 'leases' && q.verb === 'list')
-      assert.deepEqual(leaseLists.map((q) => [q.namespace, decodeURIComponent(q.query)]), [['', '?fieldSelector=metadata.name=ebs-csi-aws-com&limit=500']])
+      const params = (query: string) => Object.fromEntries(new URLSearchParams(query))
+      assert.deepEqual(leaseLists.map((q) => [q.namespace, params(q.query)]), [['', {fieldSelector: 'metadata.name=ebs-csi-aws-com', limit: '500'}]])
       assert.equal(api.countWrites(), 0, 'explain only reads')
       // With no claim named (not a terminal): the List, each claim with its events.
       const list = await explain(kubeconfig, '-n', 'app', '-o', 'json')
