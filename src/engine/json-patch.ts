@@ -3,9 +3,9 @@
 // what a reader of "claimRef changed" or "finalizers changed" wants to see.
 import type {JsonPatchOp} from './plan.js'
 
-/** JSON Pointer escaping (RFC 6901): "~" → "~0", "/" → "~1". */
+/** JSON Pointer escaping (RFC 6901): "~" → "~0", "/" → "~1". Most keys have neither: no regex for them. */
 function escape(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1')
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -26,6 +26,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 export function diffJson(before: unknown, after: unknown, path = '', out: JsonPatchOp[] = []): JsonPatchOp[] {
+  // The same value (a primitive, or an object a write left untouched) differs in nothing.
+  if (before === after) return out
   if (isObject(before) && isObject(after)) {
     for (const key of Object.keys(before)) {
       if (before[key] === undefined) continue
@@ -34,12 +36,16 @@ export function diffJson(before: unknown, after: unknown, path = '', out: JsonPa
       }
     }
     for (const key of Object.keys(after)) {
-      if (after[key] === undefined) continue
+      const value = after[key]
+      if (value === undefined) continue
+      const old = before[key]
+      // Most keys of a write are unchanged: skip them before building their path.
+      if (old === value) continue
       const p = `${path}/${escape(key)}`
-      if (!Object.prototype.hasOwnProperty.call(before, key) || before[key] === undefined) {
-        out.push({op: 'add', path: p, value: after[key]})
+      if (!Object.prototype.hasOwnProperty.call(before, key) || old === undefined) {
+        out.push({op: 'add', path: p, value})
       } else {
-        diffJson(before[key], after[key], p, out)
+        diffJson(old, value, p, out)
       }
     }
     return out

@@ -34,6 +34,7 @@ import {claimRefOf, type SimulatedCluster, volumeRef} from './simulated-cluster.
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
+  copyOnWrite,
   deepCopy,
   getBindVolumeToClaim,
   getClaimReference,
@@ -397,11 +398,17 @@ export class PersistentVolumeController {
    */
   updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: string): PersistentVolumeClaim {
     let dirty = false
-    const claimClone = deepCopy(claim)
-    if (claimClone.status == null) claimClone.status = {}
+    // claim.DeepCopy(), made on the first change (copyOnWrite): a claim whose status is already right is
+    // not copied. The copy always has a status to write into.
+    const claimCopy = copyOnWrite(claim)
+    const claimClone = () => {
+      const clone = claimCopy()
+      if (clone.status == null) clone.status = {}
+      return clone as PersistentVolumeClaim & {status: NonNullable<PersistentVolumeClaim['status']>}
+    }
     const status = claim.status ?? {}
     if (status.phase !== phase) {
-      claimClone.status.phase = phase
+      claimClone().status.phase = phase
       dirty = true
     } else {
       // Phase already set.
@@ -410,13 +417,13 @@ export class PersistentVolumeController {
     if (volume === undefined) {
       // Need to reset AccessModes and Capacity
       if (status.accessModes != null) {
-        delete claimClone.status.accessModes
+        delete claimClone().status.accessModes
         dirty = true
       } else {
         // Already unset.
       }
       if (status.capacity != null) {
-        delete claimClone.status.capacity
+        delete claimClone().status.capacity
         dirty = true
       } else {
         // Already unset.
@@ -424,8 +431,8 @@ export class PersistentVolumeController {
     } else {
       // Need to update AccessModes and Capacity
       if (!jsonEqual(emptyToUndefined(status.accessModes), emptyToUndefined(volume.spec.accessModes))) {
-        claimClone.status.accessModes = volume.spec.accessModes
-        if (claimClone.status.accessModes == null) delete claimClone.status.accessModes
+        claimClone().status.accessModes = volume.spec.accessModes
+        if (claimClone().status.accessModes == null) delete claimClone().status.accessModes
         dirty = true
       } else {
         // Access modes already match.
@@ -445,10 +452,10 @@ export class PersistentVolumeController {
           const pre = volume.metadata.annotations![AnnPreResizeCapacity]
           // A malformed annotation falls back to the volume's capacity, as Go does after logging.
           const preQty = isValidQuantity(pre) ? pre : String(volumeCap)
-          claimClone.status.capacity = {...(claimClone.status.capacity ?? {}), storage: preQty}
+          claimClone().status.capacity = {...(claimClone().status.capacity ?? {}), storage: preQty}
           dirty = true
         } else if (claimCap === undefined || compareQuantities(parseQuantity(String(volumeCap)), parseQuantity(String(claimCap))) !== 0) {
-          claimClone.status.capacity = deepCopy(volume.spec.capacity!)
+          claimClone().status.capacity = deepCopy(volume.spec.capacity!)
           dirty = true
         } else {
           // Capacity already matches.
@@ -464,7 +471,7 @@ export class PersistentVolumeController {
     } else {
       return this.cluster.updateClaim(
         'set-claim-phase',
-        claimClone,
+        claimClone(),
         reason ?? (status.phase !== phase ? `${status.phase ?? '<none>'} -> ${phase}` : `refresh status (${phase})`),
         'status',
       )
@@ -578,29 +585,32 @@ export class PersistentVolumeController {
     } else {
       // Already pointing at this volume.
     }
-    const claimClone = deepCopy(claim)
+    // claim.DeepCopy(), made on the first change (copyOnWrite): a claim already bound is not copied.
+    // Reads below go to the original where the copy can only differ by what this function wrote.
+    const claimClone = copyOnWrite(claim)
     if (shouldBind) {
       dirty = true
       // Bind the claim to the volume
-      claimClone.spec.volumeName = volume.metadata.name
+      claimClone().spec.volumeName = volume.metadata.name
       // Set AnnBoundByController if it is not set yet
-      if (!hasAnnotation(claimClone.metadata, AnnBoundByController)) {
-        setMetaDataAnnotation(claimClone.metadata, AnnBoundByController, 'yes')
+      if (!hasAnnotation(claimClone().metadata, AnnBoundByController)) {
+        setMetaDataAnnotation(claimClone().metadata, AnnBoundByController, 'yes')
       } else {
         // Already set.
       }
     } else {
       // Nothing to bind.
     }
-    // Set AnnBindCompleted if it is not set yet
-    if (!hasAnnotation(claimClone.metadata, AnnBindCompleted)) {
-      setMetaDataAnnotation(claimClone.metadata, AnnBindCompleted, 'yes')
+    // Set AnnBindCompleted if it is not set yet (AnnBoundByController, the only annotation written
+    // above, is another key: the original's answer is the copy's)
+    if (!hasAnnotation(claim.metadata, AnnBindCompleted)) {
+      setMetaDataAnnotation(claimClone().metadata, AnnBindCompleted, 'yes')
       dirty = true
     } else {
       // Already set.
     }
     if (dirty) {
-      return this.cluster.updateClaim('bind-claim', claimClone, reason)
+      return this.cluster.updateClaim('bind-claim', claimClone(), reason)
     } else {
       // Already bound to this volume.
       return claim
@@ -1250,25 +1260,38 @@ export class PersistentVolumeController {
   // ---------------------------------------------------------------------------------------------
   // Annealing (pv_controller_base.go).
 
-  /** updateClaimMigrationAnnotations */
+  /**
+   * updateClaimMigrationAnnotations. Go copies the whole claim first (its TODO says this could be
+   * avoided); the annotations are all that updateMigrationAnnotations reads or writes, so they are
+   * copied first and the claim only when they changed — every sync of a claim starts here.
+   */
   updateClaimMigrationAnnotations(claim: PersistentVolumeClaim): PersistentVolumeClaim {
-    const claimClone = deepCopy(claim)
-    const modified = updateMigrationAnnotations(this.migration, claimClone.metadata.annotations, true)
+    const annotations = deepCopy(claim.metadata.annotations)
+    const modified = updateMigrationAnnotations(this.migration, annotations, true)
     if (!modified) {
       return claim
     } else {
+      const claimClone = deepCopy(claim)
+      claimClone.metadata.annotations = annotations
       return this.cluster.updateClaim('set-migration-annotation', claimClone, migrationReason(claimClone.metadata.annotations))
     }
   }
 
-  /** updateVolumeMigrationAnnotationsAndFinalizers */
+  /**
+   * updateVolumeMigrationAnnotationsAndFinalizers. As updateClaimMigrationAnnotations, the volume is
+   * copied only when something changes: updateMigrationAnnotations works on a copy of the annotations,
+   * and modifyDeletionFinalizers reads the original (it copies the finalizers it returns, and reads
+   * provisioned-by and the reclaim policy, which the annotation change above does not touch).
+   */
   updateVolumeMigrationAnnotationsAndFinalizers(volume: PersistentVolume): PersistentVolume {
-    const volumeClone = deepCopy(volume)
-    const annModified = updateMigrationAnnotations(this.migration, volumeClone.metadata.annotations, false)
-    const {finalizers, modified: finalizersModified} = modifyDeletionFinalizers(this.migration, this.opts.gates, volumeClone)
+    const annotations = deepCopy(volume.metadata.annotations)
+    const annModified = updateMigrationAnnotations(this.migration, annotations, false)
+    const {finalizers, modified: finalizersModified} = modifyDeletionFinalizers(this.migration, this.opts.gates, volume)
     if (!annModified && !finalizersModified) {
       return volume
     } else {
+      const volumeClone = deepCopy(volume)
+      volumeClone.metadata.annotations = annotations
       let type: ActionType = 'set-migration-annotation'
       let reason = migrationReason(volumeClone.metadata.annotations)
       if (finalizersModified) {

@@ -227,8 +227,21 @@ function copyJson(value: unknown): unknown {
 }
 
 /**
+ * The controller's `x.DeepCopy()` before it modifies x, made on the first modification rather than up
+ * front: `clone()` copies once and then returns the same copy. Go copies unconditionally because its
+ * objects are shared with the informer cache; most syncs end up changing nothing, and an unmodified copy
+ * is never written nor returned, so skipping it changes nothing but the time (a full plan is mostly such
+ * syncs). Callers read the original and write only through clone().
+ */
+export function copyOnWrite<T>(original: T): () => T {
+  let copy: T | undefined
+  return () => (copy ??= deepCopy(original))
+}
+
+/**
  * GetBindVolumeToClaim: the volume as bindVolumeToClaim would save it, and whether anything changed.
- * AnnBoundByController is set only when the volume was not already pre-bound to this claim.
+ * AnnBoundByController is set only when the volume was not already pre-bound to this claim. When nothing
+ * changes the volume itself is returned (Go returns an unmodified copy, which its caller drops).
  */
 export function getBindVolumeToClaim(
   volume: PersistentVolume,
@@ -236,7 +249,9 @@ export function getBindVolumeToClaim(
 ): {volume: PersistentVolume; dirty: boolean} {
   let dirty = false
   const shouldSetBoundByController = !isVolumeBoundToClaim(volume, claim)
-  const volumeClone = deepCopy(volume)
+  // The volume from method args can be pointing to watcher cache. We must not modify these, therefore
+  // create a copy (on the first change).
+  const volumeClone = copyOnWrite(volume)
   const ref = volume.spec.claimRef
   if (
     ref == null ||
@@ -244,12 +259,13 @@ export function getBindVolumeToClaim(
     (ref.namespace ?? '') !== (claim.metadata.namespace ?? '') ||
     (ref.uid ?? '') !== (claim.metadata.uid ?? '')
   ) {
-    volumeClone.spec.claimRef = getClaimReference(claim)
+    volumeClone().spec.claimRef = getClaimReference(claim)
     dirty = true
   }
-  if (shouldSetBoundByController && !hasAnnotation(volumeClone.metadata, AnnBoundByController)) {
-    setMetaDataAnnotation(volumeClone.metadata, AnnBoundByController, 'yes')
+  // The claimRef above is not an annotation: the original's annotations are the copy's.
+  if (shouldSetBoundByController && !hasAnnotation(volume.metadata, AnnBoundByController)) {
+    setMetaDataAnnotation(volumeClone().metadata, AnnBoundByController, 'yes')
     dirty = true
   }
-  return {volume: volumeClone, dirty}
+  return {volume: dirty ? volumeClone() : volume, dirty}
 }
