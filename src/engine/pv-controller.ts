@@ -24,7 +24,14 @@ import {
   Events,
   PVDeletionInTreeProtectionFinalizer,
 } from './constants.js'
-import {CSIMigration, type MigrationPolicy, modifyDeletionFinalizers, updateMigrationAnnotations} from './csi-migration.js'
+import {
+  applyMigrationAnnotationChange,
+  CSIMigration,
+  migrationAnnotationChange,
+  type MigrationPolicy,
+  modifyDeletionFinalizers,
+  updateMigrationAnnotations,
+} from './csi-migration.js'
 import type {FeatureGates} from './feature-gates.js'
 import {jsonEqual} from './json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
@@ -34,6 +41,7 @@ import {claimRefOf, type SimulatedCluster, volumeRef} from './simulated-cluster.
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
+  copyForWrite,
   copyOnWrite,
   deepCopy,
   getBindVolumeToClaim,
@@ -504,7 +512,7 @@ export class PersistentVolumeController {
       // Nothing to do.
       return volume
     } else {
-      const volumeClone = deepCopy(volume)
+      const volumeClone = copyForWrite(volume)
       volumeClone.status = {...(volumeClone.status ?? {}), phase}
       if (message === '') delete volumeClone.status.message
       else volumeClone.status.message = message
@@ -549,7 +557,7 @@ export class PersistentVolumeController {
       // No default storage class.
       return false
     } else {
-      const claimClone = deepCopy(claim)
+      const claimClone = copyForWrite(claim)
       claimClone.spec.storageClassName = klass.metadata.name
       const defaults = [...this.cluster.classes.values()].filter((c) => c !== klass && getDefaultClass([c]) !== undefined).length
       this.cluster.updateClaim(
@@ -633,7 +641,7 @@ export class PersistentVolumeController {
    * pre-bound by a user keeps it and loses only the uid. Then the volume is Available.
    */
   unbindVolume(volume: PersistentVolume, reason: string): void {
-    const volumeClone = deepCopy(volume)
+    const volumeClone = copyForWrite(volume)
     if (hasAnnotation(volume.metadata, AnnBoundByController)) {
       // The volume was bound by the controller.
       delete volumeClone.spec.claimRef
@@ -857,7 +865,7 @@ export class PersistentVolumeController {
     if (this.opts.gates.HonorPVReclaimPolicy) {
       const current = this.cluster.volumes.get(volume.metadata.name ?? '')
       if (current !== undefined && (current.metadata.finalizers ?? []).includes(PVDeletionInTreeProtectionFinalizer)) {
-        const clone = deepCopy(current)
+        const clone = copyForWrite(current)
         const rest = (clone.metadata.finalizers ?? []).filter((f) => f !== PVDeletionInTreeProtectionFinalizer)
         if (rest.length > 0) clone.metadata.finalizers = rest
         else delete clone.metadata.finalizers
@@ -1209,7 +1217,7 @@ export class PersistentVolumeController {
       // Provisioning not triggered by the scheduler, skip
       return
     } else {
-      const clone = deepCopy(claim)
+      const clone = copyForWrite(claim)
       delete clone.metadata.annotations![AnnSelectedNode]
       this.cluster.updateClaim('reschedule-provisioning', clone, `provisioning failed on node ${claim.metadata.annotations![AnnSelectedNode]}: let the scheduler pick again`)
     }
@@ -1248,7 +1256,7 @@ export class PersistentVolumeController {
       // annotation is already set, nothing to do
       return claim
     } else {
-      const claimClone = deepCopy(claim)
+      const claimClone = copyForWrite(claim)
       // The beta annotation is still written in v1.31 for older provisioners.
       setMetaDataAnnotation(claimClone.metadata, AnnBetaStorageProvisioner, provisionerName)
       setMetaDataAnnotation(claimClone.metadata, AnnStorageProvisioner, provisionerName)
@@ -1261,37 +1269,36 @@ export class PersistentVolumeController {
   // Annealing (pv_controller_base.go).
 
   /**
-   * updateClaimMigrationAnnotations. Go copies the whole claim first (its TODO says this could be
-   * avoided); the annotations are all that updateMigrationAnnotations reads or writes, so they are
-   * copied first and the claim only when they changed — every sync of a claim starts here.
+   * updateClaimMigrationAnnotations. Go copies the claim and lets updateMigrationAnnotations change the
+   * copy's annotations (its TODO says the copy could be avoided); here the change is worked out first and
+   * the claim copied only when there is one — every sync of a claim starts here.
    */
   updateClaimMigrationAnnotations(claim: PersistentVolumeClaim): PersistentVolumeClaim {
-    const annotations = deepCopy(claim.metadata.annotations)
-    const modified = updateMigrationAnnotations(this.migration, annotations, true)
-    if (!modified) {
+    const change = migrationAnnotationChange(this.migration, claim.metadata.annotations, true)
+    if (change === undefined) {
       return claim
     } else {
-      const claimClone = deepCopy(claim)
-      claimClone.metadata.annotations = annotations
+      const claimClone = copyForWrite(claim)
+      // A change implies annotations (it is read from them).
+      applyMigrationAnnotationChange(claimClone.metadata.annotations!, change)
       return this.cluster.updateClaim('set-migration-annotation', claimClone, migrationReason(claimClone.metadata.annotations))
     }
   }
 
   /**
    * updateVolumeMigrationAnnotationsAndFinalizers. As updateClaimMigrationAnnotations, the volume is
-   * copied only when something changes: updateMigrationAnnotations works on a copy of the annotations,
-   * and modifyDeletionFinalizers reads the original (it copies the finalizers it returns, and reads
-   * provisioned-by and the reclaim policy, which the annotation change above does not touch).
+   * copied only when something changes. modifyDeletionFinalizers reads the original: it copies the
+   * finalizers it returns, and reads provisioned-by and the reclaim policy, which the migrated-to
+   * annotation does not touch.
    */
   updateVolumeMigrationAnnotationsAndFinalizers(volume: PersistentVolume): PersistentVolume {
-    const annotations = deepCopy(volume.metadata.annotations)
-    const annModified = updateMigrationAnnotations(this.migration, annotations, false)
+    const annChange = migrationAnnotationChange(this.migration, volume.metadata.annotations, false)
     const {finalizers, modified: finalizersModified} = modifyDeletionFinalizers(this.migration, this.opts.gates, volume)
-    if (!annModified && !finalizersModified) {
+    if (annChange === undefined && !finalizersModified) {
       return volume
     } else {
-      const volumeClone = deepCopy(volume)
-      volumeClone.metadata.annotations = annotations
+      const volumeClone = copyForWrite(volume)
+      if (annChange !== undefined) applyMigrationAnnotationChange(volumeClone.metadata.annotations!, annChange)
       let type: ActionType = 'set-migration-annotation'
       let reason = migrationReason(volumeClone.metadata.annotations)
       if (finalizersModified) {

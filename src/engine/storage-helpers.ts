@@ -227,15 +227,34 @@ function copyJson(value: unknown): unknown {
 }
 
 /**
- * The controller's `x.DeepCopy()` before it modifies x, made on the first modification rather than up
- * front: `clone()` copies once and then returns the same copy. Go copies unconditionally because its
- * objects are shared with the informer cache; most syncs end up changing nothing, and an unmodified copy
- * is never written nor returned, so skipping it changes nothing but the time (a full plan is mostly such
- * syncs). Callers read the original and write only through clone().
+ * The controller's `volume.DeepCopy()` / `claim.DeepCopy()` before it modifies an object, copied as deep
+ * as the controller writes: the object, its metadata, annotations, spec and status are new; what lies
+ * below them (claimRef, capacity, access modes, finalizers, the volume source, ...) is shared with the
+ * original. The controller never writes into those: it replaces them whole (`spec.claimRef = ...`,
+ * `status.capacity = ...`, `metadata.finalizers = ...`). Go needs a deep copy because its copy and the
+ * informer cache's object could otherwise be changed through each other; pvctl never mutates a cached
+ * object, so sharing its unchanged parts is indistinguishable, and much cheaper: fewer objects to build,
+ * and json-patch's diff skips the parts a write did not touch. test/engine/plan-purity.test.ts holds
+ * every conformance case to it (frozen input; final state = input + the planned patches).
  */
-export function copyOnWrite<T>(original: T): () => T {
+export function copyForWrite<T extends PersistentVolume | PersistentVolumeClaim>(obj: T): T {
+  const copy = {...obj}
+  copy.metadata = {...obj.metadata}
+  if (obj.metadata.annotations != null) copy.metadata.annotations = {...obj.metadata.annotations}
+  if (obj.spec != null) copy.spec = {...obj.spec}
+  if (obj.status != null) copy.status = {...obj.status}
+  return copy
+}
+
+/**
+ * copyForWrite made on the first modification rather than up front: `clone()` copies once and then
+ * returns the same copy. Go copies unconditionally; most syncs end up changing nothing, and an unmodified
+ * copy is never written nor returned, so skipping it changes nothing but the time (a full plan is mostly
+ * such syncs). Callers read the original and write only through clone().
+ */
+export function copyOnWrite<T extends PersistentVolume | PersistentVolumeClaim>(original: T): () => T {
   let copy: T | undefined
-  return () => (copy ??= deepCopy(original))
+  return () => (copy ??= copyForWrite(original))
 }
 
 /**
