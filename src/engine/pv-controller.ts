@@ -36,7 +36,7 @@ import type {FeatureGates} from './feature-gates.js'
 import {jsonEqual} from './json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
 import type {ActionType} from './plan.js'
-import {compareQuantities, isValidQuantity, parseQuantity, quantityValue} from './quantity.js'
+import {compareQuantities, isValidQuantity, quantityValue} from './quantity.js'
 import {claimRefOf, type SimulatedCluster, volumeRef} from './simulated-cluster.js'
 import {
   checkAccessModes,
@@ -462,7 +462,7 @@ export class PersistentVolumeController {
           const preQty = isValidQuantity(pre) ? pre : String(volumeCap)
           claimClone().status.capacity = {...(claimClone().status.capacity ?? {}), storage: preQty}
           dirty = true
-        } else if (claimCap === undefined || compareQuantities(parseQuantity(String(volumeCap)), parseQuantity(String(claimCap))) !== 0) {
+        } else if (claimCap === undefined || compareQuantities(storageQuantity(volume.spec.capacity), storageQuantity(status.capacity)) !== 0) {
           claimClone().status.capacity = deepCopy(volume.spec.capacity!)
           dirty = true
         } else {

@@ -30,6 +30,18 @@ export function claimRefOf(claim: PersistentVolumeClaim): ObjectRef {
 /** A write's patch leaves out the resourceVersion: the API server sets it, the controller does not. */
 const bumpedByTheServer = '/metadata/resourceVersion'
 
+/**
+ * The higher of two resourceVersions as numbers, `max` being a decimal digit string without leading
+ * zeros; an `rv` that is not a decimal integer does not count. Digit strings compare as numbers by
+ * length, then text: no BigInt for each of the cluster's objects, only for the result.
+ */
+function higherResourceVersion(max: string, rv: string | undefined): string {
+  if (rv === undefined || !/^\d+$/.test(rv)) return max
+  let digits = String(rv)
+  if (digits.length > 1 && digits.startsWith('0')) digits = digits.replace(/^0+(?=\d)/, '')
+  return digits.length > max.length || (digits.length === max.length && digits > max) ? digits : max
+}
+
 export class SimulatedCluster {
   readonly volumes = new Map<string, PersistentVolume>()
   readonly claims = new Map<string, PersistentVolumeClaim>()
@@ -60,17 +72,14 @@ export class SimulatedCluster {
 
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
-    let maxRv = 0n
-    const seeRv = (rv: string | undefined) => {
-      if (rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) > maxRv) maxRv = BigInt(rv)
-    }
+    let maxRv = '0'
     for (const v of state.volumes) {
       this.volumes.set(v.metadata.name ?? '', v)
-      seeRv(v.metadata.resourceVersion)
+      maxRv = higherResourceVersion(maxRv, v.metadata.resourceVersion)
     }
     for (const c of state.claims) {
       this.claims.set(claimKey(c), c)
-      seeRv(c.metadata.resourceVersion)
+      maxRv = higherResourceVersion(maxRv, c.metadata.resourceVersion)
     }
     for (const sc of state.classes) this.classes.set(sc.metadata.name ?? '', sc)
     for (const n of state.nodes) this.nodes.set(n.metadata.name ?? '', n)
@@ -81,7 +90,7 @@ export class SimulatedCluster {
         else list.push(pod)
       }
     }
-    this.lastResourceVersion = maxRv
+    this.lastResourceVersion = BigInt(maxRv)
   }
 
   /**
