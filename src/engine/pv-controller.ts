@@ -95,7 +95,7 @@ export class PersistentVolumeController {
   syncClaimByKey(key: string): void {
     const claim = this.cluster.claims.get(key)
     if (claim === undefined) return
-    this.cluster.currentSync = `pvc/${key}`
+    this.cluster.beginSync('pvc/', key)
     try {
       this.syncClaim(claim)
     } catch (err) {
@@ -107,7 +107,7 @@ export class PersistentVolumeController {
   syncVolumeByName(name: string): void {
     const volume = this.cluster.volumes.get(name)
     if (volume === undefined) return
-    this.cluster.currentSync = `pv/${name}`
+    this.cluster.beginSync('pv/', name)
     try {
       this.syncVolume(volume)
     } catch (err) {

@@ -63,8 +63,10 @@ export class SimulatedCluster {
   /** Bumped when a volume is created or deleted (the set of names changes). */
   volumeNamesGeneration = 0
   round = 1
-  /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"), stamped on what it plans. */
-  currentSync = ''
+  /** The sync in progress, as beginSync() named it; its text is made only if the sync plans something. */
+  private syncPrefix = ''
+  private syncKey = ''
+  private syncText: string | undefined = ''
   private lastResourceVersion: bigint
   private readonly matching: MatchingStrategy
   /** The matching index, built on first use and then told about every volume write. */
@@ -106,6 +108,18 @@ export class SimulatedCluster {
     return this.index
   }
 
+  /** A sync of "pvc/" + claim key or "pv/" + volume name starts: what it plans is stamped with it. */
+  beginSync(prefix: 'pvc/' | 'pv/', key: string): void {
+    this.syncPrefix = prefix
+    this.syncKey = key
+    this.syncText = undefined
+  }
+
+  /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"). Most syncs plan nothing and never ask. */
+  get currentSync(): string {
+    return (this.syncText ??= this.syncPrefix + this.syncKey)
+  }
+
   /** podIndexer.ByIndex(PodPVCIndex, key) */
   podsByClaim(key: string): readonly Pod[] {
     return this.podsByClaimKey.get(key) ?? []
@@ -119,12 +133,20 @@ export class SimulatedCluster {
   private record<T extends PersistentVolume | PersistentVolumeClaim>(
     type: ActionType,
     ref: ObjectRef,
-    before: T,
+    cached: T | undefined,
     after: T,
     reason: string,
     subresource?: 'status',
   ): T {
-    const saved = {...after, metadata: {...after.metadata, resourceVersion: this.nextResourceVersion()}} as T
+    if (cached !== undefined && after.metadata === cached.metadata) {
+      // The controller writes a copy it owns (copyForWrite): stamping the new resourceVersion on a
+      // metadata the cache still holds would rewrite an object already planned from.
+      throw new Error(`invariant: a write of ${refKey(ref)} shares its metadata with the cached object`)
+    } else {
+      // A copy of its own.
+    }
+    // An object the cache does not hold is diffed against itself: no patch, as before.
+    const before = cached ?? after
     // Built field by field in the report's key order (JSON.stringify follows insertion order), the
     // optional fields without a spread each: this runs for every write of a plan.
     const action = {action: type, object: ref, reason, patch: diffJson(before, after, bumpedByTheServer)} as Action
@@ -134,14 +156,17 @@ export class SimulatedCluster {
     action.sync = this.currentSync
     this.actions.push(action)
     this.touched.add(refKey(ref))
-    return saved
+    // The request body, with the version the API server gives it, is what the server returns and the
+    // cache stores: the controller never reads its copy after the write, it goes on with the answer
+    // (as the Go controller does with the object Update returns). No second copy of every write.
+    after.metadata.resourceVersion = this.nextResourceVersion()
+    return after
   }
 
   /** kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
-    const before = this.volumes.get(name) ?? volume
-    const saved = this.record(type, volumeRef(volume), before, volume, reason, subresource)
+    const saved = this.record(type, volumeRef(volume), this.volumes.get(name), volume, reason, subresource)
     this.volumes.set(name, saved)
     this.volumesGeneration++
     this.index?.store(saved)
@@ -151,8 +176,7 @@ export class SimulatedCluster {
   /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. */
   updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
     const key = claimKey(claim)
-    const before = this.claims.get(key) ?? claim
-    const saved = this.record(type, claimRefOf(claim), before, claim, reason, subresource)
+    const saved = this.record(type, claimRefOf(claim), this.claims.get(key), claim, reason, subresource)
     this.claims.set(key, saved)
     return saved
   }
