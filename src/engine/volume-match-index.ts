@@ -149,6 +149,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     const requestedClass = getPersistentVolumeClaimClass(claim)
     // No selector (undefined): every volume passes the label filter.
     const selector = compileClaimSelector(claim)
+    // The volumes pre-bound to the claim, looked up once for all its buckets.
+    const preboundToClaim = this.prebound.get(claimKey(claim))
 
     for (const key of keys) {
       const bucket = this.buckets.get(key)!
@@ -164,7 +166,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
       } else {
         // Every capacity of the bucket is known: the indexes decide.
       }
-      const prebound = this.preboundIn(key, claim, requested)
+      const prebound = this.preboundIn(key, claim, requested, preboundToClaim)
       if (prebound !== undefined) return prebound.volume
       if (delayBinding) {
         // The PV controller does not bind this claim: the scheduler will, once a pod picks a node.
@@ -198,9 +200,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     return keys
   }
 
-  /** Rule 1 in one bucket: the first (by name) usable volume pre-bound to the claim. */
-  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint): Entry | undefined {
-    const found = this.prebound.get(claimKey(claim))
+  /** Rule 1 in one bucket: the first (by name) usable volume of `found`, those pre-bound to the claim. */
+  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, found: Entry | Entry[] | undefined): Entry | undefined {
     if (found === undefined) {
       return undefined
     } else if (!Array.isArray(found)) {
