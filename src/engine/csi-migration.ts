@@ -60,30 +60,32 @@ export class CSIMigration implements MigrationPolicy {
   }
 }
 
+/** What updateMigrationAnnotations does to pv.kubernetes.io/migrated-to: set it to a driver, or remove it. */
+export type MigrationAnnotationChange = {op: 'set'; driver: string} | {op: 'remove'}
+
 /**
- * updateMigrationAnnotations: sets or removes pv.kubernetes.io/migrated-to on a copy of the annotations
- * according to the provisioner recorded in them. Mutates `ann` (a copy the caller owns); returns whether
- * it changed. Claims read the provisioner from the storage-provisioner annotation (GA, then beta),
- * volumes from provisioned-by.
+ * The change updateMigrationAnnotations would make to the annotations, or undefined for none, without
+ * making it: the controller asks first and copies the object only when there is a change. Claims read
+ * the provisioner from the storage-provisioner annotation (GA, then beta), volumes from provisioned-by.
  */
-export function updateMigrationAnnotations(
+export function migrationAnnotationChange(
   migration: MigrationPolicy,
-  ann: Record<string, string> | null | undefined,
+  ann: Readonly<Record<string, string>> | null | undefined,
   claim: boolean,
-): boolean {
+): MigrationAnnotationChange | undefined {
   if (ann == null) {
     // No annotations, so no provisioner and nothing known about migration: no change.
-    return false
+    return undefined
   }
   const provisionerKey = claim ? AnnStorageProvisioner : AnnDynamicallyProvisioned
   let provisioner: string | undefined = Object.prototype.hasOwnProperty.call(ann, provisionerKey) ? ann[provisionerKey] : undefined
   if (provisioner === undefined) {
     if (claim) {
       provisioner = Object.prototype.hasOwnProperty.call(ann, AnnBetaStorageProvisioner) ? ann[AnnBetaStorageProvisioner] : undefined
-      if (provisioner === undefined) return false
+      if (provisioner === undefined) return undefined
     } else {
       // Volume statically provisioned.
-      return false
+      return undefined
     }
   }
   const migratedToDriver = ann[AnnMigratedTo] ?? ''
@@ -91,23 +93,43 @@ export function updateMigrationAnnotations(
     const csiDriverName = migration.getCSINameFromInTreeName(provisioner)
     if (csiDriverName === undefined) {
       // Migration on but no driver name: the Go code logs and leaves the annotations alone.
-      return false
+      return undefined
     }
     if (migratedToDriver !== csiDriverName) {
-      ann[AnnMigratedTo] = csiDriverName
-      return true
+      return {op: 'set', driver: csiDriverName}
     } else {
-      return false
+      return undefined
     }
   } else {
     if (migratedToDriver !== '') {
       // The annotation exists but the driver is not migrated (any more): a rollback.
-      delete ann[AnnMigratedTo]
-      return true
+      return {op: 'remove'}
     } else {
-      return false
+      return undefined
     }
   }
+}
+
+/**
+ * updateMigrationAnnotations: sets or removes pv.kubernetes.io/migrated-to on a copy of the annotations
+ * according to the provisioner recorded in them (see migrationAnnotationChange). Mutates `ann` (a copy
+ * the caller owns); returns whether it changed.
+ */
+export function updateMigrationAnnotations(
+  migration: MigrationPolicy,
+  ann: Record<string, string> | null | undefined,
+  claim: boolean,
+): boolean {
+  const change = migrationAnnotationChange(migration, ann, claim)
+  if (change === undefined) return false
+  applyMigrationAnnotationChange(ann!, change)
+  return true
+}
+
+/** Makes a change migrationAnnotationChange found, on annotations the caller owns. */
+export function applyMigrationAnnotationChange(ann: Record<string, string>, change: MigrationAnnotationChange): void {
+  if (change.op === 'set') ann[AnnMigratedTo] = change.driver
+  else delete ann[AnnMigratedTo]
 }
 
 /**

@@ -3,9 +3,9 @@
 // what a reader of "claimRef changed" or "finalizers changed" wants to see.
 import type {JsonPatchOp} from './plan.js'
 
-/** JSON Pointer escaping (RFC 6901): "~" → "~0", "/" → "~1". */
+/** JSON Pointer escaping (RFC 6901): "~" → "~0", "/" → "~1". Most keys have neither: no regex for them. */
 function escape(token: string): string {
-  return token.replace(/~/g, '~0').replace(/\//g, '~1')
+  return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -25,27 +25,50 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return false
 }
 
-export function diffJson(before: unknown, after: unknown, path = '', out: JsonPatchOp[] = []): JsonPatchOp[] {
+/**
+ * The patch from `before` to `after`. `ignoredPath` (exactly, and anything below it) is left out, as if
+ * neither side had it: the simulated cluster ignores the resourceVersion a write bumps without copying
+ * both objects to drop it.
+ */
+export function diffJson(before: unknown, after: unknown, ignoredPath?: string): JsonPatchOp[] {
+  const out: JsonPatchOp[] = []
+  diffInto(before, after, '', out, ignoredPath)
+  return out
+}
+
+const hasOwn = Object.prototype.hasOwnProperty
+
+// for-in rather than Object.keys: the same keys in the same order for JSON objects (no inherited
+// enumerable keys), without an array per object; this runs for every write of a plan.
+function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchOp[], ignoredPath: string | undefined): void {
+  // The same value (a primitive, or an object a write left untouched) differs in nothing.
+  if (before === after) return
   if (isObject(before) && isObject(after)) {
-    for (const key of Object.keys(before)) {
+    for (const key in before) {
       if (before[key] === undefined) continue
-      if (!Object.prototype.hasOwnProperty.call(after, key) || after[key] === undefined) {
-        out.push({op: 'remove', path: `${path}/${escape(key)}`})
+      if (!hasOwn.call(after, key) || after[key] === undefined) {
+        const p = `${path}/${escape(key)}`
+        if (p !== ignoredPath) out.push({op: 'remove', path: p})
       }
     }
-    for (const key of Object.keys(after)) {
-      if (after[key] === undefined) continue
+    for (const key in after) {
+      const value = after[key]
+      if (value === undefined) continue
+      const old = before[key]
+      // Most keys of a write are unchanged: skip them before building their path.
+      if (old === value) continue
       const p = `${path}/${escape(key)}`
-      if (!Object.prototype.hasOwnProperty.call(before, key) || before[key] === undefined) {
-        out.push({op: 'add', path: p, value: after[key]})
+      if (p === ignoredPath) {
+        continue
+      } else if (!hasOwn.call(before, key) || old === undefined) {
+        out.push({op: 'add', path: p, value})
       } else {
-        diffJson(before[key], after[key], p, out)
+        diffInto(old, value, p, out, ignoredPath)
       }
     }
-    return out
+    return
   }
   if (!jsonEqual(before, after)) {
     out.push({op: 'replace', path: path === '' ? '' : path, value: after})
   }
-  return out
 }

@@ -24,16 +24,25 @@ import {
   Events,
   PVDeletionInTreeProtectionFinalizer,
 } from './constants.js'
-import {CSIMigration, type MigrationPolicy, modifyDeletionFinalizers, updateMigrationAnnotations} from './csi-migration.js'
+import {
+  applyMigrationAnnotationChange,
+  CSIMigration,
+  migrationAnnotationChange,
+  type MigrationPolicy,
+  modifyDeletionFinalizers,
+  updateMigrationAnnotations,
+} from './csi-migration.js'
 import type {FeatureGates} from './feature-gates.js'
 import {jsonEqual} from './json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
 import type {ActionType} from './plan.js'
-import {compareQuantities, isValidQuantity, parseQuantity, quantityValue} from './quantity.js'
+import {compareQuantities, isValidQuantity, quantityValue} from './quantity.js'
 import {claimRefOf, type SimulatedCluster, volumeRef} from './simulated-cluster.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
+  copyForWrite,
+  copyOnWrite,
   deepCopy,
   getBindVolumeToClaim,
   getClaimReference,
@@ -86,7 +95,7 @@ export class PersistentVolumeController {
   syncClaimByKey(key: string): void {
     const claim = this.cluster.claims.get(key)
     if (claim === undefined) return
-    this.cluster.currentSync = `pvc/${key}`
+    this.cluster.beginSync('pvc/', key)
     try {
       this.syncClaim(claim)
     } catch (err) {
@@ -98,7 +107,7 @@ export class PersistentVolumeController {
   syncVolumeByName(name: string): void {
     const volume = this.cluster.volumes.get(name)
     if (volume === undefined) return
-    this.cluster.currentSync = `pv/${name}`
+    this.cluster.beginSync('pv/', name)
     try {
       this.syncVolume(volume)
     } catch (err) {
@@ -397,11 +406,17 @@ export class PersistentVolumeController {
    */
   updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: string): PersistentVolumeClaim {
     let dirty = false
-    const claimClone = deepCopy(claim)
-    if (claimClone.status == null) claimClone.status = {}
+    // claim.DeepCopy(), made on the first change (copyOnWrite): a claim whose status is already right is
+    // not copied. The copy always has a status to write into.
+    const claimCopy = copyOnWrite(claim)
+    const claimClone = () => {
+      const clone = claimCopy()
+      if (clone.status == null) clone.status = {}
+      return clone as PersistentVolumeClaim & {status: NonNullable<PersistentVolumeClaim['status']>}
+    }
     const status = claim.status ?? {}
     if (status.phase !== phase) {
-      claimClone.status.phase = phase
+      claimClone().status.phase = phase
       dirty = true
     } else {
       // Phase already set.
@@ -410,13 +425,13 @@ export class PersistentVolumeController {
     if (volume === undefined) {
       // Need to reset AccessModes and Capacity
       if (status.accessModes != null) {
-        delete claimClone.status.accessModes
+        delete claimClone().status.accessModes
         dirty = true
       } else {
         // Already unset.
       }
       if (status.capacity != null) {
-        delete claimClone.status.capacity
+        delete claimClone().status.capacity
         dirty = true
       } else {
         // Already unset.
@@ -424,8 +439,8 @@ export class PersistentVolumeController {
     } else {
       // Need to update AccessModes and Capacity
       if (!jsonEqual(emptyToUndefined(status.accessModes), emptyToUndefined(volume.spec.accessModes))) {
-        claimClone.status.accessModes = volume.spec.accessModes
-        if (claimClone.status.accessModes == null) delete claimClone.status.accessModes
+        claimClone().status.accessModes = volume.spec.accessModes
+        if (claimClone().status.accessModes == null) delete claimClone().status.accessModes
         dirty = true
       } else {
         // Access modes already match.
@@ -445,10 +460,10 @@ export class PersistentVolumeController {
           const pre = volume.metadata.annotations![AnnPreResizeCapacity]
           // A malformed annotation falls back to the volume's capacity, as Go does after logging.
           const preQty = isValidQuantity(pre) ? pre : String(volumeCap)
-          claimClone.status.capacity = {...(claimClone.status.capacity ?? {}), storage: preQty}
+          claimClone().status.capacity = {...(claimClone().status.capacity ?? {}), storage: preQty}
           dirty = true
-        } else if (claimCap === undefined || compareQuantities(parseQuantity(String(volumeCap)), parseQuantity(String(claimCap))) !== 0) {
-          claimClone.status.capacity = deepCopy(volume.spec.capacity!)
+        } else if (claimCap === undefined || compareQuantities(storageQuantity(volume.spec.capacity), storageQuantity(status.capacity)) !== 0) {
+          claimClone().status.capacity = deepCopy(volume.spec.capacity!)
           dirty = true
         } else {
           // Capacity already matches.
@@ -464,7 +479,7 @@ export class PersistentVolumeController {
     } else {
       return this.cluster.updateClaim(
         'set-claim-phase',
-        claimClone,
+        claimClone(),
         reason ?? (status.phase !== phase ? `${status.phase ?? '<none>'} -> ${phase}` : `refresh status (${phase})`),
         'status',
       )
@@ -497,7 +512,7 @@ export class PersistentVolumeController {
       // Nothing to do.
       return volume
     } else {
-      const volumeClone = deepCopy(volume)
+      const volumeClone = copyForWrite(volume)
       volumeClone.status = {...(volumeClone.status ?? {}), phase}
       if (message === '') delete volumeClone.status.message
       else volumeClone.status.message = message
@@ -542,7 +557,7 @@ export class PersistentVolumeController {
       // No default storage class.
       return false
     } else {
-      const claimClone = deepCopy(claim)
+      const claimClone = copyForWrite(claim)
       claimClone.spec.storageClassName = klass.metadata.name
       const defaults = [...this.cluster.classes.values()].filter((c) => c !== klass && getDefaultClass([c]) !== undefined).length
       this.cluster.updateClaim(
@@ -578,29 +593,32 @@ export class PersistentVolumeController {
     } else {
       // Already pointing at this volume.
     }
-    const claimClone = deepCopy(claim)
+    // claim.DeepCopy(), made on the first change (copyOnWrite): a claim already bound is not copied.
+    // Reads below go to the original where the copy can only differ by what this function wrote.
+    const claimClone = copyOnWrite(claim)
     if (shouldBind) {
       dirty = true
       // Bind the claim to the volume
-      claimClone.spec.volumeName = volume.metadata.name
+      claimClone().spec.volumeName = volume.metadata.name
       // Set AnnBoundByController if it is not set yet
-      if (!hasAnnotation(claimClone.metadata, AnnBoundByController)) {
-        setMetaDataAnnotation(claimClone.metadata, AnnBoundByController, 'yes')
+      if (!hasAnnotation(claimClone().metadata, AnnBoundByController)) {
+        setMetaDataAnnotation(claimClone().metadata, AnnBoundByController, 'yes')
       } else {
         // Already set.
       }
     } else {
       // Nothing to bind.
     }
-    // Set AnnBindCompleted if it is not set yet
-    if (!hasAnnotation(claimClone.metadata, AnnBindCompleted)) {
-      setMetaDataAnnotation(claimClone.metadata, AnnBindCompleted, 'yes')
+    // Set AnnBindCompleted if it is not set yet (AnnBoundByController, the only annotation written
+    // above, is another key: the original's answer is the copy's)
+    if (!hasAnnotation(claim.metadata, AnnBindCompleted)) {
+      setMetaDataAnnotation(claimClone().metadata, AnnBindCompleted, 'yes')
       dirty = true
     } else {
       // Already set.
     }
     if (dirty) {
-      return this.cluster.updateClaim('bind-claim', claimClone, reason)
+      return this.cluster.updateClaim('bind-claim', claimClone(), reason)
     } else {
       // Already bound to this volume.
       return claim
@@ -623,7 +641,7 @@ export class PersistentVolumeController {
    * pre-bound by a user keeps it and loses only the uid. Then the volume is Available.
    */
   unbindVolume(volume: PersistentVolume, reason: string): void {
-    const volumeClone = deepCopy(volume)
+    const volumeClone = copyForWrite(volume)
     if (hasAnnotation(volume.metadata, AnnBoundByController)) {
       // The volume was bound by the controller.
       delete volumeClone.spec.claimRef
@@ -847,7 +865,7 @@ export class PersistentVolumeController {
     if (this.opts.gates.HonorPVReclaimPolicy) {
       const current = this.cluster.volumes.get(volume.metadata.name ?? '')
       if (current !== undefined && (current.metadata.finalizers ?? []).includes(PVDeletionInTreeProtectionFinalizer)) {
-        const clone = deepCopy(current)
+        const clone = copyForWrite(current)
         const rest = (clone.metadata.finalizers ?? []).filter((f) => f !== PVDeletionInTreeProtectionFinalizer)
         if (rest.length > 0) clone.metadata.finalizers = rest
         else delete clone.metadata.finalizers
@@ -1199,7 +1217,7 @@ export class PersistentVolumeController {
       // Provisioning not triggered by the scheduler, skip
       return
     } else {
-      const clone = deepCopy(claim)
+      const clone = copyForWrite(claim)
       delete clone.metadata.annotations![AnnSelectedNode]
       this.cluster.updateClaim('reschedule-provisioning', clone, `provisioning failed on node ${claim.metadata.annotations![AnnSelectedNode]}: let the scheduler pick again`)
     }
@@ -1238,7 +1256,7 @@ export class PersistentVolumeController {
       // annotation is already set, nothing to do
       return claim
     } else {
-      const claimClone = deepCopy(claim)
+      const claimClone = copyForWrite(claim)
       // The beta annotation is still written in v1.31 for older provisioners.
       setMetaDataAnnotation(claimClone.metadata, AnnBetaStorageProvisioner, provisionerName)
       setMetaDataAnnotation(claimClone.metadata, AnnStorageProvisioner, provisionerName)
@@ -1250,25 +1268,37 @@ export class PersistentVolumeController {
   // ---------------------------------------------------------------------------------------------
   // Annealing (pv_controller_base.go).
 
-  /** updateClaimMigrationAnnotations */
+  /**
+   * updateClaimMigrationAnnotations. Go copies the claim and lets updateMigrationAnnotations change the
+   * copy's annotations (its TODO says the copy could be avoided); here the change is worked out first and
+   * the claim copied only when there is one — every sync of a claim starts here.
+   */
   updateClaimMigrationAnnotations(claim: PersistentVolumeClaim): PersistentVolumeClaim {
-    const claimClone = deepCopy(claim)
-    const modified = updateMigrationAnnotations(this.migration, claimClone.metadata.annotations, true)
-    if (!modified) {
+    const change = migrationAnnotationChange(this.migration, claim.metadata.annotations, true)
+    if (change === undefined) {
       return claim
     } else {
+      const claimClone = copyForWrite(claim)
+      // A change implies annotations (it is read from them).
+      applyMigrationAnnotationChange(claimClone.metadata.annotations!, change)
       return this.cluster.updateClaim('set-migration-annotation', claimClone, migrationReason(claimClone.metadata.annotations))
     }
   }
 
-  /** updateVolumeMigrationAnnotationsAndFinalizers */
+  /**
+   * updateVolumeMigrationAnnotationsAndFinalizers. As updateClaimMigrationAnnotations, the volume is
+   * copied only when something changes. modifyDeletionFinalizers reads the original: it copies the
+   * finalizers it returns, and reads provisioned-by and the reclaim policy, which the migrated-to
+   * annotation does not touch.
+   */
   updateVolumeMigrationAnnotationsAndFinalizers(volume: PersistentVolume): PersistentVolume {
-    const volumeClone = deepCopy(volume)
-    const annModified = updateMigrationAnnotations(this.migration, volumeClone.metadata.annotations, false)
-    const {finalizers, modified: finalizersModified} = modifyDeletionFinalizers(this.migration, this.opts.gates, volumeClone)
-    if (!annModified && !finalizersModified) {
+    const annChange = migrationAnnotationChange(this.migration, volume.metadata.annotations, false)
+    const {finalizers, modified: finalizersModified} = modifyDeletionFinalizers(this.migration, this.opts.gates, volume)
+    if (annChange === undefined && !finalizersModified) {
       return volume
     } else {
+      const volumeClone = copyForWrite(volume)
+      if (annChange !== undefined) applyMigrationAnnotationChange(volumeClone.metadata.annotations!, annChange)
       let type: ActionType = 'set-migration-annotation'
       let reason = migrationReason(volumeClone.metadata.annotations)
       if (finalizersModified) {

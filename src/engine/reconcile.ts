@@ -8,7 +8,7 @@
 import type {MigrationPolicy} from './csi-migration.js'
 import {defaultFeatureGates, type FeatureGates} from './feature-gates.js'
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import {type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
 import {PersistentVolumeController} from './pv-controller.js'
 import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
 import {compileLabelSelector, type CompiledSelector} from './selector.js'
@@ -118,7 +118,10 @@ class ListOrder {
 
   claimKeys(): readonly string[] {
     if (this.claims === undefined || this.claimsSize !== this.cluster.claims.size) {
-      this.claims = [...this.cluster.claims.values()].sort(compareClaims).map(claimKey)
+      // The cache's own keys: a sync looks its claim up by the very string it was filed under.
+      this.claims = [...this.cluster.claims]
+        .sort(([, a], [, b]) => compareClaims(a, b))
+        .map(([key]) => key)
       this.claimsSize = this.cluster.claims.size
     } else {
       // Claims are never created or deleted by the controller.

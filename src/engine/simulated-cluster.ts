@@ -27,9 +27,19 @@ export function claimRefOf(claim: PersistentVolumeClaim): ObjectRef {
   return refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')
 }
 
-function stripResourceVersion<T extends {metadata: {resourceVersion?: string}}>(obj: T): unknown {
-  const {resourceVersion: _rv, ...metadata} = obj.metadata
-  return {...obj, metadata}
+/** A write's patch leaves out the resourceVersion: the API server sets it, the controller does not. */
+const bumpedByTheServer = '/metadata/resourceVersion'
+
+/**
+ * The higher of two resourceVersions as numbers, `max` being a decimal digit string without leading
+ * zeros; an `rv` that is not a decimal integer does not count. Digit strings compare as numbers by
+ * length, then text: no BigInt for each of the cluster's objects, only for the result.
+ */
+function higherResourceVersion(max: string, rv: string | undefined): string {
+  if (rv === undefined || !/^\d+$/.test(rv)) return max
+  let digits = String(rv)
+  if (digits.length > 1 && digits.startsWith('0')) digits = digits.replace(/^0+(?=\d)/, '')
+  return digits.length > max.length || (digits.length === max.length && digits > max) ? digits : max
 }
 
 export class SimulatedCluster {
@@ -53,8 +63,10 @@ export class SimulatedCluster {
   /** Bumped when a volume is created or deleted (the set of names changes). */
   volumeNamesGeneration = 0
   round = 1
-  /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"), stamped on what it plans. */
-  currentSync = ''
+  /** The sync in progress, as beginSync() named it; its text is made only if the sync plans something. */
+  private syncPrefix = ''
+  private syncKey = ''
+  private syncText: string | undefined = ''
   private lastResourceVersion: bigint
   private readonly matching: MatchingStrategy
   /** The matching index, built on first use and then told about every volume write. */
@@ -62,17 +74,14 @@ export class SimulatedCluster {
 
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
-    let maxRv = 0n
-    const seeRv = (rv: string | undefined) => {
-      if (rv !== undefined && /^\d+$/.test(rv) && BigInt(rv) > maxRv) maxRv = BigInt(rv)
-    }
+    let maxRv = '0'
     for (const v of state.volumes) {
       this.volumes.set(v.metadata.name ?? '', v)
-      seeRv(v.metadata.resourceVersion)
+      maxRv = higherResourceVersion(maxRv, v.metadata.resourceVersion)
     }
     for (const c of state.claims) {
       this.claims.set(claimKey(c), c)
-      seeRv(c.metadata.resourceVersion)
+      maxRv = higherResourceVersion(maxRv, c.metadata.resourceVersion)
     }
     for (const sc of state.classes) this.classes.set(sc.metadata.name ?? '', sc)
     for (const n of state.nodes) this.nodes.set(n.metadata.name ?? '', n)
@@ -83,7 +92,7 @@ export class SimulatedCluster {
         else list.push(pod)
       }
     }
-    this.lastResourceVersion = maxRv
+    this.lastResourceVersion = BigInt(maxRv)
   }
 
   /**
@@ -99,6 +108,18 @@ export class SimulatedCluster {
     return this.index
   }
 
+  /** A sync of "pvc/" + claim key or "pv/" + volume name starts: what it plans is stamped with it. */
+  beginSync(prefix: 'pvc/' | 'pv/', key: string): void {
+    this.syncPrefix = prefix
+    this.syncKey = key
+    this.syncText = undefined
+  }
+
+  /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"). Most syncs plan nothing and never ask. */
+  get currentSync(): string {
+    return (this.syncText ??= this.syncPrefix + this.syncKey)
+  }
+
   /** podIndexer.ByIndex(PodPVCIndex, key) */
   podsByClaim(key: string): readonly Pod[] {
     return this.podsByClaimKey.get(key) ?? []
@@ -112,31 +133,40 @@ export class SimulatedCluster {
   private record<T extends PersistentVolume | PersistentVolumeClaim>(
     type: ActionType,
     ref: ObjectRef,
-    before: T,
+    cached: T | undefined,
     after: T,
     reason: string,
     subresource?: 'status',
   ): T {
-    const saved = {...after, metadata: {...after.metadata, resourceVersion: this.nextResourceVersion()}} as T
-    this.actions.push({
-      action: type,
-      object: ref,
-      reason,
-      patch: diffJson(stripResourceVersion(before), stripResourceVersion(after)),
-      ...(subresource !== undefined ? {subresource} : {}),
-      ...(before.metadata.resourceVersion !== undefined ? {resourceVersion: before.metadata.resourceVersion} : {}),
-      round: this.round,
-      sync: this.currentSync,
-    })
+    if (cached !== undefined && after.metadata === cached.metadata) {
+      // The controller writes a copy it owns (copyForWrite): stamping the new resourceVersion on a
+      // metadata the cache still holds would rewrite an object already planned from.
+      throw new Error(`invariant: a write of ${refKey(ref)} shares its metadata with the cached object`)
+    } else {
+      // A copy of its own.
+    }
+    // An object the cache does not hold is diffed against itself: no patch, as before.
+    const before = cached ?? after
+    // Built field by field in the report's key order (JSON.stringify follows insertion order), the
+    // optional fields without a spread each: this runs for every write of a plan.
+    const action = {action: type, object: ref, reason, patch: diffJson(before, after, bumpedByTheServer)} as Action
+    if (subresource !== undefined) action.subresource = subresource
+    if (before.metadata.resourceVersion !== undefined) action.resourceVersion = before.metadata.resourceVersion
+    action.round = this.round
+    action.sync = this.currentSync
+    this.actions.push(action)
     this.touched.add(refKey(ref))
-    return saved
+    // The request body, with the version the API server gives it, is what the server returns and the
+    // cache stores: the controller never reads its copy after the write, it goes on with the answer
+    // (as the Go controller does with the object Update returns). No second copy of every write.
+    after.metadata.resourceVersion = this.nextResourceVersion()
+    return after
   }
 
   /** kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
-    const before = this.volumes.get(name) ?? volume
-    const saved = this.record(type, volumeRef(volume), before, volume, reason, subresource)
+    const saved = this.record(type, volumeRef(volume), this.volumes.get(name), volume, reason, subresource)
     this.volumes.set(name, saved)
     this.volumesGeneration++
     this.index?.store(saved)
@@ -146,8 +176,7 @@ export class SimulatedCluster {
   /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. */
   updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
     const key = claimKey(claim)
-    const before = this.claims.get(key) ?? claim
-    const saved = this.record(type, claimRefOf(claim), before, claim, reason, subresource)
+    const saved = this.record(type, claimRefOf(claim), this.claims.get(key), claim, reason, subresource)
     this.claims.set(key, saved)
     return saved
   }

@@ -227,8 +227,40 @@ function copyJson(value: unknown): unknown {
 }
 
 /**
+ * The controller's `volume.DeepCopy()` / `claim.DeepCopy()` before it modifies an object, copied as deep
+ * as the controller writes: the object, its metadata, annotations, spec and status are new; what lies
+ * below them (claimRef, capacity, access modes, finalizers, the volume source, ...) is shared with the
+ * original. The controller never writes into those: it replaces them whole (`spec.claimRef = ...`,
+ * `status.capacity = ...`, `metadata.finalizers = ...`). Go needs a deep copy because its copy and the
+ * informer cache's object could otherwise be changed through each other; pvctl never mutates a cached
+ * object, so sharing its unchanged parts is indistinguishable, and much cheaper: fewer objects to build,
+ * and json-patch's diff skips the parts a write did not touch. test/engine/plan-purity.test.ts holds
+ * every conformance case to it (frozen input; final state = input + the planned patches).
+ */
+export function copyForWrite<T extends PersistentVolume | PersistentVolumeClaim>(obj: T): T {
+  const copy = {...obj}
+  copy.metadata = {...obj.metadata}
+  if (obj.metadata.annotations != null) copy.metadata.annotations = {...obj.metadata.annotations}
+  if (obj.spec != null) copy.spec = {...obj.spec}
+  if (obj.status != null) copy.status = {...obj.status}
+  return copy
+}
+
+/**
+ * copyForWrite made on the first modification rather than up front: `clone()` copies once and then
+ * returns the same copy. Go copies unconditionally; most syncs end up changing nothing, and an unmodified
+ * copy is never written nor returned, so skipping it changes nothing but the time (a full plan is mostly
+ * such syncs). Callers read the original and write only through clone().
+ */
+export function copyOnWrite<T extends PersistentVolume | PersistentVolumeClaim>(original: T): () => T {
+  let copy: T | undefined
+  return () => (copy ??= copyForWrite(original))
+}
+
+/**
  * GetBindVolumeToClaim: the volume as bindVolumeToClaim would save it, and whether anything changed.
- * AnnBoundByController is set only when the volume was not already pre-bound to this claim.
+ * AnnBoundByController is set only when the volume was not already pre-bound to this claim. When nothing
+ * changes the volume itself is returned (Go returns an unmodified copy, which its caller drops).
  */
 export function getBindVolumeToClaim(
   volume: PersistentVolume,
@@ -236,7 +268,9 @@ export function getBindVolumeToClaim(
 ): {volume: PersistentVolume; dirty: boolean} {
   let dirty = false
   const shouldSetBoundByController = !isVolumeBoundToClaim(volume, claim)
-  const volumeClone = deepCopy(volume)
+  // The volume from method args can be pointing to watcher cache. We must not modify these, therefore
+  // create a copy (on the first change).
+  const volumeClone = copyOnWrite(volume)
   const ref = volume.spec.claimRef
   if (
     ref == null ||
@@ -244,12 +278,13 @@ export function getBindVolumeToClaim(
     (ref.namespace ?? '') !== (claim.metadata.namespace ?? '') ||
     (ref.uid ?? '') !== (claim.metadata.uid ?? '')
   ) {
-    volumeClone.spec.claimRef = getClaimReference(claim)
+    volumeClone().spec.claimRef = getClaimReference(claim)
     dirty = true
   }
-  if (shouldSetBoundByController && !hasAnnotation(volumeClone.metadata, AnnBoundByController)) {
-    setMetaDataAnnotation(volumeClone.metadata, AnnBoundByController, 'yes')
+  // The claimRef above is not an annotation: the original's annotations are the copy's.
+  if (shouldSetBoundByController && !hasAnnotation(volume.metadata, AnnBoundByController)) {
+    setMetaDataAnnotation(volumeClone().metadata, AnnBoundByController, 'yes')
     dirty = true
   }
-  return {volume: volumeClone, dirty}
+  return {volume: dirty ? volumeClone() : volume, dirty}
 }

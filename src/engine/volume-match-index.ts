@@ -104,9 +104,16 @@ export class IndexedVolumeIndex implements VolumeIndex {
   /** allPossibleMatchingAccessModes by requested modes; dropped when a bucket appears or empties. */
   private bucketOrder = new Map<string, string[]>()
 
-  /** Indexes the volumes; of two with the same name the later one counts, as in a cache keyed by name. */
+  /**
+   * Indexes the volumes; of two with the same name the later one counts, as in a cache keyed by name.
+   * The same index as storing them one by one, built faster: each ordered list is sorted once.
+   */
   constructor(volumes: Iterable<PersistentVolume>) {
-    for (const volume of volumes) this.store(volume)
+    const latest = new Map<string, PersistentVolume>()
+    for (const volume of volumes) latest.set(volume.metadata.name ?? '', volume)
+    const unsorted = new Map<SortedList<Entry>, Entry[]>()
+    for (const [name, volume] of latest) this.link(this.entryOf(name, volume), unsorted)
+    for (const [list, entries] of unsorted) list.insertAll(entries)
   }
 
   store(volume: PersistentVolume): void {
@@ -142,6 +149,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     const requestedClass = getPersistentVolumeClaimClass(claim)
     // No selector (undefined): every volume passes the label filter.
     const selector = compileClaimSelector(claim)
+    // The volumes pre-bound to the claim, looked up once for all its buckets.
+    const preboundToClaim = this.prebound.get(claimKey(claim))
 
     for (const key of keys) {
       const bucket = this.buckets.get(key)!
@@ -157,7 +166,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
       } else {
         // Every capacity of the bucket is known: the indexes decide.
       }
-      const prebound = this.preboundIn(key, claim, requested)
+      const prebound = this.preboundIn(key, claim, requested, preboundToClaim)
       if (prebound !== undefined) return prebound.volume
       if (delayBinding) {
         // The PV controller does not bind this claim: the scheduler will, once a pod picks a node.
@@ -191,9 +200,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     return keys
   }
 
-  /** Rule 1 in one bucket: the first (by name) usable volume pre-bound to the claim. */
-  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint): Entry | undefined {
-    const found = this.prebound.get(claimKey(claim))
+  /** Rule 1 in one bucket: the first (by name) usable volume of `found`, those pre-bound to the claim. */
+  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, found: Entry | Entry[] | undefined): Entry | undefined {
     if (found === undefined) {
       return undefined
     } else if (!Array.isArray(found)) {
@@ -244,8 +252,10 @@ export class IndexedVolumeIndex implements VolumeIndex {
     const pooled =
       nanos !== undefined && ref == null && volume.metadata.deletionTimestamp == null && volume.status?.phase === 'Available'
     const labelKeys: string[] = []
-    if (pooled) {
-      for (const [k, v] of Object.entries(volume.metadata.labels ?? {})) {
+    const labels = volume.metadata.labels
+    if (pooled && labels != null) {
+      for (const k of Object.keys(labels)) {
+        const v = labels[k]
         // Only a string value can equal a selector's value.
         if (typeof v === 'string') labelKeys.push(labelKey(k, v))
       }
@@ -270,7 +280,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     return getOrAdd(byVAC, volumeVAC(volume), () => ({all: new SortedList<Entry>(byCapacityThenName), byLabel: new Map()}))
   }
 
-  private link(e: Entry): void {
+  /** Files the entry; with `unsorted`, its ordered lists are collected there to be filled at once. */
+  private link(e: Entry, unsorted?: Map<SortedList<Entry>, Entry[]>): void {
     this.entries.set(e.name, e)
     let bucket = this.buckets.get(e.bucket)
     if (bucket === undefined) {
@@ -291,8 +302,9 @@ export class IndexedVolumeIndex implements VolumeIndex {
       // Not pre-bound.
     }
     if (e.group !== undefined) {
-      e.group.all.insert(e)
-      for (const key of e.labelKeys) getOrAdd(e.group.byLabel, key, () => new SortedList<Entry>(byCapacityThenName)).insert(e)
+      const insert = (list: SortedList<Entry>) => (unsorted === undefined ? list.insert(e) : getOrAdd(unsorted, list, () => []).push(e))
+      insert(e.group.all)
+      for (const key of e.labelKeys) insert(getOrAdd(e.group.byLabel, key, () => new SortedList<Entry>(byCapacityThenName)))
     } else {
       // Not in the pool.
     }

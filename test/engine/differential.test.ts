@@ -9,12 +9,10 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {parseFeatureGates} from '../../src/engine/feature-gates.js'
 import type {ClusterState} from '../../src/engine/model.js'
-import type {ObjectRef} from '../../src/engine/plan.js'
 import {DEFAULT_MAX_ROUNDS, reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/reconcile.js'
-import {type ConformanceCase, loadCases, refOf, stateOf} from '../conformance/cases.js'
-import {mockMigration, mockOperations, mockPluginMgr, type PluginMock, reactorFaults, type ReactorError} from '../conformance/mock-plugin.js'
+import {type ConformanceCase, loadCases, stateOf} from '../conformance/cases.js'
+import {asTheCaseRuns, caseOptions} from './conformance-options.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns, runShapeArb} from './differential-arbitraries.js'
 
 type Outcome = {result: ReconcileResult; error?: undefined} | {result?: undefined; error: string}
@@ -100,26 +98,12 @@ test('every conformance case: identical plans, as the case runs it and as a full
   let compared = 0
   for (const {file, cases} of loadCases('cases')) {
     for (const c of cases as ConformanceCase[]) {
-      const gates = parseFeatureGates(Object.entries(c.featureGates ?? {}).map(([k, v]) => `${k}=${v}`).join(','))
-      const mock = c.pluginMock as PluginMock | null
-      // The mock plugin consumes its call lists: each run gets fresh ones.
-      const withPlugin = (): ReconcileOptions =>
-        mock == null
-          ? {gates}
-          : {
-              gates,
-              plugins: mockPluginMgr(mock),
-              operations: mockOperations(mock),
-              apiFaults: reactorFaults((c.reactorErrors ?? []) as ReactorError[]),
-              ...(mock.csiMigration ? {migration: mockMigration(mock.csiMigration)} : {}),
-            }
-      const single = c.test !== 'multiSync'
       const label = `${file} ${c.name}: `
-      const indexedAsCase = plan(stateOf(c), {...withPlugin(), matching: 'indexed', ...(single ? {targets: [refOf(c.target)], maxRounds: 1} : {})})
-      const scanAsCase = plan(stateOf(c), {...withPlugin(), matching: 'scan', ...(single ? {targets: [refOf(c.target)], maxRounds: 1} : {})})
+      const indexedAsCase = plan(stateOf(c), {...caseOptions(c), matching: 'indexed', ...asTheCaseRuns(c)})
+      const scanAsCase = plan(stateOf(c), {...caseOptions(c), matching: 'scan', ...asTheCaseRuns(c)})
       assert.equal(firstDifference(indexedAsCase, scanAsCase), undefined, label)
-      const indexedFull = plan(stateOf(c), {...withPlugin(), matching: 'indexed'})
-      const scanFull = plan(stateOf(c), {...withPlugin(), matching: 'scan'})
+      const indexedFull = plan(stateOf(c), {...caseOptions(c), matching: 'indexed'})
+      const scanFull = plan(stateOf(c), {...caseOptions(c), matching: 'scan'})
       assert.equal(firstDifference(indexedFull, scanFull), undefined, label)
       compared++
     }
