@@ -11,10 +11,10 @@ import {readFile, readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {parseAllDocuments, visit} from 'yaml'
 import {InputError} from '../errors.js'
-import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
 import type {ClusterState} from '../engine/model.js'
 import {isValidQuantity} from '../engine/quantity.js'
 import {compileLabelSelector, SelectorError} from '../engine/selector.js'
+import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
 
 export interface LoadedSnapshot {
   state: ClusterState
@@ -28,16 +28,17 @@ export const STDIN_SOURCE = '<stdin>'
 const SNAPSHOT_EXTENSIONS = ['.yaml', '.yml', '.json']
 
 type Obj = Record<string, unknown>
+type Pattern = FieldPath
 
 interface KindInfo {
   field: keyof ClusterState
   apiVersions: readonly string[]
   namespaced: boolean
   /** Fields that are strings in the API but that YAML may have read as numbers or booleans ('*': any key). */
-  stringFields: FieldPathNode
+  stringFields: readonly Pattern[]
 }
 
-const METADATA_STRINGS: FieldPath[] = [
+const METADATA_STRINGS: Pattern[] = [
   ['metadata', 'name'], ['metadata', 'namespace'], ['metadata', 'uid'], ['metadata', 'resourceVersion'],
   ['metadata', 'labels', '*'], ['metadata', 'annotations', '*'],
 ]
@@ -46,23 +47,26 @@ const METADATA_STRINGS: FieldPath[] = [
 const KINDS = new Map<string, KindInfo>([
   ['PersistentVolume', {
     field: 'volumes', apiVersions: ['v1'], namespaced: false,
-    stringFields: compileFieldPaths([...METADATA_STRINGS, ['spec', 'capacity', '*']]),
+    stringFields: [...METADATA_STRINGS, ['spec', 'capacity', '*']],
   }],
   ['PersistentVolumeClaim', {
     field: 'claims', apiVersions: ['v1'], namespaced: true,
-    stringFields: compileFieldPaths([
+    stringFields: [
       ...METADATA_STRINGS,
       ['spec', 'resources', 'requests', '*'], ['spec', 'resources', 'limits', '*'], ['status', 'capacity', '*'],
       ['spec', 'selector', 'matchLabels', '*'], ['spec', 'selector', 'matchExpressions', '*', 'values', '*'],
-    ]),
+    ],
   }],
   ['StorageClass', {
     field: 'classes', apiVersions: ['storage.k8s.io/v1', 'storage.k8s.io/v1beta1'], namespaced: false,
-    stringFields: compileFieldPaths(METADATA_STRINGS),
+    stringFields: METADATA_STRINGS,
   }],
-  ['Pod', {field: 'pods', apiVersions: ['v1'], namespaced: true, stringFields: compileFieldPaths(METADATA_STRINGS)}],
-  ['Node', {field: 'nodes', apiVersions: ['v1'], namespaced: false, stringFields: compileFieldPaths(METADATA_STRINGS)}],
+  ['Pod', {field: 'pods', apiVersions: ['v1'], namespaced: true, stringFields: METADATA_STRINGS}],
+  ['Node', {field: 'nodes', apiVersions: ['v1'], namespaced: false, stringFields: METADATA_STRINGS}],
 ])
+
+/** Each kind's string fields as a tree, compiled once: walking it costs a map lookup per key. */
+const STRING_FIELDS = new Map([...KINDS].map(([kind, info]) => [kind, compileFieldPaths(info.stringFields)]))
 
 /** Under a field no path goes through: YamlScalars are unwrapped to their values, nothing becomes text. */
 const NO_STRING_FIELDS = compileFieldPaths([])
@@ -319,7 +323,8 @@ function collect(
   }
 
   // JSON is normalized where it lies (parse once: no second copy of a large dump); YAML is copied out.
-  let object = (out.json ? normalizeJson(value, info.stringFields) : unwrap(value, info.stringFields)) as Obj
+  const stringFields = STRING_FIELDS.get(kind)!
+  let object = (out.json ? normalizeJson(value, stringFields) : unwrap(value, stringFields)) as Obj
   // The one other change: an item of a typed list gets the kind and apiVersion it was listed under.
   if (object.kind !== kind || object.apiVersion !== apiVersion) {
     object = {apiVersion, kind, ...object}
