@@ -3,13 +3,15 @@
 //
 //   npm run bench                                   sizes 10k and 100k, the scan comparison at 20k
 //   npm run bench -- --size 100000                  one size (repeat --size for more)
+//   npm run bench -- --size 160000                  a report past V8's 512 MiB string limit (printed in chunks)
 //   npm run bench -- --reference-size 0             no scan comparison
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
 //   npm run bench -- --json results.json            the numbers as JSON too
 //
 // "N" volumes means N PersistentVolumes and N claims (bench/generate-cluster.ts). For each size:
 //   load    loadSnapshot (read, JSON.parse, checks)        plan    planSync (reconcile + the report)
-//   render  -o json rendering                              floor   JSON.parse of the input + JSON.stringify of the report
+//   render  -o json, its chunks written to /dev/null       floor   JSON.parse of the input + JSON.stringify of the report
+//           (one string per list past 512 MiB)
 //   cli     wall time of `pvctl sync -f FILE --dry-run -o json > /dev/null`, and its peak RSS
 import {spawn, spawnSync} from 'node:child_process'
 import {closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
@@ -51,6 +53,8 @@ export interface SizeResult {
   converged: boolean
   actions: number
   outputMB: number
+  /** How many pieces -o json was written in (none of them the whole report). */
+  outputChunks: number
 }
 
 export interface ReferenceResult {
@@ -188,12 +192,13 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
         converged: Boolean(m.converged),
         actions: Number(m.actions),
         outputMB: Number(m.outputBytes) / 1e6,
+        outputChunks: Number(m.chunks),
       }
       result.sizes.push(row)
       log(
         `  load ${s(row.load)}  plan ${s(row.plan)}  render ${s(row.render)}  | floor ${s(row.floor)} (parse ${s(row.floorParse)} + stringify ${s(row.floorStringify)})` +
           `  | cli ${s(row.cli)} = ${(row.cli / row.floor).toFixed(2)}× floor, peak RSS ${row.cliMaxRssMB.toFixed(0)} MB` +
-          `  | ${row.rounds} rounds, ${row.actions} actions, ${row.outputMB.toFixed(0)} MB of report`,
+          `  | ${row.rounds} rounds, ${row.actions} actions, ${row.outputMB.toFixed(0)} MB of report in ${row.outputChunks} chunks`,
       )
       if (!opts.keep) rmSync(file)
     }

@@ -3,6 +3,7 @@
 //
 //   node --import tsx bench/measure.ts sync FILE          load, plan, render and the I/O floor of FILE
 //   node --import tsx bench/measure.ts compare FILE       plan time of the indexed engine and of the scan
+import {closeSync, openSync, writeSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -26,10 +27,18 @@ function seconds(since: number): number {
   return (performance.now() - since) / 1000
 }
 
+/** Length of the JSON of `value`, a list stringified a slice at a time (each slice one string). */
+function stringifyInSlices(value: unknown, slice = 10_000): number {
+  if (!Array.isArray(value)) return JSON.stringify(value, null, 2)?.length ?? 0
+  let length = 0
+  for (let i = 0; i < value.length; i += slice) length += JSON.stringify(value.slice(i, i + slice), null, 2).length
+  return length
+}
+
 async function measureSync(file: string): Promise<Record<string, number | boolean>> {
   const {loadSnapshot} = await load<Snapshot>('cluster/snapshot.js')
   const {planSync} = await load<Sync>('app/sync.js')
-  const {renderReportJson} = await load<ReportDoc>('render/report-doc.js')
+  const {reportJsonChunks} = await load<ReportDoc>('render/report-doc.js')
   const {defaultFeatureGates} = await load<Gates>('engine/feature-gates.js')
 
   // The floor, part 1: read and JSON.parse the input (first, on an empty heap: the floor's best case).
@@ -45,16 +54,31 @@ async function measureSync(file: string): Promise<Record<string, number | boolea
   const report = planSync(snapshot.state, {dryRun: true, gates: defaultFeatureGates})
   const planTime = seconds(t)
 
+  // Render as the CLI does: the chunks of -o json, written to /dev/null as they come.
+  const devNull = openSync('/dev/null', 'w')
+  let outputBytes = 0
+  let chunks = 0
   t = performance.now()
-  let out: string | undefined = renderReportJson(report)
+  for (const chunk of reportJsonChunks(report)) {
+    outputBytes += writeSync(devNull, chunk)
+    chunks++
+  }
   const renderTime = seconds(t)
-  const outputBytes = Buffer.byteLength(out)
-  out = undefined
+  closeSync(devNull)
 
-  // The floor, part 2: JSON.stringify of the report, as printed (the document without `before`).
+  // The floor, part 2: JSON.stringify of the report, as printed (the document without `before`). Past
+  // V8's 512 MiB string limit (160k + 160k) one string cannot hold it: then a string per top-level list.
   const {before: _before, ...document} = report
   t = performance.now()
-  const floorText = JSON.stringify(document, null, 2)
+  let floorBytes = 0
+  let floorSliced = false
+  try {
+    floorBytes = JSON.stringify(document, null, 2).length
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err
+    floorSliced = true
+    for (const value of Object.values(document)) floorBytes += stringifyInSlices(value)
+  }
   const floorStringify = seconds(t)
 
   return {
@@ -65,7 +89,9 @@ async function measureSync(file: string): Promise<Record<string, number | boolea
     floorStringify,
     floor: floorParse + floorStringify,
     outputBytes,
-    floorBytes: floorText.length,
+    chunks,
+    floorBytes,
+    floorSliced,
     rounds: report.rounds,
     converged: report.converged,
     actions: report.actions.length,

@@ -4,22 +4,12 @@
 import {loadSnapshot} from '../cluster/snapshot.js'
 import type {Pod} from '../engine/model.js'
 import {ExitCode, UsageError} from '../errors.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
 
-export interface RunSyncOptions extends SyncOptions {
-  /** -f: a snapshot path, or undefined for the live cluster. */
-  filename?: string
-  stdin: NodeJS.ReadableStream
-  kubeconfig?: string
-  context?: string
-  /** -l as given, for the live LIST calls. */
-  labelSelectorText?: string
-  qps: number
-  burst: number
-  requestTimeoutMs?: number
-  /** --chunk-size: objects per LIST page (0: no paging). */
-  chunkSize?: number
+/** Where the state comes from (as for `explain`), how to plan, and how to write. */
+export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
   concurrency: number
   events: boolean
   yes: boolean
@@ -27,10 +17,7 @@ export interface RunSyncOptions extends SyncOptions {
   recyclerPodTemplate?: string
 }
 
-export interface SyncUi {
-  /** Tells the user something on stderr (skipped kinds, notices). */
-  notice(line: string): void
-  spinner(text: string): Promise<{text(t: string): void; stop(): void}>
+export interface SyncUi extends LoadStateUi {
   /** Asks for consent (a typed one when the plan destroys data); undefined when nobody can be asked. */
   confirm?: (plan: SyncReport, context: string, destructive: boolean) => Promise<boolean>
   /** Shows the plan before consent is asked. */
@@ -53,27 +40,14 @@ async function loadPodTemplate(path: string): Promise<Pod> {
 }
 
 export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
-  if (opts.filename !== undefined) {
-    const snapshot = await loadSnapshot(opts.filename, {stdin: opts.stdin})
-    for (const [kind, count] of Object.entries(snapshot.skipped)) {
-      ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
-    }
-    const report = planSync(snapshot.state, {...opts, dryRun: true})
+  // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
+  const loaded = await loadClusterState(opts, ui)
+  if (loaded.source === 'snapshot') {
+    const report = planSync(loaded.state, {...opts, dryRun: true})
     if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
   }
-
-  // A live cluster: client-node and the executor are loaded only now (they cost ~0.4 s).
-  const {openLiveSession} = await import('./live-session.js')
-  const {loadLiveState} = await import('../cluster/live-loader.js')
-  const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
-  const spinner = await ui.spinner(`loading from ${session.server}`)
-  let state
-  try {
-    state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
-  } finally {
-    spinner.stop()
-  }
+  const {state, session} = loaded
   if (opts.dryRun) {
     const report = planSync(state, opts)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}

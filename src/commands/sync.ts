@@ -9,13 +9,14 @@ import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
+import {writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseDuration} from '../cli/duration.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
-import {renderReportJson, renderReportYaml} from '../render/report-doc.js'
-import {renderSyncDiff} from '../render/sync-diff.js'
+import {reportJsonChunks, reportYamlChunks} from '../render/report-doc.js'
+import {syncDiffChunks} from '../render/sync-diff.js'
 import {renderSyncTable} from '../render/sync-table.js'
 
 export default class Sync extends PvctlCommand {
@@ -105,16 +106,17 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     const loopOnly = loopOnlyFlagGiven(raw)
     if (loopOnly !== undefined) throw new UsageError(`--${loopOnly} applies to loop mode: add --watch or --interval`)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const render = (report: SyncReport): string => {
+    // Chunks, not one string: a large cluster's report does not fit in one (see report-doc.ts).
+    const render = (report: SyncReport): Iterable<string> => {
       switch (flags.output) {
         case 'json':
-          return renderReportJson(report)
+          return reportJsonChunks(report)
         case 'yaml':
-          return renderReportYaml(report)
+          return reportYamlChunks(report)
         case 'diff':
-          return renderSyncDiff(report, palette)
+          return syncDiffChunks(report, palette)
         default:
-          return renderSyncTable(report, {wide: flags.output === 'wide', palette})
+          return [renderSyncTable(report, {wide: flags.output === 'wide', palette})]
       }
     }
     const abort = new AbortController()
@@ -145,7 +147,8 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           signal: abort.signal,
         },
       )
-      process.stdout.write(render(report))
+      // A reader that stops early (`| head`) ends the output quietly; the exit status stays the plan's.
+      await writeChunks(process.stdout, render(report))
       process.exitCode = exitCode
     } finally {
       process.removeListener('SIGINT', onSigint)

@@ -18,30 +18,39 @@ const CONTEXT_LINES = 3
  * out, so a write that changes nothing else shows nothing. Returns '' when no object changes.
  */
 export function renderSyncDiff(report: SyncReport, palette: Palette): string {
+  return [...syncDiffChunks(report, palette)].join('')
+}
+
+/** renderSyncDiff as one chunk per changed object, for writing a large diff without one string. */
+export function* syncDiffChunks(report: SyncReport, palette: Palette): Generator<string> {
   if (report.before === undefined) {
     // Without the objects as read there is nothing to compare with: a caller bug, not "no changes".
     throw new TypeError('renderSyncDiff: the report carries no `before` objects to diff against')
   }
   const before = byKey(report.before)
   const after = byKey(report.objects)
-  const keys = [...new Set([...before.keys(), ...after.keys()])].sort(compareKeys)
-  const sections: string[] = []
-  for (const key of keys) {
-    const oldText = toYaml(before.get(key))
-    const newText = toYaml(after.get(key))
+  const keys = new Map<string, Key>()
+  for (const side of [before, after]) for (const [id, {key}] of side) keys.set(id, key)
+  for (const [id, key] of [...keys].sort((a, b) => compareKeys(a[1], b[1]))) {
+    const old = before.get(id)?.object
+    const planned = after.get(id)?.object
+    // The engine returns the object it read when no sync wrote it: nothing to lay out and compare.
+    if (old === planned) continue
+    const oldText = toYaml(old)
+    const newText = toYaml(planned)
     if (oldText === newText) continue
-    sections.push(section(label(key), oldText, newText, palette))
+    yield section(label(key), oldText, newText, palette)
   }
-  return sections.join('')
 }
 
 /** kind, namespace, name: the sort order of `report.objects`. */
 type Key = readonly [kind: string, namespace: string, name: string]
 
-function byKey(objects: readonly KubeObject[]): Map<string, KubeObject> {
-  const map = new Map<string, KubeObject>()
-  for (const o of objects) {
-    map.set(JSON.stringify(keyOf(o)), o)
+function byKey(objects: readonly KubeObject[]): Map<string, {key: Key; object: KubeObject}> {
+  const map = new Map<string, {key: Key; object: KubeObject}>()
+  for (const object of objects) {
+    const key = keyOf(object)
+    map.set(JSON.stringify(key), {key, object})
   }
   return map
 }
@@ -52,9 +61,7 @@ function keyOf(o: KubeObject): Key {
   return [kind, o.metadata.namespace ?? '', o.metadata.name ?? '']
 }
 
-function compareKeys(a: string, b: string): number {
-  const ka = JSON.parse(a) as Key
-  const kb = JSON.parse(b) as Key
+function compareKeys(ka: Key, kb: Key): number {
   for (let i = 0; i < 3; i++) {
     if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1
   }
@@ -62,8 +69,7 @@ function compareKeys(a: string, b: string): number {
 }
 
 /** `pv/NAME` or `pvc/NAMESPACE/NAME`, as everywhere else in pvctl's output. */
-function label(key: string): string {
-  const [kind, namespace, name] = JSON.parse(key) as Key
+function label([kind, namespace, name]: Key): string {
   if (kind === 'PersistentVolume') return `pv/${name}`
   if (kind === 'PersistentVolumeClaim') return `pvc/${namespace}/${name}`
   return namespace === '' ? `${kind.toLowerCase()}/${name}` : `${kind.toLowerCase()}/${namespace}/${name}`

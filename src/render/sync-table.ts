@@ -112,7 +112,8 @@ function changes(patch: readonly JsonPatchOp[]): string {
 
 /** What is left of TARGET_WIDTH for a last free-text column after the given columns (header and cells). */
 function remainingWidth(columns: ReadonlyArray<readonly string[]>): number {
-  const used = columns.reduce((sum, cells) => sum + Math.max(...cells.map(width)) + GAP, 0)
+  // A loop, not Math.max(...cells): a hundred thousand arguments overflow the stack.
+  const used = columns.reduce((sum, cells) => sum + cells.reduce((widest, cell) => Math.max(widest, width(cell)), 0) + GAP, 0)
   return Math.max(TARGET_WIDTH - used, MIN_TEXT_WIDTH)
 }
 

@@ -19,6 +19,8 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   for (const field of ['load', 'plan', 'render', 'floor', 'cli', 'cliMaxRssMB', 'inputMB', 'outputMB'] as const) {
     assert.ok(Number.isFinite(row[field]) && row[field] > 0, `${field}: ${row[field]}`)
   }
+  // The report went out in pieces, none of them the whole (what lets a report past 512 MiB print).
+  assert.ok(row.outputChunks > 1, `${row.outputChunks} chunks`)
   assert.equal(result.reference?.identical, true, 'the indexed engine and the scan planned the same')
   assert.ok(result.help > 0)
   assert.match(table(result), /\| 1,000 \+ 1,000 \|/)

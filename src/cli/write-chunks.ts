@@ -1,0 +1,72 @@
+// Writes rendered output to stdout a chunk at a time, so that no command ever holds its whole output as one
+// string (V8 caps a string at 512 MiB; a 160k-volume report is more) or as one buffer.
+
+/** What writeChunks needs of a stream: process.stdout, or a test's. */
+export interface ChunkSink {
+  write(chunk: string): boolean
+  on(event: 'error', listener: (...args: unknown[]) => void): unknown
+  once(event: 'drain' | 'error' | 'close', listener: (...args: unknown[]) => void): unknown
+  removeListener(event: 'drain' | 'error' | 'close', listener: (...args: unknown[]) => void): unknown
+  /** Set once the stream failed or was closed: nothing written after that arrives. */
+  readonly destroyed?: boolean
+}
+
+/** 'closed': the reader went away (`pvctl sync -o json | head`); the rest was not written. */
+export type WriteOutcome = 'written' | 'closed'
+
+/**
+ * Writes every chunk, waiting for 'drain' whenever the stream's buffer is full, so memory holds one chunk
+ * and the stream's high-water mark however slow the reader. When the reader closes the pipe (EPIPE) the
+ * rest is dropped without a word, as kubectl and other Unix tools end under `| head`; any other write
+ * error is thrown.
+ */
+export async function writeChunks(sink: ChunkSink, chunks: Iterable<string>): Promise<WriteOutcome> {
+  let failure: unknown
+  // A write error arrives as an 'error' event, not from write(): listen for the whole run.
+  const onError = (err: unknown) => {
+    failure ??= err
+  }
+  sink.on('error', onError)
+  try {
+    for (const chunk of chunks) {
+      // A failed write destroys the stream at once; its 'error' event comes a tick later.
+      if (failure !== undefined || sink.destroyed === true) break
+      if (!sink.write(chunk)) await drained(sink)
+    }
+    // An EPIPE of the last write is reported a tick later too.
+    await new Promise((resolve) => setImmediate(resolve))
+  } finally {
+    sink.removeListener('error', onError)
+  }
+  if (failure === undefined && sink.destroyed !== true) return 'written'
+  if (failure === undefined || isBrokenPipe(failure)) {
+    // Later writes (oclif's, a stray log line) must not turn the closed pipe into a crash.
+    sink.on('error', ignore)
+    return 'closed'
+  }
+  throw failure
+}
+
+/** Resolves when the stream can take more, or when it failed or closed (the caller looks at which). */
+function drained(sink: ChunkSink): Promise<void> {
+  return new Promise((resolve) => {
+    // A destroyed stream has said all it will: no 'drain', and its 'close' may be past.
+    if (sink.destroyed === true) return resolve()
+    const done = () => {
+      sink.removeListener('drain', done)
+      sink.removeListener('error', done)
+      sink.removeListener('close', done)
+      resolve()
+    }
+    sink.once('drain', done)
+    sink.once('error', done)
+    sink.once('close', done)
+  })
+}
+
+function isBrokenPipe(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED'
+}
+
+function ignore(): void {}
