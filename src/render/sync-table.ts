@@ -126,7 +126,7 @@ function truncate(s: string, max: number): string {
   return chars.length <= max ? s : chars.slice(0, max - 1).join('').trimEnd() + ELLIPSIS
 }
 
-/** A cell is one line: cli-table3 would otherwise split a row across lines. */
+/** A cell is one line: kubectlTable would otherwise split a row across lines. */
 function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim()
 }

@@ -1,6 +1,6 @@
-// kubectlTable lays large tables out through cli-table3 a block of rows at a time, with the widths of the
-// whole table: the result must be what one cli-table3 table of every row prints (the oracle below is the
-// layout before blocks), whatever the cells hold — colours, wide characters, several lines, empty cells.
+// kubectlTable lays tables out in one linear pass of its own: the result must be what one cli-table3 table
+// of every row prints (the oracle below, the layout pvctl used before), whatever the cells hold — colours,
+// wide characters, several lines, empty cells, the widest cell anywhere.
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
@@ -22,7 +22,7 @@ function wholeTable(head: string[], rows: string[][]): string {
   return t.toString().split('\n').map((line) => line.trimEnd()).join('\n')
 }
 
-/** Rows whose widest cells sit in different blocks, so a block's own widths would differ from the whole's. */
+/** Rows of every kind of cell, the widest of all in the last row. */
 function rows(count: number, palette: typeof plain): string[][] {
   return Array.from({length: count}, (_, i) => [
     i % 3 === 0 ? palette.green('bind-volume') : palette.red('delete'),
@@ -36,9 +36,10 @@ describe('kubectlTable', () => {
   const cases = [
     {name: 'no rows', rows: [] as string[][]},
     {name: 'one row', rows: rows(1, plain)},
-    {name: 'one block exactly', rows: rows(500, plain)},
-    {name: 'several blocks, the widest cell in the last', rows: rows(1234, plain)},
-    {name: 'several blocks, coloured', rows: rows(1234, ansi)},
+    {name: '500 rows', rows: rows(500, plain)},
+    {name: '1234 rows, the widest cell in the last', rows: rows(1234, plain)},
+    {name: '1234 rows, coloured', rows: rows(1234, ansi)},
+    {name: 'a header wider than every cell, a row shorter than the header', rows: [['a'], ['b', 'c']]},
   ]
   for (const c of cases) {
     it(`${c.name}: what one table of every row prints`, () => {
