@@ -93,8 +93,13 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     cluster.requeuedClaims.clear()
     for (const key of claimKeys) ctrl.syncClaimByKey(key)
     for (const name of volumeNames) ctrl.syncVolumeByName(name)
-    followUps = cluster.takeTouched()
-    for (const key of cluster.requeuedClaims) followUps.add(`pvc/${key}`)
+    if (targets === undefined) {
+      // Every object in scope is synced in every round: what this one wrote needs no follow-up.
+      cluster.forgetTouched()
+    } else {
+      followUps = cluster.takeTouched()
+      for (const key of cluster.requeuedClaims) followUps.add(`pvc/${key}`)
+    }
     if (cluster.actions.length === writesBefore) {
       converged = true
       break
