@@ -48,18 +48,14 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
   })
 
   // The report shows the objects in scope: everything when objects are named (their syncs may touch
-  // any volume), else what -n / -l select.
+  // any volume), else what -n / -l select, judged on each object as it was before the plan.
   const inScope = scopePredicate(scope)
-  // With no scope every object is in it: no look-up and no filter per object.
-  const keep = <T extends PersistentVolume | PersistentVolumeClaim>(list: readonly T[], pred: (o: T) => boolean) => (inScope.everything ? list : list.filter(pred))
-  const beforeVolumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-  const beforeClaims = new Map(state.claims.map((c) => [claimKey(c), c]))
-  const volumes = keep(result.volumes, (v) => inScope.volume(beforeVolumes.get(v.metadata.name ?? '') ?? v))
-  const claims = keep(result.claims, (c) => inScope.claim(beforeClaims.get(claimKey(c)) ?? c))
-  const objects: Array<PersistentVolume | PersistentVolumeClaim> = [...volumes.map(withKind('PersistentVolume')), ...claims.map(withKind('PersistentVolumeClaim'))]
+  const volumes = inScopeWithBefore(result.volumes, result.before.volumes, inScope.everything ? undefined : inScope.volume)
+  const claims = inScopeWithBefore(result.claims, result.before.claims, inScope.everything ? undefined : inScope.claim)
+  const objects: Array<PersistentVolume | PersistentVolumeClaim> = [...volumes.after.map(withKind('PersistentVolume')), ...claims.after.map(withKind('PersistentVolumeClaim'))]
   const before: Array<PersistentVolume | PersistentVolumeClaim> = [
-    ...volumes.map((v) => withKind('PersistentVolume')(beforeVolumes.get(v.metadata.name ?? '') ?? v)),
-    ...claims.map((c) => withKind('PersistentVolumeClaim')(beforeClaims.get(claimKey(c)) ?? c)),
+    ...volumes.before.map(withKind('PersistentVolume')),
+    ...claims.before.map(withKind('PersistentVolumeClaim')),
   ]
 
   return {
@@ -75,6 +71,24 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
     objects,
     before,
   }
+}
+
+/**
+ * The objects (and their before sides, index for index) whose before side is in scope; with no
+ * predicate (no scope) the lists themselves, with no filter per object.
+ */
+function inScopeWithBefore<T>(after: T[], before: T[], pred: ((o: T) => boolean) | undefined): {after: T[]; before: T[]} {
+  if (pred === undefined) return {after, before}
+  const kept = {after: [] as T[], before: [] as T[]}
+  for (let i = 0; i < after.length; i++) {
+    if (pred(before[i])) {
+      kept.after.push(after[i])
+      kept.before.push(before[i])
+    } else {
+      // Out of scope.
+    }
+  }
+  return kept
 }
 
 /** Objects in a snapshot may lack apiVersion/kind (typed lists); the report always has them. */

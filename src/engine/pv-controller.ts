@@ -76,6 +76,17 @@ export interface ControllerOptions {
   migration?: MigrationPolicy
 }
 
+/**
+ * Why a write is made, for the plan. A no-op sync (most syncs of a converged cluster) writes nothing and
+ * never reads its reasons: the hot paths pass a function, so the text (and the claim key in it) is made
+ * only for a write.
+ */
+type Reason = string | (() => string)
+
+function reasonText(reason: Reason): string {
+  return typeof reason === 'string' ? reason : reason()
+}
+
 /** createProvisionedPVRetryCount: tries to save a provisioned PV, and to clean up its asset. */
 const createProvisionedPVRetryCount = 5
 
@@ -211,7 +222,7 @@ export class PersistentVolumeController {
           // User asked for a PV that is claimed by this PVC
           // OBSERVATION: pvc is "Pending", pv is "Bound"
           // Finish the volume binding by adding claim UID.
-          this.bind(volume, claim, `finish the binding: ${volume.metadata.name} already points at ${claimKey(claim)}`)
+          this.bind(volume, claim, () => `finish the binding: ${volume.metadata.name} already points at ${claimKey(claim)}`)
           // OBSERVATION: pvc is "Bound", pv is "Bound"
           return
         } else {
@@ -260,13 +271,13 @@ export class PersistentVolumeController {
         // Or, a claim was bound and the controller has not received updated
         // volume yet. We can't distinguish these cases.
         // Bind the volume again and set all states to Bound.
-        this.bind(volume, claim, `re-bind: ${volume.metadata.name} lost its claimRef`)
+        this.bind(volume, claim, () => `re-bind: ${volume.metadata.name} lost its claimRef`)
         return
       } else if ((volume.spec.claimRef.uid ?? '') === (claim.metadata.uid ?? '')) {
         // All is well
         // NOTE: bind() call here will do nothing in most cases as
         // everything should be already set.
-        this.bind(volume, claim, `complete the binding of ${claimKey(claim)} and ${volume.metadata.name}`)
+        this.bind(volume, claim, () => `complete the binding of ${claimKey(claim)} and ${volume.metadata.name}`)
         return
       } else {
         // Claim is bound but volume has a different claimant.
@@ -297,7 +308,7 @@ export class PersistentVolumeController {
       if ((ref.uid ?? '') === '') {
         // The PV is reserved for a PVC; that PVC has not yet been
         // bound to this PV; the PVC sync will handle it.
-        this.updateVolumePhase(volume, 'Available', '', `volume is pre-bound to claim ${claimRefKey(ref)}`)
+        this.updateVolumePhase(volume, 'Available', '', () => `volume is pre-bound to claim ${claimRefKey(ref)}`)
         return
       } else {
         // The volume is bound to a claim with a uid: look the claim up.
@@ -357,7 +368,7 @@ export class PersistentVolumeController {
         return
       } else if (claim.spec.volumeName === volume.metadata.name) {
         // Volume is bound to a claim properly, update status if necessary
-        this.updateVolumePhase(volume, 'Bound', '', `volume and claim ${claimKey(claim)} point at each other`)
+        this.updateVolumePhase(volume, 'Bound', '', () => `volume and claim ${claimKey(claim!)} point at each other`)
         return
       } else {
         // Volume is bound to a claim, but the claim is bound elsewhere
@@ -404,7 +415,7 @@ export class PersistentVolumeController {
    * only when the phase changes (a discrepancy may be intentional: filesystem vs block size), and from
    * the pre-resize-capacity annotation when a resize is pending.
    */
-  updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: string): PersistentVolumeClaim {
+  updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: Reason): PersistentVolumeClaim {
     let dirty = false
     // claim.DeepCopy(), made on the first change (copyOnWrite): a claim whose status is already right is
     // not copied. The copy always has a status to write into.
@@ -480,7 +491,7 @@ export class PersistentVolumeController {
       return this.cluster.updateClaim(
         'set-claim-phase',
         claimClone(),
-        reason ?? (status.phase !== phase ? `${status.phase ?? '<none>'} -> ${phase}` : `refresh status (${phase})`),
+        reason !== undefined ? reasonText(reason) : (status.phase !== phase ? `${status.phase ?? '<none>'} -> ${phase}` : `refresh status (${phase})`),
         'status',
       )
     }
@@ -507,7 +518,7 @@ export class PersistentVolumeController {
   }
 
   /** updateVolumePhase: saves phase and message of the volume's status. */
-  updateVolumePhase(volume: PersistentVolume, phase: string, message: string, reason?: string): PersistentVolume {
+  updateVolumePhase(volume: PersistentVolume, phase: string, message: string, reason?: Reason): PersistentVolume {
     if (volume.status?.phase === phase) {
       // Nothing to do.
       return volume
@@ -519,7 +530,7 @@ export class PersistentVolumeController {
       return this.cluster.updateVolume(
         'set-volume-phase',
         volumeClone,
-        `${volume.status?.phase ?? '<none>'} -> ${phase}${reason !== undefined ? `: ${reason}` : ''}`,
+        `${volume.status?.phase ?? '<none>'} -> ${phase}${reason !== undefined ? `: ${reasonText(reason)}` : ''}`,
         'status',
       )
     }
@@ -572,11 +583,11 @@ export class PersistentVolumeController {
   }
 
   /** bindVolumeToClaim: saves the volume with claimRef (and AnnBoundByController) if anything changed. */
-  bindVolumeToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: string): PersistentVolume {
+  bindVolumeToClaim(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: Reason): PersistentVolume {
     const {volume: volumeClone, dirty} = getBindVolumeToClaim(volume, claim)
     // Save the volume only if something was changed
     if (dirty) {
-      return this.cluster.updateVolume('bind-volume', volumeClone, reason)
+      return this.cluster.updateVolume('bind-volume', volumeClone, reasonText(reason))
     } else {
       // Already bound to this claim.
       return volume
@@ -584,7 +595,7 @@ export class PersistentVolumeController {
   }
 
   /** bindClaimToVolume: saves the claim with volumeName, AnnBoundByController and AnnBindCompleted. */
-  bindClaimToVolume(claim: PersistentVolumeClaim, volume: PersistentVolume, reason: string): PersistentVolumeClaim {
+  bindClaimToVolume(claim: PersistentVolumeClaim, volume: PersistentVolume, reason: Reason): PersistentVolumeClaim {
     let dirty = false
     // Check if the claim was already bound (either by controller or by user)
     let shouldBind = false
@@ -618,7 +629,7 @@ export class PersistentVolumeController {
       // Already set.
     }
     if (dirty) {
-      return this.cluster.updateClaim('bind-claim', claimClone(), reason)
+      return this.cluster.updateClaim('bind-claim', claimClone(), reasonText(reason))
     } else {
       // Already bound to this volume.
       return claim
@@ -629,11 +640,12 @@ export class PersistentVolumeController {
    * bind: volume first, then volume status, then claim, then claim status, so that a run interrupted
    * after any step leaves a state the next sync completes ("complete bind after crash", 1-8..1-10).
    */
-  bind(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: string): void {
-    volume = this.bindVolumeToClaim(volume, claim, `claimRef -> ${claimKey(claim)}: ${reason}`)
-    volume = this.updateVolumePhase(volume, 'Bound', '', `claim ${claimKey(claim)}`)
-    claim = this.bindClaimToVolume(claim, volume, `volumeName -> ${volume.metadata.name}: ${reason}`)
-    this.updateClaimStatus(claim, 'Bound', volume, `${claim.status?.phase ?? '<none>'} -> Bound: volume ${volume.metadata.name}`)
+  bind(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: Reason): void {
+    // Each step's result in a const of its own: a reason, made later if at all, reads the objects of its step.
+    const boundVolume = this.bindVolumeToClaim(volume, claim, () => `claimRef -> ${claimKey(claim)}: ${reasonText(reason)}`)
+    const savedVolume = this.updateVolumePhase(boundVolume, 'Bound', '', () => `claim ${claimKey(claim)}`)
+    const boundClaim = this.bindClaimToVolume(claim, savedVolume, () => `volumeName -> ${savedVolume.metadata.name}: ${reasonText(reason)}`)
+    this.updateClaimStatus(boundClaim, 'Bound', savedVolume, () => `${boundClaim.status?.phase ?? '<none>'} -> Bound: volume ${savedVolume.metadata.name}`)
   }
 
   /**

@@ -57,10 +57,18 @@ export interface ReconcileResult {
   /** Every PV and PVC after the plan, sorted by kind, namespace, name. */
   volumes: PersistentVolume[]
   claims: PersistentVolumeClaim[]
+  /**
+   * Each of `volumes` and `claims` as the state gave it (the last of a name, as the cache keeps it), or
+   * as it ends when the plan created it: the report's "before" side, without a second map of the state.
+   */
+  before: {volumes: PersistentVolume[]; claims: PersistentVolumeClaim[]}
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed'})
+  // The cache as loaded, by the cache's own keys: writes replace the cache's objects, never these.
+  const loadedVolumes = new Map(cluster.volumes)
+  const loadedClaims = new Map(cluster.claims)
   const ctrl = new PersistentVolumeController(cluster, {
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
@@ -85,22 +93,33 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     cluster.requeuedClaims.clear()
     for (const key of claimKeys) ctrl.syncClaimByKey(key)
     for (const name of volumeNames) ctrl.syncVolumeByName(name)
-    followUps = cluster.takeTouched()
-    for (const key of cluster.requeuedClaims) followUps.add(`pvc/${key}`)
+    if (targets === undefined) {
+      // Every object in scope is synced in every round: what this one wrote needs no follow-up.
+      cluster.forgetTouched()
+    } else {
+      followUps = cluster.takeTouched()
+      for (const key of cluster.requeuedClaims) followUps.add(`pvc/${key}`)
+    }
     if (cluster.actions.length === writesBefore) {
       converged = true
       break
     }
   }
 
+  const volumeNames = order.volumeNames()
+  const claimKeys = order.claimKeys()
   return {
     rounds,
     converged,
     actions: cluster.actions,
     events: cluster.plannedEvents(),
     errors: cluster.errors,
-    volumes: order.volumeNames().map((name) => cluster.volumes.get(name)!),
-    claims: order.claimKeys().map((key) => cluster.claims.get(key)!),
+    volumes: volumeNames.map((name) => cluster.volumes.get(name)!),
+    claims: claimKeys.map((key) => cluster.claims.get(key)!),
+    before: {
+      volumes: volumeNames.map((name) => loadedVolumes.get(name) ?? cluster.volumes.get(name)!),
+      claims: claimKeys.map((key) => loadedClaims.get(key) ?? cluster.claims.get(key)!),
+    },
   }
 }
 

@@ -52,8 +52,11 @@ export class SimulatedCluster {
   readonly actions: Action[] = []
   readonly errors: SyncError[] = []
   private readonly events = new Map<string, PlannedEvent>()
-  /** Names of volumes and keys of claims written since the last call of takeTouched(). */
-  private touched = new Set<string>()
+  /**
+   * The objects written since the last takeTouched() or forgetTouched(), as refs: their keys are made
+   * only when asked for (a sync of named objects follows its writes up; a full round has no use for them).
+   */
+  private touched: ObjectRef[] = []
   /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
   readonly requeuedClaims = new Set<string>()
   /** Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. */
@@ -155,7 +158,7 @@ export class SimulatedCluster {
     action.round = this.round
     action.sync = this.currentSync
     this.actions.push(action)
-    this.touched.add(refKey(ref))
+    this.touched.push(ref)
     // The request body, with the version the API server gives it, is what the server returns and the
     // cache stores: the controller never reads its copy after the write, it goes on with the answer
     // (as the Go controller does with the object Update returns). No second copy of every write.
@@ -186,7 +189,7 @@ export class SimulatedCluster {
     const name = volume.metadata.name ?? ''
     const saved = {...volume, metadata: {...volume.metadata, resourceVersion: this.nextResourceVersion()}}
     this.actions.push({action: 'create-volume', object: volumeRef(volume), reason, patch: [], round: this.round, sync: this.currentSync})
-    this.touched.add(refKey(volumeRef(volume)))
+    this.touched.push(volumeRef(volume))
     if (!this.volumes.has(name)) this.volumeNamesGeneration++
     this.volumes.set(name, saved)
     this.volumesGeneration++
@@ -206,7 +209,7 @@ export class SimulatedCluster {
       round: this.round,
       sync: this.currentSync,
     })
-    this.touched.add(refKey(refOfVolume(name)))
+    this.touched.push(refOfVolume(name))
     if (this.volumes.delete(name)) this.volumeNamesGeneration++
     this.volumesGeneration++
     this.index?.remove(name)
@@ -223,7 +226,7 @@ export class SimulatedCluster {
       round: this.round,
       sync: this.currentSync,
     })
-    this.touched.add(refKey(ref))
+    this.touched.push(ref)
   }
 
   /** eventRecorder.Event; identical events are aggregated with a count, as the recorder does. */
@@ -244,8 +247,14 @@ export class SimulatedCluster {
 
   /** The refKeys of objects written since the last call. */
   takeTouched(): Set<string> {
-    const t = this.touched
-    this.touched = new Set()
-    return t
+    const keys = new Set<string>()
+    for (const ref of this.touched) keys.add(refKey(ref))
+    this.touched = []
+    return keys
+  }
+
+  /** Drops the objects written so far unasked: nobody follows them up. */
+  forgetTouched(): void {
+    this.touched = []
   }
 }
