@@ -6,6 +6,7 @@
 //   npm run bench -- --size 160000                  a report past V8's 512 MiB string limit (printed in chunks)
 //   npm run bench -- --reference-size 0             no scan comparison
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
+//   npm run bench -- --live-size 0                  no live list (bench/live-list.ts; 100k by default)
 //   npm run bench -- --json results.json            the numbers as JSON too
 //
 // "N" volumes means N PersistentVolumes and N claims (bench/generate-cluster.ts). For each size:
@@ -19,7 +20,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {generateCluster, type GeneratedCluster} from './generate-cluster.js'
+import {generateCluster, type GeneratedCluster, writeCluster} from './generate-cluster.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(repoRoot, 'bin', 'run.js')
@@ -75,28 +76,6 @@ export interface BenchResult {
   help: number
   sizes: SizeResult[]
   reference?: ReferenceResult
-}
-
-/** The List written as `kubectl get -o json` prints it (4-space indent), item by item: no giant string. */
-export function writeCluster(file: string, cluster: GeneratedCluster): number {
-  const fd = openSync(file, 'w')
-  try {
-    const {items, ...head} = cluster.list as {items: unknown[]}
-    const headText = JSON.stringify(head, null, 4)
-    writeSync(fd, headText.slice(0, -2) + ',\n    "items": [\n')
-    let batch: string[] = []
-    items.forEach((item, i) => {
-      batch.push('        ' + JSON.stringify(item, null, 4).replace(/\n/g, '\n        ') + (i < items.length - 1 ? ',\n' : '\n'))
-      if (batch.length === 1000) {
-        writeSync(fd, batch.join(''))
-        batch = []
-      }
-    })
-    writeSync(fd, batch.join('') + '    ]\n}\n')
-  } finally {
-    closeSync(fd)
-  }
-  return statSync(file).size
 }
 
 function runMeasure(mode: 'sync' | 'compare', file: string): Promise<Record<string, number | boolean>> {
@@ -286,6 +265,7 @@ function parseArgs(argv: string[]): BenchOptions {
   let keep = false
   let dir: string | undefined
   let json: string | undefined
+  let live = 100_000
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -299,10 +279,13 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (arg === '--keep') keep = true
     else if (arg === '--dir') dir = value()
     else if (arg === '--json') json = value()
+    else if (arg === '--live-size') live = Number(value())
     else throw new Error(`unknown argument ${arg}`)
   }
   if (smoke) {
     judgeTargets = false
+    // test/e2e/live-list-bench.test.ts runs the live list at smoke size.
+    live = 0
     if (sizes.length === 0) sizes.push(1000)
     referenceSize = Math.min(referenceSize, 1000)
   } else if (sizes.length === 0) {
@@ -311,6 +294,7 @@ function parseArgs(argv: string[]): BenchOptions {
     // Sizes as given.
   }
   jsonOut = json
+  liveSize = live
   return {sizes, referenceSize, judge: judgeTargets, dir, keep}
 }
 
@@ -321,6 +305,7 @@ function positive(v: string, flag: string): number {
 }
 
 let jsonOut: string | undefined
+let liveSize = 0
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
@@ -332,6 +317,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       closeSync(fd)
     }
     if (result.reference !== undefined && !result.reference.identical) process.exitCode = 1
+    if (liveSize > 0) {
+      // The live list beside the file (issue 5's "Live" target), at pvctl's defaults.
+      const {benchLiveList, TARGET_RATIO} = await import('./live-list.js')
+      const flow = {chunkSize: 500, qps: 5, burst: 10}
+      const r = await benchLiveList({volumes: liveSize, runs: 3, flow})
+      const verdict = r.ratio <= TARGET_RATIO ? 'met' : 'NOT met'
+      process.stdout.write(`live list of ${r.volumes} volumes (--chunk-size 500 --qps 5 --burst 10): ${r.live.toFixed(2)} s, file ${r.file.toFixed(2)} s\n`)
+      process.stdout.write(`target: live list within ${TARGET_RATIO}× of the file: ${r.ratio.toFixed(2)}× — ${verdict}\n`)
+    }
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).message}\n`)
     process.exitCode = 2

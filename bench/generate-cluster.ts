@@ -12,6 +12,8 @@
 // in-tree disk), Failed, Pending, a few being deleted.
 //
 //   npx tsx bench/generate-cluster.ts 100000 > big.json
+import {closeSync, openSync, statSync, writeSync} from 'node:fs'
+
 
 /** mulberry32: a small seeded PRNG, so generated clusters are reproducible. */
 function prng(seed: number): () => number {
@@ -278,4 +280,26 @@ export function clusterJson(cluster: GeneratedCluster): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const size = Number(process.argv[2] ?? 1000)
   process.stdout.write(clusterJson(generateCluster(size)))
+}
+
+/** The List written as `kubectl get -o json` prints it (4-space indent), item by item: no giant string. */
+export function writeCluster(file: string, cluster: GeneratedCluster): number {
+  const fd = openSync(file, 'w')
+  try {
+    const {items, ...head} = cluster.list as {items: unknown[]}
+    const headText = JSON.stringify(head, null, 4)
+    writeSync(fd, headText.slice(0, -2) + ',\n    "items": [\n')
+    let batch: string[] = []
+    items.forEach((item, i) => {
+      batch.push('        ' + JSON.stringify(item, null, 4).replace(/\n/g, '\n        ') + (i < items.length - 1 ? ',\n' : '\n'))
+      if (batch.length === 1000) {
+        writeSync(fd, batch.join(''))
+        batch = []
+      }
+    })
+    writeSync(fd, batch.join('') + '    ]\n}\n')
+  } finally {
+    closeSync(fd)
+  }
+  return statSync(file).size
 }

@@ -25,8 +25,7 @@ import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {writeCluster} from './bench.js'
-import {generateCluster} from './generate-cluster.js'
+import {generateCluster, writeCluster} from './generate-cluster.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const dist = path.join(repoRoot, 'dist')
