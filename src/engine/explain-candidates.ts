@@ -12,11 +12,11 @@
 // The choice itself is never made here: the controller's index makes it (explain-controller.ts), and a
 // test checks that `eligible` is exactly what the controller's matcher accepts.
 import type {FeatureGates} from './feature-gates.js'
-import type {Candidate, Reason} from './explain-model.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import type {Candidate, Reason, ReasonCode} from './explain-model.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from './model.js'
 import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
 import {compareQuantities, QuantityError, quantityValue, type Quantity} from './quantity.js'
-import {compileLabelSelector, describeSelectorMismatch, SelectorError} from './selector.js'
+import {compileLabelSelector, type CompiledSelector, describeSelectorMismatch, requirementMatches, SelectorError} from './selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -26,6 +26,7 @@ import {
   getPersistentVolumeClaimClass,
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
+  podClaimKeys,
 } from './storage-helpers.js'
 import {compareNames, storageQuantity} from './volume-index.js'
 
@@ -38,6 +39,46 @@ export type MatchingPath =
   /** syncBoundClaim: the claim keeps the volume it names (or has lost it). */
   | {kind: 'bound'; volumeName: string}
 
+/** Makes a refusal: its code now, its words (`describe`) now or when first read. */
+export type ReasonOf = (code: ReasonCode, describe: () => string) => Reason
+
+/** A refusal worded at once: what an explanation of one claim carries. */
+export const describedNow: ReasonOf = (code, describe) => ({code, message: describe()})
+
+/**
+ * A refusal worded only when its message is first read: a list of many claims ranks every volume by its
+ * refusals but shows the words of a few (see describeReasons).
+ */
+export const describedLater: ReasonOf = (code, describe) => new UnwordedReason(code, describe)
+
+class UnwordedReason implements Reason {
+  private words: string | undefined
+  constructor(
+    readonly code: ReasonCode,
+    private readonly describe: () => string,
+  ) {}
+
+  get message(): string {
+    return (this.words ??= this.describe())
+  }
+}
+
+/** The candidate with its reasons as plain data, worded: what is printed. */
+export function describeReasons(c: Candidate): Candidate {
+  return c.reasons.every((reason) => !(reason instanceof UnwordedReason)) ? c : {...c, reasons: c.reasons.map(({code, message}) => ({code, message}))}
+}
+
+/** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
+export interface VolumeFacts {
+  volume: PersistentVolume
+  /** getAccessModesAsString: "RWO,ROX". */
+  accessModes: string
+  /** The modes the access-mode index files the volume under: only the known ones. */
+  indexModes: PersistentVolumeAccessMode[]
+  /** namespace/name of the claimRef, null without one. */
+  claimRefKey: string | null
+}
+
 /**
  * What the candidates need from the cluster, indexed once per explanation: judging a volume's claimRef
  * looks its claim up, and a scan of every claim for every volume would make a large cluster quadratic.
@@ -46,18 +87,77 @@ export interface ClusterLookup {
   readonly volumes: readonly PersistentVolume[]
   claimByKey(key: string): PersistentVolumeClaim | undefined
   volumeByName(name: string): PersistentVolume | undefined
+  /** What judging a volume needs that is the same for every claim, worked out once per volume. */
+  factsOf(volume: PersistentVolume): VolumeFacts
+  /** factsOf every volume, in the state's order: a pass over all of them looks nothing up. */
+  allFacts(): readonly VolumeFacts[]
+  /** The claim's selector compiled once for all the volumes it is judged against, or why it cannot be. */
+  selectorOf(claim: PersistentVolumeClaim): CompiledSelector | SelectorError
+  /** The pods that use the claim key (PodPVCIndexFunc, generic ephemeral volumes included), in the state's order. */
+  podsUsing(key: string): readonly Pod[]
+  /** The volumes whose claimRef names the claim key (any uid), in the state's order. */
+  volumesClaiming(key: string): readonly PersistentVolume[]
 }
 
 /** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
 export function clusterLookup(state: ClusterState): ClusterLookup {
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name)}
+  // Keyed by object: a list of claims judges every volume once per claim.
+  const facts = new WeakMap<PersistentVolume, VolumeFacts>()
+  const factsOf = (volume: PersistentVolume): VolumeFacts => {
+    let f = facts.get(volume)
+    if (f === undefined) {
+      const accessModes = getAccessModesAsString(volume.spec.accessModes)
+      const ref = volume.spec.claimRef
+      f = {volume, accessModes, indexModes: getAccessModesFromString(accessModes), claimRefKey: ref == null ? null : claimRefKey(ref)}
+      facts.set(volume, f)
+    }
+    return f
+  }
+  let all: VolumeFacts[] | undefined
+  const allFacts = () => (all ??= state.volumes.map(factsOf))
+  const selectors = new WeakMap<PersistentVolumeClaim, CompiledSelector | SelectorError>()
+  const selectorOf = (claim: PersistentVolumeClaim): CompiledSelector | SelectorError => {
+    let compiled = selectors.get(claim)
+    if (compiled === undefined) {
+      try {
+        compiled = compileLabelSelector(claim.spec.selector)
+      } catch (err) {
+        if (!(err instanceof SelectorError)) throw err
+        compiled = err
+      }
+      selectors.set(claim, compiled)
+    }
+    return compiled
+  }
+  // Built when first asked: a single explanation that needs neither does not pay for them.
+  let pods: Map<string, Pod[]> | undefined
+  const podsUsing = (key: string): readonly Pod[] => {
+    pods ??= groupBy(state.pods.flatMap((pod) => podClaimKeys(pod).map((k): [string, Pod] => [k, pod])))
+    return pods.get(key) ?? []
+  }
+  let claiming: Map<string, PersistentVolume[]> | undefined
+  const volumesClaiming = (key: string): readonly PersistentVolume[] => {
+    claiming ??= groupBy(state.volumes.flatMap((v) => (v.spec.claimRef == null ? [] : [[claimRefKey(v.spec.claimRef), v] as [string, PersistentVolume]])))
+    return claiming.get(key) ?? []
+  }
+  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming}
+}
+
+function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
+  const groups = new Map<string, T[]>()
+  for (const [key, value] of entries) {
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [value])
+    else if (group[group.length - 1] !== value) group.push(value)
+  }
+  return groups
 }
 
 /** Every volume of the state as a candidate, in the state's order. */
 export function describeCandidates(cluster: ClusterLookup, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Candidate[] {
-  return cluster.volumes.map((volume) => candidateOf(volume, reasonsFor(cluster, volume, claim, path, gates)))
+  return cluster.allFacts().map((facts) => candidateOf(facts, judge(cluster, facts, claim, path, gates, describedNow)))
 }
 
 /**
@@ -76,11 +176,11 @@ export function isRelevant(cluster: ClusterLookup, claim: PersistentVolumeClaim,
 export function inUseByAnotherClaim(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec.claimRef
   if (ref == null || (ref.uid ?? '') === '' || isVolumeBoundToClaim(volume, claim)) return false
-  return (cluster.claimByKey(claimRefKey(ref))?.metadata.uid ?? '') === ref.uid
+  return (cluster.claimByKey(cluster.factsOf(volume).claimRefKey!)?.metadata.uid ?? '') === ref.uid
 }
 
-function candidateOf(volume: PersistentVolume, reasons: Reason[]): Candidate {
-  const ref = volume.spec.claimRef
+function candidateOf(facts: VolumeFacts, reasons: Reason[]): Candidate {
+  const volume = facts.volume
   return {
     volume: volume.metadata.name ?? '',
     eligible: reasons.length === 0,
@@ -88,163 +188,176 @@ function candidateOf(volume: PersistentVolume, reasons: Reason[]): Candidate {
     capacity: volume.spec.capacity?.storage ?? null,
     storageClass: getPersistentVolumeClass(volume),
     phase: volume.status?.phase ?? null,
-    accessModes: getAccessModesAsString(volume.spec.accessModes),
-    claimRef: ref == null ? null : claimRefKey(ref),
+    accessModes: facts.accessModes,
+    claimRef: facts.claimRefKey,
   }
 }
 
 export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Reason[] {
+  return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedNow)
+}
+
+function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, r: ReasonOf): Reason[] {
+  const volume = facts.volume
   switch (path.kind) {
     case 'index':
-      return indexRefusals(cluster, volume, claim, path, gates)
+      return indexRefusals(cluster, facts, claim, path, gates, r)
     case 'requested':
       return volume.metadata.name === path.volumeName
-        ? requestedVolumeRefusals(cluster, volume, claim)
-        : [{code: 'NotConsidered', message: `the claim asks for ${path.volumeName} (spec.volumeName)`}]
+        ? requestedVolumeRefusals(cluster, facts, claim, r)
+        : [r('NotConsidered', () => `the claim asks for ${path.volumeName} (spec.volumeName)`)]
     case 'bound':
-      return boundVolumeRefusals(cluster, volume, claim, path.volumeName)
+      return boundVolumeRefusals(cluster, facts, claim, path.volumeName, r)
   }
 }
 
 /** FindMatchingVolume's filters (and the access-mode index before it), every one of them. */
 function indexRefusals(
   cluster: ClusterLookup,
-  volume: PersistentVolume,
+  facts: VolumeFacts,
   claim: PersistentVolumeClaim,
   path: Extract<MatchingPath, {kind: 'index'}>,
   gates: FeatureGates,
+  r: ReasonOf,
 ): Reason[] {
+  const volume = facts.volume
   const reasons: Reason[] = []
   const claimVAC = claim.spec.volumeAttributesClassName ?? ''
   if (!gates.VolumeAttributesClass && claimVAC !== '') {
     // FindMatchingVolume refuses the claim itself before it looks at any volume.
-    reasons.push({code: 'VolumeAttributesClassMismatch', message: `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`})
+    reasons.push(r('VolumeAttributesClassMismatch', () => `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`))
   }
   // The index lists only volumes whose access-mode set (as its key: known modes) holds every requested mode.
-  if (!containsAllAccessModes(getAccessModesFromString(getAccessModesAsString(volume.spec.accessModes)), claim.spec.accessModes)) {
-    reasons.push(accessModesReason(volume, claim))
+  if (!containsAllAccessModes(facts.indexModes, claim.spec.accessModes)) {
+    reasons.push(accessModesReason(facts, claim, r))
   }
   const preBoundHere = isVolumeBoundToClaim(volume, claim)
   if (volume.spec.claimRef != null && !preBoundHere) {
-    reasons.push(claimRefReason(cluster, volume, claim))
+    reasons.push(claimRefReason(cluster, facts, claim, r))
   }
-  const capacity = capacityReason(volume, claim, compareQuantities)
+  const capacity = capacityReason(volume, claim, compareQuantities, r)
   if (capacity !== undefined) reasons.push(capacity)
-  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim))
-  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume))
+  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
+  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
   if (preBoundHere) {
     // A volume pre-bound to the claim is the answer whatever its phase, labels or class.
     return reasons
   }
   if (path.delayBinding) {
-    reasons.push({
-      code: 'DelayBinding',
-      message: `class '${path.claimClass}' binds on first consumer: the scheduler picks the volume`,
-    })
-    if (path.node !== undefined && checkNodeAffinity(volume.spec.nodeAffinity, path.node) !== undefined) {
-      reasons.push({code: 'NodeAffinityMismatch', message: `its node affinity excludes node ${path.node.name ?? ''}`})
+    reasons.push(r('DelayBinding', () => `class '${path.claimClass}' binds on first consumer: the scheduler picks the volume`))
+    const node = path.node
+    if (node !== undefined && checkNodeAffinity(volume.spec.nodeAffinity, node) !== undefined) {
+      reasons.push(r('NodeAffinityMismatch', () => `its node affinity excludes node ${node.name ?? ''}`))
     }
   }
   if (volume.status?.phase !== 'Available') {
-    reasons.push({code: 'VolumeNotAvailable', message: volume.status?.phase === undefined ? 'no phase yet, not Available' : `phase ${volume.status.phase}, not Available`})
+    reasons.push(r('VolumeNotAvailable', () => volume.status?.phase === undefined ? 'no phase yet, not Available' : `phase ${volume.status.phase}, not Available`))
   }
-  if (claim.spec.selector != null) reasons.push(...selectorReasons(volume, claim))
+  if (claim.spec.selector != null) reasons.push(...selectorReasons(cluster, volume, claim, r))
   const volumeClass = getPersistentVolumeClass(volume)
   if (volumeClass !== path.claimClass) {
-    reasons.push({code: 'StorageClassMismatch', message: `class '${volumeClass}' ≠ '${path.claimClass}'`})
+    reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${path.claimClass}'`))
   }
   const volumeVAC = (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
   if (gates.VolumeAttributesClass && claimVAC !== volumeVAC) {
-    reasons.push({code: 'VolumeAttributesClassMismatch', message: `VolumeAttributesClass '${volumeVAC}' ≠ '${claimVAC}'`})
+    reasons.push(r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC}' ≠ '${claimVAC}'`))
   }
   return reasons
 }
 
 /** checkVolumeSatisfyClaim's checks for the volume a claim asks for by name, every one of them. */
-function requestedVolumeRefusals(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): Reason[] {
+function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+  const volume = facts.volume
   if (volume.spec.claimRef != null) {
     // Claimed already: by this claim (the binding is finished), or by another one.
-    return isVolumeBoundToClaim(volume, claim) ? [] : [claimRefReason(cluster, volume, claim)]
+    return isVolumeBoundToClaim(volume, claim) ? [] : [claimRefReason(cluster, facts, claim, r)]
   }
   const reasons: Reason[] = []
-  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume))
+  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
   // Go compares Value()s here (whole units, rounded up), not the exact quantities as matching does.
-  const capacity = capacityReason(volume, claim, (a, b) => (quantityValue(a) < quantityValue(b) ? -1 : 0))
+  const capacity = capacityReason(volume, claim, (a, b) => (quantityValue(a) < quantityValue(b) ? -1 : 0), r)
   if (capacity !== undefined) reasons.push(capacity)
   const volumeClass = getPersistentVolumeClass(volume)
   const claimClass = getPersistentVolumeClaimClass(claim)
-  if (volumeClass !== claimClass) reasons.push({code: 'StorageClassMismatch', message: `class '${volumeClass}' ≠ '${claimClass}'`})
-  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim))
-  if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(volume, claim))
+  if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
+  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
+  if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
   return reasons
 }
 
 /** syncBoundClaim: only the claim's own volume counts, and only its claimRef decides. */
-function boundVolumeRefusals(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, volumeName: string): Reason[] {
+function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, volumeName: string, r: ReasonOf): Reason[] {
+  const volume = facts.volume
   if (volumeName === '') {
-    return [{code: 'NotConsidered', message: 'the claim completed binding once: the controller never matches it again'}]
+    return [r('NotConsidered', () => 'the claim completed binding once: the controller never matches it again')]
   } else if (volume.metadata.name !== volumeName) {
-    return [{code: 'NotConsidered', message: `the claim is bound to ${volumeName}`}]
+    return [r('NotConsidered', () => `the claim is bound to ${volumeName}`)]
   } else if (volume.spec.claimRef == null || (volume.spec.claimRef.uid ?? '') === (claim.metadata.uid ?? '')) {
     // Unbound (the controller binds it again) or pointing back: the volume is the claim's.
     return []
   } else {
-    return [claimRefReason(cluster, volume, claim)]
+    return [claimRefReason(cluster, facts, claim, r)]
   }
 }
 
 // -------------------------------------------------------------------------------------------------------
 // One reason each, with the values that make it concrete.
 
-function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number): Reason | undefined {
+function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number, r: ReasonOf): Reason | undefined {
   const offered = storageQuantity(volume.spec.capacity)
   const requested = storageQuantity(claim.spec.resources?.requests)
   if (cmp(offered, requested) >= 0) return undefined
-  return {code: 'CapacityTooSmall', message: `${volume.spec.capacity?.storage ?? '0'} < requested ${claim.spec.resources?.requests?.storage ?? '0'}`}
+  return r('CapacityTooSmall', () => `${volume.spec.capacity?.storage ?? '0'} < requested ${claim.spec.resources?.requests?.storage ?? '0'}`)
 }
 
-function accessModesReason(volume: PersistentVolume, claim: PersistentVolumeClaim): Reason {
-  const offered = getAccessModesAsString(volume.spec.accessModes) || 'none'
-  const offeredSet = new Set(volume.spec.accessModes ?? [])
-  const missing = (claim.spec.accessModes ?? []).filter((m) => !offeredSet.has(m) || getAccessModesAsString([m]) === '')
-  return {code: 'AccessModesMismatch', message: `offers ${offered}, claim needs ${missing.map((m) => getAccessModesAsString([m]) || m).join(',')}`}
+function accessModesReason(facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
+  return r('AccessModesMismatch', () => {
+    const offered = facts.accessModes || 'none'
+    const offeredSet = new Set(facts.volume.spec.accessModes ?? [])
+    const missing = (claim.spec.accessModes ?? []).filter((m) => !offeredSet.has(m) || getAccessModesAsString([m]) === '')
+    return `offers ${offered}, claim needs ${missing.map((m) => getAccessModesAsString([m]) || m).join(',')}`
+  })
 }
 
-function volumeModeReason(volume: PersistentVolume, claim: PersistentVolumeClaim): Reason {
-  return {code: 'VolumeModeMismatch', message: `volumeMode ${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}`}
+function volumeModeReason(volume: PersistentVolume, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
+  return r('VolumeModeMismatch', () => `volumeMode ${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}`)
 }
 
-function beingDeletedReason(volume: PersistentVolume): Reason {
-  return {code: 'VolumeBeingDeleted', message: `being deleted since ${volume.metadata.deletionTimestamp}`}
+function beingDeletedReason(volume: PersistentVolume, r: ReasonOf): Reason {
+  return r('VolumeBeingDeleted', () => `being deleted since ${volume.metadata.deletionTimestamp}`)
 }
 
 /** Who holds the volume: a bound claim (uid) or a pre-binding (no uid), and whether that claim still exists. */
-function claimRefReason(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): Reason {
-  const ref = volume.spec.claimRef!
-  const key = claimRefKey(ref)
+function claimRefReason(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
+  const ref = facts.volume.spec.claimRef!
+  const key = facts.claimRefKey!
   const uid = ref.uid ?? ''
   if (uid === '') {
-    return {code: 'PreBoundToOtherClaim', message: `pre-bound to ${key}`}
+    return r('PreBoundToOtherClaim', () => `pre-bound to ${key}`)
   }
   const holder = cluster.claimByKey(key)
-  if (key === claimKey(claim)) {
-    return {code: 'BoundToOtherClaim', message: `bound to an earlier claim ${key} (uid ${uid}), not this one`}
+  if ((ref.name ?? '') === (claim.metadata.name ?? '') && (ref.namespace ?? '') === (claim.metadata.namespace ?? '')) {
+    return r('BoundToOtherClaim', () => `bound to an earlier claim ${key} (uid ${uid}), not this one`)
   } else if (holder === undefined || (holder.metadata.uid ?? '') !== uid) {
-    return {code: 'BoundToOtherClaim', message: `bound to ${key}, which no longer exists (stale claimRef)`}
+    return r('BoundToOtherClaim', () => `bound to ${key}, which no longer exists (stale claimRef)`)
   } else {
-    return {code: 'BoundToOtherClaim', message: `bound to ${key}`}
+    return r('BoundToOtherClaim', () => `bound to ${key}`)
   }
 }
 
-function selectorReasons(volume: PersistentVolume, claim: PersistentVolumeClaim): Reason[] {
-  try {
-    compileLabelSelector(claim.spec.selector)
-    return describeSelectorMismatch(claim.spec.selector, volume.metadata.labels).map((message) => ({code: 'SelectorMismatch' as const, message}))
-  } catch (err) {
-    if (err instanceof SelectorError) return [{code: 'SelectorMismatch', message: `the claim's selector is invalid: ${err.message}`}]
-    throw err
-  }
+function selectorReasons(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+  const compiled = cluster.selectorOf(claim)
+  if (compiled instanceof SelectorError) return [r('SelectorMismatch', () => `the claim's selector is invalid: ${compiled.message}`)]
+  const labels = volume.metadata.labels
+  if (compiled.matches(labels)) return []
+  // One reason per requirement the labels miss, as describeSelectorMismatch words them; the words are
+  // only worked out when one of them is read.
+  const misses = compiled.kind === 'nothing' ? 1 : compiled.requirements.filter((req) => !requirementMatches(req, labels)).length
+  let messages: string[] | undefined
+  const message = (i: number) => (messages ??= describeSelectorMismatch(claim.spec.selector, labels))[i]
+  return Array.from({length: misses}, (_, i) => r('SelectorMismatch', () => message(i)))
 }
+
 
 // -------------------------------------------------------------------------------------------------------
 // Order: how close each volume came.
@@ -254,27 +367,130 @@ function selectorReasons(volume: PersistentVolume, claim: PersistentVolumeClaim)
  * the capacity closest to the request, then by name (the controller's own tie-break).
  */
 export function sortCandidates(candidates: readonly Candidate[], claim: PersistentVolumeClaim, chosen: string | null): Candidate[] {
+  return [...candidates].sort(candidateOrder(claim, chosen))
+}
+
+/** How near two candidates came to the claim: negative when the first is nearer. */
+export type CandidateOrder = (a: Candidate, b: Candidate) => number
+
+/** sortCandidates' order as a comparator; a capacity's distance is worked out once, when first compared. */
+export function candidateOrder(claim: PersistentVolumeClaim, chosen: string | null): CandidateOrder {
   const requested = storageQuantity(claim.spec.resources?.requests)
+  const distances = new Map<Candidate, bigint>()
   const distance = (c: Candidate): bigint => {
-    let q: Quantity
-    try {
-      q = storageQuantity(c.capacity === null ? undefined : {storage: c.capacity})
-    } catch (err) {
-      // An unreadable capacity (only hand-built states have one) is as far as it gets.
-      if (err instanceof QuantityError) return 1n << 200n
-      throw err
+    let d = distances.get(c)
+    if (d === undefined) {
+      d = capacityDistance(c, requested)
+      distances.set(c, d)
     }
-    const d = q.nanos - requested.nanos
-    return d < 0n ? -d : d
+    return d
   }
-  const distances = new Map(candidates.map((c) => [c, distance(c)]))
-  return [...candidates].sort((a, b) => {
+  return (a, b) => {
     if ((a.volume === chosen) !== (b.volume === chosen)) return a.volume === chosen ? -1 : 1
     if (a.eligible !== b.eligible) return a.eligible ? -1 : 1
     if (a.reasons.length !== b.reasons.length) return a.reasons.length - b.reasons.length
-    const da = distances.get(a)!
-    const db = distances.get(b)!
+    const da = distance(a)
+    const db = distance(b)
     if (da !== db) return da < db ? -1 : 1
     return compareNames(a.volume, b.volume)
-  })
+  }
+}
+
+function capacityDistance(c: Candidate, requested: Quantity): bigint {
+  let q: Quantity
+  try {
+    q = storageQuantity(c.capacity === null ? undefined : {storage: c.capacity})
+  } catch (err) {
+    // An unreadable capacity (only hand-built states have one) is as far as it gets.
+    if (err instanceof QuantityError) return 1n << 200n
+    throw err
+  }
+  const d = q.nanos - requested.nanos
+  return d < 0n ? -d : d
+}
+
+/**
+ * The first `n` of sortCandidates(candidates) without sorting them all: one pass that keeps the n best
+ * seen so far, so a list of claims over many volumes costs claims × volumes comparisons, not a sort each.
+ */
+export function nearestCandidates(candidates: readonly Candidate[], order: CandidateOrder, n: number): Candidate[] {
+  const kept: Candidate[] = []
+  if (n <= 0) return kept
+  for (const c of candidates) {
+    // Most volumes are farther than the n-th kept one: one comparison each.
+    if (kept.length === n && order(c, kept[n - 1]) >= 0) continue
+    let at = kept.length
+    while (at > 0 && order(c, kept[at - 1]) < 0) at--
+    kept.splice(at, 0, c)
+    if (kept.length > n) kept.pop()
+  }
+  return kept
+}
+
+/** The nearest candidates of a claim, found without keeping every volume's (see rankCandidates). */
+export interface CandidateRanking {
+  /** The nearest `keep` candidates, nearest first, and the volumes asked for by name wherever they rank. */
+  nearest: Candidate[]
+  /** How many volumes there are; how many of them are eligible. */
+  total: number
+  eligible: number
+}
+
+/**
+ * One pass over every volume that keeps the nearest `keep` candidates (and those of the volumes named in
+ * `named`), in sortCandidates' order. A volume that cannot rank among the kept ones is judged (its reasons
+ * counted, their words never worked out) and dropped at once: a list of thousands of claims over
+ * thousands of volumes allocates per claim what it keeps, not a candidate per volume.
+ */
+export function rankCandidates(
+  cluster: ClusterLookup,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+  order: CandidateOrder,
+  keep: number,
+  include: (c: Candidate) => boolean,
+  named: readonly string[] = [],
+): CandidateRanking {
+  const kept: Candidate[] = []
+  const extra: Candidate[] = []
+  let total = 0
+  let eligible = 0
+  for (const facts of cluster.allFacts()) {
+    const volume = facts.volume
+    const reasons = judge(cluster, facts, claim, path, gates, describedLater)
+    const name = volume.metadata.name ?? ''
+    const worst = kept.length === keep ? kept[keep - 1] : undefined
+    // Fewer reasons ranks first: a volume with more than the farthest kept one is out whatever else.
+    const mayRank = worst === undefined || reasons.length <= worst.reasons.length || named.includes(name)
+    if (!mayRank) {
+      // Counted as the candidates kept are: only-relevant filters them the same way.
+      const c = {volume: name, eligible: reasons.length === 0, reasons} as Candidate
+      if (!include(c)) continue
+      total++
+      continue
+    }
+    const c = candidateOf(facts, reasons)
+    if (!include(c)) continue
+    total++
+    if (c.eligible) eligible++
+    if (named.includes(name)) extra.push(c)
+    if (worst !== undefined && order(c, worst) >= 0) continue
+    let at = kept.length
+    while (at > 0 && order(c, kept[at - 1]) < 0) at--
+    kept.splice(at, 0, c)
+    if (kept.length > keep) kept.pop()
+  }
+  const nearest = [...kept, ...extra.filter((c) => !kept.includes(c))].sort(order)
+  return {nearest, total, eligible}
+}
+
+/** The first of sortCandidates(candidates) that `test` accepts, without sorting them. */
+export function firstCandidate(candidates: readonly Candidate[], order: CandidateOrder, test: (c: Candidate) => boolean): Candidate | undefined {
+  let best: Candidate | undefined
+  for (const c of candidates) {
+    // Strictly better only: of equals the earlier wins, as in the stable sort.
+    if (test(c) && (best === undefined || order(c, best) < 0)) best = c
+  }
+  return best
 }

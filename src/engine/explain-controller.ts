@@ -20,6 +20,11 @@ export interface ExplainOptions {
   enableDynamicProvisioning?: boolean
   /** Leave out candidates that cannot matter (volumes in use by other claims, volumes not considered). */
   onlyRelevant?: boolean
+  /**
+   * How many candidates a claim's explanation carries, nearest first (and candidatesTotal with it); 0 or
+   * unset: every volume. Summary and suggestions are worked out from all of them either way.
+   */
+  candidates?: number
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock; without it they are reported as not read. */
   evidence?: ExplainEvidence
 }
