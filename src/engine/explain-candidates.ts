@@ -20,7 +20,6 @@ import {compileLabelSelector, type CompiledSelector, describeSelectorMismatch, r
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
-  containsAllAccessModes,
   getAccessModesAsString,
   getAccessModesFromString,
   getPersistentVolumeClaimClass,
@@ -75,8 +74,12 @@ export interface VolumeFacts {
   accessModes: string
   /** The modes the access-mode index files the volume under: only the known ones. */
   indexModes: PersistentVolumeAccessMode[]
+  /** The modes as a set, for the index's containsAllAccessModes. */
+  indexModeSet: ReadonlySet<PersistentVolumeAccessMode>
   /** namespace/name of the claimRef, null without one. */
   claimRefKey: string | null
+  /** The claim of that name, if the state has one (whatever its uid). */
+  holder: PersistentVolumeClaim | undefined
 }
 
 /**
@@ -110,7 +113,9 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
     if (f === undefined) {
       const accessModes = getAccessModesAsString(volume.spec.accessModes)
       const ref = volume.spec.claimRef
-      f = {volume, accessModes, indexModes: getAccessModesFromString(accessModes), claimRefKey: ref == null ? null : claimRefKey(ref)}
+      const indexModes = getAccessModesFromString(accessModes)
+      const key = ref == null ? null : claimRefKey(ref)
+      f = {volume, accessModes, indexModes, indexModeSet: new Set(indexModes), claimRefKey: key, holder: key === null ? undefined : claims.get(key)}
       facts.set(volume, f)
     }
     return f
@@ -174,9 +179,13 @@ export function isRelevant(cluster: ClusterLookup, claim: PersistentVolumeClaim,
 
 /** The volume is bound (with a uid) to another claim that exists under that uid. */
 export function inUseByAnotherClaim(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  const ref = volume.spec.claimRef
-  if (ref == null || (ref.uid ?? '') === '' || isVolumeBoundToClaim(volume, claim)) return false
-  return (cluster.claimByKey(cluster.factsOf(volume).claimRefKey!)?.metadata.uid ?? '') === ref.uid
+  return heldByAnotherClaim(cluster.factsOf(volume), claim)
+}
+
+function heldByAnotherClaim(facts: VolumeFacts, claim: PersistentVolumeClaim): boolean {
+  const ref = facts.volume.spec.claimRef
+  if (ref == null || (ref.uid ?? '') === '' || isVolumeBoundToClaim(facts.volume, claim)) return false
+  return (facts.holder?.metadata.uid ?? '') === ref.uid
 }
 
 function candidateOf(facts: VolumeFacts, reasons: Reason[]): Candidate {
@@ -228,7 +237,8 @@ function indexRefusals(
     reasons.push(r('VolumeAttributesClassMismatch', () => `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`))
   }
   // The index lists only volumes whose access-mode set (as its key: known modes) holds every requested mode.
-  if (!containsAllAccessModes(facts.indexModes, claim.spec.accessModes)) {
+  // containsAllAccessModes(indexModes, ...), with the volume's set made once.
+  if (!(claim.spec.accessModes ?? []).every((mode) => facts.indexModeSet.has(mode))) {
     reasons.push(accessModesReason(facts, claim, r))
   }
   const preBoundHere = isVolumeBoundToClaim(volume, claim)
@@ -335,7 +345,7 @@ function claimRefReason(cluster: ClusterLookup, facts: VolumeFacts, claim: Persi
   if (uid === '') {
     return r('PreBoundToOtherClaim', () => `pre-bound to ${key}`)
   }
-  const holder = cluster.claimByKey(key)
+  const holder = facts.holder
   if ((ref.name ?? '') === (claim.metadata.name ?? '') && (ref.namespace ?? '') === (claim.metadata.namespace ?? '')) {
     return r('BoundToOtherClaim', () => `bound to an earlier claim ${key} (uid ${uid}), not this one`)
   } else if (holder === undefined || (holder.metadata.uid ?? '') !== uid) {
@@ -429,60 +439,89 @@ export function nearestCandidates(candidates: readonly Candidate[], order: Candi
 
 /** The nearest candidates of a claim, found without keeping every volume's (see rankCandidates). */
 export interface CandidateRanking {
-  /** The nearest `keep` candidates, nearest first, and the volumes asked for by name wherever they rank. */
+  /** The nearest candidates and those asked for (RankingOptions), nearest first. */
   nearest: Candidate[]
-  /** How many volumes there are; how many of them are eligible. */
+  /** How many volumes there are to list (the relevant ones, with onlyRelevant); how many are eligible. */
   total: number
   eligible: number
 }
 
+export interface RankingOptions {
+  /** How many of the nearest to keep. */
+  keep: number
+  /** --only-relevant: leave out (and do not count) the candidates isRelevant refuses. */
+  onlyRelevant: boolean
+  /** Volumes kept wherever they rank: the chosen one, the one the claim names. */
+  named: readonly string[]
+  /** Kept too, wherever they rank: the nearest `count` candidates that pass each test. */
+  nearestPassing: ReadonlyArray<{test: (c: Candidate) => boolean; count: number}>
+}
+
 /**
- * One pass over every volume that keeps the nearest `keep` candidates (and those of the volumes named in
- * `named`), in sortCandidates' order. A volume that cannot rank among the kept ones is judged (its reasons
- * counted, their words never worked out) and dropped at once: a list of thousands of claims over
- * thousands of volumes allocates per claim what it keeps, not a candidate per volume.
+ * One pass over every volume that keeps the nearest candidates (and those RankingOptions asks for), in
+ * sortCandidates' order. A volume that cannot rank among the kept ones is judged (its reasons counted,
+ * their words never worked out) and dropped at once, and one that another claim holds is not even
+ * judged when it is sure to rank below them: a list of thousands of claims over thousands of volumes
+ * allocates per claim what it keeps, not a candidate per volume.
  */
-export function rankCandidates(
-  cluster: ClusterLookup,
-  claim: PersistentVolumeClaim,
-  path: MatchingPath,
-  gates: FeatureGates,
-  order: CandidateOrder,
-  keep: number,
-  include: (c: Candidate) => boolean,
-  named: readonly string[] = [],
-): CandidateRanking {
+export function rankCandidates(cluster: ClusterLookup, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, order: CandidateOrder, opts: RankingOptions): CandidateRanking {
+  const {keep, named} = opts
   const kept: Candidate[] = []
-  const extra: Candidate[] = []
+  const extra = new Set<Candidate>()
+  const passing = opts.nearestPassing.map(() => [] as Candidate[])
   let total = 0
   let eligible = 0
   for (const facts of cluster.allFacts()) {
     const volume = facts.volume
-    const reasons = judge(cluster, facts, claim, path, gates, describedLater)
     const name = volume.metadata.name ?? ''
     const worst = kept.length === keep ? kept[keep - 1] : undefined
-    // Fewer reasons ranks first: a volume with more than the farthest kept one is out whatever else.
-    const mayRank = worst === undefined || reasons.length <= worst.reasons.length || named.includes(name)
-    if (!mayRank) {
-      // Counted as the candidates kept are: only-relevant filters them the same way.
-      const c = {volume: name, eligible: reasons.length === 0, reasons} as Candidate
-      if (!include(c)) continue
-      total++
+    const wanted = named.includes(name)
+    // Held by another claim that exists: irrelevant (isRelevant), never eligible, never a near miss a fix
+    // could free (nearMissTests), and, sure to have more reasons than the farthest kept, it is out.
+    if (path.kind === 'index' && worst !== undefined && !wanted && fewestIndexRefusals(facts, claim) > worst.reasons.length && heldByAnotherClaim(facts, claim)) {
+      if (!opts.onlyRelevant) total++
       continue
     }
-    const c = candidateOf(facts, reasons)
-    if (!include(c)) continue
+    const c = candidateOf(facts, judge(cluster, facts, claim, path, gates, describedLater))
+    if (opts.onlyRelevant && !isRelevant(cluster, claim, c)) continue
     total++
     if (c.eligible) eligible++
-    if (named.includes(name)) extra.push(c)
-    if (worst !== undefined && order(c, worst) >= 0) continue
-    let at = kept.length
-    while (at > 0 && order(c, kept[at - 1]) < 0) at--
-    kept.splice(at, 0, c)
-    if (kept.length > keep) kept.pop()
+    if (wanted) extra.add(c)
+    for (let i = 0; i < passing.length; i++) {
+      const {test, count} = opts.nearestPassing[i]
+      // The test (a lookup or two) only for a candidate near enough to be kept.
+      if (nearEnough(passing[i], c, order, count) && test(c)) keepNearest(passing[i], c, order, count)
+    }
+    keepNearest(kept, c, order, keep)
   }
-  const nearest = [...kept, ...extra.filter((c) => !kept.includes(c))].sort(order)
+  for (const c of passing.flat()) extra.add(c)
+  const nearest = [...new Set([...kept, ...extra])].sort(order)
   return {nearest, total, eligible}
+}
+
+/** Whether c would be among the nearest `keep` with those kept. */
+function nearEnough(kept: readonly Candidate[], c: Candidate, order: CandidateOrder, keep: number): boolean {
+  return kept.length < keep || order(c, kept[keep - 1]) < 0
+}
+
+/** Adds c to `kept` (nearest first) if it is among the nearest `keep`. */
+function keepNearest(kept: Candidate[], c: Candidate, order: CandidateOrder, keep: number): void {
+  // Most volumes are farther than the farthest kept one: one comparison each.
+  if (!nearEnough(kept, c, order, keep)) return
+  let at = kept.length
+  while (at > 0 && order(c, kept[at - 1]) < 0) at--
+  kept.splice(at, 0, c)
+  if (kept.length > keep) kept.pop()
+}
+
+/**
+ * The fewest reasons indexRefusals can give the volume, from two of its checks that need no claim field
+ * but the name: a claimRef to another claim refuses it, and then so does any phase but Available.
+ */
+function fewestIndexRefusals(facts: VolumeFacts, claim: PersistentVolumeClaim): number {
+  const volume = facts.volume
+  if (volume.spec.claimRef == null || isVolumeBoundToClaim(volume, claim)) return 0
+  return volume.status?.phase === 'Available' ? 1 : 2
 }
 
 /** The first of sortCandidates(candidates) that `test` accepts, without sorting them. */

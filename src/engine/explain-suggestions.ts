@@ -119,13 +119,23 @@ export function suggestFixes(
 }
 
 /**
+ * The candidates nearMisses picks: the nearest of each test (of the second, the nearest two, since the
+ * first of those may be the nearest of the first). A bounded explanation keeps them whatever they rank.
+ */
+export function nearMissTests(cluster: ClusterLookup, claim: PersistentVolumeClaim): {fixable: (c: Candidate) => boolean; released: (c: Candidate) => boolean} {
+  const fixable = (c: Candidate) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim({cluster, claim}, c)
+  const released = (c: Candidate) => c.phase === 'Released' && c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable') && fixable(c)
+  return {fixable, released}
+}
+
+/**
  * The nearest volume and what keeps it out, and any Released volume that would fit but for its stale
  * claimRef: the two fixes an administrator most often needs.
  */
 function nearMisses(ctx: Context, candidates: readonly Candidate[]): string[] {
   const out: string[] = []
-  const isFixable = (c: Candidate) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim(ctx, c)
-  const nearest = firstCandidate(candidates, ctx.order, isFixable)
+  const tests = nearMissTests(ctx.cluster, ctx.claim)
+  const nearest = firstCandidate(candidates, ctx.order, tests.fixable)
   if (nearest !== undefined) {
     const what = nearest.reasons.map((r) => r.message).join('; ')
     const fixes = nearest.reasons.flatMap((r) => fixFor(ctx, nearest, r))
@@ -135,11 +145,7 @@ function nearMisses(ctx: Context, candidates: readonly Candidate[]): string[] {
       out.push(`the nearest volume, ${nearest.volume}, is kept out by ${nearest.reasons.length} things: ${what}`)
     }
   }
-  const released = firstCandidate(
-    candidates,
-    ctx.order,
-    (c) => c !== nearest && c.phase === 'Released' && c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable') && isFixable(c),
-  )
+  const released = firstCandidate(candidates, ctx.order, (c) => c !== nearest && tests.released(c))
   if (released !== undefined) out.push(...released.reasons.flatMap((r) => fixFor(ctx, released, r)))
   return out
 }
@@ -193,7 +199,7 @@ interface Context {
 }
 
 /** The candidate is in use by another claim that exists: no fix of ours should take it away. */
-function heldByLiveClaim(ctx: Context, c: Candidate): boolean {
+function heldByLiveClaim(ctx: Pick<Context, 'cluster' | 'claim'>, c: Candidate): boolean {
   const volume = ctx.cluster.volumeByName(c.volume)
   return volume !== undefined && inUseByAnotherClaim(ctx.cluster, volume, ctx.claim)
 }

@@ -9,7 +9,7 @@ import {EXPLAIN_API_VERSION, type Candidate, type ClaimExplanation, type ClaimPo
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
-import {suggestFixes} from './explain-suggestions.js'
+import {nearMissTests, suggestFixes} from './explain-suggestions.js'
 import {decideClaim} from './explain-verdict.js'
 import {describeVolume} from './explain-volume.js'
 import {claimKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
@@ -19,11 +19,6 @@ import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHas
 
 export type {ExplainOptions} from './explain-controller.js'
 
-/**
- * How many of the nearest candidates a bounded explanation ranks, at least: its summary and suggestions
- * look for the nearest volume that a fix would free and for a Released one, and those are near the top.
- */
-const SUGGESTION_POOL = 32
 
 /**
  * Explanations of one state. The controller's view and the indexes are built once and shared by every
@@ -52,20 +47,29 @@ export class Explainer {
     const chosen = bound ? (decision.volume?.metadata.name ?? null) : null
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
     const order = candidateOrder(claim, chosen)
-    const relevant = (c: Candidate) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c)
     let pool: Candidate[]
     let candidates: Candidate[]
     let bounded: {candidatesTotal: number; eligible: number} | undefined
     if (limit > 0) {
-      // A list of many claims: the nearest few of every claim, and enough more that the summary and the
-      // suggestions (the nearest volume that could be fixed, a Released one) find theirs among them.
-      const named = [chosen, decision.volume?.metadata.name, claim.spec.volumeName].filter((n): n is string => (n ?? '') !== '')
-      const ranking = rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, Math.max(limit, SUGGESTION_POOL), relevant, named)
+      // A list of many claims: the nearest few of every claim, and the candidates its summary and
+      // suggestions read wherever they rank (the volume it gets or names, the near misses).
+      const tests = nearMissTests(q.lookup, claim)
+      const ranking = rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {
+        keep: limit,
+        onlyRelevant: opts.onlyRelevant ?? false,
+        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName].filter((n): n is string => (n ?? '') !== ''),
+        nearestPassing: [
+          {test: tests.fixable, count: 1},
+          {test: tests.released, count: 2},
+        ],
+      })
       pool = ranking.nearest
       candidates = pool.slice(0, limit).map(describeReasons)
       bounded = {candidatesTotal: ranking.total, eligible: ranking.eligible}
     } else {
-      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter(relevant).sort(order)
+      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates)
+        .filter((c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c))
+        .sort(order)
       candidates = pool
     }
     // What the cluster shows beyond the controller's objects: the claim's events, and whether the
