@@ -171,10 +171,14 @@ export function describeCandidates(cluster: ClusterLookup, claim: PersistentVolu
  * Stale claimRefs and pre-bindings stay: they are often the answer.
  */
 export function isRelevant(cluster: ClusterLookup, claim: PersistentVolumeClaim, candidate: Candidate): boolean {
-  if (candidate.volume === claim.spec.volumeName) return true
-  if (candidate.reasons.some((r) => r.code === 'NotConsidered')) return false
   const volume = cluster.volumeByName(candidate.volume)
-  return volume === undefined || !inUseByAnotherClaim(cluster, volume, claim)
+  return volume === undefined ? candidate.volume === claim.spec.volumeName || !candidate.reasons.some((r) => r.code === 'NotConsidered') : relevant(cluster.factsOf(volume), candidate.reasons, claim)
+}
+
+function relevant(facts: VolumeFacts, reasons: readonly Reason[], claim: PersistentVolumeClaim): boolean {
+  if (facts.volume.metadata.name === claim.spec.volumeName) return true
+  if (reasons.some((r) => r.code === 'NotConsidered')) return false
+  return !heldByAnotherClaim(facts, claim)
 }
 
 /** The volume is bound (with a uid) to another claim that exists under that uid. */
@@ -478,12 +482,18 @@ export function rankCandidates(cluster: ClusterLookup, claim: PersistentVolumeCl
     const wanted = named.includes(name)
     // Held by another claim that exists: irrelevant (isRelevant), never eligible, never a near miss a fix
     // could free (nearMissTests), and, sure to have more reasons than the farthest kept, it is out.
-    if (path.kind === 'index' && worst !== undefined && !wanted && fewestIndexRefusals(facts, claim) > worst.reasons.length && heldByAnotherClaim(facts, claim)) {
+    if (path.kind === 'index' && worst !== undefined && !wanted && heldByAnotherClaim(facts, claim) && fewestIndexRefusals(facts) > worst.reasons.length) {
       if (!opts.onlyRelevant) total++
       continue
     }
-    const c = candidateOf(facts, judge(cluster, facts, claim, path, gates, describedLater))
-    if (opts.onlyRelevant && !isRelevant(cluster, claim, c)) continue
+    const reasons = judge(cluster, facts, claim, path, gates, describedLater)
+    // More reasons than the farthest of every kind kept: out of all of them (fewer reasons ranks first).
+    if (!wanted && worst !== undefined && reasons.length > worst.reasons.length && fartherThanAll(passing, opts.nearestPassing, reasons.length)) {
+      if (!opts.onlyRelevant || relevant(facts, reasons, claim)) total++
+      continue
+    }
+    const c = candidateOf(facts, reasons)
+    if (opts.onlyRelevant && !relevant(facts, reasons, claim)) continue
     total++
     if (c.eligible) eligible++
     if (wanted) extra.add(c)
@@ -515,13 +525,20 @@ function keepNearest(kept: Candidate[], c: Candidate, order: CandidateOrder, kee
 }
 
 /**
- * The fewest reasons indexRefusals can give the volume, from two of its checks that need no claim field
- * but the name: a claimRef to another claim refuses it, and then so does any phase but Available.
+ * The fewest reasons indexRefusals gives a volume held by another claim (heldByAnotherClaim): its claimRef
+ * refuses it, and then so does any phase but Available.
  */
-function fewestIndexRefusals(facts: VolumeFacts, claim: PersistentVolumeClaim): number {
-  const volume = facts.volume
-  if (volume.spec.claimRef == null || isVolumeBoundToClaim(volume, claim)) return 0
-  return volume.status?.phase === 'Available' ? 1 : 2
+function fewestIndexRefusals(facts: VolumeFacts): number {
+  return facts.volume.status?.phase === 'Available' ? 1 : 2
+}
+
+/** Every list of the nearest passing a test is full, and holds only candidates with fewer reasons. */
+function fartherThanAll(passing: ReadonlyArray<readonly Candidate[]>, wanted: RankingOptions['nearestPassing'], reasons: number): boolean {
+  for (let i = 0; i < passing.length; i++) {
+    const p = passing[i]
+    if (p.length < wanted[i].count || reasons <= p[p.length - 1].reasons.length) return false
+  }
+  return true
 }
 
 /** The first of sortCandidates(candidates) that `test` accepts, without sorting them. */
