@@ -3,7 +3,7 @@
 // so "Lost" and "Misbound" look like nonsense until the whole triangle is on one screen.
 import {AnnBindCompleted} from './constants.js'
 import type {BindingPointers, ClaimRefPointer} from './explain-model.js'
-import type {ClusterLookup} from './explain-candidates.js'
+import type {ClusterLookup} from './explain-lookup.js'
 import {claimKey, claimRefKey, type ObjectReference, type PersistentVolumeClaim} from './model.js'
 import {hasAnnotation} from './storage-helpers.js'
 

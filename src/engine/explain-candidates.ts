@@ -13,19 +13,18 @@
 // test checks that `eligible` is exactly what the controller's matcher accepts.
 import type {FeatureGates} from './feature-gates.js'
 import type {Candidate, Reason, ReasonCode} from './explain-model.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from './model.js'
+import type {ClusterLookup, VolumeFacts} from './explain-lookup.js'
+import type {PersistentVolume, PersistentVolumeClaim} from './model.js'
 import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
 import {compareQuantities, QuantityError, quantityValue, type Quantity} from './quantity.js'
-import {compileLabelSelector, type CompiledSelector, describeSelectorMismatch, requirementMatches, SelectorError} from './selector.js'
+import {describeSelectorMismatch, requirementMatches, SelectorError} from './selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
   getAccessModesAsString,
-  getAccessModesFromString,
   getPersistentVolumeClaimClass,
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
-  podClaimKeys,
 } from './storage-helpers.js'
 import {compareNames, storageQuantity} from './volume-index.js'
 
@@ -65,99 +64,6 @@ class UnwordedReason implements Reason {
 /** The candidate with its reasons as plain data, worded: what is printed. */
 export function describeReasons(c: Candidate): Candidate {
   return c.reasons.every((reason) => !(reason instanceof UnwordedReason)) ? c : {...c, reasons: c.reasons.map(({code, message}) => ({code, message}))}
-}
-
-/** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
-export interface VolumeFacts {
-  volume: PersistentVolume
-  /** getAccessModesAsString: "RWO,ROX". */
-  accessModes: string
-  /** The modes the access-mode index files the volume under: only the known ones. */
-  indexModes: PersistentVolumeAccessMode[]
-  /** The modes as a set, for the index's containsAllAccessModes. */
-  indexModeSet: ReadonlySet<PersistentVolumeAccessMode>
-  /** namespace/name of the claimRef, null without one. */
-  claimRefKey: string | null
-  /** The claim of that name, if the state has one (whatever its uid). */
-  holder: PersistentVolumeClaim | undefined
-}
-
-/**
- * What the candidates need from the cluster, indexed once per explanation: judging a volume's claimRef
- * looks its claim up, and a scan of every claim for every volume would make a large cluster quadratic.
- */
-export interface ClusterLookup {
-  readonly volumes: readonly PersistentVolume[]
-  claimByKey(key: string): PersistentVolumeClaim | undefined
-  volumeByName(name: string): PersistentVolume | undefined
-  /** What judging a volume needs that is the same for every claim, worked out once per volume. */
-  factsOf(volume: PersistentVolume): VolumeFacts
-  /** factsOf every volume, in the state's order: a pass over all of them looks nothing up. */
-  allFacts(): readonly VolumeFacts[]
-  /** The claim's selector compiled once for all the volumes it is judged against, or why it cannot be. */
-  selectorOf(claim: PersistentVolumeClaim): CompiledSelector | SelectorError
-  /** The pods that use the claim key (PodPVCIndexFunc, generic ephemeral volumes included), in the state's order. */
-  podsUsing(key: string): readonly Pod[]
-  /** The volumes whose claimRef names the claim key (any uid), in the state's order. */
-  volumesClaiming(key: string): readonly PersistentVolume[]
-}
-
-/** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
-export function clusterLookup(state: ClusterState): ClusterLookup {
-  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
-  const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-  // Keyed by object: a list of claims judges every volume once per claim.
-  const facts = new WeakMap<PersistentVolume, VolumeFacts>()
-  const factsOf = (volume: PersistentVolume): VolumeFacts => {
-    let f = facts.get(volume)
-    if (f === undefined) {
-      const accessModes = getAccessModesAsString(volume.spec.accessModes)
-      const ref = volume.spec.claimRef
-      const indexModes = getAccessModesFromString(accessModes)
-      const key = ref == null ? null : claimRefKey(ref)
-      f = {volume, accessModes, indexModes, indexModeSet: new Set(indexModes), claimRefKey: key, holder: key === null ? undefined : claims.get(key)}
-      facts.set(volume, f)
-    }
-    return f
-  }
-  let all: VolumeFacts[] | undefined
-  const allFacts = () => (all ??= state.volumes.map(factsOf))
-  const selectors = new WeakMap<PersistentVolumeClaim, CompiledSelector | SelectorError>()
-  const selectorOf = (claim: PersistentVolumeClaim): CompiledSelector | SelectorError => {
-    let compiled = selectors.get(claim)
-    if (compiled === undefined) {
-      try {
-        compiled = compileLabelSelector(claim.spec.selector)
-      } catch (err) {
-        if (!(err instanceof SelectorError)) throw err
-        compiled = err
-      }
-      selectors.set(claim, compiled)
-    }
-    return compiled
-  }
-  // Built when first asked: a single explanation that needs neither does not pay for them.
-  let pods: Map<string, Pod[]> | undefined
-  const podsUsing = (key: string): readonly Pod[] => {
-    pods ??= groupBy(state.pods.flatMap((pod) => podClaimKeys(pod).map((k): [string, Pod] => [k, pod])))
-    return pods.get(key) ?? []
-  }
-  let claiming: Map<string, PersistentVolume[]> | undefined
-  const volumesClaiming = (key: string): readonly PersistentVolume[] => {
-    claiming ??= groupBy(state.volumes.flatMap((v) => (v.spec.claimRef == null ? [] : [[claimRefKey(v.spec.claimRef), v] as [string, PersistentVolume]])))
-    return claiming.get(key) ?? []
-  }
-  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming}
-}
-
-function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
-  const groups = new Map<string, T[]>()
-  for (const [key, value] of entries) {
-    const group = groups.get(key)
-    if (group === undefined) groups.set(key, [value])
-    else if (group[group.length - 1] !== value) group.push(value)
-  }
-  return groups
 }
 
 /** Every volume of the state as a candidate, in the state's order. */
@@ -210,11 +116,15 @@ export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, cla
   return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedNow)
 }
 
-function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, r: ReasonOf): Reason[] {
+/**
+ * The volume's reasons; with a `cap`, the index path may stop as soon as there are more than that (the
+ * words of each only when read, with describedLater).
+ */
+function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, r: ReasonOf, cap = Infinity): Reason[] {
   const volume = facts.volume
   switch (path.kind) {
     case 'index':
-      return indexRefusals(cluster, facts, claim, path, gates, r)
+      return indexRefusals(cluster, facts, claim, path, gates, r, cap)
     case 'requested':
       return volume.metadata.name === path.volumeName
         ? requestedVolumeRefusals(cluster, facts, claim, r)
@@ -232,6 +142,7 @@ function indexRefusals(
   path: Extract<MatchingPath, {kind: 'index'}>,
   gates: FeatureGates,
   r: ReasonOf,
+  cap: number,
 ): Reason[] {
   const volume = facts.volume
   const reasons: Reason[] = []
@@ -249,10 +160,13 @@ function indexRefusals(
   if (volume.spec.claimRef != null && !preBoundHere) {
     reasons.push(claimRefReason(cluster, facts, claim, r))
   }
+  // More than `cap` already: the caller (rankCandidates) drops the volume, whatever else refuses it.
+  if (reasons.length > cap) return reasons
   const capacity = capacityReason(volume, claim, compareQuantities, r)
   if (capacity !== undefined) reasons.push(capacity)
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
   if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
+  if (reasons.length > cap) return reasons
   if (preBoundHere) {
     // A volume pre-bound to the claim is the answer whatever its phase, labels or class.
     return reasons
@@ -423,24 +337,6 @@ function capacityDistance(c: Candidate, requested: Quantity): bigint {
   return d < 0n ? -d : d
 }
 
-/**
- * The first `n` of sortCandidates(candidates) without sorting them all: one pass that keeps the n best
- * seen so far, so a list of claims over many volumes costs claims × volumes comparisons, not a sort each.
- */
-export function nearestCandidates(candidates: readonly Candidate[], order: CandidateOrder, n: number): Candidate[] {
-  const kept: Candidate[] = []
-  if (n <= 0) return kept
-  for (const c of candidates) {
-    // Most volumes are farther than the n-th kept one: one comparison each.
-    if (kept.length === n && order(c, kept[n - 1]) >= 0) continue
-    let at = kept.length
-    while (at > 0 && order(c, kept[at - 1]) < 0) at--
-    kept.splice(at, 0, c)
-    if (kept.length > n) kept.pop()
-  }
-  return kept
-}
-
 /** The nearest candidates of a claim, found without keeping every volume's (see rankCandidates). */
 export interface CandidateRanking {
   /** The nearest candidates and those asked for (RankingOptions), nearest first. */
@@ -486,9 +382,10 @@ export function rankCandidates(cluster: ClusterLookup, claim: PersistentVolumeCl
       if (!opts.onlyRelevant) total++
       continue
     }
-    const reasons = judge(cluster, facts, claim, path, gates, describedLater)
     // More reasons than the farthest of every kind kept: out of all of them (fewer reasons ranks first).
-    if (!wanted && worst !== undefined && reasons.length > worst.reasons.length && fartherThanAll(passing, opts.nearestPassing, reasons.length)) {
+    const cap = wanted || worst === undefined ? Infinity : Math.max(worst.reasons.length, fewestToKeep(passing, opts.nearestPassing))
+    const reasons = judge(cluster, facts, claim, path, gates, describedLater, cap)
+    if (reasons.length > cap) {
       if (!opts.onlyRelevant || relevant(facts, reasons, claim)) total++
       continue
     }
@@ -532,13 +429,16 @@ function fewestIndexRefusals(facts: VolumeFacts): number {
   return facts.volume.status?.phase === 'Available' ? 1 : 2
 }
 
-/** Every list of the nearest passing a test is full, and holds only candidates with fewer reasons. */
-function fartherThanAll(passing: ReadonlyArray<readonly Candidate[]>, wanted: RankingOptions['nearestPassing'], reasons: number): boolean {
+/** The most reasons a candidate may have and still be kept as one of the nearest passing a test. */
+function fewestToKeep(passing: ReadonlyArray<readonly Candidate[]>, wanted: RankingOptions['nearestPassing']): number {
+  let most = 0
   for (let i = 0; i < passing.length; i++) {
     const p = passing[i]
-    if (p.length < wanted[i].count || reasons <= p[p.length - 1].reasons.length) return false
+    // Not full yet: any candidate that passes is kept.
+    if (p.length < wanted[i].count) return Infinity
+    most = Math.max(most, p[p.length - 1].reasons.length)
   }
-  return true
+  return most
 }
 
 /** The first of sortCandidates(candidates) that `test` accepts, without sorting them. */

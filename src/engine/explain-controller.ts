@@ -4,7 +4,7 @@
 // their decisions: which volume the index picks, whether a class delays binding, which plugin provisions
 // or deletes, which pods block a recycle.
 import {CSIMigration} from './csi-migration.js'
-import {clusterLookup, type ClusterLookup} from './explain-candidates.js'
+import {clusterLookup, type ClusterLookup} from './explain-lookup.js'
 import type {ExplainEvidence} from './explain-evidence.js'
 import type {FeatureGates} from './feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim, StorageClass} from './model.js'

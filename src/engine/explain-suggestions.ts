@@ -4,7 +4,8 @@
 import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from './constants.js'
 import {closeNames} from './close-names.js'
 import type {ControllerQueries} from './explain-controller.js'
-import {type CandidateOrder, firstCandidate, inUseByAnotherClaim, type ClusterLookup} from './explain-candidates.js'
+import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './explain-candidates.js'
+import type {ClusterLookup} from './explain-lookup.js'
 import {livenessAdvice} from './explain-liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './explain-model.js'
 import type {Decision} from './explain-verdict.js'
@@ -117,6 +118,9 @@ export function suggestFixes(
   }
   return dedupe(out)
 }
+
+/** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */
+export const NEAR_MISS_VERDICTS: ReadonlySet<Decision['verdict']> = new Set(['NoMatchingVolume', 'ProvisioningNotSupported', 'StorageClassNotFound', 'ExternalProvisioning'])
 
 /**
  * The candidates nearMisses picks: the nearest of each test (of the second, the nearest two, since the

@@ -3,13 +3,14 @@
 // without writes), the candidates from explain-candidates.ts (every reason, not only the first), the words
 // from explain-summary.ts and explain-suggestions.ts.
 import {bindingPointers} from './explain-binding.js'
-import {candidateOrder, type ClusterLookup, describeCandidates, describeReasons, isRelevant, rankCandidates} from './explain-candidates.js'
+import type {ClusterLookup} from './explain-lookup.js'
+import {candidateOrder, describeCandidates, describeReasons, isRelevant, rankCandidates} from './explain-candidates.js'
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
 import {EXPLAIN_API_VERSION, type Candidate, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
-import {nearMissTests, suggestFixes} from './explain-suggestions.js'
+import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './explain-suggestions.js'
 import {decideClaim} from './explain-verdict.js'
 import {describeVolume} from './explain-volume.js'
 import {claimKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
@@ -58,10 +59,13 @@ export class Explainer {
         keep: limit,
         onlyRelevant: opts.onlyRelevant ?? false,
         named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName].filter((n): n is string => (n ?? '') !== ''),
-        nearestPassing: [
-          {test: tests.fixable, count: 1},
-          {test: tests.released, count: 2},
-        ],
+        // Only for the verdicts whose suggestions name them.
+        nearestPassing: NEAR_MISS_VERDICTS.has(decision.verdict)
+          ? [
+              {test: tests.fixable, count: 1},
+              {test: tests.released, count: 2},
+            ]
+          : [],
       })
       pool = ranking.nearest
       candidates = pool.slice(0, limit).map(describeReasons)
