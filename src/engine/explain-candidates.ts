@@ -290,18 +290,14 @@ function selectorReasons(cluster: ClusterLookup, volume: PersistentVolume, claim
 // -------------------------------------------------------------------------------------------------------
 // Order: how close each volume came.
 
-/**
- * The volume the controller picks first, then the other eligible ones, then by fewest reasons, then by
- * the capacity closest to the request, then by name (the controller's own tie-break).
- */
-export function sortCandidates(candidates: readonly Candidate[], claim: PersistentVolumeClaim, chosen: string | null): Candidate[] {
-  return [...candidates].sort(candidateOrder(claim, chosen))
-}
-
 /** How near two candidates came to the claim: negative when the first is nearer. */
 export type CandidateOrder = (a: Candidate, b: Candidate) => number
 
-/** sortCandidates' order as a comparator; a capacity's distance is worked out once, when first compared. */
+/**
+ * The volume the controller picks first, then the other eligible ones, then by fewest reasons, then by
+ * the capacity closest to the request, then by name (the controller's own tie-break). A capacity's
+ * distance is worked out once, when first compared.
+ */
 export function candidateOrder(claim: PersistentVolumeClaim, chosen: string | null): CandidateOrder {
   const requested = storageQuantity(claim.spec.resources?.requests)
   const distances = new Map<Candidate, bigint>()
@@ -359,7 +355,7 @@ export interface RankingOptions {
 
 /**
  * One pass over every volume that keeps the nearest candidates (and those RankingOptions asks for), in
- * sortCandidates' order. A volume that cannot rank among the kept ones is judged (its reasons counted,
+ * candidateOrder. A volume that cannot rank among the kept ones is judged (its reasons counted,
  * their words never worked out) and dropped at once, and one that another claim holds is not even
  * judged when it is sure to rank below them: a list of thousands of claims over thousands of volumes
  * allocates per claim what it keeps, not a candidate per volume.
@@ -441,7 +437,7 @@ function fewestToKeep(passing: ReadonlyArray<readonly Candidate[]>, wanted: Rank
   return most
 }
 
-/** The first of sortCandidates(candidates) that `test` accepts, without sorting them. */
+/** The first of the candidates sorted by candidateOrder that `test` accepts, without sorting them. */
 export function firstCandidate(candidates: readonly Candidate[], order: CandidateOrder, test: (c: Candidate) => boolean): Candidate | undefined {
   let best: Candidate | undefined
   for (const c of candidates) {

@@ -20,7 +20,6 @@ import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHas
 
 export type {ExplainOptions} from './explain-controller.js'
 
-
 /**
  * Explanations of one state. The controller's view and the indexes are built once and shared by every
  * explanation asked of it: a list of every pending claim of a large cluster stays linear in its size.
