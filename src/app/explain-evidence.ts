@@ -10,20 +10,24 @@ import type {ExplainRequest} from './explain.js'
 import {claimsInScope} from './explain.js'
 import type {LiveSession} from './live-session.js'
 
-/** Reads the evidence a query asks for. */
-export type EvidenceSource = (query: EvidenceQuery) => Promise<ExplainEvidence>
+/**
+ * Reads the evidence a query asks for. `complete`: the source holds all its evidence already (a
+ * snapshot), whatever the query, so there is nothing to work out before reading it.
+ */
+export type EvidenceSource = ((query: EvidenceQuery) => Promise<ExplainEvidence>) & {readonly complete?: boolean}
 
 /** A snapshot's evidence: a kind the snapshot holds no object of was not captured, so it is not available. */
 export function snapshotEvidenceSource(evidence: SnapshotEvidence, now: () => number): EvidenceSource {
   const kind = <T>(items: readonly unknown[], name: string): Observed<T> =>
     items.length > 0 ? {observed: true, items: items as T[]} : {observed: false, reason: `the snapshot holds no ${name} objects`}
-  return async () => ({
+  const read = async (): Promise<ExplainEvidence> => ({
     now: now(),
     events: kind(evidence.events, 'Event'),
     csiDrivers: kind(evidence.csiDrivers, 'CSIDriver'),
     leases: kind(evidence.leases, 'Lease'),
     volumeAttachments: kind(evidence.volumeAttachments, 'VolumeAttachment'),
   })
+  return Object.assign(read, {complete: true})
 }
 
 export function liveEvidenceSource(session: LiveSession, now: () => number): EvidenceSource {
@@ -36,10 +40,12 @@ export function liveEvidenceSource(session: LiveSession, now: () => number): Evi
 
 /**
  * The evidence for what `req` explains. Which Leases to look for depends on the verdict (the provisioner a
- * claim waits for, the attachers of a volume's finalizers), so the state is explained once without
- * evidence first: the engine names the Leases, and nothing but those is read.
+ * claim waits for, the attachers of a volume's finalizers), so the verdicts are worked out first, without
+ * evidence and without candidates: the engine names the Leases, and nothing but those is read. A snapshot
+ * holds its evidence already: it is taken whole, with no verdicts first.
  */
 export async function gatherEvidence(state: ClusterState, req: ExplainRequest, source: EvidenceSource): Promise<ExplainEvidence> {
+  if (source.complete === true) return source({events: [], leaseNames: [], volumeAttachments: false})
   const query = evidenceQuery(state, req)
   // An object that does not exist is a usage error, said next without a round of reads first.
   return query === undefined ? noEvidence(NOT_READ) : source(query)
@@ -62,15 +68,15 @@ export function evidenceQuery(state: ClusterState, req: ExplainRequest): Evidenc
       volumeAttachments: true,
     }
   }
-  const claims =
+  const awaited =
     target === undefined
-      ? claimsInScope(state, req).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
-      : [explainer.claim(target.namespace ?? 'default', target.name)]
-  if (claims.includes(undefined)) return undefined
+      ? claimsInScope(state, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? ''))
+      : [explainer.awaitedLease(target.namespace ?? 'default', target.name)]
+  if (awaited.includes(undefined)) return undefined
   const namespace = target === undefined ? req.namespace : (target.namespace ?? 'default')
   return {
     events: [{namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'}],
-    leaseNames: unique(claims.flatMap((e) => (e?.provisionerLiveness == null ? [] : [e.provisionerLiveness.leaseName]))),
+    leaseNames: unique(awaited.flatMap((lease) => (lease == null ? [] : [lease]))),
     volumeAttachments: false,
   }
 }

@@ -6,7 +6,7 @@ import {Explainer} from '../engine/explain.js'
 import type {ClaimExplanation} from '../engine/explain-model.js'
 import type {ClusterState, PersistentVolume} from '../engine/model.js'
 import {refOfClaim} from '../engine/plan.js'
-import {claimsInScope, type ExplainRequest} from './explain.js'
+import {claimsInScope, type ExplainRequest, LIST_CANDIDATES} from './explain.js'
 import {planSync} from './sync.js'
 import type {SyncReport} from './sync-report.js'
 
@@ -37,7 +37,9 @@ export async function runExplainSession(state: ClusterState, req: ExplainRequest
     ui.notice(`no claim that is not Bound${req.namespace !== undefined ? ` in namespace ${req.namespace}` : ''}: nothing to explain`)
     return
   }
-  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant, evidence: req.evidence})
+  // The menu needs each claim's verdict and summary, not every volume of each: the claim picked is
+  // explained again with its candidates as --candidates asks (all of them by default, as pvc/NAME).
+  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
   const explanations = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   for (;;) {
     const picked = await ui.choose<ClaimExplanation | null>('Which claim?', [
@@ -45,8 +47,9 @@ export async function runExplainSession(state: ClusterState, req: ExplainRequest
       {value: null, name: 'Quit'},
     ])
     if (picked === undefined || picked === null) return
-    ui.showClaim(picked)
-    const next = await followUp(state, req, picked, ui)
+    const full = explainer.claim(picked.claim.namespace, picked.claim.name, req.candidates ?? 0)!
+    ui.showClaim(full)
+    const next = await followUp(state, req, full, ui)
     if (next === 'quit') return
   }
 }

@@ -24,7 +24,19 @@ export interface ExplainRequest {
   labelSelector?: LabelSelector
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock (explain-evidence.ts); none: not read. */
   evidence?: ExplainEvidence
+  /**
+   * --candidates: how many volumes each explanation lists, nearest first; 0: all. Unset: all for one
+   * claim, LIST_CANDIDATES for each claim of a List.
+   */
+  candidates?: number
 }
+
+/**
+ * The candidates each item of a List carries when --candidates is not given. Every volume for every claim
+ * is claims × volumes (50 million at 10k volumes and 5k pending claims); an operator scanning many claims
+ * wants the few that came closest, and `explain pvc/NAME` for the rest.
+ */
+export const LIST_CANDIDATES = 5
 
 export interface ExplainResult {
   document: ExplainDocument
@@ -53,8 +65,13 @@ export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi)
 }
 
 export function explainInState(state: ClusterState, req: ExplainRequest): ExplainResult {
-  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant, evidence: req.evidence})
   const target = req.target
+  const explainer = new Explainer(state, {
+    gates: req.gates,
+    onlyRelevant: req.onlyRelevant,
+    evidence: req.evidence,
+    candidates: req.candidates ?? (target === undefined ? LIST_CANDIDATES : 0),
+  })
   if (target === undefined) {
     const items = claimsInScope(state, req).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     const settled = items.every((e) => SETTLED_VERDICTS.has(e.verdict))

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {explainInState, loadExplainState, type ExplainRequest} from '../app/explain.js'
+import {explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest} from '../app/explain.js'
 import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
@@ -11,8 +11,9 @@ import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js
 import {canPrompt, startSpinner} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
+import {writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
-import {renderExplainJson, renderExplainText, renderExplainYaml} from '../render/explain-doc.js'
+import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
 
 /** explain's own exit codes (CONTRACT.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -29,7 +30,7 @@ export default class Explain extends PvctlCommand {
 
 For pv/NAME, follows syncVolume: Available, pre-bound and waiting, Bound, Released and the reclaim that follows, Failed and why, and, for a volume being deleted, each finalizer and what it waits for.
 
-With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one and follow up (a near-miss volume's YAML, the dry-run sync of the claim); otherwise (or with -o json|yaml) all of them are printed, as a List.
+With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one and follow up (a near-miss volume's YAML, the dry-run sync of the claim); otherwise (or with -o json|yaml) all of them are printed, as a List. Each claim of a List carries its verdict, volume, summary, suggestions, class, pods, pointers and events in full, but only its ${LIST_CANDIDATES} nearest candidates, with candidatesTotal (every volume for every claim would be claims × volumes); --candidates N changes that, --candidates 0 lists every volume, and pvc/NAME explains one claim with all of them.
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
 
@@ -65,6 +66,12 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     selector: Flags.string({char: 'l', summary: 'With no object named: only claims whose labels match this selector (e.g. app=db).', helpValue: 'SELECTOR'}),
     ...outputFlags(['table', 'json', 'yaml'], 'table'),
     'only-relevant': Flags.boolean({summary: 'Leave out volumes that cannot matter: in use by another claim, or not considered at all.', default: false}),
+    candidates: Flags.integer({
+      summary: `How many candidate volumes each explanation lists, nearest first; 0 lists every volume. Default: every volume for pvc/NAME, the nearest ${LIST_CANDIDATES} for each claim of a List.`,
+      description: 'When bounded, each explanation also carries candidatesTotal, the number of volumes there were to list (an extra field, beyond the ClaimExplanation of the contract).',
+      min: 0,
+      helpValue: 'N',
+    }),
     ...engineFlags,
   }
 
@@ -75,6 +82,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const request: ExplainRequest = {
       gates,
       onlyRelevant: flags['only-relevant'],
+      candidates: flags.candidates,
       target,
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
@@ -103,16 +111,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       return
     }
     const {document, exitCode} = explainInState(state, request)
-    switch (flags.output) {
-      case 'json':
-        process.stdout.write(renderExplainJson(document))
-        break
-      case 'yaml':
-        process.stdout.write(renderExplainYaml(document))
-        break
-      default:
-        process.stdout.write(renderExplainText(document, palette))
-    }
+    const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette)
+    await writeChunks(process.stdout, chunks)
     process.exitCode = exitCode
   }
 }

@@ -3,22 +3,24 @@
 // so "Lost" and "Misbound" look like nonsense until the whole triangle is on one screen.
 import {AnnBindCompleted} from './constants.js'
 import type {BindingPointers, ClaimRefPointer} from './explain-model.js'
-import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolumeClaim} from './model.js'
+import type {ClusterLookup} from './explain-lookup.js'
+import {claimKey, claimRefKey, type ObjectReference, type PersistentVolumeClaim} from './model.js'
 import {hasAnnotation} from './storage-helpers.js'
 
 /** The triangle of a claim that names a volume or completed binding once; null for any other claim. */
-export function bindingPointers(state: ClusterState, claim: PersistentVolumeClaim): BindingPointers | null {
+export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeClaim): BindingPointers | null {
   const volumeName = claim.spec.volumeName ?? ''
   const completed = hasAnnotation(claim.metadata, AnnBindCompleted)
   if (volumeName === '' && !completed) return null
 
   const key = claimKey(claim)
   const uid = claim.metadata.uid ?? ''
-  const volume = volumeName === '' ? undefined : state.volumes.find((v) => v.metadata.name === volumeName)
+  const volume = volumeName === '' ? undefined : cluster.volumeByName(volumeName)
   const ref = volume?.spec.claimRef ?? null
   const pointsBack = ref != null && claimRefKey(ref) === key && ((ref.uid ?? '') === '' || ref.uid === uid)
-  const volumesPointingHere = state.volumes
-    .filter((v) => v.metadata.name !== volumeName && v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key)
+  const volumesPointingHere = cluster
+    .volumesClaiming(key)
+    .filter((v) => v.metadata.name !== volumeName)
     .map((v) => ({name: v.metadata.name ?? '', uidMatches: (v.spec.claimRef!.uid ?? '') === uid}))
 
   let authoritative: BindingPointers['authoritative']

@@ -12,17 +12,16 @@
 // The choice itself is never made here: the controller's index makes it (explain-controller.ts), and a
 // test checks that `eligible` is exactly what the controller's matcher accepts.
 import type {FeatureGates} from './feature-gates.js'
-import type {Candidate, Reason} from './explain-model.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import type {Candidate, Reason, ReasonCode} from './explain-model.js'
+import type {ClusterLookup, VolumeFacts} from './explain-lookup.js'
+import type {PersistentVolume, PersistentVolumeClaim} from './model.js'
 import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
 import {compareQuantities, QuantityError, quantityValue, type Quantity} from './quantity.js'
-import {compileLabelSelector, describeSelectorMismatch, SelectorError} from './selector.js'
+import {describeSelectorMismatch, requirementMatches, SelectorError} from './selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
-  containsAllAccessModes,
   getAccessModesAsString,
-  getAccessModesFromString,
   getPersistentVolumeClaimClass,
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
@@ -38,26 +37,38 @@ export type MatchingPath =
   /** syncBoundClaim: the claim keeps the volume it names (or has lost it). */
   | {kind: 'bound'; volumeName: string}
 
+/** Makes a refusal: its code now, its words (`describe`) now or when first read. */
+export type ReasonOf = (code: ReasonCode, describe: () => string) => Reason
+
+/** A refusal worded at once: what an explanation of one claim carries. */
+export const describedNow: ReasonOf = (code, describe) => ({code, message: describe()})
+
 /**
- * What the candidates need from the cluster, indexed once per explanation: judging a volume's claimRef
- * looks its claim up, and a scan of every claim for every volume would make a large cluster quadratic.
+ * A refusal worded only when its message is first read: a list of many claims ranks every volume by its
+ * refusals but shows the words of a few (see describeReasons).
  */
-export interface ClusterLookup {
-  readonly volumes: readonly PersistentVolume[]
-  claimByKey(key: string): PersistentVolumeClaim | undefined
-  volumeByName(name: string): PersistentVolume | undefined
+export const describedLater: ReasonOf = (code, describe) => new UnwordedReason(code, describe)
+
+class UnwordedReason implements Reason {
+  private words: string | undefined
+  constructor(
+    readonly code: ReasonCode,
+    private readonly describe: () => string,
+  ) {}
+
+  get message(): string {
+    return (this.words ??= this.describe())
+  }
 }
 
-/** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
-export function clusterLookup(state: ClusterState): ClusterLookup {
-  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
-  const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name)}
+/** The candidate with its reasons as plain data, worded: what is printed. */
+export function describeReasons(c: Candidate): Candidate {
+  return c.reasons.every((reason) => !(reason instanceof UnwordedReason)) ? c : {...c, reasons: c.reasons.map(({code, message}) => ({code, message}))}
 }
 
 /** Every volume of the state as a candidate, in the state's order. */
 export function describeCandidates(cluster: ClusterLookup, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Candidate[] {
-  return cluster.volumes.map((volume) => candidateOf(volume, reasonsFor(cluster, volume, claim, path, gates)))
+  return cluster.allFacts().map((facts) => candidateOf(facts, judge(cluster, facts, claim, path, gates, describedNow)))
 }
 
 /**
@@ -66,21 +77,29 @@ export function describeCandidates(cluster: ClusterLookup, claim: PersistentVolu
  * Stale claimRefs and pre-bindings stay: they are often the answer.
  */
 export function isRelevant(cluster: ClusterLookup, claim: PersistentVolumeClaim, candidate: Candidate): boolean {
-  if (candidate.volume === claim.spec.volumeName) return true
-  if (candidate.reasons.some((r) => r.code === 'NotConsidered')) return false
   const volume = cluster.volumeByName(candidate.volume)
-  return volume === undefined || !inUseByAnotherClaim(cluster, volume, claim)
+  return volume === undefined ? candidate.volume === claim.spec.volumeName || !candidate.reasons.some((r) => r.code === 'NotConsidered') : relevant(cluster.factsOf(volume), candidate.reasons, claim)
+}
+
+function relevant(facts: VolumeFacts, reasons: readonly Reason[], claim: PersistentVolumeClaim): boolean {
+  if (facts.volume.metadata.name === claim.spec.volumeName) return true
+  if (reasons.some((r) => r.code === 'NotConsidered')) return false
+  return !heldByAnotherClaim(facts, claim)
 }
 
 /** The volume is bound (with a uid) to another claim that exists under that uid. */
 export function inUseByAnotherClaim(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  const ref = volume.spec.claimRef
-  if (ref == null || (ref.uid ?? '') === '' || isVolumeBoundToClaim(volume, claim)) return false
-  return (cluster.claimByKey(claimRefKey(ref))?.metadata.uid ?? '') === ref.uid
+  return heldByAnotherClaim(cluster.factsOf(volume), claim)
 }
 
-function candidateOf(volume: PersistentVolume, reasons: Reason[]): Candidate {
-  const ref = volume.spec.claimRef
+function heldByAnotherClaim(facts: VolumeFacts, claim: PersistentVolumeClaim): boolean {
+  const ref = facts.volume.spec.claimRef
+  if (ref == null || (ref.uid ?? '') === '' || isVolumeBoundToClaim(facts.volume, claim)) return false
+  return (facts.holder?.metadata.uid ?? '') === ref.uid
+}
+
+function candidateOf(facts: VolumeFacts, reasons: Reason[]): Candidate {
+  const volume = facts.volume
   return {
     volume: volume.metadata.name ?? '',
     eligible: reasons.length === 0,
@@ -88,193 +107,342 @@ function candidateOf(volume: PersistentVolume, reasons: Reason[]): Candidate {
     capacity: volume.spec.capacity?.storage ?? null,
     storageClass: getPersistentVolumeClass(volume),
     phase: volume.status?.phase ?? null,
-    accessModes: getAccessModesAsString(volume.spec.accessModes),
-    claimRef: ref == null ? null : claimRefKey(ref),
+    accessModes: facts.accessModes,
+    claimRef: facts.claimRefKey,
   }
 }
 
 export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Reason[] {
+  return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedNow)
+}
+
+/**
+ * The volume's reasons; with a `cap`, the index path may stop as soon as there are more than that (the
+ * words of each only when read, with describedLater).
+ */
+function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, r: ReasonOf, cap = Infinity): Reason[] {
+  const volume = facts.volume
   switch (path.kind) {
     case 'index':
-      return indexRefusals(cluster, volume, claim, path, gates)
+      return indexRefusals(cluster, facts, claim, path, gates, r, cap)
     case 'requested':
       return volume.metadata.name === path.volumeName
-        ? requestedVolumeRefusals(cluster, volume, claim)
-        : [{code: 'NotConsidered', message: `the claim asks for ${path.volumeName} (spec.volumeName)`}]
+        ? requestedVolumeRefusals(cluster, facts, claim, r)
+        : [r('NotConsidered', () => `the claim asks for ${path.volumeName} (spec.volumeName)`)]
     case 'bound':
-      return boundVolumeRefusals(cluster, volume, claim, path.volumeName)
+      return boundVolumeRefusals(cluster, facts, claim, path.volumeName, r)
   }
 }
 
 /** FindMatchingVolume's filters (and the access-mode index before it), every one of them. */
 function indexRefusals(
   cluster: ClusterLookup,
-  volume: PersistentVolume,
+  facts: VolumeFacts,
   claim: PersistentVolumeClaim,
   path: Extract<MatchingPath, {kind: 'index'}>,
   gates: FeatureGates,
+  r: ReasonOf,
+  cap: number,
 ): Reason[] {
+  const volume = facts.volume
   const reasons: Reason[] = []
   const claimVAC = claim.spec.volumeAttributesClassName ?? ''
   if (!gates.VolumeAttributesClass && claimVAC !== '') {
     // FindMatchingVolume refuses the claim itself before it looks at any volume.
-    reasons.push({code: 'VolumeAttributesClassMismatch', message: `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`})
+    reasons.push(r('VolumeAttributesClassMismatch', () => `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`))
   }
   // The index lists only volumes whose access-mode set (as its key: known modes) holds every requested mode.
-  if (!containsAllAccessModes(getAccessModesFromString(getAccessModesAsString(volume.spec.accessModes)), claim.spec.accessModes)) {
-    reasons.push(accessModesReason(volume, claim))
+  // containsAllAccessModes(indexModes, ...), with the volume's set made once.
+  if (!(claim.spec.accessModes ?? []).every((mode) => facts.indexModeSet.has(mode))) {
+    reasons.push(accessModesReason(facts, claim, r))
   }
   const preBoundHere = isVolumeBoundToClaim(volume, claim)
   if (volume.spec.claimRef != null && !preBoundHere) {
-    reasons.push(claimRefReason(cluster, volume, claim))
+    reasons.push(claimRefReason(cluster, facts, claim, r))
   }
-  const capacity = capacityReason(volume, claim, compareQuantities)
+  // More than `cap` already: the caller (rankCandidates) drops the volume, whatever else refuses it.
+  if (reasons.length > cap) return reasons
+  const capacity = capacityReason(volume, claim, compareQuantities, r)
   if (capacity !== undefined) reasons.push(capacity)
-  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim))
-  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume))
+  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
+  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
+  if (reasons.length > cap) return reasons
   if (preBoundHere) {
     // A volume pre-bound to the claim is the answer whatever its phase, labels or class.
     return reasons
   }
   if (path.delayBinding) {
-    reasons.push({
-      code: 'DelayBinding',
-      message: `class '${path.claimClass}' binds on first consumer: the scheduler picks the volume`,
-    })
-    if (path.node !== undefined && checkNodeAffinity(volume.spec.nodeAffinity, path.node) !== undefined) {
-      reasons.push({code: 'NodeAffinityMismatch', message: `its node affinity excludes node ${path.node.name ?? ''}`})
+    reasons.push(r('DelayBinding', () => `class '${path.claimClass}' binds on first consumer: the scheduler picks the volume`))
+    const node = path.node
+    if (node !== undefined && checkNodeAffinity(volume.spec.nodeAffinity, node) !== undefined) {
+      reasons.push(r('NodeAffinityMismatch', () => `its node affinity excludes node ${node.name ?? ''}`))
     }
   }
   if (volume.status?.phase !== 'Available') {
-    reasons.push({code: 'VolumeNotAvailable', message: volume.status?.phase === undefined ? 'no phase yet, not Available' : `phase ${volume.status.phase}, not Available`})
+    reasons.push(r('VolumeNotAvailable', () => volume.status?.phase === undefined ? 'no phase yet, not Available' : `phase ${volume.status.phase}, not Available`))
   }
-  if (claim.spec.selector != null) reasons.push(...selectorReasons(volume, claim))
+  if (claim.spec.selector != null) reasons.push(...selectorReasons(cluster, volume, claim, r))
   const volumeClass = getPersistentVolumeClass(volume)
   if (volumeClass !== path.claimClass) {
-    reasons.push({code: 'StorageClassMismatch', message: `class '${volumeClass}' ≠ '${path.claimClass}'`})
+    reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${path.claimClass}'`))
   }
   const volumeVAC = (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
   if (gates.VolumeAttributesClass && claimVAC !== volumeVAC) {
-    reasons.push({code: 'VolumeAttributesClassMismatch', message: `VolumeAttributesClass '${volumeVAC}' ≠ '${claimVAC}'`})
+    reasons.push(r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC}' ≠ '${claimVAC}'`))
   }
   return reasons
 }
 
 /** checkVolumeSatisfyClaim's checks for the volume a claim asks for by name, every one of them. */
-function requestedVolumeRefusals(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): Reason[] {
+function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+  const volume = facts.volume
   if (volume.spec.claimRef != null) {
     // Claimed already: by this claim (the binding is finished), or by another one.
-    return isVolumeBoundToClaim(volume, claim) ? [] : [claimRefReason(cluster, volume, claim)]
+    return isVolumeBoundToClaim(volume, claim) ? [] : [claimRefReason(cluster, facts, claim, r)]
   }
   const reasons: Reason[] = []
-  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume))
+  if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
   // Go compares Value()s here (whole units, rounded up), not the exact quantities as matching does.
-  const capacity = capacityReason(volume, claim, (a, b) => (quantityValue(a) < quantityValue(b) ? -1 : 0))
+  const capacity = capacityReason(volume, claim, (a, b) => (quantityValue(a) < quantityValue(b) ? -1 : 0), r)
   if (capacity !== undefined) reasons.push(capacity)
   const volumeClass = getPersistentVolumeClass(volume)
   const claimClass = getPersistentVolumeClaimClass(claim)
-  if (volumeClass !== claimClass) reasons.push({code: 'StorageClassMismatch', message: `class '${volumeClass}' ≠ '${claimClass}'`})
-  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim))
-  if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(volume, claim))
+  if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
+  if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
+  if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
   return reasons
 }
 
 /** syncBoundClaim: only the claim's own volume counts, and only its claimRef decides. */
-function boundVolumeRefusals(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, volumeName: string): Reason[] {
+function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, volumeName: string, r: ReasonOf): Reason[] {
+  const volume = facts.volume
   if (volumeName === '') {
-    return [{code: 'NotConsidered', message: 'the claim completed binding once: the controller never matches it again'}]
+    return [r('NotConsidered', () => 'the claim completed binding once: the controller never matches it again')]
   } else if (volume.metadata.name !== volumeName) {
-    return [{code: 'NotConsidered', message: `the claim is bound to ${volumeName}`}]
+    return [r('NotConsidered', () => `the claim is bound to ${volumeName}`)]
   } else if (volume.spec.claimRef == null || (volume.spec.claimRef.uid ?? '') === (claim.metadata.uid ?? '')) {
     // Unbound (the controller binds it again) or pointing back: the volume is the claim's.
     return []
   } else {
-    return [claimRefReason(cluster, volume, claim)]
+    return [claimRefReason(cluster, facts, claim, r)]
   }
 }
 
 // -------------------------------------------------------------------------------------------------------
 // One reason each, with the values that make it concrete.
 
-function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number): Reason | undefined {
+function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number, r: ReasonOf): Reason | undefined {
   const offered = storageQuantity(volume.spec.capacity)
   const requested = storageQuantity(claim.spec.resources?.requests)
   if (cmp(offered, requested) >= 0) return undefined
-  return {code: 'CapacityTooSmall', message: `${volume.spec.capacity?.storage ?? '0'} < requested ${claim.spec.resources?.requests?.storage ?? '0'}`}
+  return r('CapacityTooSmall', () => `${volume.spec.capacity?.storage ?? '0'} < requested ${claim.spec.resources?.requests?.storage ?? '0'}`)
 }
 
-function accessModesReason(volume: PersistentVolume, claim: PersistentVolumeClaim): Reason {
-  const offered = getAccessModesAsString(volume.spec.accessModes) || 'none'
-  const offeredSet = new Set(volume.spec.accessModes ?? [])
-  const missing = (claim.spec.accessModes ?? []).filter((m) => !offeredSet.has(m) || getAccessModesAsString([m]) === '')
-  return {code: 'AccessModesMismatch', message: `offers ${offered}, claim needs ${missing.map((m) => getAccessModesAsString([m]) || m).join(',')}`}
+function accessModesReason(facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
+  return r('AccessModesMismatch', () => {
+    const offered = facts.accessModes || 'none'
+    const offeredSet = new Set(facts.volume.spec.accessModes ?? [])
+    const missing = (claim.spec.accessModes ?? []).filter((m) => !offeredSet.has(m) || getAccessModesAsString([m]) === '')
+    return `offers ${offered}, claim needs ${missing.map((m) => getAccessModesAsString([m]) || m).join(',')}`
+  })
 }
 
-function volumeModeReason(volume: PersistentVolume, claim: PersistentVolumeClaim): Reason {
-  return {code: 'VolumeModeMismatch', message: `volumeMode ${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}`}
+function volumeModeReason(volume: PersistentVolume, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
+  return r('VolumeModeMismatch', () => `volumeMode ${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}`)
 }
 
-function beingDeletedReason(volume: PersistentVolume): Reason {
-  return {code: 'VolumeBeingDeleted', message: `being deleted since ${volume.metadata.deletionTimestamp}`}
+function beingDeletedReason(volume: PersistentVolume, r: ReasonOf): Reason {
+  return r('VolumeBeingDeleted', () => `being deleted since ${volume.metadata.deletionTimestamp}`)
 }
 
 /** Who holds the volume: a bound claim (uid) or a pre-binding (no uid), and whether that claim still exists. */
-function claimRefReason(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): Reason {
-  const ref = volume.spec.claimRef!
-  const key = claimRefKey(ref)
+function claimRefReason(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
+  const ref = facts.volume.spec.claimRef!
+  const key = facts.claimRefKey!
   const uid = ref.uid ?? ''
   if (uid === '') {
-    return {code: 'PreBoundToOtherClaim', message: `pre-bound to ${key}`}
+    return r('PreBoundToOtherClaim', () => `pre-bound to ${key}`)
   }
-  const holder = cluster.claimByKey(key)
-  if (key === claimKey(claim)) {
-    return {code: 'BoundToOtherClaim', message: `bound to an earlier claim ${key} (uid ${uid}), not this one`}
+  const holder = facts.holder
+  if ((ref.name ?? '') === (claim.metadata.name ?? '') && (ref.namespace ?? '') === (claim.metadata.namespace ?? '')) {
+    return r('BoundToOtherClaim', () => `bound to an earlier claim ${key} (uid ${uid}), not this one`)
   } else if (holder === undefined || (holder.metadata.uid ?? '') !== uid) {
-    return {code: 'BoundToOtherClaim', message: `bound to ${key}, which no longer exists (stale claimRef)`}
+    return r('BoundToOtherClaim', () => `bound to ${key}, which no longer exists (stale claimRef)`)
   } else {
-    return {code: 'BoundToOtherClaim', message: `bound to ${key}`}
+    return r('BoundToOtherClaim', () => `bound to ${key}`)
   }
 }
 
-function selectorReasons(volume: PersistentVolume, claim: PersistentVolumeClaim): Reason[] {
-  try {
-    compileLabelSelector(claim.spec.selector)
-    return describeSelectorMismatch(claim.spec.selector, volume.metadata.labels).map((message) => ({code: 'SelectorMismatch' as const, message}))
-  } catch (err) {
-    if (err instanceof SelectorError) return [{code: 'SelectorMismatch', message: `the claim's selector is invalid: ${err.message}`}]
-    throw err
-  }
+function selectorReasons(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+  const compiled = cluster.selectorOf(claim)
+  if (compiled instanceof SelectorError) return [r('SelectorMismatch', () => `the claim's selector is invalid: ${compiled.message}`)]
+  const labels = volume.metadata.labels
+  if (compiled.matches(labels)) return []
+  // One reason per requirement the labels miss, as describeSelectorMismatch words them; the words are
+  // only worked out when one of them is read.
+  const misses = compiled.kind === 'nothing' ? 1 : compiled.requirements.filter((req) => !requirementMatches(req, labels)).length
+  let messages: string[] | undefined
+  const message = (i: number) => (messages ??= describeSelectorMismatch(claim.spec.selector, labels))[i]
+  return Array.from({length: misses}, (_, i) => r('SelectorMismatch', () => message(i)))
 }
+
 
 // -------------------------------------------------------------------------------------------------------
 // Order: how close each volume came.
 
+/** How near two candidates came to the claim: negative when the first is nearer. */
+export type CandidateOrder = (a: Candidate, b: Candidate) => number
+
 /**
  * The volume the controller picks first, then the other eligible ones, then by fewest reasons, then by
- * the capacity closest to the request, then by name (the controller's own tie-break).
+ * the capacity closest to the request, then by name (the controller's own tie-break). A capacity's
+ * distance is worked out once, when first compared.
  */
-export function sortCandidates(candidates: readonly Candidate[], claim: PersistentVolumeClaim, chosen: string | null): Candidate[] {
+export function candidateOrder(claim: PersistentVolumeClaim, chosen: string | null): CandidateOrder {
   const requested = storageQuantity(claim.spec.resources?.requests)
+  const distances = new Map<Candidate, bigint>()
   const distance = (c: Candidate): bigint => {
-    let q: Quantity
-    try {
-      q = storageQuantity(c.capacity === null ? undefined : {storage: c.capacity})
-    } catch (err) {
-      // An unreadable capacity (only hand-built states have one) is as far as it gets.
-      if (err instanceof QuantityError) return 1n << 200n
-      throw err
+    let d = distances.get(c)
+    if (d === undefined) {
+      d = capacityDistance(c, requested)
+      distances.set(c, d)
     }
-    const d = q.nanos - requested.nanos
-    return d < 0n ? -d : d
+    return d
   }
-  const distances = new Map(candidates.map((c) => [c, distance(c)]))
-  return [...candidates].sort((a, b) => {
+  return (a, b) => {
     if ((a.volume === chosen) !== (b.volume === chosen)) return a.volume === chosen ? -1 : 1
     if (a.eligible !== b.eligible) return a.eligible ? -1 : 1
     if (a.reasons.length !== b.reasons.length) return a.reasons.length - b.reasons.length
-    const da = distances.get(a)!
-    const db = distances.get(b)!
+    const da = distance(a)
+    const db = distance(b)
     if (da !== db) return da < db ? -1 : 1
     return compareNames(a.volume, b.volume)
-  })
+  }
+}
+
+function capacityDistance(c: Candidate, requested: Quantity): bigint {
+  let q: Quantity
+  try {
+    q = storageQuantity(c.capacity === null ? undefined : {storage: c.capacity})
+  } catch (err) {
+    // An unreadable capacity (only hand-built states have one) is as far as it gets.
+    if (err instanceof QuantityError) return 1n << 200n
+    throw err
+  }
+  const d = q.nanos - requested.nanos
+  return d < 0n ? -d : d
+}
+
+/** The nearest candidates of a claim, found without keeping every volume's (see rankCandidates). */
+export interface CandidateRanking {
+  /** The nearest candidates and those asked for (RankingOptions), nearest first. */
+  nearest: Candidate[]
+  /** How many volumes there are to list (the relevant ones, with onlyRelevant); how many are eligible. */
+  total: number
+  eligible: number
+}
+
+export interface RankingOptions {
+  /** How many of the nearest to keep. */
+  keep: number
+  /** --only-relevant: leave out (and do not count) the candidates isRelevant refuses. */
+  onlyRelevant: boolean
+  /** Volumes kept wherever they rank: the chosen one, the one the claim names. */
+  named: readonly string[]
+  /** Kept too, wherever they rank: the nearest `count` candidates that pass each test. */
+  nearestPassing: ReadonlyArray<{test: (c: Candidate) => boolean; count: number}>
+}
+
+/**
+ * One pass over every volume that keeps the nearest candidates (and those RankingOptions asks for), in
+ * candidateOrder. A volume that cannot rank among the kept ones is judged (its reasons counted,
+ * their words never worked out) and dropped at once, and one that another claim holds is not even
+ * judged when it is sure to rank below them: a list of thousands of claims over thousands of volumes
+ * allocates per claim what it keeps, not a candidate per volume.
+ */
+export function rankCandidates(cluster: ClusterLookup, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, order: CandidateOrder, opts: RankingOptions): CandidateRanking {
+  const {keep, named} = opts
+  const kept: Candidate[] = []
+  const extra = new Set<Candidate>()
+  const passing = opts.nearestPassing.map(() => [] as Candidate[])
+  let total = 0
+  let eligible = 0
+  for (const facts of cluster.allFacts()) {
+    const volume = facts.volume
+    const name = volume.metadata.name ?? ''
+    const worst = kept.length === keep ? kept[keep - 1] : undefined
+    const wanted = named.includes(name)
+    // Held by another claim that exists: irrelevant (isRelevant), never eligible, never a near miss a fix
+    // could free (nearMissTests), and, sure to have more reasons than the farthest kept, it is out.
+    if (path.kind === 'index' && worst !== undefined && !wanted && heldByAnotherClaim(facts, claim) && fewestIndexRefusals(facts) > worst.reasons.length) {
+      if (!opts.onlyRelevant) total++
+      continue
+    }
+    // More reasons than the farthest of every kind kept: out of all of them (fewer reasons ranks first).
+    const cap = wanted || worst === undefined ? Infinity : Math.max(worst.reasons.length, fewestToKeep(passing, opts.nearestPassing))
+    const reasons = judge(cluster, facts, claim, path, gates, describedLater, cap)
+    if (reasons.length > cap) {
+      if (!opts.onlyRelevant || relevant(facts, reasons, claim)) total++
+      continue
+    }
+    const c = candidateOf(facts, reasons)
+    if (opts.onlyRelevant && !relevant(facts, reasons, claim)) continue
+    total++
+    if (c.eligible) eligible++
+    if (wanted) extra.add(c)
+    for (let i = 0; i < passing.length; i++) {
+      const {test, count} = opts.nearestPassing[i]
+      // The test (a lookup or two) only for a candidate near enough to be kept.
+      if (nearEnough(passing[i], c, order, count) && test(c)) keepNearest(passing[i], c, order, count)
+    }
+    keepNearest(kept, c, order, keep)
+  }
+  for (const c of passing.flat()) extra.add(c)
+  const nearest = [...new Set([...kept, ...extra])].sort(order)
+  return {nearest, total, eligible}
+}
+
+/** Whether c would be among the nearest `keep` with those kept. */
+function nearEnough(kept: readonly Candidate[], c: Candidate, order: CandidateOrder, keep: number): boolean {
+  return kept.length < keep || order(c, kept[keep - 1]) < 0
+}
+
+/** Adds c to `kept` (nearest first) if it is among the nearest `keep`. */
+function keepNearest(kept: Candidate[], c: Candidate, order: CandidateOrder, keep: number): void {
+  // Most volumes are farther than the farthest kept one: one comparison each.
+  if (!nearEnough(kept, c, order, keep)) return
+  let at = kept.length
+  while (at > 0 && order(c, kept[at - 1]) < 0) at--
+  kept.splice(at, 0, c)
+  if (kept.length > keep) kept.pop()
+}
+
+/**
+ * The fewest reasons indexRefusals gives a volume held by another claim (heldByAnotherClaim): its claimRef
+ * refuses it, and then so does any phase but Available.
+ */
+function fewestIndexRefusals(facts: VolumeFacts): number {
+  return facts.volume.status?.phase === 'Available' ? 1 : 2
+}
+
+/** The most reasons a candidate may have and still be kept as one of the nearest passing a test. */
+function fewestToKeep(passing: ReadonlyArray<readonly Candidate[]>, wanted: RankingOptions['nearestPassing']): number {
+  let most = 0
+  for (let i = 0; i < passing.length; i++) {
+    const p = passing[i]
+    // Not full yet: any candidate that passes is kept.
+    if (p.length < wanted[i].count) return Infinity
+    most = Math.max(most, p[p.length - 1].reasons.length)
+  }
+  return most
+}
+
+/** The first of the candidates sorted by candidateOrder that `test` accepts, without sorting them. */
+export function firstCandidate(candidates: readonly Candidate[], order: CandidateOrder, test: (c: Candidate) => boolean): Candidate | undefined {
+  let best: Candidate | undefined
+  for (const c of candidates) {
+    // Strictly better only: of equals the earlier wins, as in the stable sort.
+    if (test(c) && (best === undefined || order(c, best) < 0)) best = c
+  }
+  return best
 }

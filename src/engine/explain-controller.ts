@@ -4,7 +4,7 @@
 // their decisions: which volume the index picks, whether a class delays binding, which plugin provisions
 // or deletes, which pods block a recycle.
 import {CSIMigration} from './csi-migration.js'
-import {clusterLookup, type ClusterLookup} from './explain-candidates.js'
+import {clusterLookup, type ClusterLookup} from './explain-lookup.js'
 import type {ExplainEvidence} from './explain-evidence.js'
 import type {FeatureGates} from './feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim, StorageClass} from './model.js'
@@ -20,6 +20,11 @@ export interface ExplainOptions {
   enableDynamicProvisioning?: boolean
   /** Leave out candidates that cannot matter (volumes in use by other claims, volumes not considered). */
   onlyRelevant?: boolean
+  /**
+   * How many candidates a claim's explanation carries, nearest first (and candidatesTotal with it); 0 or
+   * unset: every volume. Summary and suggestions are worked out from all of them either way.
+   */
+  candidates?: number
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock; without it they are reported as not read. */
   evidence?: ExplainEvidence
 }

@@ -231,6 +231,11 @@ export interface ClaimExplanation {
   volume: string | null
   summary: string
   candidates: Candidate[]
+  /**
+   * Set only when the candidates are bounded (`--candidates N`, a List's default): how many volumes there
+   * were to list, of which `candidates` holds the nearest. An extra field, beyond the contract's.
+   */
+  candidatesTotal?: number
   suggestions: string[]
   request: ClaimRequest
   storageClass: StorageClassInPlay

@@ -4,7 +4,8 @@
 import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from './constants.js'
 import {closeNames} from './close-names.js'
 import type {ControllerQueries} from './explain-controller.js'
-import {inUseByAnotherClaim, type ClusterLookup} from './explain-candidates.js'
+import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './explain-candidates.js'
+import type {ClusterLookup} from './explain-lookup.js'
 import {livenessAdvice} from './explain-liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './explain-model.js'
 import type {Decision} from './explain-verdict.js'
@@ -17,12 +18,12 @@ export function suggestFixes(
   claim: PersistentVolumeClaim,
   d: Decision,
   candidates: readonly Candidate[],
+  order: CandidateOrder,
   provisioner: ControllerLiveness | null = null,
 ): string[] {
   const ns = claim.metadata.namespace ?? ''
   const name = claim.metadata.name ?? ''
-  const ctx: Context = {cluster: q.lookup, claim}
-  const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+  const ctx: Context = {cluster: q.lookup, claim, order}
   const out: string[] = []
   const cls = d.storageClass
 
@@ -88,7 +89,7 @@ export function suggestFixes(
       out.push(`see why the scheduler cannot place it: kubectl describe pod ${d.unscheduledPods[0]} -n ${ns}`)
       break
     case 'RequestedVolumeNotFound': {
-      const close = closeNames(d.claim.spec.volumeName ?? '', volumes.keys())
+      const close = closeNames(d.claim.spec.volumeName ?? '', state.volumes.map((v) => v.metadata.name ?? ''))
       if (close.length > 0) out.push(`did you mean ${close.join(' or ')}? spec.volumeName cannot be changed once set: recreate the claim`)
       out.push(`create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`)
       break
@@ -118,14 +119,27 @@ export function suggestFixes(
   return dedupe(out)
 }
 
+/** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */
+export const NEAR_MISS_VERDICTS: ReadonlySet<Decision['verdict']> = new Set(['NoMatchingVolume', 'ProvisioningNotSupported', 'StorageClassNotFound', 'ExternalProvisioning'])
+
+/**
+ * The candidates nearMisses picks: the nearest of each test (of the second, the nearest two, since the
+ * first of those may be the nearest of the first). A bounded explanation keeps them whatever they rank.
+ */
+export function nearMissTests(cluster: ClusterLookup, claim: PersistentVolumeClaim): {fixable: (c: Candidate) => boolean; released: (c: Candidate) => boolean} {
+  const fixable = (c: Candidate) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim({cluster, claim}, c)
+  const released = (c: Candidate) => c.phase === 'Released' && c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable') && fixable(c)
+  return {fixable, released}
+}
+
 /**
  * The nearest volume and what keeps it out, and any Released volume that would fit but for its stale
  * claimRef: the two fixes an administrator most often needs.
  */
 function nearMisses(ctx: Context, candidates: readonly Candidate[]): string[] {
   const out: string[] = []
-  const fixable = candidates.filter((c) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim(ctx, c))
-  const nearest = fixable[0]
+  const tests = nearMissTests(ctx.cluster, ctx.claim)
+  const nearest = firstCandidate(candidates, ctx.order, tests.fixable)
   if (nearest !== undefined) {
     const what = nearest.reasons.map((r) => r.message).join('; ')
     const fixes = nearest.reasons.flatMap((r) => fixFor(ctx, nearest, r))
@@ -135,9 +149,7 @@ function nearMisses(ctx: Context, candidates: readonly Candidate[]): string[] {
       out.push(`the nearest volume, ${nearest.volume}, is kept out by ${nearest.reasons.length} things: ${what}`)
     }
   }
-  const released = fixable.find(
-    (c) => c !== nearest && c.phase === 'Released' && c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable'),
-  )
+  const released = firstCandidate(candidates, ctx.order, (c) => c !== nearest && tests.released(c))
   if (released !== undefined) out.push(...released.reasons.flatMap((r) => fixFor(ctx, released, r)))
   return out
 }
@@ -186,10 +198,12 @@ function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
 interface Context {
   cluster: ClusterLookup
   claim: PersistentVolumeClaim
+  /** How near each candidate came: the candidates need not be sorted (a list keeps only the nearest). */
+  order: CandidateOrder
 }
 
 /** The candidate is in use by another claim that exists: no fix of ours should take it away. */
-function heldByLiveClaim(ctx: Context, c: Candidate): boolean {
+function heldByLiveClaim(ctx: Pick<Context, 'cluster' | 'claim'>, c: Candidate): boolean {
   const volume = ctx.cluster.volumeByName(c.volume)
   return volume !== undefined && inUseByAnotherClaim(ctx.cluster, volume, ctx.claim)
 }

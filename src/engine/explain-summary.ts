@@ -15,7 +15,14 @@ export interface ProvisionerWait {
   claimAgeSeconds: number | null
 }
 
-export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candidates: readonly Candidate[], wait: ProvisionerWait = {liveness: null, claimAgeSeconds: null}): string {
+/** `eligible`: how many candidates are eligible, when `candidates` holds only the nearest of them. */
+export function summarizeClaim(
+  d: Decision,
+  claim: PersistentVolumeClaim,
+  candidates: readonly Candidate[],
+  wait: ProvisionerWait = {liveness: null, claimAgeSeconds: null},
+  eligible = candidates.filter((c) => c.eligible).length,
+): string {
   const cls = d.storageClass
   const className = `'${cls.name}'`
   const volumeName = d.volume?.metadata.name ?? claim.spec.volumeName ?? ''
@@ -42,7 +49,6 @@ export function summarizeClaim(d: Decision, claim: PersistentVolumeClaim, candid
         case 'complete':
           return `Claim and ${volumeName} point at each other: the next sync completes the binding (status and annotations).`
         default: {
-          const eligible = candidates.filter((c) => c.eligible).length
           const of = eligible > 1 ? `, the best of ${eligible} matching volumes` : ''
           return then(`the next sync binds it to ${describeVolume(d.volume!)}${of}.`)
         }

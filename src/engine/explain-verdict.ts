@@ -23,7 +23,6 @@ import {
   isPodTerminated,
   isVolumeBoundToClaim,
   persistentVolumeClaimHasClass,
-  podClaimKeys,
 } from './storage-helpers.js'
 
 /** How a WillBind/Bound volume comes to be the claim's. */
@@ -75,7 +74,7 @@ export function decideClaim(q: ControllerQueries, state: ClusterState, claim: Pe
 
 /** syncUnboundClaim */
 function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, assigned?: StorageClass): Decision {
-  const base = baseDecision(state, claim, assigned)
+  const base = baseDecision(q, state, claim, assigned)
   if ((claim.spec.volumeName ?? '') === '') {
     // [Unit test set 1] The user did not care which volume they get.
     const delay = q.isDelayBindingMode(claim)
@@ -142,7 +141,7 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
 
 /** syncBoundClaim: [Unit test set 3] */
 function decideBoundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): Decision {
-  const base = baseDecision(state, claim, undefined)
+  const base = baseDecision(q, state, claim, undefined)
   const volumeName = claim.spec.volumeName ?? ''
   const path: MatchingPath = {kind: 'bound', volumeName}
   if (volumeName === '') {
@@ -216,7 +215,7 @@ function isSettled(volume: PersistentVolume, claim: PersistentVolumeClaim): bool
   return claim.status?.phase === 'Bound' && claim.spec.volumeName === volume.metadata.name && (volume.spec.claimRef?.uid ?? '') !== '' && isVolumeBoundToClaim(volume, claim)
 }
 
-function baseDecision(state: ClusterState, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): Omit<Decision, 'verdict' | 'path'> {
+function baseDecision(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): Omit<Decision, 'verdict' | 'path'> {
   return {
     volume: undefined,
     route: undefined,
@@ -227,7 +226,7 @@ function baseDecision(state: ClusterState, claim: PersistentVolumeClaim, assigne
     alreadyProvisioned: null,
     error: null,
     unscheduledPods: [],
-    node: nodeOfInterest(state, claim),
+    node: nodeOfInterest(q, state, claim),
   }
 }
 
@@ -272,11 +271,11 @@ function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageCla
 }
 
 /** The node a delayed binding is heading for: the scheduler's choice, else the node of a scheduled pod. */
-function nodeOfInterest(state: ClusterState, claim: PersistentVolumeClaim): NodeInfo | undefined {
+function nodeOfInterest(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): NodeInfo | undefined {
   let name = claim.metadata.annotations?.[AnnSelectedNode]
   if (name === undefined) {
     const key = claimKey(claim)
-    const pod = state.pods.find((p) => (p.spec?.nodeName ?? '') !== '' && !isPodTerminated(p) && podClaimKeys(p).includes(key))
+    const pod = q.lookup.podsUsing(key).find((p) => (p.spec?.nodeName ?? '') !== '' && !isPodTerminated(p))
     name = pod?.spec?.nodeName
   }
   if (name === undefined) return undefined

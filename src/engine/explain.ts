@@ -3,19 +3,20 @@
 // without writes), the candidates from explain-candidates.ts (every reason, not only the first), the words
 // from explain-summary.ts and explain-suggestions.ts.
 import {bindingPointers} from './explain-binding.js'
-import {describeCandidates, isRelevant, sortCandidates} from './explain-candidates.js'
+import type {ClusterLookup} from './explain-lookup.js'
+import {candidateOrder, describeCandidates, describeReasons, isRelevant, rankCandidates} from './explain-candidates.js'
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
-import {EXPLAIN_API_VERSION, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
+import {EXPLAIN_API_VERSION, type Candidate, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
-import {controllerLiveness} from './explain-liveness.js'
+import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
-import {suggestFixes} from './explain-suggestions.js'
+import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './explain-suggestions.js'
 import {decideClaim} from './explain-verdict.js'
 import {describeVolume} from './explain-volume.js'
 import {claimKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
 import {compileLabelSelector, SelectorError} from './selector.js'
 import {AnnSelectedNode} from './constants.js'
-import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHasClass, podClaimKeys} from './storage-helpers.js'
+import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHasClass} from './storage-helpers.js'
 
 export type {ExplainOptions} from './explain-controller.js'
 
@@ -33,8 +34,11 @@ export class Explainer {
     this.q = new ControllerQueries(state, opts)
   }
 
-  /** The explanation of claim namespace/name, or undefined when the state has no such claim. */
-  claim(namespace: string, name: string): ClaimExplanation | undefined {
+  /**
+   * The explanation of claim namespace/name, or undefined when the state has no such claim; `limit`: how
+   * many candidates it lists (ExplainOptions.candidates).
+   */
+  claim(namespace: string, name: string, limit = this.opts.candidates ?? 0): ClaimExplanation | undefined {
     const {q, state, opts} = this
     const claim = q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
@@ -42,8 +46,35 @@ export class Explainer {
     const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
     const chosen = bound ? (decision.volume?.metadata.name ?? null) : null
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
-    const all = sortCandidates(describeCandidates(q.lookup, decision.claim, decision.path, opts.gates), claim, chosen)
-    const candidates = opts.onlyRelevant ? all.filter((c) => isRelevant(q.lookup, claim, c)) : all
+    const order = candidateOrder(claim, chosen)
+    let pool: Candidate[]
+    let candidates: Candidate[]
+    let bounded: {candidatesTotal: number; eligible: number} | undefined
+    if (limit > 0) {
+      // A list of many claims: the nearest few of every claim, and the candidates its summary and
+      // suggestions read wherever they rank (the volume it gets or names, the near misses).
+      const tests = nearMissTests(q.lookup, claim)
+      const ranking = rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {
+        keep: limit,
+        onlyRelevant: opts.onlyRelevant ?? false,
+        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName].filter((n): n is string => (n ?? '') !== ''),
+        // Only for the verdicts whose suggestions name them.
+        nearestPassing: NEAR_MISS_VERDICTS.has(decision.verdict)
+          ? [
+              {test: tests.fixable, count: 1},
+              {test: tests.released, count: 2},
+            ]
+          : [],
+      })
+      pool = ranking.nearest
+      candidates = pool.slice(0, limit).map(describeReasons)
+      bounded = {candidatesTotal: ranking.total, eligible: ranking.eligible}
+    } else {
+      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates)
+        .filter((c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c))
+        .sort(order)
+      candidates = pool
+    }
     // What the cluster shows beyond the controller's objects: the claim's events, and whether the
     // provisioner it is handed to runs at all.
     const evidence = opts.evidence ?? noEvidence(NOT_READ)
@@ -57,19 +88,32 @@ export class Explainer {
       phase: claim.status?.phase ?? 'Pending',
       verdict: decision.verdict,
       volume: chosen,
-      summary: summarizeClaim(decision, claim, all, waiting),
+      summary: summarizeClaim(decision, claim, pool, waiting, bounded?.eligible),
       candidates,
-      suggestions: suggestFixes(q, state, claim, decision, all, provisionerLiveness),
+      ...(bounded === undefined ? {} : {candidatesTotal: bounded.candidatesTotal}),
+      suggestions: suggestFixes(q, state, claim, decision, pool, order, provisionerLiveness),
       request: requestOf(claim),
       storageClass: decision.storageClass,
       selectedNode: claim.metadata.annotations?.[AnnSelectedNode] ?? null,
-      pods: podsUsing(state, claim),
-      pointers: bindingPointers(state, claim),
+      pods: podsUsing(q.lookup, claim),
+      pointers: bindingPointers(q.lookup, claim),
       provisioner: decision.provisioner,
       error: decision.error,
       events: eventsOf(evidence, self),
       provisionerLiveness,
     }
+  }
+
+  /**
+   * The Lease of the external provisioner claim namespace/name waits for (ExternalProvisioning), null when
+   * it waits for none, undefined when there is no such claim: the verdict alone, without the candidates,
+   * so that what to read can be worked out for many claims before any evidence is read.
+   */
+  awaitedLease(namespace: string, name: string): string | null | undefined {
+    const claim = this.q.claim(`${namespace}/${name}`)
+    if (claim === undefined) return undefined
+    const decision = decideClaim(this.q, this.state, claim)
+    return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? provisionerLeaseName(decision.provisioner) : null
   }
 
   /** The explanation of volume `name`, or undefined when the state has no such volume. */
@@ -116,10 +160,9 @@ function requestOf(claim: PersistentVolumeClaim): ClaimRequest {
 }
 
 /** The pods that use the claim (PodPVCIndexFunc, generic ephemeral volumes included), by name. */
-function podsUsing(state: ClusterState, claim: PersistentVolumeClaim): ClaimPod[] {
-  const key = claimKey(claim)
-  return state.pods
-    .filter((pod) => podClaimKeys(pod).includes(key))
+function podsUsing(cluster: ClusterLookup, claim: PersistentVolumeClaim): ClaimPod[] {
+  return cluster
+    .podsUsing(claimKey(claim))
     .map((pod) => {
       const node = (pod.spec?.nodeName ?? '') === '' ? null : pod.spec!.nodeName!
       return {name: pod.metadata.name ?? '', node, scheduled: node !== null, terminated: isPodTerminated(pod), phase: pod.status?.phase ?? null}

@@ -197,7 +197,7 @@ function labelValue(labels: Labels, key: string): string | undefined {
   return labels !== null && labels !== undefined && Object.hasOwn(labels, key) ? labels[key] : undefined
 }
 
-function requirementMatches(r: Requirement, labels: Labels): boolean {
+export function requirementMatches(r: Requirement, labels: Labels): boolean {
   const value = labelValue(labels, r.key)
   switch (r.operator) {
     case 'Equals':

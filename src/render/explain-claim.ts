@@ -102,7 +102,10 @@ function describePointers(b: BindingPointers): string {
  */
 function candidatesBlock(e: ClaimExplanation, p: Palette): string {
   const eligible = e.candidates.filter((c) => c.eligible).length
-  const title = `${p.bold('Candidates:')} ${count(e.candidates.length, 'volume')}, ${eligible === 0 ? 'none' : eligible} eligible`
+  // A bounded explanation (a List's) shows the nearest few; eligible volumes come first, so "none" holds.
+  const more = e.candidatesTotal !== undefined && e.candidatesTotal > e.candidates.length
+  const shown = more ? `${count(e.candidatesTotal!, 'volume')}, the nearest ${e.candidates.length} shown (pvctl explain pvc/${e.claim.name} -n ${e.claim.namespace} shows all)` : count(e.candidates.length, 'volume')
+  const title = `${p.bold('Candidates:')} ${shown}, ${eligible === 0 ? 'none' : `${eligible}${more && eligible === e.candidates.length ? '+' : ''}`} eligible`
   if (e.candidates.length === 0) return title
   const shared = e.candidates.length > 1 ? sharedReasons(e.candidates) : new Set<string>()
   const lines = [title]

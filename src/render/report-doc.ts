@@ -57,7 +57,7 @@ export function reportYamlChunks(report: SyncReport, itemsPerChunk = ITEMS_PER_C
  * exactly the depth it has in the whole document; only the `{\n  "key": [\n` and `\n  ]\n}` around it are
  * cut off. Nothing is re-indented or re-escaped, so the output cannot drift from JSON.stringify's.
  */
-function* jsonObjectChunks(doc: object, itemsPerChunk: number): Generator<string> {
+export function* jsonObjectChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK): Generator<string> {
   let first = true
   for (const [key, value] of Object.entries(doc)) {
     // JSON.stringify leaves out members it cannot represent; so must we.
@@ -84,7 +84,7 @@ function* jsonObjectChunks(doc: object, itemsPerChunk: number): Generator<string
  * sequences not indented under their key, a list's elements start in column 0 whether they are the
  * document or a key's value, so `key:\n` followed by each slice rendered as a document is the whole.
  */
-function* yamlMapChunks(doc: object, itemsPerChunk: number): Generator<string> {
+export function* yamlMapChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK): Generator<string> {
   let empty = true
   for (const [key, value] of Object.entries(doc)) {
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue

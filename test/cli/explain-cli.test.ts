@@ -144,6 +144,42 @@ describe('pvctl explain through the built CLI', () => {
     )
   })
 
+  // The bundled snapshot has 7 volumes: the List's default bound (5) leaves two out of each item.
+  const bounds: Array<{args: string[]; listed: number; total: number | undefined}> = [
+    {args: ['-n', 'shop'], listed: 5, total: 7},
+    {args: ['-n', 'shop', '--candidates', '2'], listed: 2, total: 7},
+    {args: ['-n', 'shop', '--candidates', '0'], listed: 7, total: undefined},
+    {args: ['pvc/logs', '-n', 'shop'], listed: 7, total: undefined},
+    {args: ['pvc/logs', '-n', 'shop', '--candidates', '3'], listed: 3, total: 7},
+  ]
+  for (const b of bounds) {
+    test(`explain ${b.args.join(' ')} -o json: ${b.listed} candidates${b.total === undefined ? ', no candidatesTotal' : ` of ${b.total}`}`, async () => {
+      const r = await runCli(['explain', ...b.args, '-f', example, '-o', 'json'])
+      assert.equal(r.code, 1, r.stderr)
+      const doc = json(r.stdout)
+      const items: Json[] = doc.kind === 'List' ? doc.items : [doc]
+      assert.ok(items.length > 0)
+      for (const e of items) {
+        assert.equal(e.candidates.length, b.listed, e.claim.name)
+        assert.equal(e.candidatesTotal, b.total, e.claim.name)
+      }
+    })
+  }
+
+  test('--candidates takes a count: a negative one is a one-line usage error, exit 2', async () => {
+    const r = await runCli(['explain', '-A', '-f', example, '--candidates', '-1'])
+    assert.equal(r.code, 2)
+    assert.equal(r.stdout, '')
+    assert.match(r.stderr, /^error: .*candidates/)
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+  })
+
+  test('a bounded item as text says how many volumes there were and how to see them all', async () => {
+    const r = await runCli(['explain', '-n', 'shop', '-f', example, '--candidates', '1'])
+    assert.equal(r.code, 1)
+    assert.match(r.stdout, /^Candidates: 7 volumes, the nearest 1 shown \(pvctl explain pvc\/logs -n shop shows all\), none eligible$/m)
+  })
+
   test('no claim and no terminal, as text: an overview, then each explanation', async () => {
     const r = await runCli(['explain', '-A', '-f', example])
     assert.equal(r.code, 1)

@@ -13,7 +13,7 @@ import {explainClaim, explainVolume} from '../../src/engine/explain.js'
 import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain-model.js'
 import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import {ansi, plain} from '../../src/render/color.js'
-import {renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
+import {explainJsonChunks, explainTextChunks, explainYamlChunks, renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
 import {bound, pvc, pv, sc, state} from '../engine/builders.js'
 import {ago, csiDriver, event, evidence, lease, volumeAttachment} from '../engine/evidence-builders.js'
 
@@ -130,4 +130,23 @@ describe('explain renderers (golden)', () => {
       assert.deepEqual(parse(renderExplainYaml(doc)), JSON.parse(renderExplainJson(doc)))
     }
   })
+})
+
+describe('explain output in chunks (what the command writes) is byte for byte the whole document', () => {
+  const renderers = [
+    {format: 'json', whole: renderExplainJson, chunks: explainJsonChunks},
+    {format: 'yaml', whole: renderExplainYaml, chunks: explainYamlChunks},
+  ]
+  for (const [name, doc] of cases) {
+    for (const r of renderers) {
+      for (const perChunk of [1, 2, 100]) {
+        it(`${name}: ${r.format}, ${perChunk} item(s) a chunk`, () => {
+          const chunks = [...r.chunks(doc, perChunk)]
+          assert.equal(chunks.join(''), r.whole(doc))
+          if (doc.kind === 'List' && doc.items.length > perChunk) assert.ok(chunks.length > 1, 'a List goes out in pieces')
+        })
+      }
+    }
+    it(`${name}: text`, () => assert.equal([...explainTextChunks(doc, plain)].join(''), renderExplainText(doc, plain)))
+  }
 })

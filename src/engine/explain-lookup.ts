@@ -1,0 +1,99 @@
+// The state indexed once for every explanation asked of it: claims and volumes by name, pods and
+// claimRefs by claim, and what judging a volume needs that is the same for every claim. A list of every
+// pending claim of a large cluster judges each volume once per claim; nothing here is redone per claim.
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from './model.js'
+import {compileLabelSelector, type CompiledSelector, SelectorError} from './selector.js'
+import {getAccessModesAsString, getAccessModesFromString, podClaimKeys} from './storage-helpers.js'
+
+/** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
+export interface VolumeFacts {
+  volume: PersistentVolume
+  /** getAccessModesAsString: "RWO,ROX". */
+  accessModes: string
+  /** The modes the access-mode index files the volume under: only the known ones. */
+  indexModes: PersistentVolumeAccessMode[]
+  /** The modes as a set, for the index's containsAllAccessModes. */
+  indexModeSet: ReadonlySet<PersistentVolumeAccessMode>
+  /** namespace/name of the claimRef, null without one. */
+  claimRefKey: string | null
+  /** The claim of that name, if the state has one (whatever its uid). */
+  holder: PersistentVolumeClaim | undefined
+}
+
+/**
+ * What the candidates need from the cluster, indexed once per explanation: judging a volume's claimRef
+ * looks its claim up, and a scan of every claim for every volume would make a large cluster quadratic.
+ */
+export interface ClusterLookup {
+  readonly volumes: readonly PersistentVolume[]
+  claimByKey(key: string): PersistentVolumeClaim | undefined
+  volumeByName(name: string): PersistentVolume | undefined
+  /** What judging a volume needs that is the same for every claim, worked out once per volume. */
+  factsOf(volume: PersistentVolume): VolumeFacts
+  /** factsOf every volume, in the state's order: a pass over all of them looks nothing up. */
+  allFacts(): readonly VolumeFacts[]
+  /** The claim's selector compiled once for all the volumes it is judged against, or why it cannot be. */
+  selectorOf(claim: PersistentVolumeClaim): CompiledSelector | SelectorError
+  /** The pods that use the claim key (PodPVCIndexFunc, generic ephemeral volumes included), in the state's order. */
+  podsUsing(key: string): readonly Pod[]
+  /** The volumes whose claimRef names the claim key (any uid), in the state's order. */
+  volumesClaiming(key: string): readonly PersistentVolume[]
+}
+
+/** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
+export function clusterLookup(state: ClusterState): ClusterLookup {
+  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+  // Keyed by object: a list of claims judges every volume once per claim.
+  const facts = new WeakMap<PersistentVolume, VolumeFacts>()
+  const factsOf = (volume: PersistentVolume): VolumeFacts => {
+    let f = facts.get(volume)
+    if (f === undefined) {
+      const accessModes = getAccessModesAsString(volume.spec.accessModes)
+      const ref = volume.spec.claimRef
+      const indexModes = getAccessModesFromString(accessModes)
+      const key = ref == null ? null : claimRefKey(ref)
+      f = {volume, accessModes, indexModes, indexModeSet: new Set(indexModes), claimRefKey: key, holder: key === null ? undefined : claims.get(key)}
+      facts.set(volume, f)
+    }
+    return f
+  }
+  let all: VolumeFacts[] | undefined
+  const allFacts = () => (all ??= state.volumes.map(factsOf))
+  const selectors = new WeakMap<PersistentVolumeClaim, CompiledSelector | SelectorError>()
+  const selectorOf = (claim: PersistentVolumeClaim): CompiledSelector | SelectorError => {
+    let compiled = selectors.get(claim)
+    if (compiled === undefined) {
+      try {
+        compiled = compileLabelSelector(claim.spec.selector)
+      } catch (err) {
+        if (!(err instanceof SelectorError)) throw err
+        compiled = err
+      }
+      selectors.set(claim, compiled)
+    }
+    return compiled
+  }
+  // Built when first asked: a single explanation that needs neither does not pay for them.
+  let pods: Map<string, Pod[]> | undefined
+  const podsUsing = (key: string): readonly Pod[] => {
+    pods ??= groupBy(state.pods.flatMap((pod) => podClaimKeys(pod).map((k): [string, Pod] => [k, pod])))
+    return pods.get(key) ?? []
+  }
+  let claiming: Map<string, PersistentVolume[]> | undefined
+  const volumesClaiming = (key: string): readonly PersistentVolume[] => {
+    claiming ??= groupBy(state.volumes.flatMap((v) => (v.spec.claimRef == null ? [] : [[claimRefKey(v.spec.claimRef), v] as [string, PersistentVolume]])))
+    return claiming.get(key) ?? []
+  }
+  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming}
+}
+
+function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
+  const groups = new Map<string, T[]>()
+  for (const [key, value] of entries) {
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [value])
+    else if (group[group.length - 1] !== value) group.push(value)
+  }
+  return groups
+}
