@@ -115,6 +115,12 @@ export class LeaderElector {
   /** Start of the last successful tryAcquireOrRenew while leader (the fence counts from here). */
   private renewedAt = -Infinity
   private leading = false
+  /**
+   * The renewal still in flight when the renew loop was stopped (it races a timeout, and the loop does not
+   * wait for the loser). release() waits for it: client-go's renewal and release run one after the other
+   * in one goroutine, and a release written beside a renewal fails one of the two on the resourceVersion.
+   */
+  private attempt: Promise<boolean> | undefined
   private reportedLeader = ''
 
   constructor(
@@ -172,7 +178,7 @@ export class LeaderElector {
       const deadline = this.clock.monotonic() + this.config.renewDeadlineMs
       let renewed = false
       while (!signal.aborted && this.clock.monotonic() < deadline) {
-        const attempt = this.tryAcquireOrRenew()
+        const attempt = (this.attempt = this.tryAcquireOrRenew())
         const left = deadline - this.clock.monotonic()
         const won = await Promise.race([attempt, this.clock.sleep(Math.max(0, left), signal).then(() => false)])
         if (won) {
@@ -196,6 +202,7 @@ export class LeaderElector {
 
   /** Gives the lease up (holder "", 1 s), so that a successor takes over at once. Best effort. */
   async release(): Promise<boolean> {
+    await this.attempt?.catch(() => false)
     if (!this.leading || this.lease === undefined || this.observed === undefined) return false
     this.leading = false
     const now = microTime(this.clock.wall())

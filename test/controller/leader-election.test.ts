@@ -67,9 +67,12 @@ class MemoryLeases implements LeaseApi {
   /** Identities whose updates fail (a partitioned leader). */
   readonly failing = new Set<string>()
   readonly writes: string[] = []
+  /** While set, reads wait for it (a slow API server). */
+  gate: Promise<void> | undefined
 
   async readLease(namespace: string, name: string): Promise<Lease> {
     await flush()
+    await this.gate
     if (this.lease === undefined) throw new NotFoundError(`leases "${name}" not found`, {verb: 'get', resource: 'leases', namespace, name}, 404, 'NotFound')
     return structuredClone(this.lease)
   }
@@ -184,6 +187,26 @@ test('release: an empty holder and a 1 s lease, and the standby takes over at it
   await clock.advance(10_000)
   assert.ok(takeover > 0 && takeover - released <= 2_000 * 2.2 + 1_000, `took over ${takeover - released} ms after the release`)
   stop.abort()
+})
+
+test('release waits for a renewal still in flight: the lease ends released, not renewed over the release', async () => {
+  const {clock, api, electors: [a]} = candidates(1)
+  const stop = new AbortController()
+  await a.acquire(stop.signal)
+  const renewing = a.renewLoop(stop.signal)
+  let open!: () => void
+  api.gate = new Promise<void>((resolve) => (open = resolve))
+  await clock.advance(2_000) // the renewal starts and waits on the slow read
+  stop.abort() // SIGTERM: the renew loop stops without waiting for it
+  assert.equal(await renewing, 'stopped')
+  const released = a.release()
+  await settle()
+  open()
+  api.gate = undefined
+  assert.equal(await released, true)
+  await settle()
+  assert.equal(api.holder, '', 'released, and nothing renewed it afterwards')
+  assert.deepEqual(api.writes.slice(-2), ['node-0_uuid', ''], 'the renewal, then the release')
 })
 
 test('timing is validated as client-go validates it', () => {
