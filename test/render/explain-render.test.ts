@@ -3,7 +3,7 @@
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/explain-render.test.ts
 // and read every changed file in test/render/golden/ before committing it.
 import assert from 'node:assert/strict'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {readFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {describe, it} from 'node:test'
 import {fileURLToPath} from 'node:url'
@@ -16,22 +16,9 @@ import {ansi, plain} from '../../src/render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks, renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
 import {bound, pvc, pv, sc, state} from '../engine/builders.js'
 import {ago, csiDriver, event, evidence, lease, volumeAttachment} from '../engine/evidence-builders.js'
+import {golden} from './golden.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const GOLDEN_DIR = join(here, 'golden')
-const UPDATE = process.env.UPDATE_GOLDEN === '1'
-
-function golden(name: string, actual: string): void {
-  const file = join(GOLDEN_DIR, `${name}.txt`)
-  if (UPDATE) {
-    mkdirSync(GOLDEN_DIR, {recursive: true})
-    writeFileSync(file, actual)
-    return
-  }
-  assert.ok(existsSync(file), `missing golden file ${file}: run with UPDATE_GOLDEN=1 to create it`)
-  assert.equal(actual, readFileSync(file, 'utf8'), `output differs from ${file} (UPDATE_GOLDEN=1 regenerates it)`)
-}
-
 const example = parseSnapshotText(readFileSync(join(here, '../../examples/cluster.yaml'), 'utf8'), 'cluster.yaml').state
 const opts = {gates: defaultFeatureGates}
 const claim = (name: string) => explainClaim(example, 'shop', name, opts)!

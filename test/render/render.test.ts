@@ -2,10 +2,7 @@
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/render.test.ts
 // and read every changed file in test/render/golden/ before committing it.
 import assert from 'node:assert/strict'
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {dirname, join} from 'node:path'
 import {describe, it} from 'node:test'
-import {fileURLToPath} from 'node:url'
 
 import {API_VERSION, type SyncReport} from '../../src/app/sync-report.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
@@ -14,20 +11,7 @@ import {ansi, plain, shouldColor} from '../../src/render/color.js'
 import {renderReportJson, renderReportYaml} from '../../src/render/report-doc.js'
 import {renderSyncDiff} from '../../src/render/sync-diff.js'
 import {renderSyncTable} from '../../src/render/sync-table.js'
-
-const GOLDEN_DIR = join(dirname(fileURLToPath(import.meta.url)), 'golden')
-const UPDATE = process.env.UPDATE_GOLDEN === '1'
-
-function golden(name: string, actual: string): void {
-  const file = join(GOLDEN_DIR, `${name}.txt`)
-  if (UPDATE) {
-    mkdirSync(GOLDEN_DIR, {recursive: true})
-    writeFileSync(file, actual)
-    return
-  }
-  assert.ok(existsSync(file), `missing golden file ${file}: run with UPDATE_GOLDEN=1 to create it`)
-  assert.equal(actual, readFileSync(file, 'utf8'), `output differs from ${file} (UPDATE_GOLDEN=1 regenerates it)`)
-}
+import {golden} from './golden.js'
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures
