@@ -51,18 +51,7 @@ export function recyclerPod(volume: PersistentVolume, source: Record<string, unk
 export function hostPathCleanupPod(volume: PersistentVolume, path: string, timeoutSeconds: number, nodeName?: string): Pod {
   const parent = path.replace(/\/[^/]+\/?$/, '') || '/'
   const child = path.slice(parent.length).replace(/^\/|\/$/g, '')
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {name: `deleter-for-${volume.metadata.name}`, namespace: 'default'},
-    spec: {
-      restartPolicy: 'Never',
-      activeDeadlineSeconds: timeoutSeconds,
-      ...(nodeName !== undefined ? {nodeName} : {}),
-      volumes: [{name: 'parent', hostPath: {path: parent, type: 'Directory'}}],
-      containers: [{name: 'pv-deleter', image: RECYCLER_IMAGE, command: ['/bin/sh'], args: ['-c', `rm -rf -- "/parent/${child}" && test ! -e "/parent/${child}"`], volumeMounts: [{name: 'parent', mountPath: '/parent'}]}],
-    },
-  }
+  return deleterPod(volume, timeoutSeconds, nodeName !== undefined ? {nodeName} : {}, {name: 'parent', path: parent, mountPath: '/parent'}, `rm -rf -- "/parent/${child}" && test ! -e "/parent/${child}"`)
 }
 
 /**
@@ -71,6 +60,12 @@ export function hostPathCleanupPod(volume: PersistentVolume, path: string, timeo
  */
 export function localCleanupPod(volume: PersistentVolume, path: string, timeoutSeconds: number): Pod {
   const required = (volume.spec.nodeAffinity as {required?: unknown} | undefined)?.required
+  const placement = required !== undefined ? {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: required}}} : {}
+  return deleterPod(volume, timeoutSeconds, placement, {name: 'vol', path, mountPath: '/scrub'}, SCRUB_COMMAND)
+}
+
+/** The pod both deleters run: one host directory mounted, one shell command, bounded by the timeout. */
+function deleterPod(volume: PersistentVolume, timeoutSeconds: number, placement: object, mount: {name: string; path: string; mountPath: string}, script: string): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -78,9 +73,9 @@ export function localCleanupPod(volume: PersistentVolume, path: string, timeoutS
     spec: {
       restartPolicy: 'Never',
       activeDeadlineSeconds: timeoutSeconds,
-      ...(required !== undefined ? {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: required}}} : {}),
-      volumes: [{name: 'vol', hostPath: {path, type: 'Directory'}}],
-      containers: [{name: 'pv-deleter', image: RECYCLER_IMAGE, command: ['/bin/sh'], args: ['-c', SCRUB_COMMAND], volumeMounts: [{name: 'vol', mountPath: '/scrub'}]}],
+      ...placement,
+      volumes: [{name: mount.name, hostPath: {path: mount.path, type: 'Directory'}}],
+      containers: [{name: 'pv-deleter', image: RECYCLER_IMAGE, command: ['/bin/sh'], args: ['-c', script], volumeMounts: [{name: mount.name, mountPath: mount.mountPath}]}],
     },
   }
 }
