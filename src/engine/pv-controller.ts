@@ -104,26 +104,34 @@ export class PersistentVolumeController {
   // Entry points: one sync of one object; errors are reported, not thrown.
 
   syncClaimByKey(key: string): void {
-    const claim = this.cluster.claims.get(key)
-    if (claim === undefined) return
-    this.cluster.beginSync('pvc/', key)
+    if (!this.cluster.beginSync('pvc/', key)) return
     try {
-      this.syncClaim(claim)
-    } catch (err) {
-      if (err instanceof ControllerError) this.cluster.recordError(claimRefOf(claim), err.message)
-      else throw err
+      const claim = this.cluster.claim(key)
+      if (claim === undefined) return
+      try {
+        this.syncClaim(claim)
+      } catch (err) {
+        if (err instanceof ControllerError) this.cluster.recordError(claimRefOf(claim), err.message)
+        else throw err
+      }
+    } finally {
+      this.cluster.endSync()
     }
   }
 
   syncVolumeByName(name: string): void {
-    const volume = this.cluster.volumes.get(name)
-    if (volume === undefined) return
-    this.cluster.beginSync('pv/', name)
+    if (!this.cluster.beginSync('pv/', name)) return
     try {
-      this.syncVolume(volume)
-    } catch (err) {
-      if (err instanceof ControllerError) this.cluster.recordError(volumeRef(volume), err.message)
-      else throw err
+      const volume = this.cluster.volume(name)
+      if (volume === undefined) return
+      try {
+        this.syncVolume(volume)
+      } catch (err) {
+        if (err instanceof ControllerError) this.cluster.recordError(volumeRef(volume), err.message)
+        else throw err
+      }
+    } finally {
+      this.cluster.endSync()
     }
   }
 
@@ -196,7 +204,7 @@ export class PersistentVolumeController {
     } else /* pvc.Spec.VolumeName != nil */ {
       // [Unit test set 2]
       // User asked for a specific PV.
-      const volume = this.cluster.volumes.get(claim.spec.volumeName!)
+      const volume = this.cluster.volume(claim.spec.volumeName!)
       if (volume === undefined) {
         // User asked for a PV that does not exist.
         // OBSERVATION: pvc is "Pending"
@@ -260,7 +268,7 @@ export class PersistentVolumeController {
     } else {
       // The claim names its volume; look at the other end of the pointer.
     }
-    const volume = this.cluster.volumes.get(claim.spec.volumeName!)
+    const volume = this.cluster.volume(claim.spec.volumeName!)
     if (volume === undefined) {
       // Claim is bound to a non-existing volume.
       this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!')
@@ -314,7 +322,7 @@ export class PersistentVolumeController {
         // The volume is bound to a claim with a uid: look the claim up.
       }
       // Get the PVC by _name_
-      let claim: PersistentVolumeClaim | undefined = this.cluster.claims.get(claimRefKey(ref))
+      let claim: PersistentVolumeClaim | undefined = this.cluster.claim(claimRefKey(ref))
       if (claim === undefined) {
         // Go double-checks the informer and then the API server before it reclaims a volume whose
         // claim is missing; the simulated cluster is all three, so the answer stands.
@@ -364,7 +372,7 @@ export class PersistentVolumeController {
         }
         // In both cases, the volume is Bound and the claim is Pending.
         // Next syncClaim will fix it. To speed it up, we enqueue the claim.
-        this.cluster.requeuedClaims.add(claimKey(claim))
+        this.cluster.requeueClaim(claimKey(claim))
         return
       } else if (claim.spec.volumeName === volume.metadata.name) {
         // Volume is bound to a claim properly, update status if necessary
@@ -711,12 +719,12 @@ export class PersistentVolumeController {
    * hands work to a plugin stays "running" for the rest of the plan, so it is planned once.
    */
   private scheduleOperation(opName: string, operation: () => boolean): void {
-    if (this.cluster.runningOperations.has(opName)) {
+    if (this.cluster.isOperationRunning(opName)) {
       // Operation is already running, skipping.
       return
     } else {
       const stillRunning = operation()
-      if (stillRunning) this.cluster.runningOperations.add(opName)
+      if (stillRunning) this.cluster.operationStarted(opName)
     }
   }
 
@@ -726,7 +734,7 @@ export class PersistentVolumeController {
    */
   recycleVolumeOperation(volume: PersistentVolume): boolean {
     // Read the current volume state (a previous operation may have saved a newer version).
-    const newVolume = this.cluster.volumes.get(volume.metadata.name ?? '')
+    const newVolume = this.cluster.volume(volume.metadata.name ?? '')
     if (newVolume === undefined) {
       // Error reading the volume: give up until the next sync.
       return false
@@ -742,7 +750,7 @@ export class PersistentVolumeController {
     // Verify the claim is in cache: if so, then it is a different PVC with the same name since the
     // volume is known to be released at this moment. The new (cached) PVC must use a different PV --
     // we checked that the PV is unused in isVolumeReleased. So the old PV is safe to be recycled.
-    const claimCached = this.cluster.claims.has(claimRefKey(volume.spec.claimRef!))
+    const claimCached = this.cluster.claim(claimRefKey(volume.spec.claimRef!)) !== undefined
     if (used && !claimCached) {
       const msg = `Volume is used by pods: ${pods.join(',')}`
       this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeFailedRecycle, msg)
@@ -795,7 +803,7 @@ export class PersistentVolumeController {
    * deletion is planned.
    */
   deleteVolumeOperation(volume: PersistentVolume): boolean {
-    const newVolume = this.cluster.volumes.get(volume.metadata.name ?? '')
+    const newVolume = this.cluster.volume(volume.metadata.name ?? '')
     if (newVolume === undefined) {
       // Error reading the volume.
       return false
@@ -875,7 +883,7 @@ export class PersistentVolumeController {
       // Deleted from the underlying storage.
     }
     if (this.opts.gates.HonorPVReclaimPolicy) {
-      const current = this.cluster.volumes.get(volume.metadata.name ?? '')
+      const current = this.cluster.volume(volume.metadata.name ?? '')
       if (current !== undefined && (current.metadata.finalizers ?? []).includes(PVDeletionInTreeProtectionFinalizer)) {
         const clone = copyForWrite(current)
         const rest = (clone.metadata.finalizers ?? []).filter((f) => f !== PVDeletionInTreeProtectionFinalizer)
@@ -959,7 +967,7 @@ export class PersistentVolumeController {
     } else {
       // Bound with a uid: look at the claim.
     }
-    const claim = this.cluster.claims.get(claimRefKey(ref))
+    const claim = this.cluster.claim(claimRefKey(ref))
     if (claim !== undefined && (claim.metadata.uid ?? '') === ref.uid) {
       // the claim still exists and has the right UID
       if ((claim.spec.volumeName ?? '') !== '' && claim.spec.volumeName !== volume.metadata.name) {
@@ -1099,7 +1107,7 @@ export class PersistentVolumeController {
 
     // A previous provisionClaimOperation may just have finished: the PV name is deterministic.
     const pvName = getProvisionedVolumeNameForClaim(claim)
-    if (this.cluster.volumes.has(pvName)) {
+    if (this.cluster.volume(pvName) !== undefined) {
       // Volume has been already provisioned, nothing to do.
       return false
     } else {

@@ -17,6 +17,35 @@ export type MatchingStrategy = 'indexed' | 'scan'
 
 export interface SimulatedClusterOptions {
   matching?: MatchingStrategy
+  /**
+   * Replay, rather than run again, a sync that wrote nothing while nothing it read has been written
+   * since (see QuietSync). Only sound when a sync is a function of what it reads through the cluster:
+   * not with operations run to the end or injected API errors, whose ports keep state of their own.
+   */
+  replayQuietSyncs?: boolean
+}
+
+/**
+ * A sync that wrote nothing, with everything it read and said. The controller is a function of the
+ * objects it reads (the claims, volumes and matching index here; classes, pods and nodes never change
+ * under it): while none of them has been written since, syncing the object again would read the same
+ * and say the same. Its events, requeues and errors are replayed instead. A round after the first
+ * is mostly such syncs; the plan stays exactly the one of running them all (test/engine/differential).
+ */
+interface QuietSync {
+  /** actions.length when it ended: a later write is stamped higher. */
+  at: number
+  /** It asked the matching index (it depends on every volume). */
+  index: boolean
+  /** It asked whether an operation was running. */
+  operations: boolean
+  // The lists are made on their first entry: most syncs read a claim and a volume and say nothing.
+  volumes: string[] | undefined
+  claims: string[] | undefined
+  /** The keys of the events it emitted, once per emission. */
+  events: string[] | undefined
+  requeued: string[] | undefined
+  errors: SyncError[] | undefined
 }
 
 export function volumeRef(volume: PersistentVolume): ObjectRef {
@@ -60,9 +89,7 @@ export class SimulatedCluster {
   /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
   readonly requeuedClaims = new Set<string>()
   /** Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. */
-  readonly runningOperations = new Set<string>()
-  /** Bumped on every volume write. */
-  volumesGeneration = 0
+  private readonly runningOperations = new Set<string>()
   /** Bumped when a volume is created or deleted (the set of names changes). */
   volumeNamesGeneration = 0
   round = 1
@@ -74,9 +101,18 @@ export class SimulatedCluster {
   private readonly matching: MatchingStrategy
   /** The matching index, built on first use and then told about every volume write. */
   private index: VolumeIndex | undefined
+  /** Quiet syncs by claim key and by volume name, and the sync in progress as one (or undefined). */
+  private readonly quiet: {claims: Map<string, QuietSync>; volumes: Map<string, QuietSync>} | undefined
+  private reading: QuietSync | undefined
+  /** The stamp (actions.length after it) of the last write of each object, of any volume, of the operations. */
+  private readonly volumeWrittenAt = new Map<string, number>()
+  private readonly claimWrittenAt = new Map<string, number>()
+  private anyVolumeWrittenAt = 0
+  private operationsChangedAt = 0
 
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
+    this.quiet = options.replayQuietSyncs === true ? {claims: new Map(), volumes: new Map()} : undefined
     let maxRv = '0'
     for (const v of state.volumes) {
       this.volumes.set(v.metadata.name ?? '', v)
@@ -103,6 +139,7 @@ export class SimulatedCluster {
    * now. Built over the cache on first use; every volume write afterwards updates it in place.
    */
   volumeIndex(): VolumeIndex {
+    if (this.reading !== undefined) this.reading.index = true
     if (this.index === undefined) {
       this.index = this.matching === 'scan' ? new PersistentVolumeOrderedIndex(this.volumes.values()) : new IndexedVolumeIndex(this.volumes.values())
     } else {
@@ -111,11 +148,84 @@ export class SimulatedCluster {
     return this.index
   }
 
-  /** A sync of "pvc/" + claim key or "pv/" + volume name starts: what it plans is stamped with it. */
-  beginSync(prefix: 'pvc/' | 'pv/', key: string): void {
+  /**
+   * A sync of "pvc/" + claim key or "pv/" + volume name starts: what it plans is stamped with it. False
+   * when the sync is quiet and nothing it read has been written since: it has been replayed, and the
+   * caller does not run it (nor calls endSync).
+   */
+  beginSync(prefix: 'pvc/' | 'pv/', key: string): boolean {
     this.syncPrefix = prefix
     this.syncKey = key
     this.syncText = undefined
+    if (this.quiet === undefined) return true
+    const quiet = (prefix === 'pvc/' ? this.quiet.claims : this.quiet.volumes).get(key)
+    if (quiet !== undefined && this.unchangedSince(quiet)) {
+      this.replay(quiet)
+      return false
+    } else {
+      // Never run, or something it read has changed: run it, and note what it reads.
+      this.reading = {at: this.actions.length, index: false, operations: false, volumes: undefined, claims: undefined, events: undefined, requeued: undefined, errors: undefined}
+      return true
+    }
+  }
+
+  /** The sync begun last has ended: kept as a quiet sync if it wrote nothing. */
+  endSync(): void {
+    const reading = this.reading
+    if (reading === undefined) return
+    this.reading = undefined
+    const quiet = (this.syncPrefix === 'pvc/' ? this.quiet!.claims : this.quiet!.volumes)
+    if (this.actions.length === reading.at) {
+      quiet.set(this.syncKey, reading)
+    } else {
+      quiet.delete(this.syncKey)
+    }
+  }
+
+  private unchangedSince(quiet: QuietSync): boolean {
+    const at = quiet.at
+    if (quiet.index && this.anyVolumeWrittenAt > at) return false
+    if (quiet.operations && this.operationsChangedAt > at) return false
+    for (const name of quiet.volumes ?? []) if ((this.volumeWrittenAt.get(name) ?? 0) > at) return false
+    for (const key of quiet.claims ?? []) if ((this.claimWrittenAt.get(key) ?? 0) > at) return false
+    return true
+  }
+
+  private replay(quiet: QuietSync): void {
+    for (const key of quiet.events ?? []) this.events.get(key)!.count++
+    for (const key of quiet.requeued ?? []) this.requeuedClaims.add(key)
+    for (const error of quiet.errors ?? []) this.errors.push({object: error.object, message: error.message})
+  }
+
+  /** The cached volume of that name, as a sync reads it. */
+  volume(name: string): PersistentVolume | undefined {
+    if (this.reading !== undefined) (this.reading.volumes ??= []).push(name)
+    return this.volumes.get(name)
+  }
+
+  /** The cached claim of that key (namespace/name), as a sync reads it. */
+  claim(key: string): PersistentVolumeClaim | undefined {
+    if (this.reading !== undefined) (this.reading.claims ??= []).push(key)
+    return this.claims.get(key)
+  }
+
+  /** claimQueue.Add: the claim is synced again soon. */
+  requeueClaim(key: string): void {
+    if (this.reading !== undefined) (this.reading.requeued ??= []).push(key)
+    this.requeuedClaims.add(key)
+  }
+
+  /** Whether an operation of that name was scheduled and has not finished. */
+  isOperationRunning(name: string): boolean {
+    if (this.reading !== undefined) this.reading.operations = true
+    return this.runningOperations.has(name)
+  }
+
+  operationStarted(name: string): void {
+    this.runningOperations.add(name)
+    // Past the sync in progress, even if the operation planned no action: a quiet sync that asked
+    // before it must not count as up to date.
+    this.operationsChangedAt = this.actions.length + 1
   }
 
   /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"). Most syncs plan nothing and never ask. */
@@ -171,7 +281,7 @@ export class SimulatedCluster {
     const name = volume.metadata.name ?? ''
     const saved = this.record(type, volumeRef(volume), this.volumes.get(name), volume, reason, subresource)
     this.volumes.set(name, saved)
-    this.volumesGeneration++
+    this.volumeWritten(name)
     this.index?.store(saved)
     return saved
   }
@@ -181,6 +291,7 @@ export class SimulatedCluster {
     const key = claimKey(claim)
     const saved = this.record(type, claimRefOf(claim), this.claims.get(key), claim, reason, subresource)
     this.claims.set(key, saved)
+    if (this.quiet !== undefined) this.claimWrittenAt.set(key, this.actions.length)
     return saved
   }
 
@@ -192,7 +303,7 @@ export class SimulatedCluster {
     this.touched.push(volumeRef(volume))
     if (!this.volumes.has(name)) this.volumeNamesGeneration++
     this.volumes.set(name, saved)
-    this.volumesGeneration++
+    this.volumeWritten(name)
     this.index?.store(saved)
     return saved
   }
@@ -211,8 +322,15 @@ export class SimulatedCluster {
     })
     this.touched.push(refOfVolume(name))
     if (this.volumes.delete(name)) this.volumeNamesGeneration++
-    this.volumesGeneration++
+    this.volumeWritten(name)
     this.index?.remove(name)
+  }
+
+  /** A volume was written (created, updated, deleted): stamped after the action that did it. */
+  private volumeWritten(name: string): void {
+    if (this.quiet === undefined) return
+    this.volumeWrittenAt.set(name, this.actions.length)
+    this.anyVolumeWrittenAt = this.actions.length
   }
 
   /** An asynchronous operation (recycle, delete, provision) handed to a plugin: planned, not written. */
@@ -232,12 +350,14 @@ export class SimulatedCluster {
   /** eventRecorder.Event; identical events are aggregated with a count, as the recorder does. */
   recordEvent(ref: ObjectRef, type: EventType, reason: string, message: string): void {
     const key = `${refKey(ref)}\u0000${type}\u0000${reason}\u0000${message}`
+    if (this.reading !== undefined) (this.reading.events ??= []).push(key)
     const existing = this.events.get(key)
     if (existing !== undefined) existing.count++
     else this.events.set(key, {object: ref, type, reason, message, count: 1, sync: this.currentSync})
   }
 
   recordError(ref: ObjectRef, message: string): void {
+    if (this.reading !== undefined) (this.reading.errors ??= []).push({object: ref, message})
     this.errors.push({object: ref, message})
   }
 

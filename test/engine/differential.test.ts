@@ -1,7 +1,9 @@
-// The indexed engine against the reference (the literal scan of the controller, `matching: 'scan'`):
-// on random clusters and on every conformance case, both must plan exactly the same thing — actions in
-// the same order, events, sync errors, rounds, every object after the plan — and a full run must reach
-// its fixpoint within the round bound.
+// The default engine against the reference, the literal controller: the scan of FindMatchingVolume
+// (`matching: 'scan'`) and every sync run in every round (`replayQuietSyncs: false`). The default engine
+// answers from indexes and replays the syncs that wrote nothing and read nothing written since. On random
+// clusters and on every conformance case, both must plan exactly the same thing — actions in the same
+// order, events (and their counts), sync errors, rounds, every object after the plan — and a full run
+// must reach its fixpoint within the round bound. Each optimization is also compared alone.
 //
 // PVCTL_PROPERTY_RUNS=5000 node --import tsx --test test/engine/differential*.test.ts   # thousands of clusters
 import assert from 'node:assert/strict'
@@ -25,10 +27,19 @@ function plan(state: ClusterState, options: ReconcileOptions): Outcome {
   }
 }
 
+/** The literal controller. */
+const REFERENCE = {matching: 'scan', replayQuietSyncs: false} as const
+/** pvctl's engine: the defaults, then each optimization alone. */
+const ENGINES = [
+  {label: 'indexed + replay', options: {matching: 'indexed', replayQuietSyncs: true}},
+  {label: 'indexed', options: {matching: 'indexed', replayQuietSyncs: false}},
+  {label: 'replay', options: {matching: 'scan', replayQuietSyncs: true}},
+] as const
+
 /** The first difference between two plans, in words (for a readable counterexample). */
 function firstDifference(a: Outcome, b: Outcome): string | undefined {
   if (a.error !== undefined || b.error !== undefined) {
-    return a.error === b.error ? undefined : `errors differ: indexed ${a.error ?? 'none'}, scan ${b.error ?? 'none'}`
+    return a.error === b.error ? undefined : `errors differ: engine ${a.error ?? 'none'}, reference ${b.error ?? 'none'}`
   }
   const x = a.result!
   const y = b.result!
@@ -40,10 +51,10 @@ function firstDifference(a: Outcome, b: Outcome): string | undefined {
       for (let i = 0; i < n; i++) {
         const l = JSON.stringify(left[i])
         const r = JSON.stringify(right[i])
-        if (l !== r) return `${field}[${i}] differ:\n  indexed ${l}\n  scan    ${r}`
+        if (l !== r) return `${field}[${i}] differ:\n  engine    ${l}\n  reference ${r}`
       }
     } else if (left !== right) {
-      return `${field} differ: indexed ${String(left)}, scan ${String(right)}`
+      return `${field} differ: engine ${String(left)}, reference ${String(right)}`
     } else {
       // Equal.
     }
@@ -51,26 +62,32 @@ function firstDifference(a: Outcome, b: Outcome): string | undefined {
   return undefined
 }
 
-function assertSamePlan(state: ClusterState, options: ReconcileOptions, label = ''): Outcome {
-  const indexed = plan(state, {...options, matching: 'indexed'})
-  const scan = plan(state, {...options, matching: 'scan'})
-  const difference = firstDifference(indexed, scan)
-  assert.equal(difference, undefined, `${label}${difference}`)
-  // firstDifference compares the JSON; the objects must also be deeply equal (no undefined-vs-absent drift).
-  assert.deepEqual(indexed, scan)
-  return indexed
+/**
+ * Every engine plans what the reference plans; returns the reference's outcome. `options` makes the
+ * options of each run: plugin operations keep state (the calls a case expects), so each run has its own.
+ */
+function assertSamePlan(state: ClusterState, options: () => ReconcileOptions, label = ''): Outcome {
+  const reference = plan(state, {...options(), ...REFERENCE})
+  for (const engine of ENGINES) {
+    const outcome = plan(state, {...options(), ...engine.options})
+    const difference = firstDifference(outcome, reference)
+    assert.equal(difference, undefined, `${label}${engine.label}: ${difference}`)
+    // firstDifference compares the JSON; the objects must also be deeply equal (no undefined-vs-absent drift).
+    assert.deepEqual(outcome, reference, `${label}${engine.label}`)
+  }
+  return reference
 }
 
-test('random clusters: the indexed engine plans exactly what the literal scan plans, and a full run reaches its fixpoint', () => {
+test('random clusters: the engine plans exactly what the literal controller plans, and a full run reaches its fixpoint', () => {
   fc.assert(
     fc.property(clusterArb(10, 8), gatesArb, runShapeArb, (state, gates, shape) => {
-      const options: ReconcileOptions = {
+      const options = (): ReconcileOptions => ({
         gates,
         ...(shape.scope !== undefined ? {scope: shape.scope} : {}),
         ...(shape.targets !== undefined ? {targets: shape.targets} : {}),
         ...(shape.maxRounds !== undefined ? {maxRounds: shape.maxRounds} : {}),
         ...(shape.operations !== 'none' ? {operations: deterministicOperations(shape.operations)} : {}),
-      }
+      })
       const outcome = assertSamePlan(state, options)
       // A failing plugin operation is retried in every sync, as the controller does: no fixpoint then.
       if (outcome.result !== undefined && (shape.maxRounds ?? DEFAULT_MAX_ROUNDS) === DEFAULT_MAX_ROUNDS && shape.operations !== 'fail') {
@@ -87,7 +104,7 @@ test('random clusters: the indexed engine plans exactly what the literal scan pl
 test('larger random clusters (more volumes than claims, and the reverse): identical plans', () => {
   fc.assert(
     fc.property(fc.oneof(clusterArb(12, 4), clusterArb(4, 10)), gatesArb, (state, gates) => {
-      assertSamePlan(state, {gates, operations: deterministicOperations('fail')})
+      assertSamePlan(state, () => ({gates, operations: deterministicOperations('fail')}))
     }),
     {numRuns: propertyRuns(500)},
   )
@@ -99,12 +116,8 @@ test('every conformance case: identical plans, as the case runs it and as a full
   for (const {file, cases} of loadCases('cases')) {
     for (const c of cases as ConformanceCase[]) {
       const label = `${file} ${c.name}: `
-      const indexedAsCase = plan(stateOf(c), {...caseOptions(c), matching: 'indexed', ...asTheCaseRuns(c)})
-      const scanAsCase = plan(stateOf(c), {...caseOptions(c), matching: 'scan', ...asTheCaseRuns(c)})
-      assert.equal(firstDifference(indexedAsCase, scanAsCase), undefined, label)
-      const indexedFull = plan(stateOf(c), {...caseOptions(c), matching: 'indexed'})
-      const scanFull = plan(stateOf(c), {...caseOptions(c), matching: 'scan'})
-      assert.equal(firstDifference(indexedFull, scanFull), undefined, label)
+      assertSamePlan(stateOf(c), () => ({...caseOptions(c), ...asTheCaseRuns(c)}), `${label}as the case runs: `)
+      assertSamePlan(stateOf(c), () => caseOptions(c), `${label}full run: `)
       compared++
     }
   }
