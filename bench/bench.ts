@@ -1,5 +1,6 @@
 // `npm run bench`: generated clusters of each size through the built CLI and, in a fresh process each,
-// through the same code in-process, timed part by part; then the indexed engine beside the literal scan.
+// through the same code in-process, timed part by part; then pvctl's engine beside the literal controller
+// (the scan of FindMatchingVolume, every sync run in every round).
 //
 //   npm run bench                                   sizes 10k and 100k, the scan comparison at 20k
 //   npm run bench -- --size 100000                  one size (repeat --size for more)
@@ -60,10 +61,13 @@ export interface SizeResult {
 
 export interface ReferenceResult {
   volumes: number
-  /** reconcile() with each engine. */
+  /** reconcile() with each engine: the indexed one at its steady state (median of runs after the first). */
   indexed: number
   scan: number
   speedup: number
+  /** The indexed engine's first run in the process (compiling as it goes), and the scan's time over it. */
+  indexedCold: number
+  coldSpeedup: number
   /** Of which: time in the matching index (finding volumes, keeping the index current). */
   indexedMatching: number
   scanMatching: number
@@ -191,6 +195,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
         indexed: Number(m.indexed),
         scan: Number(m.scan),
         speedup: Number(m.speedup),
+        indexedCold: Number(m.indexedCold),
+        coldSpeedup: Number(m.coldSpeedup),
         indexedMatching: Number(m.indexedMatching),
         scanMatching: Number(m.scanMatching),
         matchingSpeedup: Number(m.matchingSpeedup),
@@ -198,7 +204,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
       }
       const r = result.reference
       log(
-        `scan comparison at ${opts.referenceSize} × ${opts.referenceSize}: plan ${s(r.indexed)} indexed, ${s(r.scan)} scan (${r.speedup.toFixed(1)}×); ` +
+        `scan comparison at ${opts.referenceSize} × ${opts.referenceSize}: plan ${s(r.indexed)} indexed (first run ${s(r.indexedCold)}), ${s(r.scan)} scan (${r.speedup.toFixed(1)}×, ${r.coldSpeedup.toFixed(1)}× the first run); ` +
           `of which matching ${s(r.indexedMatching)} and ${s(r.scanMatching)} (${r.matchingSpeedup.toFixed(0)}×); identical plans: ${r.identical ? 'yes' : 'NO'}`,
       )
       if (!opts.keep) rmSync(file)
@@ -233,8 +239,9 @@ export function table(r: BenchResult): string {
   if (r.reference !== undefined) {
     const x = r.reference
     const n = x.volumes.toLocaleString('en')
-    lines.push('', `| ${n} + ${n} | indexed | literal scan | speed-up |`, '| --- | ---: | ---: | ---: |')
-    lines.push(`| plan (reconcile) | ${s(x.indexed)} | ${s(x.scan)} | ${x.speedup.toFixed(0)}× |`)
+    lines.push('', `| ${n} + ${n} | pvctl's engine | literal controller (scan) | speed-up |`, '| --- | ---: | ---: | ---: |')
+    lines.push(`| plan (reconcile), steady state | ${s(x.indexed)} | ${s(x.scan)} | ${x.speedup.toFixed(0)}× |`)
+    lines.push(`| plan, the engine's first run in the process (compiling as it goes) | ${s(x.indexedCold)} | | ${x.coldSpeedup.toFixed(0)}× |`)
     lines.push(`| of which matching (find + index upkeep) | ${s(x.indexedMatching)} | ${s(x.scanMatching)} | ${x.matchingSpeedup.toFixed(0)}× |`)
     lines.push(`| same plan | yes | ${x.identical ? 'yes' : 'NO'} | |`)
   }
@@ -251,7 +258,7 @@ function judge(r: BenchResult): string[] {
   }
   if (r.reference !== undefined) {
     const x = r.reference
-    out.push(`target: plan at ${x.volumes} × ${x.volumes} at least 100× faster than the scan: ${x.speedup.toFixed(0)}× — ${x.speedup >= 100 ? 'met' : 'NOT met'} (matching alone: ${x.matchingSpeedup.toFixed(0)}×)`)
+    out.push(`target: plan at ${x.volumes} × ${x.volumes} at least 100× faster than the scan: ${x.speedup.toFixed(0)}× — ${x.speedup >= 100 ? 'met' : 'NOT met'} (first run: ${x.coldSpeedup.toFixed(0)}×; matching alone: ${x.matchingSpeedup.toFixed(0)}×)`)
   }
   out.push(`target: pvctl --help under 300 ms: ${ms(r.help)} — ${r.help < 0.3 ? 'met' : 'NOT met'}`)
   return out
