@@ -213,6 +213,23 @@ function ceilDiv(n: bigint, d: bigint): bigint {
  * holding JSON-decoded input get what Kubernetes' UnmarshalJSON would see only after trimming.
  */
 export function parseQuantity(s: string): Quantity {
+  const known = parsedQuantities.get(s)
+  if (known !== undefined) return known
+  const q = parseQuantityText(s)
+  if (parsedQuantities.size >= PARSED_LIMIT) parsedQuantities.clear()
+  parsedQuantities.set(s, q)
+  return q
+}
+
+/**
+ * The quantities parsed so far, by text: a cluster's thousands of objects carry a few sizes ("10Gi"), and
+ * every load, index entry and comparison parses them. A Quantity is immutable; a text that does not parse
+ * is not kept (it throws every time). Bounded: emptied when full.
+ */
+const parsedQuantities = new Map<string, Quantity>()
+const PARSED_LIMIT = 4096
+
+function parseQuantityText(s: string): Quantity {
   // Snapshots are untyped YAML: a bare number there is not a quantity string, so say so plainly.
   if (typeof s !== 'string') {
     throw new QuantityError(String(s), 'format', `quantity must be a string, got ${typeof s}`)
