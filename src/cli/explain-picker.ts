@@ -3,7 +3,7 @@
 import type {Choice, ExplainSessionUi} from '../app/explain-session.js'
 import type {Palette} from '../render/color.js'
 import {renderClaimExplanation} from '../render/explain-claim.js'
-import {kubectlYaml} from '../render/report-doc.js'
+import {kubectlYaml} from '../render/kubectl-yaml.js'
 import {renderSyncTable} from '../render/sync-table.js'
 
 /** How many choices a menu shows at once. */

@@ -7,7 +7,8 @@ import type {Palette} from './color.js'
 import {colorVerdict, renderClaimExplanation} from './explain-claim.js'
 import {kubectlTable, NONE} from './explain-layout.js'
 import {renderVolumeExplanation} from './explain-volume.js'
-import {jsonObjectChunks, kubectlYaml, yamlMapChunks} from './report-doc.js'
+import {kubectlYaml} from './kubectl-yaml.js'
+import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
 
 export function renderExplainJson(doc: ExplainDocument): string {
   return JSON.stringify(doc, null, 2) + '\n'

@@ -4,9 +4,8 @@
 // JSON is over 512 MiB, more than V8 allows a string to hold, and as one string plus its UTF-8 buffer it
 // was about 1 GB of the CLI's peak memory at 100k. Joined, the chunks are byte for byte what
 // `JSON.stringify(document, null, 2)` and `kubectlYaml(document)` print.
-import {stringify} from 'yaml'
-
 import type {SyncReport} from '../app/sync-report.js'
+import {kubectlYaml} from './kubectl-yaml.js'
 
 /** Elements of a list rendered per chunk: large enough that the per-chunk work is noise, small enough
  * that a chunk of full PersistentVolume objects stays around a megabyte. */
@@ -101,16 +100,4 @@ export function* yamlMapChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK): Ge
     }
   }
   if (empty) yield kubectlYaml({})
-}
-
-/**
- * YAML as `kubectl get -o yaml` writes it, for the report and the diff alike:
- * - strings a YAML 1.1 reader would take for something else are quoted (`"yes"`, `"on"`, `"0755"`,
- *   timestamps), as kubectl's go-yaml does: annotations like `bound-by-controller: "yes"` stay strings for
- *   PyYAML and other 1.1 parsers, and the output still parses to the same values as YAML 1.2;
- * - sequences are not indented under their key, long strings are not folded;
- * - an object referenced twice is written out twice, never as an anchor and alias JSON cannot express.
- */
-export function kubectlYaml(value: unknown): string {
-  return stringify(value, {version: '1.1', lineWidth: 0, indentSeq: false, aliasDuplicateObjects: false})
 }

@@ -5,7 +5,7 @@ import {structuredPatch} from 'diff'
 import type {SyncReport} from '../app/sync-report.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
 import type {Palette} from './color.js'
-import {kubectlYaml} from './report-doc.js'
+import {kubectlYaml} from './kubectl-yaml.js'
 
 type KubeObject = PersistentVolume | PersistentVolumeClaim
 

@@ -10,7 +10,8 @@ import {planSync} from '../../src/app/sync.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import {plain} from '../../src/render/color.js'
-import {kubectlYaml, reportJsonChunks, reportYamlChunks} from '../../src/render/report-doc.js'
+import {kubectlYaml} from '../../src/render/kubectl-yaml.js'
+import {reportJsonChunks, reportYamlChunks} from '../../src/render/report-doc.js'
 import {syncDiffChunks} from '../../src/render/sync-diff.js'
 
 /** A generated cluster (every kind of volume and claim the bench has), planned as `sync --dry-run` does. */
