@@ -70,6 +70,8 @@ export interface ReconcileResult {
    * as it ends when the plan created it: the report's "before" side, without a second map of the state.
    */
   before: {volumes: PersistentVolume[]; claims: PersistentVolumeClaim[]}
+  /** How many syncs ran, and how many were replayed instead (replayQuietSyncs): how, not what, was planned. */
+  syncs: {run: number; replayed: number}
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
@@ -129,6 +131,7 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
       volumes: volumeNames.map((name) => loadedVolumes.get(name) ?? cluster.volumes.get(name)!),
       claims: claimKeys.map((key) => loadedClaims.get(key) ?? cluster.claims.get(key)!),
     },
+    syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
   }
 }
 

@@ -109,6 +109,9 @@ export class SimulatedCluster {
   private readonly claimWrittenAt = new Map<string, number>()
   private anyVolumeWrittenAt = 0
   private operationsChangedAt = 0
+  /** Syncs begun and run, and syncs replayed instead. */
+  syncsRun = 0
+  syncsReplayed = 0
 
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
@@ -157,12 +160,17 @@ export class SimulatedCluster {
     this.syncPrefix = prefix
     this.syncKey = key
     this.syncText = undefined
-    if (this.quiet === undefined) return true
+    if (this.quiet === undefined) {
+      this.syncsRun++
+      return true
+    }
     const quiet = (prefix === 'pvc/' ? this.quiet.claims : this.quiet.volumes).get(key)
     if (quiet !== undefined && this.unchangedSince(quiet)) {
       this.replay(quiet)
+      this.syncsReplayed++
       return false
     } else {
+      this.syncsRun++
       // Never run, or something it read has changed: run it, and note what it reads.
       this.reading = {at: this.actions.length, index: false, operations: false, volumes: undefined, claims: undefined, events: undefined, requeued: undefined, errors: undefined}
       return true

@@ -62,6 +62,13 @@ function firstDifference(a: Outcome, b: Outcome): string | undefined {
   return undefined
 }
 
+/** The outcome without the count of syncs run and replayed: replaying them is the point. */
+function withoutSyncCounts(o: Outcome): unknown {
+  if (o.result === undefined) return o
+  const {syncs: _syncs, ...result} = o.result
+  return {...o, result}
+}
+
 /**
  * Every engine plans what the reference plans; returns the reference's outcome. `options` makes the
  * options of each run: plugin operations keep state (the calls a case expects), so each run has its own.
@@ -73,7 +80,7 @@ function assertSamePlan(state: ClusterState, options: () => ReconcileOptions, la
     const difference = firstDifference(outcome, reference)
     assert.equal(difference, undefined, `${label}${engine.label}: ${difference}`)
     // firstDifference compares the JSON; the objects must also be deeply equal (no undefined-vs-absent drift).
-    assert.deepEqual(outcome, reference, `${label}${engine.label}`)
+    assert.deepEqual(withoutSyncCounts(outcome), withoutSyncCounts(reference), `${label}${engine.label}`)
   }
   return reference
 }

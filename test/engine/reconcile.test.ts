@@ -31,6 +31,20 @@ test('rounds repeat until one makes no write, then converged', () => {
   )
 })
 
+test('a sync that wrote nothing, none of whose reads was written since, is replayed rather than run', () => {
+  const replayed = reconcile(cluster())
+  const everySync = reconcile(cluster(), {replayQuietSyncs: false})
+  // Rounds 1 and 2 run all five syncs: each object was written in round 1, or read the matching index
+  // (b) while volumes were written. Round 3 runs only b, which bound in round 2; a (Lost, its volume
+  // still missing), v-old (Released, its claim still gone), v-race (bound to b, written before its round-2
+  // sync) and v-small (Available) read nothing written since their round-2 syncs.
+  assert.deepEqual(replayed.syncs, {run: 11, replayed: 4})
+  assert.deepEqual(everySync.syncs, {run: 15, replayed: 0})
+  const {syncs: _a, ...plan} = replayed
+  const {syncs: _b, ...reference} = everySync
+  assert.deepEqual(plan, reference)
+})
+
 test('the round bound is reported as not converged', () => {
   const r = reconcile(cluster(), {maxRounds: 1})
   assert.equal(r.rounds, 1)
