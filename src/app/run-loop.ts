@@ -55,6 +55,8 @@ export interface RunLoopOptions {
   qps: number
   burst: number
   requestTimeoutMs?: number
+  /** --chunk-size: objects per LIST page (0: one request). */
+  chunkSize?: number
   concurrency: number
   events: boolean
   output: 'text' | 'json'
@@ -191,6 +193,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           labelSelector: opts.labelSelector,
           labelSelectorText: opts.labelSelectorText,
           resyncMs: opts.resyncMs,
+          chunkSize: opts.chunkSize,
           writing,
           signal: stop.signal,
           onResync: checkBinder,
@@ -213,6 +216,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           labelSelector: opts.labelSelector,
           labelSelectorText: opts.labelSelectorText,
           intervalMs: opts.intervalMs!,
+          chunkSize: opts.chunkSize,
           concurrency: opts.concurrency,
           writing,
           signal: stop.signal,

@@ -38,6 +38,8 @@ export interface ListOptions {
   labelSelector?: string
   /** Hears each page's size; a restart after 410 reports minus what it drops. */
   onPage?: (n: number) => void
+  /** Stops between pages: what was listed is returned, incomplete (an informer stopping). */
+  signal?: AbortSignal
 }
 
 /** Every object of one kind, page by page, with the snapshot it comes from. */
@@ -63,7 +65,7 @@ export async function listKind<T>(fetchPage: (p: PageOptions) => Promise<Page<T>
     opts.onPage?.(page.items.length)
     resourceVersion ??= page.resourceVersion
     continueToken = page.continueToken
-  } while (continueToken !== undefined)
+  } while (continueToken !== undefined && opts.signal?.aborted !== true)
   return {items, resourceVersion, relisted: false}
 }
 

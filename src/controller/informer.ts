@@ -15,7 +15,7 @@
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
 import {ApiError} from '../cluster/api-errors.js'
 import type {Page, PageOptions, WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
-import {PAGE_SIZE} from '../cluster/live-loader.js'
+import {listKind} from '../cluster/live-loader.js'
 import type {Logger} from '../cli/log.js'
 import {abortableSleep} from './abortable-sleep.js'
 
@@ -40,6 +40,8 @@ export interface InformerOptions<T> {
   watchApi: WatchApi
   namespace?: string
   labelSelector?: string
+  /** Objects per LIST page (--chunk-size); 0: one request. Default: live-loader's PAGE_SIZE. */
+  chunkSize?: number
   handlers?: InformerHandlers<T>
   log: Logger
   metrics?: InformerMetrics
@@ -172,18 +174,11 @@ export class Informer<T extends WireObject> {
   }
 
   private async list(): Promise<void> {
-    const items: T[] = []
-    let continueToken: string | undefined
-    let rv = ''
-    do {
-      const page = await this.opts.list({limit: PAGE_SIZE, continueToken, labelSelector: this.opts.labelSelector})
-      items.push(...page.items)
-      if (page.resourceVersion) rv = page.resourceVersion
-      continueToken = page.continueToken
-    } while (continueToken !== undefined && !this.stopped)
+    // Paged as a one-shot load is (--chunk-size), a 410 on a continue token relisting the kind whole.
+    const listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
     if (this.stopped) return
-    this.replace(items)
-    this.lastRv = rv
+    this.replace(listed.items)
+    this.lastRv = listed.resourceVersion ?? ''
   }
 
   /** DeltaFIFO.Replace: deletions for what is gone, updates (or adds) for everything listed. */

@@ -21,6 +21,8 @@ export interface IntervalLoopOptions {
   labelSelectorText?: string
   labelSelector?: LabelSelector
   intervalMs: number
+  /** --chunk-size: objects per LIST page (0: one request). */
+  chunkSize?: number
   concurrency: number
   writing: () => boolean
   signal: AbortSignal
@@ -78,7 +80,7 @@ export class IntervalLoop {
 
   async tick(): Promise<void> {
     const {log, audit, metrics} = this.deps
-    const state = await loadLiveState(this.deps.api, {namespace: this.opts.namespace, labelSelector: this.opts.labelSelectorText})
+    const state = await loadLiveState(this.deps.api, {namespace: this.opts.namespace, labelSelector: this.opts.labelSelectorText, chunkSize: this.opts.chunkSize})
     this.volumes.clear()
     this.claims.clear()
     for (const v of state.volumes) this.volumes.set(v.metadata.name ?? '', v)

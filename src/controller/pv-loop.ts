@@ -40,6 +40,8 @@ export interface LoopOptions {
   labelSelectorText?: string
   labelSelector?: LabelSelector
   resyncMs: number
+  /** --chunk-size: objects per LIST page of the informers (0: one request). */
+  chunkSize?: number
   /** Whether this sync may write (leader, binder check, not --dry-run). */
   writing: () => boolean
   /** Stop issuing writes (shutdown, lost leadership). */
@@ -112,7 +114,7 @@ export class PersistentVolumeLoop {
     this.claimQueue = new WorkQueue('claims', backOff, deps.metrics.queue('claims'))
     this.volumeQueue = new WorkQueue('volumes', backOff, deps.metrics.queue('volumes'))
     this.inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
-    const common = {watchApi: deps.watchApi, log: deps.log, metrics: deps.metrics.informers}
+    const common = {watchApi: deps.watchApi, log: deps.log, metrics: deps.metrics.informers, chunkSize: opts.chunkSize}
     const api = deps.api
     const enqueueVolume = (v: PersistentVolume) => {
       if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '')

@@ -35,6 +35,20 @@ test('a new claim is bound by the watch, not by a resync (--resync 10m)', async 
   }
 })
 
+test('--chunk-size pages the informers\' lists, as it pages a one-shot load', async () => {
+  const {api, kubeconfig} = await cluster(['pv-1', 'pv-2', 'pv-3', 'pv-4', 'pv-5'].map((name) => volume(name)))
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--dry-run', '--chunk-size', '2', ...FAST, DISABLED, '-o', 'json'])
+  try {
+    await pvctl.line(/Caches are synced/)
+    const pages = api.requests.filter((r) => r.verb === 'list' && r.resource === 'persistentvolumes')
+    assert.equal(pages.length, 3, 'five volumes in pages of two')
+    for (const page of pages) assert.equal(new URLSearchParams(page.query).get('limit'), '2')
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
 test('a change made behind pvctl\'s back, which no watch delivers, is repaired at the next resync', async () => {
   const {api, kubeconfig} = await cluster([
     volume('pv-a', {claimRef: {namespace: 'app', name: 'db', uid: 'uid-db'}, phase: 'Bound'}),
