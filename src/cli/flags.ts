@@ -17,6 +17,8 @@ export const sourceFlags = {
     min: 0,
     helpValue: 'N',
   }),
+  qps: Flags.integer({summary: 'Client-side rate limit, requests per second, as client-go (live clusters).', default: 5, min: 1, helpValue: 'N'}),
+  burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
   'request-timeout': Flags.string({summary: 'How long to wait for one API request before giving up, e.g. 30s (0: no limit).', default: '0', helpValue: 'DURATION'}),
 }
 

@@ -95,9 +95,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         stdin: process.stdin,
         kubeconfig: flags.kubeconfig,
         context: flags.context,
-        // client-go's defaults: explain only reads, a handful of LISTs.
-        qps: 5,
-        burst: 10,
+        qps: flags.qps,
+        burst: flags.burst,
         requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
         chunkSize: flags['chunk-size'],
       },

@@ -66,8 +66,6 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       helpValue: 'FILE',
     }),
     concurrency: Flags.integer({summary: 'Independent volume/claim pairs written at once (live clusters).', default: 4, min: 1, helpValue: 'N'}),
-    qps: Flags.integer({summary: 'Client-side rate limit, requests per second, as client-go (live clusters).', default: 5, min: 1, helpValue: 'N'}),
-    burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
     events: Flags.boolean({summary: 'Record the controller\'s events as core/v1 Events on the objects written (live clusters).', default: true, allowNo: true}),
     ...engineFlags,
     ...loopFlags,

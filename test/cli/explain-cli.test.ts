@@ -123,6 +123,7 @@ describe('pvctl explain through the built CLI', () => {
     {name: 'a misspelt volume', args: ['pv/pv-006'], error: 'error: persistentvolume "pv-006" not found; did you mean pv/pv-0006, pv/pv-0001, pv/pv-0002?'},
     {name: 'two objects', args: ['pvc/logs', 'pvc/orders', '-n', 'shop'], error: 'error: Unexpected argument: pvc/orders'},
     {name: 'an object of another type', args: ['pod/web'], error: 'error: object "pod/web": unknown type "pod" (pvctl works on pvc/NAME and pv/NAME)'},
+    {name: 'a rate limit of 0 requests per second', args: ['--qps', '0'], error: 'error: Parsing --qps: Expected an integer greater than or equal to 1 but received: 0'},
   ]
   for (const row of notFound) {
     test(`exit 2: ${row.name}`, async () => {
