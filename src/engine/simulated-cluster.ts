@@ -144,7 +144,7 @@ export class SimulatedCluster {
   volumeIndex(): VolumeIndex {
     if (this.reading !== undefined) this.reading.index = true
     if (this.index === undefined) {
-      this.index = this.matching === 'scan' ? new PersistentVolumeOrderedIndex(this.volumes.values()) : new IndexedVolumeIndex(this.volumes.values())
+      this.index = this.matching === 'scan' ? new PersistentVolumeOrderedIndex(this.volumes.values()) : new IndexedVolumeIndex(this.volumes)
     } else {
       // Kept current by the writes.
     }

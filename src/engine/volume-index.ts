@@ -14,7 +14,7 @@ import type {FeatureGates} from './feature-gates.js'
 import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from './model.js'
 import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
 import {compareQuantities, parseQuantity, type Quantity} from './quantity.js'
-import {compileLabelSelector} from './selector.js'
+import {compileLabelSelector, type CompiledSelector} from './selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -29,37 +29,42 @@ import {
 /** A domain error of the matcher (a Go `error` return), e.g. an unusable selector. */
 export class MatchError extends Error {}
 
+/**
+ * Selectors compiled, by the selector object: a claim is matched in every round, and the copies the
+ * controller writes share their spec's selector with the claim they were made from (copyForWrite).
+ */
+const compiledSelectors = new WeakMap<object, CompiledSelector | Error>()
+
 /** The claim's selector as FindMatchingVolume compiles it (undefined: no selector), with Go's error text. */
-export function compileClaimSelector(claim: PersistentVolumeClaim): ReturnType<typeof compileLabelSelector> | undefined {
-  if (claim.spec.selector == null) return undefined
-  try {
-    return compileLabelSelector(claim.spec.selector)
-  } catch (err) {
-    throw new MatchError(`error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${(err as Error).message}`)
+export function compileClaimSelector(claim: PersistentVolumeClaim): CompiledSelector | undefined {
+  const selector = claim.spec.selector
+  if (selector == null) return undefined
+  let compiled = typeof selector === 'object' ? compiledSelectors.get(selector) : undefined
+  if (compiled === undefined) {
+    try {
+      compiled = compileLabelSelector(selector)
+    } catch (err) {
+      compiled = err as Error
+    }
+    if (typeof selector === 'object') compiledSelectors.set(selector, compiled)
+  } else {
+    // Compiled for this claim, or for the claim it was copied from.
   }
+  if (compiled instanceof Error) {
+    throw new MatchError(`error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${compiled.message}`)
+  }
+  return compiled
 }
 
 const zero = parseQuantity('0')
 
-// Parsed quantities by their text. A cluster uses a few dozen sizes and every scan of a bucket parses
-// every capacity in it; a Quantity is immutable, so parsing each text once changes nothing but the time.
-const parsedQuantities = new Map<string, Quantity>()
-const PARSED_QUANTITIES_MAX = 4096
-
-/** The storage quantity of a resource list; absent means zero, as a missing map entry does in Go. */
+/**
+ * The storage quantity of a resource list; absent means zero, as a missing map entry does in Go. Every
+ * scan of a bucket parses every capacity in it: parseQuantity parses each text once.
+ */
 export function storageQuantity(list: Record<string, string> | null | undefined): Quantity {
   const s = list?.storage
-  if (s === undefined) return zero
-  const text = String(s)
-  let q = parsedQuantities.get(text)
-  if (q === undefined) {
-    q = parseQuantity(text)
-    if (parsedQuantities.size >= PARSED_QUANTITIES_MAX) parsedQuantities.clear()
-    parsedQuantities.set(text, q)
-  } else {
-    // Parsed before.
-  }
-  return q
+  return s === undefined ? zero : parseQuantity(String(s))
 }
 
 /**

@@ -278,6 +278,20 @@ test('names beyond the generators: a claim key with "/" in it finds only its own
   }
 })
 
+test('capacities a nano apart, beyond what a double tells apart: the smaller one, as the scan finds', () => {
+  // 10Gi is 10737418240000000000 nanos, past 2^53: Number() makes the three sizes equal.
+  const claim: PersistentVolumeClaim = {metadata: {namespace: 'a', name: 'c'}, spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '10Gi'}}}}
+  const sized = (name: string, storage: string): PersistentVolume => ({
+    metadata: {name},
+    spec: {capacity: {storage}, accessModes: ['ReadWriteOnce']},
+    status: {phase: 'Available'},
+  })
+  const volumes = [sized('pv-a', '10737418240000000002n'), sized('pv-b', '10737418240000000001n'), sized('pv-c', '10737418240000000003n')]
+  for (const index of [new IndexedVolumeIndex(volumes), new PersistentVolumeOrderedIndex(volumes)]) {
+    assert.equal(index.findBestMatchForClaim(claim, false, defaultFeatureGates)?.metadata.name, 'pv-b')
+  }
+})
+
 test('SortedList against a sorted array: inserts, removals and searches across many chunks', () => {
   fc.assert(
     fc.property(
