@@ -6,8 +6,10 @@
 // decision.volume, spec.volumeName, the path's volume). candidateOrder, isRelevant and the near-miss tests
 // read the same. So the claims of a `pvctl explain` List that ask for the same thing share one ranking of
 // every volume, judged for a stand-in claim that no claimRef names; each claim then takes that ranking out of
-// its own special volumes and merges them back judged for itself. rankCandidates, one claim at a time, stays
-// the reference (ExplainOptions.ranking 'per-claim') and a property test holds the two to the same output.
+// its own special volumes and merges them back judged for itself. A claim that names its volume
+// (spec.volumeName) refuses every other one alike, in words naming its own: those claims share a ranking
+// by size alone, and each words the few it lists. rankCandidates, one claim at a time, stays the reference
+// (ExplainOptions.ranking 'per-claim') and a property test holds the two to the same output.
 import type {Candidate} from './explain-model.js'
 import {
   type CandidateOrder,
@@ -27,7 +29,7 @@ import {claimKey, type PersistentVolumeClaim} from './model.js'
  * How many more candidates a group keeps than its claims list: a claim whose own volumes (claimRefs to it,
  * the volume it names) take more places than this among the group's nearest is ranked alone instead.
  */
-const GROUP_SLACK = 8
+const GROUP_SLACK = 4
 
 /** What a claim's ranking asks for; the near-miss tests are made per claim (nearestPassingOf). */
 export interface GroupRankingOptions extends Omit<RankingOptions, 'nearestPassing'> {
@@ -42,6 +44,10 @@ export type NearestPassingOf = (claim: PersistentVolumeClaim) => NearestPassing[
 interface RequestGroup {
   /** Judged in place of each claim of the group: its request, an identity no claimRef names. */
   standIn: PersistentVolumeClaim
+  /** How the stand-in is matched: the claims' path, or one naming a volume that does not exist. */
+  path: MatchingPath
+  /** The claims name other volumes than the stand-in does: what they list is judged again, for each. */
+  reworded: boolean
   /** The nearest GROUP_SLACK more than asked of each kind, nearest first, with total and eligible counts. */
   ranking: CandidateRanking
   /** The nearest of each near-miss test, as many as `ranking` holds (GROUP_SLACK more than asked). */
@@ -52,6 +58,7 @@ interface RequestGroup {
 export class RequestGroups {
   private readonly groups = new Map<string, RequestGroup>()
   private byName: Map<string, VolumeFacts[]> | undefined
+  private duplicated: string[] | undefined
 
   constructor(
     private readonly cluster: ClusterLookup,
@@ -69,6 +76,8 @@ export class RequestGroups {
     const own = this.ownVolumes(claim, opts.named)
     const ownNames = new Set(own.map((f) => f.volume.metadata.name ?? ''))
     const shared = (c: Candidate) => !ownNames.has(c.volume)
+    // Volume names outside ownNames are unique (ownVolumes), so the name finds the volume again.
+    const asClaimSees = group.reworded ? (c: Candidate) => judgeCandidate(this.cluster, this.volumesNamed(c.volume)[0], claim, path, this.gates).candidate : (c: Candidate) => c
     const kept = group.ranking.nearest.slice(0, group.keep)
     if (!covers(kept, group.keep, opts.keep, shared) || tests.some((t, i) => !covers(group.passing[i], t.count + GROUP_SLACK, t.count, shared))) {
       // The claim's own volumes take so many places among the group's nearest that fewer than the claim
@@ -79,7 +88,7 @@ export class RequestGroups {
     const mine: Candidate[] = []
     for (const facts of own) {
       // Out of the group's counts as the stand-in saw it, into the claim's as the claim sees it.
-      const asGroup = judgeCandidate(this.cluster, facts, group.standIn, path, this.gates)
+      const asGroup = judgeCandidate(this.cluster, facts, group.standIn, group.path, this.gates)
       if (!opts.onlyRelevant || asGroup.relevant) {
         total--
         if (asGroup.candidate.eligible) eligible--
@@ -92,7 +101,7 @@ export class RequestGroups {
     }
     // The group's nearest are the claim's too once its own volumes are taken out and put back as judged.
     const nearestOf = (groupNearest: readonly Candidate[], test: (c: Candidate) => boolean, count: number) =>
-      [...groupNearest.filter(shared), ...mine.filter(test)].sort(order).slice(0, count)
+      [...groupNearest.filter(shared).map(asClaimSees), ...mine.filter(test)].sort(order).slice(0, count)
     const passing = tests.flatMap((t, i) => nearestOf(group.passing[i], t.test, t.count))
     const extra = [...mine.filter((c) => opts.named.includes(c.volume)), ...passing]
     const nearest = [...new Set([...nearestOf(kept, () => true, opts.keep), ...extra])].sort(order)
@@ -105,24 +114,29 @@ export class RequestGroups {
     const key = JSON.stringify([opts.keep, opts.onlyRelevant, requestKey(claim, path)], (_, v: unknown) => (v === undefined ? {unset: true} : v))
     let group = this.groups.get(key)
     if (group === undefined) {
-      const standIn = this.standInFor(claim)
+      const {standIn, path: standInPath} = this.standInFor(claim, path)
       const keep = opts.keep + GROUP_SLACK
       const tests = this.nearestPassingOf(standIn).map((t) => ({test: t.test, count: t.count + GROUP_SLACK}))
-      const ranking = rankCandidates(this.cluster, standIn, path, this.gates, candidateOrder(standIn, null), {keep, onlyRelevant: opts.onlyRelevant, named: [], nearestPassing: tests})
+      const ranking = rankCandidates(this.cluster, standIn, standInPath, this.gates, candidateOrder(standIn, null), {keep, onlyRelevant: opts.onlyRelevant, named: [], nearestPassing: tests})
       // The nearest of each test are all in `nearest` (rankCandidates keeps them), in order.
       const passing = tests.map((t) => ranking.nearest.filter(t.test).slice(0, t.count))
-      group = {standIn, ranking, passing, keep}
+      group = {standIn, path: standInPath, reworded: standInPath !== path, ranking, passing, keep}
       this.groups.set(key, group)
     }
     return group
   }
 
-  /** The claim's request under a name no claimRef in the state names: judged as every other claim would be. */
-  private standInFor(claim: PersistentVolumeClaim): PersistentVolumeClaim {
+  /**
+   * The claim's request under a name that no claimRef and no volume in the state bears: judged as every
+   * other claim would be. A claim that names a volume is stood in for by one naming no volume (that name).
+   */
+  private standInFor(claim: PersistentVolumeClaim, path: MatchingPath): {standIn: PersistentVolumeClaim; path: MatchingPath} {
     let name = 'pvctl-request-group'
-    for (let i = 2; this.cluster.volumesClaiming(`/${name}`).length > 0; i++) name = `pvctl-request-group-${i}`
+    for (let i = 2; this.cluster.volumesClaiming(`/${name}`).length > 0 || this.volumesNamed(name).length > 0; i++) name = `pvctl-request-group-${i}`
     const {uid: _uid, ...metadata} = claim.metadata
-    return {...claim, metadata: {...metadata, namespace: '', name}}
+    const standIn = {...claim, metadata: {...metadata, namespace: '', name}}
+    if (path.kind === 'index' || path.volumeName === '') return {standIn, path}
+    return {standIn: {...standIn, spec: {...standIn.spec, volumeName: name}}, path: {kind: path.kind, volumeName: name}}
   }
 
   /**
@@ -131,10 +145,21 @@ export class RequestGroups {
    */
   private ownVolumes(claim: PersistentVolumeClaim, named: readonly string[]): VolumeFacts[] {
     // `named` holds spec.volumeName, the volume the requested and bound paths judge apart from the others.
-    const names = new Set(named)
+    // A name that two volumes bear is judged apart too: a candidate's name finds any other volume again.
+    const names = new Set([...named, ...this.sharedNames()])
     for (const v of this.cluster.volumesClaiming(claimKey(claim))) names.add(v.metadata.name ?? '')
+    return [...names].flatMap((n) => this.volumesNamed(n))
+  }
+
+  private volumesNamed(name: string): readonly VolumeFacts[] {
     this.byName ??= groupByName(this.cluster.allFacts())
-    return [...names].flatMap((n) => this.byName!.get(n) ?? [])
+    return this.byName.get(name) ?? []
+  }
+
+  /** The names more than one volume bears (the informer cache would keep one; a snapshot may hold both). */
+  private sharedNames(): string[] {
+    this.byName ??= groupByName(this.cluster.allFacts())
+    return (this.duplicated ??= [...this.byName].filter(([, same]) => same.length > 1).map(([name]) => name))
   }
 }
 
@@ -151,8 +176,9 @@ function requestKey(claim: PersistentVolumeClaim, path: MatchingPath): unknown[]
     }
     case 'requested':
     case 'bound':
-      // Every volume but the one named is NotConsidered, in words that name only that volume.
-      return [path.kind, path.volumeName, storage, claim.spec.volumeName]
+      // Every volume but the one named is refused alike (NotConsidered, in words naming that one): ranked by
+      // size. A bound claim without a volume name is compared with spec.volumeName as it is ("" or unset).
+      return [path.kind, path.volumeName === '' ? claim.spec.volumeName : 'names its volume', storage]
   }
 }
 

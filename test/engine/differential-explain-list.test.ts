@@ -49,11 +49,15 @@ function assertSameList(state: ClusterState, opts: ListOptions): void {
 /**
  * Each volume `copies` times (pv-a, pv-a-2, ...; claimRefs and all): more volumes than a request group
  * keeps, and many claimRefs naming one claim, so that a claim's own volumes crowd the group's nearest.
+ * `sameName`: the copies keep the name (a snapshot may hold two objects of one name).
  */
-function withCopies(state: ClusterState, copies: number): ClusterState {
+function withCopies(state: ClusterState, copies: number, sameName = false): ClusterState {
   const copy = (v: PersistentVolume, i: number): PersistentVolume => {
-    const name = i === 1 ? v.metadata.name! : `${v.metadata.name}-${i}`
-    return {...v, metadata: {...v.metadata, name, uid: `uid-${name}`}}
+    const name = i === 1 || sameName ? v.metadata.name! : `${v.metadata.name}-${i}`
+    const metadata = {...v.metadata, name, uid: `uid-${name}-${i}`}
+    // Under one name, a copy that differs: free and of another size.
+    const {claimRef: _ref, ...free} = v.spec
+    return sameName && i > 1 ? {...v, metadata, spec: {...free, capacity: {storage: '3Gi'}}} : {...v, metadata}
   }
   return {...state, volumes: state.volumes.flatMap((v) => Array.from({length: copies}, (_, i) => copy(v, i + 1)))}
 }
@@ -74,10 +78,16 @@ describe('explain List: ranked per request group, printed as ranked per claim', 
 
   // Four copies: more volumes than a group keeps. Twelve: a claim's own volumes (claimRefs naming it) take
   // more places among the group's nearest than it keeps to spare, and the claim is ranked alone.
-  for (const copies of [4, 12]) {
-    test(`random clusters with every volume ${copies} times`, () => {
+  // Twice under one name (the copy free, of another size): a volume's name no longer finds it alone.
+  const copied = [
+    {id: 'every volume 4 times', copies: 4, sameName: false},
+    {id: 'every volume 12 times', copies: 12, sameName: false},
+    {id: 'every volume twice under one name', copies: 2, sameName: true},
+  ]
+  for (const row of copied) {
+    test(`random clusters with ${row.id}`, () => {
       fc.assert(
-        fc.property(clusterArb(12, 10), optionsArb, (state, opts) => assertSameList(withCopies(state, copies), opts)),
+        fc.property(clusterArb(12, 10), optionsArb, (state, opts) => assertSameList(withCopies(state, row.copies, row.sameName), opts)),
         {numRuns: propertyRuns(100)},
       )
     })
