@@ -111,12 +111,14 @@ export class RequestGroups {
   /** The group of the claim's request, ranked when first asked for. */
   private groupOf(claim: PersistentVolumeClaim, path: MatchingPath, opts: GroupRankingOptions): RequestGroup {
     // Unset and null are not the same request (a null storage does not parse): JSON alone would merge them.
-    const key = JSON.stringify([opts.keep, opts.onlyRelevant, requestKey(claim, path)], (_, v: unknown) => (v === undefined ? {unset: true} : v))
+    // Near misses only for the claims whose verdict names them: a group that keeps them judges every volume
+    // in full until it has found them all (rankCandidates), so the claims that need none get a group of their own.
+    const key = JSON.stringify([opts.keep, opts.onlyRelevant, opts.nearestPassing, requestKey(claim, path)], (_, v: unknown) => (v === undefined ? {unset: true} : v))
     let group = this.groups.get(key)
     if (group === undefined) {
       const {standIn, path: standInPath} = this.standInFor(claim, path)
       const keep = opts.keep + GROUP_SLACK
-      const tests = this.nearestPassingOf(standIn).map((t) => ({test: t.test, count: t.count + GROUP_SLACK}))
+      const tests = opts.nearestPassing ? this.nearestPassingOf(standIn).map((t) => ({test: t.test, count: t.count + GROUP_SLACK})) : []
       const ranking = rankCandidates(this.cluster, standIn, standInPath, this.gates, candidateOrder(standIn, null), {keep, onlyRelevant: opts.onlyRelevant, named: [], nearestPassing: tests})
       // The nearest of each test are all in `nearest` (rankCandidates keeps them), in order.
       const passing = tests.map((t) => ranking.nearest.filter(t.test).slice(0, t.count))
