@@ -89,7 +89,8 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming}
 }
 
-function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
+/** The values by key, each group in the order given (a value repeated in a row kept once). */
+export function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
   const groups = new Map<string, T[]>()
   for (const [key, value] of entries) {
     const group = groups.get(key)

@@ -3,8 +3,7 @@
 // A volume's reasons depend on the claim only through what it asks for (the request key below), except for
 // the few volumes tied to the claim itself: those whose claimRef names the claim (isVolumeBoundToClaim,
 // claimRefReason's "earlier claim", heldByAnotherClaim) and those it names (the chosen volume,
-// decision.volume, spec.volumeName, the path's volume). candidateOrder, isRelevant and the near-miss tests
-// read the same. So the claims of a `pvctl explain` List that ask for the same thing share one ranking of
+// decision.volume, spec.volumeName). candidateOrder, isRelevant and the near-miss tests read the same. So the claims of a `pvctl explain` List that ask for the same thing share one ranking of
 // every volume, judged for a stand-in claim that no claimRef names; each claim then takes that ranking out of
 // its own special volumes and merges them back judged for itself. A claim that names its volume
 // (spec.volumeName) refuses every other one alike, in words naming its own: those claims share a ranking
@@ -21,7 +20,7 @@ import {
   rankCandidates,
   type RankingOptions,
 } from './explain-candidates.js'
-import type {ClusterLookup, VolumeFacts} from './explain-lookup.js'
+import {type ClusterLookup, groupBy, type VolumeFacts} from './explain-lookup.js'
 import type {FeatureGates} from './feature-gates.js'
 import {claimKey, type PersistentVolumeClaim} from './model.js'
 
@@ -154,14 +153,13 @@ export class RequestGroups {
   }
 
   private volumesNamed(name: string): readonly VolumeFacts[] {
-    this.byName ??= groupByName(this.cluster.allFacts())
+    this.byName ??= groupBy(this.cluster.allFacts().map((f): [string, VolumeFacts] => [f.volume.metadata.name ?? '', f]))
     return this.byName.get(name) ?? []
   }
 
   /** The names more than one volume bears (the informer cache would keep one; a snapshot may hold both). */
   private sharedNames(): string[] {
-    this.byName ??= groupByName(this.cluster.allFacts())
-    return (this.duplicated ??= [...this.byName].filter(([, same]) => same.length > 1).map(([name]) => name))
+    return (this.duplicated ??= this.cluster.volumes.map((v) => v.metadata.name ?? '').filter((name) => this.volumesNamed(name).length > 1))
   }
 }
 
@@ -188,15 +186,4 @@ function requestKey(claim: PersistentVolumeClaim, path: MatchingPath): unknown[]
 function covers(nearest: readonly Candidate[], have: number, need: number, shared: (c: Candidate) => boolean): boolean {
   // Fewer than it could hold: the ranking kept every candidate there is.
   return nearest.length < have || nearest.filter(shared).length >= need
-}
-
-function groupByName(all: readonly VolumeFacts[]): Map<string, VolumeFacts[]> {
-  const byName = new Map<string, VolumeFacts[]>()
-  for (const facts of all) {
-    const name = facts.volume.metadata.name ?? ''
-    const same = byName.get(name)
-    if (same === undefined) byName.set(name, [facts])
-    else same.push(facts)
-  }
-  return byName
 }
