@@ -80,7 +80,10 @@ export class RequestGroups {
     const kept = group.ranking.nearest.slice(0, group.keep)
     if (!covers(kept, group.keep, opts.keep, shared) || tests.some((t, i) => !covers(group.passing[i], t.count + GROUP_SLACK, t.count, shared))) {
       // The claim's own volumes take so many places among the group's nearest that fewer than the claim
-      // keeps are left, and what the group did not keep is unknown: rank this claim alone.
+      // keeps are left, and what the group did not keep is unknown: rank this claim alone. A safeguard: its
+      // own volumes rank for a claim as high as for the stand-in (a claimRef naming it takes reasons away),
+      // but for the one it names by spec.volumeName, so with GROUP_SLACK ≥ 1 the merge below is exact anyway.
+      // It keeps the merge exact should a reason ever rank a claim's own volumes lower.
       return rankCandidates(this.cluster, claim, path, this.gates, order, {...opts, nearestPassing: tests})
     }
     let {total, eligible} = group.ranking
