@@ -112,6 +112,15 @@ function candidateOf(facts: VolumeFacts, reasons: Reason[]): Candidate {
   }
 }
 
+/**
+ * One volume judged for the claim in full (the words when first read), and whether --only-relevant keeps
+ * it: what rankCandidates does with each volume it does not drop.
+ */
+export function judgeCandidate(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): {candidate: Candidate; relevant: boolean} {
+  const reasons = judge(cluster, facts, claim, path, gates, describedLater)
+  return {candidate: candidateOf(facts, reasons), relevant: relevant(facts, reasons, claim)}
+}
+
 export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Reason[] {
   return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedNow)
 }
@@ -350,7 +359,13 @@ export interface RankingOptions {
   /** Volumes kept wherever they rank: the chosen one, the one the claim names. */
   named: readonly string[]
   /** Kept too, wherever they rank: the nearest `count` candidates that pass each test. */
-  nearestPassing: ReadonlyArray<{test: (c: Candidate) => boolean; count: number}>
+  nearestPassing: readonly NearestPassing[]
+}
+
+/** The nearest `count` candidates that pass `test` (a near miss of a suggestion). */
+export interface NearestPassing {
+  test: (c: Candidate) => boolean
+  count: number
 }
 
 /**

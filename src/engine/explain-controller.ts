@@ -25,6 +25,13 @@ export interface ExplainOptions {
    * unset: every volume. Summary and suggestions are worked out from all of them either way.
    */
   candidates?: number
+  /**
+   * How a bounded explanation (`candidates` > 0) finds the nearest: 'grouped' (the default) judges the volumes
+   * once per distinct request and shares that among the claims asking it (explain-request-groups.ts);
+   * 'per-claim' judges every volume for every claim (rankCandidates), the reference the grouped one is
+   * tested against.
+   */
+  ranking?: 'grouped' | 'per-claim'
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock; without it they are reported as not read. */
   evidence?: ExplainEvidence
 }

@@ -1,6 +1,7 @@
 // The state indexed once for every explanation asked of it: claims and volumes by name, pods and
 // claimRefs by claim, and what judging a volume needs that is the same for every claim. A list of every
-// pending claim of a large cluster judges each volume once per claim; nothing here is redone per claim.
+// pending claim of a large cluster judges each volume once per distinct request (explain-request-groups.ts);
+// nothing here is redone per request.
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from './model.js'
 import {compileLabelSelector, type CompiledSelector, SelectorError} from './selector.js'
 import {getAccessModesAsString, getAccessModesFromString, podClaimKeys} from './storage-helpers.js'
@@ -44,7 +45,7 @@ export interface ClusterLookup {
 export function clusterLookup(state: ClusterState): ClusterLookup {
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-  // Keyed by object: a list of claims judges every volume once per claim.
+  // Keyed by object: a list of claims judges every volume once per distinct request.
   const facts = new WeakMap<PersistentVolume, VolumeFacts>()
   const factsOf = (volume: PersistentVolume): VolumeFacts => {
     let f = facts.get(volume)
@@ -88,7 +89,8 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming}
 }
 
-function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
+/** The values by key, each group in the order given (a value repeated in a row kept once). */
+export function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]> {
   const groups = new Map<string, T[]>()
   for (const [key, value] of entries) {
     const group = groups.get(key)

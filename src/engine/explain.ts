@@ -4,12 +4,13 @@
 // from explain-summary.ts and explain-suggestions.ts.
 import {bindingPointers} from './explain-binding.js'
 import type {ClusterLookup} from './explain-lookup.js'
-import {candidateOrder, describeCandidates, describeReasons, isRelevant, rankCandidates} from './explain-candidates.js'
+import {candidateOrder, describeCandidates, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './explain-candidates.js'
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
 import {EXPLAIN_API_VERSION, type Candidate, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
+import {RequestGroups} from './explain-request-groups.js'
 import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './explain-suggestions.js'
 import {decideClaim} from './explain-verdict.js'
 import {describeVolume} from './explain-volume.js'
@@ -26,12 +27,15 @@ export type {ExplainOptions} from './explain-controller.js'
  */
 export class Explainer {
   private readonly q: ControllerQueries
+  /** The rankings shared by the claims that ask for the same thing, made as they are first asked for. */
+  private readonly groups: RequestGroups
 
   constructor(
     readonly state: ClusterState,
     readonly opts: ExplainOptions,
   ) {
     this.q = new ControllerQueries(state, opts)
+    this.groups = new RequestGroups(this.q.lookup, opts.gates, (claim) => nearMisses(this.q.lookup, claim))
   }
 
   /**
@@ -53,19 +57,17 @@ export class Explainer {
     if (limit > 0) {
       // A list of many claims: the nearest few of every claim, and the candidates its summary and
       // suggestions read wherever they rank (the volume it gets or names, the near misses).
-      const tests = nearMissTests(q.lookup, claim)
-      const ranking = rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {
+      const ranked = {
         keep: limit,
         onlyRelevant: opts.onlyRelevant ?? false,
         named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName].filter((n): n is string => (n ?? '') !== ''),
-        // Only for the verdicts whose suggestions name them.
-        nearestPassing: NEAR_MISS_VERDICTS.has(decision.verdict)
-          ? [
-              {test: tests.fixable, count: 1},
-              {test: tests.released, count: 2},
-            ]
-          : [],
-      })
+      }
+      // The near misses only for the verdicts whose suggestions name them.
+      const wantNearMisses = NEAR_MISS_VERDICTS.has(decision.verdict)
+      const ranking =
+        opts.ranking === 'per-claim'
+          ? rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {...ranked, nearestPassing: wantNearMisses ? nearMisses(q.lookup, claim) : []})
+          : this.groups.rank(decision.claim, decision.path, order, {...ranked, nearestPassing: wantNearMisses})
       pool = ranking.nearest
       candidates = pool.slice(0, limit).map(describeReasons)
       bounded = {candidatesTotal: ranking.total, eligible: ranking.eligible}
@@ -120,6 +122,15 @@ export class Explainer {
   volume(name: string): VolumeExplanation | undefined {
     return describeVolume(this.q, this.state, name, this.opts.evidence ?? noEvidence(NOT_READ))
   }
+}
+
+/** What nearMisses (explain-suggestions.ts) picks from: the nearest fixable volume, the nearest two Released ones. */
+function nearMisses(cluster: ClusterLookup, claim: PersistentVolumeClaim): NearestPassing[] {
+  const tests = nearMissTests(cluster, claim)
+  return [
+    {test: tests.fixable, count: 1},
+    {test: tests.released, count: 2},
+  ]
 }
 
 /** The explanation of claim namespace/name, or undefined when the state has no such claim. */
