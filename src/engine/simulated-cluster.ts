@@ -31,17 +31,22 @@ export interface SimulatedClusterOptions {
  * under it): while none of them has been written since, syncing the object again would read the same
  * and say the same. Its events, requeues and errors are replayed instead. A round after the first
  * is mostly such syncs; the plan stays exactly the one of running them all (test/engine/differential).
+ *
+ * What it read is kept as the objects themselves: a write always puts a new object in the cache (the
+ * controller writes copies), so "not written since" is "the cache still holds that very object".
  */
 interface QuietSync {
-  /** actions.length when it ended: a later write is stamped higher. */
-  at: number
-  /** It asked the matching index (it depends on every volume). */
-  index: boolean
-  /** It asked whether an operation was running. */
-  operations: boolean
-  // The lists are made on their first entry: most syncs read a claim and a volume and say nothing.
-  volumes: string[] | undefined
-  claims: string[] | undefined
+  /** The first claim and the first volume it read (its own object and the other end of the pointer, most
+   * often), by key, as the cache held them (undefined: none of that key); any others in `more`. */
+  claimKey: string | undefined
+  claim: PersistentVolumeClaim | undefined
+  volumeName: string | undefined
+  volume: PersistentVolume | undefined
+  more: Array<{kind: 'claim' | 'volume'; key: string; object: unknown}> | undefined
+  /** volumeWrites when it ran, if it asked the matching index (which depends on every volume); else -1. */
+  index: number
+  /** operationStarts when it ran, if it asked whether an operation was running; else -1. */
+  operations: number
   /** The keys of the events it emitted, once per emission. */
   events: string[] | undefined
   requeued: string[] | undefined
@@ -101,14 +106,15 @@ export class SimulatedCluster {
   private readonly matching: MatchingStrategy
   /** The matching index, built on first use and then told about every volume write. */
   private index: VolumeIndex | undefined
-  /** Quiet syncs by claim key and by volume name, and the sync in progress as one (or undefined). */
+  /** Quiet syncs by claim key and by volume name (undefined: no replaying). */
   private readonly quiet: {claims: Map<string, QuietSync>; volumes: Map<string, QuietSync>} | undefined
+  /** What the sync in progress has read and said so far; undefined when nothing is noted. */
   private reading: QuietSync | undefined
-  /** The stamp (actions.length after it) of the last write of each object, of any volume, of the operations. */
-  private readonly volumeWrittenAt = new Map<string, number>()
-  private readonly claimWrittenAt = new Map<string, number>()
-  private anyVolumeWrittenAt = 0
-  private operationsChangedAt = 0
+  /** actions.length when the sync in progress began: it is quiet if it still is at its end. */
+  private actionsAtBegin = 0
+  /** Bumped on every volume write (the matching index changes), and on every operation started. */
+  private volumeWrites = 0
+  private operationStarts = 0
   /** Syncs begun and run, and syncs replayed instead. */
   syncsRun = 0
   syncsReplayed = 0
@@ -142,7 +148,7 @@ export class SimulatedCluster {
    * now. Built over the cache on first use; every volume write afterwards updates it in place.
    */
   volumeIndex(): VolumeIndex {
-    if (this.reading !== undefined) this.reading.index = true
+    if (this.reading !== undefined) this.reading.index = this.volumeWrites
     if (this.index === undefined) {
       this.index = this.matching === 'scan' ? new PersistentVolumeOrderedIndex(this.volumes.values()) : new IndexedVolumeIndex(this.volumes)
     } else {
@@ -165,14 +171,26 @@ export class SimulatedCluster {
       return true
     }
     const quiet = (prefix === 'pvc/' ? this.quiet.claims : this.quiet.volumes).get(key)
-    if (quiet !== undefined && this.unchangedSince(quiet)) {
+    if (quiet !== undefined && this.unchanged(quiet)) {
       this.replay(quiet)
       this.syncsReplayed++
       return false
     } else {
-      this.syncsRun++
       // Never run, or something it read has changed: run it, and note what it reads.
-      this.reading = {at: this.actions.length, index: false, operations: false, volumes: undefined, claims: undefined, events: undefined, requeued: undefined, errors: undefined}
+      this.syncsRun++
+      this.actionsAtBegin = this.actions.length
+      this.reading = {
+        claimKey: undefined,
+        claim: undefined,
+        volumeName: undefined,
+        volume: undefined,
+        more: undefined,
+        index: -1,
+        operations: -1,
+        events: undefined,
+        requeued: undefined,
+        errors: undefined,
+      }
       return true
     }
   }
@@ -182,20 +200,22 @@ export class SimulatedCluster {
     const reading = this.reading
     if (reading === undefined) return
     this.reading = undefined
-    const quiet = (this.syncPrefix === 'pvc/' ? this.quiet!.claims : this.quiet!.volumes)
-    if (this.actions.length === reading.at) {
+    const quiet = this.syncPrefix === 'pvc/' ? this.quiet!.claims : this.quiet!.volumes
+    if (this.actions.length === this.actionsAtBegin) {
       quiet.set(this.syncKey, reading)
     } else {
       quiet.delete(this.syncKey)
     }
   }
 
-  private unchangedSince(quiet: QuietSync): boolean {
-    const at = quiet.at
-    if (quiet.index && this.anyVolumeWrittenAt > at) return false
-    if (quiet.operations && this.operationsChangedAt > at) return false
-    for (const name of quiet.volumes ?? []) if ((this.volumeWrittenAt.get(name) ?? 0) > at) return false
-    for (const key of quiet.claims ?? []) if ((this.claimWrittenAt.get(key) ?? 0) > at) return false
+  private unchanged(quiet: QuietSync): boolean {
+    if (quiet.index >= 0 && quiet.index !== this.volumeWrites) return false
+    if (quiet.operations >= 0 && quiet.operations !== this.operationStarts) return false
+    if (quiet.claimKey !== undefined && this.claims.get(quiet.claimKey) !== quiet.claim) return false
+    if (quiet.volumeName !== undefined && this.volumes.get(quiet.volumeName) !== quiet.volume) return false
+    for (const read of quiet.more ?? []) {
+      if ((read.kind === 'claim' ? this.claims.get(read.key) : this.volumes.get(read.key)) !== read.object) return false
+    }
     return true
   }
 
@@ -207,14 +227,32 @@ export class SimulatedCluster {
 
   /** The cached volume of that name, as a sync reads it. */
   volume(name: string): PersistentVolume | undefined {
-    if (this.reading !== undefined) (this.reading.volumes ??= []).push(name)
-    return this.volumes.get(name)
+    const volume = this.volumes.get(name)
+    const reading = this.reading
+    if (reading === undefined || reading.volumeName === name) {
+      // Nothing noted, or read already (a quiet sync reads the same object twice).
+    } else if (reading.volumeName === undefined) {
+      reading.volumeName = name
+      reading.volume = volume
+    } else {
+      ;(reading.more ??= []).push({kind: 'volume', key: name, object: volume})
+    }
+    return volume
   }
 
   /** The cached claim of that key (namespace/name), as a sync reads it. */
   claim(key: string): PersistentVolumeClaim | undefined {
-    if (this.reading !== undefined) (this.reading.claims ??= []).push(key)
-    return this.claims.get(key)
+    const claim = this.claims.get(key)
+    const reading = this.reading
+    if (reading === undefined || reading.claimKey === key) {
+      // Nothing noted, or read already.
+    } else if (reading.claimKey === undefined) {
+      reading.claimKey = key
+      reading.claim = claim
+    } else {
+      ;(reading.more ??= []).push({kind: 'claim', key, object: claim})
+    }
+    return claim
   }
 
   /** claimQueue.Add: the claim is synced again soon. */
@@ -225,15 +263,13 @@ export class SimulatedCluster {
 
   /** Whether an operation of that name was scheduled and has not finished. */
   isOperationRunning(name: string): boolean {
-    if (this.reading !== undefined) this.reading.operations = true
+    if (this.reading !== undefined) this.reading.operations = this.operationStarts
     return this.runningOperations.has(name)
   }
 
   operationStarted(name: string): void {
     this.runningOperations.add(name)
-    // Past the sync in progress, even if the operation planned no action: a quiet sync that asked
-    // before it must not count as up to date.
-    this.operationsChangedAt = this.actions.length + 1
+    this.operationStarts++
   }
 
   /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"). Most syncs plan nothing and never ask. */
@@ -289,7 +325,7 @@ export class SimulatedCluster {
     const name = volume.metadata.name ?? ''
     const saved = this.record(type, volumeRef(volume), this.volumes.get(name), volume, reason, subresource)
     this.volumes.set(name, saved)
-    this.volumeWritten(name)
+    this.volumeWrites++
     this.index?.store(saved)
     return saved
   }
@@ -299,7 +335,6 @@ export class SimulatedCluster {
     const key = claimKey(claim)
     const saved = this.record(type, claimRefOf(claim), this.claims.get(key), claim, reason, subresource)
     this.claims.set(key, saved)
-    if (this.quiet !== undefined) this.claimWrittenAt.set(key, this.actions.length)
     return saved
   }
 
@@ -311,7 +346,7 @@ export class SimulatedCluster {
     this.touched.push(volumeRef(volume))
     if (!this.volumes.has(name)) this.volumeNamesGeneration++
     this.volumes.set(name, saved)
-    this.volumeWritten(name)
+    this.volumeWrites++
     this.index?.store(saved)
     return saved
   }
@@ -330,15 +365,8 @@ export class SimulatedCluster {
     })
     this.touched.push(refOfVolume(name))
     if (this.volumes.delete(name)) this.volumeNamesGeneration++
-    this.volumeWritten(name)
+    this.volumeWrites++
     this.index?.remove(name)
-  }
-
-  /** A volume was written (created, updated, deleted): stamped after the action that did it. */
-  private volumeWritten(name: string): void {
-    if (this.quiet === undefined) return
-    this.volumeWrittenAt.set(name, this.actions.length)
-    this.anyVolumeWrittenAt = this.actions.length
   }
 
   /** An asynchronous operation (recycle, delete, provision) handed to a plugin: planned, not written. */
