@@ -205,10 +205,10 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
   for (const part of parts) {
     for (const [kind, n] of part.skipped) skipped.set(kind, (skipped.get(kind) ?? 0) + n)
     for (const e of part.entries) {
-      const ofKind = seen.get(e.kind) ?? new Map<string, Map<string, Entry>>()
-      seen.set(e.kind, ofKind)
-      const inNamespace = ofKind.get(e.namespace) ?? new Map<string, Entry>()
-      ofKind.set(e.namespace, inNamespace)
+      let ofKind = seen.get(e.kind)
+      if (ofKind === undefined) seen.set(e.kind, (ofKind = new Map()))
+      let inNamespace = ofKind.get(e.namespace)
+      if (inNamespace === undefined) ofKind.set(e.namespace, (inNamespace = new Map()))
       const first = inNamespace.get(e.name)
       if (first) {
         throw new InputError(
