@@ -10,9 +10,9 @@
 // large plan spend most of their time there (`-o yaml` of the 10k plan: 12 s, against 3 s for `-o json`).
 // For plain JSON data, which is all pvctl prints, kubectlYaml lays out the maps and lists itself, as the
 // library's block style does (stringifyPair, stringifyBlockCollection), and leaves every string to the
-// library's own stringifyString: the quoting rules stay the library's. Anything else (a map whose values
-// are all null, written as a set; a key over 1024 characters or over several lines; a value that is not
-// JSON) is handed to the library whole. test/render/kubectl-yaml.test.ts holds the two to the same text.
+// library's own stringifyString: the quoting rules stay the library's. Anything else (a key over 1024
+// characters or over several lines, a value that is not JSON) is handed to the library whole. Long strings
+// are never folded (lineWidth 0), so no string depends on the column it starts at. test/render/kubectl-yaml.test.ts holds the two to the same text.
 import {Document, stringify} from 'yaml'
 import {stringifyNumber, stringifyString} from 'yaml/util'
 
@@ -83,20 +83,14 @@ function collection(value: object, indent: string): string {
 function map(object: Record<string, unknown>, indent: string): string {
   let out = ''
   let first = true
-  let allNull = true
   for (const key in object) {
     const value = object[key]
     // The library leaves out undefined members, as JSON does.
     if (value === undefined) continue
-    if (value !== null) allNull = false
-    const keyText = implicitKey(key, indent + INDENT_STEP)
-    out += `${first ? '' : `\n${indent}`}${keyText}:${pairValue(value, indent, keyText.length + 1)}`
+    out += `${first ? '' : `\n${indent}`}${implicitKey(key, indent + INDENT_STEP)}:${pairValue(value, indent)}`
     first = false
   }
-  if (first) return '{}'
-  // A map of nulls only is written as a set (`? key`): the library's own business.
-  if (allNull) throw new NotPlainJson()
-  return out
+  return first ? '{}' : out
 }
 
 function sequence(items: readonly unknown[], indent: string): string {
@@ -112,7 +106,7 @@ function sequence(items: readonly unknown[], indent: string): string {
 }
 
 /** What follows `key:`, the separator included; the pair's value is laid out one step in. */
-function pairValue(value: unknown, indent: string, keyLength: number): string {
+function pairValue(value: unknown, indent: string): string {
   const valueIndent = indent + INDENT_STEP
   if (typeof value === 'object' && value !== null) {
     if (Array.isArray(value)) {
@@ -122,19 +116,19 @@ function pairValue(value: unknown, indent: string, keyLength: number): string {
     const text = collection(value, valueIndent)
     return text === '{}' ? ' {}' : `\n${valueIndent}${text}`
   }
-  const text = scalar(value, valueIndent, keyLength + 1)
+  const text = scalar(value, valueIndent)
   // A block scalar (`|-` and its lines) follows the colon after a space too; only an empty one would not.
   return text === '' || text[0] === '\n' ? text : ` ${text}`
 }
 
 function node(value: unknown, indent: string): string {
-  return typeof value === 'object' && value !== null ? collection(value, indent) : scalar(value, indent, undefined)
+  return typeof value === 'object' && value !== null ? collection(value, indent) : scalar(value, indent)
 }
 
-function scalar(value: unknown, indent: string, indentAtStart: number | undefined): string {
+function scalar(value: unknown, indent: string): string {
   switch (typeof value) {
     case 'string':
-      return stringValue(value, indent, indentAtStart)
+      return stringValue(value, indent)
     case 'number':
       return Number.isFinite(value) ? stringifyNumber({value} as never) : fail()
     case 'boolean':
@@ -156,7 +150,7 @@ const keys = new Map<string, string>()
 // The contexts of a key and of a value, made once and given the indent of each string: stringifyString
 // reads them and changes nothing in them at an indent past the top level, which every string here is at.
 const keyContext = {...baseContext, allNullValues: false, implicitKey: true, actualString: true} as StringifyContext
-const valueContext = {...baseContext, allNullValues: false, implicitKey: false, actualString: true} as StringifyContext & {indentAtStart?: number}
+const valueContext = {...baseContext, allNullValues: false, implicitKey: false, actualString: true} as StringifyContext
 
 /**
  * The one string a YAML 1.1 schema does not leave to the string tag: `<<`, the merge key, which the
@@ -182,9 +176,8 @@ function implicitKey(key: string, indent: string): string {
 
 const KEYS_LIMIT = 10_000
 
-function stringValue(value: string, indent: string, indentAtStart: number | undefined): string {
+function stringValue(value: string, indent: string): string {
   if (value === MERGE_KEY) return MERGE_KEY
   valueContext.indent = indent
-  valueContext.indentAtStart = indentAtStart
   return stringifyString({value} as never, valueContext)
 }
