@@ -37,7 +37,7 @@ import {jsonEqual} from './json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
 import type {ActionType} from './plan.js'
 import {compareQuantities, isValidQuantity, quantityValue} from './quantity.js'
-import {claimRefOf, type SimulatedCluster, volumeRef} from './simulated-cluster.js'
+import {type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type VolumeSlot} from './simulated-cluster.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -103,10 +103,11 @@ export class PersistentVolumeController {
   // ---------------------------------------------------------------------------------------------
   // Entry points: one sync of one object; errors are reported, not thrown.
 
-  syncClaimByKey(key: string): void {
-    if (!this.cluster.beginSync('pvc/', key)) return
+  /** syncClaimByKey: the claim of that cache slot (a round walks the slots in list order). */
+  syncClaimIn(slot: ClaimSlot): void {
+    if (!this.cluster.beginSync('pvc/', slot)) return
     try {
-      const claim = this.cluster.claim(key)
+      const claim = this.cluster.claimIn(slot)
       if (claim === undefined) return
       try {
         this.syncClaim(claim)
@@ -119,10 +120,11 @@ export class PersistentVolumeController {
     }
   }
 
-  syncVolumeByName(name: string): void {
-    if (!this.cluster.beginSync('pv/', name)) return
+  /** syncVolumeByName: the volume of that cache slot. */
+  syncVolumeIn(slot: VolumeSlot): void {
+    if (!this.cluster.beginSync('pv/', slot)) return
     try {
-      const volume = this.cluster.volume(name)
+      const volume = this.cluster.volumeIn(slot)
       if (volume === undefined) return
       try {
         this.syncVolume(volume)

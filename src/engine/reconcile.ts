@@ -15,7 +15,7 @@ import {PersistentVolumeController} from './pv-controller.js'
 import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
 import {compileLabelSelector, type CompiledSelector} from './selector.js'
 import type {LabelSelector} from './model.js'
-import {type MatchingStrategy, SimulatedCluster} from './simulated-cluster.js'
+import {type ClaimSlot, type MatchingStrategy, SimulatedCluster, type VolumeSlot} from './simulated-cluster.js'
 import {compareNames} from './volume-index.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from './volume-plugins.js'
 
@@ -77,9 +77,6 @@ export interface ReconcileResult {
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
   const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs})
-  // The cache as loaded, by the cache's own keys: writes replace the cache's objects, never these.
-  const loadedVolumes = new Map(cluster.volumes)
-  const loadedClaims = new Map(cluster.claims)
   const ctrl = new PersistentVolumeController(cluster, {
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
@@ -96,14 +93,17 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
   let converged = false
   let followUps = new Set<string>()
   const order = new ListOrder(cluster)
+  // The cache as loaded, slot by slot: writes replace the cache's objects, never these.
+  const loadedVolumes = new Map(Array.from(order.volumeSlots(), (slot) => [slot, slot.object!]))
+  const loadedClaims = new Map(Array.from(order.claimSlots(), (slot) => [slot, slot.object!]))
   while (rounds < maxRounds) {
     rounds++
     cluster.round = rounds
     const writesBefore = cluster.actions.length
-    const {claimKeys, volumeNames} = targets === undefined ? allInScope(cluster, order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
+    const {claims, volumes} = targets === undefined ? allInScope(order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.requeuedClaims.clear()
-    for (const key of claimKeys) ctrl.syncClaimByKey(key)
-    for (const name of volumeNames) ctrl.syncVolumeByName(name)
+    for (const slot of claims) ctrl.syncClaimIn(slot)
+    for (const slot of volumes) ctrl.syncVolumeIn(slot)
     if (targets === undefined) {
       // Every object in scope is synced in every round: what this one wrote needs no follow-up.
       cluster.forgetTouched()
@@ -117,42 +117,39 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     }
   }
 
-  const volumeNames = order.volumeNames()
-  const claimKeys = order.claimKeys()
+  const volumeSlots = order.volumeSlots()
+  const claimSlots = order.claimSlots()
   return {
     rounds,
     converged,
     actions: cluster.actions,
     events: cluster.plannedEvents(),
     errors: cluster.errors,
-    volumes: volumeNames.map((name) => cluster.volumes.get(name)!),
-    claims: claimKeys.map((key) => cluster.claims.get(key)!),
+    volumes: volumeSlots.map((slot) => slot.object!),
+    claims: claimSlots.map((slot) => slot.object!),
     before: {
-      volumes: volumeNames.map((name) => loadedVolumes.get(name) ?? cluster.volumes.get(name)!),
-      claims: claimKeys.map((key) => loadedClaims.get(key) ?? cluster.claims.get(key)!),
+      volumes: volumeSlots.map((slot) => loadedVolumes.get(slot) ?? slot.object!),
+      claims: claimSlots.map((slot) => loadedClaims.get(slot) ?? slot.object!),
     },
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
   }
 }
 
 /**
- * The informers' list order (claims by namespace then name, volumes by name), sorted once and again
- * only when the set of objects changes (a volume created or deleted), not in every round.
+ * The informers' list order (claims by namespace then name, volumes by name) of the cache slots, sorted
+ * once and again only when the set of objects changes (a volume created or deleted), not in every round.
  */
 class ListOrder {
-  private claims: string[] | undefined
+  private claims: ClaimSlot[] | undefined
   private claimsSize = -1
-  private volumes: string[] | undefined
+  private volumes: VolumeSlot[] | undefined
   private volumesGeneration = -1
 
   constructor(private readonly cluster: SimulatedCluster) {}
 
-  claimKeys(): readonly string[] {
+  claimSlots(): readonly ClaimSlot[] {
     if (this.claims === undefined || this.claimsSize !== this.cluster.claims.size) {
-      // The cache's own keys: a sync looks its claim up by the very string it was filed under.
-      this.claims = [...this.cluster.claims]
-        .sort(([, a], [, b]) => compareClaims(a, b))
-        .map(([key]) => key)
+      this.claims = [...this.cluster.claims.filledSlots()].sort((a, b) => compareClaims(a.object!, b.object!))
       this.claimsSize = this.cluster.claims.size
     } else {
       // Claims are never created or deleted by the controller.
@@ -160,9 +157,9 @@ class ListOrder {
     return this.claims
   }
 
-  volumeNames(): readonly string[] {
+  volumeSlots(): readonly VolumeSlot[] {
     if (this.volumes === undefined || this.volumesGeneration !== this.cluster.volumeNamesGeneration) {
-      this.volumes = [...this.cluster.volumes.keys()].sort(compareNames)
+      this.volumes = [...this.cluster.volumes.filledSlots()].sort((a, b) => compareNames(a.key, b.key))
       this.volumesGeneration = this.cluster.volumeNamesGeneration
     } else {
       // The same names as when sorted.
@@ -193,15 +190,15 @@ export function scopePredicate(scope: ReconcileScope | undefined): ScopePredicat
   }
 }
 
-function allInScope(cluster: SimulatedCluster, order: ListOrder, inScope: ScopePredicate): {claimKeys: readonly string[]; volumeNames: readonly string[]} {
-  if (inScope.everything) return {claimKeys: order.claimKeys(), volumeNames: order.volumeNames()}
+function allInScope(order: ListOrder, inScope: ScopePredicate): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
+  if (inScope.everything) return {claims: order.claimSlots(), volumes: order.volumeSlots()}
   return {
-    claimKeys: order.claimKeys().filter((key) => inScope.claim(cluster.claims.get(key)!)),
-    volumeNames: order.volumeNames().filter((name) => inScope.volume(cluster.volumes.get(name)!)),
+    claims: order.claimSlots().filter((slot) => inScope.claim(slot.object!)),
+    volumes: order.volumeSlots().filter((slot) => inScope.volume(slot.object!)),
   }
 }
 
-function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: Set<string>): {claimKeys: readonly string[]; volumeNames: readonly string[]} {
+function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: Set<string>): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
   const claimKeys = new Set<string>()
   const volumeNames = new Set<string>()
   for (const t of targets) {
@@ -213,7 +210,7 @@ function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly Object
     else if (key.startsWith('pvc/')) claimKeys.add(key.slice(4))
   }
   return {
-    claimKeys: [...claimKeys].filter((k) => cluster.claims.has(k)).sort(),
-    volumeNames: [...volumeNames].filter((n) => cluster.volumes.has(n)).sort(),
+    claims: [...claimKeys].filter((k) => cluster.claims.has(k)).sort().map((k) => cluster.claims.slot(k)),
+    volumes: [...volumeNames].filter((n) => cluster.volumes.has(n)).sort().map((n) => cluster.volumes.slot(n)),
   }
 }

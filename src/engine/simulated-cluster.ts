@@ -2,6 +2,7 @@
 // Every write the controller makes goes through here: it bumps resourceVersion as the API server
 // would, becomes the new cached object (storeVolumeUpdate / storeClaimUpdate), and is recorded as an
 // action of the plan. Events go to a recorder that aggregates duplicates, like client-go's.
+import {type CacheSlot, CacheStore} from './cache-store.js'
 import {diffJson} from './json-patch.js'
 import {claimKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
 import {type Action, type ActionType, type EventType, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
@@ -35,14 +36,14 @@ export interface SimulatedClusterOptions {
  * What it read is kept as the objects themselves: a write always puts a new object in the cache (the
  * controller writes copies), so "not written since" is "the cache still holds that very object".
  */
-interface QuietSync {
+export interface QuietSync {
   /** The first claim and the first volume it read (its own object and the other end of the pointer, most
-   * often), by key, as the cache held them (undefined: none of that key); any others in `more`. */
-  claimKey: string | undefined
+   * often): the cache slot, and the object the slot held (undefined: none of that key); others in `more`. */
+  claimSlot: ClaimSlot | undefined
   claim: PersistentVolumeClaim | undefined
-  volumeName: string | undefined
+  volumeSlot: VolumeSlot | undefined
   volume: PersistentVolume | undefined
-  more: Array<{kind: 'claim' | 'volume'; key: string; object: unknown}> | undefined
+  more: Array<{slot: ClaimSlot | VolumeSlot; object: unknown}> | undefined
   /** volumeWrites when it ran, if it asked the matching index (which depends on every volume); else -1. */
   index: number
   /** operationStarts when it ran, if it asked whether an operation was running; else -1. */
@@ -52,6 +53,9 @@ interface QuietSync {
   requeued: string[] | undefined
   errors: SyncError[] | undefined
 }
+
+export type ClaimSlot = CacheSlot<PersistentVolumeClaim, QuietSync>
+export type VolumeSlot = CacheSlot<PersistentVolume, QuietSync>
 
 export function volumeRef(volume: PersistentVolume): ObjectRef {
   return refOfVolume(volume.metadata.name ?? '')
@@ -77,8 +81,8 @@ function higherResourceVersion(max: string, rv: string | undefined): string {
 }
 
 export class SimulatedCluster {
-  readonly volumes = new Map<string, PersistentVolume>()
-  readonly claims = new Map<string, PersistentVolumeClaim>()
+  readonly volumes = new CacheStore<PersistentVolume, QuietSync>()
+  readonly claims = new CacheStore<PersistentVolumeClaim, QuietSync>()
   readonly classes = new Map<string, StorageClass>()
   readonly nodes = new Map<string, Node>()
   private readonly podsByClaimKey = new Map<string, Pod[]>()
@@ -100,14 +104,14 @@ export class SimulatedCluster {
   round = 1
   /** The sync in progress, as beginSync() named it; its text is made only if the sync plans something. */
   private syncPrefix = ''
-  private syncKey = ''
+  private syncSlot: ClaimSlot | VolumeSlot | undefined
   private syncText: string | undefined = ''
   private lastResourceVersion: bigint
   private readonly matching: MatchingStrategy
   /** The matching index, built on first use and then told about every volume write. */
   private index: VolumeIndex | undefined
-  /** Quiet syncs by claim key and by volume name (undefined: no replaying). */
-  private readonly quiet: {claims: Map<string, QuietSync>; volumes: Map<string, QuietSync>} | undefined
+  /** Whether quiet syncs are kept (in their objects' cache slots) and replayed. */
+  private readonly replaying: boolean
   /** What the sync in progress has read and said so far; undefined when nothing is noted. */
   private reading: QuietSync | undefined
   /** actions.length when the sync in progress began: it is quiet if it still is at its end. */
@@ -121,7 +125,7 @@ export class SimulatedCluster {
 
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
-    this.quiet = options.replayQuietSyncs === true ? {claims: new Map(), volumes: new Map()} : undefined
+    this.replaying = options.replayQuietSyncs === true
     let maxRv = '0'
     for (const v of state.volumes) {
       this.volumes.set(v.metadata.name ?? '', v)
@@ -158,19 +162,21 @@ export class SimulatedCluster {
   }
 
   /**
-   * A sync of "pvc/" + claim key or "pv/" + volume name starts: what it plans is stamped with it. False
-   * when the sync is quiet and nothing it read has been written since: it has been replayed, and the
-   * caller does not run it (nor calls endSync).
+   * A sync of the claim ("pvc/") or volume ("pv/") of that cache slot starts: what it plans is stamped
+   * with it. False when the sync is quiet and nothing it read has been written since: it has been
+   * replayed, and the caller does not run it (nor calls endSync).
    */
-  beginSync(prefix: 'pvc/' | 'pv/', key: string): boolean {
+  beginSync(prefix: 'pvc/', slot: ClaimSlot): boolean
+  beginSync(prefix: 'pv/', slot: VolumeSlot): boolean
+  beginSync(prefix: 'pvc/' | 'pv/', slot: ClaimSlot | VolumeSlot): boolean {
     this.syncPrefix = prefix
-    this.syncKey = key
+    this.syncSlot = slot
     this.syncText = undefined
-    if (this.quiet === undefined) {
+    if (!this.replaying) {
       this.syncsRun++
       return true
     }
-    const quiet = (prefix === 'pvc/' ? this.quiet.claims : this.quiet.volumes).get(key)
+    const quiet = slot.sync
     if (quiet !== undefined && this.unchanged(quiet)) {
       this.replay(quiet)
       this.syncsReplayed++
@@ -180,9 +186,9 @@ export class SimulatedCluster {
       this.syncsRun++
       this.actionsAtBegin = this.actions.length
       this.reading = {
-        claimKey: undefined,
+        claimSlot: undefined,
         claim: undefined,
-        volumeName: undefined,
+        volumeSlot: undefined,
         volume: undefined,
         more: undefined,
         index: -1,
@@ -195,26 +201,21 @@ export class SimulatedCluster {
     }
   }
 
-  /** The sync begun last has ended: kept as a quiet sync if it wrote nothing. */
+  /** The sync begun last has ended: kept (in its slot) as a quiet sync if it wrote nothing. */
   endSync(): void {
     const reading = this.reading
     if (reading === undefined) return
     this.reading = undefined
-    const quiet = this.syncPrefix === 'pvc/' ? this.quiet!.claims : this.quiet!.volumes
-    if (this.actions.length === this.actionsAtBegin) {
-      quiet.set(this.syncKey, reading)
-    } else {
-      quiet.delete(this.syncKey)
-    }
+    this.syncSlot!.sync = this.actions.length === this.actionsAtBegin ? reading : undefined
   }
 
   private unchanged(quiet: QuietSync): boolean {
     if (quiet.index >= 0 && quiet.index !== this.volumeWrites) return false
     if (quiet.operations >= 0 && quiet.operations !== this.operationStarts) return false
-    if (quiet.claimKey !== undefined && this.claims.get(quiet.claimKey) !== quiet.claim) return false
-    if (quiet.volumeName !== undefined && this.volumes.get(quiet.volumeName) !== quiet.volume) return false
+    if (quiet.claimSlot !== undefined && quiet.claimSlot.object !== quiet.claim) return false
+    if (quiet.volumeSlot !== undefined && quiet.volumeSlot.object !== quiet.volume) return false
     for (const read of quiet.more ?? []) {
-      if ((read.kind === 'claim' ? this.claims.get(read.key) : this.volumes.get(read.key)) !== read.object) return false
+      if (read.slot.object !== read.object) return false
     }
     return true
   }
@@ -227,32 +228,40 @@ export class SimulatedCluster {
 
   /** The cached volume of that name, as a sync reads it. */
   volume(name: string): PersistentVolume | undefined {
-    const volume = this.volumes.get(name)
+    return this.reading === undefined ? this.volumes.get(name) : this.volumeIn(this.volumes.slot(name))
+  }
+
+  /** The cached volume of a slot the caller holds, as a sync reads it. */
+  volumeIn(slot: VolumeSlot): PersistentVolume | undefined {
     const reading = this.reading
-    if (reading === undefined || reading.volumeName === name) {
+    if (reading === undefined || reading.volumeSlot === slot) {
       // Nothing noted, or read already (a quiet sync reads the same object twice).
-    } else if (reading.volumeName === undefined) {
-      reading.volumeName = name
-      reading.volume = volume
+    } else if (reading.volumeSlot === undefined) {
+      reading.volumeSlot = slot
+      reading.volume = slot.object
     } else {
-      ;(reading.more ??= []).push({kind: 'volume', key: name, object: volume})
+      ;(reading.more ??= []).push({slot, object: slot.object})
     }
-    return volume
+    return slot.object
   }
 
   /** The cached claim of that key (namespace/name), as a sync reads it. */
   claim(key: string): PersistentVolumeClaim | undefined {
-    const claim = this.claims.get(key)
+    return this.reading === undefined ? this.claims.get(key) : this.claimIn(this.claims.slot(key))
+  }
+
+  /** The cached claim of a slot the caller holds, as a sync reads it. */
+  claimIn(slot: ClaimSlot): PersistentVolumeClaim | undefined {
     const reading = this.reading
-    if (reading === undefined || reading.claimKey === key) {
+    if (reading === undefined || reading.claimSlot === slot) {
       // Nothing noted, or read already.
-    } else if (reading.claimKey === undefined) {
-      reading.claimKey = key
-      reading.claim = claim
+    } else if (reading.claimSlot === undefined) {
+      reading.claimSlot = slot
+      reading.claim = slot.object
     } else {
-      ;(reading.more ??= []).push({kind: 'claim', key, object: claim})
+      ;(reading.more ??= []).push({slot, object: slot.object})
     }
-    return claim
+    return slot.object
   }
 
   /** claimQueue.Add: the claim is synced again soon. */
@@ -274,7 +283,7 @@ export class SimulatedCluster {
 
   /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"). Most syncs plan nothing and never ask. */
   get currentSync(): string {
-    return (this.syncText ??= this.syncPrefix + this.syncKey)
+    return (this.syncText ??= this.syncPrefix + this.syncSlot!.key)
   }
 
   /** podIndexer.ByIndex(PodPVCIndex, key) */
@@ -323,8 +332,9 @@ export class SimulatedCluster {
   /** kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
-    const saved = this.record(type, volumeRef(volume), this.volumes.get(name), volume, reason, subresource)
-    this.volumes.set(name, saved)
+    const slot = this.volumes.slot(name)
+    const saved = this.record(type, volumeRef(volume), slot.object, volume, reason, subresource)
+    this.volumes.put(slot, saved)
     this.volumeWrites++
     this.index?.store(saved)
     return saved
@@ -333,8 +343,9 @@ export class SimulatedCluster {
   /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. */
   updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
     const key = claimKey(claim)
-    const saved = this.record(type, claimRefOf(claim), this.claims.get(key), claim, reason, subresource)
-    this.claims.set(key, saved)
+    const slot = this.claims.slot(key)
+    const saved = this.record(type, claimRefOf(claim), slot.object, claim, reason, subresource)
+    this.claims.put(slot, saved)
     return saved
   }
 
@@ -344,8 +355,9 @@ export class SimulatedCluster {
     const saved = {...volume, metadata: {...volume.metadata, resourceVersion: this.nextResourceVersion()}}
     this.actions.push({action: 'create-volume', object: volumeRef(volume), reason, patch: [], round: this.round, sync: this.currentSync})
     this.touched.push(volumeRef(volume))
-    if (!this.volumes.has(name)) this.volumeNamesGeneration++
-    this.volumes.set(name, saved)
+    const slot = this.volumes.slot(name)
+    if (slot.object === undefined) this.volumeNamesGeneration++
+    this.volumes.put(slot, saved)
     this.volumeWrites++
     this.index?.store(saved)
     return saved

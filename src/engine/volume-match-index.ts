@@ -99,6 +99,10 @@ function bucketKey(modes: readonly string[] | null | undefined): string {
   return keysByBits[bits]
 }
 
+function isKeyedByName(volumes: Iterable<PersistentVolume> | ReadonlyMap<string, PersistentVolume>): volumes is ReadonlyMap<string, PersistentVolume> {
+  return typeof (volumes as Partial<ReadonlyMap<string, PersistentVolume>>).get === 'function'
+}
+
 export class IndexedVolumeIndex implements VolumeIndex {
   private readonly entries = new Map<string, Entry>()
   private readonly buckets = new Map<string, Bucket>()
@@ -115,7 +119,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
   constructor(volumes: Iterable<PersistentVolume> | ReadonlyMap<string, PersistentVolume>) {
     // A cache keyed by name (the simulated cluster's) holds the latest of each name already.
     let latest: ReadonlyMap<string, PersistentVolume>
-    if (volumes instanceof Map) {
+    if (isKeyedByName(volumes)) {
       latest = volumes
     } else {
       const byName = new Map<string, PersistentVolume>()

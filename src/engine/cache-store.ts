@@ -1,0 +1,95 @@
+// The informer cache of one kind, as the simulated cluster keeps it: objects by key (a claim's
+// namespace/name, a volume's name), each key in a slot that is made once and kept. A round's syncs and
+// the checks of quiet syncs hold slots, so they follow a pointer where a lookup of the key would hash the
+// string and probe a map of every object: at 100k objects such lookups were most of a replayed sync.
+
+/** One key of the cache, what it holds now, and the simulated cluster's record of its last sync. */
+export interface CacheSlot<T, S> {
+  readonly key: string
+  /** The object cached under the key; undefined when there is none (deleted, or not created yet). */
+  object: T | undefined
+  /** The last sync of this object, while it can be replayed (simulated-cluster.ts, QuietSync). */
+  sync: S | undefined
+}
+
+/** A read-only Map of the cached objects by key, plus the slots behind it. */
+export class CacheStore<T, S> implements ReadonlyMap<string, T> {
+  private readonly slots = new Map<string, CacheSlot<T, S>>()
+  private count = 0
+
+  get size(): number {
+    return this.count
+  }
+
+  get(key: string): T | undefined {
+    return this.slots.get(key)?.object
+  }
+
+  has(key: string): boolean {
+    return this.slots.get(key)?.object !== undefined
+  }
+
+  /** The slot of a key, made (empty) when the key has none: where an object of that key would go. */
+  slot(key: string): CacheSlot<T, S> {
+    let slot = this.slots.get(key)
+    if (slot === undefined) {
+      slot = {key, object: undefined, sync: undefined}
+      this.slots.set(key, slot)
+    } else {
+      // Made before, for an object or for a read of its absence.
+    }
+    return slot
+  }
+
+  /** The slot of a key that has one (an object, or a read of its absence); else undefined. */
+  existingSlot(key: string): CacheSlot<T, S> | undefined {
+    return this.slots.get(key)
+  }
+
+  /** Caches `object` under `key`; returns its slot. */
+  set(key: string, object: T): CacheSlot<T, S> {
+    const slot = this.slot(key)
+    this.put(slot, object)
+    return slot
+  }
+
+  /** Caches `object` in a slot the caller holds (one of this store's). */
+  put(slot: CacheSlot<T, S>, object: T): void {
+    if (slot.object === undefined) this.count++
+    slot.object = object
+  }
+
+  /** Drops the object of `key` (its slot stays, empty); false when there was none. */
+  delete(key: string): boolean {
+    const slot = this.slots.get(key)
+    if (slot === undefined || slot.object === undefined) return false
+    slot.object = undefined
+    this.count--
+    return true
+  }
+
+  /** The slots that hold an object, in the order their keys were first seen. */
+  *filledSlots(): Generator<CacheSlot<T, S>> {
+    for (const slot of this.slots.values()) if (slot.object !== undefined) yield slot
+  }
+
+  *entries(): Generator<[string, T]> {
+    for (const slot of this.filledSlots()) yield [slot.key, slot.object!]
+  }
+
+  *keys(): Generator<string> {
+    for (const slot of this.filledSlots()) yield slot.key
+  }
+
+  *values(): Generator<T> {
+    for (const slot of this.filledSlots()) yield slot.object!
+  }
+
+  [Symbol.iterator](): Generator<[string, T]> {
+    return this.entries()
+  }
+
+  forEach(callback: (value: T, key: string, map: ReadonlyMap<string, T>) => void, thisArg?: unknown): void {
+    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this)
+  }
+}
