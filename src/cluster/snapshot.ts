@@ -7,7 +7,8 @@
 // resourceVersion, label and annotation values, quantities, PVC selector values) becomes its source text.
 
 import {isAscii} from 'node:buffer'
-import {readFile, readdir, stat} from 'node:fs/promises'
+import {readFileSync} from 'node:fs'
+import {readdir, stat} from 'node:fs/promises'
 import {join} from 'node:path'
 import {parseAllDocuments, visit} from 'yaml'
 import {InputError} from '../errors.js'
@@ -137,7 +138,9 @@ export async function loadSnapshot(
   for (const file of files) {
     let text: string
     try {
-      text = decodeText(await readFile(file))
+      // In one read: the promise API reads a file in 512 KiB pieces, one round trip to the thread pool
+      // each (~0.1 s more for a 285 MB dump), and nothing else runs meanwhile.
+      text = decodeText(readFileSync(file))
     } catch (err) {
       throw fsError(file, err)
     }
@@ -378,16 +381,23 @@ function normalizeJson(v: unknown, fields: FieldPathNode): unknown {
   if (fields.leaf) return typeof v === 'number' || typeof v === 'boolean' ? String(v) : v
   if (typeof v !== 'object' || v === null) return v
   const container = v as Record<string, unknown>
-  for (const k of Object.keys(container)) {
-    const next = childOf(fields, k)
-    if (next === undefined) continue
-    const before = container[k]
-    const after = normalizeJson(before, next)
-    // defineProperty, not assignment: a "__proto__" key from JSON.parse stays a plain key.
-    if (after !== before) Object.defineProperty(container, k, {value: after, enumerable: true, writable: true, configurable: true})
+  if (fields.any !== undefined) {
+    for (const k of Object.keys(container)) normalizeMember(container, k, childOf(fields, k)!)
+  } else {
+    // Only the named fields: look each up, rather than every key of the object up in the paths.
+    for (const [k, next] of fields.children) if (hasOwn.call(container, k)) normalizeMember(container, k, next)
   }
   return v
 }
+
+function normalizeMember(container: Record<string, unknown>, k: string, fields: FieldPathNode): void {
+  const before = container[k]
+  const after = normalizeJson(before, fields)
+  // defineProperty, not assignment: a "__proto__" key from JSON.parse stays a plain key.
+  if (after !== before) Object.defineProperty(container, k, {value: after, enumerable: true, writable: true, configurable: true})
+}
+
+const hasOwn = Object.prototype.hasOwnProperty
 
 /** Checks the fields the controller reads. */
 function validate(
@@ -423,8 +433,9 @@ function validate(
     const map = meta[f]
     if (map === undefined || map === null) continue
     if (!isObject(map)) return error(`metadata.${f}`, `must be a map, got ${describe(map)}`)
-    for (const [k, v] of Object.entries(map)) {
-      if (typeof v !== 'string') return error(`metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
+    // for-in, not Object.entries: no pair per label of every object (JSON objects inherit no keys).
+    for (const k in map) {
+      if (typeof map[k] !== 'string') return error(`metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(map[k])}`)
     }
   }
 
@@ -455,7 +466,8 @@ function validate(
   for (const [field, map] of quantityMaps) {
     if (map === undefined || map === null) continue
     if (!isObject(map)) return error(field, `must be a map of quantities, got ${describe(map)}`)
-    for (const [k, q] of Object.entries(map)) {
+    for (const k in map) {
+      const q = map[k]
       // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
       if (typeof q !== 'string' || !isValidQuantity(q)) {
         return error(`${field}${fieldKey(k)}`, `invalid quantity ${JSON.stringify(q) ?? String(q)}`)

@@ -41,6 +41,7 @@ import {type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type Volum
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
+  copyForStatusWrite,
   copyForWrite,
   copyOnWrite,
   deepCopy,
@@ -428,8 +429,8 @@ export class PersistentVolumeController {
   updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: Reason): PersistentVolumeClaim {
     let dirty = false
     // claim.DeepCopy(), made on the first change (copyOnWrite): a claim whose status is already right is
-    // not copied. The copy always has a status to write into.
-    const claimCopy = copyOnWrite(claim)
+    // not copied. Only the status is written; the copy always has one to write into.
+    const claimCopy = copyOnWrite(claim, copyForStatusWrite)
     const claimClone = () => {
       const clone = claimCopy()
       if (clone.status == null) clone.status = {}
@@ -533,7 +534,7 @@ export class PersistentVolumeController {
       // Nothing to do.
       return volume
     } else {
-      const volumeClone = copyForWrite(volume)
+      const volumeClone = copyForStatusWrite(volume)
       volumeClone.status = {...(volumeClone.status ?? {}), phase}
       if (message === '') delete volumeClone.status.message
       else volumeClone.status.message = message

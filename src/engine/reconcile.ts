@@ -17,6 +17,7 @@ import {compileLabelSelector, type CompiledSelector} from './selector.js'
 import type {LabelSelector} from './model.js'
 import {type ClaimSlot, type MatchingStrategy, SimulatedCluster, type VolumeSlot} from './simulated-cluster.js'
 import {compareNames} from './volume-index.js'
+import type {CacheSlot} from './cache-store.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from './volume-plugins.js'
 
 /** The bound of "until stable", as the Go multi-sync tests use. */
@@ -93,9 +94,9 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
   let converged = false
   let followUps = new Set<string>()
   const order = new ListOrder(cluster)
-  // The cache as loaded, slot by slot: writes replace the cache's objects, never these.
-  const loadedVolumes = new Map(Array.from(order.volumeSlots(), (slot) => [slot, slot.object!]))
-  const loadedClaims = new Map(Array.from(order.claimSlots(), (slot) => [slot, slot.object!]))
+  // The cache as loaded: writes replace the cache's objects, never these.
+  const loadedVolumes = new LoadedObjects(order.volumeSlots())
+  const loadedClaims = new LoadedObjects(order.claimSlots())
   while (rounds < maxRounds) {
     rounds++
     cluster.round = rounds
@@ -127,10 +128,7 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     errors: cluster.errors,
     volumes: volumeSlots.map((slot) => slot.object!),
     claims: claimSlots.map((slot) => slot.object!),
-    before: {
-      volumes: volumeSlots.map((slot) => loadedVolumes.get(slot) ?? slot.object!),
-      claims: claimSlots.map((slot) => loadedClaims.get(slot) ?? slot.object!),
-    },
+    before: {volumes: loadedVolumes.of(volumeSlots), claims: loadedClaims.of(claimSlots)},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
   }
 }
@@ -165,6 +163,26 @@ class ListOrder {
       // The same names as when sorted.
     }
     return this.volumes
+  }
+}
+
+/** The objects of a list of slots as they were when listed, matched up with a later list of slots. */
+class LoadedObjects<T> {
+  private readonly objects: Array<T | undefined>
+
+  constructor(private readonly slots: ReadonlyArray<CacheSlot<T, unknown>>) {
+    this.objects = slots.map((slot) => slot.object)
+  }
+
+  /** Each slot's object as listed then, or as it is now if it had none. */
+  of(slots: ReadonlyArray<CacheSlot<T, unknown>>): T[] {
+    if (slots === this.slots) {
+      // The same list (ListOrder sorts again only when the set of names changes): no lookups.
+      return slots.map((slot, i) => this.objects[i] ?? slot.object!)
+    } else {
+      const loaded = new Map(this.slots.map((slot, i) => [slot, this.objects[i]]))
+      return slots.map((slot) => loaded.get(slot) ?? slot.object!)
+    }
   }
 }
 

@@ -247,14 +247,26 @@ export function copyForWrite<T extends PersistentVolume | PersistentVolumeClaim>
 }
 
 /**
+ * copyForWrite for a write of the status only (updateVolumePhase, updateClaimStatus): the object, its
+ * metadata (the write's resourceVersion goes there) and its status are new; the spec and the annotations
+ * stay shared, and json-patch's diff skips them as the same objects.
+ */
+export function copyForStatusWrite<T extends PersistentVolume | PersistentVolumeClaim>(obj: T): T {
+  const copy = {...obj}
+  copy.metadata = {...obj.metadata}
+  if (obj.status != null) copy.status = {...obj.status}
+  return copy
+}
+
+/**
  * copyForWrite made on the first modification rather than up front: `clone()` copies once and then
  * returns the same copy. Go copies unconditionally; most syncs end up changing nothing, and an unmodified
  * copy is never written nor returned, so skipping it changes nothing but the time (a full plan is mostly
  * such syncs). Callers read the original and write only through clone().
  */
-export function copyOnWrite<T extends PersistentVolume | PersistentVolumeClaim>(original: T): () => T {
+export function copyOnWrite<T extends PersistentVolume | PersistentVolumeClaim>(original: T, copyOf: (obj: T) => T = copyForWrite): () => T {
   let copy: T | undefined
-  return () => (copy ??= copyForWrite(original))
+  return () => (copy ??= copyOf(original))
 }
 
 /**

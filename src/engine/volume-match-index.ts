@@ -134,6 +134,13 @@ export class IndexedVolumeIndex implements VolumeIndex {
   store(volume: PersistentVolume): void {
     const name = volume.metadata.name ?? ''
     const old = this.entries.get(name)
+    if (old !== undefined && sameFilingInputs(old.volume, volume)) {
+      // Most writes: a phase, an annotation. The copy shares every field the filing is made of.
+      old.volume = volume
+      return
+    } else {
+      // A new name, or a field of the filing may have changed.
+    }
     const entry = this.entryOf(name, volume)
     if (old !== undefined && sameFiling(old, entry)) {
       old.volume = volume
@@ -418,6 +425,28 @@ function firstInGroup(group: PoolGroup, requested: bigint, selector: CompiledSel
 }
 
 /** Both entries sit in the same places, in the same order: the new one may just replace the volume. */
+/**
+ * Whether entryOf would file `b` as it filed `a` because every field it reads is the same object or
+ * value (a write copies the objects it changes, and shares the rest). False says nothing: then entryOf.
+ */
+function sameFilingInputs(a: PersistentVolume, b: PersistentVolume): boolean {
+  if (a.spec.capacity !== b.spec.capacity || a.spec.accessModes !== b.spec.accessModes || a.spec.claimRef !== b.spec.claimRef) {
+    return false
+  } else if (a.spec.claimRef != null) {
+    // A volume with a claimRef is in no pool group and filed under no label: nothing else is read.
+    return true
+  } else {
+    return (
+      a.status?.phase === b.status?.phase &&
+      a.metadata.deletionTimestamp === b.metadata.deletionTimestamp &&
+      a.metadata.labels === b.metadata.labels &&
+      getPersistentVolumeClass(a) === getPersistentVolumeClass(b) &&
+      volumeMode(a.spec) === volumeMode(b.spec) &&
+      volumeVAC(a) === volumeVAC(b)
+    )
+  }
+}
+
 function sameFiling(a: Entry, b: Entry): boolean {
   return (
     a.bucket === b.bucket &&

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
 import {EventEmitter} from 'node:events'
-import {writeFileSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
@@ -64,6 +64,21 @@ describe('writeChunks', () => {
   it('any other write error is thrown', async () => {
     const stream = new FakeStream(1000, {index: 2, code: 'ENOSPC'})
     await assert.rejects(writeChunks(stream, chunks), /ENOSPC/)
+  })
+
+  it('a file: written with its own writes, byte for byte what the stream would write', async () => {
+    const file = path.join(tempDir('write-chunks'), 'out.json')
+    const fd = openSync(file, 'w')
+    // Multi-byte characters, a lone surrogate (written as U+FFFD, as the stream does) and a chunk
+    // larger than the first, so that the reused buffer grows.
+    const text = ['{"a": "é€😀"}\n', '\ud800', 'x'.repeat(100_000), '\n']
+    const sink = {fd, write: () => assert.fail('the stream was used'), on: () => sink, once: () => sink, removeListener: () => sink}
+    try {
+      assert.equal(await writeChunks(sink, text), 'written')
+    } finally {
+      closeSync(fd)
+    }
+    assert.deepEqual(readFileSync(file), Buffer.from(text.join(''), 'utf8'))
   })
 
   it('takes the chunks lazily: one generated chunk at a time', async () => {
