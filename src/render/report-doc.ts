@@ -70,9 +70,11 @@ export function* jsonObjectChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK):
     const head = `{\n  ${JSON.stringify(key)}: [\n`
     for (let start = 0; start < value.length; start += itemsPerChunk) {
       const text = JSON.stringify({[key]: value.slice(start, start + itemsPerChunk)}, null, 2)
-      const body = text.slice(head.length, -'\n  ]\n}'.length)
-      const last = start + itemsPerChunk >= value.length
-      yield (start === 0 ? `${separator}  ${JSON.stringify(key)}: [\n` : ',\n') + body + (last ? '\n  ]' : '')
+      // The body on its own, never joined to what goes around it: a slice of the text is written
+      // without a copy, a joined string is copied whole first (~0.5 s for a 340 MB report).
+      yield start === 0 ? `${separator}  ${JSON.stringify(key)}: [\n` : ',\n'
+      yield text.slice(head.length, -'\n  ]\n}'.length)
+      if (start + itemsPerChunk >= value.length) yield '\n  ]'
     }
   }
   yield first ? '{}\n' : '\n}\n'

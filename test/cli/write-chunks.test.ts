@@ -69,9 +69,9 @@ describe('writeChunks', () => {
   it('a file: written with its own writes, byte for byte what the stream would write', async () => {
     const file = path.join(tempDir('write-chunks'), 'out.json')
     const fd = openSync(file, 'w')
-    // Multi-byte characters, a lone surrogate (written as U+FFFD, as the stream does) and a chunk
-    // larger than the first, so that the reused buffer grows.
-    const text = ['{"a": "é€😀"}\n', '\ud800', 'x'.repeat(100_000), '\n']
+    // Multi-byte characters, a lone surrogate (written as U+FFFD, as the stream does), small chunks
+    // gathered into one write, and a chunk larger than the buffer, which then grows.
+    const text = ['{"a": "é€😀"}\n', '\ud800', 'é'.repeat(200_000), 'x'.repeat(400_000), '\n']
     const sink = {fd, write: () => assert.fail('the stream was used'), on: () => sink, once: () => sink, removeListener: () => sink}
     try {
       assert.equal(await writeChunks(sink, text), 'written')
