@@ -51,6 +51,14 @@ interface KindInfo {
   stringFields: readonly Pattern[]
 }
 
+/**
+ * Of the string fields, those validate() does not read. It turns a number or boolean into its text where
+ * it reads one (metadata, labels, annotations, quantities); for JSON only these others need a walk.
+ */
+const NOT_READ_BY_VALIDATE: ReadonlyMap<string, readonly Pattern[]> = new Map([
+  ['PersistentVolumeClaim', [['spec', 'selector', 'matchLabels', '*'], ['spec', 'selector', 'matchExpressions', '*', 'values', '*']]],
+])
+
 const METADATA_STRINGS: Pattern[] = [
   ['metadata', 'name'], ['metadata', 'namespace'], ['metadata', 'uid'], ['metadata', 'resourceVersion'],
   ['metadata', 'labels', '*'], ['metadata', 'annotations', '*'],
@@ -67,7 +75,7 @@ const KINDS = new Map<string, KindInfo>([
     stringFields: [
       ...METADATA_STRINGS,
       ['spec', 'resources', 'requests', '*'], ['spec', 'resources', 'limits', '*'], ['status', 'capacity', '*'],
-      ['spec', 'selector', 'matchLabels', '*'], ['spec', 'selector', 'matchExpressions', '*', 'values', '*'],
+      ...NOT_READ_BY_VALIDATE.get('PersistentVolumeClaim')!,
     ],
   }],
   ['StorageClass', {
@@ -85,6 +93,7 @@ const KINDS = new Map<string, KindInfo>([
 
 /** Each kind's string fields as a tree, compiled once: walking it costs a map lookup per key. */
 const STRING_FIELDS = new Map([...KINDS].map(([kind, info]) => [kind, compileFieldPaths(info.stringFields)]))
+const JSON_STRING_FIELDS = new Map([...NOT_READ_BY_VALIDATE].map(([kind, paths]) => [kind, compileFieldPaths(paths)]))
 
 /** Under a field no path goes through: YamlScalars are unwrapped to their values, nothing becomes text. */
 const NO_STRING_FIELDS = compileFieldPaths([])
@@ -344,9 +353,9 @@ function collect(
     return skip(`${kind} (${String(apiVersion instanceof YamlScalar ? apiVersion.source : apiVersion)})`)
   }
 
-  // JSON is normalized where it lies (parse once: no second copy of a large dump); YAML is copied out.
-  const stringFields = STRING_FIELDS.get(kind)!
-  let object = (out.json ? normalizeJson(value, stringFields) : unwrap(value, stringFields)) as Obj
+  // JSON is normalized where it lies (parse once: no second copy of a large dump), by validate() and
+  // here for the fields it does not read; YAML is copied out.
+  let object = (out.json ? normalizeJson(value, JSON_STRING_FIELDS.get(kind) ?? NO_STRING_FIELDS) : unwrap(value, STRING_FIELDS.get(kind)!)) as Obj
   // The one other change: an item of a typed list gets the kind and apiVersion it was listed under.
   if (object.kind !== kind || object.apiVersion !== apiVersion) {
     object = {apiVersion, kind, ...object}
@@ -399,7 +408,22 @@ function normalizeMember(container: Record<string, unknown>, k: string, fields: 
 
 const hasOwn = Object.prototype.hasOwnProperty
 
-/** Checks the fields the controller reads. */
+/** The metadata fields that are strings (METADATA_STRINGS without the maps). */
+const METADATA_STRING_KEYS = ['name', 'namespace', 'uid', 'resourceVersion']
+
+/**
+ * A number or boolean in a string field becomes its text, where it lies: JSON.parse reads `"uid": 7` as a
+ * number (YAML was unwrapped to its source text already). defineProperty: a "__proto__" key stays a key.
+ */
+function asString(container: Obj, key: string): unknown {
+  const value = container[key]
+  if (typeof value !== 'number' && typeof value !== 'boolean') return value
+  const text = String(value)
+  Object.defineProperty(container, key, {value: text, enumerable: true, writable: true, configurable: true})
+  return text
+}
+
+/** Checks the fields the controller reads, turning numbers and booleans in its string fields into text. */
 function validate(
   obj: Obj,
   kind: string,
@@ -410,6 +434,7 @@ function validate(
   const meta = obj.metadata
   if (meta === undefined || meta === null) return failUnnamed('metadata.name is required')
   if (!isObject(meta)) return failUnnamed(`metadata must be an object, got ${describe(meta)}`)
+  for (const f of METADATA_STRING_KEYS) asString(meta, f)
   if (meta.name === undefined || meta.name === null || meta.name === '') return failUnnamed('metadata.name is required')
   if (typeof meta.name !== 'string') return failUnnamed(`metadata.name must be a string, got ${describe(meta.name)}`)
   if (info.namespaced) {
@@ -435,7 +460,8 @@ function validate(
     if (!isObject(map)) return error(`metadata.${f}`, `must be a map, got ${describe(map)}`)
     // for-in, not Object.entries: no pair per label of every object (JSON objects inherit no keys).
     for (const k in map) {
-      if (typeof map[k] !== 'string') return error(`metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(map[k])}`)
+      const v = asString(map, k)
+      if (typeof v !== 'string') return error(`metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
     }
   }
 
@@ -467,7 +493,7 @@ function validate(
     if (map === undefined || map === null) continue
     if (!isObject(map)) return error(field, `must be a map of quantities, got ${describe(map)}`)
     for (const k in map) {
-      const q = map[k]
+      const q = asString(map, k)
       // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
       if (typeof q !== 'string' || !isValidQuantity(q)) {
         return error(`${field}${fieldKey(k)}`, `invalid quantity ${JSON.stringify(q) ?? String(q)}`)
