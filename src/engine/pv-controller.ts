@@ -535,9 +535,10 @@ export class PersistentVolumeController {
       return volume
     } else {
       const volumeClone = copyForStatusWrite(volume)
-      volumeClone.status = {...(volumeClone.status ?? {}), phase}
-      if (message === '') delete volumeClone.status.message
-      else volumeClone.status.message = message
+      const status = (volumeClone.status ??= {})
+      status.phase = phase
+      if (message === '') delete status.message
+      else status.message = message
       return this.cluster.updateVolume(
         'set-volume-phase',
         volumeClone,

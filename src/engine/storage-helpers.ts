@@ -227,6 +227,22 @@ function copyJson(value: unknown): unknown {
 }
 
 /**
+ * `{...obj}`, key by key. The controller adds fields to its copies (an annotation, a claimRef, a status
+ * capacity), and V8 (Node 20) adds a field to an object made by spread syntax on a slow path: with
+ * spread copies, a 20k plan spent a fifth more time, 4% on `meta.annotations = {}` alone.
+ */
+export function shallowCopy<T extends object>(obj: T): T {
+  const source = obj as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const key in source) {
+    // A "__proto__" key read from JSON is a plain key: keep it one (assignment would set the prototype).
+    if (key === '__proto__') Object.defineProperty(out, key, {value: source[key], enumerable: true, writable: true, configurable: true})
+    else out[key] = source[key]
+  }
+  return out as T
+}
+
+/**
  * The controller's `volume.DeepCopy()` / `claim.DeepCopy()` before it modifies an object, copied as deep
  * as the controller writes: the object, its metadata, annotations, spec and status are new; what lies
  * below them (claimRef, capacity, access modes, finalizers, the volume source, ...) is shared with the
@@ -238,11 +254,11 @@ function copyJson(value: unknown): unknown {
  * every conformance case to it (frozen input; final state = input + the planned patches).
  */
 export function copyForWrite<T extends PersistentVolume | PersistentVolumeClaim>(obj: T): T {
-  const copy = {...obj}
-  copy.metadata = {...obj.metadata}
-  if (obj.metadata.annotations != null) copy.metadata.annotations = {...obj.metadata.annotations}
-  if (obj.spec != null) copy.spec = {...obj.spec}
-  if (obj.status != null) copy.status = {...obj.status}
+  const copy = shallowCopy(obj)
+  copy.metadata = shallowCopy(obj.metadata)
+  if (obj.metadata.annotations != null) copy.metadata.annotations = shallowCopy(obj.metadata.annotations)
+  if (obj.spec != null) copy.spec = shallowCopy(obj.spec)
+  if (obj.status != null) copy.status = shallowCopy(obj.status)
   return copy
 }
 
@@ -252,9 +268,9 @@ export function copyForWrite<T extends PersistentVolume | PersistentVolumeClaim>
  * stay shared, and json-patch's diff skips them as the same objects.
  */
 export function copyForStatusWrite<T extends PersistentVolume | PersistentVolumeClaim>(obj: T): T {
-  const copy = {...obj}
-  copy.metadata = {...obj.metadata}
-  if (obj.status != null) copy.status = {...obj.status}
+  const copy = shallowCopy(obj)
+  copy.metadata = shallowCopy(obj.metadata)
+  if (obj.status != null) copy.status = shallowCopy(obj.status)
   return copy
 }
 
