@@ -342,11 +342,21 @@ export class SimulatedCluster {
 
   /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. */
   updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
-    const key = claimKey(claim)
-    const slot = this.claims.slot(key)
+    const slot = this.slotOfSyncedClaim(claim) ?? this.claims.slot(claimKey(claim))
     const saved = this.record(type, claimRefOf(claim), slot.object, claim, reason, subresource)
     this.claims.put(slot, saved)
     return saved
+  }
+
+  /**
+   * The slot of the claim being synced, when `claim` is (a copy of) it: most claim writes are, and the
+   * slot is then at hand without building the claim's key and looking it up.
+   */
+  private slotOfSyncedClaim(claim: PersistentVolumeClaim): ClaimSlot | undefined {
+    if (this.syncPrefix !== 'pvc/') return undefined
+    const slot = this.syncSlot as ClaimSlot
+    const synced = slot.object?.metadata
+    return synced !== undefined && synced.name === claim.metadata.name && synced.namespace === claim.metadata.namespace ? slot : undefined
   }
 
   /** kubeClient.PersistentVolumes().Create, then storeVolumeUpdate: a provisioned volume. */
