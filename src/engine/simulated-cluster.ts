@@ -106,7 +106,7 @@ export class SimulatedCluster {
   private syncPrefix = ''
   private syncSlot: ClaimSlot | VolumeSlot | undefined
   private syncText: string | undefined = ''
-  private lastResourceVersion: bigint
+  private lastResourceVersion: number | bigint
   private readonly matching: MatchingStrategy
   /** The matching index, built on first use and then told about every volume write. */
   private index: VolumeIndex | undefined
@@ -144,7 +144,8 @@ export class SimulatedCluster {
         else list.push(pod)
       }
     }
-    this.lastResourceVersion = BigInt(maxRv)
+    const last = BigInt(maxRv)
+    this.lastResourceVersion = last < BigInt(Number.MAX_SAFE_INTEGER) ? Number(last) : last
   }
 
   /**
@@ -292,8 +293,14 @@ export class SimulatedCluster {
   }
 
   private nextResourceVersion(): string {
-    this.lastResourceVersion += 1n
-    return this.lastResourceVersion.toString()
+    // A number while it is exact (resourceVersions of real clusters are far below 2^53): a bigint per
+    // write is an allocation, and its arithmetic is slower.
+    if (typeof this.lastResourceVersion === 'number' && this.lastResourceVersion < Number.MAX_SAFE_INTEGER) {
+      this.lastResourceVersion += 1
+    } else {
+      this.lastResourceVersion = BigInt(this.lastResourceVersion) + 1n
+    }
+    return String(this.lastResourceVersion)
   }
 
   private record<T extends PersistentVolume | PersistentVolumeClaim>(

@@ -91,3 +91,21 @@ test('namespace scope: only claims of the namespace, and volumes unbound or boun
   const r = reconcile(s, {scope: {namespace: 'a'}})
   assert.ok(r.actions.every((a) => a.object.kind === 'PersistentVolume' ? a.object.name === 'free' : a.object.namespace === 'a'), JSON.stringify(r.actions.map((a) => a.object)))
 })
+
+test('written resourceVersions follow the highest one read, exactly, past 2^53 and past 64 bits', () => {
+  for (const highest of ['41', '9007199254740990', '18446744073709551615']) {
+    const volume = pv('v')
+    const claim = pvc('c', 'u1')
+    volume.metadata.resourceVersion = '7'
+    claim.metadata.resourceVersion = highest
+    const r = reconcile(state({volumes: [volume], claims: [claim]}))
+    const writes = r.actions.filter((a) => a.patch.length > 0)
+    assert.ok(writes.length >= 4, JSON.stringify(writes.map((a) => a.action)))
+    // Each write is conditional on the version the previous write of that object produced.
+    const expected = writes.map((_, i) => (BigInt(highest) + BigInt(i) + 1n).toString())
+    const last = new Map<string, string>()
+    writes.forEach((a, i) => last.set(`${a.object.kind}/${a.object.name}`, expected[i]!))
+    assert.equal(r.volumes[0]!.metadata.resourceVersion, last.get('PersistentVolume/v'), highest)
+    assert.equal(r.claims[0]!.metadata.resourceVersion, last.get('PersistentVolumeClaim/c'), highest)
+  }
+})
