@@ -9,6 +9,7 @@
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
 //   npm run bench -- --live-size 0                  no live list (bench/live-list.ts; 100k by default)
 //   npm run bench -- --json results.json            the numbers as JSON too
+//   npm run bench -- --runs 5                       each size measured 5 times (default 3; 1 with --smoke)
 //
 // "N" volumes means N PersistentVolumes and N claims (bench/generate-cluster.ts). For each size:
 //   load    loadSnapshot (read, JSON.parse, checks)        plan    planSync (reconcile + the report)
@@ -33,6 +34,8 @@ export interface BenchOptions {
   referenceSize: number
   /** Judge the targets (not at smoke size). */
   judge: boolean
+  /** Measurements of each size (in-process and CLI, taken in turn; default 1); the table shows their medians. */
+  runs?: number
   dir?: string
   keep?: boolean
   log?: (line: string) => void
@@ -156,8 +159,18 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
       const file = path.join(dir, `cluster-${size}.json`)
       const bytes = writeCluster(file, cluster)
       log(`${size} volumes, ${cluster.counts.claims} claims, ${cluster.counts.pods} pods: ${(bytes / 1e6).toFixed(0)} MB of JSON`)
-      const m = await runMeasure('sync', file)
-      const cli = await runCli(file)
+      // In turn, so that a slow spell of the machine falls on both sides: the medians, the highest RSS.
+      const measured: Array<Record<string, number | boolean>> = []
+      const clis: Array<{seconds: number; maxRssMB: number}> = []
+      const runs = opts.runs ?? 1
+      for (let run = 1; run <= runs; run++) {
+        measured.push(await runMeasure('sync', file))
+        clis.push(await runCli(file))
+        const [m, cli] = [measured.at(-1)!, clis.at(-1)!]
+        if (runs > 1) log(`  run ${run}: floor ${s(Number(m.floor))}, cli ${s(cli.seconds)} = ${(cli.seconds / Number(m.floor)).toFixed(2)}×, peak RSS ${cli.maxRssMB.toFixed(0)} MB`)
+      }
+      const m = medianOf(measured)
+      const cli = {seconds: median(clis.map((c) => c.seconds)), maxRssMB: Math.max(...clis.map((c) => c.maxRssMB))}
       const row: SizeResult = {
         volumes: cluster.counts.volumes,
         claims: cluster.counts.claims,
@@ -218,6 +231,19 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
   return result
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** Each number's median over the runs (the other fields are the same in every run). */
+function medianOf(runs: ReadonlyArray<Record<string, number | boolean>>): Record<string, number | boolean> {
+  const out: Record<string, number | boolean> = {...runs[0]}
+  for (const [key, value] of Object.entries(out)) if (typeof value === 'number') out[key] = median(runs.map((r) => Number(r[key])))
+  return out
+}
+
 function s(seconds: number): string {
   return `${seconds.toFixed(2)} s`
 }
@@ -273,6 +299,7 @@ function parseArgs(argv: string[]): BenchOptions {
   let dir: string | undefined
   let json: string | undefined
   let live = 100_000
+  let runs: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     const value = () => {
@@ -287,6 +314,7 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (arg === '--dir') dir = value()
     else if (arg === '--json') json = value()
     else if (arg === '--live-size') live = Number(value())
+    else if (arg === '--runs') runs = positive(value(), arg)
     else throw new Error(`unknown argument ${arg}`)
   }
   if (smoke) {
@@ -302,7 +330,7 @@ function parseArgs(argv: string[]): BenchOptions {
   }
   jsonOut = json
   liveSize = live
-  return {sizes, referenceSize, judge: judgeTargets, dir, keep}
+  return {sizes, referenceSize, judge: judgeTargets, dir, keep, runs: runs ?? (smoke ? 1 : 3)}
 }
 
 function positive(v: string, flag: string): number {

@@ -148,7 +148,7 @@ export async function loadSnapshot(
     let text: string
     try {
       // In one read: the promise API reads a file in 512 KiB pieces, one round trip to the thread pool
-      // each (~0.1 s more for a 285 MB dump), and nothing else runs meanwhile.
+      // each (~0.1 s more for a 285 MB dump), and the command has nothing else to do meanwhile.
       text = decodeText(readFileSync(file))
     } catch (err) {
       throw fsError(file, err)
