@@ -424,7 +424,6 @@ function firstInGroup(group: PoolGroup, requested: bigint, selector: CompiledSel
   }
 }
 
-/** Both entries sit in the same places, in the same order: the new one may just replace the volume. */
 /**
  * Whether entryOf would file `b` as it filed `a` because every field it reads is the same object or
  * value (a write copies the objects it changes, and shares the rest). False says nothing: then entryOf.
@@ -447,6 +446,7 @@ function sameFilingInputs(a: PersistentVolume, b: PersistentVolume): boolean {
   }
 }
 
+/** Both entries sit in the same places, in the same order: the new one may just replace the volume. */
 function sameFiling(a: Entry, b: Entry): boolean {
   return (
     a.bucket === b.bucket &&
