@@ -212,22 +212,23 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
   const state: {[F in keyof ClusterState]: Obj[]} = {volumes: [], claims: [], classes: [], pods: [], nodes: []}
   const evidence: SnapshotEvidence = {events: [], csiDrivers: [], leases: [], volumeAttachments: []}
   const skipped = new Map<string, number>()
-  // kind → namespace → name: lookups of the strings the objects hold, no key string built per object.
-  const seen = new Map<string, Map<string, Map<string, Entry>>>()
+  // kind → namespace → names: lookups of the strings the objects hold, no key string built per object;
+  // one probe per object (a Set grows or does not), the first of a duplicate found only when there is one.
+  const seen = new Map<string, Map<string, Set<string>>>()
   for (const part of parts) {
     for (const [kind, n] of part.skipped) skipped.set(kind, (skipped.get(kind) ?? 0) + n)
     for (const e of part.entries) {
       let ofKind = seen.get(e.kind)
       if (ofKind === undefined) seen.set(e.kind, (ofKind = new Map()))
       let inNamespace = ofKind.get(e.namespace)
-      if (inNamespace === undefined) ofKind.set(e.namespace, (inNamespace = new Map()))
-      const first = inNamespace.get(e.name)
-      if (first) {
+      if (inNamespace === undefined) ofKind.set(e.namespace, (inNamespace = new Set()))
+      const count = inNamespace.size
+      if (inNamespace.add(e.name).size === count) {
+        const first = parts.flatMap((p) => p.entries).find((f) => f.kind === e.kind && f.namespace === e.namespace && f.name === e.name)!
         throw new InputError(
           `${e.source}: ${objectLabel(e.kind, e.namespace, e.name)}: duplicate object (${e.where}); first defined in ${first.source} (${first.where})`,
         )
       }
-      inNamespace.set(e.name, e)
       if (e.field in state) state[e.field as keyof ClusterState].push(e.object)
       else evidence[e.field as keyof SnapshotEvidence].push(e.object)
     }
@@ -433,7 +434,7 @@ function validate(
   const failUnnamed = (msg: string) => fail(undefined, msg)
   const meta = obj.metadata
   if (meta === undefined || meta === null) return failUnnamed('metadata.name is required')
-  if (!isObject(meta)) return failUnnamed(`metadata must be an object, got ${describe(meta)}`)
+  if (!isMap(meta)) return failUnnamed(`metadata must be an object, got ${describe(meta)}`)
   for (const f of METADATA_STRING_KEYS) asString(meta, f)
   if (meta.name === undefined || meta.name === null || meta.name === '') return failUnnamed('metadata.name is required')
   if (typeof meta.name !== 'string') return failUnnamed(`metadata.name must be a string, got ${describe(meta.name)}`)
@@ -457,7 +458,7 @@ function validate(
   for (const f of ['labels', 'annotations']) {
     const map = meta[f]
     if (map === undefined || map === null) continue
-    if (!isObject(map)) return error(`metadata.${f}`, `must be a map, got ${describe(map)}`)
+    if (!isMap(map)) return error(`metadata.${f}`, `must be a map, got ${describe(map)}`)
     // for-in, not Object.entries: no pair per label of every object (JSON objects inherit no keys).
     for (const k in map) {
       const v = asString(map, k)
@@ -469,7 +470,7 @@ function validate(
     // The engine reads spec unconditionally: a missing PV/PVC spec is an empty one. No status is added.
     if ((obj.spec === undefined || obj.spec === null) && kind !== 'Pod') obj.spec = {}
     for (const f of ['spec', 'status']) {
-      if (obj[f] !== undefined && obj[f] !== null && !isObject(obj[f])) {
+      if (obj[f] !== undefined && obj[f] !== null && !isMap(obj[f])) {
         return error(f, `must be an object, got ${describe(obj[f])}`)
       }
     }
@@ -480,7 +481,7 @@ function validate(
   if (kind === 'PersistentVolume') quantityMaps.push(['spec.capacity', spec.capacity])
   if (kind === 'PersistentVolumeClaim') {
     const resources = spec.resources
-    if (resources !== undefined && resources !== null && !isObject(resources)) {
+    if (resources !== undefined && resources !== null && !isMap(resources)) {
       return error('spec.resources', `must be an object, got ${describe(resources)}`)
     }
     quantityMaps.push(
@@ -491,7 +492,7 @@ function validate(
   }
   for (const [field, map] of quantityMaps) {
     if (map === undefined || map === null) continue
-    if (!isObject(map)) return error(field, `must be a map of quantities, got ${describe(map)}`)
+    if (!isMap(map)) return error(field, `must be a map of quantities, got ${describe(map)}`)
     for (const k in map) {
       const q = asString(map, k)
       // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
@@ -569,14 +570,14 @@ function checkShapes(kind: string, obj: Obj, spec: Obj, status: Obj): [string, s
   for (const {field, path, shape} of compiledShapes.get(kind) ?? []) {
     const head = path[0]
     let value: unknown = head === 'spec' ? spec : head === 'status' ? status : obj[head]
-    for (let i = 1; i < path.length; i++) value = isObject(value) ? value[path[i]] : undefined
+    for (let i = 1; i < path.length; i++) value = isMap(value) ? value[path[i]] : undefined
     if (value === undefined || value === null) continue
     const ok =
       shape === 'string'
         ? typeof value === 'string'
         : shape === 'object'
-          ? isObject(value)
-          : Array.isArray(value) && value.every((v) => (shape === 'string[]' ? typeof v === 'string' : isObject(v)))
+          ? isMap(value)
+          : Array.isArray(value) && value.every((v) => (shape === 'string[]' ? typeof v === 'string' : isMap(v)))
     if (!ok) return [field, `must be ${SHAPE_MESSAGES[shape]}, got ${describe(value)}`]
   }
   return undefined
@@ -584,6 +585,11 @@ function checkShapes(kind: string, obj: Obj, spec: Obj, status: Obj): [string, s
 
 function fieldKey(key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_-]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+}
+
+/** isObject for values already unwrapped (validate and checkShapes): no YamlScalar is left to rule out. */
+function isMap(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
 
 function isObject(v: unknown): v is Obj {
