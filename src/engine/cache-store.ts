@@ -41,11 +41,6 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     return slot
   }
 
-  /** The slot of a key that has one (an object, or a read of its absence); else undefined. */
-  existingSlot(key: string): CacheSlot<T, S> | undefined {
-    return this.slots.get(key)
-  }
-
   /** Caches `object` under `key`; returns its slot. */
   set(key: string, object: T): CacheSlot<T, S> {
     const slot = this.slot(key)
@@ -74,15 +69,15 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   *entries(): Generator<[string, T]> {
-    for (const slot of this.filledSlots()) yield [slot.key, slot.object!]
+    for (const slot of this.slots.values()) if (slot.object !== undefined) yield [slot.key, slot.object]
   }
 
   *keys(): Generator<string> {
-    for (const slot of this.filledSlots()) yield slot.key
+    for (const slot of this.slots.values()) if (slot.object !== undefined) yield slot.key
   }
 
   *values(): Generator<T> {
-    for (const slot of this.filledSlots()) yield slot.object!
+    for (const slot of this.slots.values()) if (slot.object !== undefined) yield slot.object
   }
 
   [Symbol.iterator](): Generator<[string, T]> {
@@ -90,6 +85,6 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   forEach(callback: (value: T, key: string, map: ReadonlyMap<string, T>) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) callback.call(thisArg, value, key, this)
+    for (const slot of this.slots.values()) if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
   }
 }
