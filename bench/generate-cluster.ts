@@ -267,9 +267,21 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
   }
   const nodes = Array.from({length: 50}, (_, i) => ({apiVersion: 'v1', kind: 'Node', metadata: {name: `node-${i}`, uid: `node-${i}`, resourceVersion: '5'}}))
   return {
-    list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: [...classes, ...pvs, ...pvcs, ...pods, ...nodes]},
+    // Each kind in the order `kubectl get sc,pv,pvc,pod,node -A -o json` lists it: etcd's key order,
+    // by namespace then name. Claims and pods are generated round-robin over the namespaces; in that
+    // order, not kubectl's, the plan walks its claims across the whole heap (measured ~10% slower).
+    list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: [classes, pvs, pvcs, pods, nodes].flatMap(inListOrder)},
     counts: {volumes: pvs.length, claims: pvcs.length, pods: pods.length},
   }
+}
+
+/** Objects of one kind sorted as an API server lists them: by namespace, then name, byte by byte. */
+function inListOrder(objects: Obj[]): Obj[] {
+  const keyOf = (o: Obj) => {
+    const meta = o.metadata as {namespace?: string; name: string}
+    return `${meta.namespace ?? ''}/${meta.name}`
+  }
+  return objects.map((o) => ({o, key: keyOf(o)})).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({o}) => o)
 }
 
 /** The List as `kubectl get -o json` prints it: 4-space indented, a final newline. */
