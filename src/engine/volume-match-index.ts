@@ -11,7 +11,7 @@
 //   3. only when the bucket yields nothing does the next one count.
 // The index keeps exactly those sets:
 //   - per bucket, how many volumes it has (a mode set counts while it has any, as in a rebuilt index);
-//   - pre-bound volumes by the claim key of their claimRef (any volume with a claimRef: the check of
+//   - pre-bound volumes by the namespace and name of their claimRef (any volume with a claimRef: the check of
 //     IsVolumeBoundToClaim, which also accepts a claimRef without uid, is made on the few found);
 //   - the pool of rule 2 by bucket, class, volume mode and VolumeAttributesClass, each ordered by
 //     capacity then name, with the same volumes again by each of their labels (key=value), so that a
@@ -21,7 +21,8 @@
 // until a volume matches. A volume whose capacity does not parse sends its bucket back to the literal
 // scan, which then fails (or not) exactly where the controller's would.
 import type {FeatureGates} from './feature-gates.js'
-import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import {ClaimKeyedMap} from './claim-keyed-map.js'
+import {type PersistentVolume, type PersistentVolumeClaim} from './model.js'
 import {SortedList} from './sorted-list.js'
 import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from './storage-helpers.js'
 import type {CompiledSelector} from './selector.js'
@@ -40,8 +41,9 @@ interface Entry {
   readonly nanos: bigint | undefined
   /** The same as a double (NaN when it does not parse): ordered as the nanos are, and cheaper to compare. */
   readonly size: number
-  /** claimrefToClaimKey of its claimRef, when it has one. */
-  readonly claimKey: string | undefined
+  /** The namespace and name its claimRef names, when it has one (as filed: never re-read from the volume). */
+  readonly claimNamespace: string | undefined
+  readonly claimName: string | undefined
   /** Its pool group, when it is a candidate of rule 2. */
   readonly group: PoolGroup | undefined
   /** The label keys (key=value) it is filed under in its group. */
@@ -106,8 +108,8 @@ function isKeyedByName(volumes: Iterable<PersistentVolume> | ReadonlyMap<string,
 export class IndexedVolumeIndex implements VolumeIndex {
   private readonly entries = new Map<string, Entry>()
   private readonly buckets = new Map<string, Bucket>()
-  /** Volumes with a claimRef, by its claim key: one entry, or several (rare: a claim name reused). */
-  private readonly prebound = new Map<string, Entry | Entry[]>()
+  /** Volumes with a claimRef, by its claim: one entry, or several (rare: a claim name reused). */
+  private readonly prebound = new ClaimKeyedMap<Entry | Entry[]>()
   private readonly pool = new Map<string, PoolByClass>()
   /** allPossibleMatchingAccessModes by requested modes; dropped when a bucket appears or empties. */
   private bucketOrder = new Map<string, string[]>()
@@ -155,7 +157,12 @@ export class IndexedVolumeIndex implements VolumeIndex {
 
   remove(name: string): void {
     const old = this.entries.get(name)
-    if (old !== undefined) this.unlink(old)
+    if (old !== undefined) {
+      this.unlink(old)
+      this.entries.delete(name)
+    } else {
+      // Not indexed.
+    }
   }
 
   findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
@@ -172,7 +179,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
     // No selector (undefined): every volume passes the label filter.
     const selector = compileClaimSelector(claim)
     // The volumes pre-bound to the claim, looked up once for all its buckets.
-    const preboundToClaim = this.prebound.get(claimKey(claim))
+    const preboundToClaim = this.prebound.get(claim.metadata.namespace, claim.metadata.name)
 
     for (const key of keys) {
       const bucket = this.buckets.get(key)!
@@ -290,7 +297,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
       bucket,
       nanos,
       size: nanos === undefined ? Number.NaN : Number(nanos),
-      claimKey: ref == null ? undefined : claimRefKey(ref),
+      claimNamespace: ref == null ? undefined : (ref.namespace ?? ''),
+      claimName: ref == null ? undefined : (ref.name ?? ''),
       group: pooled ? this.groupFor(bucket, volume) : undefined,
       labelKeys,
     }
@@ -316,11 +324,11 @@ export class IndexedVolumeIndex implements VolumeIndex {
     }
     bucket.count++
     if (e.nanos === undefined) bucket.unparsed++
-    if (e.claimKey !== undefined) {
-      const found = this.prebound.get(e.claimKey)
-      if (found === undefined) this.prebound.set(e.claimKey, e)
+    if (e.claimName !== undefined) {
+      const found = this.prebound.get(e.claimNamespace, e.claimName)
+      if (found === undefined) this.prebound.set(e.claimNamespace, e.claimName, e)
       else if (Array.isArray(found)) found.push(e)
-      else this.prebound.set(e.claimKey, [found, e])
+      else this.prebound.set(e.claimNamespace, e.claimName, [found, e])
     } else {
       // Not pre-bound.
     }
@@ -333,8 +341,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     }
   }
 
+  /** Takes the entry out of every place it is filed but the map by name (which store() overwrites). */
   private unlink(e: Entry): void {
-    this.entries.delete(e.name)
     const bucket = this.buckets.get(e.bucket)!
     bucket.count--
     if (e.nanos === undefined) bucket.unparsed--
@@ -344,13 +352,13 @@ export class IndexedVolumeIndex implements VolumeIndex {
     } else {
       // The mode set keeps other volumes.
     }
-    if (e.claimKey !== undefined) {
-      const found = this.prebound.get(e.claimKey)!
+    if (e.claimName !== undefined) {
+      const found = this.prebound.get(e.claimNamespace, e.claimName)!
       if (!Array.isArray(found)) {
-        this.prebound.delete(e.claimKey)
+        this.prebound.delete(e.claimNamespace, e.claimName)
       } else {
         found.splice(found.indexOf(e), 1)
-        if (found.length === 1) this.prebound.set(e.claimKey, found[0])
+        if (found.length === 1) this.prebound.set(e.claimNamespace, e.claimName, found[0])
       }
     } else {
       // Was not pre-bound.
@@ -451,7 +459,8 @@ function sameFiling(a: Entry, b: Entry): boolean {
   return (
     a.bucket === b.bucket &&
     a.nanos === b.nanos &&
-    a.claimKey === b.claimKey &&
+    a.claimNamespace === b.claimNamespace &&
+    a.claimName === b.claimName &&
     a.group === b.group &&
     a.labelKeys.length === b.labelKeys.length &&
     a.labelKeys.every((key, i) => key === b.labelKeys[i])
