@@ -48,8 +48,8 @@ export interface QuietSync {
   index: number
   /** operationStarts when it ran, if it asked whether an operation was running; else -1. */
   operations: number
-  /** The keys of the events it emitted, once per emission. */
-  events: string[] | undefined
+  /** The events it emitted, once per emission (replayed by counting them again, no look-up). */
+  events: PlannedEvent[] | undefined
   requeued: string[] | undefined
   errors: SyncError[] | undefined
 }
@@ -222,7 +222,7 @@ export class SimulatedCluster {
   }
 
   private replay(quiet: QuietSync): void {
-    for (const key of quiet.events ?? []) this.events.get(key)!.count++
+    for (const event of quiet.events ?? []) event.count++
     for (const key of quiet.requeued ?? []) this.requeuedClaims.add(key)
     for (const error of quiet.errors ?? []) this.errors.push({object: error.object, message: error.message})
   }
@@ -415,10 +415,14 @@ export class SimulatedCluster {
   /** eventRecorder.Event; identical events are aggregated with a count, as the recorder does. */
   recordEvent(ref: ObjectRef, type: EventType, reason: string, message: string): void {
     const key = `${refKey(ref)}\u0000${type}\u0000${reason}\u0000${message}`
-    if (this.reading !== undefined) (this.reading.events ??= []).push(key)
-    const existing = this.events.get(key)
-    if (existing !== undefined) existing.count++
-    else this.events.set(key, {object: ref, type, reason, message, count: 1, sync: this.currentSync})
+    let event = this.events.get(key)
+    if (event !== undefined) {
+      event.count++
+    } else {
+      event = {object: ref, type, reason, message, count: 1, sync: this.currentSync}
+      this.events.set(key, event)
+    }
+    if (this.reading !== undefined) (this.reading.events ??= []).push(event)
   }
 
   recordError(ref: ObjectRef, message: string): void {
