@@ -107,8 +107,8 @@ interface Entry {
   field: Field
   object: Obj
   source: string
-  /** Where in the source: "document 2", "items[3]", "document 2 items[3]". */
-  where: string
+  /** Where in the source: "document 2", "items[3]", "document 2 items[3]" (built when a message needs it). */
+  where: Where
   /** Identity for duplicates: kind, namespace ('' for cluster-scoped kinds), name. */
   kind: string
   namespace: string
@@ -310,48 +310,70 @@ function parseYaml(text: string): {docs: unknown[]} | {error: string} {
 }
 
 /**
+ * Where an item of a list is, as messages name it ("items[3]", "document 2 items[3]"). Kept as its parts
+ * and printed only when a message needs it: a string built for each of 200k items, and kept with it until
+ * the snapshot is assembled, was a measurable part of loading one.
+ */
+class ItemWhere {
+  constructor(
+    private readonly listPrefix: string,
+    private readonly index: number,
+  ) {}
+
+  toString(): string {
+    return `${this.listPrefix}items[${this.index}]`
+  }
+}
+
+type Where = string | ItemWhere
+
+/** Counts an object of a kind (or apiVersion) pvctl does not read. */
+function skip(out: ParsedText, key: string): void {
+  out.skipped.set(key, (out.skipped.get(key) ?? 0) + 1)
+}
+
+function failAt(source: string, what: Where, msg: string): never {
+  throw new InputError(`${source}: ${what}: ${msg}`)
+}
+
+/**
  * Walks one document (an object or a list of them, lists nesting), adding the kept objects to `out`.
- * `where` names the value in messages; `itemPrefix` goes before "items[j]" for its items.
+ * `where` names the value in messages; `itemPrefix` goes before "items[j]" for its items (undefined: the
+ * value is an item itself, and its items are "where.items[j]").
  */
 function collect(
   value: unknown,
-  where: string,
-  itemPrefix: string,
+  where: Where,
+  itemPrefix: string | undefined,
   inherited: {kind: string; apiVersion?: string} | undefined,
   source: string,
   out: ParsedText,
 ): void {
-  const fail = (what: string, msg: string): never => {
-    throw new InputError(`${source}: ${what}: ${msg}`)
-  }
-  if (!isObject(value)) return fail(where, `expected an object, got ${describe(value)}`)
+  if (!isObject(value)) return failAt(source, where, `expected an object, got ${describe(value)}`)
   // Items of a typed list (PersistentVolumeList) carry no kind or apiVersion: they are the list's.
   const kind = value.kind ?? inherited?.kind
   const apiVersion = value.apiVersion ?? inherited?.apiVersion
-  if (kind === undefined || kind === null || kind === '') return fail(where, 'kind is required')
-  if (typeof kind !== 'string') return fail(where, `kind must be a string, got ${describe(kind)}`)
+  if (kind === undefined || kind === null || kind === '') return failAt(source, where, 'kind is required')
+  if (typeof kind !== 'string') return failAt(source, where, `kind must be a string, got ${describe(kind)}`)
 
   if (kind.endsWith('List')) {
     const items = value.items ?? []
-    if (!Array.isArray(items)) return fail(`${where} (${kind})`, `items must be a list, got ${describe(items)}`)
+    if (!Array.isArray(items)) return failAt(source, `${where} (${kind})`, `items must be a list, got ${describe(items)}`)
     const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length)
     const itemApiVersion = typeof apiVersion === 'string' ? apiVersion : KINDS.get(itemKind ?? '')?.apiVersions[0]
-    items.forEach((item, j) => {
-      const itemWhere = `${itemPrefix}items[${j}]`
-      const itemInherited = itemKind ? {kind: itemKind, apiVersion: itemApiVersion} : undefined
-      collect(item, itemWhere, `${itemWhere}.`, itemInherited, source, out)
-    })
+    const itemInherited = itemKind ? {kind: itemKind, apiVersion: itemApiVersion} : undefined
+    const prefix = itemPrefix ?? `${where}.`
+    for (let j = 0; j < items.length; j++) collect(items[j], new ItemWhere(prefix, j), undefined, itemInherited, source, out)
     return
   }
 
   const info = KINDS.get(kind)
-  const skip = (key: string) => void out.skipped.set(key, (out.skipped.get(key) ?? 0) + 1)
-  if (!info) return skip(kind)
+  if (!info) return skip(out, kind)
   if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
-    return fail(`${where} (${kind})`, 'apiVersion is required')
+    return failAt(source, `${where} (${kind})`, 'apiVersion is required')
   }
   if (typeof apiVersion !== 'string' || !info.apiVersions.includes(apiVersion)) {
-    return skip(`${kind} (${String(apiVersion instanceof YamlScalar ? apiVersion.source : apiVersion)})`)
+    return skip(out, `${kind} (${String(apiVersion instanceof YamlScalar ? apiVersion.source : apiVersion)})`)
   }
 
   // JSON is normalized where it lies (parse once: no second copy of a large dump), by validate() and
@@ -362,7 +384,8 @@ function collect(
     object = {apiVersion, kind, ...object}
     Object.assign(object, {apiVersion, kind})
   }
-  validate(object, kind, info, (what, msg) => fail(what ?? `${where} (${kind})`, msg))
+  const invalid = validate(object, kind, info)
+  if (invalid !== undefined) return failAt(source, invalid.what ?? `${where} (${kind})`, invalid.message)
   const meta = object.metadata as {name: string; namespace?: string}
   out.entries.push({field: info.field, object, source, where, kind, namespace: info.namespaced ? meta.namespace! : '', name: meta.name})
 }
@@ -424,96 +447,108 @@ function asString(container: Obj, key: string): unknown {
   return text
 }
 
-/** Checks the fields the controller reads, turning numbers and booleans in its string fields into text. */
-function validate(
-  obj: Obj,
-  kind: string,
-  info: KindInfo,
-  fail: (what: string | undefined, msg: string) => never,
-): void {
-  const failUnnamed = (msg: string) => fail(undefined, msg)
+/** What validate() found wrong: the object or field (undefined: the object, by where it is) and why. */
+interface Invalid {
+  what?: string
+  message: string
+}
+
+const ID_STRING_KEYS = ['uid', 'resourceVersion']
+const METADATA_MAPS = ['labels', 'annotations']
+const SPEC_AND_STATUS = ['spec', 'status']
+
+/**
+ * Checks the fields the controller reads, turning numbers and booleans in its string fields into text.
+ * Returns what is wrong, rather than throwing from a callback: no closure per object of a large dump.
+ */
+function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
   const meta = obj.metadata
-  if (meta === undefined || meta === null) return failUnnamed('metadata.name is required')
-  if (!isMap(meta)) return failUnnamed(`metadata must be an object, got ${describe(meta)}`)
+  if (meta === undefined || meta === null) return {message: 'metadata.name is required'}
+  if (!isMap(meta)) return {message: `metadata must be an object, got ${describe(meta)}`}
   for (const f of METADATA_STRING_KEYS) asString(meta, f)
-  if (meta.name === undefined || meta.name === null || meta.name === '') return failUnnamed('metadata.name is required')
-  if (typeof meta.name !== 'string') return failUnnamed(`metadata.name must be a string, got ${describe(meta.name)}`)
+  if (meta.name === undefined || meta.name === null || meta.name === '') return {message: 'metadata.name is required'}
+  if (typeof meta.name !== 'string') return {message: `metadata.name must be a string, got ${describe(meta.name)}`}
   if (info.namespaced) {
     // The one normalisation: a namespaced object (PVC, Pod) without a namespace is in "default", as kubectl
     // would create it. `kubectl get -o yaml` always prints one; hand-written snapshots often leave it out.
     if (meta.namespace === undefined || meta.namespace === null || meta.namespace === '') meta.namespace = 'default'
     if (typeof meta.namespace !== 'string') {
-      return failUnnamed(`metadata.namespace must be a string, got ${describe(meta.namespace)}`)
+      return {message: `metadata.namespace must be a string, got ${describe(meta.namespace)}`}
     }
   }
-  // The label only when there is an error to name the object in: building it for every object costs.
-  const error = (field: string, msg: string) =>
-    fail(objectLabel(kind, info.namespaced ? (meta.namespace as string) : '', meta.name as string), `${field}: ${msg}`)
-
-  for (const f of ['uid', 'resourceVersion']) {
+  for (const f of ID_STRING_KEYS) {
     if (meta[f] !== undefined && typeof meta[f] !== 'string') {
-      return error(`metadata.${f}`, `must be a string, got ${describe(meta[f])}`)
+      return invalidField(kind, info, meta, `metadata.${f}`, `must be a string, got ${describe(meta[f])}`)
     }
   }
-  for (const f of ['labels', 'annotations']) {
+  for (const f of METADATA_MAPS) {
     const map = meta[f]
     if (map === undefined || map === null) continue
-    if (!isMap(map)) return error(`metadata.${f}`, `must be a map, got ${describe(map)}`)
+    if (!isMap(map)) return invalidField(kind, info, meta, `metadata.${f}`, `must be a map, got ${describe(map)}`)
     // for-in, not Object.entries: no pair per label of every object (JSON objects inherit no keys).
     for (const k in map) {
       const v = asString(map, k)
-      if (typeof v !== 'string') return error(`metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
+      if (typeof v !== 'string') return invalidField(kind, info, meta, `metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
     }
   }
 
   if (kind === 'PersistentVolume' || kind === 'PersistentVolumeClaim' || kind === 'Pod') {
     // The engine reads spec unconditionally: a missing PV/PVC spec is an empty one. No status is added.
     if ((obj.spec === undefined || obj.spec === null) && kind !== 'Pod') obj.spec = {}
-    for (const f of ['spec', 'status']) {
+    for (const f of SPEC_AND_STATUS) {
       if (obj[f] !== undefined && obj[f] !== null && !isMap(obj[f])) {
-        return error(f, `must be an object, got ${describe(obj[f])}`)
+        return invalidField(kind, info, meta, f, `must be an object, got ${describe(obj[f])}`)
       }
     }
   }
   const spec = (obj.spec ?? {}) as Obj
   const status = (obj.status ?? {}) as Obj
-  const quantityMaps: [string, unknown][] = []
-  if (kind === 'PersistentVolume') quantityMaps.push(['spec.capacity', spec.capacity])
+  if (kind === 'PersistentVolume') {
+    const bad = invalidQuantities('spec.capacity', spec.capacity)
+    if (bad !== undefined) return invalidField(kind, info, meta, bad[0], bad[1])
+  }
   if (kind === 'PersistentVolumeClaim') {
     const resources = spec.resources
     if (resources !== undefined && resources !== null && !isMap(resources)) {
-      return error('spec.resources', `must be an object, got ${describe(resources)}`)
+      return invalidField(kind, info, meta, 'spec.resources', `must be an object, got ${describe(resources)}`)
     }
-    quantityMaps.push(
-      ['spec.resources.requests', resources?.requests],
-      ['spec.resources.limits', resources?.limits],
-      ['status.capacity', status.capacity],
-    )
-  }
-  for (const [field, map] of quantityMaps) {
-    if (map === undefined || map === null) continue
-    if (!isMap(map)) return error(field, `must be a map of quantities, got ${describe(map)}`)
-    for (const k in map) {
-      const q = asString(map, k)
-      // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
-      if (typeof q !== 'string' || !isValidQuantity(q)) {
-        return error(`${field}${fieldKey(k)}`, `invalid quantity ${JSON.stringify(q) ?? String(q)}`)
-      }
-    }
+    const bad =
+      invalidQuantities('spec.resources.requests', resources?.requests) ??
+      invalidQuantities('spec.resources.limits', resources?.limits) ??
+      invalidQuantities('status.capacity', status.capacity)
+    if (bad !== undefined) return invalidField(kind, info, meta, bad[0], bad[1])
   }
   // The shapes of the other fields the controller reads: a wrong type would otherwise be read as
   // "absent" and silently change a decision.
   const shapeError = checkShapes(kind, obj, spec, status)
-  if (shapeError !== undefined) return error(shapeError[0], shapeError[1])
+  if (shapeError !== undefined) return invalidField(kind, info, meta, shapeError[0], shapeError[1])
   if (kind === 'PersistentVolumeClaim' && spec.selector !== undefined && spec.selector !== null) {
     try {
       compileLabelSelector(spec.selector as never)
     } catch (err) {
       if (!(err instanceof SelectorError)) throw err
       const field = err.field === 'selector' ? 'spec.selector' : `spec.selector.${err.field}`
-      return error(field, err.key === undefined ? err.detail : `key ${JSON.stringify(err.key)}: ${err.detail}`)
+      return invalidField(kind, info, meta, field, err.key === undefined ? err.detail : `key ${JSON.stringify(err.key)}: ${err.detail}`)
     }
   }
+  return undefined
+}
+
+/** A field of a named object is wrong. The label is built only here: building it for every object costs. */
+function invalidField(kind: string, info: KindInfo, meta: Obj, field: string, msg: string): Invalid {
+  return {what: objectLabel(kind, info.namespaced ? (meta.namespace as string) : '', meta.name as string), message: `${field}: ${msg}`}
+}
+
+/** The first entry of a map of quantities that is not one, as [field, message]; text in place of numbers. */
+function invalidQuantities(field: string, map: unknown): [string, string] | undefined {
+  if (map === undefined || map === null) return undefined
+  if (!isMap(map)) return [field, `must be a map of quantities, got ${describe(map)}`]
+  for (const k in map) {
+    const q = asString(map, k)
+    // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
+    if (typeof q !== 'string' || !isValidQuantity(q)) return [`${field}${fieldKey(k)}`, `invalid quantity ${JSON.stringify(q) ?? String(q)}`]
+  }
+  return undefined
 }
 
 type Shape = 'string' | 'object' | 'string[]' | 'object[]'
