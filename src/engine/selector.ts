@@ -131,6 +131,24 @@ function isValidLabelValue(value: string): string[] {
   return errs
 }
 
+// The keys and values of a cluster's selectors repeat (a few keys, a few values each; 20k claims with
+// selectors at 100k): each is checked once. Only valid ones are remembered (an invalid one is checked
+// again, for its message), at most VALIDATED_MAX of each: a bound for a snapshot of unique labels.
+const VALIDATED_MAX = 4096
+const validKeys = new Set<string>()
+const validValues = new Set<string>()
+const NO_ERRORS: readonly string[] = []
+
+function remembered(valid: Set<string>, text: string, errs: readonly string[]): readonly string[] {
+  if (errs.length === 0) {
+    if (valid.size >= VALIDATED_MAX) valid.clear()
+    valid.add(text)
+  } else {
+    // Not valid: not remembered.
+  }
+  return errs
+}
+
 // field.Invalid(...).Error() renders a bad value with %q for a string and %#v for a []string.
 const goQuote = (s: string): string => JSON.stringify(s)
 const goStringSlice = (vals: readonly string[]): string =>
@@ -140,7 +158,7 @@ const goStringSlice = (vals: readonly string[]): string =>
 // message alone, several deduplicated inside brackets), or undefined when the requirement is valid.
 function requirementError(key: string, op: RequirementOperator, vals: readonly string[]): string | undefined {
   const errs: string[] = []
-  const keyErrs = isQualifiedName(key)
+  const keyErrs = validKeys.has(key) ? NO_ERRORS : remembered(validKeys, key, isQualifiedName(key))
   if (keyErrs.length > 0) errs.push(`key: Invalid value: ${goQuote(key)}: ${keyErrs.join('; ')}`)
 
   switch (op) {
@@ -164,7 +182,7 @@ function requirementError(key: string, op: RequirementOperator, vals: readonly s
   }
 
   vals.forEach((v, i) => {
-    const valueErrs = isValidLabelValue(v)
+    const valueErrs = validValues.has(v) ? NO_ERRORS : remembered(validValues, v, isValidLabelValue(v))
     if (valueErrs.length > 0) errs.push(`values[${i}][${key}]: Invalid value: ${goQuote(v)}: ${valueErrs.join('; ')}`)
   })
 

@@ -259,6 +259,23 @@ describe('invalid selectors', () => {
     }
     assert.doesNotThrow(() => compileLabelSelector(selector))
   })
+
+  test('keys and values are checked each time they are used, not only the first time', () => {
+    // Valid keys and values are remembered once checked: an invalid one must never be, and a valid one
+    // must not make an invalid neighbour pass.
+    const rows: Array<{selector: LabelSelector; valid: boolean}> = [
+      {selector: {matchLabels: {tier: 'gold'}}, valid: true},
+      {selector: {matchLabels: {'tier/x/y': 'gold'}}, valid: false},
+      {selector: {matchLabels: {tier: 'gold!'}}, valid: false},
+      {selector: {matchLabels: {tier: 'gold'}}, valid: true},
+      {selector: {matchLabels: {'tier/x/y': 'gold'}}, valid: false},
+      {selector: {matchExpressions: [{key: 'tier', operator: 'In', values: ['gold', 'gold!']}]}, valid: false},
+    ]
+    for (const row of rows) {
+      if (row.valid) assert.doesNotThrow(() => compileLabelSelector(row.selector), JSON.stringify(row.selector))
+      else assert.throws(() => compileLabelSelector(row.selector), SelectorError, JSON.stringify(row.selector))
+    }
+  })
 })
 
 describe('describeSelectorMismatch', () => {
