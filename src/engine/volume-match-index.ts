@@ -143,7 +143,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
     } else {
       // A new name, or a field of the filing may have changed.
     }
-    const entry = this.entryOf(name, volume)
+    const entry = this.entryOf(name, volume, old)
     if (old !== undefined && sameFiling(old, entry)) {
       old.volume = volume
       return
@@ -269,14 +269,23 @@ export class IndexedVolumeIndex implements VolumeIndex {
     return best
   }
 
-  private entryOf(name: string, volume: PersistentVolume): Entry {
+  /** The entry of a volume; `previous`, its entry before a write, lends what the write left as it was. */
+  private entryOf(name: string, volume: PersistentVolume, previous?: Entry): Entry {
     let nanos: bigint | undefined
-    try {
-      nanos = storageQuantity(volume.spec.capacity).nanos
-    } catch {
-      nanos = undefined
+    let size: number
+    if (previous !== undefined && previous.volume.spec.capacity === volume.spec.capacity) {
+      // The same capacity object (a write copies what it changes): no second parse of the quantity.
+      nanos = previous.nanos
+      size = previous.size
+    } else {
+      try {
+        nanos = storageQuantity(volume.spec.capacity).nanos
+      } catch {
+        nanos = undefined
+      }
+      size = nanos === undefined ? Number.NaN : Number(nanos)
     }
-    const bucket = bucketKey(volume.spec.accessModes)
+    const bucket = previous !== undefined && previous.volume.spec.accessModes === volume.spec.accessModes ? previous.bucket : bucketKey(volume.spec.accessModes)
     const ref = volume.spec.claimRef
     const pooled =
       nanos !== undefined && ref == null && volume.metadata.deletionTimestamp == null && volume.status?.phase === 'Available'
@@ -296,7 +305,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
       volume,
       bucket,
       nanos,
-      size: nanos === undefined ? Number.NaN : Number(nanos),
+      size,
       claimNamespace: ref == null ? undefined : (ref.namespace ?? ''),
       claimName: ref == null ? undefined : (ref.name ?? ''),
       group: pooled ? this.groupFor(bucket, volume) : undefined,

@@ -328,3 +328,27 @@ test('SortedList against a sorted array: inserts, removals and searches across m
     {numRuns: propertyRuns(100)},
   )
 })
+
+test('SortedList removes an entry passed as itself or as an equal copy (found by identity, else by the order)', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.integer({min: 0, max: 999}), {minLength: 1, maxLength: 1500}),
+      fc.array(fc.tuple(fc.integer({min: 0, max: 999}), fc.boolean()), {maxLength: 200}),
+      (initial, removals) => {
+        const items = new Map([...new Set(initial)].map((n) => [n, {n}]))
+        const list = new SortedList<{n: number}>((a, b) => a.n - b.n, [...items.values()])
+        for (const [n, asCopy] of removals) {
+          const item = items.get(n)
+          // A copy is equal by the order but another object: the identity search misses it.
+          assert.equal(list.remove(asCopy || item === undefined ? {n} : item), item !== undefined)
+          items.delete(n)
+          assert.deepEqual(
+            [...list].map((x) => x.n),
+            [...items.keys()].sort((a, b) => a - b),
+          )
+        }
+      },
+    ),
+    {numRuns: propertyRuns(100)},
+  )
+})
