@@ -10,6 +10,11 @@ export interface CacheSlot<T, S> {
   object: T | undefined
   /** The last sync of this object, while it can be replayed (simulated-cluster.ts, QuietSync). */
   sync: S | undefined
+  /**
+   * The slot of another cache this one was last looked up from or with (a claim's volume, a volume's
+   * claim): a hint, checked against the key before it is followed (simulated-cluster.ts).
+   */
+  peer: CacheSlot<unknown, S> | undefined
 }
 
 /** A read-only Map of the cached objects by key, plus the slots behind it. */
@@ -33,7 +38,7 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   slot(key: string): CacheSlot<T, S> {
     let slot = this.slots.get(key)
     if (slot === undefined) {
-      slot = {key, object: undefined, sync: undefined}
+      slot = {key, object: undefined, sync: undefined, peer: undefined}
       this.slots.set(key, slot)
     } else {
       // Made before, for an object or for a read of its absence.

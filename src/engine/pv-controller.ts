@@ -325,7 +325,7 @@ export class PersistentVolumeController {
         // The volume is bound to a claim with a uid: look the claim up.
       }
       // Get the PVC by _name_
-      let claim: PersistentVolumeClaim | undefined = this.cluster.claim(claimRefKey(ref))
+      let claim: PersistentVolumeClaim | undefined = this.cluster.claimOf(ref)
       if (claim === undefined) {
         // Go double-checks the informer and then the API server before it reclaims a volume whose
         // claim is missing; the simulated cluster is all three, so the answer stands.
@@ -754,7 +754,7 @@ export class PersistentVolumeController {
     // Verify the claim is in cache: if so, then it is a different PVC with the same name since the
     // volume is known to be released at this moment. The new (cached) PVC must use a different PV --
     // we checked that the PV is unused in isVolumeReleased. So the old PV is safe to be recycled.
-    const claimCached = this.cluster.claim(claimRefKey(volume.spec.claimRef!)) !== undefined
+    const claimCached = this.cluster.claimOf(volume.spec.claimRef!) !== undefined
     if (used && !claimCached) {
       const msg = `Volume is used by pods: ${pods.join(',')}`
       this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeFailedRecycle, msg)
@@ -971,7 +971,7 @@ export class PersistentVolumeController {
     } else {
       // Bound with a uid: look at the claim.
     }
-    const claim = this.cluster.claim(claimRefKey(ref))
+    const claim = this.cluster.claimOf(ref)
     if (claim !== undefined && (claim.metadata.uid ?? '') === ref.uid) {
       // the claim still exists and has the right UID
       if ((claim.spec.volumeName ?? '') !== '' && claim.spec.volumeName !== volume.metadata.name) {

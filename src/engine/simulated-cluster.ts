@@ -4,7 +4,7 @@
 // action of the plan. Events go to a recorder that aggregates duplicates, like client-go's.
 import {type CacheSlot, CacheStore} from './cache-store.js'
 import {diffJson} from './json-patch.js'
-import {claimKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
+import {claimKey, type ClusterState, type Node, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
 import {type Action, type ActionType, type EventType, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
 import {podClaimKeys} from './storage-helpers.js'
 import {PersistentVolumeOrderedIndex, type VolumeIndex} from './volume-index.js'
@@ -56,6 +56,11 @@ export interface QuietSync {
 
 export type ClaimSlot = CacheSlot<PersistentVolumeClaim, QuietSync>
 export type VolumeSlot = CacheSlot<PersistentVolume, QuietSync>
+
+/** Whether `key` is the claim key (claimToClaimKey) of that namespace and name, without building one. */
+function isClaimKey(key: string, namespace: string, name: string): boolean {
+  return key.length === namespace.length + 1 + name.length && key.charCodeAt(namespace.length) === 0x2f && key.startsWith(namespace) && key.endsWith(name)
+}
 
 export function volumeRef(volume: PersistentVolume): ObjectRef {
   return refOfVolume(volume.metadata.name ?? '')
@@ -229,7 +234,26 @@ export class SimulatedCluster {
 
   /** The cached volume of that name, as a sync reads it. */
   volume(name: string): PersistentVolume | undefined {
-    return this.reading === undefined ? this.volumes.get(name) : this.volumeIn(this.volumes.slot(name))
+    return this.volumeIn(this.volumeSlotNamed(name))
+  }
+
+  /**
+   * The slot of a volume name. A claim's sync asks for its own volume, most often: the slot its claim's
+   * slot last met (its peer) when the name is that slot's key, else looked up, and then each slot is the
+   * other's peer. At 100k objects a look-up of a key (hash it, probe, compare) costs a microsecond.
+   */
+  private volumeSlotNamed(name: string): VolumeSlot {
+    const synced = this.syncPrefix === 'pvc/' ? this.syncSlot : undefined
+    const peer = synced?.peer as VolumeSlot | undefined
+    if (peer !== undefined && peer.key === name) return peer
+    const slot = this.volumes.slot(name)
+    if (synced !== undefined) {
+      synced.peer = slot
+      slot.peer = synced
+    } else {
+      // Not in a claim's sync.
+    }
+    return slot
   }
 
   /** The cached volume of a slot the caller holds, as a sync reads it. */
@@ -248,7 +272,28 @@ export class SimulatedCluster {
 
   /** The cached claim of that key (namespace/name), as a sync reads it. */
   claim(key: string): PersistentVolumeClaim | undefined {
-    return this.reading === undefined ? this.claims.get(key) : this.claimIn(this.claims.slot(key))
+    return this.claimIn(this.claims.slot(key))
+  }
+
+  /**
+   * The cached claim a claimRef names, as a sync reads it: claim(claimRefKey(ref)). A volume's sync asks
+   * for its own claim, most often: the slot its volume's slot last met, when the claimRef names it (no
+   * key built), else looked up, and then each slot is the other's peer (see volumeSlotNamed).
+   */
+  claimOf(ref: ObjectReference): PersistentVolumeClaim | undefined {
+    const namespace = ref.namespace ?? ''
+    const name = ref.name ?? ''
+    const synced = this.syncPrefix === 'pv/' ? this.syncSlot : undefined
+    const peer = synced?.peer as ClaimSlot | undefined
+    if (peer !== undefined && isClaimKey(peer.key, namespace, name)) return this.claimIn(peer)
+    const slot = this.claims.slot(`${namespace}/${name}`)
+    if (synced !== undefined) {
+      synced.peer = slot
+      slot.peer = synced
+    } else {
+      // Not in a volume's sync.
+    }
+    return this.claimIn(slot)
   }
 
   /** The cached claim of a slot the caller holds, as a sync reads it. */
@@ -339,7 +384,7 @@ export class SimulatedCluster {
   /** kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
-    const slot = this.volumes.slot(name)
+    const slot = this.syncPrefix === 'pv/' && this.syncSlot!.key === name ? (this.syncSlot as VolumeSlot) : this.volumeSlotNamed(name)
     const saved = this.record(type, volumeRef(volume), slot.object, volume, reason, subresource)
     this.volumes.put(slot, saved)
     this.volumeWrites++
