@@ -69,8 +69,10 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   /** The slots that hold an object, in the order their keys were first seen. */
-  *filledSlots(): Generator<CacheSlot<T, S>> {
-    for (const slot of this.slots.values()) if (slot.object !== undefined) yield slot
+  filledSlots(): Array<CacheSlot<T, S>> {
+    const filled: Array<CacheSlot<T, S>> = []
+    for (const slot of this.slots.values()) if (slot.object !== undefined) filled.push(slot)
+    return filled
   }
 
   *entries(): Generator<[string, T]> {

@@ -147,7 +147,7 @@ class ListOrder {
 
   claimSlots(): readonly ClaimSlot[] {
     if (this.claims === undefined || this.claimsSize !== this.cluster.claims.size) {
-      this.claims = [...this.cluster.claims.filledSlots()].sort((a, b) => compareClaims(a.object!, b.object!))
+      this.claims = this.cluster.claims.filledSlots().sort((a, b) => compareClaims(a.object!, b.object!))
       this.claimsSize = this.cluster.claims.size
     } else {
       // Claims are never created or deleted by the controller.
@@ -157,7 +157,7 @@ class ListOrder {
 
   volumeSlots(): readonly VolumeSlot[] {
     if (this.volumes === undefined || this.volumesGeneration !== this.cluster.volumeNamesGeneration) {
-      this.volumes = [...this.cluster.volumes.filledSlots()].sort((a, b) => compareNames(a.key, b.key))
+      this.volumes = this.cluster.volumes.filledSlots().sort((a, b) => compareNames(a.key, b.key))
       this.volumesGeneration = this.cluster.volumeNamesGeneration
     } else {
       // The same names as when sorted.

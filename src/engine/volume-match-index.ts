@@ -129,7 +129,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
       latest = byName
     }
     const unsorted = new Map<SortedList<Entry>, Entry[]>()
-    for (const [name, volume] of latest) this.link(this.entryOf(name, volume), unsorted)
+    // forEach, not for-of: no [name, volume] pair and iterator result per volume of a large cache.
+    latest.forEach((volume, name) => this.link(this.entryOf(name, volume), unsorted))
     for (const [list, entries] of unsorted) list.insertAll(entries)
   }
 
