@@ -9,7 +9,7 @@
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
 //   npm run bench -- --live-size 0                  no live list (bench/live-list.ts; 100k by default)
 //   npm run bench -- --json results.json            the numbers as JSON too
-//   npm run bench -- --runs 5                       each size measured 5 times (default 3; 1 with --smoke)
+//   npm run bench -- --runs 3                       each size measured 3 times (default 5; 1 with --smoke)
 //
 // "N" volumes means N PersistentVolumes and N claims (bench/generate-cluster.ts). For each size:
 //   load    loadSnapshot (read, JSON.parse, checks)        plan    planSync (reconcile + the report)
@@ -330,7 +330,7 @@ function parseArgs(argv: string[]): BenchOptions {
   }
   jsonOut = json
   liveSize = live
-  return {sizes, referenceSize, judge: judgeTargets, dir, keep, runs: runs ?? (smoke ? 1 : 3)}
+  return {sizes, referenceSize, judge: judgeTargets, dir, keep, runs: runs ?? (smoke ? 1 : 5)}
 }
 
 function positive(v: string, flag: string): number {
