@@ -59,7 +59,12 @@ export type VolumeSlot = CacheSlot<PersistentVolume, QuietSync>
 
 /** Whether `key` is the claim key (claimToClaimKey) of that namespace and name, without building one. */
 function isClaimKey(key: string, namespace: string, name: string): boolean {
-  return key.length === namespace.length + 1 + name.length && key.charCodeAt(namespace.length) === 0x2f && key.startsWith(namespace) && key.endsWith(name)
+  return (
+    key.length === namespace.length + 1 + name.length &&
+    key.charCodeAt(namespace.length) === 0x2f && // "/"
+    key.startsWith(namespace) &&
+    key.endsWith(name)
+  )
 }
 
 export function volumeRef(volume: PersistentVolume): ObjectRef {
@@ -270,15 +275,11 @@ export class SimulatedCluster {
     return slot.object
   }
 
-  /** The cached claim of that key (namespace/name), as a sync reads it. */
-  claim(key: string): PersistentVolumeClaim | undefined {
-    return this.claimIn(this.claims.slot(key))
-  }
-
   /**
-   * The cached claim a claimRef names, as a sync reads it: claim(claimRefKey(ref)). A volume's sync asks
-   * for its own claim, most often: the slot its volume's slot last met, when the claimRef names it (no
-   * key built), else looked up, and then each slot is the other's peer (see volumeSlotNamed).
+   * The cached claim a claimRef names (by its claim key, claimrefToClaimKey), as a sync reads it. A
+   * volume's sync asks for its own claim, most often: the slot its volume's slot last met, when the
+   * claimRef names it (no key built), else looked up, and then each slot is the other's peer (see
+   * volumeSlotNamed).
    */
   claimOf(ref: ObjectReference): PersistentVolumeClaim | undefined {
     const namespace = ref.namespace ?? ''
