@@ -8,6 +8,31 @@ function escape(token: string): string {
   return token.includes('~') || token.includes('/') ? token.replace(/~/g, '~0').replace(/\//g, '~1') : token
 }
 
+/**
+ * The JSON Pointer of `key` under `path`, made once per distinct pointer: a plan of 100k objects writes the
+ * same few pointers (/status/phase, /spec/claimRef, an annotation's) a hundred thousand times, and each
+ * report keeps its patches until it is printed. At most POINTERS_MAX are kept (a bound for objects with
+ * ever new keys); past it a pointer is built each time, the same text.
+ */
+const POINTERS_MAX = 10_000
+const pointers = new Map<string, Map<string, string>>()
+let pointerCount = 0
+
+function childPointer(path: string, key: string): string {
+  let children = pointers.get(path)
+  let pointer = children?.get(key)
+  if (pointer !== undefined) return pointer
+  pointer = `${path}/${escape(key)}`
+  if (pointerCount < POINTERS_MAX) {
+    if (children === undefined) pointers.set(path, (children = new Map()))
+    children.set(key, pointer)
+    pointerCount++
+  } else {
+    // Enough kept.
+  }
+  return pointer
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
 }
@@ -47,7 +72,7 @@ function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchO
     for (const key in before) {
       if (before[key] === undefined) continue
       if (!hasOwn.call(after, key) || after[key] === undefined) {
-        const p = `${path}/${escape(key)}`
+        const p = childPointer(path, key)
         if (p !== ignoredPath) out.push({op: 'remove', path: p})
       }
     }
@@ -57,7 +82,7 @@ function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchO
       const old = before[key]
       // Most keys of a write are unchanged: skip them before building their path.
       if (old === value) continue
-      const p = `${path}/${escape(key)}`
+      const p = childPointer(path, key)
       if (p === ignoredPath) {
         continue
       } else if (!hasOwn.call(before, key) || old === undefined) {
