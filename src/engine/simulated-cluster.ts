@@ -67,6 +67,16 @@ function isClaimKey(key: string, namespace: string, name: string): boolean {
   )
 }
 
+/** The slot being synced looked `other` up: each is the other's peer from now on (none outside a sync). */
+function meet(synced: ClaimSlot | VolumeSlot | undefined, other: ClaimSlot | VolumeSlot): void {
+  if (synced !== undefined) {
+    synced.peer = other
+    other.peer = synced
+  } else {
+    // Not in a sync of the other kind.
+  }
+}
+
 export function volumeRef(volume: PersistentVolume): ObjectRef {
   return refOfVolume(volume.metadata.name ?? '')
 }
@@ -252,12 +262,7 @@ export class SimulatedCluster {
     const peer = synced?.peer as VolumeSlot | undefined
     if (peer !== undefined && peer.key === name) return peer
     const slot = this.volumes.slot(name)
-    if (synced !== undefined) {
-      synced.peer = slot
-      slot.peer = synced
-    } else {
-      // Not in a claim's sync.
-    }
+    meet(synced, slot)
     return slot
   }
 
@@ -288,12 +293,7 @@ export class SimulatedCluster {
     const peer = synced?.peer as ClaimSlot | undefined
     if (peer !== undefined && isClaimKey(peer.key, namespace, name)) return this.claimIn(peer)
     const slot = this.claims.slot(`${namespace}/${name}`)
-    if (synced !== undefined) {
-      synced.peer = slot
-      slot.peer = synced
-    } else {
-      // Not in a volume's sync.
-    }
+    meet(synced, slot)
     return this.claimIn(slot)
   }
 
