@@ -16,6 +16,7 @@
 //   render  -o json, its chunks written to /dev/null       floor   JSON.parse of the input + JSON.stringify of the report
 //           (one string per list past 512 MiB)
 //   cli     wall time of `pvctl sync -f FILE --dry-run -o json > /dev/null`, and its peak RSS
+//   explain wall time and peak RSS of `pvctl explain -A -f FILE -o json > /dev/null` (every pending claim), once
 import {spawn, spawnSync} from 'node:child_process'
 import {closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
 import os from 'node:os'
@@ -60,6 +61,9 @@ export interface SizeResult {
   outputMB: number
   /** How many pieces -o json was written in (none of them the whole report). */
   outputChunks: number
+  /** `pvctl explain -A -o json`, once: every claim not Bound, the nearest candidates of each. */
+  explain: number
+  explainMaxRssMB: number
 }
 
 export interface ReferenceResult {
@@ -102,9 +106,9 @@ function runMeasure(mode: 'sync' | 'compare', file: string): Promise<Record<stri
 
 const hasGnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', 'true']).status === 0
 
-/** Wall time and peak RSS of the CLI, stdout to /dev/null (GNU time -v when present, else a hook). */
-function runCli(file: string): Promise<{seconds: number; maxRssMB: number}> {
-  const cliArgs = [bin, 'sync', '-f', file, '--dry-run', '-o', 'json']
+/** Wall time and peak RSS of `pvctl ARGS`, stdout to /dev/null (GNU time -v when present, else a hook). */
+function runCli(pvctlArgs: readonly string[]): Promise<{seconds: number; maxRssMB: number}> {
+  const cliArgs = [bin, ...pvctlArgs]
   const [command, args] = hasGnuTime
     ? ['/usr/bin/time', ['-v', process.execPath, ...cliArgs]]
     : [process.execPath, ['--import', path.join(repoRoot, 'bench', 'max-rss-hook.mjs'), ...cliArgs]]
@@ -121,8 +125,8 @@ function runCli(file: string): Promise<{seconds: number; maxRssMB: number}> {
       const seconds = (performance.now() - started) / 1000
       closeSync(devNull)
       const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err) ?? /PVCTL_MAX_RSS_KB (\d+)/.exec(err)
-      // Exit 1 is the dry run's "changes to make".
-      if (code !== 0 && code !== 1) reject(new Error(`pvctl sync failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' ')}`))
+      // Exit 1 is the dry run's "changes to make", and explain's "claims left pending".
+      if (code !== 0 && code !== 1) reject(new Error(`pvctl ${pvctlArgs[0]} failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' ')}`))
       else if (rss === null) reject(new Error(`no peak RSS reported: ${err.trim()}`))
       else resolve({seconds, maxRssMB: Number(rss[1]) / 1024})
     })
@@ -165,12 +169,13 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
       const runs = opts.runs ?? 1
       for (let run = 1; run <= runs; run++) {
         measured.push(await runMeasure('sync', file))
-        clis.push(await runCli(file))
+        clis.push(await runCli(['sync', '-f', file, '--dry-run', '-o', 'json']))
         const [m, cli] = [measured.at(-1)!, clis.at(-1)!]
         if (runs > 1) log(`  run ${run}: floor ${s(Number(m.floor))}, cli ${s(cli.seconds)} = ${(cli.seconds / Number(m.floor)).toFixed(2)}×, peak RSS ${cli.maxRssMB.toFixed(0)} MB`)
       }
       const m = medianOf(measured)
       const cli = {seconds: median(clis.map((c) => c.seconds)), maxRssMB: Math.max(...clis.map((c) => c.maxRssMB))}
+      const explain = await runCli(['explain', '-A', '-f', file, '-o', 'json'])
       const row: SizeResult = {
         volumes: cluster.counts.volumes,
         claims: cluster.counts.claims,
@@ -189,6 +194,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
         actions: Number(m.actions),
         outputMB: Number(m.outputBytes) / 1e6,
         outputChunks: Number(m.chunks),
+        explain: explain.seconds,
+        explainMaxRssMB: explain.maxRssMB,
       }
       result.sizes.push(row)
       log(
@@ -196,6 +203,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
           `  | cli ${s(row.cli)} = ${(row.cli / row.floor).toFixed(2)}× floor, peak RSS ${row.cliMaxRssMB.toFixed(0)} MB` +
           `  | ${row.rounds} rounds, ${row.actions} actions, ${row.outputMB.toFixed(0)} MB of report in ${row.outputChunks} chunks`,
       )
+      log(`  explain -A -o json ${s(row.explain)}, peak RSS ${row.explainMaxRssMB.toFixed(0)} MB`)
       if (!opts.keep) rmSync(file)
     }
     if (opts.referenceSize > 0) {
@@ -262,6 +270,8 @@ export function table(r: BenchResult): string {
         `| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${x.inputMB.toFixed(0)} MB | ${s(x.load)} | ${s(x.plan)} | ${s(x.render)} | ${s(x.floor)} | ${s(x.cli)} | ${(x.cli / x.floor).toFixed(2)}× | ${x.cliMaxRssMB.toFixed(0)} MB |`,
     ),
   ]
+  lines.push('', '| volumes + claims | `pvctl explain -A -f … -o json` | peak RSS |', '| ---: | ---: | ---: |')
+  for (const x of r.sizes) lines.push(`| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${s(x.explain)} | ${x.explainMaxRssMB.toFixed(0)} MB |`)
   if (r.reference !== undefined) {
     const x = r.reference
     const n = x.volumes.toLocaleString('en')

@@ -21,6 +21,7 @@ import {
   type RankingOptions,
 } from './explain-candidates.js'
 import {type ClusterLookup, groupBy, type VolumeFacts} from './explain-lookup.js'
+import {VolumeClasses} from './explain-volume-classes.js'
 import type {FeatureGates} from './feature-gates.js'
 import {claimKey, type PersistentVolumeClaim} from './model.js'
 
@@ -58,6 +59,8 @@ export class RequestGroups {
   private readonly groups = new Map<string, RequestGroup>()
   private byName: Map<string, VolumeFacts[]> | undefined
   private duplicated: string[] | undefined
+  /** null: not made yet. */
+  private classes: VolumeClasses | undefined | null = null
 
   constructor(
     private readonly cluster: ClusterLookup,
@@ -121,7 +124,13 @@ export class RequestGroups {
       const {standIn, path: standInPath} = this.standInFor(claim, path)
       const keep = opts.keep + GROUP_SLACK
       const tests = opts.nearestPassing ? this.nearestPassingOf(standIn).map((t) => ({test: t.test, count: t.count + GROUP_SLACK})) : []
-      const ranking = rankCandidates(this.cluster, standIn, standInPath, this.gates, candidateOrder(standIn, null), {keep, onlyRelevant: opts.onlyRelevant, named: [], nearestPassing: tests})
+      const rankingOpts = {keep, onlyRelevant: opts.onlyRelevant, named: [], nearestPassing: tests}
+      const order = candidateOrder(standIn, null)
+      const classes = this.volumeClasses()
+      const ranking =
+        classes !== undefined
+          ? classes.rank(standIn, standInPath, this.gates, order, rankingOpts)
+          : rankCandidates(this.cluster, standIn, standInPath, this.gates, order, rankingOpts)
       // The nearest of each test are all in `nearest` (rankCandidates keeps them), in order.
       const passing = tests.map((t) => ranking.nearest.filter(t.test).slice(0, t.count))
       group = {standIn, path: standInPath, reworded: standInPath !== path, ranking, passing, keep}
@@ -153,6 +162,12 @@ export class RequestGroups {
     const names = new Set([...named, ...this.sharedNames()])
     for (const v of this.cluster.volumesClaiming(claimKey(claim))) names.add(v.metadata.name ?? '')
     return [...names].flatMap((n) => this.volumesNamed(n))
+  }
+
+  /** The volumes in classes judged alike, made on first use; undefined when they cannot be (see VolumeClasses.of). */
+  private volumeClasses(): VolumeClasses | undefined {
+    if (this.classes === null) this.classes = VolumeClasses.of(this.cluster)
+    return this.classes
   }
 
   private volumesNamed(name: string): readonly VolumeFacts[] {

@@ -16,7 +16,7 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   assert.equal(row.claims, 1000)
   assert.equal(row.converged, true)
   assert.ok(row.rounds >= 2 && row.actions > 0, JSON.stringify(row))
-  for (const field of ['load', 'plan', 'render', 'floor', 'cli', 'cliMaxRssMB', 'inputMB', 'outputMB'] as const) {
+  for (const field of ['load', 'plan', 'render', 'floor', 'cli', 'cliMaxRssMB', 'inputMB', 'outputMB', 'explain', 'explainMaxRssMB'] as const) {
     assert.ok(Number.isFinite(row[field]) && row[field] > 0, `${field}: ${row[field]}`)
   }
   // The report went out in pieces, none of them the whole (what lets a report past 512 MiB print).
