@@ -33,26 +33,22 @@ interface Member {
 /** Members by size, then name: a Stream walks them up from the request's size, or down from it. */
 type Sorted = readonly Member[]
 
-/** The volumes of one class with one label set. */
+/** One label set of a class's volumes, shared by its members: a selector is tried on it once. */
 interface LabelClass {
   readonly labels: Labels
-  readonly members: Member[]
 }
 
-/** The volumes of one judgedAlikeKey, and the same split by label set. */
+/** The volumes of one judgedAlikeKey, and the label sets they bear. */
 interface VolumeClass {
   readonly members: Member[]
   readonly byLabels: LabelClass[]
 }
 
-/**
- * The label classes of a volume class by how many of a selector's requirements they miss, for those that
- * miss fewer than all; the others (most, for a selector that picks few volumes) are streamed together.
- */
-interface LabelSplit {
-  readonly byMisses: LabelClass[][]
-  readonly apart: ReadonlySet<LabelClass>
-}
+/** The members of a class by how many of a selector's requirements their labels miss (the index), each by size then name. */
+type ByMisses = ReadonlyArray<Sorted | undefined>
+
+/** How many selectors' splits are kept: a List meets a few selectors over and over. */
+const SPLITS_KEPT = 16
 
 /** One side of a class (big enough for the request or not), judged through its nearest volume. */
 interface Side {
@@ -63,8 +59,8 @@ interface Side {
 }
 
 export class VolumeClasses {
-  /** The label split of each class, per selector text: many requests share one selector. */
-  private readonly splits = new Map<string, Map<VolumeClass, LabelSplit>>()
+  /** The split of each class by misses, per selector text, the most recently used last. */
+  private readonly splits = new Map<string, Map<VolumeClass, ByMisses>>()
 
   private constructor(
     private readonly cluster: ClusterLookup,
@@ -94,13 +90,10 @@ export class VolumeClasses {
       const labels = facts.volume.metadata.labels
       const labelKey = JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => compareNames(a, b)))
       let labelClass = cls.byLabels.get(labelKey)
-      if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels, members: []}))
-      const member = {facts, nanos, name, labels: labelClass}
-      cls.members.push(member)
-      labelClass.members.push(member)
+      if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels}))
+      cls.members.push({facts, nanos, name, labels: labelClass})
     }
     const classes = [...byKey.values()].map((c) => ({members: c.members.sort(bySizeThenName), byLabels: [...c.byLabels.values()]}))
-    for (const c of classes) for (const l of c.byLabels) l.members.sort(bySizeThenName)
     return new VolumeClasses(cluster, classes)
   }
 
@@ -122,7 +115,7 @@ export class VolumeClasses {
     let most = 0
     for (const cls of this.classes) {
       for (const fits of [true, false]) {
-        const first = new Stream(cls.members, requested, fits, undefined, 0).cursor().next()
+        const first = new Stream(cls.members, requested, fits, 0).cursor().next()
         if (first === undefined) continue
         const judged = judge(first)
         // Labels take nothing from relevance: the side's relevance is its first volume's.
@@ -133,7 +126,8 @@ export class VolumeClasses {
         sides.push({cls, fits, base})
         most = Math.max(most, base + all)
         if (base === 0) {
-          eligible += selector === undefined ? size : (this.split(selector, cls).byMisses[0] ?? []).reduce((n, l) => n + sideSize(l.members, requested, fits), 0)
+          const matching = selector === undefined ? cls.members : this.split(selector, cls)[0]
+          eligible += matching === undefined ? 0 : sideSize(matching, requested, fits)
         }
       }
     }
@@ -145,13 +139,9 @@ export class VolumeClasses {
         streams = []
         for (const {cls, fits, base} of sides) {
           const misses = reasons - base
-          if (selector === undefined) {
-            if (misses === 0) streams.push(new Stream(cls.members, requested, fits, undefined, reasons))
-          } else if (misses === all) {
-            streams.push(new Stream(cls.members, requested, fits, this.split(selector, cls).apart, reasons))
-          } else if (misses >= 0 && misses < all) {
-            for (const labels of this.split(selector, cls).byMisses[misses] ?? []) streams.push(new Stream(labels.members, requested, fits, undefined, reasons))
-          }
+          if (misses < 0 || misses > all) continue
+          const members = selector === undefined ? cls.members : this.split(selector, cls)[misses]
+          if (members !== undefined) streams.push(new Stream(members, requested, fits, reasons))
         }
         tiers.set(reasons, streams)
       }
@@ -180,23 +170,27 @@ export class VolumeClasses {
     return {nearest: [...kept].sort(order), total, eligible}
   }
 
-  /** The label split of a class for a selector with requirements, made when first asked for. */
-  private split(selector: CompiledSelector, cls: VolumeClass): LabelSplit {
+  /**
+   * A class's members by how many of the selector's requirements they miss, made when first asked for:
+   * each label set is tried once, and each member filed in order, so that the lists stay sorted. As many
+   * streams as the selector has requirements (and one), however many label sets the volumes bear.
+   */
+  private split(selector: CompiledSelector, cls: VolumeClass): ByMisses {
     const text = selector.toString()
     let byClass = this.splits.get(text)
-    if (byClass === undefined) this.splits.set(text, (byClass = new Map()))
+    if (byClass === undefined) {
+      byClass = new Map()
+      if (this.splits.size === SPLITS_KEPT) this.splits.delete(this.splits.keys().next().value!)
+    } else {
+      this.splits.delete(text)
+    }
+    this.splits.set(text, byClass)
     let split = byClass.get(cls)
     if (split === undefined) {
-      const byMisses: LabelClass[][] = []
-      const apart = new Set<LabelClass>()
-      for (const labels of cls.byLabels) {
-        const misses = selectorMisses(selector, labels.labels)
-        if (misses < selector.requirements.length) {
-          ;(byMisses[misses] ??= []).push(labels)
-          apart.add(labels)
-        }
-      }
-      split = {byMisses, apart}
+      const missesOf = new Map(cls.byLabels.map((l) => [l, selectorMisses(selector, l.labels)]))
+      const byMisses: Member[][] = []
+      for (const m of cls.members) (byMisses[missesOf.get(m.labels)!] ??= []).push(m)
+      split = byMisses
       byClass.set(cls, split)
     }
     return split
@@ -237,23 +231,16 @@ class Stream {
     private readonly members: Sorted,
     readonly requested: bigint,
     private readonly fits: boolean,
-    /** Members of these label classes are streamed apart. */
-    private readonly skip: ReadonlySet<LabelClass> | undefined,
     readonly reasons: number,
   ) {
     this.start = lowerBound(members, requested)
   }
 
   cursor(): {next(): Member | undefined} {
-    const {members, skip} = this
+    const members = this.members
     if (this.fits) {
       let i = this.start
-      return {
-        next: () => {
-          while (i < members.length && skip?.has(members[i].labels) === true) i++
-          return members[i++]
-        },
-      }
+      return {next: () => members[i++]}
     }
     // Sizes from the largest down; within a size, names up.
     let runEnd = this.start
@@ -261,16 +248,13 @@ class Stream {
     let i = runEnd
     return {
       next: () => {
-        for (;;) {
-          if (i === runEnd) {
-            if (runStart === 0) return undefined
-            runEnd = runStart
-            runStart = lowerBound(members, members[runEnd - 1].nanos)
-            i = runStart
-          }
-          const m = members[i++]
-          if (skip?.has(m.labels) !== true) return m
+        if (i === runEnd) {
+          if (runStart === 0) return undefined
+          runEnd = runStart
+          runStart = lowerBound(members, members[runEnd - 1].nanos)
+          i = runStart
         }
+        return members[i++]
       },
     }
   }
