@@ -106,6 +106,23 @@ describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes
     assert.deepEqual([ranked.total, ranked.eligible], [12, 3])
   })
 
+  test('more selectors than the splits kept, each asked for twice, rank as rankCandidates ranks them', () => {
+    const volumes = Array.from({length: 30}, (_, i) => pv(`pv-${String(i).padStart(2, '0')}`, {capacity: `${1 + (i % 5)}Gi`, labels: {app: `app-${i % 20}`, zone: `z-${i % 3}`}}))
+    const state: ClusterState = {volumes, claims: [], classes: [], pods: [], nodes: []}
+    const cluster = clusterLookup(state)
+    const classes = VolumeClasses.of(cluster)!
+    const path: MatchingPath = {kind: 'index', claimClass: '', delayBinding: false}
+    const opts: RankingOptions = {keep: 4, onlyRelevant: false, named: [], nearestPassing: []}
+    for (const round of [1, 2]) {
+      for (let app = 0; app < 20; app++) {
+        const claim = standIn(pvc('data', 'uid-data', {request: '3Gi', selector: {matchLabels: {app: `app-${app}`, zone: `z-${app % 3}`}}}))
+        const order = candidateOrder(claim, null)
+        const expected = printed(rankCandidates(cluster, claim, path, defaultFeatureGates, order, opts))
+        assert.equal(printed(classes.rank(claim, path, defaultFeatureGates, order, opts)), expected, `app-${app}, round ${round}`)
+      }
+    }
+  })
+
   const leftToRankCandidates = [
     {id: 'two volumes of one name', volumes: [pv('pv-a'), pv('pv-a', {capacity: '2Gi'})]},
     {id: 'a volume without a name', volumes: [pv('')]},
