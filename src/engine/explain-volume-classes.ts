@@ -14,6 +14,8 @@
 // rankCandidates, judging every volume, stays the reference: a differential test holds the List printed
 // from these rankings to the one ranked per claim. A state whose volumes a name or a size does not tell
 // apart (two of one name, none, an unreadable capacity) is left to rankCandidates.
+import TinyQueue from 'tinyqueue'
+
 import {type CandidateOrder, type CandidateRanking, judgeCandidate, judgedAlikeKey, type MatchingPath, type RankingOptions, selectorMisses} from './explain-candidates.js'
 import type {ClusterLookup, VolumeFacts} from './explain-lookup.js'
 import type {Candidate} from './explain-model.js'
@@ -267,15 +269,15 @@ class Stream {
 function nearest(tier: (reasons: number) => readonly Stream[], most: number, limit: number, accept: (s: Stream) => boolean): Array<[Member, Stream]> {
   const out: Array<[Member, Stream]> = []
   for (let reasons = 0; reasons <= most && out.length < limit; reasons++) {
-    let heads: Heap | undefined
+    let heads: TinyQueue<Head> | undefined
     for (const s of tier(reasons)) {
       if (!accept(s)) continue
       const cursor = s.cursor()
       const m = cursor.next()
-      if (m !== undefined) (heads ??= new Heap(s.requested)).push({m, s, cursor})
+      if (m !== undefined) (heads ??= headQueue(s.requested)).push({m, s, cursor})
     }
-    while (heads !== undefined && out.length < limit && heads.size > 0) {
-      const head = heads.pop()
+    while (heads !== undefined && out.length < limit && heads.length > 0) {
+      const head = heads.pop()!
       out.push([head.m, head.s])
       const m = head.cursor.next()
       if (m !== undefined) heads.push({...head, m})
@@ -290,53 +292,13 @@ interface Head {
   cursor: {next(): Member | undefined}
 }
 
-/** A binary min-heap of stream heads by distance from the request, then name. */
-class Heap {
-  private readonly items: Head[] = []
-  constructor(private readonly requested: bigint) {}
-
-  get size(): number {
-    return this.items.length
-  }
-
-  push(h: Head): void {
-    const items = this.items
-    items.push(h)
-    let i = items.length - 1
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      if (!this.before(items[i], items[parent])) break
-      ;[items[i], items[parent]] = [items[parent], items[i]]
-      i = parent
-    }
-  }
-
-  pop(): Head {
-    const items = this.items
-    const top = items[0]
-    const last = items.pop()!
-    if (items.length > 0) {
-      items[0] = last
-      let i = 0
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let best = i
-        if (l < items.length && this.before(items[l], items[best])) best = l
-        if (r < items.length && this.before(items[r], items[best])) best = r
-        if (best === i) break
-        ;[items[i], items[best]] = [items[best], items[i]]
-        i = best
-      }
-    }
-    return top
-  }
-
-  private before(a: Head, b: Head): boolean {
-    const da = distance(a.m.nanos, this.requested)
-    const db = distance(b.m.nanos, this.requested)
-    return da !== db ? da < db : compareNames(a.m.name, b.m.name) < 0
-  }
+/** Stream heads, nearest to the request first, then by name. */
+function headQueue(requested: bigint): TinyQueue<Head> {
+  return new TinyQueue<Head>([], (a, b) => {
+    const da = distance(a.m.nanos, requested)
+    const db = distance(b.m.nanos, requested)
+    return da !== db ? (da < db ? -1 : 1) : compareNames(a.m.name, b.m.name)
+  })
 }
 
 function distance(nanos: bigint, requested: bigint): bigint {
