@@ -222,8 +222,9 @@ function sideSize(members: Sorted, requested: bigint, fits: boolean): number {
 }
 
 /**
- * One side of a class (or of a label class) as candidateOrder ranks it: those big enough from the smallest
- * up, those too small from the largest down, each size by name. All have `reasons` reasons.
+ * One side of a class (or of its members that miss as many of a selector's requirements) as candidateOrder
+ * ranks it: those big enough from the smallest up, those too small from the largest down, each size by
+ * name. All have `reasons` reasons.
  */
 class Stream {
   /** The first member big enough. */
