@@ -8,7 +8,7 @@ import type * as k8s from '@kubernetes/client-node'
 import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain-evidence.js'
 import {ApiError, ForbiddenError, NotFoundError} from './api-errors.js'
 import type {Page, PageOptions} from './live-api.js'
-import {collectionPath, ListClient, type ListedResource} from './list-client.js'
+import {collectionPath, type ListedResource, WireClient} from './wire-client.js'
 import {listAll} from './live-loader.js'
 
 export interface ListSelector {
@@ -61,10 +61,10 @@ async function observe<T>(read: () => Promise<T[]>): Promise<Observed<T>> {
 
 /** EvidenceApi through client-node's credentials, its lists kept in their wire shape as the loader's. */
 export class KubernetesEvidenceApi implements EvidenceApi {
-  private readonly lists: ListClient
+  private readonly lists: WireClient
 
   constructor(kc: k8s.KubeConfig) {
-    this.lists = new ListClient(kc, kc.getCurrentCluster()?.server ?? '<unknown>')
+    this.lists = new WireClient(kc, kc.getCurrentCluster()?.server ?? '<unknown>')
   }
 
   private page<T>(resource: ListedResource, sel: ListSelector, p: PageOptions): Promise<Page<T>> {

@@ -1,14 +1,12 @@
 // The live cluster through @kubernetes/client-node: the reads and writes pvctl makes, behind a small
 // port (ClusterApi) so the executor can be tested against a fake and run against the emulator or a
-// real cluster alike. Objects cross this boundary in their wire (JSON) shape: the engine never sees
-// client-node's model classes.
+// real cluster alike. Objects cross this boundary in their wire (JSON) shape, and go over the wire so
+// (wire-client.ts): client-node's KubeConfig gives the credentials and TLS, never its model classes.
 import * as http from 'node:http'
 import * as https from 'node:https'
 import {createInterface} from 'node:readline'
 
 import * as k8s from '@kubernetes/client-node'
-// The serializer that maps model classes to and from wire JSON (not re-exported by the package root).
-import {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
 // kubeconfig-shaped entries to client-node's Cluster/User (not re-exported either).
 import {newClusters, newUsers} from '@kubernetes/client-node/dist/config_types.js'
 
@@ -24,7 +22,7 @@ import {
   ApiError,
 } from './api-errors.js'
 import type {ResolvedConfig} from './kubeconfig.js'
-import {collectionPath, ListClient} from './list-client.js'
+import {collectionPath, objectPath, WireClient} from './wire-client.js'
 
 export interface CoreEvent {
   metadata: {name: string; namespace: string; resourceVersion?: string}
@@ -148,9 +146,6 @@ export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
   return kc
 }
 
-const toWire = <T>(obj: unknown, type: string): T => ObjectSerializer.serialize(obj, type, '') as T
-const fromWire = (obj: unknown, type: string): any => ObjectSerializer.deserialize(obj, type, '')
-
 /** Maps client-node's failures to pvctl's API errors: one line, the request named, no secrets. */
 export function toApiError(err: unknown, target: ApiTarget, server: string): Error {
   if (err instanceof ApiError) return err
@@ -205,18 +200,14 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
 
 /** The real ClusterApi, through client-node. */
 export class KubernetesClusterApi implements ClusterApi {
-  private readonly core: k8s.CoreV1Api
   private readonly authz: k8s.AuthorizationV1Api
-  private readonly coordination: k8s.CoordinationV1Api
   readonly server: string
-  private readonly lists: ListClient
+  private readonly wire: WireClient
 
   constructor(private readonly kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api)
     this.authz = kc.makeApiClient(k8s.AuthorizationV1Api)
-    this.coordination = kc.makeApiClient(k8s.CoordinationV1Api)
     this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
-    this.lists = new ListClient(kc, this.server)
+    this.wire = new WireClient(kc, this.server)
   }
 
   private async call<T>(target: ApiTarget, fn: () => Promise<T>): Promise<T> {
@@ -227,9 +218,9 @@ export class KubernetesClusterApi implements ClusterApi {
     }
   }
 
-  /** One page of a LIST, in its wire shape (see ListClient). */
+  /** One page of a LIST, in its wire shape (see WireClient). */
   private page<T>(target: ApiTarget, path: string, p: PageOptions): Promise<Page<T>> {
-    return this.lists.page(target, path, p)
+    return this.wire.page(target, path, p)
   }
 
   listVolumes(p: PageOptions): Promise<Page<PersistentVolume>> {
@@ -252,59 +243,52 @@ export class KubernetesClusterApi implements ClusterApi {
     return this.page({verb: 'list', resource: 'nodes'}, collectionPath('nodes'), {...p, labelSelector: undefined})
   }
 
-  async readVolume(name: string): Promise<PersistentVolume> {
-    const v = await this.call({verb: 'get', resource: 'persistentvolumes', name}, () => this.core.readPersistentVolume({name}))
-    return toWire(v, 'V1PersistentVolume')
+  // Objects are read and written in their wire shape (WireClient.request): a write sends back every field
+  // it read, those client-node's models do not know included.
+
+  readVolume(name: string): Promise<PersistentVolume> {
+    return this.wire.request({verb: 'get', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'GET'})
   }
 
-  async readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim> {
-    const c = await this.call({verb: 'get', resource: 'persistentvolumeclaims', namespace, name}, () => this.core.readNamespacedPersistentVolumeClaim({namespace, name}))
-    return toWire(c, 'V1PersistentVolumeClaim')
+  readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim> {
+    const target: ApiTarget = {verb: 'get', resource: 'persistentvolumeclaims', namespace, name}
+    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name), {method: 'GET'})
   }
 
-  async replaceVolume(volume: PersistentVolume): Promise<PersistentVolume> {
+  replaceVolume(volume: PersistentVolume): Promise<PersistentVolume> {
     const name = volume.metadata.name ?? ''
-    const v = await this.call({verb: 'update', resource: 'persistentvolumes', name}, () =>
-      this.core.replacePersistentVolume({name, body: fromWire(volume, 'V1PersistentVolume')}),
-    )
-    return toWire(v, 'V1PersistentVolume')
+    return this.wire.request({verb: 'update', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'PUT', body: volume})
   }
 
-  async replaceVolumeStatus(volume: PersistentVolume): Promise<PersistentVolume> {
+  replaceVolumeStatus(volume: PersistentVolume): Promise<PersistentVolume> {
     const name = volume.metadata.name ?? ''
-    const v = await this.call({verb: 'update', resource: 'persistentvolumes', subresource: 'status', name}, () =>
-      this.core.replacePersistentVolumeStatus({name, body: fromWire(volume, 'V1PersistentVolume')}),
-    )
-    return toWire(v, 'V1PersistentVolume')
+    const target: ApiTarget = {verb: 'update', resource: 'persistentvolumes', subresource: 'status', name}
+    return this.wire.request(target, objectPath('persistentvolumes', undefined, name, 'status'), {method: 'PUT', body: volume})
   }
 
-  async replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+  replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     const {name = '', namespace = ''} = claim.metadata
-    const c = await this.call({verb: 'update', resource: 'persistentvolumeclaims', namespace, name}, () =>
-      this.core.replaceNamespacedPersistentVolumeClaim({name, namespace, body: fromWire(claim, 'V1PersistentVolumeClaim')}),
-    )
-    return toWire(c, 'V1PersistentVolumeClaim')
+    const target: ApiTarget = {verb: 'update', resource: 'persistentvolumeclaims', namespace, name}
+    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name), {method: 'PUT', body: claim})
   }
 
-  async replaceClaimStatus(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
+  replaceClaimStatus(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     const {name = '', namespace = ''} = claim.metadata
-    const c = await this.call({verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace, name}, () =>
-      this.core.replaceNamespacedPersistentVolumeClaimStatus({name, namespace, body: fromWire(claim, 'V1PersistentVolumeClaim')}),
-    )
-    return toWire(c, 'V1PersistentVolumeClaim')
+    const target: ApiTarget = {verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace, name}
+    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name, 'status'), {method: 'PUT', body: claim})
   }
 
-  async createEvent(event: CoreEvent): Promise<CoreEvent> {
-    const e = await this.call({verb: 'create', resource: 'events', namespace: event.metadata.namespace}, () =>
-      this.core.createNamespacedEvent({namespace: event.metadata.namespace, body: fromWire(event, 'CoreV1Event')}),
-    )
-    return toWire(e, 'CoreV1Event')
+  createEvent(event: CoreEvent): Promise<CoreEvent> {
+    const namespace = event.metadata.namespace
+    return this.wire.request({verb: 'create', resource: 'events', namespace}, collectionPath('events', namespace), {method: 'POST', body: event})
   }
 
   async patchEventCount(namespace: string, name: string, count: number, lastTimestamp: string): Promise<void> {
-    await this.call({verb: 'patch', resource: 'events', namespace, name}, () =>
-      this.core.patchNamespacedEvent({namespace, name, body: {count, lastTimestamp}}, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)),
-    )
+    await this.wire.request({verb: 'patch', resource: 'events', namespace, name}, objectPath('events', namespace, name), {
+      method: 'PATCH',
+      body: {count, lastTimestamp},
+      contentType: 'application/merge-patch+json',
+    })
   }
 
   async canI(attrs: ResourceAttributes): Promise<boolean> {
@@ -319,25 +303,18 @@ export class KubernetesClusterApi implements ClusterApi {
   // Leases (loop mode: leader election, and the check for kube-controller-manager's binder). MicroTime
   // fields stay strings: client-node has no V1MicroTime model, so they cross unchanged.
 
-  async readLease(namespace: string, name: string): Promise<Lease> {
-    const l = await this.call({verb: 'get', resource: 'leases', namespace, name}, () => this.coordination.readNamespacedLease({namespace, name}))
-    return toWire(l, 'V1Lease')
+  readLease(namespace: string, name: string): Promise<Lease> {
+    return this.wire.request({verb: 'get', resource: 'leases', namespace, name}, objectPath('leases', namespace, name), {method: 'GET'})
   }
 
-  async createLease(lease: Lease): Promise<Lease> {
+  createLease(lease: Lease): Promise<Lease> {
     const {namespace, name} = lease.metadata
-    const l = await this.call({verb: 'create', resource: 'leases', namespace, name}, () =>
-      this.coordination.createNamespacedLease({namespace, body: fromWire(lease, 'V1Lease')}),
-    )
-    return toWire(l, 'V1Lease')
+    return this.wire.request({verb: 'create', resource: 'leases', namespace, name}, collectionPath('leases', namespace), {method: 'POST', body: lease})
   }
 
-  async replaceLease(lease: Lease): Promise<Lease> {
+  replaceLease(lease: Lease): Promise<Lease> {
     const {namespace, name} = lease.metadata
-    const l = await this.call({verb: 'update', resource: 'leases', namespace, name}, () =>
-      this.coordination.replaceNamespacedLease({namespace, name, body: fromWire(lease, 'V1Lease')}),
-    )
-    return toWire(l, 'V1Lease')
+    return this.wire.request({verb: 'update', resource: 'leases', namespace, name}, objectPath('leases', namespace, name), {method: 'PUT', body: lease})
   }
 
   listLeases(namespace: string, p: PageOptions): Promise<Page<Lease>> {

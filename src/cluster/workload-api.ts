@@ -1,11 +1,9 @@
 // The API calls volume plugins make (pods that scrub or delete data, PV objects created and deleted),
 // behind their own port so the plugins can be tested against a fake and run against any cluster.
-import * as k8s from '@kubernetes/client-node'
-import {ObjectSerializer} from '@kubernetes/client-node/dist/gen/models/ObjectSerializer.js'
+import type * as k8s from '@kubernetes/client-node'
 
 import type {PersistentVolume, Pod} from '../engine/model.js'
-import {type ApiTarget} from './api-errors.js'
-import {toApiError} from './live-api.js'
+import {collectionPath, objectPath, WireClient} from './wire-client.js'
 
 export interface PodEvent {
   type: string
@@ -23,58 +21,41 @@ export interface WorkloadApi {
   podEvents(namespace: string, name: string): Promise<PodEvent[]>
 }
 
-const toWire = <T>(obj: unknown, type: string): T => ObjectSerializer.serialize(obj, type, '') as T
-const fromWire = (obj: unknown, type: string): any => ObjectSerializer.deserialize(obj, type, '')
-
+/** The real WorkloadApi: requests in the wire shape (WireClient), as every other request pvctl makes. */
 export class KubernetesWorkloadApi implements WorkloadApi {
-  private readonly core: k8s.CoreV1Api
-  private readonly server: string
+  private readonly wire: WireClient
 
   constructor(kc: k8s.KubeConfig) {
-    this.core = kc.makeApiClient(k8s.CoreV1Api)
-    this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
+    this.wire = new WireClient(kc, kc.getCurrentCluster()?.server ?? '<unknown>')
   }
 
-  private async call<T>(target: ApiTarget, fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn()
-    } catch (err) {
-      throw toApiError(err, target, this.server)
-    }
-  }
-
-  async createVolume(volume: PersistentVolume): Promise<PersistentVolume> {
-    const v = await this.call({verb: 'create', resource: 'persistentvolumes', name: volume.metadata.name}, () =>
-      this.core.createPersistentVolume({body: fromWire(volume, 'V1PersistentVolume')}),
-    )
-    return toWire(v, 'V1PersistentVolume')
+  createVolume(volume: PersistentVolume): Promise<PersistentVolume> {
+    return this.wire.request({verb: 'create', resource: 'persistentvolumes', name: volume.metadata.name}, collectionPath('persistentvolumes'), {method: 'POST', body: volume})
   }
 
   async deleteVolume(name: string): Promise<void> {
-    await this.call({verb: 'delete', resource: 'persistentvolumes', name}, () => this.core.deletePersistentVolume({name}))
+    await this.wire.request({verb: 'delete', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'DELETE'})
   }
 
-  async createPod(pod: Pod): Promise<Pod> {
+  createPod(pod: Pod): Promise<Pod> {
     const namespace = pod.metadata.namespace ?? 'default'
-    const p = await this.call({verb: 'create', resource: 'pods', namespace, name: pod.metadata.name}, () =>
-      this.core.createNamespacedPod({namespace, body: fromWire(pod, 'V1Pod')}),
-    )
-    return toWire(p, 'V1Pod')
+    return this.wire.request({verb: 'create', resource: 'pods', namespace, name: pod.metadata.name}, collectionPath('pods', namespace), {method: 'POST', body: pod})
   }
 
-  async readPod(namespace: string, name: string): Promise<Pod> {
-    const p = await this.call({verb: 'get', resource: 'pods', namespace, name}, () => this.core.readNamespacedPod({namespace, name}))
-    return toWire(p, 'V1Pod')
+  readPod(namespace: string, name: string): Promise<Pod> {
+    return this.wire.request({verb: 'get', resource: 'pods', namespace, name}, objectPath('pods', namespace, name), {method: 'GET'})
   }
 
   async deletePod(namespace: string, name: string): Promise<void> {
-    await this.call({verb: 'delete', resource: 'pods', namespace, name}, () => this.core.deleteNamespacedPod({namespace, name}))
+    await this.wire.request({verb: 'delete', resource: 'pods', namespace, name}, objectPath('pods', namespace, name), {method: 'DELETE'})
   }
 
   async podEvents(namespace: string, name: string): Promise<PodEvent[]> {
-    const list = await this.call({verb: 'list', resource: 'events', namespace}, () =>
-      this.core.listNamespacedEvent({namespace, fieldSelector: `involvedObject.kind=Pod,involvedObject.name=${name}`}),
-    )
-    return list.items.map((e) => ({type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? ''}))
+    const fieldSelector = `involvedObject.kind=Pod,involvedObject.name=${name}`
+    const page = await this.wire.page<{type?: string; reason?: string; message?: string}>({verb: 'list', resource: 'events', namespace}, collectionPath('events', namespace), {
+      limit: 0,
+      fieldSelector,
+    })
+    return page.items.map((e) => ({type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? ''}))
   }
 }

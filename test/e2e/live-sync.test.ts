@@ -92,6 +92,51 @@ test('sync --yes reaches the state the simulation predicts; a dry run afterwards
   }
 })
 
+test('sync --yes keeps the fields it does not know: those of a newer API server survive its writes', async () => {
+  // Fields of a Kubernetes newer than the client library's models, in spec, status and metadata, and a
+  // timestamp with its exact text: a write must send back the object as it was read, plus its change.
+  const newer = (o: {spec?: object; status?: object}) => ({
+    ...o,
+    spec: {...o.spec, futureSpecField: {mode: 'fast'}},
+    status: {...o.status, futureStatusField: 'kept'},
+  })
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone([
+      ...example.classes,
+      ...example.volumes.map((v) => ({...newer(v), metadata: {...v.metadata, creationTimestamp: '2026-01-02T03:04:05Z'}})),
+      ...example.claims.map(newer),
+      ...example.pods,
+      ...example.nodes,
+    ]) as never,
+    tokens: {[TOKEN]: {user: 'alice'}},
+  })
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig({token: TOKEN}))
+  const stopKubelet = kubelet(api, 'Succeeded')
+  try {
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    const report = JSON.parse(run.stdout) as {actions: Array<{object: {kind: string; namespace?: string; name: string}; outcome: string}>}
+    const written = new Set(report.actions.filter((a) => a.outcome === 'written').map((a) => `${a.object.kind}/${a.object.namespace ?? ''}/${a.object.name}`))
+    assert.ok(written.size > 0)
+    const objects = [...(api.list('pv') as Array<Record<string, any>>), ...(api.list('pvc') as Array<Record<string, any>>)]
+    // Those still there (a volume written and then deleted by its reclaim policy is not).
+    const checked = objects.filter((o) => written.has(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`))
+    assert.deepEqual([...new Set(checked.map((o) => o.kind))].sort(), ['PersistentVolume', 'PersistentVolumeClaim'])
+    for (const o of checked) {
+      const name = `${o.kind} ${o.metadata.name}`
+      assert.deepEqual(o.spec.futureSpecField, {mode: 'fast'}, `${name}: spec.futureSpecField`)
+      assert.equal(o.status?.futureStatusField, 'kept', `${name}: status.futureStatusField`)
+      if (o.kind === 'PersistentVolume' && !o.metadata.name.startsWith('pvc-')) assert.equal(o.metadata.creationTimestamp, '2026-01-02T03:04:05Z', `${name}: creationTimestamp`)
+    }
+  } finally {
+    stopKubelet()
+    await api.stop()
+  }
+})
+
 test('--dry-run performs zero writes and paginates its lists', async () => {
   const {api, kubeconfig} = await cluster()
   try {

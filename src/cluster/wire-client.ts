@@ -1,0 +1,146 @@
+// API requests as pvctl makes them: client-node's KubeConfig applies the credentials (tokens, exec
+// plugins, client certificates), TLS settings and proxy, and objects go out and come back in their wire
+// shape. Shared by the loader's lists, the executor's reads and writes, the volume plugins' workloads and
+// explain's evidence, so that every request pvctl makes has the same speed, the same errors and the same
+// shape.
+import * as http from 'node:http'
+import * as https from 'node:https'
+
+import type * as k8s from '@kubernetes/client-node'
+
+import type {ApiTarget} from './api-errors.js'
+import type {Page, PageOptions} from './live-api.js'
+import {toApiError} from './live-api.js'
+
+/** The collections pvctl lists or watches. */
+export type ListedResource =
+  | 'persistentvolumes'
+  | 'persistentvolumeclaims'
+  | 'storageclasses'
+  | 'pods'
+  | 'nodes'
+  | 'leases'
+  | 'events'
+  | 'csidrivers'
+  | 'volumeattachments'
+
+const GROUP_VERSION: Partial<Record<ListedResource, string>> = {
+  storageclasses: '/apis/storage.k8s.io/v1',
+  csidrivers: '/apis/storage.k8s.io/v1',
+  volumeattachments: '/apis/storage.k8s.io/v1',
+  leases: '/apis/coordination.k8s.io/v1',
+}
+
+/** The URL path of a collection, across namespaces when `namespace` is undefined. */
+export function collectionPath(resource: ListedResource, namespace?: string): string {
+  return `${GROUP_VERSION[resource] ?? '/api/v1'}${namespace !== undefined ? `/namespaces/${encodeURIComponent(namespace)}` : ''}/${resource}`
+}
+
+export interface ListRequest extends PageOptions {
+  fieldSelector?: string
+}
+
+/** The path of one object of a collection, or of its status subresource. */
+export function objectPath(resource: ListedResource, namespace: string | undefined, name: string, subresource?: 'status'): string {
+  return `${collectionPath(resource, namespace)}/${encodeURIComponent(name)}${subresource !== undefined ? `/${subresource}` : ''}`
+}
+
+/** A request's method and, for a write, its body and how it is encoded. */
+export interface WireRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+  query?: URLSearchParams
+  body?: unknown
+  /** Default application/json; a merge patch says application/merge-patch+json. */
+  contentType?: string
+}
+
+export class WireClient {
+  private keepAlive: {fingerprint: string; agent: http.Agent} | undefined
+
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    private readonly server: string,
+  ) {}
+
+  /**
+   * One page of a LIST, as the API server sent it: parsed once with JSON.parse and kept in its wire
+   * shape, where the generated list methods would turn every object into model classes (ObjectSerializer)
+   * and back: at 100k volumes that round trip cost more than the transfer.
+   */
+  async page<T>(target: ApiTarget, path: string, p: ListRequest): Promise<Page<T>> {
+    const query = new URLSearchParams()
+    if (p.limit > 0) query.set('limit', String(p.limit))
+    if (p.continueToken !== undefined) query.set('continue', p.continueToken)
+    if (p.labelSelector !== undefined) query.set('labelSelector', p.labelSelector)
+    if (p.fieldSelector !== undefined) query.set('fieldSelector', p.fieldSelector)
+    const list = await this.request<{items?: T[] | null; metadata?: {continue?: string; resourceVersion?: string}}>(target, path, {method: 'GET', query})
+    return {items: list.items ?? [], continueToken: list.metadata?.continue || undefined, resourceVersion: list.metadata?.resourceVersion}
+  }
+
+  /**
+   * One request, its body sent and its answer returned in their wire shape. The request is client-node's —
+   * its KubeConfig applies the credentials (tokens, exec plugins, client certificates) and TLS settings, as
+   * for every other call — but the objects are not turned into client-node's model classes and back
+   * (ObjectSerializer): that round trip drops every field the models do not know, so a write to a newer API
+   * server would clear the fields it added (and a claim's spec, immutable, would be refused), and it
+   * rewrites timestamps. Requests go over one keep-alive connection (client-node makes a new agent, hence a
+   * new TLS handshake, per request).
+   */
+  async request<T>(target: ApiTarget, path: string, req: WireRequest): Promise<T> {
+    const url = new URL(`${this.server.replace(/\/$/, '')}${path}`)
+    for (const [key, value] of req.query ?? []) url.searchParams.set(key, value)
+    const opts: https.RequestOptions = {}
+    try {
+      await this.kc.applyToHTTPSOptions(opts)
+    } catch (err) {
+      throw toApiError(err, target, this.server)
+    }
+    const agent = this.agent(opts)
+    const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body))
+    const headers: http.OutgoingHttpHeaders = {...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: 'application/json'}
+    if (payload !== undefined) {
+      headers['Content-Type'] = req.contentType ?? 'application/json'
+      headers['Content-Length'] = payload.length
+    }
+    return new Promise<T>((resolve, reject) => {
+      const lib = url.protocol === 'https:' ? https : http
+      const request = lib.request(url, {method: req.method, agent, headers, auth: opts.auth}, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('error', (err) => reject(toApiError(err, target, this.server)))
+        res.on('end', () => {
+          const body = Buffer.concat(chunks).toString('utf8')
+          const status = res.statusCode ?? 0
+          if (status < 200 || status > 299) {
+            reject(toApiError({code: status, body, headers: res.headers}, target, this.server))
+            return
+          }
+          try {
+            resolve((body === '' ? undefined : JSON.parse(body)) as T)
+          } catch {
+            reject(toApiError({code: 500, body: `{"message": "the answer is not JSON"}`, headers: res.headers}, target, this.server))
+          }
+        })
+      })
+      request.on('error', (err) => reject(toApiError(err, target, this.server)))
+      request.end(payload)
+    })
+  }
+
+  /**
+   * The keep-alive agent requests share, with the TLS settings client-node applied (a new one when they
+   * change, e.g. an exec plugin's fresh client certificate; the old one is left to close its idle
+   * sockets, since other requests may still be reading on it). Behind a proxy, client-node's own agent.
+   */
+  private agent(opts: https.RequestOptions): http.Agent | undefined {
+    if (this.kc.getCurrentCluster()?.proxyUrl) return opts.agent instanceof http.Agent ? opts.agent : undefined
+    const tls = {ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername}
+    // client-node reads the certificates afresh for every request: compare their bytes, not the Buffers.
+    const fingerprint = JSON.stringify(tls, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('base64') : value))
+    if (this.keepAlive?.fingerprint !== fingerprint) {
+      const agent = this.server.startsWith('https:') ? new https.Agent({...tls, keepAlive: true}) : new http.Agent({keepAlive: true})
+      this.keepAlive = {fingerprint, agent}
+    }
+    return this.keepAlive.agent
+  }
+}
