@@ -53,6 +53,16 @@ describe('kubectlYaml', () => {
     for (const doc of cases) assert.equal(kubectlYaml(doc), oracle(doc), JSON.stringify(doc))
   })
 
+  it('prints a short value without spaces the same at every depth, worked out once or not', () => {
+    const values = ['yes', '0755', '1e3', '-', '?', 'a:', ':a', '#', 'a#b', "it's", 'x"y', '---', '---x', '...', '%YAML', '*ref', '&a', '!t', '|', '>', '@at', '<<', 'x'.repeat(64), 'y'.repeat(65), '2024-01-01T00:00:00Z']
+    for (const v of values) {
+      const doc = {a: v, b: {c: v, d: {e: [v, {f: v, g: [[v]]}]}}}
+      // Twice: the second time from what was remembered of the first.
+      assert.equal(kubectlYaml(doc), oracle(doc), v)
+      assert.equal(kubectlYaml([v, doc]), oracle([v, doc]), v)
+    }
+  })
+
   it('gives a key that looks like a document marker the quotes the library gives it at each depth', () => {
     const doc = {'---x': {'---x': 'v', '...': ['---x']}, '%p': {'%p': 1}}
     assert.equal(kubectlYaml(doc), oracle(doc))
