@@ -73,7 +73,9 @@ export class WireClient {
     if (p.continueToken !== undefined) query.set('continue', p.continueToken)
     if (p.labelSelector !== undefined) query.set('labelSelector', p.labelSelector)
     if (p.fieldSelector !== undefined) query.set('fieldSelector', p.fieldSelector)
-    const list = await this.request<{items?: T[] | null; metadata?: {continue?: string; resourceVersion?: string}}>(target, path, {method: 'GET', query})
+    const list = await this.request<{items?: T[] | null; metadata?: {continue?: string; resourceVersion?: string}} | undefined>(target, path, {method: 'GET', query})
+    // No body at all is a broken answer, not an empty list: reading it as one would plan against nothing.
+    if (list === undefined) throw toApiError({code: 500, body: `{"message": "the list came back without a body"}`}, target, this.server)
     return {items: list.items ?? [], continueToken: list.metadata?.continue || undefined, resourceVersion: list.metadata?.resourceVersion}
   }
 
