@@ -1,7 +1,7 @@
 // The live cluster through @kubernetes/client-node: the reads and writes pvctl makes, behind a small
 // port (ClusterApi) so the executor can be tested against a fake and run against the emulator or a
-// real cluster alike. Objects cross this boundary in their wire (JSON) shape, and go over the wire so
-// (wire-client.ts): client-node's KubeConfig gives the credentials and TLS, never its model classes.
+// real cluster alike. Objects cross this boundary, and travel to and from the server, in their wire (JSON)
+// shape (wire-client.ts): client-node gives the KubeConfig's credentials and TLS, not its model classes.
 import * as http from 'node:http'
 import * as https from 'node:https'
 import {createInterface} from 'node:readline'
