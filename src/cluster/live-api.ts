@@ -7,8 +7,6 @@ import * as https from 'node:https'
 import {createInterface} from 'node:readline'
 
 import * as k8s from '@kubernetes/client-node'
-// kubeconfig-shaped entries to client-node's Cluster/User (not re-exported either).
-import {newClusters, newUsers} from '@kubernetes/client-node/dist/config_types.js'
 
 import type {Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../engine/model.js'
 import {
@@ -22,6 +20,7 @@ import {
   ApiError,
 } from './api-errors.js'
 import type {ResolvedConfig} from './kubeconfig.js'
+import {TOKEN_FILE_PROVIDER, TokenFileAuth} from './token-file-auth.js'
 import {collectionPath, objectPath, WireClient} from './wire-client.js'
 
 export interface CoreEvent {
@@ -135,14 +134,18 @@ export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
   const kc = new k8s.KubeConfig()
   const {name: clusterName, ...cluster} = config.cluster
   const {name: userName, tokenFile, ...user} = config.user
-  const users = newUsers([{name: userName, user}])
-  const mappedUser = tokenFile !== undefined ? {...users[0], authProvider: {name: 'tokenFile', config: {tokenFile}}} : users[0]
-  kc.loadFromOptions({
-    clusters: newClusters([{name: clusterName, cluster}]),
-    users: [mappedUser],
-    contexts: [{name: config.contextName, cluster: clusterName, user: userName, ...(config.namespace ? {namespace: config.namespace} : {})}],
-    currentContext: config.contextName,
-  })
+  // A token file (in-cluster, or a kubeconfig's tokenFile) is read as client-go reads it (TokenFileAuth).
+  kc.addAuthenticator(new TokenFileAuth())
+  const tokenProvider = tokenFile !== undefined ? {'auth-provider': {name: TOKEN_FILE_PROVIDER, config: {path: tokenFile}}} : {}
+  // One resolved context as a kubeconfig document, read by client-node's public loader (JSON is YAML).
+  kc.loadFromString(
+    JSON.stringify({
+      clusters: [{name: clusterName, cluster}],
+      users: [{name: userName, user: {...user, ...tokenProvider}}],
+      contexts: [{name: config.contextName, context: {cluster: clusterName, user: userName, ...(config.namespace ? {namespace: config.namespace} : {})}}],
+      'current-context': config.contextName,
+    }),
+  )
   return kc
 }
 

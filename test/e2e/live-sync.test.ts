@@ -248,6 +248,22 @@ test('a writer that changes a claim between our read and our write keeps its cha
   }
 })
 
+test('a kubeconfig user with a tokenFile sends the token the file holds (as in a pod)', async () => {
+  const {api} = await cluster()
+  try {
+    const tokenFile = path.join(dir, `token-${api.port}`)
+    writeFileSync(tokenFile, `${TOKEN}\n`)
+    const kubeconfig = path.join(dir, `kubeconfig-tokenfile-${api.port}.yaml`)
+    writeFileSync(kubeconfig, api.kubeconfig({}).replace('user: {}', `user:\n      tokenFile: ${tokenFile}`))
+    const run = await pvctl(kubeconfig, '--dry-run')
+    assert.equal(run.code, 1, run.stderr)
+    assert.ok(api.requests.length > 0 && api.requests.every((r) => r.user === 'alice'), 'every request authenticated as the token\'s user')
+    noSecrets(run.stdout, run.stderr)
+  } finally {
+    await api.stop()
+  }
+})
+
 test('an unknown token: Unauthorized, exit 3, and the token is not printed', async () => {
   const {api, kubeconfig} = await cluster()
   try {
