@@ -23,6 +23,7 @@ import type {FeatureGates} from './feature-gates.js'
 import type {PersistentVolumeClaim} from './model.js'
 import {QuantityError} from './quantity.js'
 import {type CompiledSelector, type Labels, SelectorError} from './selector.js'
+import {lowerIndex} from './sorted-list.js'
 import {compareNames, storageQuantity} from './volume-index.js'
 
 interface Member {
@@ -117,7 +118,7 @@ export class VolumeClasses {
     let most = 0
     for (const cls of this.classes) {
       for (const fits of [true, false]) {
-        const first = new Stream(cls.members, requested, fits, 0).cursor().next()
+        const first = firstOfSide(cls.members, requested, fits)
         if (first === undefined) continue
         const judged = judge(first)
         // Labels take nothing from relevance: the side's relevance is its first volume's.
@@ -205,14 +206,14 @@ function bySizeThenName(a: Member, b: Member): number {
 
 /** The index of the first member at least `nanos` large (members.length when none is). */
 function lowerBound(members: Sorted, nanos: bigint): number {
-  let lo = 0
-  let hi = members.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (members[mid].nanos < nanos) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  return lowerIndex(members, (m) => m.nanos >= nanos)
+}
+
+/** The nearest member of a side: the smallest big enough one, or the largest too small (first by name). */
+function firstOfSide(members: Sorted, requested: bigint, fits: boolean): Member | undefined {
+  const start = lowerBound(members, requested)
+  if (fits) return members[start]
+  return start === 0 ? undefined : members[lowerBound(members, members[start - 1].nanos)]
 }
 
 /** How many of the members are big enough for the request (fits) or too small. */

@@ -135,7 +135,7 @@ export class SortedList<T> {
 }
 
 /** The index of the first element for which the monotone `atLeast` holds (length when none does). */
-function lowerIndex<T>(array: readonly T[], atLeast: (item: T) => boolean): number {
+export function lowerIndex<T>(array: readonly T[], atLeast: (item: T) => boolean): number {
   let lo = 0
   let hi = array.length
   while (lo < hi) {
