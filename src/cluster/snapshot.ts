@@ -586,6 +586,9 @@ const shapes: Record<string, Array<[string, Shape]>> = {
     ['spec.nodeName', 'string'],
     ['spec.volumes', 'object[]'],
     ['status.phase', 'string'],
+    ['status.initContainerStatuses', 'object[]'],
+    ['status.containerStatuses', 'object[]'],
+    ['status.ephemeralContainerStatuses', 'object[]'],
   ],
 }
 

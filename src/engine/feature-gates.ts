@@ -20,24 +20,38 @@ export const knownFeatureGates = Object.keys(defaultFeatureGates) as Array<keyof
 
 export class FeatureGateError extends Error {}
 
-/** parseFeatureGates("A=true,B=false") → gates over the defaults; unknown gates and non-booleans throw. */
+/** strconv.ParseBool: exactly these spellings, nothing else (not "yes", not "tRuE"). */
+const PARSE_BOOL = new Map<string, boolean>([
+  ...['1', 't', 'T', 'TRUE', 'true', 'True'].map((v): [string, boolean] => [v, true]),
+  ...['0', 'f', 'F', 'FALSE', 'false', 'False'].map((v): [string, boolean] => [v, false]),
+])
+
+/**
+ * parseFeatureGates("A=true,B=0") → gates over the defaults, as component-base's featureGate.Set reads
+ * the flag: each value by strconv.ParseBool (its error first), then every name must be a known gate.
+ */
 export function parseFeatureGates(spec: string | undefined, base: FeatureGates = defaultFeatureGates): FeatureGates {
-  const gates: FeatureGates = {...base}
-  if (spec === undefined || spec.trim() === '') return gates
-  for (const part of spec.split(',')) {
-    const item = part.trim()
+  const values = new Map<string, boolean>()
+  for (const item of (spec ?? '').split(',')) {
     if (item === '') continue
     const eq = item.indexOf('=')
-    if (eq < 0) throw new FeatureGateError(`missing bool value for ${item}`)
-    const name = item.slice(0, eq).trim()
-    const value = item.slice(eq + 1).trim().toLowerCase()
+    const name = (eq < 0 ? item : item.slice(0, eq)).trim()
+    if (eq < 0) throw new FeatureGateError(`missing bool value for ${name}`)
+    const value = item.slice(eq + 1).trim()
+    const enabled = PARSE_BOOL.get(value)
+    if (enabled === undefined) {
+      throw new FeatureGateError(`invalid value of ${name}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`)
+    } else {
+      values.set(name, enabled)
+    }
+  }
+  const gates: FeatureGates = {...base}
+  for (const [name, enabled] of values) {
     if (!(knownFeatureGates as string[]).includes(name)) {
       throw new FeatureGateError(`unrecognized feature gate: ${name} (known: ${knownFeatureGates.join(', ')})`)
+    } else {
+      gates[name as keyof FeatureGates] = enabled
     }
-    if (value !== 'true' && value !== 'false') {
-      throw new FeatureGateError(`invalid value of ${name}=${value}, err: strconv.ParseBool: parsing "${value}": invalid syntax`)
-    }
-    gates[name as keyof FeatureGates] = value === 'true'
   }
   return gates
 }

@@ -131,7 +131,13 @@ export interface Pod {
   kind?: string
   metadata: ObjectMeta
   spec?: {nodeName?: string; volumes?: PodVolume[] | null; [field: string]: unknown}
-  status?: {phase?: string; containerStatuses?: ContainerStatus[] | null; [field: string]: unknown}
+  status?: {
+    phase?: string
+    initContainerStatuses?: ContainerStatus[] | null
+    containerStatuses?: ContainerStatus[] | null
+    ephemeralContainerStatuses?: ContainerStatus[] | null
+    [field: string]: unknown
+  }
 }
 
 export interface Node {

@@ -37,7 +37,7 @@ import {jsonEqual} from './json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
 import type {ActionType} from './plan.js'
 import {compareQuantities, isValidQuantity, quantityValue} from './quantity.js'
-import {type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type VolumeSlot} from './simulated-cluster.js'
+import {ApiError, type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type VolumeSlot} from './simulated-cluster.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -1343,7 +1343,14 @@ export class PersistentVolumeController {
       } else {
         // Only the annotation changed.
       }
-      return this.cluster.updateVolume(type, volumeClone, reason)
+      try {
+        return this.cluster.updateVolume(type, volumeClone, reason)
+      } catch (err) {
+        // The one write of the controller the API server refuses (a finalizer added to a volume being
+        // deleted): nothing was saved, and every sync of the volume stops here, as in Go.
+        if (err instanceof ApiError) throw new ControllerError(`persistent Volume Controller can't anneal migration annotations or finalizer: ${err.message}`)
+        else throw err
+      }
     }
   }
 

@@ -85,6 +85,26 @@ export function claimRefOf(claim: PersistentVolumeClaim): ObjectRef {
   return refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')
 }
 
+/** A write the API server refuses, as the error text client-go returns (a Go `error` for the controller). */
+export class ApiError extends Error {}
+
+/**
+ * The API server's validation of an update that the controller can run into: ValidateObjectMetaUpdate's
+ * "no new finalizers on an object being deleted" (a 422). The controller adds a finalizer in one place,
+ * annealing a volume's deletion finalizers, and a volume already being deleted must not get it. Status
+ * writes never change metadata.
+ */
+function refusal(kind: 'PersistentVolume' | 'PersistentVolumeClaim', cached: PersistentVolume | PersistentVolumeClaim | undefined, after: PersistentVolume | PersistentVolumeClaim): ApiError | undefined {
+  if (cached?.metadata.deletionTimestamp == null || after.metadata.finalizers === cached.metadata.finalizers) return undefined
+  const before = new Set(cached.metadata.finalizers ?? [])
+  // sets.NewString(...).Difference(...).List(): sorted, each once.
+  const added = [...new Set((after.metadata.finalizers ?? []).filter((f) => !before.has(f)))].sort()
+  if (added.length === 0) return undefined
+  return new ApiError(
+    `${kind} ${JSON.stringify(after.metadata.name ?? '')} is invalid: metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+  )
+}
+
 /** A write's patch leaves out the resourceVersion: the API server sets it, the controller does not. */
 const bumpedByTheServer = '/metadata/resourceVersion'
 
@@ -161,7 +181,8 @@ export class SimulatedCluster {
       for (const key of podClaimKeys(pod)) {
         const list = this.podsByClaimKey.get(key)
         if (list === undefined) this.podsByClaimKey.set(key, [pod])
-        else list.push(pod)
+        // A pod that mounts a claim twice is listed once: the indexer keeps a set of pods per key.
+        else if (list[list.length - 1] !== pod) list.push(pod)
       }
     }
     const last = BigInt(maxRv)
@@ -382,10 +403,15 @@ export class SimulatedCluster {
     return after
   }
 
-  /** kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. */
+  /**
+   * kubeClient.PersistentVolumes().Update / UpdateStatus, then storeVolumeUpdate. Throws ApiError where
+   * the API server refuses the write (see refusal).
+   */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
     const slot = this.syncPrefix === 'pv/' && this.syncSlot!.key === name ? (this.syncSlot as VolumeSlot) : this.volumeSlotNamed(name)
+    const refused = subresource === undefined ? refusal('PersistentVolume', slot.object, volume) : undefined
+    if (refused !== undefined) throw refused
     const saved = this.record(type, volumeRef(volume), slot.object, volume, reason, subresource)
     this.volumes.put(slot, saved)
     this.volumeWrites++
@@ -393,9 +419,11 @@ export class SimulatedCluster {
     return saved
   }
 
-  /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. */
+  /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. Throws ApiError as updateVolume. */
   updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
     const slot = this.slotOfSyncedClaim(claim) ?? this.claims.slot(claimKey(claim))
+    const refused = subresource === undefined ? refusal('PersistentVolumeClaim', slot.object, claim) : undefined
+    if (refused !== undefined) throw refused
     const saved = this.record(type, claimRefOf(claim), slot.object, claim, reason, subresource)
     this.claims.put(slot, saved)
     return saved

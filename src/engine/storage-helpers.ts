@@ -150,11 +150,20 @@ function timestampOrder(ts: string | null | undefined): string {
   return m[1] + (m[2] ?? '.').padEnd(10, '0')
 }
 
-/** util.IsPodTerminated: Failed or Succeeded, or deleted with no container still running. */
+/**
+ * util.IsPodTerminated: Failed or Succeeded, or deleted with no container still running: init, regular and
+ * ephemeral containers alike (a deleted pod whose init container runs still uses its volumes).
+ */
 export function isPodTerminated(pod: Pod): boolean {
   const phase = pod.status?.phase
   if (phase === 'Failed' || phase === 'Succeeded') return true
-  return pod.metadata.deletionTimestamp != null && notRunning(pod.status?.containerStatuses ?? [])
+  const status = pod.status
+  return (
+    pod.metadata.deletionTimestamp != null &&
+    notRunning(status?.initContainerStatuses ?? []) &&
+    notRunning(status?.containerStatuses ?? []) &&
+    notRunning(status?.ephemeralContainerStatuses ?? [])
+  )
 }
 
 function notRunning(statuses: ReadonlyArray<{state?: {terminated?: unknown; waiting?: unknown} | null}>): boolean {

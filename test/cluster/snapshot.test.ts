@@ -514,6 +514,12 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
       want: 'FILE: Node n1: metadata.labels["app.kubernetes.io/name"]: must be a string, got null',
     },
     {
+      name: "a pod's container statuses that are not a list of objects",
+      path: 'snap.yaml',
+      files: {'snap.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: app}\nstatus:\n  initContainerStatuses: running\n'},
+      want: 'FILE: Pod app/web-0: status.initContainerStatuses: must be a list of objects, got a string "running"',
+    },
+    {
       name: 'a resourceVersion that is not a string',
       path: 'snap.json',
       files: {'snap.json': '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "resourceVersion": {"a": 1}}}'},

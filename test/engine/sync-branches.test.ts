@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod} from '../../src/engine/model.js'
 import type {ObjectRef} from '../../src/engine/plan.js'
 import {reconcile, type ReconcileResult} from '../../src/engine/reconcile.js'
 import {bound, byController, pod, pv, pvc, sc, state} from './builders.js'
@@ -142,6 +142,22 @@ const rows: Row[] = [
       claims: [pvc('c', 'u1', {className: 'wait'})],
       classes: [sc('wait', 'x.example.com/p', {mode: 'WaitForFirstConsumer'})],
       pods: [pod('web-0', 'c'), pod('done', 'c', {phase: 'Succeeded'}), pod('placed', 'c', {nodeName: 'n1', phase: 'Running'})],
+    }),
+    actions: [],
+    events: ['Normal WaitForPodScheduled waiting for pod web-0 to be scheduled'],
+  },
+  {
+    id: 'WaitForPodScheduled: a pod that mounts the claim twice is named once',
+    target: claimRef('c'),
+    state: state({
+      claims: [pvc('c', 'u1', {className: 'wait'})],
+      classes: [sc('wait', 'x.example.com/p', {mode: 'WaitForFirstConsumer'})],
+      pods: [
+        {
+          ...pod('web-0', 'c'),
+          spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'c'}}, {name: 'd-ro', persistentVolumeClaim: {claimName: 'c', readOnly: true}}]},
+        },
+      ],
     }),
     actions: [],
     events: ['Normal WaitForPodScheduled waiting for pod web-0 to be scheduled'],
@@ -423,6 +439,24 @@ const rows: Row[] = [
     actions: ['set-volume-phase'],
     events: ['Normal VolumeFailedRecycle Volume is used by pods: default/runner'],
   },
+  ...(
+    [
+      ['its init container runs', {initContainerStatuses: [{name: 'init', state: {running: {}}}], containerStatuses: [{name: 'app', state: {waiting: {reason: 'PodInitializing'}}}]}, true],
+      ['an ephemeral container runs', {containerStatuses: [{name: 'app', state: {terminated: {exitCode: 0}}}], ephemeralContainerStatuses: [{name: 'debug', state: {running: {}}}]}, true],
+      ['every container is waiting or terminated', {initContainerStatuses: [{name: 'init', state: {terminated: {exitCode: 0}}}], containerStatuses: [{name: 'app', state: {waiting: {}}}]}, false],
+    ] satisfies Array<[string, NonNullable<Pod['status']>, boolean]>
+  ).map(([what, status, used]): Row => ({
+    // util.IsPodTerminated: a deleted pod is terminated only when none of its containers, of any of the
+    // three lists, is running.
+    id: `6-11 Recycle while a deleted pod uses the claim and ${what}: ${used ? 'not recycled' : 'recycled'}`,
+    target: volRef('v'),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Recycle', source: {nfs: {server: 's', path: '/p'}}})],
+      pods: [{...pod('web-0', 'gone', {phase: 'Running', nodeName: 'n'}), metadata: {name: 'web-0', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z'}, status: {phase: 'Running', ...status}}],
+    }),
+    actions: used ? ['set-volume-phase'] : ['set-volume-phase', 'recycle'],
+    events: used ? ['Normal VolumeFailedRecycle Volume is used by pods: default/web-0'] : [],
+  })),
   {
     id: '8-1 claim gone, Delete, host-path: delete planned',
     target: volRef('v'),
@@ -527,6 +561,28 @@ const rows: Row[] = [
     state: state({volumes: [pv('v', {annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}, policy: 'Delete', source: {hostPath: {path: '/tmp/v'}}})]}),
     actions: ['add-finalizer'],
     check: (_r, vol) => assert.deepEqual(vol('v')?.metadata.finalizers, ['kubernetes.io/pv-controller']),
+  },
+  {
+    // ValidateObjectMetaUpdate refuses a new finalizer on an object being deleted: Go returns the error
+    // from syncVolume before anything else, so the volume is neither released nor reclaimed.
+    id: 'HonorPVReclaimPolicy: a volume already being deleted cannot get the finalizer: a sync error, no write',
+    target: volRef('v'),
+    state: state({
+      volumes: [
+        pv('v', {
+          annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'},
+          policy: 'Delete',
+          source: {hostPath: {path: '/tmp/v'}},
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          deleting: true,
+          finalizers: ['kubernetes.io/pv-protection'],
+        }),
+      ],
+    }),
+    actions: [],
+    events: [],
+    error: /^persistent Volume Controller can't anneal migration annotations or finalizer: PersistentVolume "v" is invalid: metadata\.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers \[\]string\{"kubernetes\.io\/pv-controller"\}$/,
   },
   {
     id: 'HonorPVReclaimPolicy off: finalizers are left alone',
