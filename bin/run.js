@@ -2,6 +2,21 @@
 // oclif checks its own engines field against the running Node with semver at every start: ~40 ms of CPU,
 // a sixth of `pvctl --help`. npm checks pvctl's own (node >= 20, which covers oclif's) when it installs.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
+
+// Output that cannot be written (a full disk, a terminal gone) has been reported by the command in one
+// line (src/cli/write-chunks.ts); oclif's final flush of stdout then fails the same way, outside any
+// command. That second failure is the same news: end with the command's exit code, not a stack trace.
+const outputFailed = (err) => err?.syscall === 'write' && ['ENOSPC', 'EIO', 'EPIPE', 'EBADF'].includes(err?.code)
+const onStray = (err) => {
+  if (!outputFailed(err)) {
+    process.stderr.write(`${err?.stack ?? err}\n`)
+    process.exit(1)
+  }
+  process.exit(process.exitCode ?? 2)
+}
+process.on('uncaughtException', onStray)
+process.on('unhandledRejection', onStray)
+
 const {execute} = await import('@oclif/core')
 
 await execute({dir: import.meta.url})

@@ -17,8 +17,8 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 /** The table behind every command's EXIT STATUS section of its help and man page. */
 export const EXIT_STATUS_HELP = [
   '0  in sync (with --dry-run), or the plan was written successfully',
-  '1  --dry-run found changes the controller would make',
-  '2  usage or input error: bad flag, malformed snapshot, no such object',
+  '1  --dry-run found changes the controller would make (or they were not confirmed at the prompt)',
+  '2  usage, input or output error: bad flag, malformed snapshot, no such object, output that cannot be written',
   '3  cluster error: unreachable or forbidden API, a write that failed',
 ]
 
@@ -47,6 +47,14 @@ export class InputError extends PvctlError {
   readonly exitCode = ExitCode.Usage
   constructor(message: string, suggestions: readonly string[] = []) {
     super(message, 'Input', suggestions)
+  }
+}
+
+/** The command's output could not be written (a full disk). Terminal; a closed pipe is not one. */
+export class OutputError extends PvctlError {
+  readonly exitCode = ExitCode.Usage
+  constructor(message: string) {
+    super(message, 'Output')
   }
 }
 

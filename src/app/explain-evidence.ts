@@ -1,6 +1,7 @@
 // Where explain's evidence comes from (Events, CSIDrivers, Leases, VolumeAttachments, and the clock): the
 // live cluster, read best-effort for the object explained, or the snapshot when it holds such objects.
 // The engine judges it; this file only decides what to read and reads it.
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
 import type {SnapshotEvidence} from '../cluster/snapshot.js'
 import {Explainer} from '../engine/explain.js'
@@ -53,7 +54,7 @@ export async function gatherEvidence(state: ClusterState, req: ExplainRequest, s
 
 /** What to read for `req`; undefined when the object named does not exist. */
 export function evidenceQuery(state: ClusterState, req: ExplainRequest): EvidenceQuery | undefined {
-  const explainer = new Explainer(state, {gates: req.gates})
+  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr({hostPathProvisioning: req.hostPathProvisioning})})
   const target = req.target
   // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
   if (target?.kind === 'PersistentVolume') {
@@ -70,7 +71,8 @@ export function evidenceQuery(state: ClusterState, req: ExplainRequest): Evidenc
   }
   const awaited =
     target === undefined
-      ? claimsInScope(state, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? ''))
+      ? // As the List decides them: a claim whose only volume an earlier claim takes may wait for a provisioner.
+        claimsInScope(state, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
       : [explainer.awaitedLease(target.namespace ?? 'default', target.name)]
   if (awaited.includes(undefined)) return undefined
   const namespace = target === undefined ? req.namespace : (target.namespace ?? 'default')

@@ -2,6 +2,7 @@
 // then follow up (a near-miss volume's YAML, the dry-run sync of the claim, another claim). The flow is
 // here; the prompts and the printing are the caller's (a UI port), so the flow is tested without a
 // terminal and the terminal without the flow.
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {Explainer} from '../engine/explain.js'
 import type {ClaimExplanation} from '../engine/explain-model.js'
 import type {ClusterState, PersistentVolume} from '../engine/model.js'
@@ -39,15 +40,17 @@ export async function runExplainSession(state: ClusterState, req: ExplainRequest
   }
   // The menu needs each claim's verdict and summary, not every volume of each: the claim picked is
   // explained again with its candidates as --candidates asks (all of them by default, as pvc/NAME).
-  const explainer = new Explainer(state, {gates: req.gates, onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
-  const explanations = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr({hostPathProvisioning: req.hostPathProvisioning}), onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
+  // The menu is a List: each claim as its sync in the controller's pass decides it (listItem), and so is
+  // the claim picked, so that its explanation says what its line in the menu said.
+  const explanations = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   for (;;) {
     const picked = await ui.choose<ClaimExplanation | null>('Which claim?', [
       ...explanations.map((e) => ({value: e, name: `${e.claim.namespace}/${e.claim.name}  ${e.verdict}`, description: e.summary})),
       {value: null, name: 'Quit'},
     ])
     if (picked === undefined || picked === null) return
-    const full = explainer.claim(picked.claim.namespace, picked.claim.name, req.candidates ?? 0)!
+    const full = explainer.listItem(picked.claim.namespace, picked.claim.name, req.candidates ?? 0)!
     ui.showClaim(full)
     const next = await followUp(state, req, full, ui)
     if (next === 'quit') return
@@ -66,7 +69,7 @@ async function followUp(state: ClusterState, req: ExplainRequest, e: ClaimExplan
         break
       }
       case 'sync':
-        ui.showPlan(planSync(state, {dryRun: true, gates: req.gates, targets: [refOfClaim(e.claim.namespace, e.claim.name)]}))
+        ui.showPlan(planSync(state, {dryRun: true, gates: req.gates, hostPathProvisioning: req.hostPathProvisioning, targets: [refOfClaim(e.claim.namespace, e.claim.name)]}))
         break
       case 'another':
         return 'another'

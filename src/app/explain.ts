@@ -8,6 +8,7 @@ import type {FeatureGates} from '../engine/feature-gates.js'
 import {claimKey, type ClusterState, type LabelSelector} from '../engine/model.js'
 import type {ObjectRef} from '../engine/plan.js'
 import {scopePredicate} from '../engine/reconcile.js'
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, gatherEvidence, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
@@ -15,6 +16,8 @@ import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-
 
 export interface ExplainRequest {
   gates: FeatureGates
+  /** --enable-hostpath-provisioner, as kube-controller-manager's. */
+  hostPathProvisioning?: boolean
   onlyRelevant: boolean
   /** The object to explain; none: every claim not Bound in scope. */
   target?: ObjectRef
@@ -68,12 +71,14 @@ export function explainInState(state: ClusterState, req: ExplainRequest): Explai
   const target = req.target
   const explainer = new Explainer(state, {
     gates: req.gates,
+    plugins: defaultVolumePluginMgr({hostPathProvisioning: req.hostPathProvisioning}),
     onlyRelevant: req.onlyRelevant,
     evidence: req.evidence,
     candidates: req.candidates ?? (target === undefined ? LIST_CANDIDATES : 0),
   })
   if (target === undefined) {
-    const items = claimsInScope(state, req).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    // Each item is the claim's sync in the controller's pass, after the claims before it (listItem).
+    const items = claimsInScope(state, req).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     const settled = items.every((e) => SETTLED_VERDICTS.has(e.verdict))
     return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}, exitCode: settled ? ExitCode.Ok : ExitCode.Changes}
   } else if (target.kind === 'PersistentVolumeClaim') {

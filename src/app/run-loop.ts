@@ -14,6 +14,7 @@ import {randomUUID} from 'node:crypto'
 
 import type {Logger} from '../cli/log.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import type {LabelSelector} from '../engine/model.js'
 import {ClusterError, ExitCode, UsageError} from '../errors.js'
 import {AuditStream} from '../controller/audit-stream.js'
@@ -47,6 +48,9 @@ export interface RunLoopOptions {
   dryRun: boolean
   yes: boolean
   gates: FeatureGates
+  /** --enable-hostpath-provisioner and --local-volume-deleter, as one-shot sync takes them. */
+  hostPathProvisioning?: boolean
+  localVolumeDeleter?: boolean
   namespace?: string
   labelSelector?: LabelSelector
   labelSelectorText?: string
@@ -183,12 +187,14 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     await checkBinder()
 
     const audit = new AuditStream(opts.output, ui.out)
+    const plugins = defaultVolumePluginMgr({hostPathProvisioning: opts.hostPathProvisioning, localVolumeDeleter: opts.localVolumeDeleter})
     const events = opts.events && !opts.dryRun ? new EventSink(api) : undefined
     log.info(opts.dryRun ? 'Dry run: planning only, nothing is written' : 'Starting', {mode: opts.mode, server: session.server, context: session.contextName})
     if (opts.mode === 'watch') {
       const watchLoop = new PersistentVolumeLoop(
         {
           gates: opts.gates,
+          plugins,
           namespace: opts.namespace,
           labelSelector: opts.labelSelector,
           labelSelectorText: opts.labelSelectorText,
@@ -212,6 +218,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
       const intervalLoop = new IntervalLoop(
         {
           gates: opts.gates,
+          plugins,
           namespace: opts.namespace,
           labelSelector: opts.labelSelector,
           labelSelectorText: opts.labelSelectorText,

@@ -2,8 +2,8 @@
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
 import {loadSnapshot} from '../cluster/snapshot.js'
-import type {Pod} from '../engine/model.js'
-import {ExitCode, UsageError} from '../errors.js'
+import type {ClusterState, Pod} from '../engine/model.js'
+import {ExitCode, InputError, UsageError} from '../errors.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
@@ -32,7 +32,13 @@ export interface RunSyncResult {
 
 /** The one Pod of a --recycler-pod-template file. */
 async function loadPodTemplate(path: string): Promise<Pod> {
-  const {state} = await loadSnapshot(path)
+  let state: ClusterState
+  try {
+    state = (await loadSnapshot(path)).state
+  } catch (err) {
+    if (err instanceof InputError) throw new UsageError(`--recycler-pod-template: ${err.message}`)
+    else throw err
+  }
   if (state.pods.length !== 1) {
     throw new UsageError(`--recycler-pod-template "${path}": expected exactly one Pod, found ${state.pods.length}`)
   }
@@ -40,6 +46,8 @@ async function loadPodTemplate(path: string): Promise<Pod> {
 }
 
 export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
+  // Checked in every mode, a dry run too: a bad flag is found before the run that would use it.
+  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadPodTemplate(opts.recyclerPodTemplate)
   // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
   const loaded = await loadClusterState(opts, ui)
   if (loaded.source === 'snapshot') {
@@ -54,7 +62,6 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   }
 
   const {applySync} = await import('./sync-live.js')
-  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadPodTemplate(opts.recyclerPodTemplate)
   const progress = await ui.spinner('writing')
   try {
     const result = await applySync(

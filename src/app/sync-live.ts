@@ -6,11 +6,10 @@ import {ExitCode, ClusterError, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/model.js'
 import type {PlannedEvent} from '../engine/plan.js'
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
-import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
+import {type SyncOptions, planSync, hasChanges, pluginsOf, summarize} from './sync.js'
 import type {SyncReport} from './sync-report.js'
 
 export interface ApplyOptions extends SyncOptions {
@@ -53,7 +52,8 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
       return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)'}
     }
   }
-  const missing = await missingPermissions(api, permissionsFor(plan.actions, opts.events))
+  const recyclerNamespace = opts.recyclerTemplate?.metadata.namespace ?? 'default'
+  const missing = await missingPermissions(api, permissionsFor(plan.actions, opts.events, opts.workload === undefined ? undefined : {recyclerNamespace}))
   if (missing.length > 0) {
     throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, ['ask a cluster admin for them, or run with --dry-run'])
   }
@@ -71,7 +71,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
         })
   const result = await executeSync(api, state, {
     plugins,
-    pluginMgr: defaultVolumePluginMgr({localVolumeDeleter: opts.localVolumeDeleter}),
+    pluginMgr: pluginsOf(opts),
     workload: opts.workload,
     // Consent was given (--yes, or typed at the prompt) to the plan, which lists what is destroyed.
     destructive: true,
@@ -94,7 +94,8 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     actions: result.actions,
     events: [...result.events, ...podEvents],
     errors: result.errors,
-    summary: summarize(result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned')),
+    // What was done: the writes made and the plugin operations carried out (a recycle, a delete).
+    summary: summarize(result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned' || a.outcome === 'executed')),
     objects: after.before ?? after.objects,
     before: plan.before,
   }

@@ -5,7 +5,7 @@ import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClai
 import {claimKey} from '../engine/model.js'
 import type {Action, ObjectRef} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr} from '../engine/volume-plugins.js'
 import {UsageError} from '../errors.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 
@@ -19,6 +19,13 @@ export interface SyncOptions {
   labelSelector?: LabelSelector
   /** --local-volume-deleter: pvctl's deleter for local volumes joins the controller's plugins. */
   localVolumeDeleter?: boolean
+  /** --enable-hostpath-provisioner, as kube-controller-manager's. */
+  hostPathProvisioning?: boolean
+}
+
+/** The controller's plugins as the options configure them. */
+export function pluginsOf(opts: Pick<SyncOptions, 'localVolumeDeleter' | 'hostPathProvisioning'>): VolumePluginMgr {
+  return defaultVolumePluginMgr({localVolumeDeleter: opts.localVolumeDeleter, hostPathProvisioning: opts.hostPathProvisioning})
 }
 
 /** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
@@ -41,7 +48,7 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
   const scope = hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
   const result = reconcile(state, {
     gates: opts.gates,
-    plugins: defaultVolumePluginMgr({localVolumeDeleter: opts.localVolumeDeleter}),
+    plugins: pluginsOf(opts),
     maxRounds: opts.maxRounds,
     targets: hasTargets ? opts.targets : undefined,
     scope,

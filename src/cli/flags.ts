@@ -39,4 +39,9 @@ export const engineFlags = {
     description: 'Known gates (v1.31 defaults): HonorPVReclaimPolicy=true, VolumeAttributesClass=false, CSIMigrationPortworx=false.',
     helpValue: 'GATE=BOOL,...',
   }),
+  'enable-hostpath-provisioner': Flags.boolean({
+    summary: "Provision claims of host-path classes, as kube-controller-manager's flag of that name (off by default there too).",
+    description: 'Without it, a claim of a kubernetes.io/host-path class gets "Failed to create provisioner: provisioning in volume plugin \"kubernetes.io/host-path\" is disabled", as in a cluster whose kube-controller-manager runs without the flag.',
+    default: false,
+  }),
 }

@@ -1,6 +1,8 @@
 // Spinners and prompts: only on a terminal, never in CI, always on stderr so that stdout carries
 // nothing but the output (-o json stays parseable).
 
+import {shouldColor} from '../render/color.js'
+
 export function canPrompt(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI
 }
@@ -18,7 +20,8 @@ export interface Spinner {
 export async function startSpinner(text: string): Promise<Spinner> {
   if (!canSpin()) return {text: () => {}, stop: () => {}}
   const {default: ora} = await import('ora')
-  const s = ora({text, stream: process.stderr}).start()
+  // NO_COLOR and TERM=dumb hold for the spinner too: it spins, uncoloured.
+  const s = ora({text, stream: process.stderr, color: shouldColor(process.env, true) ? 'cyan' : false}).start()
   return {
     text: (t) => {
       s.text = t
@@ -36,15 +39,26 @@ export async function startSpinner(text: string): Promise<Spinner> {
  */
 export async function confirmOnTerminal(message: string, typed = false): Promise<boolean> {
   const {confirm, input} = await import('@inquirer/prompts')
+  // Ctrl-D closes the prompt's readline without an answer: its promise is never settled, the event loop
+  // empties and the process would end as if all went well (exit 0). An input that ends, or a loop with
+  // nothing left to do while the question is open, is a "no".
+  const ended = new AbortController()
+  const onEnd = () => ended.abort()
+  process.stdin.once('end', onEnd)
+  process.once('beforeExit', onEnd)
   try {
+    const context = {output: process.stderr, signal: ended.signal}
     if (typed) {
-      const answer = await input({message: `${message} This deletes or scrubs data: type "yes" to continue:`}, {output: process.stderr})
+      const answer = await input({message: `${message} This deletes or scrubs data: type "yes" to continue:`}, context)
       return answer.trim() === 'yes'
     }
-    return await confirm({message, default: false}, {output: process.stderr})
+    return await confirm({message, default: false}, context)
   } catch (err) {
-    // Ctrl-C at the prompt (ExitPromptError): a "no".
-    if ((err as Error).name === 'ExitPromptError') return false
+    // Ctrl-C at the prompt (ExitPromptError), or the input ended (AbortPromptError): a "no".
+    if ((err as Error).name === 'ExitPromptError' || (err as Error).name === 'AbortPromptError') return false
     throw err
+  } finally {
+    process.stdin.removeListener('end', onEnd)
+    process.removeListener('beforeExit', onEnd)
   }
 }

@@ -13,6 +13,7 @@ export function parseObjectArgs(args: readonly string[], namespace: string): Obj
     }
     const type = arg.slice(0, slash).toLowerCase()
     const name = arg.slice(slash + 1)
+    if (name.includes('/')) throw new UsageError(`object "${arg}": a name cannot contain "/" (expected TYPE/NAME, e.g. pvc/data)`)
     if (claimAliases.has(type)) return {kind: 'PersistentVolumeClaim', namespace, name}
     if (volumeAliases.has(type)) return {kind: 'PersistentVolume', name}
     throw new UsageError(`object "${arg}": unknown type "${type}" (pvctl works on pvc/NAME and pv/NAME)`)

@@ -4,6 +4,8 @@
 import {fstatSync, writeSync} from 'node:fs'
 import {isatty} from 'node:tty'
 
+import {OutputError} from '../errors.js'
+
 /** What writeChunks needs of a stream: process.stdout, or a test's. */
 export interface ChunkSink {
   /** The file descriptor behind the stream, when there is one (process.stdout's is 1). */
@@ -27,7 +29,11 @@ export type WriteOutcome = 'written' | 'closed'
  */
 export async function writeChunks(sink: ChunkSink, chunks: Iterable<string>): Promise<WriteOutcome> {
   if (sink.fd !== undefined && isFile(sink.fd)) {
-    writeChunksToFile(sink.fd, chunks)
+    try {
+      writeChunksToFile(sink.fd, chunks)
+    } catch (err) {
+      throw outputFailed(sink, err)
+    }
     return 'written'
   } else {
     // A pipe, a terminal, a socket: through the stream, which may hold a chunk until the reader takes it.
@@ -55,7 +61,18 @@ export async function writeChunks(sink: ChunkSink, chunks: Iterable<string>): Pr
     sink.on('error', ignore)
     return 'closed'
   }
-  throw failure
+  throw outputFailed(sink, failure)
+}
+
+/**
+ * A write that failed for another reason than a closed reader (a full disk: ENOSPC) ends the command with
+ * a one-line error; what is written after it (a notice, oclif's flush) must not crash on the dead stream.
+ */
+function outputFailed(sink: ChunkSink, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code
+  if (code === undefined) return err
+  sink.on('error', ignore)
+  return new OutputError(`cannot write the output: ${(err as Error).message}`)
 }
 
 /** Resolves when the stream can take more, or when it failed or closed (the caller looks at which). */

@@ -144,6 +144,9 @@ export function resolveContext(doc: KubeconfigDoc, origin: string, contextOverri
   const cluster = (doc.clusters ?? []).find((c) => c.name === clusterName)?.cluster
   if (cluster === undefined) throw new UsageError(`${origin}: context "${contextName}" names cluster "${clusterName}", which does not exist`)
   if (typeof cluster.server !== 'string' || cluster.server === '') throw new UsageError(`${origin}: cluster "${clusterName}" has no server`)
+  if (!isServerUrl(cluster.server)) {
+    throw new UsageError(`${origin}: cluster "${clusterName}": invalid server URL ${JSON.stringify(cluster.server)} (expected https://HOST[:PORT])`)
+  }
   const user = (doc.users ?? []).find((u) => u.name === userName)?.user ?? {}
   const namespace = typeof context.namespace === 'string' && context.namespace !== '' ? context.namespace : undefined
   return {
@@ -152,6 +155,16 @@ export function resolveContext(doc: KubeconfigDoc, origin: string, contextOverri
     cluster: {...(cluster as Omit<ResolvedCluster, 'name'>), name: clusterName},
     user: {...(user as Omit<ResolvedUser, 'name'>), name: userName},
     ...(namespace !== undefined ? {namespace} : {}),
+  }
+}
+
+/** An http(s) URL with a host: what a request can be sent to. */
+function isServerUrl(server: string): boolean {
+  try {
+    const url = new URL(server)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== ''
+  } catch {
+    return false
   }
 }
 

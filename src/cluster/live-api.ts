@@ -162,6 +162,12 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
     }
     const reason = status.reason ?? ''
     const text = `${describeTarget(target)}: ${status.message ?? `HTTP ${e.code}`}`
+    if ((e.code === 404 || e.code === 405 || e.code === 501) && (status as {kind?: unknown}).kind !== 'Status') {
+      // An API server says why in a Status; a web server that is not one (a wrong port, a proxy) does not.
+      return new UnreachableError(`${server} does not answer as a Kubernetes API server (HTTP ${e.code} to ${describeTarget(target)})`, target, e.code, 'NotKubernetes', [
+        'check the server address of the kubeconfig cluster',
+      ])
+    }
     switch (e.code) {
       case 409:
         return new ConflictError(text, target, 409, reason || 'Conflict')
@@ -196,7 +202,7 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
       "check the cluster's certificate-authority in the kubeconfig",
     ])
   }
-  return new UnreachableError(`cannot reach the API server at ${server}: ${code ?? message}`, target, 0, 'Unreachable', [
+  return new UnreachableError(`cannot reach the API server at ${server}: ${code === 'ETIMEDOUT' ? message : (code ?? message)}`, target, 0, 'Unreachable', [
     'check the server address and your network, or read a snapshot with -f',
   ])
 }

@@ -233,6 +233,14 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
       else evidence[e.field as keyof SnapshotEvidence].push(e.object)
     }
   }
+  if (parts.every((part) => part.entries.length === 0)) {
+    // Even a cluster with no volumes has nodes: nothing at all is a failed `kubectl get ... |`, an empty
+    // file or the wrong one, and auditing it would report an empty cluster as in sync.
+    const others = [...skipped].map(([kind, n]) => `${kind} ×${n}`).join(', ')
+    throw new InputError(
+      `${sources.length === 1 ? sources[0] : sources.join(', ')}: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)${others === '' ? '' : `; only ${others}`}`,
+    )
+  }
   // The objects were checked above for the fields the engine relies on; the rest is carried as parsed.
   return {state: state as unknown as ClusterState, evidence, skipped: Object.fromEntries(skipped), sources}
 }

@@ -10,6 +10,7 @@
 // slow one: 100k volumes in pages of 500 waited 39 s for tokens at --qps 5. A retried page still takes one.
 import type {PageOptions} from './live-api.js'
 import {TransientApiError, UnreachableError} from './api-errors.js'
+import {withRequestSignal} from './request-signal.js'
 
 export interface ThrottleOptions {
   qps: number
@@ -63,15 +64,21 @@ export class TokenBucket {
 
 class RequestTimeoutError extends UnreachableError {}
 
-function withTimeout<T>(call: Promise<T>, ms: number, what: string): Promise<T> {
+/**
+ * `call` with a deadline: past it the call fails with a RequestTimeoutError and its requests are aborted
+ * (request-signal.ts), so that nothing of it is left pending.
+ */
+function withTimeout<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
+  const deadline = new AbortController()
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new RequestTimeoutError(`${what}: no answer within --request-timeout (${ms} ms)`, {verb: 'get', resource: what}, 0, 'Timeout')),
-      ms,
-    )
+    timer = setTimeout(() => {
+      const err = new RequestTimeoutError(`${what}: no answer within --request-timeout (${ms} ms)`, {verb: 'get', resource: what}, 0, 'Timeout')
+      reject(err)
+      deadline.abort(err)
+    }, ms)
   })
-  return Promise.race([call, timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([withRequestSignal(deadline.signal, call), timeout]).finally(() => clearTimeout(timer))
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
@@ -96,8 +103,8 @@ export function throttle<T extends object>(api: T, opts: ThrottleOptions): T {
       for (let attempt = 0; ; attempt++) {
         if (attempt > 0 || !free) await bucket.take()
         try {
-          const call = (member as (...a: unknown[]) => Promise<unknown>).apply(api, args)
-          return await (opts.requestTimeoutMs ? withTimeout(call, opts.requestTimeoutMs, key) : call)
+          const call = () => (member as (...a: unknown[]) => Promise<unknown>).apply(api, args)
+          return await (opts.requestTimeoutMs ? withTimeout(call, opts.requestTimeoutMs, key) : call())
         } catch (err) {
           if (!(err instanceof TransientApiError) || attempt >= maxRetries) throw err
           const wait = err.retryAfterSeconds !== undefined ? err.retryAfterSeconds * 1000 : backoffMs * 2 ** attempt

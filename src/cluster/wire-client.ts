@@ -5,12 +5,15 @@
 // shape.
 import * as http from 'node:http'
 import * as https from 'node:https'
+import type {Socket} from 'node:net'
 
 import type * as k8s from '@kubernetes/client-node'
 
 import type {ApiTarget} from './api-errors.js'
 import type {Page, PageOptions} from './live-api.js'
 import {toApiError} from './live-api.js'
+import {requestSignal} from './request-signal.js'
+import {InputError} from '../errors.js'
 
 /** The collections pvctl lists or watches. */
 export type ListedResource =
@@ -54,6 +57,23 @@ export interface WireRequest {
   contentType?: string
 }
 
+/**
+ * How long a new connection may take to be ready (TCP, then the TLS handshake): Go's dialer and
+ * http.Transport give kubectl 30 s and 10 s. A server that accepts the connection and never answers the
+ * handshake fails the request instead of holding it forever.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000
+
+function connectDeadline(request: http.ClientRequest, socket: Socket, tls: boolean, ms = CONNECT_TIMEOUT_MS): void {
+  // A connection of the keep-alive pool is ready; a new one is handed over while it still connects.
+  if (!socket.connecting) return
+  const timer = setTimeout(() => {
+    request.destroy(Object.assign(new Error(`${tls ? 'TLS handshake' : 'connection'} timeout after ${ms / 1000} s`), {code: 'ETIMEDOUT'}))
+  }, ms)
+  socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(timer))
+  socket.once('close', () => clearTimeout(timer))
+}
+
 export class WireClient {
   private keepAlive: {fingerprint: string; agent: http.Agent} | undefined
 
@@ -95,7 +115,12 @@ export class WireClient {
     try {
       await this.kc.applyToHTTPSOptions(opts)
     } catch (err) {
-      throw toApiError(err, target, this.server)
+      // Nothing was sent: the kubeconfig's credentials or certificates could not be had (an exec plugin
+      // that is missing or fails, a token or CA file that is not there). A local setup error, not the server's.
+      const reason = String((err as Error).message ?? err).split('\n')[0].trim()
+      throw new InputError(`cannot use the kubeconfig's credentials for ${this.server}: ${reason === '' ? 'the credential plugin failed without saying why' : reason}`, [
+        'check the user and cluster entries of the kubeconfig (kubectl config view)',
+      ])
     }
     const agent = this.agent(opts)
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body))
@@ -104,9 +129,11 @@ export class WireClient {
       headers['Content-Type'] = req.contentType ?? 'application/json'
       headers['Content-Length'] = payload.length
     }
+    const signal = requestSignal()
     return new Promise<T>((resolve, reject) => {
       const lib = url.protocol === 'https:' ? https : http
-      const request = lib.request(url, {method: req.method, agent, headers, auth: opts.auth}, (res) => {
+      // The call's deadline (--request-timeout) aborts the request: its socket is destroyed, not left open.
+      const request = lib.request(url, {method: req.method, agent, headers, auth: opts.auth, ...(signal !== undefined ? {signal} : {})}, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (chunk: Buffer) => chunks.push(chunk))
         res.on('error', (err) => reject(toApiError(err, target, this.server)))
@@ -125,6 +152,7 @@ export class WireClient {
         })
       })
       request.on('error', (err) => reject(toApiError(err, target, this.server)))
+      request.on('socket', (socket) => connectDeadline(request, socket, lib === https))
       request.end(payload)
     })
   }

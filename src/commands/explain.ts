@@ -6,6 +6,7 @@ import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {parseDuration} from '../cli/duration.js'
 import {terminalExplainUi} from '../cli/explain-picker.js'
+import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {canPrompt, startSpinner} from '../cli/interaction.js'
@@ -52,7 +53,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override args = {
     object: Args.string({
-      description: 'What to explain: pvc/NAME (namespace from -n) or pv/NAME. Default: every claim not Bound (a picker on a terminal).',
+      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default) or pv/NAME. Default: every claim not Bound (a picker on a terminal).',
       required: false,
       ignoreStdin: true,
     }),
@@ -78,9 +79,10 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
-    const target = args.object === undefined ? undefined : parseObjectArgs([args.object], flags.namespace ?? 'default')[0]
+    const target = args.object === undefined ? undefined : parseObjectArgs([args.object], defaultNamespace(flags))[0]
     const request: ExplainRequest = {
       gates,
+      hostPathProvisioning: flags['enable-hostpath-provisioner'],
       onlyRelevant: flags['only-relevant'],
       candidates: flags.candidates,
       target,

@@ -6,6 +6,7 @@ import type {SyncReport} from '../app/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
@@ -47,7 +48,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n), pv/NAME. Default: all.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME. Default: all.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -75,8 +76,8 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags, raw} = await this.parse(Sync)
 
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
-    const namespace = flags.namespace ?? 'default'
-    const targets = parseObjectArgs(argv as string[], namespace)
+    const objects = argv as string[]
+    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default')
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
     // What one-shot and loop mode take alike.
     const common = {
@@ -94,6 +95,8 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       chunkSize: flags['chunk-size'],
       concurrency: flags.concurrency,
       events: flags.events,
+      localVolumeDeleter: flags['local-volume-deleter'],
+      hostPathProvisioning: flags['enable-hostpath-provisioner'],
     }
     if (flags.watch || flags.interval !== undefined) {
       if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
@@ -132,7 +135,6 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           filename: flags.filename,
           stdin: process.stdin,
           recyclerPodTemplate: flags['recycler-pod-template'],
-          localVolumeDeleter: flags['local-volume-deleter'],
         },
         {
           notice: (line) => process.stderr.write(`pvctl: ${line}\n`),

@@ -6,6 +6,7 @@ import type {ClusterApi} from '../cluster/live-api.js'
 import {loadLiveState} from '../cluster/live-loader.js'
 import type {Logger} from '../cli/log.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
+import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import {claimKey, type LabelSelector, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
 import type {Action} from '../engine/plan.js'
 import {DEFAULT_MAX_ROUNDS, reconcile} from '../engine/reconcile.js'
@@ -17,6 +18,8 @@ import {abortableSleep} from './abortable-sleep.js'
 
 export interface IntervalLoopOptions {
   gates: FeatureGates
+  /** The controller's volume plugins as configured (--enable-hostpath-provisioner, --local-volume-deleter). */
+  plugins?: VolumePluginMgr
   namespace?: string
   labelSelectorText?: string
   labelSelector?: LabelSelector
@@ -92,13 +95,14 @@ export class IntervalLoop {
     const scope = {namespace: this.opts.namespace, labelSelector: this.opts.labelSelector}
     let syncs: Map<string, Action[]>
     if (!this.opts.writing()) {
-      const plan = reconcile(state, {gates: this.opts.gates, scope, maxRounds: DEFAULT_MAX_ROUNDS})
+      const plan = reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, scope, maxRounds: DEFAULT_MAX_ROUNDS})
       syncs = bySync(plan.actions)
       for (const [sync, actions] of syncs) audit.planned(sync, actions)
       log.v(2).info('Periodic sync planned', {actions: plan.actions.length, converged: plan.converged})
     } else {
       const result = await executeSync(this.deps.api, state, {
         gates: this.opts.gates,
+        pluginMgr: this.opts.plugins,
         scope,
         maxRounds: DEFAULT_MAX_ROUNDS,
         concurrency: this.opts.concurrency,

@@ -14,6 +14,7 @@
 // plus the renew deadline. The others count the lease duration from when they observed that renewal,
 // which is later, and the lease duration is longer than the deadline; so a leader that cannot renew stops
 // writing at least (lease duration - renew deadline) before anyone else may take over.
+import {abortableSleep} from './abortable-sleep.js'
 import {ConflictError, NotFoundError} from '../cluster/api-errors.js'
 import type {Lease, LeaseApi} from '../cluster/live-api.js'
 import type {Logger} from '../cli/log.js'
@@ -47,17 +48,7 @@ export interface Clock {
 export const systemClock: Clock = {
   monotonic: () => performance.now(),
   wall: () => new Date(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      if (signal?.aborted) return resolve()
-      const t = setTimeout(done, ms)
-      function done() {
-        clearTimeout(t)
-        signal?.removeEventListener('abort', done)
-        resolve()
-      }
-      signal?.addEventListener('abort', done, {once: true})
-    }),
+  sleep: abortableSleep,
   random: Math.random,
 }
 

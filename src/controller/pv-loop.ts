@@ -22,6 +22,7 @@
 import type {ClusterApi, WatchApi} from '../cluster/live-api.js'
 import type {Logger} from '../cli/log.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
+import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/model.js'
 import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
@@ -34,6 +35,8 @@ import {WorkQueue} from './work-queue.js'
 
 export interface LoopOptions {
   gates: FeatureGates
+  /** The controller's volume plugins as configured (--enable-hostpath-provisioner, --local-volume-deleter). */
+  plugins?: VolumePluginMgr
   /** -n: claims and pods of this namespace; volumes unbound or bound into it. */
   namespace?: string
   /** -l: as given (the LIST and WATCH of claims) and parsed (which volumes are synced). */
@@ -278,7 +281,7 @@ export class PersistentVolumeLoop {
     this.syncs++
     const started = this.now()
     if (!this.opts.writing()) {
-      const plan = reconcile(state, {gates: this.opts.gates, targets: [ref], maxRounds: 1})
+      const plan = reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1})
       this.deps.audit.planned(sync, plan.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
       this.deps.log.v(plan.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: plan.actions.length})
@@ -287,6 +290,7 @@ export class PersistentVolumeLoop {
     }
     const result = await executeSync(this.deps.api, state, {
       gates: this.opts.gates,
+      pluginMgr: this.opts.plugins,
       targets: [ref],
       maxRounds: 1,
       concurrency: 1,

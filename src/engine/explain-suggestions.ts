@@ -174,7 +174,8 @@ function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
     case 'VolumeModeMismatch':
       return [`volumeMode cannot change on either side: a claim with volumeMode ${cluster.volumeByName(v)?.spec.volumeMode ?? 'Filesystem'} would fit ${v}`]
     case 'BoundToOtherClaim':
-      return !heldByLiveClaim(ctx, c)
+      // No claimRef: an earlier claim of the pass takes it (a List), and no patch gives it back.
+      return c.claimRef !== null && !heldByLiveClaim(ctx, c)
         ? [
             `${v} still names ${c.claimRef} in spec.claimRef (phase ${c.phase ?? '<none>'}, reclaim policy ${cluster.volumeByName(v)?.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data still on it): to reuse it, kubectl patch pv ${v} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
           ]

@@ -23,6 +23,13 @@ export function summarizeClaim(
   wait: ProvisionerWait = {liveness: null, claimAgeSeconds: null},
   eligible = candidates.filter((c) => c.eligible).length,
 ): string {
+  const sentence = nextSync(d, claim, candidates, wait, eligible)
+  if (d.takenFirst === null) return sentence
+  // A claim of a pass that loses the volume it would get alone: say where that one goes.
+  return `${sentence.replace(/\.$/, '')}; ${d.takenFirst.volume}, which it would get alone, goes to ${d.takenFirst.by}, synced before it in this pass.`
+}
+
+function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonly Candidate[], wait: ProvisionerWait, eligible: number): string {
   const cls = d.storageClass
   const className = `'${cls.name}'`
   const volumeName = d.volume?.metadata.name ?? claim.spec.volumeName ?? ''

@@ -8,6 +8,7 @@
 // the verdict predicted what the sync did.
 import {AnnBindCompleted, AnnSelectedNode} from './constants.js'
 import type {ControllerQueries} from './explain-controller.js'
+import type {ClaimTurn} from './explain-pass.js'
 import type {ClassSelection, StorageClassInPlay, Verdict} from './explain-model.js'
 import type {MatchingPath} from './explain-candidates.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
@@ -61,19 +62,27 @@ export interface Decision {
   unscheduledPods: string[]
   /** The node the scheduler picked (annotation) or the node of a scheduled pod, for node affinity. */
   node: NodeInfo | undefined
+  /**
+   * Decided as a claim of a pass (a List): the volume the claim would get were it synced alone, which the
+   * sync of an earlier claim (namespace/name) of the pass binds first. Null otherwise.
+   */
+  takenFirst: {volume: string; by: string} | null
 }
 
-/** syncClaim: split by whether binding ever completed. */
-export function decideClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): Decision {
+/**
+ * syncClaim: split by whether binding ever completed. With a `turn`, the sync of the claim in a pass, after
+ * the syncs of the claims before it (explain-pass.ts); without, its sync on the state as it is.
+ */
+export function decideClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, turn?: ClaimTurn): Decision {
   if (!hasAnnotation(claim.metadata, AnnBindCompleted)) {
-    return decideUnboundClaim(q, state, claim)
+    return decideUnboundClaim(q, state, claim, turn)
   } else {
-    return decideBoundClaim(q, state, claim)
+    return decideBoundClaim(q, state, claim, turn)
   }
 }
 
 /** syncUnboundClaim */
-function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, assigned?: StorageClass): Decision {
+function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, turn: ClaimTurn | undefined, assigned?: StorageClass): Decision {
   const base = baseDecision(q, state, claim, assigned)
   if ((claim.spec.volumeName ?? '') === '') {
     // [Unit test set 1] The user did not care which volume they get.
@@ -85,12 +94,21 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
       // The class's binding mode is known.
     }
     const match = q.findBestMatchForClaim(claim, delay.value)
+    let found = match.value
+    const takenBy = found === undefined ? undefined : turn?.takenBy(found.metadata.name ?? '', assigned !== undefined)
+    if (takenBy !== undefined) {
+      // An earlier claim of the pass binds it first: the claim gets what its own sync in the pass binds.
+      base.takenFirst = {volume: found!.metadata.name ?? '', by: takenBy}
+      found = turn!.bestMatch(assigned !== undefined)
+    } else {
+      // Alone, or still free at its turn: fewer volumes left never make another one the best.
+    }
     if (match.error !== undefined) {
       return {...base, path, verdict: 'SyncError', error: `error finding PV for claim "${claimKey(claim)}": ${match.error}`}
-    } else if (match.value !== undefined) {
+    } else if (found !== undefined) {
       // Found a volume: the next sync binds it.
-      const route: BindingRoute = isVolumeBoundToClaim(match.value, claim) ? 'prebound' : 'match'
-      return {...base, path, verdict: 'WillBind', volume: match.value, route}
+      const route: BindingRoute = isVolumeBoundToClaim(found, claim) ? 'prebound' : 'match'
+      return {...base, path, verdict: 'WillBind', volume: found, route}
     } else {
       // No volume: assignDefaultStorageClass, then delayed binding, provisioning or FailedBinding.
     }
@@ -100,7 +118,8 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
         // The next sync only writes the class; the one after decides again with it.
         const withClass = deepCopy(claim)
         withClass.spec.storageClassName = defaultClass.metadata.name
-        return decideUnboundClaim(q, state, withClass, defaultClass)
+        const decided = decideUnboundClaim(q, state, withClass, turn, defaultClass)
+        return base.takenFirst === null ? decided : {...decided, takenFirst: base.takenFirst}
       } else {
         // No default class: the claim stays without one.
       }
@@ -120,7 +139,7 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
     // [Unit test set 2] The user asked for a specific volume.
     const volumeName = claim.spec.volumeName!
     const path: MatchingPath = {kind: 'requested', volumeName}
-    const volume = q.volume(volumeName)
+    const volume = volumeAtTurn(q, turn, volumeName, base)
     if (volume === undefined) {
       return {...base, path, verdict: 'RequestedVolumeNotFound'}
     } else if (volume.spec.claimRef == null) {
@@ -140,14 +159,14 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
 }
 
 /** syncBoundClaim: [Unit test set 3] */
-function decideBoundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): Decision {
+function decideBoundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, turn: ClaimTurn | undefined): Decision {
   const base = baseDecision(q, state, claim, undefined)
   const volumeName = claim.spec.volumeName ?? ''
   const path: MatchingPath = {kind: 'bound', volumeName}
   if (volumeName === '') {
     return {...base, path, verdict: 'Lost', error: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!'}
   }
-  const volume = q.volume(volumeName)
+  const volume = volumeAtTurn(q, turn, volumeName, base)
   if (volume === undefined) {
     return {...base, path, verdict: 'Lost', error: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!'}
   } else if (volume.spec.claimRef == null) {
@@ -206,8 +225,19 @@ function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim):
         error: `Mount options are not supported by the provisioner but StorageClass "${found.storageClass?.metadata.name}" has mount options [${mountOptions.join(' ')}]`,
       }
     }
+    if (found.plugin.newProvisionerError !== undefined) {
+      return {...none, verdict: 'ProvisioningNotSupported', provisioner, plugin, error: `Failed to create provisioner: ${found.plugin.newProvisionerError}`}
+    }
     return {...none, verdict: 'WillProvision', provisioner, plugin}
   }
+}
+
+/** The volume a claim names, as its sync finds it: taken by an earlier claim of the pass (noted in `base`), or as it is. */
+function volumeAtTurn(q: ControllerQueries, turn: ClaimTurn | undefined, name: string, base: Pick<Decision, 'takenFirst'>): PersistentVolume | undefined {
+  const taken = turn?.volume(name)
+  if (taken === undefined) return q.volume(name)
+  base.takenFirst = {volume: name, by: turn!.takenBy(name)!}
+  return taken
 }
 
 /** The contract's Bound: the claim's phase is Bound and its volume points back at it with its uid. */
@@ -227,6 +257,7 @@ function baseDecision(q: ControllerQueries, state: ClusterState, claim: Persiste
     error: null,
     unscheduledPods: [],
     node: nodeOfInterest(q, state, claim),
+    takenFirst: null,
   }
 }
 

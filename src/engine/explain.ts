@@ -4,14 +4,15 @@
 // from explain-summary.ts and explain-suggestions.ts.
 import {bindingPointers} from './explain-binding.js'
 import type {ClusterLookup} from './explain-lookup.js'
-import {candidateOrder, describeCandidates, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './explain-candidates.js'
+import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './explain-candidates.js'
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
 import {RequestGroups} from './explain-request-groups.js'
 import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './explain-suggestions.js'
+import {type ClaimTurn, SyncPass} from './explain-pass.js'
 import {decideClaim} from './explain-verdict.js'
 import {describeVolume} from './explain-volume.js'
 import {claimKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
@@ -29,6 +30,8 @@ export class Explainer {
   private readonly q: ControllerQueries
   /** The rankings shared by the claims that ask for the same thing, made as they are first asked for. */
   private readonly groups: RequestGroups
+  /** The controller's pass over every claim that a List speaks about, run when first needed. */
+  private pass: SyncPass | undefined
 
   constructor(
     readonly state: ClusterState,
@@ -43,14 +46,31 @@ export class Explainer {
    * many candidates it lists (ExplainOptions.candidates).
    */
   claim(namespace: string, name: string, limit = this.opts.candidates ?? 0): ClaimExplanation | undefined {
+    return this.explain(namespace, name, limit, false)
+  }
+
+  /**
+   * The explanation of claim namespace/name as an item of a List (`explain` with no claim named, the
+   * picker): its next sync is the one of the controller's pass over every claim, after the syncs of the
+   * claims before it (explain-pass.ts). A volume an earlier claim binds is not the claim's: the verdict says
+   * what its sync in the pass does, and the volume, wherever listed, is refused with BoundToOtherClaim.
+   */
+  listItem(namespace: string, name: string, limit = this.opts.candidates ?? 0): ClaimExplanation | undefined {
+    return this.explain(namespace, name, limit, true)
+  }
+
+  private explain(namespace: string, name: string, limit: number, inPass: boolean): ClaimExplanation | undefined {
     const {q, state, opts} = this
     const claim = q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
-    const decision = decideClaim(q, state, claim)
+    const turn = inPass ? this.syncPass().turnOf(claim) : undefined
+    const decision = decideClaim(q, state, claim, turn)
     const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
     const chosen = bound ? (decision.volume?.metadata.name ?? null) : null
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
     const order = candidateOrder(claim, chosen)
+    // The volume it would get alone, taken by an earlier claim of the pass: listed wherever it ranks.
+    const takenFirst = decision.takenFirst?.volume
     let pool: Candidate[]
     let candidates: Candidate[]
     let bounded: {candidatesTotal: number; eligible: number} | undefined
@@ -60,7 +80,7 @@ export class Explainer {
       const ranked = {
         keep: limit,
         onlyRelevant: opts.onlyRelevant ?? false,
-        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName].filter((n): n is string => (n ?? '') !== ''),
+        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName, takenFirst].filter((n): n is string => (n ?? '') !== ''),
       }
       // The near misses only for the verdicts whose suggestions name them.
       const wantNearMisses = NEAR_MISS_VERDICTS.has(decision.verdict)
@@ -69,12 +89,21 @@ export class Explainer {
           ? rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {...ranked, nearestPassing: wantNearMisses ? nearMisses(q.lookup, claim) : []})
           : this.groups.rank(decision.claim, decision.path, order, {...ranked, nearestPassing: wantNearMisses})
       pool = ranking.nearest
+      let eligible = ranking.eligible
+      if (turn !== undefined) {
+        // The nearest of the state as it is, each as the claim's sync in the pass finds it. Of the volumes
+        // earlier claims take, those ranked out of the nearest are not looked at (a List stays linear), and
+        // the count of eligible ones is less only those looked at.
+        const atTurn = pool.map((c) => takenAtTurn(c, turn, decision.path))
+        eligible -= atTurn.filter((c, i) => pool[i].eligible && !c.eligible).length
+        pool = atTurn.sort(passOrder(order, chosen, takenFirst))
+      }
       candidates = pool.slice(0, limit).map(describeReasons)
-      bounded = {candidatesTotal: ranking.total, eligible: ranking.eligible}
+      bounded = {candidatesTotal: ranking.total, eligible}
     } else {
-      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates)
-        .filter((c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c))
-        .sort(order)
+      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter((c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c))
+      if (turn !== undefined) pool = pool.map((c) => takenAtTurn(c, turn, decision.path))
+      pool.sort(turn === undefined ? order : passOrder(order, chosen, takenFirst))
       candidates = pool
     }
     // What the cluster shows beyond the controller's objects: the claim's events, and whether the
@@ -111,16 +140,46 @@ export class Explainer {
    * it waits for none, undefined when there is no such claim: the verdict alone, without the candidates,
    * so that what to read can be worked out for many claims before any evidence is read.
    */
-  awaitedLease(namespace: string, name: string): string | null | undefined {
+  awaitedLease(namespace: string, name: string, inPass = false): string | null | undefined {
     const claim = this.q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
-    const decision = decideClaim(this.q, this.state, claim)
+    const decision = decideClaim(this.q, this.state, claim, inPass ? this.syncPass().turnOf(claim) : undefined)
     return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? provisionerLeaseName(decision.provisioner) : null
   }
 
   /** The explanation of volume `name`, or undefined when the state has no such volume. */
   volume(name: string): VolumeExplanation | undefined {
     return describeVolume(this.q, this.state, name, this.opts.evidence ?? noEvidence(NOT_READ))
+  }
+
+  private syncPass(): SyncPass {
+    return (this.pass ??= new SyncPass(this.state, this.q))
+  }
+}
+
+/**
+ * The candidate as the claim's sync in the pass finds it: a volume without a claimRef that an earlier claim
+ * binds is refused for it, with the claimRef reason the controller's checks would then give. A volume the
+ * claim does not consider, or that a claimRef already refuses, is as it was.
+ */
+function takenAtTurn(c: Candidate, turn: ClaimTurn, path: MatchingPath): Candidate {
+  const by = c.claimRef === null ? turn.takenBy(c.volume) : undefined
+  if (by === undefined || c.reasons.some((r) => r.code === 'NotConsidered')) return c
+  const reason: Reason = {code: 'BoundToOtherClaim', message: `the next sync binds it to ${by} first, an earlier claim of this pass`}
+  // Where the claimRef check stands: after the access-mode index (and the VolumeAttributesClass gate)
+  // for a claim matched by the index; a claim that names the volume checks nothing else once it is bound.
+  const at = c.reasons.findIndex((r) => r.code !== 'VolumeAttributesClassMismatch' && r.code !== 'AccessModesMismatch')
+  const reasons = path.kind !== 'index' ? [reason] : at < 0 ? [...c.reasons, reason] : [...c.reasons.slice(0, at), reason, ...c.reasons.slice(at)]
+  return {...c, eligible: false, reasons}
+}
+
+/** candidateOrder, but for the volume the claim would get alone and an earlier claim takes: second, after its own. */
+function passOrder(order: CandidateOrder, chosen: string | null, takenFirst: string | undefined): CandidateOrder {
+  if (takenFirst === undefined) return order
+  return (a, b) => {
+    if (a.volume === chosen || b.volume === chosen) return order(a, b)
+    if ((a.volume === takenFirst) !== (b.volume === takenFirst)) return a.volume === takenFirst ? -1 : 1
+    return order(a, b)
   }
 }
 

@@ -59,7 +59,7 @@ import {
 } from './storage-helpers.js'
 import {MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
-import type {VolumePluginMgr} from './volume-plugins.js'
+import type {VolumePlugin, VolumePluginMgr} from './volume-plugins.js'
 
 /** A Go `error` return of a sync: the object stays as it is and is synced again later. */
 export class ControllerError extends Error {}
@@ -1060,7 +1060,7 @@ export class PersistentVolumeController {
   }
 
   /** findProvisionablePlugin: the plugin for the class's provisioner, or none for an external one. */
-  findProvisionablePlugin(claim: PersistentVolumeClaim): {plugin?: {name: string; supportsMountOption: boolean}; storageClass?: StorageClass; error?: string} {
+  findProvisionablePlugin(claim: PersistentVolumeClaim): {plugin?: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>; storageClass?: StorageClass; error?: string} {
     // provisionClaim() which leads here is never called with claimClass=="".
     const claimClass = getPersistentVolumeClaimClass(claim)
     const klass = this.cluster.classes.get(claimClass)
@@ -1095,7 +1095,7 @@ export class PersistentVolumeController {
    * the claim with its provisioner, skips a volume that already exists. Returns true when a
    * provisioning is planned.
    */
-  provisionClaimOperation(claim: PersistentVolumeClaim, plugin: {name: string; supportsMountOption: boolean}, storageClass: StorageClass): boolean {
+  provisionClaimOperation(claim: PersistentVolumeClaim, plugin: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>, storageClass: StorageClass): boolean {
     const pluginName = plugin.name
     if (pluginName !== 'kubernetes.io/csi' && claim.spec.dataSource != null) {
       // Only CSI plugin can have a DataSource. Fail the operation.
@@ -1126,6 +1126,13 @@ export class PersistentVolumeController {
       return false
     } else {
       // Mount options are fine.
+    }
+    if (plugin.newProvisionerError !== undefined) {
+      // NewProvisioner fails by the plugin's configuration alone: known before any plugin work.
+      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to create provisioner: ${plugin.newProvisionerError}`)
+      return false
+    } else {
+      // The plugin provisions.
     }
     if (this.opts.operations === undefined) {
       this.cluster.planOperation(

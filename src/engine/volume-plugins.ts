@@ -3,8 +3,8 @@
 //
 // The default set is what kube-controller-manager v1.31 probes for the PV controller
 // (cmd/kube-controller-manager/app/plugins.go ProbeControllerVolumePlugins): host-path (recycle, delete,
-// provision — for test clusters), nfs (recycle), and fc, iscsi and csi, which can do none of the three
-// in-tree. CSI volumes are handed to external provisioners before a plugin is looked up.
+// and provision when --enable-hostpath-provisioner is given — for test clusters), nfs (recycle), and fc,
+// iscsi and csi, which can do none of the three in-tree. CSI volumes are handed to external provisioners before a plugin is looked up.
 import type {PersistentVolume} from './model.js'
 
 export interface VolumePlugin {
@@ -16,6 +16,11 @@ export interface VolumePlugin {
   provisioner: boolean
   /** SupportsMountOption, for provisioning from a class with mountOptions. */
   supportsMountOption: boolean
+  /**
+   * The error NewProvisioner returns whatever the claim, when the plugin's configuration refuses to
+   * provision (host-path without kube-controller-manager's --enable-hostpath-provisioner).
+   */
+  newProvisionerError?: string
 }
 
 /** A lookup result: the plugin, or the Go error text VolumePluginMgr would return. */
@@ -74,9 +79,20 @@ function hasSource(field: string): (volume: PersistentVolume) => boolean {
   return (volume) => volume.spec[field] != null
 }
 
+const hostPathPlugin: VolumePlugin = {
+  name: 'kubernetes.io/host-path',
+  canSupport: hasSource('hostPath'),
+  recycler: true,
+  deleter: true,
+  provisioner: true,
+  supportsMountOption: false,
+  // kube-controller-manager's --enable-hostpath-provisioner is off unless asked for (a test-cluster feature).
+  newProvisionerError: 'provisioning in volume plugin "kubernetes.io/host-path" is disabled',
+}
+
 /** The plugins of kube-controller-manager v1.31's PV controller, by the volume source they support. */
 export const controllerVolumePlugins: readonly VolumePlugin[] = [
-  {name: 'kubernetes.io/host-path', canSupport: hasSource('hostPath'), recycler: true, deleter: true, provisioner: true, supportsMountOption: false},
+  hostPathPlugin,
   {name: 'kubernetes.io/nfs', canSupport: hasSource('nfs'), recycler: true, deleter: false, provisioner: false, supportsMountOption: true},
   {name: 'kubernetes.io/fc', canSupport: hasSource('fc'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
   {name: 'kubernetes.io/iscsi', canSupport: hasSource('iscsi'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
@@ -98,6 +114,18 @@ export const localVolumeDeleterPlugin: VolumePlugin = {
   supportsMountOption: true,
 }
 
-export function defaultVolumePluginMgr(opts: {localVolumeDeleter?: boolean} = {}): VolumePluginMgr {
-  return new VolumePluginMgr(opts.localVolumeDeleter ? [...controllerVolumePlugins, localVolumeDeleterPlugin] : controllerVolumePlugins)
+/** How the controller's plugins are configured: kube-controller-manager's flag, and pvctl's extension. */
+export interface VolumePluginOptions {
+  /** kube-controller-manager --enable-hostpath-provisioner (default false). */
+  hostPathProvisioning?: boolean
+  /** --local-volume-deleter: pvctl's deleter for local volumes joins the controller's plugins. */
+  localVolumeDeleter?: boolean
+}
+
+export function defaultVolumePluginMgr(opts: VolumePluginOptions = {}): VolumePluginMgr {
+  const plugins = opts.hostPathProvisioning
+    ? controllerVolumePlugins.map((p) => (p === hostPathPlugin ? {...hostPathPlugin, newProvisionerError: undefined} : p))
+    : [...controllerVolumePlugins]
+  if (opts.localVolumeDeleter) plugins.push(localVolumeDeleterPlugin)
+  return new VolumePluginMgr(plugins)
 }

@@ -6,7 +6,11 @@
 // volume status, claim, claim status), each a PUT conditional on the resourceVersion the plan read.
 // A 409 Conflict or a 404 re-reads the unit's objects and re-plans the unit, at most
 // `maxConflictRetries` times; nothing is ever written from a stale read. Units that touch disjoint
-// objects run concurrently (`concurrency`). An abort stops issuing writes; in-flight ones finish.
+// objects run concurrently (`concurrency`); units that share one run in plan order. A unit holds the
+// objects the round plan gave it; a re-plan that reaches further (the state moved since the round was
+// planned) is put back in the queue holding those too, so it never writes an object another running
+// unit holds, and waits for the earlier units that share it. An abort stops issuing writes; in-flight
+// ones finish, and a plugin's pod is no longer waited for (it is left for a re-run to adopt).
 import {ApiError, ConflictError, NotFoundError} from '../cluster/api-errors.js'
 import type {ClusterApi} from '../cluster/live-api.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
@@ -18,6 +22,7 @@ import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {VolumeOperations} from '../engine/volume-operations.js'
 import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
+import {PodRunInterrupted} from '../plugins/pod-runner.js'
 import {applyPatch} from './apply-patch.js'
 import {EventRecorder} from './event-recorder.js'
 
@@ -109,18 +114,53 @@ function refOfSync(sync: string): ObjectRef {
   return {kind: 'PersistentVolumeClaim', namespace, name}
 }
 
-/** The units of a round: the actions of each sync, in plan order. */
-function unitsOf(actions: readonly Action[]): Array<{sync: string; objects: Set<string>}> {
-  const units = new Map<string, {sync: string; objects: Set<string>}>()
-  for (const a of actions) {
-    let unit = units.get(a.sync)
-    if (unit === undefined) {
-      unit = {sync: a.sync, objects: new Set([a.sync])}
-      units.set(a.sync, unit)
-    }
-    unit.objects.add(refKey(a.object))
+/**
+ * The object a sync reads by name: the claim's volume (spec.volumeName), the volume's claim
+ * (spec.claimRef). Its decisions depend on it, so a unit holds it as it holds what it writes.
+ */
+function namedBy(sync: string, state: LiveState): string | undefined {
+  const ref = refOfSync(sync)
+  if (ref.kind === 'PersistentVolume') {
+    const claimRef = state.volumes.get(ref.name)?.spec.claimRef
+    return claimRef?.name ? `pvc/${claimRef.namespace ?? ''}/${claimRef.name}` : undefined
+  } else {
+    const volumeName = state.claims.get(`${ref.namespace}/${ref.name}`)?.spec.volumeName
+    return volumeName ? `pv/${volumeName}` : undefined
   }
-  return [...units.values()]
+}
+
+/** What a plan of one sync touches: the sync's object, the object it names, every object written. */
+function touchedBy(sync: string, actions: readonly Action[], state: LiveState): Set<string> {
+  const named = namedBy(sync, state)
+  return new Set([sync, ...(named !== undefined ? [named] : []), ...actions.map((a) => refKey(a.object))])
+}
+
+/** A sync carried out as one unit of work, and what it keeps across re-plans and trips through the queue. */
+interface Unit {
+  sync: string
+  /** Position in the round plan: units that share objects run in this order. */
+  order: number
+  /** The objects the unit holds while it runs; grows when a re-plan reaches further. */
+  objects: Set<string>
+  /** Re-plans after a conflict so far. */
+  attempt: number
+  /** Outcomes of the plugin operations this unit carried out, replayed to the engine. */
+  outcomes: Map<string, unknown>
+  reportedHere: Set<string>
+}
+
+/** The units of a round: the actions of each sync, in plan order. */
+function unitsOf(actions: readonly Action[], state: LiveState): Unit[] {
+  const bySync = new Map<string, Action[]>()
+  for (const a of actions) bySync.set(a.sync, [...(bySync.get(a.sync) ?? []), a])
+  return [...bySync].map(([sync, own], order) => ({
+    sync,
+    order,
+    objects: touchedBy(sync, own, state),
+    attempt: 0,
+    outcomes: new Map<string, unknown>(),
+    reportedHere: new Set<string>(),
+  }))
 }
 
 export async function executeSync(api: ClusterApi, initial: ClusterState, opts: ExecuteOptions): Promise<ExecuteResult> {
@@ -143,7 +183,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
   const planUnit = (sync: string, outcomes: Map<string, unknown>) =>
     reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, targets: [refOfSync(sync)], maxRounds: 1, ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {})})
 
-  /** Runs a plugin operation for real; undefined when pvctl cannot or may not. */
+  /** Runs a plugin operation for real; skipped when pvctl cannot or may not, or was interrupted. */
   const runOperation = async (action: Action): Promise<{outcome: unknown} | {skipped: string}> => {
     const op = action.action as Operation
     if (opts.plugins === undefined || opts.workload === undefined) return {skipped: 'not-executed: volume plugins are not enabled'}
@@ -162,7 +202,13 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     const plugin =
       volume?.spec.hostPath != null ? 'kubernetes.io/host-path' : volume?.spec.nfs != null ? 'kubernetes.io/nfs' : volume?.spec.local != null ? 'kubernetes.io/local-volume' : ''
     if (volume === undefined || !opts.plugins.supports(op, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
-    return {outcome: op === 'recycle' ? await opts.plugins.recycle(plugin, volume) : await opts.plugins.delete(plugin, volume)}
+    try {
+      return {outcome: op === 'recycle' ? await opts.plugins.recycle(plugin, volume, opts.signal) : await opts.plugins.delete(plugin, volume, opts.signal)}
+    } catch (err) {
+      // Not an outcome for the engine: it would plan VolumeFailedRecycle for work still under way.
+      if (err instanceof PodRunInterrupted) return {skipped: `not-executed: ${err.message}`}
+      else throw err
+    }
   }
 
   const reread = async (refs: Iterable<string>) => {
@@ -196,19 +242,27 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     state.set(action.object, saved)
   }
 
-  /** Carries out one sync; returns the number of writes it made. */
-  const runUnit = async (sync: string): Promise<number> => {
-    let attempt = 0
-    let made = 0
-    // Outcomes of the plugin operations this unit carried out, replayed to the engine.
-    const outcomes = new Map<string, unknown>()
-    const reportedHere = new Set<string>()
+  /**
+   * Carries out one sync, holding `unit.objects`; 'requeue' when a re-plan reaches objects it does
+   * not hold (then it holds them too once it runs again, and has written nothing of that plan).
+   */
+  const runUnit = async (unit: Unit): Promise<'done' | 'requeue'> => {
+    const {sync, outcomes, reportedHere} = unit
     for (;;) {
       const plan = planUnit(sync, outcomes)
       const actions = plan.actions
+      const touched = touchedBy(sync, actions, state)
+      if ([...touched].some((o) => !unit.objects.has(o))) {
+        // The state moved since the round was planned (an earlier unit has not finished, or another
+        // writer): this plan may need an object another unit holds, and would decide on what that
+        // unit is changing. Wait for it, as the controller's own order would have it.
+        for (const o of touched) unit.objects.add(o)
+        return 'requeue'
+      } else {
+        // Everything this plan reads by name or writes is held by this unit alone.
+      }
       let replan = false
       errors.push(...plan.errors)
-      const unitObjects = new Set<string>([sync, ...actions.map((a) => refKey(a.object))])
       // The rv each object must still have: the one this plan read; after our own write, the one we got.
       const expected = new Map<string, string | undefined>()
       let i = 0
@@ -231,7 +285,9 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
             if ('skipped' in ran) {
               reportedOperations.add(opKey)
               done.push({...action, outcome: ran.skipped as Outcome})
-              continue
+              // Interrupted: the unit did not complete, and nothing after the operation is written.
+              if (aborted()) break
+              else continue
             }
             outcomes.set(opKey, ran.outcome)
             reportedOperations.add(opKey)
@@ -248,7 +304,6 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
               await opts.workload.deleteVolume(action.object.name)
               state.set(action.object, undefined)
             }
-            made++
             writes++
             done.push({...action, outcome: 'written'})
             continue
@@ -257,26 +312,36 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
           const rv = expected.has(key) ? expected.get(key) : action.resourceVersion
           await write(action, rv)
           expected.set(key, state.get(action.object)?.metadata.resourceVersion)
-          made++
           writes++
-          done.push({...action, outcome: attempt === 0 ? 'written' : 'conflict-replanned'})
+          done.push({...action, outcome: unit.attempt === 0 ? 'written' : 'conflict-replanned'})
           opts.onProgress?.(writes, Math.max(known, writes))
         }
       } catch (err) {
-        if ((err instanceof ConflictError || err instanceof NotFoundError) && attempt < maxRetries) {
-          attempt++
-          await reread(unitObjects)
+        if ((err instanceof ConflictError || err instanceof NotFoundError) && unit.attempt < maxRetries) {
+          unit.attempt++
+          await reread(touched)
           continue
         }
         failed = true
-        const reason = err instanceof ConflictError ? `conflict persisted after ${attempt} re-plans: ${err.message}` : (err as Error).message
+        const reason = err instanceof ConflictError ? `conflict persisted after ${unit.attempt} re-plans: ${err.message}` : (err as Error).message
         done.push({...actions[i], outcome: `failed: ${reason}`})
         for (const rest of actions.slice(i + 1)) if (!OPERATIONS.has(rest.action)) done.push({...rest, outcome: 'not-written'})
         if (!(err instanceof ApiError)) throw err
-        return made
+        return 'done'
       }
       if (replan) continue
-      for (const rest of actions.slice(i)) if (!OPERATIONS.has(rest.action)) done.push({...rest, outcome: 'not-written'})
+      for (const rest of actions.slice(i)) {
+        const opKey = `${rest.action}:${refKey(rest.object)}`
+        if (!OPERATIONS.has(rest.action)) {
+          done.push({...rest, outcome: 'not-written'})
+        } else if (outcomes.has(opKey) && !reportedHere.has(opKey)) {
+          // Carried out, then aborted before its follow-up writes: the report still says it ran.
+          reportedHere.add(opKey)
+          done.push({...rest, outcome: 'executed'})
+        } else {
+          // Reported when it was skipped or interrupted, or never reached.
+        }
+      }
       if (i === actions.length) {
         // The unit completed: its events happened.
         for (const e of plan.events) {
@@ -289,14 +354,17 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
           }
         }
       }
-      return made
+      return 'done'
     }
   }
 
   while (rounds < opts.maxRounds && !aborted()) {
     rounds++
     const plan = reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1})
-    const pending = unitsOf(plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)))
+    const pending = unitsOf(
+      plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)),
+      state,
+    )
     known = writes + plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
     opts.onProgress?.(writes, known)
     if (pending.length === 0) {
@@ -304,9 +372,10 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
       if (rounds === 1) events.push(...plan.events)
       break
     }
-    const madeInRound = await runConcurrently(pending, opts.concurrency, (u) => runUnit(u.sync), aborted)
+    const writesBefore = writes
+    await runConcurrently(pending, opts.concurrency, runUnit, aborted)
     if (failed) break
-    if (madeInRound === 0) {
+    if (writes === writesBefore) {
       // Only planned operations or events were left: nothing more this run can write.
       converged = true
       break
@@ -327,19 +396,24 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
 /**
  * Runs units in plan order, up to `limit` at once, never two that share an object at the same time
- * (they run in plan order instead).
+ * (they run in plan order instead: a unit waits for every earlier unit that shares an object with it).
+ * A unit that comes back 'requeue' has released its objects and waits again, in its place in the plan
+ * order, for the objects it now holds; it holds more each time, so it runs in the end.
  */
-async function runConcurrently<U extends {objects: Set<string>}>(
+async function runConcurrently<U extends {objects: Set<string>; order: number}>(
   units: readonly U[],
   limit: number,
-  run: (u: U) => Promise<number>,
+  run: (u: U) => Promise<'done' | 'requeue'>,
   stop: () => boolean,
-): Promise<number> {
-  let total = 0
-  const waiting = [...units]
+): Promise<void> {
+  const waiting = [...units].sort((a, b) => a.order - b.order)
   const running = new Set<{unit: U; promise: Promise<void>}>()
   const busy = new Set<string>()
   const blocked = (u: U, index: number) => [...u.objects].some((o) => busy.has(o)) || waiting.slice(0, index).some((w) => [...w.objects].some((o) => u.objects.has(o)))
+  const requeue = (u: U) => {
+    const at = waiting.findIndex((w) => w.order > u.order)
+    waiting.splice(at === -1 ? waiting.length : at, 0, u)
+  }
   while (waiting.length > 0 || running.size > 0) {
     if (!stop()) {
       for (let i = 0; i < waiting.length && running.size < Math.max(1, limit); ) {
@@ -349,14 +423,20 @@ async function runConcurrently<U extends {objects: Set<string>}>(
           continue
         }
         waiting.splice(i, 1)
-        for (const o of u.objects) busy.add(o)
+        // A copy: a unit that grows its set releases what it held, not what it would have held.
+        const held = [...u.objects]
+        for (const o of held) busy.add(o)
         const entry = {
           unit: u,
-          promise: run(u).then((n) => {
-            total += n
-          }).finally(() => {
-            for (const o of u.objects) busy.delete(o)
+          promise: run(u).then((result) => {
+            for (const o of held) busy.delete(o)
             running.delete(entry)
+            if (result === 'requeue') requeue(u)
+            else return
+          }, (err: unknown) => {
+            for (const o of held) busy.delete(o)
+            running.delete(entry)
+            throw err
           }),
         }
         running.add(entry)
@@ -367,7 +447,6 @@ async function runConcurrently<U extends {objects: Set<string>}>(
     if (running.size === 0) break
     await Promise.race([...running].map((r) => r.promise))
   }
-  return total
 }
 
 function mergeEvents(events: readonly PlannedEvent[]): PlannedEvent[] {

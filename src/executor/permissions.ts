@@ -5,11 +5,28 @@ import type {Action} from '../engine/plan.js'
 
 const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
 
-export function permissionsFor(actions: readonly Action[], events: boolean): ResourceAttributes[] {
+/**
+ * The permissions a plan needs. `plugins`: the volume plugins are carried out, recycler pods in that
+ * namespace (cleanup pods in "default") — a recycle or delete runs a pod (create, read, delete it) and then
+ * writes the volume (its status, its finalizer, the PV object gone), a provision creates a PV.
+ */
+export function permissionsFor(actions: readonly Action[], events: boolean, plugins?: {recyclerNamespace: string}): ResourceAttributes[] {
   const needed = new Map<string, ResourceAttributes>()
   const add = (a: ResourceAttributes) => needed.set(`${a.verb} ${a.resource}/${a.subresource ?? ''} ${a.namespace ?? ''}`, a)
   for (const a of actions) {
-    if (OPERATIONS.has(a.action)) continue
+    if (OPERATIONS.has(a.action)) {
+      if (plugins === undefined) continue
+      if (a.action === 'provision') {
+        add({verb: 'create', group: '', resource: 'persistentvolumes'})
+        continue
+      }
+      const podNamespace = a.action === 'recycle' ? plugins.recyclerNamespace : 'default'
+      for (const verb of ['create', 'get', 'delete']) add({verb, group: '', resource: 'pods', namespace: podNamespace})
+      add({verb: 'update', group: '', resource: 'persistentvolumes'})
+      add({verb: 'update', group: '', resource: 'persistentvolumes', subresource: 'status'})
+      if (a.action === 'delete') add({verb: 'delete', group: '', resource: 'persistentvolumes'})
+      continue
+    }
     const resource = a.object.kind === 'PersistentVolume' ? 'persistentvolumes' : 'persistentvolumeclaims'
     add({verb: 'update', group: '', resource, ...(a.subresource ? {subresource: a.subresource} : {}), ...(a.object.namespace ? {namespace: a.object.namespace} : {})})
     if (events) {

@@ -6,6 +6,9 @@
 //                            in-tree deleter), provision (/tmp/hostpath_pv/<claim uid>)
 //   kubernetes.io/nfs        recycle (recycler pod)
 //   kubernetes.io/local-volume  delete (cleanup pod on the volume's node), with --local-volume-deleter
+//
+// recycle and delete take the run's abort signal: on abort they throw PodRunInterrupted, the pod left
+// running for the next run to adopt, instead of waiting out a deadline of up to half an hour.
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
 import type {PersistentVolume, Pod} from '../engine/model.js'
 import type {ProvisionOptions} from '../engine/volume-operations.js'
@@ -38,7 +41,7 @@ export class LiveVolumePlugins {
   }
 
   /** plugin.Recycle: a recycler pod scrubs the volume. undefined on success. */
-  async recycle(_pluginName: string, volume: PersistentVolume): Promise<string | undefined> {
+  async recycle(_pluginName: string, volume: PersistentVolume, signal?: AbortSignal): Promise<string | undefined> {
     const nfs = volume.spec.nfs as {server?: string; path?: string; readOnly?: boolean} | undefined
     const hostPath = volume.spec.hostPath as {path?: string; type?: string} | undefined
     let source: Record<string, unknown>
@@ -57,6 +60,7 @@ export class LiveVolumePlugins {
       timeoutMs: (timeout + 30) * 1000,
       pollMs: this.opts.pollMs,
       onEvent: (e) => this.opts.onPodEvent?.(volume, e),
+      signal,
     })
   }
 
@@ -65,11 +69,11 @@ export class LiveVolumePlugins {
    * directory goes. local: the directory's contents go, on the volume's node (the directory stays, as
    * the local static provisioner leaves it for the next volume).
    */
-  async delete(pluginName: string, volume: PersistentVolume): Promise<DeleteOutcome> {
+  async delete(pluginName: string, volume: PersistentVolume, signal?: AbortSignal): Promise<DeleteOutcome> {
     if (pluginName === 'kubernetes.io/local-volume') {
       const local = volume.spec.local as {path?: string} | undefined
       const timeout = timeoutForVolume(60, 30, volume)
-      const error = await runPodToCompletion(this.api, localCleanupPod(volume, local?.path ?? '', timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs})
+      const error = await runPodToCompletion(this.api, localCleanupPod(volume, local?.path ?? '', timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs, signal})
       return error === undefined ? {} : {deleteError: error}
     }
     const path = (volume.spec.hostPath as {path?: string} | undefined)?.path ?? ''
@@ -77,7 +81,7 @@ export class LiveVolumePlugins {
       return {newDeleterError: `host_path deleter only supports /tmp/.+ but received provided ${path}`}
     }
     const timeout = timeoutForVolume(60, 30, volume)
-    const error = await runPodToCompletion(this.api, hostPathCleanupPod(volume, path, timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs})
+    const error = await runPodToCompletion(this.api, hostPathCleanupPod(volume, path, timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs, signal})
     return error === undefined ? {} : {deleteError: error}
   }
 

@@ -36,15 +36,26 @@ export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): str
   return blocks.join('\n\n') + '\n'
 }
 
+/** A report of a run that wrote carries each action's outcome (`written`, `executed`, `failed: …`). */
+function outcomeOf(a: Action): string | undefined {
+  return (a as Action & {outcome?: string}).outcome
+}
+
 function actionsTable(actions: readonly Action[], {wide, palette}: SyncTableOptions): string {
-  const head = ['ACTION', 'OBJECT', 'REASON']
+  const executed = actions.some((a) => outcomeOf(a) !== undefined)
+  const head = executed ? ['ACTION', 'OBJECT', 'OUTCOME', 'REASON'] : ['ACTION', 'OBJECT', 'REASON']
   if (wide) head.push('ROUND', 'SUBRESOURCE', 'RESOURCEVERSION', 'CHANGES')
   const objects = actions.map((a) => refKey(a.object))
-  // Narrow: REASON gets what ACTION and OBJECT leave of 80 columns (they are never cut: they identify the row).
-  const budget = wide ? Infinity : remainingWidth([['ACTION', ...actions.map((a) => a.action)], ['OBJECT', ...objects]])
+  // What became of each write is never cut: it is why the table is read after a run.
+  const outcomes = actions.map((a) => oneLine(outcomeOf(a) ?? '') || NONE)
+  // Narrow: REASON gets what ACTION, OBJECT (and OUTCOME) leave of 80 columns (they are never cut: they identify the row).
+  const fixed = [['ACTION', ...actions.map((a) => a.action)], ['OBJECT', ...objects]]
+  if (executed) fixed.push(['OUTCOME', ...outcomes])
+  const budget = wide ? Infinity : remainingWidth(fixed)
   const reasons = actions.map((a) => truncate(oneLine(a.reason) || NONE, budget))
   const rows = actions.map((a, i) => {
-    const row = [colorAction(a.action, palette), objects[i], reasons[i]]
+    const outcome = outcomes[i].startsWith('failed') ? palette.red(outcomes[i]) : outcomes[i]
+    const row = executed ? [colorAction(a.action, palette), objects[i], outcome, reasons[i]] : [colorAction(a.action, palette), objects[i], reasons[i]]
     if (wide) {
       row.push(String(a.round), a.subresource ?? NONE, a.resourceVersion ?? NONE, changes(a.patch))
     }
@@ -84,7 +95,9 @@ function summaryLine(report: SyncReport, p: Palette): string {
   // Provisioning is rare in a snapshot simulation: mention it only when it happens.
   if (s.provisions > 0) counts.push(count(s.provisions, 'provision'))
   counts.push(count(s.lostClaims, 'lost claim'), count(s.phaseChanges, 'phase change'))
-  const head = `Plan: ${counts.join(', ')} (${count(s.writes, 'write')})`
+  // After a run that wrote, the counts are of what was done (sync-live.ts), not of what was planned.
+  const done = report.actions.some((a) => outcomeOf(a) !== undefined)
+  const head = `${done ? 'Done' : 'Plan'}: ${counts.join(', ')} (${count(s.writes, 'write')})`
   return report.converged
     ? `${head} in ${count(report.rounds, 'round')}; ${p.green('converged')}.`
     : `${head}; ${p.yellow(`not converged after ${count(report.rounds, 'round')}`)}.`

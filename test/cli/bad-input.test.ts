@@ -199,6 +199,55 @@ const rows: Row[] = [
     expectExit: 2,
     expectStderr: /^error: --kubeconfig "\S*nope\.yaml": no such file$/,
   },
+  {
+    name: 'a kubeconfig whose server is not a URL',
+    files: {'kc.yaml': "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'not a url'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"},
+    args: ['--kubeconfig', '{dir}/kc.yaml'],
+    expectExit: 2,
+    expectStderr: /^error: \S*kc\.yaml: cluster "c": invalid server URL "not a url" \(expected https:\/\/HOST\[:PORT\]\)$/,
+  },
+  {
+    name: 'an exec credential plugin that is not installed (nothing is sent)',
+    files: {'kc.yaml': "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /nonexistent/kubectl-oidc-login, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"},
+    args: ['--kubeconfig', '{dir}/kc.yaml'],
+    expectExit: 2,
+    expectStderr: /^error: cannot use the kubeconfig's credentials for https:\/\/127\.0\.0\.1:1: spawn \/nonexistent\/kubectl-oidc-login ENOENT$/,
+  },
+  {
+    name: 'a tokenFile that is not there',
+    files: {'kc.yaml': "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /nonexistent/token}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"},
+    args: ['--kubeconfig', '{dir}/kc.yaml'],
+    expectExit: 2,
+    expectStderr: /^error: cannot use the kubeconfig's credentials for https:\/\/127\.0\.0\.1:1: ENOENT: no such file or directory, open '\/nonexistent\/token'$/,
+  },
+  {
+    name: 'nothing on standard input (a failed `kubectl get ... |`) is not an empty cluster in sync',
+    args: ['-f', '-'],
+    stdin: '',
+    expectExit: 2,
+    expectStderr: /^error: <stdin>: no objects pvctl reads \(PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node\)$/,
+  },
+  {
+    name: 'a --recycler-pod-template that is not there, found by a dry run too',
+    args: ['-f', '{dir}/snap.yaml', '--recycler-pod-template', '{dir}/nope.yaml'],
+    files: {'snap.yaml': PV},
+    expectExit: 2,
+    expectStderr: /^error: --recycler-pod-template: no such file or directory "\S*nope\.yaml"$/,
+  },
+  {
+    name: 'a --recycler-pod-template without a Pod',
+    args: ['-f', '{dir}/snap.yaml', '--recycler-pod-template', '{dir}/snap.yaml'],
+    files: {'snap.yaml': PV},
+    expectExit: 2,
+    expectStderr: /^error: --recycler-pod-template "\S*snap\.yaml": expected exactly one Pod, found 0$/,
+  },
+  {
+    name: 'a claim name with a slash',
+    args: ['-f', '{dir}/snap.yaml', 'pvc/a/b'],
+    files: {'snap.yaml': PV},
+    expectExit: 2,
+    expectStderr: /^error: object "pvc\/a\/b": a name cannot contain "\/"/,
+  },
 
   // Not errors: kinds the controller does not read are skipped, with a count, and the run succeeds.
   {

@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
 import {EventEmitter} from 'node:events'
-import {closeSync, openSync, readFileSync, writeFileSync} from 'node:fs'
+import {closeSync, existsSync, openSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {writeChunks} from '../../src/cli/write-chunks.js'
-import {bin, cleanEnv, repoRoot, tempDir} from './run-cli.js'
+import {bin, cleanEnv, example, repoRoot, tempDir} from './run-cli.js'
 
 /** A stream whose buffer is full after every `capacity` writes until the test drains it. */
 class FakeStream extends EventEmitter {
@@ -119,6 +119,26 @@ describe('pvctl sync into a pipe closed early', () => {
       assert.equal(result.stderr.replace(/^pvctl: skipped .*\n/gm, ''), '')
       assert.equal(result.signal, null)
       assert.equal(result.code, 1)
+    })
+  }
+})
+
+describe('pvctl writing to a full disk (/dev/full)', {skip: existsSync('/dev/full') ? false : 'no /dev/full on this machine'}, () => {
+  for (const args of [['sync', '--dry-run', '-f', example], ['sync', '--dry-run', '-f', example, '-o', 'json'], ['explain', '-f', example]]) {
+    it(`${args.join(' ')}: one line naming the failure, exit 2, no stack trace`, async () => {
+      const result = await new Promise<{code: number | null; stderr: string}>((resolve, reject) => {
+        const full = openSync('/dev/full', 'w')
+        const child = spawn(process.execPath, [bin, ...args], {cwd: repoRoot, env: cleanEnv(), stdio: ['ignore', full, 'pipe']})
+        let stderr = ''
+        child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
+        child.on('error', reject)
+        child.on('close', (code) => {
+          closeSync(full)
+          resolve({code, stderr})
+        })
+      })
+      assert.equal(result.stderr, 'error: cannot write the output: ENOSPC: no space left on device, write\n')
+      assert.equal(result.code, 2)
     })
   }
 })

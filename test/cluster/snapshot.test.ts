@@ -239,18 +239,6 @@ items:
       want: {volumes: ['pv1']},
     },
     {
-      name: 'an empty file is an empty snapshot',
-      path: 'empty.yaml',
-      files: {'empty.yaml': '# nothing here\n'},
-      want: {},
-    },
-    {
-      name: 'an empty JSON file, with a byte-order mark, is an empty snapshot',
-      path: 'empty.json',
-      files: {'empty.json': '\ufeff\n'},
-      want: {},
-    },
-    {
       name: 'YAML anchors and merge keys',
       path: 'snap.yaml',
       files: {
@@ -360,6 +348,16 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
   }[] = [
     {name: 'missing file', path: 'nope.yaml', files: {}, want: 'no such file or directory "FILE"'},
     {name: 'directory without snapshot files', path: 'd', files: {'d/readme.txt': 'hi'}, want: 'no .yaml, .yml or .json files in directory "FILE"'},
+    // An empty input is a failed `kubectl get ... |` or the wrong file, never an empty cluster in sync.
+    {name: 'an empty file', path: 'empty.yaml', files: {'empty.yaml': '# nothing here\n'}, want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)'},
+    {name: 'an empty JSON file, with a byte-order mark', path: 'empty.json', files: {'empty.json': '\ufeff\n'}, want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)'},
+    {name: 'an empty List', path: 'list.json', files: {'list.json': '{"apiVersion": "v1", "kind": "List", "items": []}'}, want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)'},
+    {
+      name: 'only kinds pvctl does not read',
+      path: 'deploy.yaml',
+      files: {'deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\n'},
+      want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node); only Deployment ×2',
+    },
     {
       name: 'invalid YAML, with line and column',
       path: 'snap.yaml',

@@ -45,6 +45,19 @@ function pendingClaim(now: number): object[] {
 }
 
 describe('pvctl explain on a live cluster (API-server emulator)', () => {
+  test("pvc/NAME without -n is the current context's namespace, as kubectl reads it", async () => {
+    const {api} = await cluster(pendingClaim(Date.now()))
+    try {
+      const kubeconfig = path.join(dir, `kubeconfig-ns-${api.port}.yaml`)
+      writeFileSync(kubeconfig, api.kubeconfig({token: TOKEN, namespace: 'app'}))
+      const r = await explain(kubeconfig, 'pvc/data', '-o', 'json')
+      assert.equal(r.code, 1, r.stderr)
+      assert.deepEqual([JSON.parse(r.stdout).claim.namespace, JSON.parse(r.stdout).verdict], ['app', 'ExternalProvisioning'])
+    } finally {
+      await api.stop()
+    }
+  })
+
   test('a Pending claim whose provisioner nothing shows running: silence for 30 minutes, the claim\'s events shown', async () => {
     const {api, kubeconfig} = await cluster(pendingClaim(Date.now()))
     try {

@@ -180,6 +180,14 @@ const faultRows: Array<{
     writes: 'none',
   },
   {
+    // The example recycles and deletes: their pods are part of the plan's needs, asked before any write.
+    name: "a permission only the volume plugins need (the recycler's pod) is named before anything is written (exit 3)",
+    deny: [{verb: 'create', resource: 'pods'}],
+    exit: 3,
+    stderr: /^error: missing permissions: create pods in namespace default$/,
+    writes: 'none',
+  },
+  {
     name: 'a 500 storm: the writes fail, the run says so (exit 3)',
     fault: {verb: 'update', resource: 'pvc', effect: {type: 'status', code: 500}},
     exit: 3,
@@ -343,3 +351,47 @@ test('Ctrl-C stops issuing writes, lets the one in flight finish, and a re-run c
     await api.stop()
   }
 })
+
+/**
+ * `pvctl sync` on a terminal (a pseudo-terminal from util-linux `script`, 100 columns), answering the
+ * prompt with `answer` once it shows; its exit status and how much was written.
+ */
+async function answerPrompt(kubeconfig: string, answer: string): Promise<{code: number | null; output: string}> {
+  const command = `stty cols 100 rows 40; exec ${JSON.stringify(process.execPath)} bin/run.js sync --kubeconfig ${JSON.stringify(kubeconfig)}`
+  const child = spawn('script', ['-qec', command, '/dev/null'], {cwd: repoRoot, env: cleanEnv({HOME: dir, CI: undefined, TERM: 'xterm'}), stdio: ['pipe', 'pipe', 'pipe']})
+  let output = ''
+  let answered = false
+  const onData = (b: Buffer) => {
+    output += b.toString()
+    if (!answered && /type "yes" to continue/.test(output)) {
+      answered = true
+      setTimeout(() => child.stdin.write(answer), 200)
+    }
+  }
+  child.stdout.on('data', onData)
+  child.stderr.on('data', onData)
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000)
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  clearTimeout(timer)
+  return {code, output}
+}
+
+const hasScript = spawn('script', ['--version'], {stdio: 'ignore'})
+const scriptMissing = await new Promise<boolean>((resolve) => {
+  hasScript.on('error', () => resolve(true))
+  hasScript.on('close', (code) => resolve(code !== 0))
+})
+
+for (const [what, answer] of [['Ctrl-D', '\u0004'], ['"no"', 'no\r']] as const) {
+  test(`the confirmation answered with ${what}: nothing written, exit 1 (changes not made), not 0`, {skip: scriptMissing ? 'util-linux script(1) is not installed: no pseudo-terminal to prompt on' : false}, async () => {
+    const {api, kubeconfig} = await cluster()
+    try {
+      const {code, output} = await answerPrompt(kubeconfig, answer)
+      assert.match(output, /nothing written \(not confirmed\)/, output.slice(-2000))
+      assert.equal(code, 1)
+      assert.equal(api.countWrites(), 0)
+    } finally {
+      await api.stop()
+    }
+  })
+}

@@ -74,7 +74,7 @@ test('a recycler pod that fails marks the volume Failed with the reason; the nex
   }
 })
 
-test('a claim of a host-path class gets a provisioned volume, bound to it', async () => {
+test('with --enable-hostpath-provisioner, a claim of a host-path class gets a provisioned volume, bound to it', async () => {
   const klass = {apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: {name: 'hostpath'}, provisioner: 'kubernetes.io/host-path', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate'}
   const claim = {
     apiVersion: 'v1',
@@ -85,7 +85,7 @@ test('a claim of a host-path class gets a provisioned volume, bound to it', asyn
   const {api, kubeconfig} = await cluster([klass, claim])
   const stop = kubelet(api, 'Succeeded', [])
   try {
-    const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
+    const run = await pvctl(kubeconfig, '--yes', '-o', 'json', '--enable-hostpath-provisioner')
     assert.equal(run.code, 0, run.stderr)
     const bound = api.get('pvc', 'shop', 'scratch') as unknown as PersistentVolumeClaim
     const uid = bound.metadata.uid

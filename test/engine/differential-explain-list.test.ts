@@ -28,7 +28,8 @@ interface ListOptions {
 /** The List `explain` prints for every claim not Bound, ranked one way or the other. */
 function explainList(state: ClusterState, opts: ListOptions, ranking: 'grouped' | 'per-claim'): string {
   const explainer = new Explainer(state, {...opts, ranking})
-  const items = unboundClaims(state).map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  // As the List is printed: each claim after the claims before it in the controller's pass (listItem).
+  const items = unboundClaims(state).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const document: ExplainDocument = {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}
   return JSON.stringify(document)
 }

@@ -17,6 +17,7 @@ import {checkVolumeSatisfyClaim} from '../../src/engine/pv-controller.js'
 import {reconcile} from '../../src/engine/reconcile.js'
 import {getPersistentVolumeClaimClass, isVolumeBoundToClaim} from '../../src/engine/storage-helpers.js'
 import {MatchError, PersistentVolumeOrderedIndex} from '../../src/engine/volume-index.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../../src/engine/volume-plugins.js'
 import {loadCases} from '../conformance/cases.js'
 import {bound, byController, pod, pv, pvc, sc, state} from './builders.js'
 import {disagreements} from './explain-agreement.js'
@@ -27,6 +28,8 @@ interface ClaimRow {
   id: string
   state: ClusterState
   gates?: Partial<FeatureGates>
+  /** How the controller's plugins are configured (kube-controller-manager's defaults unless said). */
+  plugins?: VolumePluginOptions
   /** The claim explained: default/c unless said. */
   claim?: {namespace?: string; name: string}
   verdict: Verdict
@@ -128,13 +131,21 @@ const claimRows: ClaimRow[] = [
     check: (e) => assert.equal(e.error, 'no volume plugin matched name: kubernetes.io/no-provisioner'),
   },
   {
-    id: 'WillProvision: an in-tree plugin pvctl runs (host-path)',
+    id: 'WillProvision: an in-tree plugin pvctl runs (host-path, --enable-hostpath-provisioner)',
+    plugins: {hostPathProvisioning: true},
     state: state({claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
     verdict: 'WillProvision',
     summary: /provisions one with kubernetes\.io\/host-path/,
   },
   {
+    id: "ProvisioningNotSupported: host-path provisioning is off, as kube-controller-manager's default",
+    state: state({claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
+    verdict: 'ProvisioningNotSupported',
+    check: (e) => assert.equal(e.error, 'Failed to create provisioner: provisioning in volume plugin "kubernetes.io/host-path" is disabled'),
+  },
+  {
     id: 'WillProvision after WaitForFirstConsumer: node selected (volume.kubernetes.io/selected-node), provisioning there',
+    plugins: {hostPathProvisioning: true},
     state: state({
       claims: [pvc('c', 'u1', {className: 'hp', annotations: {'volume.kubernetes.io/selected-node': 'n1'}})],
       classes: [sc('hp', 'kubernetes.io/host-path', WFFC)],
@@ -325,7 +336,8 @@ describe('explainClaim: one row per verdict and reason code', () => {
       const gates = {...defaultFeatureGates, ...row.gates}
       const frozen = deepFreeze(structuredClone(row.state))
       const target = {namespace: row.claim?.namespace ?? 'default', name: row.claim?.name ?? 'c'}
-      const e = explainClaim(frozen, target.namespace, target.name, {gates})
+      const plugins = defaultVolumePluginMgr(row.plugins)
+      const e = explainClaim(frozen, target.namespace, target.name, {gates, plugins})
       assert.ok(e !== undefined)
       assert.equal(e.verdict, row.verdict, e.summary)
       assert.equal(e.volume, row.volume ?? null)
@@ -341,7 +353,7 @@ describe('explainClaim: one row per verdict and reason code', () => {
       assert.match(e.summary, /\.$/, 'the summary is one sentence')
       // A document: it survives a JSON round trip unchanged.
       assert.deepEqual(JSON.parse(JSON.stringify(e)), e)
-      assert.deepEqual(disagreements(frozen, e, gates), [])
+      assert.deepEqual(disagreements(frozen, e, gates, plugins), [])
     })
   }
 
@@ -350,7 +362,7 @@ describe('explainClaim: one row per verdict and reason code', () => {
     assert.deepEqual(VERDICTS.filter((v) => !verdicts.has(v)), [])
     const codes = new Set<ReasonCode>()
     for (const row of claimRows) {
-      const e = explainClaim(row.state, row.claim?.namespace ?? 'default', row.claim?.name ?? 'c', {gates: {...defaultFeatureGates, ...row.gates}})!
+      const e = explainClaim(row.state, row.claim?.namespace ?? 'default', row.claim?.name ?? 'c', {gates: {...defaultFeatureGates, ...row.gates}, plugins: defaultVolumePluginMgr(row.plugins)})!
       for (const c of e.candidates) for (const r of c.reasons) codes.add(r.code)
     }
     assert.deepEqual(REASON_CODES.filter((c) => !codes.has(c)), [])

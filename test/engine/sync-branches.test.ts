@@ -9,6 +9,7 @@ import {defaultFeatureGates, type FeatureGates} from '../../src/engine/feature-g
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod} from '../../src/engine/model.js'
 import type {ObjectRef} from '../../src/engine/plan.js'
 import {reconcile, type ReconcileResult} from '../../src/engine/reconcile.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../../src/engine/volume-plugins.js'
 import {bound, byController, pod, pv, pvc, sc, state} from './builders.js'
 
 interface Row {
@@ -16,6 +17,8 @@ interface Row {
   target: ObjectRef
   state: ClusterState
   gates?: Partial<FeatureGates>
+  /** How the controller's plugins are configured (kube-controller-manager's defaults unless said). */
+  plugins?: VolumePluginOptions
   actions: string[]
   events?: string[]
   error?: RegExp
@@ -232,12 +235,21 @@ const rows: Row[] = [
     events: ['Warning ProvisioningFailed no volume plugin matched name: kubernetes.io/unknown'],
   },
   {
-    id: 'in-tree host-path provisioner: the claim is annotated and a provision is planned',
+    id: 'in-tree host-path provisioner (--enable-hostpath-provisioner): the claim is annotated and a provision is planned',
     target: claimRef('c'),
+    plugins: {hostPathProvisioning: true},
     state: state({claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
     actions: ['set-provisioner', 'provision'],
     events: [],
     check: (r) => assert.match(r.actions[1].reason, /pvc-u1/),
+  },
+  {
+    // kube-controller-manager's default: the host-path plugin's NewProvisioner refuses.
+    id: 'in-tree host-path provisioner, not enabled: annotated, then ProvisioningFailed from NewProvisioner',
+    target: claimRef('c'),
+    state: state({claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
+    actions: ['set-provisioner'],
+    events: ['Warning ProvisioningFailed Failed to create provisioner: provisioning in volume plugin "kubernetes.io/host-path" is disabled'],
   },
   {
     id: '11-20 mount options the plugin does not support: ProvisioningFailed',
@@ -603,7 +615,7 @@ const rows: Row[] = [
 for (const row of rows) {
   test(row.id, () => {
     const frozen = deepFreeze(structuredClone(row.state))
-    const r = reconcile(frozen, {targets: [row.target], maxRounds: 1, gates: {...defaultFeatureGates, ...row.gates}})
+    const r = reconcile(frozen, {targets: [row.target], maxRounds: 1, gates: {...defaultFeatureGates, ...row.gates}, plugins: defaultVolumePluginMgr(row.plugins)})
     assert.deepEqual(
       r.actions.map((a) => a.action),
       row.actions,

@@ -1,6 +1,7 @@
 // An in-memory ClusterApi with the API server's write semantics that matter to the executor:
 // resourceVersion preconditions (409), status vs main resource, 404, and hooks to inject a concurrent
-// writer or an error before a given write. (The HTTP emulator in test/emulator covers the wire.)
+// writer or an error before a given write, or to hold a write in flight. (The HTTP emulator in
+// test/emulator covers the wire.)
 import {ConflictError, ForbiddenError, NotFoundError} from '../../src/cluster/api-errors.js'
 import type {ClusterApi, CoreEvent, Page, PageOptions, ResourceAttributes} from '../../src/cluster/live-api.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
@@ -24,6 +25,11 @@ export class FakeClusterApi implements ClusterApi {
   denied = new Set<string>()
   /** Runs before the n-th write (0-based) is applied; may change the store or throw. */
   beforeWrite?: (call: WriteCall, index: number) => void
+  /**
+   * Runs as a write arrives, before anything else: a promise returned holds the write in flight (as a
+   * slow API server would) until it settles; undefined lets the write through at once.
+   */
+  holdWrite?: (call: WriteCall) => Promise<void> | undefined
 
   constructor(private readonly state: ClusterState) {
     for (const v of state.volumes) this.volumes.set(v.metadata.name!, this.stamp(v))
@@ -75,9 +81,12 @@ export class FakeClusterApi implements ClusterApi {
     return structuredClone(c)
   }
 
-  private put<T extends Obj>(kind: WriteCall['kind'], obj: T, status: boolean): T {
+  private async put<T extends Obj>(kind: WriteCall['kind'], obj: T, status: boolean): Promise<T> {
     const key = kind === 'PersistentVolume' ? obj.metadata.name! : `${obj.metadata.namespace}/${obj.metadata.name}`
     const call: WriteCall = {kind, name: obj.metadata.name!, namespace: obj.metadata.namespace, status}
+    // Only a held write awaits: the others apply in the same tick, as before holds existed.
+    const held = this.holdWrite?.(call)
+    if (held !== undefined) await held
     const resource = kind === 'PersistentVolume' ? 'persistentvolumes' : 'persistentvolumeclaims'
     if (this.denied.has(`${resource}${status ? '/status' : ''}`)) {
       throw new ForbiddenError(`update ${resource}: forbidden`, {verb: 'update', resource}, 403, 'Forbidden')

@@ -255,6 +255,20 @@ describe('renderSyncTable', () => {
   it('not converged, narrow', () => golden('table-unstable-narrow', renderSyncTable(unstable, {wide: false, palette: plain})))
   it('not converged, wide', () => golden('table-unstable-wide', renderSyncTable(unstable, {wide: true, palette: plain})))
 
+  it('after a run that wrote: each action\'s OUTCOME, never cut, and a "Done" line', () => {
+    const outcomes = ['written', 'executed', 'conflict-replanned', 'failed: persistentvolumes "pv-1" is forbidden']
+    const ran: SyncReport = {...full, dryRun: false, actions: full.actions.map((a, i) => ({...a, outcome: outcomes[i % outcomes.length]}))}
+    for (const wide of [false, true]) {
+      const [actionTable, ...rest] = renderSyncTable(ran, {wide, palette: plain}).split('\n\n')
+      const lines = actionTable.split('\n')
+      assert.match(lines[0], /^ACTION +OBJECT +OUTCOME +REASON/)
+      // Whole, however narrow the table: the reason is what gets cut.
+      ran.actions.forEach((_a, i) => assert.ok(lines[i + 1].includes(`   ${outcomes[i % outcomes.length]}   `), lines[i + 1]))
+      assert.match(rest.at(-1)!, /^Done: /)
+    }
+    assert.match(renderSyncTable(full, {wide: false, palette: plain}), /\nPlan: /)
+  })
+
   it('keeps the narrow action table within 80 columns by cutting reasons', () => {
     const actionTable = renderSyncTable(full, {wide: false, palette: plain}).split('\n\n')[0]
     for (const line of actionTable.split('\n')) assert.ok(line.length <= 80, `too long (${line.length}): ${line}`)
