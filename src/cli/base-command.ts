@@ -2,9 +2,16 @@
 // contract's exit codes.
 import {Command} from '@oclif/core'
 
+import {rewriteBooleanValues} from './bool-flag-values.js'
 import {presentError} from './present-error.js'
 
 export abstract class PvctlCommand extends Command {
+  /** kubectl's `--flag=true|false` (and `--dry-run=client`) on boolean flags, before oclif parses. */
+  public override async init(): Promise<void> {
+    this.argv = rewriteBooleanValues(this.argv, (this.ctor.flags ?? {}) as Record<string, {type: string; allowNo?: boolean}>)
+    await super.init()
+  }
+
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
     // oclif signals --help/--version and this.exit() with an ExitError; let those through.
     if (err?.constructor?.name === 'ExitError') throw err

@@ -248,7 +248,23 @@ const rows: Row[] = [
     expectExit: 2,
     expectStderr: /^error: object "pvc\/a\/b": a name cannot contain "\/"/,
   },
+  {
+    name: 'a boolean flag with a value it cannot take',
+    args: ['-f', '{dir}/snap.yaml', '--dry-run=maybe'],
+    files: {'snap.yaml': PV},
+    expectExit: 2,
+    expectStderr: /^error: --dry-run=maybe: invalid value \(true, false, client, server or none\)$/,
+  },
 
+  // Not errors: kubectl's `--dry-run=client` is a dry run, not an argument "client".
+  {
+    name: "kubectl's --dry-run=client",
+    files: {'snap.yaml': IN_SYNC_SNAPSHOT},
+    args: ['-f', '{dir}/snap.yaml', '--dry-run=client', '-o', 'json'],
+    expectExit: 0,
+    expectStderr: /^$/,
+    expectStdout: /^\{\n {2}"apiVersion": "pvctl\/v1alpha1",\n[^]*"dryRun": true,[^]*\n\}\n$/,
+  },
   // Not errors: kinds the controller does not read are skipped, with a count, and the run succeeds.
   {
     name: 'unknown kinds in a snapshot are skipped with a count',
@@ -279,8 +295,8 @@ test('sync: bad input exits 2 with one `error:` line on stderr and nothing on st
         const shown = `exit ${res.code}\n--- stderr\n${res.stderr}--- stdout\n${res.stdout.slice(0, 500)}`
         assert.equal(res.code, row.expectExit, `exit status\n${shown}`)
         assert.doesNotMatch(res.stderr, /^\s+at /m, `no stack trace\n${shown}`)
-        assert.ok(res.stderr.endsWith('\n'), `stderr ends with a newline\n${shown}`)
-        const lines = res.stderr.slice(0, -1).split('\n')
+        assert.ok(res.stderr === '' || res.stderr.endsWith('\n'), `stderr ends with a newline\n${shown}`)
+        const lines = res.stderr === '' ? [] : res.stderr.slice(0, -1).split('\n')
         if (row.expectExit >= 2) {
           assert.equal(lines.length, 1, `exactly one line on stderr\n${shown}`)
           assert.match(lines[0], /^error: \S/, `the line starts with "error: "\n${shown}`)
@@ -293,4 +309,15 @@ test('sync: bad input exits 2 with one `error:` line on stderr and nothing on st
       }),
     ),
   )
+})
+
+test('an unknown command: one `error:` line naming it, the nearest command, exit 2', async () => {
+  for (const [command, hint] of [['synk', /; did you mean "sync"\? \(see pvctl --help\)$/], ['frobnicate', /; its commands: explain, sync/]] as const) {
+    const res = await runCli([command])
+    assert.equal(res.code, 2, res.stderr)
+    assert.equal(res.stdout, '')
+    assert.equal(res.stderr.split('\n').length, 2, res.stderr)
+    assert.match(res.stderr, new RegExp(`^error: unknown command "${command}" for "pvctl"`))
+    assert.match(res.stderr.trimEnd(), hint)
+  }
 })

@@ -49,7 +49,8 @@ test('--watch --dry-run writes nothing and streams each planned action once, as 
 })
 
 test('a live kube-controller-manager Lease: no writes, an audit stream, and why; once it expires, pvctl writes', async () => {
-  const {api, kubeconfig} = await cluster([volume('pv-a'), claim('app', 'data'), kcmLease(new Date(), 4)])
+  // 8 s: pvctl must start (and judge the Lease live) before it expires, on a machine also busy with other tests.
+  const {api, kubeconfig} = await cluster([volume('pv-a'), claim('app', 'data'), kcmLease(new Date(), 8)])
   const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '500ms', ...FAST])
   try {
     const why = await pvctl.line(/Not writing: running as an audit stream/)
@@ -59,7 +60,7 @@ test('a live kube-controller-manager Lease: no writes, an audit stream, and why;
     assert.ok(pvctl.out.every((l) => /\bplanned\b/.test(l)), pvctl.out.join('\n'))
     assert.equal(binderWrites(api), 0, 'nothing written while kube-controller-manager may bind')
     // The Lease is not renewed: at a resync after it expires, pvctl becomes the binder.
-    await pvctl.line(/Writing as the PersistentVolume binder.*has expired/, {timeoutMs: 8000})
+    await pvctl.line(/Writing as the PersistentVolume binder.*has expired/, {timeoutMs: 12000})
     await waitFor('the claim to be bound', () => getClaim(api, 'app', 'data')?.status?.phase === 'Bound', 5000)
   } finally {
     await pvctl.stop()
