@@ -1,18 +1,18 @@
 // The explain use-case: load the state once, explain the object named (or every claim not Bound), and
 // say how the command should exit. No oclif here: the command passes options in and renders the
 // document that comes back.
-import {closeNames} from '../engine/close-names.js'
 import {Explainer, unboundClaims} from '../engine/explain.js'
 import {EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain-model.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
-import {claimKey, type ClusterState, type LabelSelector} from '../engine/model.js'
+import type {ClusterState, LabelSelector} from '../engine/model.js'
 import type {ObjectRef} from '../engine/plan.js'
 import {scopePredicate} from '../engine/reconcile.js'
 import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
-import {ExitCode, UsageError} from '../errors.js'
+import {ExitCode} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, gatherEvidence, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
+import {claimNotFound, volumeNotFound} from './not-found.js'
 
 export interface ExplainRequest {
   gates: FeatureGates
@@ -99,26 +99,3 @@ export function claimsInScope(state: ClusterState, req: Pick<ExplainRequest, 'na
   return unboundClaims(state).filter(inScope.claim)
 }
 
-/** kubectl's "not found", plus the claims the user probably meant. */
-export function claimNotFound(state: ClusterState, namespace: string, name: string): UsageError {
-  const elsewhere = state.claims.filter((c) => c.metadata.name === name).map((c) => c.metadata.namespace ?? '')
-  const here = state.claims.filter((c) => c.metadata.namespace === namespace).map((c) => c.metadata.name ?? '')
-  const hints: string[] = []
-  if (elsewhere.length > 0) hints.push(`it exists in namespace ${elsewhere.sort().join(', ')}: add -n ${elsewhere[0]}`)
-  const close = closeNames(name, here)
-  if (close.length > 0) {
-    hints.push(`did you mean ${close.map((n) => `pvc/${n}`).join(', ')}?`)
-  } else if (elsewhere.length === 0) {
-    const anywhere = closeNames(name, state.claims.map((c) => c.metadata.name ?? ''))
-    const keys = state.claims.filter((c) => anywhere.includes(c.metadata.name ?? '')).map(claimKey).sort()
-    if (keys.length > 0) hints.push(`did you mean ${keys.join(', ')}?`)
-  }
-  const message = `persistentvolumeclaim "${name}" not found in namespace "${namespace}"${hints.length > 0 ? `; ${hints.join('; ')}` : ''}`
-  return new UsageError(message, hints)
-}
-
-export function volumeNotFound(state: ClusterState, name: string): UsageError {
-  const close = closeNames(name, state.volumes.map((v) => v.metadata.name ?? ''))
-  const hint = close.length > 0 ? `did you mean ${close.map((n) => `pv/${n}`).join(', ')}?` : undefined
-  return new UsageError(`persistentvolume "${name}" not found${hint !== undefined ? `; ${hint}` : ''}`, hint !== undefined ? [hint] : [])
-}

@@ -6,7 +6,7 @@ import {claimKey} from '../engine/model.js'
 import type {Action, ObjectRef} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from '../engine/volume-plugins.js'
-import {UsageError} from '../errors.js'
+import {claimNotFound, volumeNotFound} from './not-found.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 
 export interface SyncOptions {
@@ -37,11 +37,7 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
     const exists =
       target.kind === 'PersistentVolume' ? volumeNames!.has(target.name) : claimKeys!.has(`${target.namespace ?? ''}/${target.name}`)
     if (!exists) {
-      throw new UsageError(
-        target.kind === 'PersistentVolume'
-          ? `persistentvolume "${target.name}" not found`
-          : `persistentvolumeclaim "${target.name}" not found in namespace "${target.namespace}"`,
-      )
+      throw target.kind === 'PersistentVolume' ? volumeNotFound(state, target.name) : claimNotFound(state, target.namespace ?? 'default', target.name)
     }
   }
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0

@@ -28,6 +28,8 @@ export function parseLabelSelectorFlag(input: string): LabelSelector {
   const matchExpressions: LabelSelectorRequirement[] = []
   const matchLabels: Record<string, string> = {}
   const fail = (why: string) => new UsageError(`invalid selector "${input}" (-l): ${why}`)
+  // labels.Parse(""): the selector that matches everything, as `kubectl get -l ''` reads it.
+  if (input.trim() === '') return {}
   for (const term of splitTerms(input)) {
     if (term === '') throw fail('empty requirement')
     let m: RegExpExecArray | null

@@ -41,7 +41,9 @@ function oneLine(message: string): string {
   return message
     .split('\n')
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^See more help/.test(l))
+    .filter((l) => l !== '' && !/^See more help/.test(l) && !/^The following errors? occurred:?$/.test(l))
+    // A line that ends with a colon introduces the next: no second colon between them.
+    .map((l) => l.replace(/:$/, ''))
     .join(': ')
     .replace(/^Error:\s*/, '')
 }

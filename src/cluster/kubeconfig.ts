@@ -191,7 +191,8 @@ export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
     return inCluster
   }
   // A configuration problem, not the cluster's: a usage error (exit 2).
-  throw new UsageError('no cluster configured: no --kubeconfig, no KUBECONFIG, no ~/.kube/config and not running in a pod', [
+  const kubeconfigEnv = list.length > 0 ? `KUBECONFIG names no file that exists (${list.join(path.delimiter)})` : 'no KUBECONFIG'
+  throw new UsageError(`no cluster configured: no --kubeconfig, ${kubeconfigEnv}, no ~/.kube/config and not running in a pod`, [
     'pass --kubeconfig FILE, or read a snapshot with -f FILE',
   ])
 }

@@ -646,7 +646,8 @@ function describe(v: unknown): string {
   if (v instanceof YamlScalar) return describe(v.value)
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'a list'
-  if (typeof v === 'string') return `a string ${JSON.stringify(v)}`
+  // A wrong file's content is quoted, not echoed whole: at most 80 characters of it.
+  if (typeof v === 'string') return `a string ${v.length > 80 ? `${JSON.stringify(v.slice(0, 80)).slice(0, -1)}…" (${v.length} characters)` : JSON.stringify(v)}`
   if (typeof v === 'object') return 'an object'
   return `${typeof v === 'number' ? 'a number' : typeof v === 'boolean' ? 'a boolean' : typeof v} ${String(v)}`
 }

@@ -79,7 +79,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
-    const target = args.object === undefined ? undefined : parseObjectArgs([args.object], defaultNamespace(flags))[0]
+    const target = args.object === undefined ? undefined : parseObjectArgs([args.object], defaultNamespace(flags), flags['all-namespaces'])[0]
     const request: ExplainRequest = {
       gates,
       hostPathProvisioning: flags['enable-hostpath-provisioner'],

@@ -77,7 +77,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
 
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
     const objects = argv as string[]
-    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default')
+    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
     // What one-shot and loop mode take alike.
     const common = {

@@ -177,7 +177,7 @@ const rows: Row[] = [
     name: 'a named claim that exists in another namespace only',
     args: ['-f', example, 'pvc/orders', '-n', 'default'],
     expectExit: 2,
-    expectStderr: /^error: persistentvolumeclaim "orders" not found in namespace "default"$/,
+    expectStderr: /^error: persistentvolumeclaim "orders" not found in namespace "default"; it exists in namespace shop: add -n shop$/,
   },
   {
     name: 'a named volume that does not exist',
@@ -249,6 +249,34 @@ const rows: Row[] = [
     expectStderr: /^error: object "pvc\/a\/b": a name cannot contain "\/"/,
   },
   {
+    name: 'a claim named with -A (kubectl refuses it alike)',
+    args: ['-f', '{dir}/snap.yaml', '-A', 'pvc/data'],
+    files: {'snap.yaml': PV},
+    expectExit: 2,
+    expectStderr: /^error: object "pvc\/data": a resource cannot be retrieved by name across all namespaces \(-A\)/,
+  },
+  {
+    name: 'a claim that is not there, with the one meant',
+    args: ['-f', '{dir}/snap.yaml', 'pvc/dat'],
+    files: {'snap.yaml': PV + '---\n' + claimWith('  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n')},
+    expectExit: 2,
+    expectStderr: /^error: persistentvolumeclaim "dat" not found in namespace "default"; did you mean shop\/data\?$/,
+  },
+  {
+    name: 'a KUBECONFIG that names no file',
+    args: ['-o', 'json'],
+    env: {HOME: '{dir}', KUBECONFIG: '{dir}/nope.yaml', KUBERNETES_SERVICE_HOST: undefined},
+    expectExit: 2,
+    expectStderr: /^error: no cluster configured: no --kubeconfig, KUBECONFIG names no file that exists \(\S*nope\.yaml\), no ~\/\.kube\/config/,
+  },
+  {
+    name: 'a wrong file is quoted, not echoed whole',
+    args: ['-f', '{dir}/notes.yaml'],
+    files: {'notes.yaml': 'x'.repeat(5000) + '\n'},
+    expectExit: 2,
+    expectStderr: /^error: \S*notes\.yaml: document 1: expected an object, got a string "x{80}…" \(5000 characters\)$/,
+  },
+  {
     name: 'a boolean flag with a value it cannot take',
     args: ['-f', '{dir}/snap.yaml', '--dry-run=maybe'],
     files: {'snap.yaml': PV},
@@ -256,6 +284,15 @@ const rows: Row[] = [
     expectStderr: /^error: --dry-run=maybe: invalid value \(true, false, client, server or none\)$/,
   },
 
+  // Not errors: `-l ''` selects everything, as kubectl's.
+  {
+    name: "an empty -l, as kubectl's: every object",
+    files: {'snap.yaml': IN_SYNC_SNAPSHOT},
+    args: ['-f', '{dir}/snap.yaml', '-l', '', '-o', 'json'],
+    expectExit: 0,
+    expectStderr: /^$/,
+    expectStdout: /"kind": "SyncReport"/,
+  },
   // Not errors: kubectl's `--dry-run=client` is a dry run, not an argument "client".
   {
     name: "kubectl's --dry-run=client",
