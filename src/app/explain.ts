@@ -11,7 +11,7 @@ import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, gatherEvidence, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 export interface ExplainRequest {
@@ -63,6 +63,7 @@ export async function runExplain(opts: RunExplainOptions, ui: LoadStateUi): Prom
  */
 export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi): Promise<{state: ClusterState; evidence: EvidenceSource}> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
+  noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
   return {state: loaded.state, evidence}
 }

@@ -30,6 +30,10 @@ export interface LoadStateUi {
 export type LoadedClusterState = {source: 'snapshot'; state: ClusterState; evidence: SnapshotEvidence} | {source: 'live'; state: ClusterState; session: LiveSession}
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
+  if (opts.filename === '-' && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
+    // `-f -` typed at a terminal, with nothing piped in: say what pvctl waits for.
+    ui.notice('reading a snapshot from standard input (end it with Ctrl-D)')
+  }
   if (opts.filename !== undefined) {
     const snapshot = await loadSnapshot(opts.filename, {stdin: opts.stdin})
     for (const [kind, count] of Object.entries(snapshot.skipped)) {
@@ -49,4 +53,13 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   } finally {
     spinner.stop()
   }
+}
+
+/**
+ * -n names a namespace with no claim in it: a typo, most likely (`-n shp`), whose plan would be empty and
+ * "in sync". Said on stderr; the run goes on (a namespace can be empty).
+ */
+export function noticeEmptyNamespace(state: ClusterState, namespace: string | undefined, ui: Pick<LoadStateUi, 'notice'>): void {
+  if (namespace === undefined || state.claims.some((c) => c.metadata.namespace === namespace)) return
+  ui.notice(`no PersistentVolumeClaims in namespace "${namespace}"`)
 }

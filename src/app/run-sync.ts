@@ -4,7 +4,7 @@
 import {loadSnapshot} from '../cluster/snapshot.js'
 import type {ClusterState, Pod} from '../engine/model.js'
 import {ExitCode, InputError, UsageError} from '../errors.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
 
@@ -50,6 +50,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadPodTemplate(opts.recyclerPodTemplate)
   // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
   const loaded = await loadClusterState(opts, ui)
+  noticeEmptyNamespace(loaded.state, opts.targets === undefined || opts.targets.length === 0 ? opts.namespace : undefined, ui)
   if (loaded.source === 'snapshot') {
     const report = planSync(loaded.state, {...opts, dryRun: true})
     if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')

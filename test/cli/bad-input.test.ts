@@ -284,6 +284,15 @@ const rows: Row[] = [
     expectStderr: /^error: --dry-run=maybe: invalid value \(true, false, client, server or none\)$/,
   },
 
+  // Not errors: a namespace with no claim (a typo, most likely) is said on stderr; the plan is still made.
+  {
+    name: 'a -n with no claim in it is said',
+    files: {'snap.yaml': IN_SYNC_SNAPSHOT},
+    args: ['-f', '{dir}/snap.yaml', '-n', 'shp', '-o', 'json'],
+    expectExit: 0,
+    expectStderr: /^pvctl: no PersistentVolumeClaims in namespace "shp"$/,
+    expectStdout: /"kind": "SyncReport"/,
+  },
   // Not errors: `-l ''` selects everything, as kubectl's.
   {
     name: "an empty -l, as kubectl's: every object",
