@@ -28,6 +28,8 @@ export interface SyncUi extends LoadStateUi {
 export interface RunSyncResult {
   report: SyncReport
   exitCode: number
+  /** The report is the plan the user was shown and did not confirm. */
+  declined?: boolean
 }
 
 /** The one Pod of a --recycler-pod-template file. */
@@ -82,7 +84,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       },
     )
     if (result.notice !== undefined) ui.notice(result.notice)
-    return {report: result.report, exitCode: result.exitCode}
+    return {report: result.report, exitCode: result.exitCode, ...(result.declined === true ? {declined: true} : {})}
   } finally {
     progress.stop()
   }

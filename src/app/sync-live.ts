@@ -30,6 +30,8 @@ export interface ApplyResult {
   exitCode: number
   /** A line for stderr when the run ended early or partly. */
   notice?: string
+  /** The plan was shown and not confirmed: nothing was written, and the report is that plan. */
+  declined?: boolean
 }
 
 /** Whether the plan destroys data (a recycle scrubs a volume, a delete removes it). */
@@ -49,7 +51,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     // The plan is shown only to the person asked to consent; with --yes the final report says it all.
     showPlan(plan)
     if (!(await opts.confirm(plan, destroys(plan)))) {
-      return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)'}
+      return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)', declined: true}
     }
   }
   const recyclerNamespace = opts.recyclerTemplate?.metadata.namespace ?? 'default'

@@ -127,7 +127,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     }
     process.once('SIGINT', onSigint)
     try {
-      const {report, exitCode} = await runSync(
+      const {report, exitCode, declined} = await runSync(
         {
           ...common,
           maxRounds: flags.rounds,
@@ -147,8 +147,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           signal: abort.signal,
         },
       )
+      // A declined plan was just shown on stdout as a table: not again (-o json|yaml show it there now).
+      const shownAlready = declined === true && flags.output !== 'json' && flags.output !== 'yaml'
       // A reader that stops early (`| head`) ends the output quietly; the exit status stays the plan's.
-      await writeChunks(process.stdout, render(report))
+      if (!shownAlready) await writeChunks(process.stdout, render(report))
       process.exitCode = exitCode
     } finally {
       process.removeListener('SIGINT', onSigint)

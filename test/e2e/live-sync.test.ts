@@ -388,6 +388,8 @@ for (const [what, answer] of [['Ctrl-D', '\u0004'], ['"no"', 'no\r']] as const) 
     try {
       const {code, output} = await answerPrompt(kubeconfig, answer)
       assert.match(output, /nothing written \(not confirmed\)/, output.slice(-2000))
+      // The plan was shown before the question; declined, it is not printed a second time.
+      assert.equal(output.match(/Plan: /g)?.length, 1, output.slice(-2000))
       assert.equal(code, 1)
       assert.equal(api.countWrites(), 0)
     } finally {
