@@ -54,7 +54,7 @@ export async function gatherEvidence(state: ClusterState, req: ExplainRequest, s
 
 /** What to read for `req`; undefined when the object named does not exist. */
 export function evidenceQuery(state: ClusterState, req: ExplainRequest): EvidenceQuery | undefined {
-  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr({hostPathProvisioning: req.hostPathProvisioning})})
+  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr(req)})
   const target = req.target
   // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
   if (target?.kind === 'PersistentVolume') {

@@ -40,7 +40,7 @@ export async function runExplainSession(state: ClusterState, req: ExplainRequest
   }
   // The menu needs each claim's verdict and summary, not every volume of each: the claim picked is
   // explained again with its candidates as --candidates asks (all of them by default, as pvc/NAME).
-  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr({hostPathProvisioning: req.hostPathProvisioning}), onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
+  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr(req), onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
   // The menu is a List: each claim as its sync in the controller's pass decides it (listItem), and so is
   // the claim picked, so that its explanation says what its line in the menu said.
   const explanations = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)

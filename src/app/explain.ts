@@ -7,17 +7,16 @@ import type {FeatureGates} from '../engine/feature-gates.js'
 import type {ClusterState, LabelSelector} from '../engine/model.js'
 import type {ObjectRef} from '../engine/plan.js'
 import {scopePredicate} from '../engine/reconcile.js'
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, gatherEvidence, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
-export interface ExplainRequest {
+/** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
+export interface ExplainRequest extends Pick<VolumePluginOptions, 'hostPathProvisioning'> {
   gates: FeatureGates
-  /** --enable-hostpath-provisioner, as kube-controller-manager's. */
-  hostPathProvisioning?: boolean
   onlyRelevant: boolean
   /** The object to explain; none: every claim not Bound in scope. */
   target?: ObjectRef
@@ -72,7 +71,7 @@ export function explainInState(state: ClusterState, req: ExplainRequest): Explai
   const target = req.target
   const explainer = new Explainer(state, {
     gates: req.gates,
-    plugins: defaultVolumePluginMgr({hostPathProvisioning: req.hostPathProvisioning}),
+    plugins: defaultVolumePluginMgr(req),
     onlyRelevant: req.onlyRelevant,
     evidence: req.evidence,
     candidates: req.candidates ?? (target === undefined ? LIST_CANDIDATES : 0),

@@ -14,7 +14,7 @@ import {randomUUID} from 'node:crypto'
 
 import type {Logger} from '../cli/log.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
 import type {LabelSelector} from '../engine/model.js'
 import {ClusterError, ExitCode, UsageError} from '../errors.js'
 import {AuditStream} from '../controller/audit-stream.js'
@@ -40,7 +40,8 @@ export interface LeaderElectOptions {
   identity?: string
 }
 
-export interface RunLoopOptions {
+/** The plugin options (--enable-hostpath-provisioner, --local-volume-deleter) as one-shot sync takes them. */
+export interface RunLoopOptions extends VolumePluginOptions {
   /** --watch (informers) or --interval (a full sync every intervalMs). */
   mode: 'watch' | 'interval'
   intervalMs?: number
@@ -48,9 +49,6 @@ export interface RunLoopOptions {
   dryRun: boolean
   yes: boolean
   gates: FeatureGates
-  /** --enable-hostpath-provisioner and --local-volume-deleter, as one-shot sync takes them. */
-  hostPathProvisioning?: boolean
-  localVolumeDeleter?: boolean
   namespace?: string
   labelSelector?: LabelSelector
   labelSelectorText?: string
@@ -187,7 +185,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     await checkBinder()
 
     const audit = new AuditStream(opts.output, ui.out)
-    const plugins = defaultVolumePluginMgr({hostPathProvisioning: opts.hostPathProvisioning, localVolumeDeleter: opts.localVolumeDeleter})
+    const plugins = defaultVolumePluginMgr(opts)
     const events = opts.events && !opts.dryRun ? new EventSink(api) : undefined
     log.info(opts.dryRun ? 'Dry run: planning only, nothing is written' : 'Starting', {mode: opts.mode, server: session.server, context: session.contextName})
     if (opts.mode === 'watch') {

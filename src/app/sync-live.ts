@@ -6,10 +6,11 @@ import {ExitCode, ClusterError, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/model.js'
 import type {PlannedEvent} from '../engine/plan.js'
+import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
-import {type SyncOptions, planSync, hasChanges, pluginsOf, summarize} from './sync.js'
+import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
 import type {SyncReport} from './sync-report.js'
 
 export interface ApplyOptions extends SyncOptions {
@@ -73,7 +74,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
         })
   const result = await executeSync(api, state, {
     plugins,
-    pluginMgr: pluginsOf(opts),
+    pluginMgr: defaultVolumePluginMgr(opts),
     workload: opts.workload,
     // Consent was given (--yes, or typed at the prompt) to the plan, which lists what is destroyed.
     destructive: true,

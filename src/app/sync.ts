@@ -5,11 +5,12 @@ import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClai
 import {claimKey} from '../engine/model.js'
 import type {Action, ObjectRef} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
-import {defaultVolumePluginMgr, type VolumePluginMgr} from '../engine/volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 
-export interface SyncOptions {
+/** The plugin options (--local-volume-deleter, --enable-hostpath-provisioner) are the engine's own. */
+export interface SyncOptions extends VolumePluginOptions {
   dryRun: boolean
   gates: FeatureGates
   maxRounds?: number
@@ -17,15 +18,6 @@ export interface SyncOptions {
   /** Only with no targets: restrict to a namespace (-n without -A). */
   namespace?: string
   labelSelector?: LabelSelector
-  /** --local-volume-deleter: pvctl's deleter for local volumes joins the controller's plugins. */
-  localVolumeDeleter?: boolean
-  /** --enable-hostpath-provisioner, as kube-controller-manager's. */
-  hostPathProvisioning?: boolean
-}
-
-/** The controller's plugins as the options configure them. */
-export function pluginsOf(opts: Pick<SyncOptions, 'localVolumeDeleter' | 'hostPathProvisioning'>): VolumePluginMgr {
-  return defaultVolumePluginMgr({localVolumeDeleter: opts.localVolumeDeleter, hostPathProvisioning: opts.hostPathProvisioning})
 }
 
 /** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
@@ -44,7 +36,7 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
   const scope = hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
   const result = reconcile(state, {
     gates: opts.gates,
-    plugins: pluginsOf(opts),
+    plugins: defaultVolumePluginMgr(opts),
     maxRounds: opts.maxRounds,
     targets: hasTargets ? opts.targets : undefined,
     scope,
