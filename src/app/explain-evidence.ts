@@ -1,12 +1,10 @@
 // Where explain's evidence comes from (Events, CSIDrivers, Leases, VolumeAttachments, and the clock): the
 // live cluster, read best-effort for the object explained, or the snapshot when it holds such objects.
 // The engine judges it; this file only decides what to read and reads it.
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
 import type {SnapshotEvidence} from '../cluster/snapshot.js'
-import {Explainer} from '../engine/explain.js'
+import type {Explainer} from '../engine/explain.js'
 import {type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain-evidence.js'
-import type {ClusterState} from '../engine/model.js'
 import type {ExplainRequest} from './explain.js'
 import {claimsInScope} from './explain.js'
 import type {LiveSession} from './live-session.js'
@@ -45,16 +43,18 @@ export function liveEvidenceSource(session: LiveSession, now: () => number): Evi
  * evidence and without candidates: the engine names the Leases, and nothing but those is read. A snapshot
  * holds its evidence already: it is taken whole, with no verdicts first.
  */
-export async function gatherEvidence(state: ClusterState, req: ExplainRequest, source: EvidenceSource): Promise<ExplainEvidence> {
+export async function gatherEvidence(explainer: Explainer, req: ExplainRequest, source: EvidenceSource): Promise<ExplainEvidence> {
   if (source.complete === true) return source({events: [], leaseNames: [], volumeAttachments: false})
-  const query = evidenceQuery(state, req)
+  const query = evidenceQuery(explainer, req)
   // An object that does not exist is a usage error, said next without a round of reads first.
   return query === undefined ? noEvidence(NOT_READ) : source(query)
 }
 
-/** What to read for `req`; undefined when the object named does not exist. */
-export function evidenceQuery(state: ClusterState, req: ExplainRequest): EvidenceQuery | undefined {
-  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr(req)})
+/**
+ * What to read for `req`, from the verdicts of `explainer` (controllerExplainer: no evidence yet); undefined
+ * when the object named does not exist.
+ */
+export function evidenceQuery(explainer: Explainer, req: ExplainRequest): EvidenceQuery | undefined {
   const target = req.target
   // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
   if (target?.kind === 'PersistentVolume') {
@@ -72,7 +72,7 @@ export function evidenceQuery(state: ClusterState, req: ExplainRequest): Evidenc
   const awaited =
     target === undefined
       ? // As the List decides them: a claim whose only volume an earlier claim takes may wait for a provisioner.
-        claimsInScope(state, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
+        claimsInScope(explainer.state, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
       : [explainer.awaitedLease(target.namespace ?? 'default', target.name)]
   if (awaited.includes(undefined)) return undefined
   const namespace = target === undefined ? req.namespace : (target.namespace ?? 'default')

@@ -2,12 +2,11 @@
 // then follow up (a near-miss volume's YAML, the dry-run sync of the claim, another claim). The flow is
 // here; the prompts and the printing are the caller's (a UI port), so the flow is tested without a
 // terminal and the terminal without the flow.
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
-import {Explainer} from '../engine/explain.js'
+import type {Explainer} from '../engine/explain.js'
 import type {ClaimExplanation} from '../engine/explain-model.js'
 import type {ClusterState, PersistentVolume} from '../engine/model.js'
 import {refOfClaim} from '../engine/plan.js'
-import {claimsInScope, type ExplainRequest, LIST_CANDIDATES} from './explain.js'
+import {claimsInScope, controllerExplainer, type ExplainRequest, LIST_CANDIDATES} from './explain.js'
 import {planSync} from './sync.js'
 import type {SyncReport} from './sync-report.js'
 
@@ -32,7 +31,8 @@ export type NextStep = {kind: 'volume'; name: string} | {kind: 'sync'} | {kind: 
 /** How many volumes the follow-up menu offers to show. */
 const NEAR_MISSES = 3
 
-export async function runExplainSession(state: ClusterState, req: ExplainRequest, ui: ExplainSessionUi): Promise<void> {
+/** `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused. */
+export async function runExplainSession(state: ClusterState, req: ExplainRequest, ui: ExplainSessionUi, base: Explainer = controllerExplainer(state, req)): Promise<void> {
   const claims = claimsInScope(state, req)
   if (claims.length === 0) {
     ui.notice(`no claim that is not Bound${req.namespace !== undefined ? ` in namespace ${req.namespace}` : ''}: nothing to explain`)
@@ -40,7 +40,7 @@ export async function runExplainSession(state: ClusterState, req: ExplainRequest
   }
   // The menu needs each claim's verdict and summary, not every volume of each: the claim picked is
   // explained again with its candidates as --candidates asks (all of them by default, as pvc/NAME).
-  const explainer = new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr(req), onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
+  const explainer = base.with({onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
   // The menu is a List: each claim as its sync in the controller's pass decides it (listItem), and so is
   // the claim picked, so that its explanation says what its line in the menu said.
   const explanations = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)

@@ -10,7 +10,7 @@ import {scopePredicate} from '../engine/reconcile.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
-import {type EvidenceSource, gatherEvidence, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
+import {type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
@@ -48,13 +48,6 @@ export interface ExplainResult {
 
 export interface RunExplainOptions extends ExplainRequest, Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
 
-/** Loads the state (snapshot or live) and its evidence, and explains. */
-export async function runExplain(opts: RunExplainOptions, ui: LoadStateUi): Promise<{state: ClusterState; result: ExplainResult}> {
-  const {state, evidence} = await loadExplainState(opts, ui)
-  const req = {...opts, evidence: await gatherEvidence(state, opts, evidence)}
-  return {state, result: explainInState(state, req)}
-}
-
 /**
  * Every claim is loaded, in every namespace, whatever -n says: whether a volume's claimRef is stale
  * depends on claims of other namespaces, and a candidate bound to team-b/cache must not look free.
@@ -67,11 +60,18 @@ export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi)
   return {state: loaded.state, evidence}
 }
 
-export function explainInState(state: ClusterState, req: ExplainRequest): ExplainResult {
+/**
+ * The controller's view of `state` for `req` (its gates and volume plugins), without evidence: what to read
+ * is worked out with it (gatherEvidence), and the explanation shares it (explainInState's `base`).
+ */
+export function controllerExplainer(state: ClusterState, req: ExplainRequest): Explainer {
+  return new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr(req)})
+}
+
+/** `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused. */
+export function explainInState(state: ClusterState, req: ExplainRequest, base = controllerExplainer(state, req)): ExplainResult {
   const target = req.target
-  const explainer = new Explainer(state, {
-    gates: req.gates,
-    plugins: defaultVolumePluginMgr(req),
+  const explainer = base.with({
     onlyRelevant: req.onlyRelevant,
     evidence: req.evidence,
     candidates: req.candidates ?? (target === undefined ? LIST_CANDIDATES : 0),

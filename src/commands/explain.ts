@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest} from '../app/explain.js'
+import {controllerExplainer, explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest} from '../app/explain.js'
 import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
@@ -105,13 +105,15 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
     )
 
-    request.evidence = await gatherEvidence(state, request, evidence)
+    // One controller view for both: what evidence to read is decided from the verdicts the explanation gives.
+    const controller = controllerExplainer(state, request)
+    request.evidence = await gatherEvidence(controller, request, evidence)
 
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(state, request, terminalExplainUi(palette))
+      await runExplainSession(state, request, terminalExplainUi(palette), controller)
       return
     }
-    const {document, exitCode} = explainInState(state, request)
+    const {document, exitCode} = explainInState(state, request, controller)
     const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette)
     await writeChunks(process.stdout, chunks)
     process.exitCode = exitCode

@@ -161,6 +161,27 @@ describe('explain List agrees with the first round of sync', () => {
     )
   })
 
+  test('an Explainer made by with() tells what a new one tells, after the verdicts its base worked out', () => {
+    // Live `explain` first asks the verdicts (which Leases to read), then explains with the evidence read:
+    // one controller view and one pass for both (Explainer.with).
+    fc.assert(
+      fc.property(clusterArb(12, 10), gatesArb, fc.boolean(), fc.constantFrom(1, 5, 0), (s, g, onlyRelevant, candidates) => {
+        const claims = unboundClaims(s)
+        const base = new Explainer(s, {gates: g})
+        const leases = claims.map((c) => base.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
+        const derived = base.with({onlyRelevant, candidates})
+        const fresh = new Explainer(s, {gates: g, onlyRelevant, candidates})
+        for (const [i, c] of claims.entries()) {
+          const [namespace, name] = [c.metadata.namespace ?? '', c.metadata.name ?? '']
+          assert.deepEqual(derived.listItem(namespace, name), fresh.listItem(namespace, name))
+          assert.deepEqual(derived.claim(namespace, name), fresh.claim(namespace, name))
+          assert.equal(leases[i], fresh.awaitedLease(namespace, name, true))
+        }
+      }),
+      {numRuns: propertyRuns(100)},
+    )
+  })
+
   for (const [volumes, seed] of [
     [400, 5],
     [2000, 7],
