@@ -5,8 +5,8 @@ import type {ClusterState} from '../engine/model.js'
 import type {LiveSession} from './live-session.js'
 
 export interface LoadStateOptions {
-  /** -f: a snapshot path, or undefined for the live cluster. */
-  filename?: string
+  /** -f: the snapshot's paths, or undefined for the live cluster. */
+  filename?: readonly string[]
   stdin: NodeJS.ReadableStream
   kubeconfig?: string
   context?: string
@@ -30,7 +30,7 @@ export interface LoadStateUi {
 export type LoadedClusterState = {source: 'snapshot'; state: ClusterState; evidence: SnapshotEvidence} | {source: 'live'; state: ClusterState; session: LiveSession}
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
-  if (opts.filename === '-' && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
+  if (opts.filename?.includes('-') === true && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
     // `-f -` typed at a terminal, with nothing piped in: say what pvctl waits for.
     ui.notice('reading a snapshot from standard input (end it with Ctrl-D)')
   }

@@ -4,7 +4,7 @@ import {loadKubeconfig} from '../cluster/kubeconfig.js'
 
 export interface NamespaceFlags {
   namespace?: string
-  filename?: string
+  filename?: readonly string[]
   kubeconfig?: string
   context?: string
 }

@@ -4,9 +4,14 @@ import {Flags} from '@oclif/core'
 export const sourceFlags = {
   filename: Flags.string({
     char: 'f',
-    summary: 'Snapshot to read instead of a live cluster: a file, a directory, or - for stdin.',
-    description: 'YAML or JSON, one or many documents, each an object or a List, as `kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml` prints. With -f pvctl never contacts a cluster.',
+    summary: 'Snapshot to read instead of a live cluster: a file, a directory, or - for stdin (repeat, or separate with commas, for several).',
+    description:
+      'YAML or JSON, one or many documents, each an object or a List, as `kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml` prints. Several files (`-f pv.yaml -f pvc.yaml`, `-f pv.yaml,pvc.yaml`) are read as one cluster, in the order given; an object in two of them is an error. With -f pvctl never contacts a cluster.',
     helpValue: 'FILE|DIR|-',
+    multiple: true,
+    // One value per -f, as kubectl's: `-f snap.yaml pvc/data` leaves pvc/data an argument.
+    multipleNonGreedy: true,
+    delimiter: ',',
   }),
   kubeconfig: Flags.string({summary: 'Path to the kubeconfig file (live clusters).', helpValue: 'PATH'}),
   context: Flags.string({summary: 'The kubeconfig context to use (live clusters).', helpValue: 'NAME'}),

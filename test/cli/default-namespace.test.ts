@@ -32,7 +32,7 @@ const rows: Array<{id: string; flags: Parameters<typeof defaultNamespace>[0]; en
   {id: "the current context's namespace", flags: {kubeconfig: withNamespace}, want: 'team-b'},
   {id: '--context names a context without one: default', flags: {kubeconfig: withNamespace, context: 'two'}, want: 'default'},
   {id: 'KUBECONFIG, as kubectl reads it', flags: {}, env: {KUBECONFIG: withNamespace, HOME: dir}, want: 'team-b'},
-  {id: 'a snapshot has no context: default', flags: {filename: 'snap.yaml', kubeconfig: withNamespace}, want: 'default'},
+  {id: 'a snapshot has no context: default', flags: {filename: ['snap.yaml'], kubeconfig: withNamespace}, want: 'default'},
   {id: 'an unusable kubeconfig is left to the session to report: default', flags: {kubeconfig: path.join(dir, 'missing.yaml')}, want: 'default'},
 ]
 

@@ -184,6 +184,29 @@ const rows: Row[] = [
       assert.ok(names(report(res)).includes('pv-other'), 'other.yml is read')
     },
   },
+  {
+    name: '-f repeated: the files are one cluster, and a claim named after them stays an argument',
+    args: ['-f', path.join(twoNamespaces, 'cluster.yaml'), '-f', path.join(twoNamespaces, 'other.yml'), 'pvc/pending', '-n', 'other', '-o', 'json'],
+    // pvc/other/pending has no class and no volume that fits: in sync, nothing to write.
+    expectExit: 0,
+    check: (res) => assert.deepEqual(report(res).actions, []),
+  },
+  {
+    name: '-f A,B and stdin among them: one cluster',
+    args: ['-f', `${path.join(twoNamespaces, 'other.yml')},-`, '-o', 'json'],
+    stdin: readFileSync(example, 'utf8'),
+    expectExit: 1,
+    check: (res) => assert.deepEqual(namespaces(report(res)), ['<none>', 'other', 'shop']),
+  },
+  {
+    name: '-f the same objects twice: exit 2, naming both places',
+    args: ['-f', example, '-f', twoNamespaces],
+    expectExit: 2,
+    check: (res) => {
+      assert.match(res.stderr, /^error: .*cluster\.yaml: StorageClass standard: duplicate object \(items\[0\]\); first defined in .*examples\/cluster\.yaml \(items\[0\]\)\n$/)
+      assert.equal(res.stdout, '')
+    },
+  },
 
   // Scope: -n, -A, named objects.
   {

@@ -337,6 +337,52 @@ items:
   })
 })
 
+describe('loadSnapshot: several paths (-f repeated or comma-separated) are one cluster', () => {
+  // Rows: the files, the paths given (relative to the case directory, '' the directory itself; '-' stdin),
+  // and what loads, or the one-line error.
+  const rows: {name: string; files: Record<string, string>; paths: string[]; stdin?: string; want: Partial<ReturnType<typeof names>> | string; sources?: string[]}[] = [
+    {
+      name: 'volumes and claims from two files, in the order given',
+      files: {'pv.yaml': PV('pv1'), 'pvc.json': JSON.stringify({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'data', namespace: 'default'}, spec: {}})},
+      paths: ['pvc.json', 'pv.yaml'],
+      want: {volumes: ['pv1'], claims: ['default/data']},
+      sources: ['pvc.json', 'pv.yaml'],
+    },
+    {
+      name: 'a file, a directory and stdin',
+      files: {'pv.yaml': PV('pv1'), 'more/a.yaml': PV('pv2'), 'more/b.yml': PV('pv3')},
+      paths: ['pv.yaml', 'more', '-'],
+      stdin: PVC('data'),
+      want: {volumes: ['pv1', 'pv2', 'pv3'], claims: ['default/data']},
+      sources: ['pv.yaml', 'more/a.yaml', 'more/b.yml', '<stdin>'],
+    },
+    {
+      name: 'an object in two files is a duplicate, both named',
+      files: {'a.yaml': PV('pv1'), 'b.yaml': `${PV('pv2')}---\n${PV('pv1')}`},
+      paths: ['a.yaml', 'b.yaml'],
+      want: 'DIR/b.yaml: PersistentVolume pv1: duplicate object (document 2); first defined in DIR/a.yaml (document 1)',
+    },
+    {name: 'one file given twice', files: {'a.yaml': PV('pv1')}, paths: ['a.yaml', './a.yaml'], want: '-f "DIR/./a.yaml": given twice (each object would be a duplicate of itself)'},
+    {name: 'stdin given twice', files: {}, paths: ['-', '-'], stdin: PV('pv1'), want: '-f -: standard input can be read only once'},
+    {name: 'a path that is not there, after one that is', files: {'a.yaml': PV('pv1')}, paths: ['a.yaml', 'b.yaml'], want: 'no such file or directory "DIR/b.yaml"'},
+  ]
+  for (const row of rows) {
+    it(row.name, async () => {
+      const dir = await writeFiles(row.files)
+      // Not join(): "./a.yaml" stays as given, the way a user types it.
+      const paths = row.paths.map((p) => (p === '-' ? p : `${dir}/${p}`))
+      const loading = loadSnapshot(paths, {stdin: Readable.from([row.stdin ?? ''])})
+      if (typeof row.want === 'string') {
+        await assert.rejects(loading, {name: 'InputError', message: row.want.replaceAll('DIR', dir)})
+        return
+      }
+      const got = await loading
+      assert.deepEqual(names(got), {...none, ...row.want})
+      if (row.sources) assert.deepEqual(got.sources, row.sources.map((p) => (p === '<stdin>' ? p : join(dir, p))))
+    })
+  }
+})
+
 describe('loadSnapshot: bad input is an InputError naming file, object and field', () => {
   const rows: {
     name: string
