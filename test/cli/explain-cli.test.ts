@@ -8,6 +8,8 @@ import path from 'node:path'
 import {describe, test} from 'node:test'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 
+import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
+import {MAX_LIST_CANDIDATES} from '../../src/app/explain.js'
 import {pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
 import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
@@ -166,6 +168,19 @@ describe('pvctl explain through the built CLI', () => {
       }
     })
   }
+
+  test('a List of more than MAX_LIST_CANDIDATES candidates in all is refused, exit 2, before any is worked out', async () => {
+    // 1,000 volumes and ~500 pending claims: every volume for every claim is ~500k candidates, about 1 GB.
+    const cluster = clusterJson(generateCluster(1000))
+    const r = await runCli(['explain', '-A', '-f', '-', '--candidates', '0', '-o', 'json'], {stdin: cluster})
+    assert.equal(r.code, 2, r.stderr)
+    assert.equal(r.stdout, '')
+    assert.match(r.stderr, /^error: --candidates 0: a List of [\d,]+ claims with 1,000 candidates each is [\d,]+ candidates, more than 500,000: name a claim \(pvc\/NAME\), narrow the List \(-n, -l\), or give fewer --candidates\n$/)
+    // The same List bounded (the default) is worked out.
+    const bounded = await runCli(['explain', '-A', '-f', '-', '-o', 'json'], {stdin: cluster})
+    assert.equal(bounded.code, 1, bounded.stderr)
+    assert.ok(json(bounded.stdout).items.length * 1000 > MAX_LIST_CANDIDATES)
+  })
 
   test('--candidates takes a count: a negative one is a one-line usage error, exit 2', async () => {
     const r = await runCli(['explain', '-A', '-f', example, '--candidates', '-1'])
