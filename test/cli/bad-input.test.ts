@@ -357,13 +357,30 @@ test('sync: bad input exits 2 with one `error:` line on stderr and nothing on st
   )
 })
 
-test('an unknown command: one `error:` line naming it, the nearest command, exit 2', async () => {
+test('an unknown command: one `error:` line naming it, the nearest command, exit 2 (also as `pvctl help COMMAND`)', async () => {
   for (const [command, hint] of [['synk', /; did you mean "sync"\? \(see pvctl --help\)$/], ['frobnicate', /; its commands: explain, sync/]] as const) {
-    const res = await runCli([command])
-    assert.equal(res.code, 2, res.stderr)
-    assert.equal(res.stdout, '')
-    assert.equal(res.stderr.split('\n').length, 2, res.stderr)
-    assert.match(res.stderr, new RegExp(`^error: unknown command "${command}" for "pvctl"`))
-    assert.match(res.stderr.trimEnd(), hint)
+    for (const args of [[command], ['help', command]]) {
+      const res = await runCli(args)
+      assert.equal(res.code, 2, res.stderr)
+      assert.equal(res.stdout, '')
+      assert.equal(res.stderr.split('\n').length, 2, res.stderr)
+      assert.match(res.stderr, new RegExp(`^error: unknown command "${command}" for "pvctl"`))
+      assert.match(res.stderr.trimEnd(), hint)
+    }
   }
 })
+
+test('pvctl help COMMAND prints what COMMAND --help prints; pvctl help, the root help', async () => {
+  for (const command of ['sync', 'explain', 'why']) {
+    const [viaHelp, viaFlag] = await Promise.all([runCli(['help', command]), runCli([command, '--help'])])
+    assert.equal(viaHelp.code, 0, viaHelp.stderr)
+    assert.equal(viaHelp.stdout, viaFlag.stdout)
+    assert.match(viaHelp.stdout, new RegExp(`^  \\$ pvctl ${command} `, 'm'))
+  }
+  // oclif reads `pvctl help --help` as the root's --help; `pvctl help help` is the help command's own.
+  assert.match((await runCli(['help', 'help'])).stdout, /^  \$ pvctl help \[COMMAND\]$/m)
+  const [root, rootFlag] = await Promise.all([runCli(['help']), runCli(['--help'])])
+  assert.equal(root.stdout, rootFlag.stdout)
+  assert.match(root.stdout, /^COMMANDS$/m)
+})
+

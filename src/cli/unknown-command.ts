@@ -1,0 +1,13 @@
+// `pvctl frobnicate` and `pvctl help frobnicate`: one `error:` line naming the closest command, as every
+// other mistake gets, from the command-not-found hook and from the help command alike.
+import type {Interfaces} from '@oclif/core'
+
+import {closeNames} from '../engine/close-names.js'
+import {UsageError} from '../errors.js'
+
+export function unknownCommand(config: Pick<Interfaces.Config, 'bin' | 'commandIDs'>, id: string): UsageError {
+  const commands = config.commandIDs.filter((c) => c !== 'help').sort()
+  const close = closeNames(id, commands)
+  const hint = close.length > 0 ? `did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : `its commands: ${commands.join(', ')}`
+  return new UsageError(`unknown command "${id}" for "${config.bin}"; ${hint} (see ${config.bin} --help)`)
+}
