@@ -15,7 +15,7 @@
 // which is later, and the lease duration is longer than the deadline; so a leader that cannot renew stops
 // writing at least (lease duration - renew deadline) before anyone else may take over.
 import {abortableSleep} from './abortable-sleep.js'
-import {ConflictError, NotFoundError} from '../cluster/api-errors.js'
+import {NotFoundError} from '../cluster/api-errors.js'
 import type {Lease, LeaseApi} from '../cluster/live-api.js'
 import type {Logger} from '../cli/log.js'
 import {UsageError} from '../errors.js'
@@ -253,13 +253,14 @@ export class LeaderElector {
       current = await this.api.readLease(this.config.namespace, this.config.name)
     } catch (err) {
       if (!(err instanceof NotFoundError)) {
-        this.log.v(2).info('Error retrieving lease', {lease: this.lockName, err})
+        // klog.Errorf in client-go: a standby that cannot reach the API server says so at every retry.
+        this.log.error('Error retrieving resource lock', {lease: this.lockName, err})
         return false
       }
       try {
         this.lease = await this.api.createLease(this.withRecord({metadata: {name: this.config.name, namespace: this.config.namespace}}, desired))
       } catch (createErr) {
-        this.log.v(2).info('Error creating lease', {lease: this.lockName, err: createErr})
+        this.log.error('Error initially creating leader election record', {lease: this.lockName, err: createErr})
         return false
       }
       this.observe(desired, this.clock.monotonic())
@@ -284,7 +285,8 @@ export class LeaderElector {
     try {
       this.lease = await this.api.replaceLease(this.withRecord(current, desired))
     } catch (err) {
-      this.log.v(err instanceof ConflictError ? 4 : 2).info('Failed to update lease', {lease: this.lockName, err})
+      // klog.Errorf, a conflict too: two candidates raced for an expired lease, and this one lost.
+      this.log.error('Failed to update lock', {lease: this.lockName, err})
       return false
     }
     this.observe(desired, this.clock.monotonic())

@@ -218,3 +218,34 @@ test('timing is validated as client-go validates it', () => {
 test('Lease times are MicroTime: six fractional digits', () => {
   assert.equal(microTime(new Date(Date.UTC(2026, 10, 30, 10, 15, 2, 123))), '2026-11-30T10:15:02.123000Z')
 })
+
+test('a candidate that cannot read or write the lease says so at the default verbosity, at every retry (klog.Errorf)', async () => {
+  const clock = new VirtualClock()
+  const api = new MemoryLeases()
+  const lines: string[] = []
+  const log = createLogger({format: 'json', verbosity: 0, write: (l) => lines.push(l)})
+  const elector = new LeaderElector({namespace: 'kube-system', name: 'pvctl', identity: 'node-0_uuid', ...KCM_LEADER_ELECTION}, api, log, {}, clock)
+  const unreachable = () => new TransientApiError('connect ECONNREFUSED 127.0.0.1:6443', {verb: 'get', resource: 'leases'}, 503, 'ServiceUnavailable')
+  // Reads fail: "error retrieving resource lock", once per retry period (2 s).
+  const read = api.readLease.bind(api)
+  api.readLease = async () => {
+    await flush()
+    throw unreachable()
+  }
+  const stop = new AbortController()
+  void elector.acquire(stop.signal)
+  await clock.advance(7_000)
+  const errors = lines.map((l) => JSON.parse(l) as {level: string; msg: string; err?: string}).filter((e) => e.msg !== 'Attempting to acquire leader lease')
+  assert.ok(errors.length >= 3, `one line per attempt: ${lines.join('')}`)
+  for (const e of errors) assert.deepEqual([e.level, e.msg], ['error', 'Error retrieving resource lock'])
+  assert.match(String(errors[0]!.err), /ECONNREFUSED/)
+  // Reads work again but updates fail (another holder expired, this one cannot write): "Failed to update lock".
+  lines.length = 0
+  api.readLease = read
+  await api.createLease({metadata: {name: 'pvctl', namespace: 'kube-system'}, spec: {holderIdentity: 'gone_uuid', leaseDurationSeconds: 15, renewTime: microTime(clock.wall())}})
+  api.failing.add('node-0_uuid')
+  await clock.advance(40_000)
+  assert.ok(lines.some((l) => /"level":"error".*"msg":"Failed to update lock"/.test(l)), lines.join(''))
+  stop.abort()
+  await clock.advance(2_000)
+})
