@@ -228,6 +228,31 @@ describe('update: optimistic concurrency, no-ops, immutability', () => {
   })
 })
 
+describe("a claim's storage request: only a Bound claim's may change, and never shrink (ValidatePersistentVolumeClaimUpdate)", () => {
+  const {api} = withEmulator({objects: [pvc('default', 'pending', {storage: '2Gi'}), pvc('default', 'bound', {storage: '2Gi', volumeName: 'pv1', phase: 'Bound'})]})
+  const immutable = 'spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'
+  const shrink = 'spec.resources.requests.storage: Forbidden: field can not be less than previous value'
+  const rows: Array<{claim: string; spec: object; status: number; errors?: string[]}> = [
+    {claim: 'bound', spec: {resources: {requests: {storage: '3Gi'}}}, status: 200},
+    {claim: 'bound', spec: {resources: {requests: {storage: '3072Mi'}}}, status: 200},
+    {claim: 'bound', spec: {resources: {requests: {storage: '1Gi'}}}, status: 422, errors: [shrink]},
+    {claim: 'bound', spec: {resources: {requests: {cpu: '1'}}}, status: 422, errors: [immutable]},
+    {claim: 'bound', spec: {volumeAttributesClassName: 'gold'}, status: 200},
+    {claim: 'pending', spec: {resources: {requests: {storage: '3Gi'}}}, status: 422, errors: [immutable]},
+    {claim: 'pending', spec: {resources: {requests: {storage: '1Gi'}}}, status: 422, errors: [immutable, shrink]},
+    {claim: 'pending', spec: {volumeAttributesClassName: 'gold'}, status: 422, errors: [immutable]},
+  ]
+  for (const row of rows) {
+    test(`${row.claim}: ${JSON.stringify(row.spec)} → ${row.status}`, async () => {
+      const res = await call(api().url, 'PATCH', `/api/v1/namespaces/default/persistentvolumeclaims/${row.claim}`, {body: {spec: row.spec}, contentType: 'application/merge-patch+json'})
+      assert.equal(res.status, row.status, JSON.stringify(res.body))
+      if (row.errors !== undefined) {
+        assert.equal(res.body.message, `PersistentVolumeClaim "${row.claim}" is invalid: ${row.errors.length > 1 ? `[${row.errors.join(', ')}]` : row.errors[0]}`)
+      }
+    })
+  }
+})
+
 describe('status subresource', () => {
   const {api} = withEmulator({objects: [pv('pv1'), pvc('default', 'claim1')]})
 

@@ -5,6 +5,7 @@
 // fields listed here; the real server defaults many more (see README.md).
 import {forbiddenField, invalidValue, notSupported, required, type FieldError} from './status-errors.js'
 import type {ResourceDef} from './resources.js'
+import {compareQuantities} from './quantity.js'
 import {clone, isObject, jsonEqual, type JsonObject, type K8sObject} from './types.js'
 
 export interface StrategyContext {
@@ -105,22 +106,31 @@ const persistentVolumeClaim: Strategy = {
   },
   validateUpdate(pvc, old) {
     // ValidatePersistentVolumeClaimUpdate: claims are immutable to keep quota honest, except that the
-    // PV controller may set volumeName once, requests may change (expansion), the storage class may be
-    // set once from the beta annotation, and volumeAttributesClassName may change.
+    // PV controller may set volumeName once, the storage class may be set once from the beta annotation,
+    // and a Bound claim's storage request and volumeAttributesClassName may change (expansion, modify);
+    // the request may not shrink (RecoverVolumeExpansionFailure is off by default). An update of the main
+    // resource keeps the stored status, so "Bound" is the claim's phase as stored.
     const newSpec = clone(spec(pvc))
     const oldSpec = clone(spec(old))
     if (!oldSpec.volumeName) oldSpec.volumeName = newSpec.volumeName
-    for (const s of [newSpec, oldSpec]) {
-      if (isObject(s.resources)) delete s.resources.requests
-      delete s.volumeAttributesClassName
-    }
     if (oldSpec.storageClassName === undefined && old.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] === newSpec.storageClassName) {
       oldSpec.storageClassName = newSpec.storageClassName
     }
-    if (!jsonEqual(stripEmpty(newSpec), stripEmpty(oldSpec))) {
-      return [forbiddenField('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims')]
+    const requests = (s: JsonObject): JsonObject | undefined => (isObject(s.resources) && isObject(s.resources.requests) ? s.resources.requests : undefined)
+    if (isObject(old.status) && old.status.phase === 'Bound') {
+      const [newRequests, oldRequests] = [requests(newSpec), requests(oldSpec)]
+      if (newRequests !== undefined) newRequests.storage = oldRequests?.storage
+      newSpec.volumeAttributesClassName = oldSpec.volumeAttributesClassName
     }
-    return []
+    const errs: FieldError[] = []
+    if (!jsonEqual(stripEmpty(newSpec), stripEmpty(oldSpec))) {
+      errs.push(forbiddenField('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'))
+    }
+    const [newSize, oldSize] = [requests(spec(pvc))?.storage, requests(spec(old))?.storage]
+    if (typeof newSize === 'string' && typeof oldSize === 'string' && compareQuantities(newSize, oldSize) < 0) {
+      errs.push(forbiddenField('spec.resources.requests.storage', 'field can not be less than previous value'))
+    }
+    return errs
   },
 }
 
