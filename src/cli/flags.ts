@@ -1,6 +1,8 @@
 // Flags shared by the commands, spelled as kubectl spells them.
 import {Flags} from '@oclif/core'
 
+import {parseDuration} from './duration.js'
+
 export const sourceFlags = {
   filename: Flags.string({
     char: 'f',
@@ -25,6 +27,18 @@ export const sourceFlags = {
   qps: Flags.integer({summary: 'Client-side rate limit, requests per second, as client-go (live clusters).', default: 5, min: 1, helpValue: 'N'}),
   burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
   'request-timeout': Flags.string({summary: 'How long to wait for one API request before giving up, e.g. 30s (0: no limit).', default: '0', helpValue: 'DURATION'}),
+}
+
+/** The values of sourceFlags a live cluster is reached with, as the loaders take them (-f is the caller's). */
+export function connectionOptions(flags: {kubeconfig?: string; context?: string; qps: number; burst: number; 'request-timeout': string; 'chunk-size': number}) {
+  return {
+    kubeconfig: flags.kubeconfig,
+    context: flags.context,
+    qps: flags.qps,
+    burst: flags.burst,
+    requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+    chunkSize: flags['chunk-size'],
+  }
 }
 
 export const scopeFlags = {

@@ -4,11 +4,10 @@ import {controllerExplainer, explainInState, LIST_CANDIDATES, loadExplainState, 
 import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
-import {parseDuration} from '../cli/duration.js'
 import {terminalExplainUi} from '../cli/explain-picker.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
-import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {canPrompt, startSpinner} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
@@ -95,12 +94,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         ...request,
         filename: flags.filename,
         stdin: process.stdin,
-        kubeconfig: flags.kubeconfig,
-        context: flags.context,
-        qps: flags.qps,
-        burst: flags.burst,
-        requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
-        chunkSize: flags['chunk-size'],
+        ...connectionOptions(flags),
       },
       {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
     )

@@ -5,14 +5,13 @@ import type {Logger} from '../cli/log.js'
 import type {SyncReport} from '../app/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
-import {engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
 import {writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
-import {parseDuration} from '../cli/duration.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
@@ -87,12 +86,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector,
       labelSelectorText: flags.selector,
-      kubeconfig: flags.kubeconfig,
-      context: flags.context,
-      qps: flags.qps,
-      burst: flags.burst,
-      requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
-      chunkSize: flags['chunk-size'],
+      ...connectionOptions(flags),
       concurrency: flags.concurrency,
       events: flags.events,
       localVolumeDeleter: flags['local-volume-deleter'],
