@@ -29,6 +29,10 @@ import {loopPermissions} from '../controller/permissions.js'
 import {PersistentVolumeLoop} from '../controller/pv-loop.js'
 import {describePermission, missingPermissions} from '../executor/permissions.js'
 import {openLoopSession} from './loop-session.js'
+import {loadRecyclerPodTemplate} from './recycler-template.js'
+import {Events} from '../engine/constants.js'
+import {refOfVolume} from '../engine/plan.js'
+import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 
 export interface LeaderElectOptions {
   namespace: string
@@ -65,6 +69,8 @@ export interface RunLoopOptions extends VolumePluginOptions {
   leaderElect?: LeaderElectOptions
   /** kube-controller-manager's --controllers, to say its binder is disabled. */
   controllers: string[]
+  /** --recycler-pod-template: a file holding one Pod. */
+  recyclerPodTemplate?: string
   metricsBindAddress: string
 }
 
@@ -91,6 +97,7 @@ export function validateLoopOptions(opts: RunLoopOptions): void {
 
 export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number> {
   validateLoopOptions(opts)
+  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(opts.recyclerPodTemplate)
   const log = ui.log
   const session = openLoopSession({
     kubeconfig: opts.kubeconfig,
@@ -174,6 +181,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     const wanted = loopPermissions({
       dryRun: opts.dryRun,
       events: opts.events,
+      recyclerNamespace: recyclerTemplate?.metadata.namespace ?? 'default',
       namespace: opts.namespace,
       lease: elector !== undefined ? {namespace: elector.config.namespace, name: elector.config.name} : undefined,
       readsKcmLease: !opts.dryRun && builtinBinderEnabled(opts.controllers),
@@ -187,6 +195,24 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     const audit = new AuditStream(opts.output, ui.out)
     const plugins = defaultVolumePluginMgr(opts)
     const events = opts.events && !opts.dryRun ? new EventSink(api) : undefined
+    // The volume plugins' pods and PV objects are writes like any other: fenced by leadership.
+    const workload = fenceWrites(session.workload, writeRefusal)
+    const volumePlugins = opts.dryRun
+      ? undefined
+      : {
+          workload,
+          volumePlugins: new LiveVolumePlugins(workload, {
+            recyclerTemplate,
+            // The recycler pod's events, relayed on the volume as the controller's recycler event recorder does.
+            onPodEvent: (volume, e) => {
+              const name = volume.metadata.name ?? ''
+              void events?.record(
+                {object: refOfVolume(name), type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: Events.RecyclerPod, message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${name}`},
+                {uid: volume.metadata.uid, resourceVersion: volume.metadata.resourceVersion},
+              ).catch((err: unknown) => log.v(2).info('Could not record event', {reason: Events.RecyclerPod, object: `pv/${name}`, err}))
+            },
+          }),
+        }
     log.info(opts.dryRun ? 'Dry run: planning only, nothing is written' : 'Starting', {mode: opts.mode, server: session.server, context: session.contextName})
     if (opts.mode === 'watch') {
       const watchLoop = new PersistentVolumeLoop(
@@ -202,7 +228,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           signal: stop.signal,
           onResync: checkBinder,
         },
-        {api, watchApi: session.watchApi, log, metrics, audit, events},
+        {api, watchApi: session.watchApi, log, metrics, audit, events, plugins: volumePlugins},
       )
       loop = watchLoop
       try {
@@ -227,7 +253,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           signal: stop.signal,
           beforeSync: checkBinder,
         },
-        {api, log, metrics, audit, events},
+        {api, log, metrics, audit, events, plugins: volumePlugins},
       )
       loop = intervalLoop
       await intervalLoop.run()

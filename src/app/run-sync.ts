@@ -1,10 +1,9 @@
 // `pvctl sync` as one use-case: where the state comes from (snapshot or live), planning, and — live,
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
-import {loadSnapshot} from '../cluster/snapshot.js'
-import type {ClusterState, Pod} from '../engine/model.js'
-import {ExitCode, InputError, UsageError} from '../errors.js'
+import {ExitCode} from '../errors.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
+import {loadRecyclerPodTemplate} from './recycler-template.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
 
@@ -32,24 +31,9 @@ export interface RunSyncResult {
   declined?: boolean
 }
 
-/** The one Pod of a --recycler-pod-template file. */
-async function loadPodTemplate(path: string): Promise<Pod> {
-  let state: ClusterState
-  try {
-    state = (await loadSnapshot(path)).state
-  } catch (err) {
-    if (err instanceof InputError) throw new UsageError(`--recycler-pod-template: ${err.message}`)
-    else throw err
-  }
-  if (state.pods.length !== 1) {
-    throw new UsageError(`--recycler-pod-template "${path}": expected exactly one Pod, found ${state.pods.length}`)
-  }
-  return state.pods[0]
-}
-
 export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
   // Checked in every mode, a dry run too: a bad flag is found before the run that would use it.
-  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadPodTemplate(opts.recyclerPodTemplate)
+  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(opts.recyclerPodTemplate)
   // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
   const loaded = await loadClusterState(opts, ui)
   noticeEmptyNamespace(loaded.state, opts.targets === undefined || opts.targets.length === 0 ? opts.namespace : undefined, ui)

@@ -30,7 +30,7 @@ With -f the state comes from a snapshot and nothing is ever written: the plan is
 
 Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. Ctrl-C stops issuing writes; a re-run completes the job.
 
-With --watch pvctl runs as the controller does, until SIGTERM: informers list and watch volumes, claims, classes, pods and nodes; each change queues its object; one worker syncs claims and one volumes, each sync written as above; every --resync everything is listed and synced again. --interval runs a full sync every interval instead. Writing needs --yes (--dry-run streams what would be written). Unless --controllers says kube-controller-manager's binder is disabled, pvctl does not write while the kube-system/kube-controller-manager Lease is live. --leader-elect lets several replicas run with one writer. Lines on stdout are actions, logs go to stderr; SIGTERM exits 0.
+With --watch pvctl runs as the controller does, until SIGTERM: informers list and watch volumes, claims, classes, pods and nodes; each change queues its object; one worker syncs claims and one volumes, each sync written as above, a volume plugin's operation (a recycler or cleanup pod) carried out in the background while the workers go on; every --resync everything is listed and synced again. --interval runs a full sync every interval instead. Writing needs --yes (--dry-run streams what would be written). Unless --controllers says kube-controller-manager's binder is disabled, pvctl does not write while the kube-system/kube-controller-manager Lease is live. --leader-elect lets several replicas run with one writer. Lines on stdout are actions, logs go to stderr; SIGTERM exits 0.
 
 EXIT STATUS
 ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
@@ -95,7 +95,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     if (flags.watch || flags.interval !== undefined) {
       if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
       if (targets.length > 0) throw new UsageError('--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)')
-      process.exitCode = await this.loop(loopLogger(flags, (line) => process.stderr.write(line)), {...loopOptionsFromFlags(flags), ...common})
+      process.exitCode = await this.loop(loopLogger(flags, (line) => process.stderr.write(line)), {...loopOptionsFromFlags(flags), ...common, recyclerPodTemplate: flags['recycler-pod-template']})
       return
     }
     const loopOnly = loopOnlyFlagGiven(raw)

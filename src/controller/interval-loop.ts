@@ -14,6 +14,7 @@ import {executeSync, type ExecutedAction} from '../executor/executor.js'
 import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
+import type {LoopPlugins} from './pv-loop.js'
 import {abortableSleep} from './abortable-sleep.js'
 
 export interface IntervalLoopOptions {
@@ -39,6 +40,8 @@ export interface IntervalLoopDeps {
   metrics: ControllerMetrics
   audit: AuditStream
   events?: EventSink
+  /** The volume plugins carried out when writing (a full pass waits for them, as one-shot sync does). */
+  plugins?: LoopPlugins
 }
 
 function bySync<A extends Action>(actions: readonly A[]): Map<string, A[]> {
@@ -108,6 +111,7 @@ export class IntervalLoop {
         concurrency: this.opts.concurrency,
         events: false,
         signal: this.opts.signal,
+        ...(this.deps.plugins === undefined ? {} : {plugins: this.deps.plugins.volumePlugins, workload: this.deps.plugins.workload, destructive: true}),
       })
       const executed = bySync<ExecutedAction>(result.actions)
       syncs = executed

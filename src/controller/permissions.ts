@@ -14,6 +14,8 @@ export interface LoopPermissionOptions {
   lease?: {namespace: string; name: string}
   /** The kube-controller-manager Lease is read (the binder is not declared disabled). */
   readsKcmLease: boolean
+  /** Where recycler pods run (the --recycler-pod-template's namespace, else default). */
+  recyclerNamespace: string
 }
 
 export function loopPermissions(o: LoopPermissionOptions): ResourceAttributes[] {
@@ -38,6 +40,13 @@ export function loopPermissions(o: LoopPermissionOptions): ResourceAttributes[] 
       out.push({verb: 'create', group: '', resource: 'events'})
       out.push({verb: 'patch', group: '', resource: 'events'})
     }
+    // The volume plugins, as kube-controller-manager's persistent-volume-binder role grants them: recycler
+    // and cleanup pods (cleanup pods run in default), PV objects created by in-tree provisioning and
+    // deleted after a delete.
+    for (const namespace of new Set([o.recyclerNamespace, 'default'])) {
+      for (const verb of ['create', 'get', 'delete']) out.push({verb, group: '', resource: 'pods', namespace})
+    }
+    for (const verb of ['create', 'delete']) out.push({verb, group: '', resource: 'persistentvolumes'})
   }
   if (o.lease !== undefined) {
     // create cannot be limited to a name (the object has none yet when RBAC decides); get and update are.

@@ -16,6 +16,10 @@
 //               (the seed's resync(), which pvctl extends to a relist: a change the watch missed is seen)
 //   back-off    a sync whose write failed, or that the engine ended in an error, comes back after a
 //               per-key exponential back-off (work-queue.ts)
+//   operations  a sync that starts a volume plugin's operation (a recycler pod, a cleanup pod, an in-tree
+//               provision) is carried out in the background, as the seed's scheduleOperation runs it in a
+//               goroutine: the worker goes on with the next key, and the operation's name stays running
+//               (the goroutinemap) so that no sync starts it again until it has ended
 //
 // Whether a sync writes or only plans is asked of `writing()` at every sync: it changes with leadership
 // and with the built-in binder check, and --dry-run never writes.
@@ -26,7 +30,9 @@ import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/model.js'
 import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
-import {executeSync, type ExecutedAction} from '../executor/executor.js'
+import {executeSync, type ExecutedAction, type ExecuteResult} from '../executor/executor.js'
+import type {WorkloadApi} from '../cluster/workload-api.js'
+import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
@@ -55,6 +61,12 @@ export interface LoopOptions {
   onResync?: () => Promise<void>
 }
 
+/** The volume plugins a loop carries out, and the pods and PV objects they create and delete (fenced as every write). */
+export interface LoopPlugins {
+  volumePlugins: LiveVolumePlugins
+  workload: WorkloadApi
+}
+
 export interface LoopDeps {
   /** Reads and writes (throttled; writes fenced by leadership). */
   api: ClusterApi
@@ -65,6 +77,8 @@ export interface LoopDeps {
   audit: AuditStream
   /** Where the controller's events go; none with --no-events. */
   events?: EventSink
+  /** The volume plugins carried out when writing; without them their operations stay `not-executed`. */
+  plugins?: LoopPlugins
   now?: () => number
 }
 
@@ -101,6 +115,8 @@ export class PersistentVolumeLoop {
   private readonly inScope
   /** operationTimestamps: provisioning and deletion started, for volume_operation_total_seconds. */
   private readonly operations = new Map<string, OperationStart>()
+  /** The goroutinemap: operations carried out in the background, by the controller's names, until they end. */
+  private readonly running = new Map<string, Promise<void>>()
   private workers: Promise<void>[] = []
   private resyncTimer: NodeJS.Timeout | undefined
   private started = false
@@ -176,9 +192,10 @@ export class PersistentVolumeLoop {
     const informers = Promise.all(this.informers.map((i) => i.stop()))
     let timer: NodeJS.Timeout | undefined
     const grace = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)))
-    const result = await Promise.race([Promise.all(this.workers).then(() => 'done' as const), grace])
+    // The operations in the background end too: the signal stops their waiting for a plugin's pod.
+    const result = await Promise.race([Promise.all([...this.workers, ...this.running.values()]).then(() => 'done' as const), grace])
     clearTimeout(timer)
-    if (result === 'timeout') this.deps.log.info('Workers still busy at shutdown; leaving them', {graceMs})
+    if (result === 'timeout') this.deps.log.info('Workers still busy at shutdown; leaving them', {graceMs, operations: this.running.size})
     await informers
     this.deps.log.info('Shutting down controller', {controller: 'persistentvolume-binder-controller'})
   }
@@ -280,15 +297,40 @@ export class PersistentVolumeLoop {
     const state = this.snapshot()
     this.syncs++
     const started = this.now()
+    const runningOperations = new Set(this.running.keys())
+    const plan = () => reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations})
     if (!this.opts.writing()) {
-      const plan = reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1})
-      this.deps.audit.planned(sync, plan.actions)
+      const planned = plan()
+      this.deps.audit.planned(sync, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
-      this.deps.log.v(plan.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: plan.actions.length})
+      this.deps.log.v(planned.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: planned.actions.length})
       queue.forget(key)
       return
     }
-    const result = await executeSync(this.deps.api, state, {
+    const plugins = this.deps.plugins
+    const operations = plugins === undefined ? [] : plan().operationsStarted
+    if (operations.length > 0) {
+      // scheduleOperation's goroutine: the sync that starts a plugin's operation (a pod that may run for
+      // minutes) is carried out in the background, its operations running (the goroutinemap) until it ends.
+      this.deps.log.v(2).info('Starting operation', {sync, operations: operations.join(',')})
+      const run = this.execute(ref, state, runningOperations, plugins)
+        .then((result) => this.finishSync(sync, result, queue, key, started))
+        .catch((err: unknown) => {
+          this.deps.log.error('Operation failed', {sync, operations: operations.join(','), err})
+          if (!this.opts.signal.aborted) queue.addRateLimited(key)
+        })
+        .finally(() => {
+          for (const name of operations) this.running.delete(name)
+        })
+      for (const name of operations) this.running.set(name, run)
+      return
+    }
+    await this.finishSync(sync, await this.execute(ref, state, runningOperations), queue, key, started)
+  }
+
+  /** One sync written by the executor; with the volume plugins, their operations carried out to the end. */
+  private execute(ref: ObjectRef, state: ClusterState, runningOperations: ReadonlySet<string>, plugins?: LoopPlugins): Promise<ExecuteResult> {
+    return executeSync(this.deps.api, state, {
       gates: this.opts.gates,
       pluginMgr: this.opts.plugins,
       targets: [ref],
@@ -296,7 +338,14 @@ export class PersistentVolumeLoop {
       concurrency: 1,
       events: false,
       signal: this.opts.signal,
+      runningOperations,
+      // Loop mode writes only with --yes: consent to what the controller does, reclaiming included.
+      ...(plugins === undefined ? {} : {plugins: plugins.volumePlugins, workload: plugins.workload, destructive: true}),
     })
+  }
+
+  /** What follows a sync carried out: the cache, the audit stream, metrics, events, and the queue. */
+  private async finishSync(sync: string, result: ExecuteResult, queue: WorkQueue, key: string, started: number): Promise<void> {
     // storeVolumeUpdate / storeClaimUpdate of what was written (and re-read on a conflict).
     for (const r of new Set(result.actions.map((a) => refKey(a.object)))) this.cacheFrom(result.state, r)
     this.deps.audit.executed(sync, result.actions)

@@ -55,6 +55,8 @@ export interface ReconcileOptions {
    * `apiFaults`. False runs every sync, as the reference the replay is tested against.
    */
   replayQuietSyncs?: boolean
+  /** Operations running outside this plan, by the controller's names (SimulatedClusterOptions.runningOperations). */
+  runningOperations?: Iterable<string>
 }
 
 export interface ReconcileResult {
@@ -73,11 +75,17 @@ export interface ReconcileResult {
   before: {volumes: PersistentVolume[]; claims: PersistentVolumeClaim[]}
   /** How many syncs ran, and how many were replayed instead (replayQuietSyncs): how, not what, was planned. */
   syncs: {run: number; replayed: number}
+  /**
+   * The operations the plan started and left running (a recycle, a delete, an in-tree provision handed to
+   * a plugin), by the controller's names ("recycle-NAME[UID]"): what a caller that carries them out holds
+   * as running (runningOperations) until they end.
+   */
+  operationsStarted: string[]
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
   const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined
-  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs})
+  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
   const ctrl = new PersistentVolumeController(cluster, {
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
@@ -130,6 +138,7 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     claims: claimSlots.map((slot) => slot.object!),
     before: {volumes: loadedVolumes.of(volumeSlots), claims: loadedClaims.of(claimSlots)},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
+    operationsStarted: cluster.startedOperations,
   }
 }
 

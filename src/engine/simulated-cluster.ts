@@ -24,6 +24,12 @@ export interface SimulatedClusterOptions {
    * not with operations run to the end or injected API errors, whose ports keep state of their own.
    */
   replayQuietSyncs?: boolean
+  /**
+   * Operations running outside this plan (the goroutinemap of a controller that keeps running: loop mode
+   * carries a recycle out in the background). scheduleOperation skips them, as the seed skips an operation
+   * of a name still running.
+   */
+  runningOperations?: Iterable<string>
 }
 
 /**
@@ -138,7 +144,9 @@ export class SimulatedCluster {
   /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
   readonly requeuedClaims = new Set<string>()
   /** Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. */
-  private readonly runningOperations = new Set<string>()
+  private readonly runningOperations: Set<string>
+  /** The operations this plan started (scheduleOperation's names), in order. */
+  readonly startedOperations: string[] = []
   /** Bumped when a volume is created or deleted (the set of names changes). */
   volumeNamesGeneration = 0
   round = 1
@@ -166,6 +174,7 @@ export class SimulatedCluster {
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
     this.replaying = options.replayQuietSyncs === true
+    this.runningOperations = new Set(options.runningOperations)
     let maxRv = '0'
     for (const v of state.volumes) {
       this.volumes.set(v.metadata.name ?? '', v)
@@ -346,6 +355,7 @@ export class SimulatedCluster {
 
   operationStarted(name: string): void {
     this.runningOperations.add(name)
+    this.startedOperations.push(name)
     this.operationStarts++
   }
 

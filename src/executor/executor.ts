@@ -52,6 +52,8 @@ export interface ExecuteOptions {
   destructive?: boolean
   /** The engine's plugin set (default: kube-controller-manager's). */
   pluginMgr?: VolumePluginMgr
+  /** Operations carried out elsewhere meanwhile (loop mode's in the background): not planned here. */
+  runningOperations?: ReadonlySet<string>
 }
 
 export interface ExecuteResult {
@@ -181,7 +183,14 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
   /** Plans one sync against the current state. */
   const planUnit = (sync: string, outcomes: Map<string, unknown>) =>
-    reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, targets: [refOfSync(sync)], maxRounds: 1, ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {})})
+    reconcile(state.snapshot(), {
+      gates: opts.gates,
+      plugins: opts.pluginMgr,
+      targets: [refOfSync(sync)],
+      maxRounds: 1,
+      runningOperations: opts.runningOperations,
+      ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {}),
+    })
 
   /** Runs a plugin operation for real; skipped when pvctl cannot or may not, or was interrupted. */
   const runOperation = async (action: Action): Promise<{outcome: unknown} | {skipped: string}> => {
@@ -360,7 +369,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
   while (rounds < opts.maxRounds && !aborted()) {
     rounds++
-    const plan = reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1})
+    const plan = reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1, runningOperations: opts.runningOperations})
     const pending = unitsOf(
       plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)),
       state,

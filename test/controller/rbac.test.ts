@@ -64,7 +64,7 @@ function allows(g: Grant, a: ResourceAttributes, opts: {ignoreNames?: boolean} =
 }
 
 /** Everything `pvctl sync --watch --yes --leader-elect` asks for, in every configuration that asks more. */
-const needed = loopPermissions({dryRun: false, events: true, lease: LEASE, readsKcmLease: true})
+const needed = loopPermissions({dryRun: false, events: true, lease: LEASE, readsKcmLease: true, recyclerNamespace: 'default'})
 
 test('deploy/rbac.yaml grants every permission loop mode needs (names included)', () => {
   for (const p of needed) assert.ok(grants.some((g) => allows(g, p)), `not granted: ${JSON.stringify(p)}`)

@@ -109,3 +109,21 @@ test('written resourceVersions follow the highest one read, exactly, past 2^53 a
     assert.equal(r.claims[0]!.metadata.resourceVersion, last.get('PersistentVolumeClaim/c'), highest)
   }
 })
+
+test('operations started are named; one named as running elsewhere is not planned again (the goroutinemap)', () => {
+  const released = (name: string, policy: string) => pv(name, {claim: {name: `gone-${name}`, uid: `u-${name}`}, phase: 'Released', policy, uid: `uid-${name}`, source: {hostPath: {path: `/tmp/${name}`}}})
+  const s = () => state({volumes: [released('v-recycle', 'Recycle'), released('v-delete', 'Delete')], claims: []})
+  const rows: Array<{running: string[]; planned: string[]; started: string[]}> = [
+    {running: [], planned: ['delete v-delete', 'recycle v-recycle'], started: ['delete-v-delete[uid-v-delete]', 'recycle-v-recycle[uid-v-recycle]']},
+    {running: ['recycle-v-recycle[uid-v-recycle]'], planned: ['delete v-delete'], started: ['delete-v-delete[uid-v-delete]']},
+    {running: ['recycle-v-recycle[uid-v-recycle]', 'delete-v-delete[uid-v-delete]'], planned: [], started: []},
+    // A name of another uid is another operation: the volume was deleted and made again since.
+    {running: ['recycle-v-recycle[uid-old]'], planned: ['delete v-delete', 'recycle v-recycle'], started: ['delete-v-delete[uid-v-delete]', 'recycle-v-recycle[uid-v-recycle]']},
+  ]
+  for (const row of rows) {
+    const r = reconcile(s(), {maxRounds: 1, runningOperations: new Set(row.running)})
+    const operations = r.actions.filter((a) => a.action === 'recycle' || a.action === 'delete').map((a) => `${a.action} ${a.object.name}`)
+    assert.deepEqual(operations, row.planned, `running: ${row.running.join(', ')}`)
+    assert.deepEqual(r.operationsStarted, row.started)
+  }
+})
