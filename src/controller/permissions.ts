@@ -41,10 +41,11 @@ export function loopPermissions(o: LoopPermissionOptions): ResourceAttributes[] 
       out.push({verb: 'patch', group: '', resource: 'events'})
     }
     // The volume plugins, as kube-controller-manager's persistent-volume-binder role grants them: recycler
-    // and cleanup pods (cleanup pods run in default), PV objects created by in-tree provisioning and
-    // deleted after a delete.
+    // and cleanup pods (cleanup pods run in default) and their events (relayed on the volume; the role's
+    // "recyclerClient.WatchPod" rule), PV objects created by in-tree provisioning and deleted after a delete.
     for (const namespace of new Set([o.recyclerNamespace, 'default'])) {
       for (const verb of ['create', 'get', 'delete']) out.push({verb, group: '', resource: 'pods', namespace})
+      out.push({verb: 'list', group: '', resource: 'events', namespace})
     }
     for (const verb of ['create', 'delete']) out.push({verb, group: '', resource: 'persistentvolumes'})
   }

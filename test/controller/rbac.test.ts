@@ -19,7 +19,11 @@ import {microTime} from '../../src/controller/leader-election.js'
 import {repoRoot} from '../cli/run-cli.js'
 import type {DenyRule} from '../emulator/emulator.js'
 import {RESOURCES} from '../emulator/resources.js'
-import {claim, cluster, FAST, getClaim, getLease, Pvctl, SHORT_LEASE, volume, waitFor} from './loop-harness.js'
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {kubelet} from '../e2e/kubelet.js'
+import {claim, cluster, FAST, getClaim, getLease, getVolume, Pvctl, SHORT_LEASE, volume, waitFor} from './loop-harness.js'
+
+const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
 interface Grant {
   verbs: string[]
@@ -117,7 +121,10 @@ test('pvctl runs as the binder, leader-elected, with only the permissions of dep
     metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
     spec: {holderIdentity: 'master-0_0000', leaseDurationSeconds: 15, renewTime: microTime(now), acquireTime: microTime(now)},
   }
-  const {api, kubeconfig} = await cluster([volume('pv-a'), volume('pv-b', {storage: '5Gi'}), expiredKcm], {'sa-token': {user: 'system:serviceaccount:pvctl-system:pvctl', deny}})
+  // And the volume plugins: pv-0005 (NFS, Recycle) and pv-0006 (host path, Delete), their claims gone.
+  const reclaimed = example.volumes.filter((v) => v.metadata.name === 'pv-0005' || v.metadata.name === 'pv-0006')
+  const {api, kubeconfig} = await cluster([volume('pv-a'), volume('pv-b', {storage: '5Gi'}), ...reclaimed, expiredKcm], {'sa-token': {user: 'system:serviceaccount:pvctl-system:pvctl', deny}})
+  const stopKubelet = kubelet(api, 'Succeeded')
   // One conflict, so that the executor's re-read (get) is exercised too.
   api.faults.add({verb: 'update', resource: 'pv', count: 1, effect: {type: 'conflict'}})
   const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--leader-elect', '--leader-elect-namespace', LEASE.namespace, ...SHORT_LEASE, ...FAST])
@@ -128,16 +135,34 @@ test('pvctl runs as the binder, leader-elected, with only the permissions of dep
     api.create(claim('team', 'huge', {storage: '100Gi'}) as never)
     await waitFor('the claim to be bound', () => getClaim(api, 'team', 'data')?.status?.phase === 'Bound')
     await waitFor('an event', () => api.countWrites({resource: 'ev'}) > 0)
+    await waitFor('pv-0005 recycled', () => getVolume(api, 'pv-0005')?.status?.phase === 'Available' || undefined, 20_000)
+    await waitFor('pv-0006 deleted', () => getVolume(api, 'pv-0006') === undefined || undefined, 20_000)
     await pvctl.stop()
     assert.equal(pvctl.exitCode, 0, pvctl.err.join('\n'))
     const refused = api.requests.filter((r) => r.status === 403)
     assert.deepEqual(refused.map((r) => `${r.verb} ${r.resource}/${r.subresource} ${r.namespace}/${r.name}`), [], 'nothing was forbidden')
     const used = new Set(api.requests.filter((r) => r.resource !== '').map((r) => `${r.verb} ${r.resource}${r.subresource ? `/${r.subresource}` : ''}`))
-    for (const call of ['list persistentvolumes', 'watch persistentvolumeclaims', 'get persistentvolumes', 'update persistentvolumes', 'update persistentvolumeclaims/status', 'create events', 'create leases', 'update leases', 'get leases']) {
+    for (const call of [
+      'list persistentvolumes',
+      'watch persistentvolumeclaims',
+      'get persistentvolumes',
+      'update persistentvolumes',
+      'update persistentvolumeclaims/status',
+      'create events',
+      'create leases',
+      'update leases',
+      'get leases',
+      'create pods',
+      'get pods',
+      'delete pods',
+      'delete persistentvolumes',
+      'list events',
+    ]) {
       assert.ok(used.has(call), `pvctl made a call of each kind: ${call}`)
     }
     assert.equal(getLease(api, LEASE.namespace, LEASE.name)?.spec?.holderIdentity ?? '', '', 'released on SIGTERM')
   } finally {
+    stopKubelet()
     await pvctl.stop()
     await api.stop()
   }
