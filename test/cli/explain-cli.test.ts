@@ -3,7 +3,8 @@
 // the interactive picker driven through a pseudo-terminal (util-linux `script`).
 import assert from 'node:assert/strict'
 import {spawn, spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
@@ -32,6 +33,19 @@ describe('pvctl explain through the built CLI', () => {
     assert.equal(e.candidates.length, 7, 'every volume of the snapshot')
     assert.deepEqual(e.candidates[0].reasons.map((x: Json) => x.code), ['AccessModesMismatch', 'CapacityTooSmall', 'StorageClassMismatch'])
     assert.ok(e.suggestions.length > 0)
+  })
+
+  test('-f split across files (volumes in one, the rest from stdin) explains as the whole snapshot does', async () => {
+    const docs = parseYaml(readFileSync(example, 'utf8')) as {items: Json[]}
+    const list = (items: Json[]) => stringifyYaml({apiVersion: 'v1', kind: 'List', items})
+    const volumes = path.join(mkdtempSync(path.join(tmpdir(), 'pvctl-explain-f-')), 'pv.yaml')
+    writeFileSync(volumes, list(docs.items.filter((o) => o.kind === 'PersistentVolume')))
+    const [split, whole] = await Promise.all([
+      runCli(['explain', '-f', volumes, '-f', '-', 'pvc/logs', '-n', 'shop', '-o', 'json'], {stdin: list(docs.items.filter((o) => o.kind !== 'PersistentVolume'))}),
+      runCli(['explain', '-f', example, 'pvc/logs', '-n', 'shop', '-o', 'json']),
+    ])
+    assert.equal(split.code, 1, split.stderr)
+    assert.deepEqual(json(split.stdout), json(whole.stdout))
   })
 
   test('-o yaml prints the same document', async () => {
