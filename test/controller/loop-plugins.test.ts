@@ -7,7 +7,7 @@ import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {kubelet} from '../e2e/kubelet.js'
-import {cluster, FAST, getVolume, Pvctl, waitFor} from './loop-harness.js'
+import {cluster, FAST, getClaim, getVolume, Pvctl, waitFor} from './loop-harness.js'
 
 const DISABLED = '--controllers=*,-persistentvolume-binder-controller'
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
@@ -101,6 +101,32 @@ test('--interval --yes: each pass carries the operations out, as one-shot sync d
     assert.deepEqual(seen.sort(), ['deleter-for-pv-0006', 'recycler-for-pv-0005'])
   } finally {
     stopKubelet()
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
+test('--watch --yes --enable-hostpath-provisioner: a claim of a host-path class gets a provisioned volume, bound to it', async () => {
+  const klass = {apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: {name: 'hostpath'}, provisioner: 'kubernetes.io/host-path', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate'}
+  const scratch = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {name: 'scratch', namespace: 'shop', uid: '11111111-2222-3333-4444-555555555555'},
+    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '3Gi'}}, storageClassName: 'hostpath'},
+  }
+  const {api, kubeconfig} = await cluster([klass, scratch])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--enable-hostpath-provisioner', '--resync', '300ms', ...FAST, '-o', 'json'])
+  try {
+    const name = `pvc-${scratch.metadata.uid}`
+    await waitFor('the claim bound to its provisioned volume', () => getClaim(api, 'shop', 'scratch')?.status?.phase === 'Bound' || undefined, 20_000)
+    assert.equal(getClaim(api, 'shop', 'scratch')!.spec.volumeName, name)
+    const pv = getVolume(api, name)!
+    assert.equal(pv.spec.claimRef?.name, 'scratch')
+    assert.equal(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], 'kubernetes.io/host-path')
+    // Provisioned once, whatever the resyncs meanwhile.
+    await new Promise((r) => setTimeout(r, 700))
+    assert.equal(api.countRequests({verb: 'create', resource: 'persistentvolumes'}), 1)
+  } finally {
     await pvctl.stop()
     await api.stop()
   }
