@@ -1,6 +1,7 @@
 // `pvctl sync` as one use-case: where the state comes from (snapshot or live), planning, and — live,
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
+import type {ClusterState} from '../engine/model.js'
 import {ExitCode} from '../errors.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
@@ -40,6 +41,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   if (loaded.source === 'snapshot') {
     const report = planSync(loaded.state, {...opts, dryRun: true})
     if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
+    if (!report.converged) noticeMissingUids(loaded.state, ui)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
   }
   const {state, session} = loaded
@@ -72,4 +74,18 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   } finally {
     progress.stop()
   }
+}
+
+/**
+ * A plan that does not converge, from a snapshot whose volumes or claims have no metadata.uid: written by
+ * hand, most likely. The API server gives every object one, and the controller tells a claim from a
+ * claimRef's by it, so without them a binding can flip back and forth for every round (as the controller
+ * itself would flip it). Said, since the plan alone does not say why.
+ */
+function noticeMissingUids(state: ClusterState, ui: Pick<SyncUi, 'notice'>): void {
+  const missing = [...state.volumes, ...state.claims].filter((o) => (o.metadata.uid ?? '') === '').length
+  if (missing === 0) return
+  ui.notice(
+    `${missing} of the snapshot's PersistentVolumes and PersistentVolumeClaims have no metadata.uid; the API server gives every object one, and without them the controller's bindings can flip back and forth (as here): take the snapshot with kubectl get -o yaml`,
+  )
 }

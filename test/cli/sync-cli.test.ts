@@ -207,6 +207,31 @@ const rows: Row[] = [
       assert.equal(res.stdout, '')
     },
   },
+  {
+    name: 'a snapshot without uids whose plan flips back and forth: not converged, and stderr says why',
+    args: ['-f', '-', '-o', 'json', '--rounds', '6'],
+    stdin: `apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/x}, claimRef: {namespace: default, name: data}}, status: {phase: Bound}}
+- {apiVersion: v1, kind: PersistentVolumeClaim, metadata: {name: data, namespace: default, annotations: {pv.kubernetes.io/bind-completed: "yes"}}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, volumeName: pv1, storageClassName: ""}, status: {phase: Bound}}
+`,
+    expectExit: 1,
+    check: (res) => {
+      assert.equal(report(res).converged, false)
+      assert.match(res.stderr, /^pvctl: 2 of the snapshot's PersistentVolumes and PersistentVolumeClaims have no metadata\.uid; .*kubectl get -o yaml\n$/)
+    },
+  },
+  {
+    name: 'a snapshot without uids that converges: no word about uids',
+    args: ['-f', '-', '-o', 'json'],
+    stdin: '{apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/x}}, status: {phase: Available}}\n',
+    expectExit: 0,
+    check: (res) => {
+      assert.equal(report(res).converged, true)
+      assert.equal(res.stderr, '')
+    },
+  },
 
   // Scope: -n, -A, named objects.
   {
