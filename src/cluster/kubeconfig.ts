@@ -12,9 +12,8 @@ import {existsSync, readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import path from 'node:path'
 
-import {parse as parseYaml} from 'yaml'
-
 import {UsageError} from '../errors.js'
+import {yamlLibrary} from '../yaml-library.js'
 
 interface Named<T> {
   name: string
@@ -88,7 +87,7 @@ function readDoc(file: string): KubeconfigDoc {
   }
   let doc: unknown
   try {
-    doc = parseYaml(text) ?? {}
+    doc = yamlLibrary().parse(text) ?? {}
   } catch (err) {
     throw new UsageError(`kubeconfig "${file}": invalid YAML: ${(err as Error).message.split('\n')[0]}`)
   }

@@ -10,12 +10,12 @@ import {isAscii} from 'node:buffer'
 import {readFileSync} from 'node:fs'
 import {readdir, stat} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
-import {parseAllDocuments, visit} from 'yaml'
 import {InputError} from '../errors.js'
 import type {ClusterState} from '../engine/model.js'
 import {isValidQuantity} from '../engine/quantity.js'
 import {compileLabelSelector, SelectorError} from '../engine/selector.js'
 import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
+import {yamlLibrary} from '../yaml-library.js'
 
 export interface LoadedSnapshot {
   state: ClusterState
@@ -302,6 +302,7 @@ function jsonErrorDetail(text: string, message: string): string {
 
 function parseYaml(text: string): {docs: unknown[]} | {error: string} {
   // YAML 1.2 core schema whatever the %YAML directive says: timestamps stay strings, `yes`/`no` stay strings.
+  const {parseAllDocuments, visit} = yamlLibrary()
   const docs = parseAllDocuments(text, {version: '1.2', schema: 'core', merge: true})
   const values: unknown[] = []
   for (const doc of docs) {

@@ -13,8 +13,9 @@
 // library's own stringifyString: the quoting rules stay the library's. Anything else (a key over 1024
 // characters or over several lines, a value that is not JSON) is handed to the library whole. Long strings
 // are never folded (lineWidth 0), so no string depends on the column it starts at. test/render/kubectl-yaml.test.ts holds the two to the same text.
-import {Document, stringify} from 'yaml'
-import {stringifyNumber, stringifyString} from 'yaml/util'
+import type {stringifyString} from 'yaml/util'
+
+import {yamlLibrary, yamlUtil} from '../yaml-library.js'
 
 export const KUBECTL_YAML_OPTIONS = {version: '1.1', lineWidth: 0, indentSeq: false, aliasDuplicateObjects: false} as const
 
@@ -28,7 +29,7 @@ export function kubectlYaml(value: unknown): string {
   } else {
     // A scalar document: rare enough for the library.
   }
-  return stringify(value, KUBECTL_YAML_OPTIONS)
+  return yamlLibrary().stringify(value, KUBECTL_YAML_OPTIONS)
 }
 
 /** What the layout here does not cover: the whole value goes to the library. */
@@ -37,8 +38,8 @@ class NotPlainJson extends Error {}
 type StringifyContext = Parameters<typeof stringifyString>[1]
 
 /** The context the library's stringify starts from (createStringifyContext), for a YAML 1.1 document. */
-const baseContext: StringifyContext = (() => {
-  const doc = new Document(null, KUBECTL_YAML_OPTIONS)
+function baseContext(): StringifyContext {
+  const doc = new (yamlLibrary().Document)(null, KUBECTL_YAML_OPTIONS)
   return {
     anchors: new Set(),
     doc,
@@ -67,7 +68,7 @@ const baseContext: StringifyContext = (() => {
       ...KUBECTL_YAML_OPTIONS,
     },
   } as unknown as StringifyContext
-})()
+}
 
 const INDENT_STEP = '  '
 
@@ -130,7 +131,7 @@ function scalar(value: unknown, indent: string): string {
     case 'string':
       return stringValue(value, indent)
     case 'number':
-      return Number.isFinite(value) ? stringifyNumber({value} as never) : fail()
+      return Number.isFinite(value) ? yamlUtil().stringifyNumber({value} as never) : fail()
     case 'boolean':
       return value ? 'true' : 'false'
     default:
@@ -147,10 +148,21 @@ function fail(): never {
 // few hundred names written on every object, are worked out once.
 const keys = new Map<string, string>()
 
-// The contexts of a key and of a value, made once and given the indent of each string: stringifyString
-// reads them and changes nothing in them at an indent past the top level, which every string here is at.
-const keyContext = {...baseContext, allNullValues: false, implicitKey: true, actualString: true} as StringifyContext
-const valueContext = {...baseContext, allNullValues: false, implicitKey: false, actualString: true} as StringifyContext
+// The contexts of a key and of a value, made once (when first needed: the library is loaded then) and
+// given the indent of each string: stringifyString reads them and changes nothing in them at an indent past
+// the top level, which every string here is at.
+let contexts: {key: StringifyContext; value: StringifyContext} | undefined
+
+function contextsOf(): {key: StringifyContext; value: StringifyContext} {
+  if (contexts === undefined) {
+    const base = baseContext()
+    contexts = {
+      key: {...base, allNullValues: false, implicitKey: true, actualString: true} as StringifyContext,
+      value: {...base, allNullValues: false, implicitKey: false, actualString: true} as StringifyContext,
+    }
+  }
+  return contexts
+}
 
 /**
  * The one string a YAML 1.1 schema does not leave to the string tag: `<<`, the merge key, which the
@@ -163,8 +175,9 @@ function implicitKey(key: string, indent: string): string {
   let text = keys.get(key)
   if (text !== undefined) return text
   if (key.includes('\n')) throw new NotPlainJson()
+  const keyContext = contextsOf().key
   keyContext.indent = indent
-  text = stringifyString({value: key} as never, keyContext)
+  text = yamlUtil().stringifyString({value: key} as never, keyContext)
   // Past 1024 characters the library writes an explicit key (`? key`).
   if (text.length > 1024) throw new NotPlainJson()
   if (!/^(%|---|\.\.\.)/.test(key)) {
@@ -190,8 +203,9 @@ function stringValue(value: string, indent: string): string {
   if (value === MERGE_KEY) return MERGE_KEY
   let text = values.get(value)
   if (text !== undefined) return text
+  const valueContext = contextsOf().value
   valueContext.indent = indent
-  text = stringifyString({value} as never, valueContext)
+  text = yamlUtil().stringifyString({value} as never, valueContext)
   if (SAME_AT_ANY_INDENT.test(value)) {
     if (values.size >= VALUES_LIMIT) values.clear()
     values.set(value, text)
