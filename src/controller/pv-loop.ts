@@ -308,11 +308,14 @@ export class PersistentVolumeLoop {
       return
     }
     const plugins = this.deps.plugins
-    const operations = plugins === undefined ? [] : plan().operationsStarted
+    const planned = plugins === undefined ? undefined : plan()
+    const operations = planned?.operationsStarted ?? []
     if (operations.length > 0) {
       // scheduleOperation's goroutine: the sync that starts a plugin's operation (a pod that may run for
       // minutes) is carried out in the background, its operations running (the goroutinemap) until it ends.
       this.deps.log.v(2).info('Starting operation', {sync, operations: operations.join(',')})
+      // operationTimestamps: volume_operation_total_seconds counts from now, not from when the pod is done.
+      for (const a of planned!.actions) this.noteOperationStart(a)
       const run = this.execute(ref, state, runningOperations, plugins)
         .then((result) => this.finishSync(sync, result, queue, key, started))
         .catch((err: unknown) => {
@@ -388,19 +391,18 @@ export class PersistentVolumeLoop {
 
   /** operationTimestamps.AddIfNotExist and volume_operation_total_errors, from what a sync did. */
   private noteOperations(actions: readonly ExecutedAction[], events: readonly PlannedEvent[]): void {
-    for (const a of actions) {
-      if (a.action === 'provision' || a.action === 'set-provisioner') this.operationStarted(a, 'provision')
-      else if (a.action === 'delete') this.operationStarted(a, 'delete')
-    }
+    for (const a of actions) this.noteOperationStart(a)
     for (const e of events) {
       if (e.reason === 'ProvisioningFailed') this.deps.metrics.operationFailed(this.pluginOf(e.object), 'provision')
       else if (e.reason === 'VolumeFailedDelete') this.deps.metrics.operationFailed(this.pluginOf(e.object), 'delete')
     }
   }
 
-  private operationStarted(a: Action, operation: 'provision' | 'delete'): void {
+  /** operationTimestamps.AddIfNotExist of a provisioning or a deletion an action starts. */
+  private noteOperationStart(a: Action): void {
+    const operation = a.action === 'provision' || a.action === 'set-provisioner' ? 'provision' : a.action === 'delete' ? 'delete' : undefined
     const key = refKey(a.object)
-    if (!this.operations.has(key)) this.operations.set(key, {plugin: this.pluginOf(a.object), operation, startedMs: this.now()})
+    if (operation !== undefined && !this.operations.has(key)) this.operations.set(key, {plugin: this.pluginOf(a.object), operation, startedMs: this.now()})
   }
 
   private operationFinishedIfBound(claim: PersistentVolumeClaim): void {

@@ -24,7 +24,7 @@ interface AuditLine {
 
 test('--watch --yes: the recycle and the delete run side by side in the background, each once, then their follow-up writes', async () => {
   const {api, kubeconfig} = await cluster(exampleObjects)
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--resync', '300ms', ...FAST, '-o', 'json'])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--resync', '300ms', ...FAST, '-o', 'json', '--metrics-bind-address', '127.0.0.1:0'])
   let stopKubelet = () => {}
   try {
     // No kubelet yet: both pods wait. Had the first operation held the volume worker, the second volume's
@@ -50,6 +50,13 @@ test('--watch --yes: the recycle and the delete run side by side in the backgrou
     assert.deepEqual(outcome('recycle', 'pv-0005'), ['executed'], shown)
     assert.deepEqual(outcome('delete', 'pv-0006'), ['executed'], shown)
     assert.deepEqual(seen.sort(), ['deleter-for-pv-0006', 'recycler-for-pv-0005'])
+    // volume_operation_total_seconds of the delete counts from its start, the cleanup pod's wait included.
+    const address = (/address="([^"]+)"/.exec(await pvctl.line(/Serving metrics/)) ?? [])[1]
+    const sum = await waitFor('the delete in the metrics', async () => {
+      const m = /^volume_operation_total_seconds_sum\{plugin_name="[^"]*",operation_name="delete"\} (\S+)$/m.exec(await (await fetch(`http://${address}/metrics`)).text())
+      return m === null ? undefined : Number(m[1])
+    })
+    assert.ok(sum >= 0.9, `the delete took ${sum} s (its pod waited 0.9 s for the kubelet)`)
   } finally {
     stopKubelet()
     await pvctl.stop()
