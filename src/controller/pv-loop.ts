@@ -29,7 +29,7 @@ import type {FeatureGates} from '../engine/feature-gates.js'
 import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/model.js'
 import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/plan.js'
-import {reconcile, scopePredicate} from '../engine/reconcile.js'
+import {reconcile, type ReconcileResult, scopePredicate} from '../engine/reconcile.js'
 import {executeSync, type ExecutedAction, type ExecuteResult} from '../executor/executor.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
@@ -298,9 +298,10 @@ export class PersistentVolumeLoop {
     this.syncs++
     const started = this.now()
     const runningOperations = new Set(this.running.keys())
-    const plan = () => reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations})
+    // The sync's plan: all there is to it when not writing; else the executor's first, which also says
+    // whether the sync starts an operation.
+    const planned = reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations})
     if (!this.opts.writing()) {
-      const planned = plan()
       this.deps.audit.planned(sync, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
       this.deps.log.v(planned.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: planned.actions.length})
@@ -308,15 +309,14 @@ export class PersistentVolumeLoop {
       return
     }
     const plugins = this.deps.plugins
-    const planned = plugins === undefined ? undefined : plan()
-    const operations = planned?.operationsStarted ?? []
+    const operations = plugins === undefined ? [] : planned.operationsStarted
     if (operations.length > 0) {
       // scheduleOperation's goroutine: the sync that starts a plugin's operation (a pod that may run for
       // minutes) is carried out in the background, its operations running (the goroutinemap) until it ends.
       this.deps.log.v(2).info('Starting operation', {sync, operations: operations.join(',')})
       // operationTimestamps: volume_operation_total_seconds counts from now, not from when the pod is done.
-      for (const a of planned!.actions) this.noteOperationStart(a)
-      const run = this.execute(ref, state, runningOperations, plugins)
+      for (const a of planned.actions) this.noteOperationStart(a)
+      const run = this.execute(ref, state, runningOperations, planned, plugins)
         .then((result) => this.finishSync(sync, result, queue, key, started))
         .catch((err: unknown) => {
           this.deps.log.error('Operation failed', {sync, operations: operations.join(','), err})
@@ -328,12 +328,13 @@ export class PersistentVolumeLoop {
       for (const name of operations) this.running.set(name, run)
       return
     }
-    await this.finishSync(sync, await this.execute(ref, state, runningOperations), queue, key, started)
+    await this.finishSync(sync, await this.execute(ref, state, runningOperations, planned), queue, key, started)
   }
 
   /** One sync written by the executor; with the volume plugins, their operations carried out to the end. */
-  private execute(ref: ObjectRef, state: ClusterState, runningOperations: ReadonlySet<string>, plugins?: LoopPlugins): Promise<ExecuteResult> {
+  private execute(ref: ObjectRef, state: ClusterState, runningOperations: ReadonlySet<string>, firstPlan: ReconcileResult, plugins?: LoopPlugins): Promise<ExecuteResult> {
     return executeSync(this.deps.api, state, {
+      firstPlan,
       gates: this.opts.gates,
       pluginMgr: this.opts.plugins,
       targets: [ref],

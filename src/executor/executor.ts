@@ -16,7 +16,7 @@ import type {ClusterApi} from '../cluster/live-api.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
 import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/plan.js'
-import {reconcile, type ReconcileScope} from '../engine/reconcile.js'
+import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/reconcile.js'
 import {getPersistentVolumeClaimClass} from '../engine/storage-helpers.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {VolumeOperations} from '../engine/volume-operations.js'
@@ -54,6 +54,11 @@ export interface ExecuteOptions {
   pluginMgr?: VolumePluginMgr
   /** Operations carried out elsewhere meanwhile (loop mode's in the background): not planned here. */
   runningOperations?: ReadonlySet<string>
+  /**
+   * The first round's plan, when the caller has made it already: reconcile of `initial` with these options
+   * (one round). Loop mode plans a sync to see whether it starts an operation, and passes that plan on.
+   */
+  firstPlan?: ReconcileResult
 }
 
 export interface ExecuteResult {
@@ -369,7 +374,10 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
   while (rounds < opts.maxRounds && !aborted()) {
     rounds++
-    const plan = reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1, runningOperations: opts.runningOperations})
+    const plan =
+      rounds === 1 && opts.firstPlan !== undefined
+        ? opts.firstPlan
+        : reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1, runningOperations: opts.runningOperations})
     const pending = unitsOf(
       plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)),
       state,
