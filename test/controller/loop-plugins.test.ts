@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {HOSTPATH_CLASS, SCRATCH_CLAIM, SCRATCH_VOLUME} from '../e2e/hostpath-provisioning.js'
 import {kubelet} from '../e2e/kubelet.js'
 import {cluster, FAST, getClaim, getVolume, Pvctl, waitFor} from './loop-harness.js'
 
@@ -114,17 +115,10 @@ test('--interval --yes: each pass carries the operations out, as one-shot sync d
 })
 
 test('--watch --yes --enable-hostpath-provisioner: a claim of a host-path class gets a provisioned volume, bound to it', async () => {
-  const klass = {apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: {name: 'hostpath'}, provisioner: 'kubernetes.io/host-path', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate'}
-  const scratch = {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: {name: 'scratch', namespace: 'shop', uid: '11111111-2222-3333-4444-555555555555'},
-    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '3Gi'}}, storageClassName: 'hostpath'},
-  }
-  const {api, kubeconfig} = await cluster([klass, scratch])
+  const {api, kubeconfig} = await cluster([HOSTPATH_CLASS, SCRATCH_CLAIM])
   const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--enable-hostpath-provisioner', '--resync', '300ms', ...FAST, '-o', 'json'])
   try {
-    const name = `pvc-${scratch.metadata.uid}`
+    const name = SCRATCH_VOLUME
     await waitFor('the claim bound to its provisioned volume', () => getClaim(api, 'shop', 'scratch')?.status?.phase === 'Bound' || undefined, 20_000)
     assert.equal(getClaim(api, 'shop', 'scratch')!.spec.volumeName, name)
     const pv = getVolume(api, name)!

@@ -12,6 +12,7 @@ import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {HOSTPATH_CLASS, SCRATCH_CLAIM} from './hostpath-provisioning.js'
 import {kubelet} from './kubelet.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-plugins-'))
@@ -75,14 +76,7 @@ test('a recycler pod that fails marks the volume Failed with the reason; the nex
 })
 
 test('with --enable-hostpath-provisioner, a claim of a host-path class gets a provisioned volume, bound to it', async () => {
-  const klass = {apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: {name: 'hostpath'}, provisioner: 'kubernetes.io/host-path', reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate'}
-  const claim = {
-    apiVersion: 'v1',
-    kind: 'PersistentVolumeClaim',
-    metadata: {name: 'scratch', namespace: 'shop', uid: '11111111-2222-3333-4444-555555555555'},
-    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '3Gi'}}, storageClassName: 'hostpath'},
-  }
-  const {api, kubeconfig} = await cluster([klass, claim])
+  const {api, kubeconfig} = await cluster([HOSTPATH_CLASS, SCRATCH_CLAIM])
   const stop = kubelet(api, 'Succeeded', [])
   try {
     const run = await pvctl(kubeconfig, '--yes', '-o', 'json', '--enable-hostpath-provisioner')
