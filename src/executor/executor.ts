@@ -59,6 +59,13 @@ export interface ExecuteOptions {
    * (one round). Loop mode plans a sync to see whether it starts an operation, and passes that plan on.
    */
   firstPlan?: ReconcileResult
+  /**
+   * The state a unit is re-planned over after a conflict, given the objects just re-read. Loop mode gives
+   * a sync only the objects it reads (engine/sync-slice.ts), and a re-read object may lead the sync to
+   * others (a claimRef or volumeName changed, a class assigned): it makes the slice again. Objects this
+   * run has read or written since it began keep their versions. Default: the state so far.
+   */
+  restate?: (reread: ReadonlyArray<PersistentVolume | PersistentVolumeClaim>) => ClusterState
 }
 
 export interface ExecuteResult {
@@ -93,10 +100,20 @@ function replay(outcomes: Map<string, unknown>): VolumeOperations {
 class LiveState {
   readonly volumes = new Map<string, PersistentVolume>()
   readonly claims = new Map<string, PersistentVolumeClaim>()
+  /** What this run has read or written (undefined: found gone), by ref key: newer than any base. */
+  private readonly own = new Map<string, PersistentVolume | PersistentVolumeClaim | undefined>()
 
-  constructor(readonly base: ClusterState) {
-    for (const v of base.volumes) this.volumes.set(v.metadata.name ?? '', v)
-    for (const c of base.claims) this.claims.set(claimKey(c), c)
+  constructor(public base: ClusterState) {
+    this.load(base)
+  }
+
+  /** Starts again from another base, keeping what this run has read or written. */
+  rebase(base: ClusterState): void {
+    this.base = base
+    this.volumes.clear()
+    this.claims.clear()
+    this.load(base)
+    for (const [key, obj] of this.own) this.put(refOfSync(key), obj)
   }
 
   snapshot(): ClusterState {
@@ -108,6 +125,16 @@ class LiveState {
   }
 
   set(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
+    this.own.set(refKey(ref), obj)
+    this.put(ref, obj)
+  }
+
+  private load(base: ClusterState): void {
+    for (const v of base.volumes) this.volumes.set(v.metadata.name ?? '', v)
+    for (const c of base.claims) this.claims.set(claimKey(c), c)
+  }
+
+  private put(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
     const key = ref.kind === 'PersistentVolume' ? ref.name : `${ref.namespace}/${ref.name}`
     const map = (ref.kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<string, PersistentVolume | PersistentVolumeClaim>
     if (obj === undefined) map.delete(key)
@@ -225,16 +252,21 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     }
   }
 
+  /** Reads these objects again; with `restate`, re-plans over the state it makes of them. */
   const reread = async (refs: Iterable<string>) => {
+    const found: Array<PersistentVolume | PersistentVolumeClaim> = []
     for (const key of refs) {
       const ref = refOfSync(key)
       try {
-        state.set(ref, ref.kind === 'PersistentVolume' ? await api.readVolume(ref.name) : await api.readClaim(ref.namespace!, ref.name))
+        const obj = ref.kind === 'PersistentVolume' ? await api.readVolume(ref.name) : await api.readClaim(ref.namespace!, ref.name)
+        state.set(ref, obj)
+        found.push(obj)
       } catch (err) {
         if (err instanceof NotFoundError) state.set(ref, undefined)
         else throw err
       }
     }
+    if (opts.restate !== undefined) state.rebase(opts.restate(found))
   }
 
   const write = async (action: Action, expectedRv: string | undefined): Promise<void> => {

@@ -6,10 +6,12 @@ import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState} from '../../src/engine/model.js'
+import {claimKey, type ClusterState} from '../../src/engine/model.js'
+import {refOfVolume} from '../../src/engine/plan.js'
 import {reconcile} from '../../src/engine/reconcile.js'
+import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/sync-slice.js'
 import {executeSync} from '../../src/executor/executor.js'
-import {bound, pv, pvc, state} from '../engine/builders.js'
+import {bound, byController, pv, pvc, state} from '../engine/builders.js'
 import {FakeClusterApi} from './fake-api.js'
 
 const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: true, now: () => new Date('2026-11-30T10:00:00Z')}
@@ -122,4 +124,46 @@ test('a persistent conflict is retried a bounded number of times, then reported'
   assert.equal(r.failed, true)
   assert.ok(r.actions.some((a) => /^failed: conflict persisted after 2 re-plans/.test(a.outcome)))
   assert.equal(api.writes.length, 3, 'one try and two re-plans')
+})
+
+test("loop mode: a conflict re-plans a sync over its slice made again, so a claim the re-read volume names is read, not taken for gone", async () => {
+  // The loop's cache: v without a claimRef (Pending), and c, a claim of no interest to v's sync yet.
+  const s = state({volumes: [pv('v', {phase: 'Pending', policy: 'Delete'})], claims: [pvc('c', 'u1')]})
+  const api = new FakeClusterApi(s)
+  const cache = api.snapshot()
+  const sources = (objects: ClusterState): SyncSources => {
+    const volumes = new VolumeCache()
+    for (const v of objects.volumes) volumes.set(v.metadata.name!, v)
+    return {volumes, claims: new Map(objects.claims.map((c) => [claimKey(c), c])), classes: new Map(), nodes: new Map(), pods: new PodsByClaim()}
+  }
+  const ref = refOfVolume('v')
+  api.beforeWrite = (_call, i) => {
+    if (i === 0) {
+      // Another binder binds c to v before our first write, as the watch then tells the loop's cache.
+      api.externalUpdate('PersistentVolume', 'v', (v) => {
+        v.spec.claimRef = {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'c', uid: 'u1', apiVersion: 'v1'}
+        v.metadata.annotations = {...byController}
+      })
+      api.externalUpdate('PersistentVolumeClaim', 'default/c', (c) => {
+        c.spec.volumeName = 'v'
+        c.metadata.annotations = {...bound}
+      })
+    }
+  }
+  const restated: string[][] = []
+  const r = await executeSync(api, stateForSync(sources(cache), ref), {
+    ...opts,
+    targets: [ref],
+    maxRounds: 1,
+    concurrency: 1,
+    restate: (reread) => {
+      restated.push(reread.map((o) => o.metadata.name!))
+      return stateForSync(sources(api.snapshot()), ref)
+    },
+  })
+  assert.deepEqual(restated, [['v']], 'the conflicting object is re-read and the slice made again')
+  assert.equal(r.failed, false, JSON.stringify(r.actions))
+  // Over the first slice (v alone) the re-plan would find v's claim gone: Released, and deleted.
+  assert.deepEqual(r.actions.filter((a) => /Released|delete/.test(`${a.reason} ${a.action}`)), [])
+  assert.equal(api.volumes.get('v')!.status?.phase, 'Bound')
 })

@@ -1,0 +1,275 @@
+// Loop mode gives each sync only the objects it reads (src/engine/sync-slice.ts). Held here to the engine
+// itself: on random clusters, for every volume and claim (and names of neither), the plan of the object's
+// sync over its slice is the plan over the whole state: the same actions, events, errors and operations
+// started, and the same objects after it. And the caches' indexes, kept up to date write by write, answer
+// as a scan of the cache would.
+//
+// PVCTL_PROPERTY_RUNS=5000 node --import tsx --test test/engine/sync-slice.test.ts   # thousands of clusters
+import assert from 'node:assert/strict'
+import {test} from 'node:test'
+
+import fc from 'fast-check'
+
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type Pod} from '../../src/engine/model.js'
+import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/plan.js'
+import {getProvisionedVolumeNameForClaim} from '../../src/engine/pv-controller.js'
+import {reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/reconcile.js'
+import {containsAllAccessModes, getAccessModesAsString, getPersistentVolumeClass, podClaimKeys} from '../../src/engine/storage-helpers.js'
+import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/sync-slice.js'
+import {defaultVolumePluginMgr} from '../../src/engine/volume-plugins.js'
+import {clusterArb, deterministicOperations, gatesArb, propertyRuns} from './differential-arbitraries.js'
+
+/** The caches and stores of a loop whose informers listed `state`, in its order. */
+function sourcesOf(state: ClusterState): SyncSources {
+  const volumes = new VolumeCache()
+  for (const v of state.volumes) volumes.set(v.metadata.name ?? '', v)
+  const pods = new PodsByClaim()
+  for (const p of state.pods) pods.set(p)
+  return {
+    volumes,
+    claims: new Map(state.claims.map((c) => [claimKey(c), c])),
+    classes: new Map(state.classes.map((c) => [c.metadata.name ?? '', c])),
+    nodes: new Map(state.nodes.map((n) => [n.metadata.name ?? '', n])),
+    pods,
+  }
+}
+
+/**
+ * A cluster of the differential tests, where now and then a volume has the name provisioning would give
+ * a claim's volume (pvc-UID: provisioning finds it and stops), and a pod mounts two claims.
+ */
+const sliceClusterArb = fc
+  .tuple(clusterArb(10, 8), fc.nat(), fc.boolean(), fc.boolean())
+  .map(([state, pick, provisionedName, twoClaimPod]): ClusterState => {
+    let volumes = state.volumes
+    if (provisionedName && volumes.length > 0 && state.claims.length > 0) {
+      const claim = state.claims[pick % state.claims.length]
+      const i = pick % volumes.length
+      volumes = volumes.map((v, j) => (j === i ? {...v, metadata: {...v.metadata, name: getProvisionedVolumeNameForClaim(claim)}} : v))
+    } else {
+      // The generator's names only.
+    }
+    let pods = state.pods
+    if (twoClaimPod && pods.length > 0) {
+      const [first, ...rest] = pods
+      const volumesOfPod = [...(first.spec?.volumes ?? []), {name: 'logs', persistentVolumeClaim: {claimName: 'logs'}}]
+      pods = [{...first, spec: {...first.spec, volumes: volumesOfPod}}, ...rest]
+    } else {
+      // One claim per pod.
+    }
+    return {...state, volumes, pods}
+  })
+
+/** Every object's sync, and a volume and a claim that do not exist. */
+function everySync(state: ClusterState): ObjectRef[] {
+  return [
+    ...state.volumes.map((v) => refOfVolume(v.metadata.name ?? '')),
+    ...state.claims.map((c) => refOfClaim(c.metadata.namespace ?? '', c.metadata.name ?? '')),
+    refOfVolume('pv-absent'),
+    refOfClaim('default', 'absent'),
+  ]
+}
+
+/**
+ * The plan without the resourceVersions the simulation gives its own writes: it counts on from the
+ * highest version it was given, which is the whole cache's or the slice's. What the API server is asked
+ * to check (the version read) is compared; a version the plan made up is compared by when it was made.
+ */
+function comparable(result: ReconcileResult, given: ClusterState): unknown {
+  const read = new Set([...given.volumes, ...given.claims].map((o) => o.metadata.resourceVersion))
+  const made = new Map<string, string>()
+  const version = (rv: string | undefined) => {
+    if (rv === undefined || read.has(rv)) return rv
+    if (!made.has(rv)) made.set(rv, `written#${made.size}`)
+    return made.get(rv)
+  }
+  const objects = (list: ReadonlyArray<PersistentVolume | {metadata: {resourceVersion?: string}}>) =>
+    list.map((o) => ({...o, metadata: {...o.metadata, resourceVersion: version(o.metadata.resourceVersion)}}))
+  return {
+    rounds: result.rounds,
+    converged: result.converged,
+    actions: result.actions.map((a) => ({...a, resourceVersion: version(a.resourceVersion)})),
+    events: result.events,
+    errors: result.errors,
+    operationsStarted: result.operationsStarted,
+    volumes: objects(result.volumes),
+    claims: objects(result.claims),
+  }
+}
+
+/** The objects of the whole state's plan that the slice holds: the rest are neither read nor written. */
+function restrictedTo(whole: ReconcileResult, slice: ReconcileResult): ReconcileResult {
+  const volumes = new Set(slice.volumes.map((v) => v.metadata.name))
+  const claims = new Set(slice.claims.map(claimKey))
+  return {...whole, volumes: whole.volumes.filter((v) => volumes.has(v.metadata.name)), claims: whole.claims.filter((c) => claims.has(claimKey(c)))}
+}
+
+const runArb = fc.record({
+  gates: gatesArb,
+  hostPathProvisioning: fc.boolean(),
+  operations: fc.constantFrom('none', 'none', 'succeed', 'fail'),
+  running: fc.boolean(),
+})
+
+test('random clusters: the sync of every object plans over its slice what it plans over the whole state', () => {
+  let syncs = 0
+  let written = 0
+  fc.assert(
+    fc.property(sliceClusterArb, runArb, (state, run) => {
+      // The operations a previous sync started and that still run (loop mode's goroutinemap).
+      const runningOperations = run.running ? state.volumes.filter((_, i) => i % 2 === 0).flatMap((v) => [`recycle-${v.metadata.name}[${v.metadata.uid}]`, `delete-${v.metadata.name}[${v.metadata.uid}]`]) : []
+      const options = (ref: ObjectRef): ReconcileOptions => ({
+        gates: run.gates,
+        plugins: defaultVolumePluginMgr({hostPathProvisioning: run.hostPathProvisioning}),
+        targets: [ref],
+        maxRounds: 1,
+        runningOperations,
+        ...(run.operations === 'none' ? {} : {operations: deterministicOperations(run.operations as 'succeed' | 'fail')}),
+      })
+      const sources = sourcesOf(state)
+      for (const ref of everySync(state)) {
+        const slice = stateForSync(sources, ref)
+        const whole = reconcile(state, options(ref))
+        const sliced = reconcile(slice, options(ref))
+        // Everything the sync writes is in its slice.
+        for (const a of whole.actions) {
+          const held = a.object.kind === 'PersistentVolume' ? slice.volumes.some((v) => v.metadata.name === a.object.name) || a.action === 'create-volume' : slice.claims.some((c) => claimKey(c) === `${a.object.namespace}/${a.object.name}`)
+          assert.ok(held, `${refKey(ref)}: writes ${refKey(a.object)} (${a.action}), which its slice does not hold`)
+        }
+        assert.deepEqual(comparable(sliced, slice), comparable(restrictedTo(whole, sliced), state), `the sync of ${refKey(ref)}`)
+        syncs++
+        written += whole.actions.length > 0 ? 1 : 0
+      }
+    }),
+    {numRuns: propertyRuns(400)},
+  )
+  // The property means something only if syncs write: most of the generated ones do.
+  assert.ok(written > syncs / 10, `only ${written} of ${syncs} syncs wrote anything`)
+})
+
+test('the slice of a sync is small: a volume, its claim and their pods; a bound claim and its volume', () => {
+  const volume = (name: string, accessModes: string[], spec: Partial<PersistentVolume['spec']>): PersistentVolume => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {name, uid: `uid-${name}`},
+    spec: {storageClassName: 'gold', accessModes, ...spec},
+  })
+  const claimRef = {namespace: 'default', name: 'data', uid: 'uid-data'}
+  const state: ClusterState = {
+    volumes: [
+      volume('pv-free-gold', ['ReadWriteOnce'], {}),
+      volume('pv-bound', ['ReadWriteOnce'], {claimRef}),
+      volume('pv-free-silver', ['ReadWriteMany'], {storageClassName: 'silver'}),
+      volume('pv-other', ['ReadOnlyMany'], {claimRef: {namespace: 'default', name: 'logs'}}),
+    ],
+    claims: [
+      {metadata: {name: 'data', namespace: 'default', uid: 'uid-data'}, spec: {volumeName: 'pv-bound', storageClassName: 'gold'}},
+      {metadata: {name: 'new', namespace: 'default', uid: 'uid-new', annotations: {'volume.kubernetes.io/selected-node': 'node-1'}}, spec: {storageClassName: 'gold', accessModes: ['ReadWriteOnce']}},
+      {metadata: {name: 'logs', namespace: 'default', uid: 'uid-logs'}, spec: {storageClassName: 'silver', accessModes: ['ReadWriteMany']}},
+      {metadata: {name: 'wide', namespace: 'default', uid: 'uid-wide'}, spec: {storageClassName: 'gold', accessModes: ['ReadOnlyMany']}},
+    ],
+    classes: [{metadata: {name: 'gold'}, provisioner: 'example.com/csi'}],
+    pods: [{metadata: {name: 'p', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'data'}}]}}],
+    nodes: [{metadata: {name: 'node-1'}}, {metadata: {name: 'node-2'}}],
+  }
+  const sources = sourcesOf(state)
+  const names = (s: ClusterState) => ({
+    volumes: s.volumes.map((v) => v.metadata.name).sort(),
+    claims: s.claims.map(claimKey),
+    pods: s.pods.map((p) => p.metadata.name),
+    nodes: s.nodes.map((n) => n.metadata.name),
+    classes: s.classes.length,
+  })
+  const cases: Array<[ObjectRef, ReturnType<typeof names>]> = [
+    [refOfVolume('pv-bound'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 1}],
+    [refOfVolume('pv-free-gold'), {volumes: ['pv-free-gold'], claims: [], pods: [], nodes: [], classes: 1}],
+    [refOfVolume('pv-gone'), {volumes: [], claims: [], pods: [], nodes: [], classes: 1}],
+    [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 1}],
+    // unbound: the free volumes of its class (the first is also its mode set's one), none of another
+    // class, none claimed by another claim; and the selected node
+    [refOfClaim('default', 'new'), {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 1}],
+    // a volume pre-bound to the claim is a candidate whatever its class
+    [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver', 'pv-other'], claims: ['default/logs'], pods: [], nodes: [], classes: 1}],
+    // another claim's volume, as the one of its mode set (ReadOnlyMany) that FindMatchingVolume is called for
+    [refOfClaim('default', 'wide'), {volumes: ['pv-free-gold', 'pv-other'], claims: ['default/wide'], pods: [], nodes: [], classes: 1}],
+  ]
+  for (const [ref, expected] of cases) assert.deepEqual(names(stateForSync(sources, ref)), expected, refKey(ref))
+})
+
+test('VolumeCache: after any sequence of writes and deletes, its indexes answer as a scan of the cache', () => {
+  const change = fc.record({
+    name: fc.constantFrom('a', 'b', 'c', 'd'),
+    deleted: fc.boolean(),
+    className: fc.constantFrom('', 'gold', 'silver'),
+    claim: fc.constantFrom(undefined, 'default/data', 'default/logs', 'team/data'),
+    modes: fc.subarray(['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany'] as const),
+  })
+  fc.assert(
+    fc.property(fc.array(change, {maxLength: 30}), (changes) => {
+      const cache = new VolumeCache()
+      for (const c of changes) {
+        if (c.deleted) {
+          cache.delete(c.name)
+        } else {
+          const [namespace, name] = (c.claim ?? '/').split('/')
+          cache.set(c.name, {metadata: {name: c.name}, spec: {storageClassName: c.className, accessModes: [...c.modes], ...(c.claim !== undefined ? {claimRef: {namespace, name}} : {})}})
+        }
+      }
+      const all = [...cache.values()]
+      for (const key of ['default/data', 'default/logs', 'team/data', 'none/none']) {
+        const expected = all.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key).map((v) => v.metadata.name)
+        assert.deepEqual([...cache.claimedBy(key)].map((v) => v.metadata.name).sort(), expected.sort(), `claimedBy ${key}`)
+      }
+      for (const className of ['', 'gold', 'silver', 'bronze']) {
+        const expected = all.filter((v) => v.spec.claimRef == null && getPersistentVolumeClass(v) === className).map((v) => v.metadata.name)
+        assert.deepEqual([...cache.unclaimedOfClass(className)].map((v) => v.metadata.name).sort(), expected.sort(), `unclaimedOfClass ${className}`)
+      }
+      for (const modes of [[], ['ReadWriteOnce'], ['ReadWriteOnce', 'ReadOnlyMany'], ['ReadWriteMany']] as const) {
+        const sets = new Set(all.filter((v) => containsAllAccessModes(v.spec.accessModes ?? [], modes)).map((v) => getAccessModesAsString(v.spec.accessModes)))
+        const found = [...cache.oneOfEachAccessModeSetWith(modes)].map((v) => getAccessModesAsString(v.spec.accessModes))
+        assert.deepEqual(found.sort(), [...sets].sort(), `oneOfEachAccessModeSetWith ${modes.join(',')}`)
+      }
+      cache.clear()
+      assert.deepEqual([...cache.oneOfEachAccessModeSetWith([])], [])
+      assert.deepEqual([...cache.claimedBy('default/data')], [])
+      assert.deepEqual([...cache.unclaimedOfClass('gold')], [])
+    }),
+    {numRuns: propertyRuns(300)},
+  )
+})
+
+test("PodsByClaim: kept from an informer's events, it lists a claim's pods as the informer's store does, in its order", () => {
+  const event = fc.record({
+    name: fc.constantFrom('p1', 'p2', 'p3', 'p4'),
+    deleted: fc.boolean(),
+    claims: fc.subarray(['data', 'logs', 'db'], {maxLength: 2}),
+    phase: fc.constantFrom('Pending', 'Running'),
+  })
+  fc.assert(
+    fc.property(fc.array(event, {maxLength: 30}), (events) => {
+      // The informer's store (a Map: an update keeps the pod where it is) and the index, fed alike.
+      const store = new Map<string, Pod>()
+      const index = new PodsByClaim()
+      for (const e of events) {
+        const pod: Pod = {metadata: {name: e.name, namespace: 'default'}, spec: {volumes: e.claims.map((claimName) => ({name: claimName, persistentVolumeClaim: {claimName}}))}, status: {phase: e.phase}}
+        const old = store.get(e.name)
+        if (e.deleted) {
+          if (old === undefined) continue
+          store.delete(e.name)
+          index.delete(old)
+        } else {
+          // A pod's volumes are immutable: an update keeps them.
+          const updated = old === undefined ? pod : {...pod, spec: old.spec}
+          store.set(e.name, updated)
+          index.set(updated, old)
+        }
+      }
+      for (const claim of ['data', 'logs', 'db']) {
+        const key = `default/${claim}`
+        const expected = [...store.values()].filter((p) => podClaimKeys(p).includes(key))
+        assert.deepEqual(index.of(key), expected, key)
+      }
+    }),
+    {numRuns: propertyRuns(300)},
+  )
+})
