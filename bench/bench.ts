@@ -8,6 +8,7 @@
 //   npm run bench -- --reference-size 0             no scan comparison
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
 //   npm run bench -- --live-size 0                  no live list (bench/live-list.ts; 100k by default)
+//   npm run bench -- --loop-size 0                  no loop-mode full sync (bench/loop-sync.ts; 100k by default)
 //   npm run bench -- --json results.json            the numbers as JSON too
 //   npm run bench -- --runs 3                       each size measured 3 times (default 5; 1 with --smoke)
 //
@@ -309,6 +310,7 @@ function parseArgs(argv: string[]): BenchOptions {
   let dir: string | undefined
   let json: string | undefined
   let live = 100_000
+  let loop = 100_000
   let runs: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -324,13 +326,15 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (arg === '--dir') dir = value()
     else if (arg === '--json') json = value()
     else if (arg === '--live-size') live = Number(value())
+    else if (arg === '--loop-size') loop = Number(value())
     else if (arg === '--runs') runs = positive(value(), arg)
     else throw new Error(`unknown argument ${arg}`)
   }
   if (smoke) {
     judgeTargets = false
-    // test/e2e/live-list-bench.test.ts runs the live list at smoke size.
+    // test/e2e/live-list-bench.test.ts and loop-sync-bench.test.ts run those at smoke size.
     live = 0
+    loop = 0
     if (sizes.length === 0) sizes.push(1000)
     referenceSize = Math.min(referenceSize, 1000)
   } else if (sizes.length === 0) {
@@ -340,6 +344,7 @@ function parseArgs(argv: string[]): BenchOptions {
   }
   jsonOut = json
   liveSize = live
+  loopSize = loop
   return {sizes, referenceSize, judge: judgeTargets, dir, keep, runs: runs ?? (smoke ? 1 : 5)}
 }
 
@@ -351,6 +356,7 @@ function positive(v: string, flag: string): number {
 
 let jsonOut: string | undefined
 let liveSize = 0
+let loopSize = 0
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
@@ -370,6 +376,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const verdict = r.ratio <= TARGET_RATIO ? 'met' : 'NOT met'
       process.stdout.write(`live list of ${r.volumes} volumes (--chunk-size 500 --qps 5 --burst 10): ${r.live.toFixed(2)} s, file ${r.file.toFixed(2)} s\n`)
       process.stdout.write(`target: live list within ${TARGET_RATIO}× of the file: ${r.ratio.toFixed(2)}× — ${verdict}\n`)
+    }
+    if (loopSize > 0) {
+      // Loop mode syncing every object once, as at start-up and at every resync.
+      const {benchLoopSync, describe} = await import('./loop-sync.js')
+      process.stdout.write(`${describe(await benchLoopSync({size: loopSize}))}\n`)
     }
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).message}\n`)

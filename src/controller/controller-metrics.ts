@@ -111,11 +111,14 @@ export class ControllerMetrics {
     const counts = new Map<string, {labels: Labels; value: number}>()
     for (const c of this.source?.claims.values() ?? []) {
       if ((c.status?.phase === 'Bound') !== bound) continue
-      const labels = {namespace: c.metadata.namespace ?? '', storage_class: c.spec.storageClassName ?? '', volume_attributes_class: c.spec.volumeAttributesClassName ?? ''}
-      const key = JSON.stringify(labels)
+      const namespace = c.metadata.namespace ?? ''
+      const storageClass = c.spec.storageClassName ?? ''
+      const vac = c.spec.volumeAttributesClassName ?? ''
+      // A scrape counts every claim: a key without an object or JSON per claim (NUL never occurs in names).
+      const key = `${namespace}\u0000${storageClass}\u0000${vac}`
       const entry = counts.get(key)
       if (entry !== undefined) entry.value++
-      else counts.set(key, {labels, value: 1})
+      else counts.set(key, {labels: {namespace, storage_class: storageClass, volume_attributes_class: vac}, value: 1})
     }
     return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, e]) => e)
   }

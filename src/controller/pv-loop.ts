@@ -305,7 +305,7 @@ export class PersistentVolumeLoop {
   private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string): Promise<void> {
     if (this.opts.signal.aborted) return
     const sync = refKey(ref)
-    const state = stateForSync(this.sources, ref)
+    const state = stateForSync(this.sources, ref, this.opts.gates)
     this.syncs++
     const started = this.now()
     const runningOperations = new Set(this.running.keys())
@@ -361,7 +361,7 @@ export class PersistentVolumeLoop {
       // object would read it.
       restate: (reread) => {
         for (const obj of reread) if (this.isCached(obj)) this.cacheObject(obj)
-        return stateForSync(this.sources, ref)
+        return stateForSync(this.sources, ref, this.opts.gates)
       },
       // Loop mode writes only with --yes: consent to what the controller does, reclaiming included.
       ...(plugins === undefined ? {} : {plugins: plugins.volumePlugins, workload: plugins.workload, destructive: true}),

@@ -92,9 +92,14 @@ const accessModeShortNames: ReadonlyArray<[PersistentVolumeAccessMode, string]> 
   ['ReadWriteOncePod', 'RWOP'],
 ]
 
+const shortNameOf = new Map(accessModeShortNames)
+
 /** v1helper.GetAccessModesAsString: the index key of a mode set, in a fixed order ("RWO,ROX"). */
 export function getAccessModesAsString(modes: readonly PersistentVolumeAccessMode[] | null | undefined): string {
-  const present = new Set(modes ?? [])
+  if (modes == null || modes.length === 0) return ''
+  // Most volumes have one mode: its name, or none for a mode Kubernetes does not know (it is skipped).
+  if (modes.length === 1) return shortNameOf.get(modes[0]) ?? ''
+  const present = new Set(modes)
   return accessModeShortNames.filter(([mode]) => present.has(mode)).map(([, short]) => short).join(',')
 }
 

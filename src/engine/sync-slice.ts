@@ -8,70 +8,70 @@
 //                     checks that the node exists); and the volumes it may read:
 //                       spec.volumeName set   that volume (syncBoundClaim, or a claim pre-bound by
 //                                             the user), and no other
-//                       unset                 the volumes findMatchingVolume can return (those whose
-//                                             claimRef names the claim, of any class; those of the
-//                                             claim's class that have no claimRef); one volume of
-//                                             each access-mode set the claim's modes fit in, because
-//                                             findBestMatchForClaim calls FindMatchingVolume once per
-//                                             such set that exists, and FindMatchingVolume refuses some
-//                                             claims whatever the volumes (a VolumeAttributesClass with
-//                                             the gate off, an invalid selector); and the volume
-//                                             provisioning would create ("pvc-UID"), which it looks for
+//                       unset                 what findBestMatchForClaim can return: the volumes whose
+//                                             claimRef names the claim (with delayed binding, the
+//                                             only ones it may pick), and the one it picks among all,
+//                                             found by the cache's own matching index; and the volume
+//                                             provisioning would create ("pvc-UID"), which it looks for.
+//                                             Where the cache's index raises the claim's error (an
+//                                             invalid selector, a VolumeAttributesClass with the gate
+//                                             off), every volume: the engine raises it too.
 //   both              every class (the default class, a class's provisioner, mode and reclaim policy)
 //
-// test/engine/sync-slice.test.ts holds this to the engine: for every object of random clusters, the
-// plan of its sync over its slice is the plan of its sync over the whole state.
+// The volume picked over a subset that holds the cache's pick and every volume pre-bound to the claim is
+// that pick: the scan takes the smallest candidate of the first access-mode set that has one (or the
+// first pre-bound one), and a subset has no better candidate, nor one in an earlier set.
+// test/engine/sync-slice.test.ts holds this to the engine: for every object of random clusters, the plan
+// of its sync over its slice is the plan over the whole state.
 import {AnnSelectedNode} from './constants.js'
-import {
-  claimRefKey,
-  type ClusterState,
-  type Node,
-  type PersistentVolume,
-  type PersistentVolumeAccessMode,
-  type PersistentVolumeClaim,
-  type Pod,
-  type StorageClass,
-} from './model.js'
+import type {FeatureGates} from './feature-gates.js'
+import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
 import type {ObjectRef} from './plan.js'
 import {getProvisionedVolumeNameForClaim} from './pv-controller.js'
-import {
-  containsAllAccessModes,
-  getAccessModesAsString,
-  getAccessModesFromString,
-  getPersistentVolumeClaimClass,
-  getPersistentVolumeClass,
-  podClaimKeys,
-} from './storage-helpers.js'
+import {podClaimKeys} from './storage-helpers.js'
+import {IndexedVolumeIndex} from './volume-match-index.js'
 
 /**
  * The controller's cache of volumes (ctrl.volumes), by name, indexed as the slices need it: by the
- * claim a claimRef names, and, for volumes without a claimRef, by class. A Map, so that it is written
- * as one (storeObjectUpdate) and read as one (metrics).
+ * claim a claimRef names, and for matching (the engine's index, kept up to date write by write). A Map,
+ * so that it is written as one (storeObjectUpdate) and read as one (metrics).
  */
 export class VolumeCache extends Map<string, PersistentVolume> {
   private readonly byClaimRef = new Map<string, Map<string, PersistentVolume>>()
-  private readonly unclaimedByClass = new Map<string, Map<string, PersistentVolume>>()
-  private readonly byAccessModes = new Map<string, Map<string, PersistentVolume>>()
+  private matching = new IndexedVolumeIndex([])
 
   override set(name: string, volume: PersistentVolume): this {
     this.unindex(name)
     const claimRef = volume.spec.claimRef
     if (claimRef != null) addTo(this.byClaimRef, claimRefKey(claimRef), name, volume)
-    else addTo(this.unclaimedByClass, getPersistentVolumeClass(volume), name, volume)
-    addTo(this.byAccessModes, getAccessModesAsString(volume.spec.accessModes), name, volume)
+    this.matching.store(volume)
     return super.set(name, volume)
   }
 
   override delete(name: string): boolean {
     this.unindex(name)
+    this.matching.remove(name)
     return super.delete(name)
   }
 
   override clear(): void {
     this.byClaimRef.clear()
-    this.unclaimedByClass.clear()
-    this.byAccessModes.clear()
+    this.matching = new IndexedVolumeIndex([])
     super.clear()
+  }
+
+  /**
+   * The volume findBestMatchForClaim picks for the claim among those without a claimRef for it (binding
+   * not delayed: with delayed binding it picks among the pre-bound only); 'cannot tell' when it raises
+   * the claim's error (an invalid selector, a VolumeAttributesClass with the gate off, a capacity that
+   * does not parse).
+   */
+  bestMatchFor(claim: PersistentVolumeClaim, gates: FeatureGates): PersistentVolume | undefined | 'cannot tell' {
+    try {
+      return this.matching.findBestMatchForClaim(claim, false, gates)
+    } catch {
+      return 'cannot tell'
+    }
   }
 
   /** The volumes whose claimRef names the claim of this key ("namespace/name"), whatever its uid. */
@@ -79,25 +79,11 @@ export class VolumeCache extends Map<string, PersistentVolume> {
     return this.byClaimRef.get(claimKey)?.values() ?? []
   }
 
-  /** The volumes of this class that have no claimRef. */
-  unclaimedOfClass(className: string): Iterable<PersistentVolume> {
-    return this.unclaimedByClass.get(className)?.values() ?? []
-  }
-
-  /** One volume of each access-mode set that holds all of `modes` (persistentVolumeOrderedIndex's buckets). */
-  *oneOfEachAccessModeSetWith(modes: readonly PersistentVolumeAccessMode[] | null | undefined): Iterable<PersistentVolume> {
-    for (const [key, volumes] of this.byAccessModes) {
-      if (containsAllAccessModes(getAccessModesFromString(key), modes)) yield volumes.values().next().value!
-    }
-  }
-
   private unindex(name: string): void {
     const old = this.get(name)
     if (old === undefined) return
     const claimRef = old.spec.claimRef
     if (claimRef != null) removeFrom(this.byClaimRef, claimRefKey(claimRef), name)
-    else removeFrom(this.unclaimedByClass, getPersistentVolumeClass(old), name)
-    removeFrom(this.byAccessModes, getAccessModesAsString(old.spec.accessModes), name)
   }
 }
 
@@ -141,8 +127,8 @@ export interface SyncSources {
   pods: PodsByClaim
 }
 
-/** The state the sync of `ref` reads (see the top of this file). */
-export function stateForSync(sources: SyncSources, ref: ObjectRef): ClusterState {
+/** The state the sync of `ref` reads (see the top of this file), the controller's gates on. */
+export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates): ClusterState {
   const classes = [...sources.classes.values()]
   if (ref.kind === 'PersistentVolume') {
     const volume = sources.volumes.get(ref.name)
@@ -163,12 +149,15 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef): ClusterState
     if (volume !== undefined) volumes.set(volume.metadata.name ?? '', volume)
   }
   const volumeName = claim.spec.volumeName ?? ''
+  const best = volumeName === '' ? sources.volumes.bestMatchFor(claim, gates) : undefined
   if (volumeName !== '') {
     add(sources.volumes.get(volumeName))
+  } else if (best === 'cannot tell') {
+    // Rare (a claim in error): the engine raises it over every volume, where the controller would.
+    for (const volume of sources.volumes.values()) add(volume)
   } else {
     for (const volume of sources.volumes.claimedBy(key)) add(volume)
-    for (const volume of sources.volumes.unclaimedOfClass(getPersistentVolumeClaimClass(claim))) add(volume)
-    for (const volume of sources.volumes.oneOfEachAccessModeSetWith(claim.spec.accessModes)) add(volume)
+    add(best)
     add(sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]

@@ -10,13 +10,15 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type Pod} from '../../src/engine/model.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/plan.js'
 import {getProvisionedVolumeNameForClaim} from '../../src/engine/pv-controller.js'
 import {reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/reconcile.js'
-import {containsAllAccessModes, getAccessModesAsString, getPersistentVolumeClass, podClaimKeys} from '../../src/engine/storage-helpers.js'
+import {podClaimKeys} from '../../src/engine/storage-helpers.js'
+import {PersistentVolumeOrderedIndex} from '../../src/engine/volume-index.js'
 import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/sync-slice.js'
 import {defaultVolumePluginMgr} from '../../src/engine/volume-plugins.js'
+import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns} from './differential-arbitraries.js'
 
 /** The caches and stores of a loop whose informers listed `state`, in its order. */
@@ -36,12 +38,19 @@ function sourcesOf(state: ClusterState): SyncSources {
 
 /**
  * A cluster of the differential tests, where now and then a volume has the name provisioning would give
- * a claim's volume (pvc-UID: provisioning finds it and stops), and a pod mounts two claims.
+ * a claim's volume (pvc-UID: provisioning finds it and stops), a volume's capacity does not parse (the
+ * matching index hands its bucket back to the scan), and a pod mounts two claims.
  */
 const sliceClusterArb = fc
-  .tuple(clusterArb(10, 8), fc.nat(), fc.boolean(), fc.boolean())
-  .map(([state, pick, provisionedName, twoClaimPod]): ClusterState => {
+  .tuple(clusterArb(10, 8), fc.nat(), fc.boolean(), fc.boolean(), fc.boolean())
+  .map(([state, pick, provisionedName, twoClaimPod, badCapacity]): ClusterState => {
     let volumes = state.volumes
+    if (badCapacity && volumes.length > 0) {
+      const i = (pick >> 3) % volumes.length
+      volumes = volumes.map((v, j) => (j === i ? {...v, spec: {...v.spec, capacity: {storage: '1Gee'}}} : v))
+    } else {
+      // Every capacity parses.
+    }
     if (provisionedName && volumes.length > 0 && state.claims.length > 0) {
       const claim = state.claims[pick % state.claims.length]
       const i = pick % volumes.length
@@ -104,6 +113,15 @@ function restrictedTo(whole: ReconcileResult, slice: ReconcileResult): Reconcile
   return {...whole, volumes: whole.volumes.filter((v) => volumes.has(v.metadata.name)), claims: whole.claims.filter((c) => claims.has(claimKey(c)))}
 }
 
+/** The plan, or the error reconcile throws (a capacity that does not parse: loaders refuse such input). */
+function outcome(plan: () => ReconcileResult): {result: ReconcileResult; error?: undefined} | {result?: undefined; error: string} {
+  try {
+    return {result: plan()}
+  } catch (err) {
+    return {error: String(err)}
+  }
+}
+
 const runArb = fc.record({
   gates: gatesArb,
   hostPathProvisioning: fc.boolean(),
@@ -128,17 +146,22 @@ test('random clusters: the sync of every object plans over its slice what it pla
       })
       const sources = sourcesOf(state)
       for (const ref of everySync(state)) {
-        const slice = stateForSync(sources, ref)
-        const whole = reconcile(state, options(ref))
-        const sliced = reconcile(slice, options(ref))
+        const slice = stateForSync(sources, ref, run.gates)
+        const whole = outcome(() => reconcile(state, options(ref)))
+        const sliced = outcome(() => reconcile(slice, options(ref)))
+        if (whole.error !== undefined || sliced.error !== undefined) {
+          // A capacity that does not parse, met by the scan: the same error over the slice.
+          assert.equal(sliced.error, whole.error, `the sync of ${refKey(ref)}`)
+          continue
+        }
         // Everything the sync writes is in its slice.
-        for (const a of whole.actions) {
+        for (const a of whole.result.actions) {
           const held = a.object.kind === 'PersistentVolume' ? slice.volumes.some((v) => v.metadata.name === a.object.name) || a.action === 'create-volume' : slice.claims.some((c) => claimKey(c) === `${a.object.namespace}/${a.object.name}`)
           assert.ok(held, `${refKey(ref)}: writes ${refKey(a.object)} (${a.action}), which its slice does not hold`)
         }
-        assert.deepEqual(comparable(sliced, slice), comparable(restrictedTo(whole, sliced), state), `the sync of ${refKey(ref)}`)
+        assert.deepEqual(comparable(sliced.result, slice), comparable(restrictedTo(whole.result, sliced.result), state), `the sync of ${refKey(ref)}`)
         syncs++
-        written += whole.actions.length > 0 ? 1 : 0
+        written += whole.result.actions.length > 0 ? 1 : 0
       }
     }),
     {numRuns: propertyRuns(400)},
@@ -147,28 +170,38 @@ test('random clusters: the sync of every object plans over its slice what it pla
   assert.ok(written > syncs / 10, `only ${written} of ${syncs} syncs wrote anything`)
 })
 
-test('the slice of a sync is small: a volume, its claim and their pods; a bound claim and its volume', () => {
+test('the slice of a sync is small: a volume, its claim and their pods; a bound claim and its volume; an unbound claim and its pick', () => {
   const volume = (name: string, accessModes: string[], spec: Partial<PersistentVolume['spec']>): PersistentVolume => ({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: {name, uid: `uid-${name}`},
-    spec: {storageClassName: 'gold', accessModes, ...spec},
+    spec: {storageClassName: 'gold', accessModes, capacity: {storage: '1Gi'}, ...spec},
+    status: {phase: 'Available'},
   })
   const claimRef = {namespace: 'default', name: 'data', uid: 'uid-data'}
   const state: ClusterState = {
     volumes: [
       volume('pv-free-gold', ['ReadWriteOnce'], {}),
+      volume('pv-big-gold', ['ReadWriteOnce'], {capacity: {storage: '5Gi'}}),
       volume('pv-bound', ['ReadWriteOnce'], {claimRef}),
       volume('pv-free-silver', ['ReadWriteMany'], {storageClassName: 'silver'}),
       volume('pv-other', ['ReadOnlyMany'], {claimRef: {namespace: 'default', name: 'logs'}}),
+      // Delayed binding: the index's pick (binding not delayed) is the smaller volume of the fewer modes,
+      // while the controller may take only the volume pre-bound to the claim, of more modes.
+      volume('pv-wait-free', ['ReadWriteOnce'], {storageClassName: 'wait'}),
+      volume('pv-wait-prebound', ['ReadWriteOnce', 'ReadOnlyMany'], {storageClassName: 'wait', capacity: {storage: '2Gi'}, claimRef: {namespace: 'default', name: 'late'}}),
     ],
     claims: [
       {metadata: {name: 'data', namespace: 'default', uid: 'uid-data'}, spec: {volumeName: 'pv-bound', storageClassName: 'gold'}},
       {metadata: {name: 'new', namespace: 'default', uid: 'uid-new', annotations: {'volume.kubernetes.io/selected-node': 'node-1'}}, spec: {storageClassName: 'gold', accessModes: ['ReadWriteOnce']}},
       {metadata: {name: 'logs', namespace: 'default', uid: 'uid-logs'}, spec: {storageClassName: 'silver', accessModes: ['ReadWriteMany']}},
       {metadata: {name: 'wide', namespace: 'default', uid: 'uid-wide'}, spec: {storageClassName: 'gold', accessModes: ['ReadOnlyMany']}},
+      {metadata: {name: 'late', namespace: 'default', uid: 'uid-late'}, spec: {storageClassName: 'wait', accessModes: ['ReadWriteOnce']}},
     ],
-    classes: [{metadata: {name: 'gold'}, provisioner: 'example.com/csi'}],
+    classes: [
+      {metadata: {name: 'gold'}, provisioner: 'example.com/csi'},
+      {metadata: {name: 'wait'}, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer'},
+    ],
     pods: [{metadata: {name: 'p', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'data'}}]}}],
     nodes: [{metadata: {name: 'node-1'}}, {metadata: {name: 'node-2'}}],
   }
@@ -181,29 +214,46 @@ test('the slice of a sync is small: a volume, its claim and their pods; a bound 
     classes: s.classes.length,
   })
   const cases: Array<[ObjectRef, ReturnType<typeof names>]> = [
-    [refOfVolume('pv-bound'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 1}],
-    [refOfVolume('pv-free-gold'), {volumes: ['pv-free-gold'], claims: [], pods: [], nodes: [], classes: 1}],
-    [refOfVolume('pv-gone'), {volumes: [], claims: [], pods: [], nodes: [], classes: 1}],
-    [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 1}],
-    // unbound: the free volumes of its class (the first is also its mode set's one), none of another
-    // class, none claimed by another claim; and the selected node
-    [refOfClaim('default', 'new'), {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 1}],
+    [refOfVolume('pv-bound'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 2}],
+    [refOfVolume('pv-free-gold'), {volumes: ['pv-free-gold'], claims: [], pods: [], nodes: [], classes: 2}],
+    [refOfVolume('pv-gone'), {volumes: [], claims: [], pods: [], nodes: [], classes: 2}],
+    [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 2}],
+    // unbound: the volume the cache's index picks, not the larger one; and the selected node
+    [refOfClaim('default', 'new'), {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 2}],
     // a volume pre-bound to the claim is a candidate whatever its class
-    [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver', 'pv-other'], claims: ['default/logs'], pods: [], nodes: [], classes: 1}],
-    // another claim's volume, as the one of its mode set (ReadOnlyMany) that FindMatchingVolume is called for
-    [refOfClaim('default', 'wide'), {volumes: ['pv-free-gold', 'pv-other'], claims: ['default/wide'], pods: [], nodes: [], classes: 1}],
+    [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver', 'pv-other'], claims: ['default/logs'], pods: [], nodes: [], classes: 2}],
+    // no match: no volume
+    [refOfClaim('default', 'wide'), {volumes: [], claims: ['default/wide'], pods: [], nodes: [], classes: 2}],
+    [refOfClaim('default', 'late'), {volumes: ['pv-wait-free', 'pv-wait-prebound'], claims: ['default/late'], pods: [], nodes: [], classes: 2}],
   ]
-  for (const [ref, expected] of cases) assert.deepEqual(names(stateForSync(sources, ref)), expected, refKey(ref))
+  for (const [ref, expected] of cases) {
+    const slice = stateForSync(sources, ref, defaultFeatureGates)
+    assert.deepEqual(names(slice), expected, refKey(ref))
+    // And the plan over it is the plan over the whole state (late: bound to the pre-bound volume).
+    const options = {targets: [ref], maxRounds: 1}
+    const whole = restrictedTo(reconcile(state, options), reconcile(slice, options))
+    assert.deepEqual(comparable(reconcile(slice, options), slice), comparable(whole, state), refKey(ref))
+  }
+  assert.ok(reconcile(state, {targets: [refOfClaim('default', 'late')], maxRounds: 1}).actions.some((a) => a.action === 'bind-volume' && a.object.name === 'pv-wait-prebound'))
 })
 
 test('VolumeCache: after any sequence of writes and deletes, its indexes answer as a scan of the cache', () => {
   const change = fc.record({
-    name: fc.constantFrom('a', 'b', 'c', 'd'),
+    name: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
     deleted: fc.boolean(),
     className: fc.constantFrom('', 'gold', 'silver'),
-    claim: fc.constantFrom(undefined, 'default/data', 'default/logs', 'team/data'),
+    claim: fc.constantFrom(undefined, undefined, 'default/data', 'default/logs', 'team/data'),
     modes: fc.subarray(['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany'] as const),
+    size: fc.constantFrom('1Gi', '2Gi', '5Gi'),
+    phase: fc.constantFrom('Available', 'Available', 'Released'),
   })
+  // Claims the matching index is asked about: of each class, modes and size; one with an invalid selector.
+  const claims = [
+    pvcOf('data', 'gold', ['ReadWriteOnce'], '1Gi'),
+    pvcOf('logs', '', ['ReadWriteOnce', 'ReadOnlyMany'], '2Gi'),
+    pvcOf('wide', 'silver', ['ReadWriteMany'], '1Gi'),
+    {...pvcOf('broken', 'gold', ['ReadWriteOnce'], '1Gi'), spec: {...pvcOf('broken', 'gold', ['ReadWriteOnce'], '1Gi').spec, selector: {matchExpressions: [{key: 'tier', operator: 'In', values: []}]}}},
+  ]
   fc.assert(
     fc.property(fc.array(change, {maxLength: 30}), (changes) => {
       const cache = new VolumeCache()
@@ -212,7 +262,11 @@ test('VolumeCache: after any sequence of writes and deletes, its indexes answer 
           cache.delete(c.name)
         } else {
           const [namespace, name] = (c.claim ?? '/').split('/')
-          cache.set(c.name, {metadata: {name: c.name}, spec: {storageClassName: c.className, accessModes: [...c.modes], ...(c.claim !== undefined ? {claimRef: {namespace, name}} : {})}})
+          cache.set(c.name, {
+            metadata: {name: c.name},
+            spec: {storageClassName: c.className, accessModes: [...c.modes], capacity: {storage: c.size}, ...(c.claim !== undefined ? {claimRef: {namespace, name}} : {})},
+            status: {phase: c.phase},
+          })
         }
       }
       const all = [...cache.values()]
@@ -220,23 +274,29 @@ test('VolumeCache: after any sequence of writes and deletes, its indexes answer 
         const expected = all.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key).map((v) => v.metadata.name)
         assert.deepEqual([...cache.claimedBy(key)].map((v) => v.metadata.name).sort(), expected.sort(), `claimedBy ${key}`)
       }
-      for (const className of ['', 'gold', 'silver', 'bronze']) {
-        const expected = all.filter((v) => v.spec.claimRef == null && getPersistentVolumeClass(v) === className).map((v) => v.metadata.name)
-        assert.deepEqual([...cache.unclaimedOfClass(className)].map((v) => v.metadata.name).sort(), expected.sort(), `unclaimedOfClass ${className}`)
-      }
-      for (const modes of [[], ['ReadWriteOnce'], ['ReadWriteOnce', 'ReadOnlyMany'], ['ReadWriteMany']] as const) {
-        const sets = new Set(all.filter((v) => containsAllAccessModes(v.spec.accessModes ?? [], modes)).map((v) => getAccessModesAsString(v.spec.accessModes)))
-        const found = [...cache.oneOfEachAccessModeSetWith(modes)].map((v) => getAccessModesAsString(v.spec.accessModes))
-        assert.deepEqual(found.sort(), [...sets].sort(), `oneOfEachAccessModeSetWith ${modes.join(',')}`)
+      // The matching index, kept write by write, picks what the literal scan of the cache picks.
+      const scan = new PersistentVolumeOrderedIndex(all)
+      for (const claim of claims) {
+        let expected: string | undefined
+        try {
+          expected = scan.findBestMatchForClaim(claim, false, defaultFeatureGates)?.metadata.name
+        } catch {
+          expected = 'cannot tell'
+        }
+        const best = cache.bestMatchFor(claim, defaultFeatureGates)
+        assert.equal(best === 'cannot tell' ? best : best?.metadata.name, expected, `bestMatchFor ${claim.metadata.name}`)
       }
       cache.clear()
-      assert.deepEqual([...cache.oneOfEachAccessModeSetWith([])], [])
       assert.deepEqual([...cache.claimedBy('default/data')], [])
-      assert.deepEqual([...cache.unclaimedOfClass('gold')], [])
+      assert.equal(cache.bestMatchFor(claims[0], defaultFeatureGates), undefined)
     }),
     {numRuns: propertyRuns(300)},
   )
 })
+
+function pvcOf(name: string, className: string, accessModes: string[], storage: string): PersistentVolumeClaim {
+  return {metadata: {name, namespace: 'default', uid: `uid-${name}`}, spec: {storageClassName: className, accessModes, resources: {requests: {storage}}}}
+}
 
 test("PodsByClaim: kept from an informer's events, it lists a claim's pods as the informer's store does, in its order", () => {
   const event = fc.record({

@@ -151,14 +151,14 @@ test("loop mode: a conflict re-plans a sync over its slice made again, so a clai
     }
   }
   const restated: string[][] = []
-  const r = await executeSync(api, stateForSync(sources(cache), ref), {
+  const r = await executeSync(api, stateForSync(sources(cache), ref, defaultFeatureGates), {
     ...opts,
     targets: [ref],
     maxRounds: 1,
     concurrency: 1,
     restate: (reread) => {
       restated.push(reread.map((o) => o.metadata.name!))
-      return stateForSync(sources(api.snapshot()), ref)
+      return stateForSync(sources(api.snapshot()), ref, defaultFeatureGates)
     },
   })
   assert.deepEqual(restated, [['v']], 'the conflicting object is re-read and the slice made again')
