@@ -100,10 +100,17 @@ function replay(outcomes: Map<string, unknown>): VolumeOperations {
 class LiveState {
   readonly volumes = new Map<string, PersistentVolume>()
   readonly claims = new Map<string, PersistentVolumeClaim>()
-  /** What this run has read or written (undefined: found gone), by ref key: newer than any base. */
-  private readonly own = new Map<string, PersistentVolume | PersistentVolumeClaim | undefined>()
+  /**
+   * What this run has read or written (undefined: found gone), by ref key: newer than any base. Kept only
+   * when the state may be rebased (loop mode's one sync), not for the writes of a whole cluster.
+   */
+  private readonly own: Map<string, PersistentVolume | PersistentVolumeClaim | undefined> | undefined
 
-  constructor(public base: ClusterState) {
+  constructor(
+    public base: ClusterState,
+    rebased: boolean,
+  ) {
+    this.own = rebased ? new Map() : undefined
     this.load(base)
   }
 
@@ -113,7 +120,7 @@ class LiveState {
     this.volumes.clear()
     this.claims.clear()
     this.load(base)
-    for (const [key, obj] of this.own) this.put(refOfSync(key), obj)
+    for (const [key, obj] of this.own!) this.put(refOfSync(key), obj)
   }
 
   snapshot(): ClusterState {
@@ -125,7 +132,7 @@ class LiveState {
   }
 
   set(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
-    this.own.set(refKey(ref), obj)
+    this.own?.set(refKey(ref), obj)
     this.put(ref, obj)
   }
 
@@ -198,7 +205,7 @@ function unitsOf(actions: readonly Action[], state: LiveState): Unit[] {
 }
 
 export async function executeSync(api: ClusterApi, initial: ClusterState, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const state = new LiveState(initial)
+  const state = new LiveState(initial, opts.restate !== undefined)
   const recorder = new EventRecorder(api, opts.now ?? (() => new Date()))
   const maxRetries = opts.maxConflictRetries ?? 3
   const done: ExecutedAction[] = []
