@@ -22,7 +22,7 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   // The report went out in pieces, none of them the whole (what lets a report past 512 MiB print).
   assert.ok(row.outputChunks > 1, `${row.outputChunks} chunks`)
   assert.equal(result.reference?.identical, true, 'the indexed engine and the scan planned the same')
-  assert.ok(result.help > 0)
+  assert.ok(result.help > 0 && result.nodeStartup > 0 && result.nodeStartup < result.help, `${result.nodeStartup} of ${result.help}`)
   assert.match(table(result), /\| 1,000 \+ 1,000 \|/)
   assert.ok(lines.some((l) => l.startsWith('machine: ')))
 })
