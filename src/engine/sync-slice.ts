@@ -15,7 +15,8 @@
 //                                             provisioning would create ("pvc-UID"), which it looks for.
 //                                             Where the cache's index raises the claim's error (an
 //                                             invalid selector, a VolumeAttributesClass with the gate
-//                                             off), every volume: the engine raises it too.
+//                                             off, a capacity that does not parse), every volume: the
+//                                             engine raises it too.
 //   both              every class (the default class, a class's provisioner, mode and reclaim policy)
 //
 // The volume picked over a subset that holds the cache's pick and every volume pre-bound to the claim is
@@ -68,6 +69,9 @@ export class VolumeCache extends Map<string, PersistentVolume> {
    */
   bestMatchFor(claim: PersistentVolumeClaim, gates: FeatureGates): PersistentVolume | undefined | 'cannot tell' {
     try {
+      // With delayed binding the scan goes on through every later mode set, where it may meet a capacity
+      // that does not parse; without, it stops at its pick. Asked both ways, it raises if either would.
+      this.matching.findBestMatchForClaim(claim, true, gates)
       return this.matching.findBestMatchForClaim(claim, false, gates)
     } catch {
       return 'cannot tell'
