@@ -17,6 +17,7 @@ const onStray = (err) => {
 process.on('uncaughtException', onStray)
 process.on('unhandledRejection', onStray)
 
-const {execute} = await import('@oclif/core')
+// @oclif/core as one module, bundled by the build (scripts/build.js says why): the commands import it too.
+const {execute} = await import('../dist/vendor/oclif-core.js')
 
 await execute({dir: import.meta.url})
