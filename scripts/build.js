@@ -32,10 +32,10 @@ function run(command, args) {
  * out: oclif loads it only to run TypeScript sources, which pvctl never asks.
  */
 function vendorOclif(out) {
-  const esbuild = path.join(root, 'node_modules', 'esbuild', 'bin', 'esbuild')
+  const require = createRequire(import.meta.url)
   const bundle = path.join(out, 'vendor', 'oclif-core.js')
   // The package is CommonJS: an entry that names its exports, for the bundle to export them by name.
-  const names = Object.keys(createRequire(import.meta.url)('@oclif/core')).filter((name) => name !== 'default' && name !== '__esModule')
+  const names = Object.keys(require('@oclif/core')).filter((name) => name !== 'default' && name !== '__esModule')
   const entry = path.join(out, 'oclif-core-entry.mjs')
   writeFileSync(entry, `import core from '@oclif/core'\nexport const {${names.join(', ')}} = core\n`)
   const banner = [
@@ -46,8 +46,21 @@ function vendorOclif(out) {
     'const __filename = vendorFileURLToPath(import.meta.url)',
     'const __dirname = vendorDirname(__filename)',
   ].join(';')
-  const args = ['--bundle', '--platform=node', '--format=esm', '--target=node20', '--external:typescript', `--banner:js=${banner}`, '--log-level=warning']
-  run(esbuild, [entry, ...args, `--outfile=${bundle}`])
+  try {
+    require('esbuild').buildSync({
+      entryPoints: [entry],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      external: ['typescript'],
+      banner: {js: banner},
+      logLevel: 'warning',
+    })
+  } catch (err) {
+    fail(`bundling @oclif/core: ${err.message}`)
+  }
   unlinkSync(entry)
   for (const rel of files(out)) {
     if (!rel.endsWith('.js') || rel.startsWith(`vendor${path.sep}`)) continue
