@@ -43,6 +43,11 @@ export class AuditStream {
   }
 
   private emit(sync: string, actions: ReadonlyArray<Action & {outcome: string}>): void {
+    if (actions.length === 0) {
+      // Most syncs (every object at every resync): nothing to print, and the next plan is news.
+      this.lastPlan.delete(sync)
+      return
+    }
     // Writes are news every time; what is only planned (or cannot be carried out) is news when it changes.
     const repeatable = actions.filter((a) => a.outcome === 'planned' || a.outcome.startsWith('not-'))
     const fingerprint = JSON.stringify(repeatable.map((a) => [a.action, refKey(a.object), a.patch, a.outcome]))
