@@ -153,16 +153,18 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
     if (volume !== undefined) volumes.set(volume.metadata.name ?? '', volume)
   }
   const volumeName = claim.spec.volumeName ?? ''
-  const best = volumeName === '' ? sources.volumes.bestMatchFor(claim, gates) : undefined
   if (volumeName !== '') {
     add(sources.volumes.get(volumeName))
-  } else if (best === 'cannot tell') {
-    // Rare (a claim in error): the engine raises it over every volume, where the controller would.
-    for (const volume of sources.volumes.values()) add(volume)
   } else {
-    for (const volume of sources.volumes.claimedBy(key)) add(volume)
-    add(best)
-    add(sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
+    const best = sources.volumes.bestMatchFor(claim, gates)
+    if (best === 'cannot tell') {
+      // Rare (a claim in error): the engine raises it over every volume, where the controller would.
+      for (const volume of sources.volumes.values()) add(volume)
+    } else {
+      for (const volume of sources.volumes.claimedBy(key)) add(volume)
+      add(best)
+      add(sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
+    }
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
   const node = nodeName === undefined ? undefined : sources.nodes.get(nodeName)
