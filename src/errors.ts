@@ -18,8 +18,8 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 export const EXIT_STATUS_HELP = [
   '0  in sync (with --dry-run), or the plan was written successfully',
   '1  --dry-run found changes the controller would make (or they were not confirmed at the prompt)',
-  '2  usage, input or output error: bad flag, malformed snapshot, no such object, output that cannot be written',
-  '3  cluster error: unreachable or forbidden API, a write that failed',
+  '2  usage, input or output error: bad flag, malformed snapshot, no such object, output that cannot be written; a plan that releases more volumes at once than the mass-release guard allows',
+  '3  cluster error: unreachable or forbidden API, a write that failed, a destructive step stopped by the double-check (the cluster changed since it was read)',
 ]
 
 export abstract class PvctlError extends Error {

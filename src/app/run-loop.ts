@@ -52,6 +52,8 @@ export interface RunLoopOptions extends VolumePluginOptions {
   resyncMs: number
   dryRun: boolean
   yes: boolean
+  /** --allow-mass-release: the loop releases however many volumes its syncs find released. */
+  allowMassRelease?: boolean
   gates: FeatureGates
   namespace?: string
   labelSelector?: LabelSelector
@@ -227,6 +229,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           writing,
           signal: stop.signal,
           onResync: checkBinder,
+          allowMassRelease: opts.allowMassRelease,
         },
         {api, watchApi: session.watchApi, log, metrics, audit, events, plugins: volumePlugins},
       )
@@ -252,6 +255,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           writing,
           signal: stop.signal,
           beforeSync: checkBinder,
+          allowMassRelease: opts.allowMassRelease,
         },
         {api, log, metrics, audit, events, plugins: volumePlugins},
       )

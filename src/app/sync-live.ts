@@ -7,6 +7,7 @@ import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/model.js'
 import type {PlannedEvent} from '../engine/plan.js'
 import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
+import {countBoundVolumes, massReleaseMessage, ReleaseBudget, volumesDestroyedBy} from '../executor/destruction-guard.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
@@ -22,6 +23,8 @@ export interface ApplyOptions extends SyncOptions {
   /** Asks the user (typing a confirmation when `destructive`); undefined when no one can be asked. */
   confirm?: (plan: SyncReport, destructive: boolean) => Promise<boolean>
   yes: boolean
+  /** --allow-mass-release: no bound on how many volumes one run releases, recycles or deletes. */
+  allowMassRelease?: boolean
   signal?: AbortSignal
   onProgress?: (done: number, known: number) => void
 }
@@ -44,6 +47,16 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   const plan = planSync(state, {...opts, dryRun: true})
   if (!hasChanges(plan)) {
     return {report: {...plan, dryRun: false}, exitCode: ExitCode.Ok}
+  }
+  // Before anyone is asked: a plan that releases much of the cluster at once rests, likelier than not, on
+  // a list that lost claims. The executor's budget holds the same bound as the plan grows while it runs.
+  const budget = new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: opts.allowMassRelease})
+  const destroyed = volumesDestroyedBy(plan.actions)
+  if (!opts.allowMassRelease && destroyed.size > budget.ceiling) {
+    throw new UsageError(`refusing to write: ${massReleaseMessage(destroyed.size, countBoundVolumes(state.volumes), budget.ceiling)}`, [
+      'check that the claims are all there (kubectl get pvc -A), and pvctl sync --dry-run',
+      'if these volumes are to go, pass --allow-mass-release',
+    ])
   }
   if (!opts.yes) {
     if (opts.confirm === undefined) {
@@ -86,6 +99,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     events: opts.events,
     signal: opts.signal,
     onProgress: opts.onProgress,
+    budget,
   })
   // planSync's `before` of the final state is that state, scoped and sorted as the report wants it.
   const after = planSync(result.state, {...opts, dryRun: false, maxRounds: 1})
@@ -106,6 +120,13 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   const planned = plan.actions.filter((a) => a.action !== 'recycle' && a.action !== 'delete' && a.action !== 'provision').length
   if (result.aborted) {
     return {report, exitCode: ExitCode.Cluster, notice: `interrupted: ${written} writes made, the rest not issued; run pvctl sync again to complete the job`}
+  }
+  if (result.refusals.length > 0) {
+    return {
+      report,
+      exitCode: ExitCode.Cluster,
+      notice: `the double-check stopped ${result.refusals.length} destructive step(s): the cluster is not as it was read (see the report's errors); ${written} writes made; run pvctl sync --dry-run to plan on the cluster as it is now`,
+    }
   }
   if (result.failed) {
     return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}

@@ -13,7 +13,11 @@ export interface PodEvent {
 
 export interface WorkloadApi {
   createVolume(volume: PersistentVolume): Promise<PersistentVolume>
-  deleteVolume(name: string): Promise<void>
+  /**
+   * Deletes a PV object; with preconditions, only while it is still that object at that version (the
+   * API server answers 409 Conflict otherwise).
+   */
+  deleteVolume(name: string, preconditions?: {uid?: string; resourceVersion?: string}): Promise<void>
   createPod(pod: Pod): Promise<Pod>
   readPod(namespace: string, name: string): Promise<Pod>
   deletePod(namespace: string, name: string): Promise<void>
@@ -33,8 +37,9 @@ export class KubernetesWorkloadApi implements WorkloadApi {
     return this.wire.request({verb: 'create', resource: 'persistentvolumes', name: volume.metadata.name}, collectionPath('persistentvolumes'), {method: 'POST', body: volume})
   }
 
-  async deleteVolume(name: string): Promise<void> {
-    await this.wire.request({verb: 'delete', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'DELETE'})
+  async deleteVolume(name: string, preconditions?: {uid?: string; resourceVersion?: string}): Promise<void> {
+    const body = preconditions === undefined ? undefined : {apiVersion: 'v1', kind: 'DeleteOptions', preconditions}
+    await this.wire.request({verb: 'delete', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'DELETE', body})
   }
 
   createPod(pod: Pod): Promise<Pod> {

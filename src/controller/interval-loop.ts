@@ -8,8 +8,9 @@ import type {Logger} from '../cli/log.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
 import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import {claimKey, type LabelSelector, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
-import type {Action} from '../engine/plan.js'
+import {type Action, refKey} from '../engine/plan.js'
 import {DEFAULT_MAX_ROUNDS, reconcile} from '../engine/reconcile.js'
+import {countBoundVolumes, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync, type ExecutedAction} from '../executor/executor.js'
 import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
@@ -32,6 +33,8 @@ export interface IntervalLoopOptions {
   signal: AbortSignal
   /** Before each sync (the binder check is repeated there). */
   beforeSync?: () => Promise<void>
+  /** --allow-mass-release: no bound on the volumes one pass releases. */
+  allowMassRelease?: boolean
 }
 
 export interface IntervalLoopDeps {
@@ -111,6 +114,8 @@ export class IntervalLoop {
         concurrency: this.opts.concurrency,
         events: false,
         signal: this.opts.signal,
+        // Each pass is a one-shot sync: its bound is the one-shot's, counted over the pass.
+        budget: new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: this.opts.allowMassRelease}),
         ...(this.deps.plugins === undefined ? {} : {plugins: this.deps.plugins.volumePlugins, workload: this.deps.plugins.workload, destructive: true}),
       })
       const executed = bySync<ExecutedAction>(result.actions)
@@ -126,6 +131,9 @@ export class IntervalLoop {
             log.v(2).info('Could not record event', {reason: e.reason, err}),
           )
         }
+      }
+      for (const r of result.refusals) {
+        log.error('Double-check stopped a destructive step', {action: r.action, object: refKey(r.object), reason: r.reason})
       }
       const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
       log.info('Periodic sync done', {writes: written, failed: result.failed || undefined, converged: result.converged})

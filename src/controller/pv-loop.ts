@@ -36,6 +36,7 @@ import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node,
 import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/plan.js'
 import {reconcile, type ReconcileResult, scopePredicate} from '../engine/reconcile.js'
 import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../engine/sync-slice.js'
+import {countBoundVolumes, MASS_RELEASE_WINDOW_MS, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync, type ExecutedAction, type ExecuteResult} from '../executor/executor.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
@@ -65,6 +66,8 @@ export interface LoopOptions {
   backOffBaseMs?: number
   /** Called after each resync's relists (the binder check is repeated there). */
   onResync?: () => Promise<void>
+  /** --allow-mass-release: no bound on the volumes released within MASS_RELEASE_WINDOW_MS. */
+  allowMassRelease?: boolean
 }
 
 /** The volume plugins a loop carries out, and the pods and PV objects they create and delete (fenced as every write). */
@@ -128,6 +131,8 @@ export class PersistentVolumeLoop {
   /** The goroutinemap: operations carried out in the background, by the controller's names, until they end. */
   private readonly running = new Map<string, Promise<void>>()
   private workers: Promise<void>[] = []
+  /** How many volumes the loop may release, recycle or delete within a window (destruction-guard.ts). */
+  private readonly budget: ReleaseBudget
   private resyncTimer: NodeJS.Timeout | undefined
   private started = false
   private stopped = false
@@ -139,6 +144,13 @@ export class PersistentVolumeLoop {
     private readonly deps: LoopDeps,
   ) {
     this.now = deps.now ?? (() => performance.now())
+    // Kept across syncs: a burst of releases is many syncs of one volume each (a relist that lost claims).
+    this.budget = new ReleaseBudget({
+      boundVolumes: () => countBoundVolumes(this.volumes.values()),
+      windowMs: MASS_RELEASE_WINDOW_MS,
+      now: this.now,
+      unlimited: opts.allowMassRelease,
+    })
     const backOff = {baseMs: opts.backOffBaseMs ?? 5, maxMs: Math.max(1000, opts.resyncMs)}
     this.claimQueue = new WorkQueue('claims', backOff, deps.metrics.queue('claims'))
     this.volumeQueue = new WorkQueue('volumes', backOff, deps.metrics.queue('volumes'))
@@ -355,6 +367,7 @@ export class PersistentVolumeLoop {
       events: false,
       signal: this.opts.signal,
       runningOperations,
+      budget: this.budget,
       // After a conflict: the re-read objects replace the cache's older ones (an object the informers do
       // not hold stays out), and the sync's slice is made again from it, as the seed's next sync of the
       // object would read it.
@@ -376,6 +389,10 @@ export class PersistentVolumeLoop {
     this.noteOperations(result.actions, result.events)
     if (this.deps.events !== undefined) await this.recordEvents(result.events)
     const failed = result.failed || result.errors.length > 0
+    for (const r of result.refusals) {
+      // Logged and skipped, never carried out: the next sync of the object decides again on what it reads then.
+      this.deps.log.error('Double-check stopped a destructive step', {sync, action: r.action, object: refKey(r.object), reason: r.reason})
+    }
     this.deps.metrics.synced(queue.name, failed ? 'error' : 'ok', (this.now() - started) / 1000)
     const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
     this.deps.log.v(written > 0 || failed ? 2 : 4).info('Synced', {sync, writes: written, errors: result.errors.map((e) => e.message), failed: result.failed || undefined})

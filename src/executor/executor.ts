@@ -11,6 +11,8 @@
 // planned) is put back in the queue holding those too, so it never writes an object another running
 // unit holds, and waits for the earlier units that share it. An abort stops issuing writes; in-flight
 // ones finish, and a plugin's pod is no longer waited for (it is left for a re-run to adopt).
+// Every destructive step (a volume written Released, a recycler or cleanup pod, a PV DELETE) goes through
+// the destruction guard, which re-reads from the API server what the step rests on (destruction-guard.ts).
 import {ApiError, ConflictError, NotFoundError} from '../cluster/api-errors.js'
 import type {ClusterApi} from '../cluster/live-api.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
@@ -24,9 +26,17 @@ import type {VolumePluginMgr} from '../engine/volume-plugins.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {PodRunInterrupted} from '../plugins/pod-runner.js'
 import {applyPatch} from './apply-patch.js'
+import {DestructionGuard, type Guarded, isRefusal, type Refusal, type ReleaseBudget} from './destruction-guard.js'
 import {EventRecorder} from './event-recorder.js'
 
-export type Outcome = 'written' | 'executed' | 'conflict-replanned' | 'not-written' | `not-executed: ${string}` | `failed: ${string}`
+export type Outcome =
+  | 'written'
+  | 'executed'
+  | 'conflict-replanned'
+  | 'not-written'
+  | `not-written: ${string}`
+  | `not-executed: ${string}`
+  | `failed: ${string}`
 
 export interface ExecutedAction extends Action {
   outcome: Outcome
@@ -66,6 +76,11 @@ export interface ExecuteOptions {
    * run has read or written since it began keep their versions. Default: the state so far.
    */
   restate?: (reread: ReadonlyArray<PersistentVolume | PersistentVolumeClaim>) => ClusterState
+  /**
+   * How many volumes may be released, recycled or deleted (destruction-guard.ts); loop mode keeps one
+   * across its syncs. Default: none counted.
+   */
+  budget?: ReleaseBudget
 }
 
 export interface ExecuteResult {
@@ -77,6 +92,11 @@ export interface ExecuteResult {
   errors: SyncError[]
   /** A write failed for a reason other than a conflict that re-planning resolved. */
   failed: boolean
+  /**
+   * Destructive steps the double-checks stopped (destruction-guard.ts): the cluster was not as planned, or
+   * the run reached its release budget. Their objects were read again; a re-run plans on them.
+   */
+  refusals: Array<{object: ObjectRef; action: string; reason: string}>
   state: ClusterState
 }
 
@@ -212,6 +232,9 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
   const events: PlannedEvent[] = []
   const errors: SyncError[] = []
   const reportedOperations = new Set<string>()
+  const refusals: ExecuteResult['refusals'] = []
+  const refusedSyncs = new Set<string>()
+  const guard = new DestructionGuard(api, opts.budget)
   let failed = false
   let writes = 0
   let known = 0
@@ -251,7 +274,10 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
       volume?.spec.hostPath != null ? 'kubernetes.io/host-path' : volume?.spec.nfs != null ? 'kubernetes.io/nfs' : volume?.spec.local != null ? 'kubernetes.io/local-volume' : ''
     if (volume === undefined || !opts.plugins.supports(op, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
     try {
-      return {outcome: op === 'recycle' ? await opts.plugins.recycle(plugin, volume, opts.signal) : await opts.plugins.delete(plugin, volume, opts.signal)}
+      const ran: Guarded<unknown> =
+        op === 'recycle' ? await guard.recycle(opts.plugins, plugin, volume, opts.signal) : await guard.deleteStorage(opts.plugins, plugin, volume, opts.signal)
+      if (isRefusal(ran)) return {skipped: `not-executed: ${refused(action, ran)}`}
+      else return {outcome: ran.done}
     } catch (err) {
       // Not an outcome for the engine: it would plan VolumeFailedRecycle for work still under way.
       if (err instanceof PodRunInterrupted) return {skipped: `not-executed: ${err.message}`}
@@ -259,24 +285,65 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     }
   }
 
-  /** Reads these objects again; with `restate`, re-plans over the state it makes of them. */
+  /**
+   * Reads these objects again, and the objects they now name (a claim's volumeName, a volume's claimRef),
+   * until the re-read names nothing new: a re-plan decides on each of them, and one the list showed
+   * otherwise (a claim bound meanwhile to a volume pvctl read unbound) would have it decide on a stale
+   * picture. With `restate`, re-plans over the state it makes of them.
+   */
   const reread = async (refs: Iterable<string>) => {
     const found: Array<PersistentVolume | PersistentVolumeClaim> = []
-    for (const key of refs) {
-      const ref = refOfSync(key)
-      try {
-        const obj = ref.kind === 'PersistentVolume' ? await api.readVolume(ref.name) : await api.readClaim(ref.namespace!, ref.name)
-        state.set(ref, obj)
-        found.push(obj)
-      } catch (err) {
-        if (err instanceof NotFoundError) state.set(ref, undefined)
-        else throw err
+    const seen = new Set<string>()
+    let next = [...refs]
+    while (next.length > 0) {
+      const named: string[] = []
+      for (const key of next) {
+        if (seen.has(key)) continue
+        seen.add(key)
+        const ref = refOfSync(key)
+        try {
+          const obj = ref.kind === 'PersistentVolume' ? await api.readVolume(ref.name) : await api.readClaim(ref.namespace!, ref.name)
+          state.set(ref, obj)
+          found.push(obj)
+          const other = namedBy(key, state)
+          if (other !== undefined) named.push(other)
+        } catch (err) {
+          if (err instanceof NotFoundError) state.set(ref, undefined)
+          else throw err
+        }
       }
+      next = named.filter((key) => !seen.has(key))
     }
     if (opts.restate !== undefined) state.rebase(opts.restate(found))
   }
 
-  const write = async (action: Action, expectedRv: string | undefined): Promise<void> => {
+  /** What the guard read when it stopped a step of `action`'s volume, put into the state: the next plan is made on it. */
+  const adopt = (action: Action, r: Refusal): void => {
+    const volumeRef: ObjectRef = {kind: 'PersistentVolume', name: action.object.name}
+    const fresh: Array<PersistentVolume | PersistentVolumeClaim> = []
+    if (r.volumeGone) state.set(volumeRef, undefined)
+    if (r.volume !== undefined) {
+      state.set(volumeRef, r.volume)
+      fresh.push(r.volume)
+    }
+    if (r.claim !== undefined) {
+      state.set({kind: 'PersistentVolumeClaim', namespace: r.claim.metadata.namespace, name: r.claim.metadata.name ?? ''}, r.claim)
+      fresh.push(r.claim)
+    }
+    if (opts.restate !== undefined && fresh.length > 0) state.rebase(opts.restate(fresh))
+  }
+
+  /** A destructive step the guard stopped: its fresh objects adopted, the refusal recorded; the outcome's text. */
+  const refused = (action: Action, r: Refusal): string => {
+    adopt(action, r)
+    refusals.push({object: action.object, action: action.action, reason: r.refused})
+    refusedSyncs.add(action.sync)
+    errors.push({object: action.object, message: `${action.action} stopped by the double-check: ${r.refused}`})
+    return `double-check: ${r.refused}`
+  }
+
+  /** Returns the refusal when the guard stopped a Released write (nothing was written). */
+  const write = async (action: Action, expectedRv: string | undefined): Promise<Refusal | undefined> => {
     const current = state.get(action.object)
     if (current === undefined) {
       throw new NotFoundError(`${refKey(action.object)} is gone`, {verb: 'update', resource: action.object.kind}, 404, 'NotFound')
@@ -287,12 +354,18 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     }
     const desired = applyPatch(current, action.patch)
     let saved: PersistentVolume | PersistentVolumeClaim
-    if (action.object.kind === 'PersistentVolume') {
-      saved = action.subresource === 'status' ? await api.replaceVolumeStatus(desired as PersistentVolume) : await api.replaceVolume(desired as PersistentVolume)
+    if (action.object.kind === 'PersistentVolume' && action.subresource === 'status') {
+      // Through the guard: a write that makes the volume Released double-checks its claim first.
+      const guarded = await guard.replaceVolumeStatus(current as PersistentVolume, desired as PersistentVolume)
+      if (isRefusal(guarded)) return guarded
+      saved = guarded.done
+    } else if (action.object.kind === 'PersistentVolume') {
+      saved = await api.replaceVolume(desired as PersistentVolume)
     } else {
       saved = action.subresource === 'status' ? await api.replaceClaimStatus(desired as PersistentVolumeClaim) : await api.replaceClaim(desired as PersistentVolumeClaim)
     }
     state.set(action.object, saved)
+    return undefined
   }
 
   /**
@@ -315,6 +388,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
         // Everything this plan reads by name or writes is held by this unit alone.
       }
       let replan = false
+      let stoppedByGuard = false
       errors.push(...plan.errors)
       // The rv each object must still have: the one this plan read; after our own write, the one we got.
       const expected = new Map<string, string | undefined>()
@@ -354,7 +428,15 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
               const {resourceVersion: _rv, ...metadata} = created.metadata
               state.set(action.object, await opts.workload.createVolume({...created, metadata}))
             } else {
-              await opts.workload.deleteVolume(action.object.name)
+              const current = state.get(action.object) as PersistentVolume | undefined
+              const deleted = current === undefined ? {refused: `volume ${action.object.name} is gone`, volumeGone: true} : await guard.deleteVolumeObject(opts.workload, current)
+              if (isRefusal(deleted)) {
+                done.push({...action, outcome: `not-written: ${refused(action, deleted)}`})
+                // The rest of the unit is reported not written below: it decided on what the guard refuted.
+                i++
+                stoppedByGuard = true
+                break
+              }
               state.set(action.object, undefined)
             }
             writes++
@@ -363,7 +445,21 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
           }
           const key = refKey(action.object)
           const rv = expected.has(key) ? expected.get(key) : action.resourceVersion
-          await write(action, rv)
+          const stopped = await write(action, rv)
+          if (stopped !== undefined) {
+            if (stopped.claim !== undefined && unit.attempt < maxRetries) {
+              // The claim the plan took as gone exists (syncVolume's double-check found it in the API
+              // server): the controller goes on with the claim found. Re-plan on it, as after a conflict.
+              unit.attempt++
+              adopt(action, stopped)
+              replan = true
+              break
+            }
+            done.push({...action, outcome: `not-written: ${refused(action, stopped)}`})
+            i++
+            stoppedByGuard = true
+            break
+          }
           expected.set(key, state.get(action.object)?.metadata.resourceVersion)
           writes++
           done.push({...action, outcome: unit.attempt === 0 ? 'written' : 'conflict-replanned'})
@@ -395,7 +491,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
           // Reported when it was skipped or interrupted, or never reached.
         }
       }
-      if (i === actions.length) {
+      if (i === actions.length && !stoppedByGuard) {
         // The unit completed: its events happened.
         for (const e of plan.events) {
           events.push(e)
@@ -418,7 +514,10 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
         ? opts.firstPlan
         : reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1, runningOperations: opts.runningOperations})
     const pending = unitsOf(
-      plan.actions.filter((a) => !OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)),
+      plan.actions.filter(
+        // A sync the guard stopped is not tried again in this run: the report says so, and a re-run plans it on what it reads then.
+        (a) => !refusedSyncs.has(a.sync) && (!OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)),
+      ),
       state,
     )
     known = writes + plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
@@ -440,12 +539,14 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
 
   return {
     rounds,
-    converged,
+    // A destructive step stopped is one the controller would still take: not converged.
+    converged: converged && refusals.length === 0,
     aborted: aborted(),
     actions: done,
     events: mergeEvents(events),
     errors,
     failed,
+    refusals,
     state: state.snapshot(),
   }
 }

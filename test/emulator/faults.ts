@@ -12,6 +12,8 @@ export type FaultEffect =
   | {type: 'throttle'; retryAfterSeconds: number}
   | {type: 'conflict'}
   | {type: 'drop'}
+  /** Runs `run` (another writer acting just before this request is served), then lets the request proceed. */
+  | {type: 'hook'; run: () => void | Promise<void>}
 
 export interface FaultSpec {
   verb?: Verb | readonly Verb[]

@@ -164,6 +164,10 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
         if (res.destroyed) return
         continue
       }
+      if (effect.type === 'hook') {
+        await effect.run()
+        continue
+      }
       record.fault = effect.type
       if (effect.type === 'drop') {
         // No answer at all: the client sees a reset connection (ECONNRESET / "socket hang up").

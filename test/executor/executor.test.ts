@@ -161,7 +161,7 @@ test("loop mode: a conflict re-plans a sync over its slice made again, so a clai
       return stateForSync(sources(api.snapshot()), ref, defaultFeatureGates)
     },
   })
-  assert.deepEqual(restated, [['v']], 'the conflicting object is re-read and the slice made again')
+  assert.deepEqual(restated, [['v', 'c']], 'the conflicting object and the claim it now names are re-read, and the slice made again')
   assert.equal(r.failed, false, JSON.stringify(r.actions))
   // Over the first slice (v alone) the re-plan would find v's claim gone: Released, and deleted.
   assert.deepEqual(r.actions.filter((a) => /Released|delete/.test(`${a.reason} ${a.action}`)), [])

@@ -30,6 +30,10 @@ export class FakeClusterApi implements ClusterApi {
    * slow API server would) until it settles; undefined lets the write through at once.
    */
   holdWrite?: (call: WriteCall) => Promise<void> | undefined
+  /** Runs before a single-object read (a GET) is answered, with the reads so far: another writer acting between two steps. */
+  beforeRead?: (kind: WriteCall['kind'], key: string, index: number) => void
+  /** Single-object reads (GETs), as "pv/NAME" or "pvc/NS/NAME", in order. */
+  readonly reads: string[] = []
 
   constructor(private readonly state: ClusterState) {
     for (const v of state.volumes) this.volumes.set(v.metadata.name!, this.stamp(v))
@@ -46,6 +50,17 @@ export class FakeClusterApi implements ClusterApi {
     const o = structuredClone(map.get(key)!) as T
     change(o)
     map.set(key, this.stamp(o))
+  }
+
+  /** An object created by someone else, server-side (the fake gives it its resourceVersion). */
+  externalCreate(obj: Obj): void {
+    if (obj.kind === 'PersistentVolume') this.volumes.set(obj.metadata.name!, this.stamp(obj as PersistentVolume))
+    else this.claims.set(`${obj.metadata.namespace}/${obj.metadata.name}`, this.stamp(obj as PersistentVolumeClaim))
+  }
+
+  private read(kind: WriteCall['kind'], key: string): void {
+    this.beforeRead?.(kind, key, this.reads.length)
+    this.reads.push(kind === 'PersistentVolume' ? `pv/${key}` : `pvc/${key}`)
   }
 
   snapshot(): ClusterState {
@@ -71,11 +86,13 @@ export class FakeClusterApi implements ClusterApi {
     return this.page([...this.state.nodes])
   }
   async readVolume(name: string) {
+    this.read('PersistentVolume', name)
     const v = this.volumes.get(name)
     if (v === undefined) throw new NotFoundError(`persistentvolumes "${name}" not found`, {verb: 'get', resource: 'persistentvolumes', name}, 404, 'NotFound')
     return structuredClone(v)
   }
   async readClaim(namespace: string, name: string) {
+    this.read('PersistentVolumeClaim', `${namespace}/${name}`)
     const c = this.claims.get(`${namespace}/${name}`)
     if (c === undefined) throw new NotFoundError(`persistentvolumeclaims "${name}" not found`, {verb: 'get', resource: 'persistentvolumeclaims', name}, 404, 'NotFound')
     return structuredClone(c)

@@ -1,0 +1,256 @@
+// The one door every destructive write on a live cluster goes through: a volume written Released, a
+// recycler or cleanup pod started, a PV object deleted. Before each, the guard re-reads from the API
+// server what the decision rests on, as the controller's own double-checks do:
+//   - syncVolume: a claim missing from the cache is looked up in the API server before its volume is
+//     released ("to make sure we will not reclaim a PV wrongly");
+//   - recycleVolumeOperation / deleteVolumeOperation: the volume is read again, and isVolumeReleased
+//     decides on the fresh object whether it still needs reclaiming.
+// pvctl checks a little more than the controller, because its picture is a list taken once (and a re-plan
+// after a conflict), not an informer kept current: the fresh volume must still be the one planned on (same
+// uid), still Released or Failed, bound to the same claim uid, under the same reclaim policy, and its claim
+// must still be gone, read from the API server, not from the list. Any change stops the operation and hands
+// the fresh objects back, so the next plan is made on them.
+//
+// It also bounds how much a run may release at once (ReleaseBudget): a picture that shows most claims gone
+// at once is likelier a broken list or a lagging informer than a cluster emptied on purpose.
+//
+// test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod or a PV DELETE is
+// issued anywhere else.
+import {NotFoundError} from '../cluster/api-errors.js'
+import type {ClusterApi} from '../cluster/live-api.js'
+import type {WorkloadApi} from '../cluster/workload-api.js'
+import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
+import type {Action} from '../engine/plan.js'
+import type {DeleteOutcome, LiveVolumePlugins} from '../plugins/live-plugins.js'
+
+/** The guard found the picture stale: the objects as the API server has them now, and why it stopped. */
+export interface Refusal {
+  refused: string
+  /** The volume as read now (undefined: it is gone). */
+  volume?: PersistentVolume
+  volumeGone?: boolean
+  /** The volume's claim as read now, when it exists. */
+  claim?: PersistentVolumeClaim
+}
+
+export type Guarded<T> = {done: T} | Refusal
+
+export function isRefusal<T>(r: Guarded<T>): r is Refusal {
+  return 'refused' in r
+}
+
+/**
+ * How many volumes one run (or, in loop mode, one window of time) may release, recycle or delete before
+ * the guard stops: more than `limit`, or more than `share` of the volumes bound when the run began,
+ * whichever is larger. `allow` counts each volume once.
+ */
+export class ReleaseBudget {
+  private readonly spent = new Map<string, number>()
+
+  constructor(
+    private readonly opts: {
+      /** Volumes bound to a claim (claimRef with a uid) when the budget was set. */
+      boundVolumes: () => number
+      /** At least this many may go at once (default 20). */
+      limit?: number
+      /** Or this share of the bound volumes, if larger (default 0.1). */
+      share?: number
+      /** Unlimited: --allow-mass-release. */
+      unlimited?: boolean
+      /** Loop mode: releases older than this many ms no longer count. */
+      windowMs?: number
+      now?: () => number
+    },
+  ) {}
+
+  /** The most volumes that may go at once, for the current count of bound volumes. */
+  get ceiling(): number {
+    return Math.max(this.opts.limit ?? DEFAULT_RELEASE_LIMIT, Math.floor((this.opts.share ?? DEFAULT_RELEASE_SHARE) * this.opts.boundVolumes()))
+  }
+
+  /** Whether `volume` may be released (counted if so); undefined when it may, else why not. */
+  take(volume: string): string | undefined {
+    if (this.opts.unlimited) return undefined
+    const now = this.opts.now?.() ?? 0
+    if (this.opts.windowMs !== undefined) {
+      for (const [name, at] of this.spent) if (now - at > this.opts.windowMs) this.spent.delete(name)
+    }
+    if (this.spent.has(volume)) return undefined
+    if (this.spent.size >= this.ceiling) {
+      return massReleaseMessage(this.spent.size + 1, this.opts.boundVolumes(), this.ceiling, this.opts.windowMs)
+    }
+    this.spent.set(volume, now)
+    return undefined
+  }
+}
+
+export const DEFAULT_RELEASE_LIMIT = 20
+export const DEFAULT_RELEASE_SHARE = 0.1
+/**
+ * Loop mode's window: releases within it count together. Long enough to hold a relist's burst (every
+ * volume of a lost claim list is synced within one resync), short enough that a namespace deleted on
+ * purpose is reclaimed within the hour in steps.
+ */
+export const MASS_RELEASE_WINDOW_MS = 10 * 60_000
+
+export function massReleaseMessage(count: number, bound: number, ceiling: number, windowMs?: number): string {
+  const within = windowMs !== undefined ? ` within ${Math.round(windowMs / 1000)} s` : ' at once'
+  return (
+    `mass release guard: ${count} volumes would be released, recycled or deleted${within}, more than ${ceiling} ` +
+    `(the larger of ${DEFAULT_RELEASE_LIMIT} and ${DEFAULT_RELEASE_SHARE * 100}% of the ${bound} bound volumes); ` +
+    'this looks like a list or informer that lost claims rather than claims deleted on purpose'
+  )
+}
+
+/**
+ * The volumes a plan releases, recycles or deletes (a status write that makes one Released, a recycle, a
+ * delete of its storage or of its object), each once: what the release budget counts.
+ */
+export function volumesDestroyedBy(actions: readonly Action[]): Set<string> {
+  const names = new Set<string>()
+  for (const a of actions) {
+    if (a.object.kind !== 'PersistentVolume') continue
+    const releases = a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
+    if (releases || a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume') names.add(a.object.name)
+  }
+  return names
+}
+
+/** Counts the volumes bound to a claim (a claimRef with a uid): the base of the mass-release share. */
+export function countBoundVolumes(volumes: Iterable<PersistentVolume>): number {
+  let n = 0
+  for (const v of volumes) if ((v.spec.claimRef?.uid ?? '') !== '') n++
+  return n
+}
+
+export class DestructionGuard {
+  constructor(
+    private readonly api: Pick<ClusterApi, 'readVolume' | 'readClaim' | 'replaceVolumeStatus'>,
+    private readonly budget?: ReleaseBudget,
+  ) {}
+
+  /**
+   * Writes a volume's status. A write that makes it Released first asks the API server for its claim
+   * (syncVolume's double-check): found, with the claimRef's uid and bound to no other volume, the
+   * volume is not released and nothing is written.
+   */
+  async replaceVolumeStatus(current: PersistentVolume, desired: PersistentVolume): Promise<Guarded<PersistentVolume>> {
+    const releasing = desired.status?.phase === 'Released' && current.status?.phase !== 'Released'
+    if (releasing) {
+      const claim = await this.claimStillHolding(desired)
+      if (claim !== undefined) {
+        return {refused: `claim ${claimRefKey(desired.spec.claimRef!)} exists in the API server (uid ${claim.metadata.uid}): the volume is not released`, claim}
+      } else {
+        // The claim is gone (or is another claim of the same name, or is bound elsewhere): released.
+      }
+      const over = this.budget?.take(desired.metadata.name ?? '')
+      if (over !== undefined) return {refused: over}
+    } else {
+      // Not a release: an ordinary conditional write.
+    }
+    return {done: await this.api.replaceVolumeStatus(desired)}
+  }
+
+  /** A recycler pod scrubs the volume, after the fresh volume is checked (recycleVolumeOperation). */
+  async recycle(plugins: LiveVolumePlugins, plugin: string, planned: PersistentVolume, signal?: AbortSignal): Promise<Guarded<string | undefined>> {
+    const fresh = await this.stillReleased(planned, 'recycle')
+    if (isRefusal(fresh)) return fresh
+    return {done: await plugins.recycle(plugin, fresh.done, signal)}
+  }
+
+  /** A deleter removes the volume's storage, after the fresh volume is checked (deleteVolumeOperation). */
+  async deleteStorage(plugins: LiveVolumePlugins, plugin: string, planned: PersistentVolume, signal?: AbortSignal): Promise<Guarded<DeleteOutcome>> {
+    const fresh = await this.stillReleased(planned, 'delete')
+    if (isRefusal(fresh)) return fresh
+    return {done: await plugins.delete(plugin, fresh.done, signal)}
+  }
+
+  /**
+   * Deletes the PV object once its storage is gone: checked again, then deleted on the condition that
+   * it is still the object just read (DeleteOptions preconditions: uid and resourceVersion).
+   */
+  async deleteVolumeObject(workload: WorkloadApi, planned: PersistentVolume): Promise<Guarded<void>> {
+    const fresh = await this.stillReleased(planned, 'delete')
+    if (isRefusal(fresh)) return fresh
+    const {uid, resourceVersion} = fresh.done.metadata
+    return {done: await workload.deleteVolume(fresh.done.metadata.name ?? '', {uid, resourceVersion})}
+  }
+
+  /**
+   * The volume as the API server has it now, if it still needs this reclaim: the same object (uid), still
+   * Released or Failed, bound to the same claim uid, the same policy, and isVolumeReleased on it with its
+   * claim read from the API server.
+   */
+  private async stillReleased(planned: PersistentVolume, op: 'recycle' | 'delete'): Promise<Guarded<PersistentVolume>> {
+    const name = planned.metadata.name ?? ''
+    let fresh: PersistentVolume
+    try {
+      fresh = await this.api.readVolume(name)
+    } catch (err) {
+      if (err instanceof NotFoundError) return {refused: `volume ${name} is gone`, volumeGone: true}
+      else throw err
+    }
+    const why = changedSincePlanned(planned, fresh)
+    if (why !== undefined) return {refused: `volume ${name} changed since it was planned to ${op}: ${why}`, volume: fresh}
+    const claim = await this.claimStillHolding(fresh)
+    if (claim !== undefined) {
+      return {refused: `volume ${name} is not released: claim ${claimRefKey(fresh.spec.claimRef!)} exists in the API server (uid ${claim.metadata.uid})`, volume: fresh, claim}
+    } else {
+      // isVolumeReleased on the fresh volume and the fresh claim: it still needs reclaiming.
+    }
+    const over = this.budget?.take(name)
+    if (over !== undefined) return {refused: over, volume: fresh}
+    return {done: fresh}
+  }
+
+  /**
+   * isVolumeReleased's claim lookup, asked of the API server: the claim the volume's claimRef names, when it
+   * exists with that uid and is bound to no other volume (the volume is then not released); else undefined.
+   */
+  private async claimStillHolding(volume: PersistentVolume): Promise<PersistentVolumeClaim | undefined> {
+    const ref = volume.spec.claimRef
+    if (ref == null || (ref.uid ?? '') === '') {
+      // No claimRef, or one without a uid (pre-bound): isVolumeReleased is false, and the engine never
+      // releases such a volume; nothing holds it by uid.
+      return undefined
+    } else {
+      // Bound by uid: ask the API server for the claim.
+    }
+    let claim: PersistentVolumeClaim
+    try {
+      claim = await this.api.readClaim(ref.namespace ?? '', ref.name ?? '')
+    } catch (err) {
+      if (err instanceof NotFoundError) return undefined
+      else throw err
+    }
+    if ((claim.metadata.uid ?? '') !== ref.uid) {
+      // Another claim of the same name: the one the volume was bound to is gone.
+      return undefined
+    } else if ((claim.spec.volumeName ?? '') !== '' && claim.spec.volumeName !== volume.metadata.name) {
+      // The claim is bound to another volume: this one *is* released.
+      return undefined
+    } else {
+      return claim
+    }
+  }
+}
+
+/** Why the fresh volume is not the one a reclaim was planned on, or undefined when it still is. */
+function changedSincePlanned(planned: PersistentVolume, fresh: PersistentVolume): string | undefined {
+  const phase = fresh.status?.phase
+  const was = planned.spec.claimRef
+  const now = fresh.spec.claimRef
+  if ((fresh.metadata.uid ?? '') !== (planned.metadata.uid ?? '')) {
+    return `it was re-created (uid ${fresh.metadata.uid ?? '<none>'}, planned on ${planned.metadata.uid ?? '<none>'})`
+  } else if (phase !== 'Released' && phase !== 'Failed') {
+    return `its phase is ${phase ?? '<none>'}`
+  } else if (now == null) {
+    return 'its claimRef was removed'
+  } else if ((now.uid ?? '') !== (was?.uid ?? '') || now.namespace !== was?.namespace || now.name !== was?.name) {
+    return `its claimRef now names ${claimRefKey(now)} (uid ${now.uid || '<none>'})`
+  } else if (fresh.spec.persistentVolumeReclaimPolicy !== planned.spec.persistentVolumeReclaimPolicy) {
+    return `its reclaim policy is now ${fresh.spec.persistentVolumeReclaimPolicy ?? '<none>'}`
+  } else {
+    return undefined
+  }
+}

@@ -1,0 +1,53 @@
+// Loop mode's double-check, against the emulator: the volume informer holds a volume whose claim the claim
+// informer has not seen yet (the claim's event comes late), as under load after an in-tree provision. The
+// volume's sync takes the claim for gone; the guard asks the API server, finds it, and the volume is never
+// written Released, let alone deleted.
+import assert from 'node:assert/strict'
+import {setTimeout as sleep} from 'node:timers/promises'
+import {test} from 'node:test'
+
+import {claim, cluster, FAST, getVolume, Pvctl, volume, waitFor} from './loop-harness.js'
+
+const DISABLED = '--controllers=*,-persistentvolume-binder-controller'
+
+test('a claim whose event reaches the claim informer late: its freshly provisioned volume is not released, nor deleted', async () => {
+  const {api, kubeconfig} = await cluster([])
+  // The claim list is answered first, without the claim; the claim and its provisioned volume appear; the
+  // volume list, held back a little, has the volume. The claim's own event waits behind a slow watch.
+  api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'latency', ms: 400}})
+  api.faults.add({verb: 'watch', resource: 'pvc', count: 1, effect: {type: 'latency', ms: 4000}})
+  api.faults.add({
+    verb: 'list',
+    resource: 'pvc',
+    count: 1,
+    effect: {
+      type: 'hook',
+      run: () =>
+        void setTimeout(() => {
+          api.create(claim('team-a', 'fresh', {uid: 'uid-fresh', volumeName: 'pvc-uid-fresh'}) as never)
+          const provisioned = volume('pvc-uid-fresh', {claimRef: {namespace: 'team-a', name: 'fresh', uid: 'uid-fresh'}, phase: 'Bound'})
+          provisioned.spec.persistentVolumeReclaimPolicy = 'Delete'
+          provisioned.metadata.annotations = {...provisioned.metadata.annotations, 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}
+          api.create(provisioned as never)
+        }, 150),
+    },
+  })
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--enable-hostpath-provisioner', ...FAST, DISABLED, '-v', '2'])
+  try {
+    await pvctl.line(/Caches are synced/, {stream: 'err'})
+    // The volume's sync runs now, with its claim missing from the cache: before it would release the
+    // volume, it asks the API server for the claim, finds it, and goes on with it found (syncVolume).
+    await waitFor('the claim to be asked for', () => api.countRequests({verb: 'get', resource: 'pvc', name: 'fresh'}) > 0 || undefined)
+    const phases = new Set<string>()
+    for (let i = 0; i < 20; i++) {
+      phases.add(getVolume(api, 'pvc-uid-fresh')?.status?.phase ?? 'gone')
+      await sleep(50)
+    }
+    assert.deepEqual([...phases], ['Bound'], 'never Released, never gone')
+    assert.equal(api.countRequests({verb: 'create', resource: 'pods'}), 0, 'no cleanup pod')
+    assert.equal(pvctl.err.filter((l) => /Double-check stopped/.test(l)).length, 0, 'a claim found is a re-plan, as in syncVolume, not a refusal')
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})

@@ -1,0 +1,180 @@
+// The double-checks against the API-server emulator over real HTTP: a second writer races pvctl's
+// `sync --yes` on the bundled example and no volume whose claim exists is released, scrubbed or deleted;
+// a plan that would release most of the cluster is refused before anything is written.
+import assert from 'node:assert/strict'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {openLiveSession} from '../../src/app/live-session.js'
+import {executeSync} from '../../src/executor/executor.js'
+import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
+import {loadLiveState} from '../../src/cluster/live-loader.js'
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
+import type {PersistentVolume} from '../../src/engine/model.js'
+import {runCli} from '../cli/run-cli.js'
+import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
+import {kubelet} from './kubelet.js'
+
+const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-double-check-'))
+const {state: example} = await loadSnapshot('examples/cluster.yaml')
+
+async function cluster(change: (objects: K8sObject[]) => K8sObject[] = (o) => o, tls = true): Promise<{api: Emulator; kubeconfig: string; stop: () => Promise<void>}> {
+  const objects = change(structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]) as never)
+  const api = await startEmulator({tls, listItemTypeMeta: false, objects})
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig())
+  const stopKubelet = kubelet(api, 'Succeeded')
+  return {api, kubeconfig, stop: async () => (stopKubelet(), await api.stop())}
+}
+
+const withPolicy = (name: string, policy: string) => (objects: K8sObject[]) =>
+  objects.map((o) => (o.kind === 'PersistentVolume' && o.metadata.name === name ? {...o, spec: {...(o.spec as object), persistentVolumeReclaimPolicy: policy}} : o))
+
+/** An admin's hand, server-side: a new claim, and the volume bound to it by uid (as a binder writes it). False when the volume is gone. */
+function bindToNewClaim(api: Emulator, volume: string, claim: string): boolean {
+  const pv = api.get('pv', null, volume) as unknown as PersistentVolume | undefined
+  if (pv === undefined) return false
+  const uid = `uid-${claim}`
+  api.create({
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {name: claim, namespace: 'shop', uid},
+    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '1Gi'}}, storageClassName: 'standard', volumeMode: 'Filesystem'},
+    status: {phase: 'Pending'},
+  })
+  api.update({...pv, spec: {...pv.spec, claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: claim, uid}}, status: {phase: 'Bound'}} as never)
+  return true
+}
+
+const volume = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as PersistentVolume | undefined
+const podsFor = (api: Emulator, name: string) => api.requests.filter((r) => r.verb === 'create' && r.resource === 'pods' && (r.name ?? '').endsWith(`-for-${name}`))
+
+test('sync --yes: an admin pre-binds pv-0002 (Delete) to a claim created after the list; the volume is neither released nor deleted', async () => {
+  const {api, kubeconfig, stop} = await cluster(withPolicy('pv-0002', 'Delete'))
+  try {
+    // Just before pvctl's first write of pv-0002 is served (it binds pv-0002 to shop/orders).
+    api.faults.add({verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'hook', run: () => bindToNewClaim(api, 'pv-0002', 'late')}})
+    const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '-o', 'json'], {env: {HOME: dir}})
+    assert.ok(run.code === 0, run.stderr)
+    const pv2 = volume(api, 'pv-0002')
+    assert.ok(pv2 !== undefined, 'pv-0002 still exists')
+    assert.equal(pv2.spec.claimRef?.name, 'late')
+    assert.equal(pv2.status?.phase, 'Bound')
+    assert.deepEqual(podsFor(api, 'pv-0002'), [], 'no cleanup pod for pv-0002')
+    assert.equal((api.get('pvc', 'shop', 'late') as unknown as {spec: {volumeName?: string}}).spec.volumeName, 'pv-0002', 'the next sync completed the binding')
+  } finally {
+    await stop()
+  }
+})
+
+test('sync --yes: pv-0006 released by pvctl, then bound to a new claim before its cleanup pod; not deleted, and the run says why (exit 3)', async () => {
+  const {api, kubeconfig, stop} = await cluster()
+  try {
+    // pvctl writes pv-0006 Released; right after, before the guard reads it again, an admin rescues it.
+    api.faults.add({verb: 'get', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => bindToNewClaim(api, 'pv-0006', 'rescue')}})
+    const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
+    assert.equal(run.code, 3, run.stdout + run.stderr)
+    assert.match(run.stderr, /the double-check stopped 1 destructive step\(s\)/)
+    assert.doesNotMatch(run.stderr, /at .*\.js:\d+/, 'no stack trace')
+    assert.ok(volume(api, 'pv-0006') !== undefined, 'pv-0006 still exists')
+    assert.deepEqual(podsFor(api, 'pv-0006'), [], 'no cleanup pod')
+    // The other destructive step of the plan, the recycle of pv-0005, went ahead.
+    assert.equal(volume(api, 'pv-0005')?.status?.phase, 'Available')
+  } finally {
+    await stop()
+  }
+})
+
+test('sync --yes: a change between the last check and the PV DELETE: its preconditions (uid, resourceVersion) make the server refuse it', async () => {
+  const {api, kubeconfig, stop} = await cluster()
+  try {
+    api.faults.add({verb: 'delete', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => bindToNewClaim(api, 'pv-0006', 'just-in-time')}})
+    const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
+    assert.equal(run.code, 0, run.stderr)
+    const deletes = api.requests.filter((r) => r.verb === 'delete' && r.resource === 'persistentvolumes' && r.name === 'pv-0006')
+    assert.deepEqual(deletes.map((r) => r.status), [409], 'the one DELETE was refused by its preconditions')
+    assert.equal(volume(api, 'pv-0006')?.spec.claimRef?.name, 'just-in-time', 'the PV object is kept for its new claim')
+  } finally {
+    await stop()
+  }
+})
+
+test('sync --yes: a plan that releases more than the guard allows is refused before anything is written (exit 2); --allow-mass-release lets it through', async () => {
+  // 30 bound Retain volumes whose claims are gone: a claim list that lost them looks just like this.
+  const orphans = Array.from({length: 30}, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {name: `orphan-${String(i).padStart(2, '0')}`, uid: `uid-orphan-${i}`},
+    spec: {
+      capacity: {storage: '1Gi'},
+      accessModes: ['ReadWriteOnce'],
+      persistentVolumeReclaimPolicy: 'Retain',
+      hostPath: {path: `/tmp/orphan-${i}`},
+      claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'gone', name: `claim-${i}`, uid: `uid-claim-${i}`},
+    },
+    status: {phase: 'Bound'},
+  }))
+  const {api, kubeconfig, stop} = await cluster((o) => [...o, ...orphans])
+  try {
+    api.clearRequests()
+    const refused = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
+    assert.equal(refused.code, 2, refused.stderr)
+    assert.match(refused.stderr, /^error: refusing to write: mass release guard: 33 volumes would be released, recycled or deleted at once, more than 20 /m)
+    assert.equal(api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}), 0, 'nothing written')
+
+    const allowed = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '--allow-mass-release'], {env: {HOME: dir}})
+    assert.equal(allowed.code, 0, allowed.stderr)
+    assert.equal(volume(api, 'orphan-29')?.status?.phase, 'Released')
+  } finally {
+    await stop()
+  }
+})
+
+test('the race of the first row, 50 times at moments spread over the run: no volume is deleted or scrubbed on a read older than its rescue', async () => {
+  // In-process (the executor over real HTTP to the emulator), so that 50 trials stay quick. Each trial
+  // binds pv-0006 (Delete, about to be released and deleted) to a new claim at another moment of the run.
+  // Whenever the bind lands, nothing destructive may follow from a read made before it: no cleanup pod
+  // decided on an older read (the guard reads pv-0006 again just before), and no PV DELETE after it.
+  let rescued = 0
+  for (let trial = 0; trial < 50; trial++) {
+    const {api, kubeconfig, stop} = await cluster((o) => o, false)
+    try {
+      const session = openLiveSession({kubeconfig, qps: 1000, burst: 1000})
+      const state = await loadLiveState(session.api, {})
+      api.clearRequests()
+      let boundAt = -1
+      let tooLate = false
+      const timer = setTimeout(() => {
+        const at = api.requests.length
+        if (bindToNewClaim(api, 'pv-0006', `late-${trial}`)) boundAt = at
+        else tooLate = true
+      }, (trial * 7919) % 200)
+      const plugins = new LiveVolumePlugins(session.workload, {pollMs: 5})
+      await executeSync(session.api, state, {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: false, destructive: true, plugins, workload: session.workload})
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      clearTimeout(timer)
+      const requests = api.requests
+      const isPv6 = (r: (typeof requests)[number]) => r.resource === 'persistentvolumes' && r.name === 'pv-0006'
+      const podAt = requests.findIndex((r) => r.verb === 'create' && r.resource === 'pods' && r.name === 'deleter-for-pv-0006')
+      const deletedAt = requests.findIndex((r) => r.verb === 'delete' && isPv6(r) && r.status === 200)
+      if (tooLate) continue // pv-0006 was deleted before the admin came: nothing to rescue
+      assert.ok(boundAt !== -1, `trial ${trial}: the admin never acted`)
+      assert.ok(deletedAt === -1 || deletedAt < boundAt, `trial ${trial}: pv-0006 deleted after it was bound to a claim`)
+      if (podAt > boundAt) {
+        const lastRead = podAt - 1 - [...requests.slice(0, podAt)].reverse().findIndex((r) => r.verb === 'get' && isPv6(r))
+        assert.ok(lastRead > boundAt, `trial ${trial}: the cleanup pod was decided on a read of pv-0006 older than its rescue`)
+      }
+      if (podAt === -1 || podAt > boundAt) {
+        rescued++
+        assert.equal(volume(api, 'pv-0006')?.spec.claimRef?.name, `late-${trial}`, `trial ${trial}: pv-0006 is kept for its new claim`)
+      }
+    } finally {
+      await stop()
+    }
+  }
+  // The spread of moments exercised both sides of the race: rescues before the cleanup, and after it began.
+  assert.ok(rescued >= 5 && rescued <= 45, `pv-0006 rescued in ${rescued} of 50 trials`)
+})

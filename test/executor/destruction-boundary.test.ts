@@ -1,0 +1,54 @@
+// Every destructive call on a live cluster goes through src/executor/destruction-guard.ts, where the
+// double-checks are: a volume status write (the one that can make it Released), a volume plugin's recycle
+// or delete (the recycler and cleanup pods), and a PV DELETE. A new command or a refactor that calls one
+// of them directly fails here, naming the file and line.
+import assert from 'node:assert/strict'
+import {readdirSync, readFileSync, statSync} from 'node:fs'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {repoRoot} from '../conformance/cases.js'
+
+const GUARD = 'src/executor/destruction-guard.ts'
+
+/** Calls only the guard may make, and the one file besides it that may make each (the port's own use). */
+const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
+  // The executor's status writes call the guard's method of that name (guard.replaceVolumeStatus).
+  {what: 'a volume status write (replaceVolumeStatus)', pattern: /(?<!\bguard)\.replaceVolumeStatus\(/},
+  {what: 'a PV DELETE (deleteVolume)', pattern: /\.deleteVolume\(/},
+  {what: "a volume plugin's recycle", pattern: /\b(plugins|volumePlugins)\??\.recycle\(/},
+  {what: "a volume plugin's delete", pattern: /\b(plugins|volumePlugins)\??\.delete\(/},
+  // The plugins' pods are started by LiveVolumePlugins alone, whose recycle and delete only the guard calls.
+  {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/plugins/live-plugins.ts'},
+]
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name)
+    return statSync(full).isDirectory() ? sources(full) : name.endsWith('.ts') ? [full] : []
+  })
+}
+
+test('destructive calls are made by the destruction guard alone', () => {
+  const offences: string[] = []
+  // The engine plans and never calls a cluster (the boundary test holds it pure): its VolumeOperations
+  // port is the executor's replay of what the guard carried out.
+  const files = sources(path.join(repoRoot, 'src')).filter((f) => !f.includes(`${path.sep}engine${path.sep}`))
+  for (const file of files) {
+    const rel = path.relative(repoRoot, file).split(path.sep).join('/')
+    if (rel === GUARD) continue
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        for (const rule of rules) {
+          if (rule.pattern.test(line) && rel !== rule.alsoIn && !/^\s*(\/\/|\*)/.test(line)) offences.push(`${rel}:${i + 1}: ${rule.what} outside the guard`)
+        }
+      })
+  }
+  assert.deepEqual(offences, [])
+})
+
+test('the guard makes each of those calls (the rules above match real code, not nothing)', () => {
+  const guard = readFileSync(path.join(repoRoot, GUARD), 'utf8')
+  for (const rule of rules.filter((r) => r.alsoIn === undefined)) assert.match(guard, rule.pattern, rule.what)
+})
