@@ -3,6 +3,7 @@
 // the report that comes back.
 import type {ClusterState} from '../engine/model.js'
 import {ExitCode} from '../errors.js'
+import {massReleaseOf} from '../executor/destruction-guard.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import type {SyncReport} from './sync-report.js'
@@ -13,6 +14,8 @@ export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
   concurrency: number
   events: boolean
   yes: boolean
+  /** --allow-mass-release: no bound on how many volumes one run releases, recycles or deletes. */
+  allowMassRelease?: boolean
   /** --recycler-pod-template: a file holding one Pod. */
   recyclerPodTemplate?: string
 }
@@ -42,11 +45,13 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
     const report = planSync(loaded.state, {...opts, dryRun: true})
     if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
     if (!report.converged) noticeMissingUids(loaded.state, ui)
+    noticeMassRelease(loaded.state, report, opts, ui)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
   }
   const {state, session} = loaded
   if (opts.dryRun) {
     const report = planSync(state, opts)
+    noticeMassRelease(state, report, opts, ui)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
   }
 
@@ -74,6 +79,12 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   } finally {
     progress.stop()
   }
+}
+
+/** A plan that `pvctl sync` would refuse to write (destruction-guard.ts), said with the plan that shows it. */
+function noticeMassRelease(state: ClusterState, report: SyncReport, opts: Pick<RunSyncOptions, 'allowMassRelease'>, ui: Pick<SyncUi, 'notice'>): void {
+  const mass = massReleaseOf(state, report.actions)
+  if (mass !== undefined && !opts.allowMassRelease) ui.notice(`writing this plan would be refused without --allow-mass-release: ${mass}`)
 }
 
 /**

@@ -7,7 +7,7 @@ import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/model.js'
 import type {PlannedEvent} from '../engine/plan.js'
 import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
-import {countBoundVolumes, massReleaseMessage, ReleaseBudget, volumesDestroyedBy} from '../executor/destruction-guard.js'
+import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
@@ -50,14 +50,14 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   }
   // Before anyone is asked: a plan that releases much of the cluster at once rests, likelier than not, on
   // a list that lost claims. The executor's budget holds the same bound as the plan grows while it runs.
-  const budget = new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: opts.allowMassRelease})
-  const destroyed = volumesDestroyedBy(plan.actions)
-  if (!opts.allowMassRelease && destroyed.size > budget.ceiling) {
-    throw new UsageError(`refusing to write: ${massReleaseMessage(destroyed.size, countBoundVolumes(state.volumes), budget.ceiling)}`, [
+  const mass = massReleaseOf(state, plan.actions)
+  if (!opts.allowMassRelease && mass !== undefined) {
+    throw new UsageError(`refusing to write: ${mass}`, [
       'check that the claims are all there (kubectl get pvc -A), and pvctl sync --dry-run',
       'if these volumes are to go, pass --allow-mass-release',
     ])
   }
+  const budget = new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: opts.allowMassRelease})
   if (!opts.yes) {
     if (opts.confirm === undefined) {
       throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')

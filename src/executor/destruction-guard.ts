@@ -116,6 +116,17 @@ export function volumesDestroyedBy(actions: readonly Action[]): Set<string> {
   return names
 }
 
+/**
+ * Why a plan would be refused by the mass-release guard before anything is written (more volumes released,
+ * recycled or deleted than the budget of `state` allows), or undefined when it would not.
+ */
+export function massReleaseOf(state: {volumes: readonly PersistentVolume[]}, actions: readonly Action[]): string | undefined {
+  const bound = countBoundVolumes(state.volumes)
+  const ceiling = new ReleaseBudget({boundVolumes: () => bound}).ceiling
+  const destroyed = volumesDestroyedBy(actions).size
+  return destroyed > ceiling ? massReleaseMessage(destroyed, bound, ceiling) : undefined
+}
+
 /** Counts the volumes bound to a claim (a claimRef with a uid): the base of the mass-release share. */
 export function countBoundVolumes(volumes: Iterable<PersistentVolume>): number {
   let n = 0

@@ -16,6 +16,7 @@ import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import type {PersistentVolume} from '../../src/engine/model.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
+import type {FaultSpec} from '../emulator/faults.js'
 import {kubelet} from './kubelet.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-double-check-'))
@@ -52,46 +53,139 @@ function bindToNewClaim(api: Emulator, volume: string, claim: string): boolean {
 const volume = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as PersistentVolume | undefined
 const podsFor = (api: Emulator, name: string) => api.requests.filter((r) => r.verb === 'create' && r.resource === 'pods' && (r.name ?? '').endsWith(`-for-${name}`))
 
-test('sync --yes: an admin pre-binds pv-0002 (Delete) to a claim created after the list; the volume is neither released nor deleted', async () => {
-  const {api, kubeconfig, stop} = await cluster(withPolicy('pv-0002', 'Delete'))
-  try {
-    // Just before pvctl's first write of pv-0002 is served (it binds pv-0002 to shop/orders).
-    api.faults.add({verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'hook', run: () => bindToNewClaim(api, 'pv-0002', 'late')}})
-    const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '-o', 'json'], {env: {HOME: dir}})
-    assert.ok(run.code === 0, run.stderr)
-    const pv2 = volume(api, 'pv-0002')
-    assert.ok(pv2 !== undefined, 'pv-0002 still exists')
-    assert.equal(pv2.spec.claimRef?.name, 'late')
-    assert.equal(pv2.status?.phase, 'Bound')
-    assert.deepEqual(podsFor(api, 'pv-0002'), [], 'no cleanup pod for pv-0002')
-    assert.equal((api.get('pvc', 'shop', 'late') as unknown as {spec: {volumeName?: string}}).spec.volumeName, 'pv-0002', 'the next sync completed the binding')
-  } finally {
-    await stop()
-  }
-})
+interface RaceRow {
+  name: string
+  change?: (objects: K8sObject[]) => K8sObject[]
+  /** The second writer: acts just before the request this fault matches is served. */
+  fault: (api: Emulator) => FaultSpec
+  exitCode: number
+  check: (api: Emulator, stderr: string) => void
+}
 
-test('sync --yes: pv-0006 released by pvctl, then bound to a new claim before its cleanup pod; not deleted, and the run says why (exit 3)', async () => {
-  const {api, kubeconfig, stop} = await cluster()
-  try {
+const ORDERS_UID = '7c2d4e00-3333-4e3c-9d00-000000000001'
+
+const races: RaceRow[] = [
+  {
+    name: 'an admin pre-binds pv-0002 (Delete) to a claim created after the list: neither released nor deleted',
+    change: withPolicy('pv-0002', 'Delete'),
+    // Just before pvctl's first write of pv-0002 (it binds pv-0002 to shop/orders).
+    fault: (api) => ({verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0002', 'late')}}),
+    exitCode: 0,
+    check: (api) => {
+      assert.equal(volume(api, 'pv-0002')?.spec.claimRef?.name, 'late')
+      assert.equal(volume(api, 'pv-0002')?.status?.phase, 'Bound')
+      assert.deepEqual(podsFor(api, 'pv-0002'), [], 'no cleanup pod for pv-0002')
+      assert.equal((api.get('pvc', 'shop', 'late') as unknown as {spec: {volumeName?: string}}).spec.volumeName, 'pv-0002', 'the next sync completed the binding')
+    },
+  },
+  {
+    name: 'the same with Retain: pv-0002 is not written Released',
+    fault: (api) => ({verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0002', 'late')}}),
+    exitCode: 0,
+    check: (api) => assert.equal(volume(api, 'pv-0002')?.status?.phase, 'Bound'),
+  },
+  {
+    name: 'pv-0006 released by pvctl, then bound to a new claim before its cleanup pod: not deleted, and the run says why',
     // pvctl writes pv-0006 Released; right after, before the guard reads it again, an admin rescues it.
-    api.faults.add({verb: 'get', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => bindToNewClaim(api, 'pv-0006', 'rescue')}})
-    const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
-    assert.equal(run.code, 3, run.stdout + run.stderr)
-    assert.match(run.stderr, /the double-check stopped 1 destructive step\(s\)/)
-    assert.doesNotMatch(run.stderr, /at .*\.js:\d+/, 'no stack trace')
-    assert.ok(volume(api, 'pv-0006') !== undefined, 'pv-0006 still exists')
-    assert.deepEqual(podsFor(api, 'pv-0006'), [], 'no cleanup pod')
-    // The other destructive step of the plan, the recycle of pv-0005, went ahead.
-    assert.equal(volume(api, 'pv-0005')?.status?.phase, 'Available')
-  } finally {
-    await stop()
-  }
-})
+    fault: (api) => ({verb: 'get', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0006', 'rescue')}}),
+    exitCode: 3,
+    check: (api, stderr) => {
+      assert.match(stderr, /the double-check stopped 1 destructive step\(s\)/)
+      assert.equal(volume(api, 'pv-0006')?.spec.claimRef?.name, 'rescue')
+      assert.deepEqual(podsFor(api, 'pv-0006'), [], 'no cleanup pod')
+      assert.equal(volume(api, 'pv-0005')?.status?.phase, 'Available', 'the recycle of pv-0005, another sync, went ahead')
+    },
+  },
+  {
+    name: "pv-0006's policy flipped Delete -> Retain after its release, before its cleanup pod: not deleted",
+    fault: (api) => ({
+      verb: 'get',
+      resource: 'pv',
+      name: 'pv-0006',
+      count: 1,
+      effect: {type: 'hook', run: () => void api.update({...api.get('pv', null, 'pv-0006')!, spec: {...(api.get('pv', null, 'pv-0006')!.spec as object), persistentVolumeReclaimPolicy: 'Retain'}})},
+    }),
+    exitCode: 3,
+    check: (api, stderr) => {
+      assert.match(stderr, /double-check/)
+      assert.equal(volume(api, 'pv-0006')?.status?.phase, 'Released')
+      assert.deepEqual(podsFor(api, 'pv-0006'), [], 'no cleanup pod')
+    },
+  },
+  {
+    name: 'pv-0005 (Recycle) rescued by an admin before the recycler pod: not scrubbed',
+    fault: (api) => ({verb: 'get', resource: 'pv', name: 'pv-0005', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0005', 'rescue')}}),
+    exitCode: 3,
+    check: (api) => {
+      assert.deepEqual(podsFor(api, 'pv-0005'), [], 'no recycler pod')
+      assert.equal(volume(api, 'pv-0005')?.spec.claimRef?.name, 'rescue')
+    },
+  },
+  {
+    name: 'another binder binds shop/orders to pv-admin (new since the list) just before pvctl writes the claim: not Lost',
+    fault: (api) => ({
+      verb: 'update',
+      resource: 'pvc',
+      name: 'orders',
+      subresource: '',
+      count: 1,
+      effect: {
+        type: 'hook',
+        run: () => {
+          // The volume first, then the claim, as a binder writes them.
+          api.create({
+            apiVersion: 'v1',
+            kind: 'PersistentVolume',
+            metadata: {name: 'pv-admin', uid: 'uid-pv-admin', annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}},
+            spec: {
+              capacity: {storage: '50Gi'},
+              accessModes: ['ReadWriteOnce'],
+              persistentVolumeReclaimPolicy: 'Retain',
+              storageClassName: 'standard',
+              hostPath: {path: '/tmp/pv-admin'},
+              claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders', uid: ORDERS_UID},
+            },
+            status: {phase: 'Bound'},
+          })
+          const orders = api.get('pvc', 'shop', 'orders')! as unknown as {metadata: object; spec: object}
+          api.update({
+            ...orders,
+            metadata: {...orders.metadata, annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}},
+            spec: {...orders.spec, volumeName: 'pv-admin'},
+            status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '50Gi'}},
+          } as never)
+        },
+      },
+    }),
+    exitCode: 0,
+    check: (api) => {
+      const orders = api.get('pvc', 'shop', 'orders') as unknown as {spec: {volumeName?: string}; status: {phase?: string}}
+      assert.equal(orders.status.phase, 'Bound', 'not Lost')
+      assert.equal(orders.spec.volumeName, 'pv-admin')
+      assert.equal(volume(api, 'pv-0002')?.spec.claimRef, undefined, 'the volume pvctl bound first is rolled back')
+    },
+  },
+]
+
+for (const row of races) {
+  test(`sync --yes against a second writer: ${row.name}`, async () => {
+    const {api, kubeconfig, stop} = await cluster(row.change)
+    try {
+      api.faults.add(row.fault(api))
+      const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
+      assert.equal(run.code, row.exitCode, run.stdout + run.stderr)
+      assert.doesNotMatch(run.stderr, /internal error|at .*\.js:\d+/, 'no stack trace')
+      row.check(api, run.stderr)
+    } finally {
+      await stop()
+    }
+  })
+}
 
 test('sync --yes: a change between the last check and the PV DELETE: its preconditions (uid, resourceVersion) make the server refuse it', async () => {
   const {api, kubeconfig, stop} = await cluster()
   try {
-    api.faults.add({verb: 'delete', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => bindToNewClaim(api, 'pv-0006', 'just-in-time')}})
+    api.faults.add({verb: 'delete', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0006', 'just-in-time')}})
     const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
     assert.equal(run.code, 0, run.stderr)
     const deletes = api.requests.filter((r) => r.verb === 'delete' && r.resource === 'persistentvolumes' && r.name === 'pv-0006')
@@ -102,9 +196,8 @@ test('sync --yes: a change between the last check and the PV DELETE: its precond
   }
 })
 
-test('sync --yes: a plan that releases more than the guard allows is refused before anything is written (exit 2); --allow-mass-release lets it through', async () => {
-  // 30 bound Retain volumes whose claims are gone: a claim list that lost them looks just like this.
-  const orphans = Array.from({length: 30}, (_, i) => ({
+/** 30 bound Retain volumes whose claims are gone: a claim list that lost them looks just like this. */
+const orphans = Array.from({length: 30}, (_, i) => ({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: {name: `orphan-${String(i).padStart(2, '0')}`, uid: `uid-orphan-${i}`},
@@ -117,6 +210,18 @@ test('sync --yes: a plan that releases more than the guard allows is refused bef
     },
     status: {phase: 'Bound'},
   }))
+
+test('sync --dry-run says when writing its plan would be refused by the mass-release guard', async () => {
+  const file = path.join(dir, 'orphans.json')
+  writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...structuredClone([...example.classes, ...example.volumes, ...example.claims]), ...orphans]}))
+  const run = await runCli(['sync', '--dry-run', '-f', file], {env: {HOME: dir}})
+  assert.equal(run.code, 1)
+  assert.match(run.stderr, /writing this plan would be refused without --allow-mass-release: mass release guard: 33 volumes/)
+  const allowed = await runCli(['sync', '--dry-run', '-f', file, '--allow-mass-release'], {env: {HOME: dir}})
+  assert.doesNotMatch(allowed.stderr, /mass release/)
+})
+
+test('sync --yes: a plan that releases more than the guard allows is refused before anything is written (exit 2); --allow-mass-release lets it through', async () => {
   const {api, kubeconfig, stop} = await cluster((o) => [...o, ...orphans])
   try {
     api.clearRequests()
