@@ -1,5 +1,6 @@
 // Where a command's cluster state comes from: a snapshot (-f) or the live cluster of the kubeconfig. One
 // place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
+import {withSimulatedClaimUids} from '../cluster/simulated-uids.js'
 import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
 import type {ClusterState} from '../engine/model.js'
 import type {LiveSession} from './live-session.js'
@@ -39,7 +40,14 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
     for (const [kind, count] of Object.entries(snapshot.skipped)) {
       ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
     }
-    return {source: 'snapshot', state: snapshot.state, evidence: snapshot.evidence}
+    const {state, assigned} = withSimulatedClaimUids(snapshot.state)
+    if (assigned.length > 0) {
+      const named = assigned.length <= 3 ? ` (${assigned.join(', ')})` : ''
+      ui.notice(
+        `${assigned.length} PersistentVolumeClaim${assigned.length === 1 ? ' has' : 's have'} no metadata.uid${named}: planned with the uid the API server would give ${assigned.length === 1 ? 'it' : 'each'} on create, derived from namespace and name`,
+      )
+    }
+    return {source: 'snapshot', state, evidence: snapshot.evidence}
   }
 
   // A live cluster: client-node is loaded only now (it costs ~0.4 s).

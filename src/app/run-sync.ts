@@ -44,7 +44,6 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   if (loaded.source === 'snapshot') {
     const report = planSync(loaded.state, {...opts, dryRun: true})
     if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
-    if (!report.converged) noticeMissingUids(loaded.state, ui)
     noticeMassRelease(loaded.state, report, opts, ui)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
   }
@@ -85,18 +84,4 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
 function noticeMassRelease(state: ClusterState, report: SyncReport, opts: Pick<RunSyncOptions, 'allowMassRelease'>, ui: Pick<SyncUi, 'notice'>): void {
   const mass = massReleaseOf(state, report.actions)
   if (mass !== undefined && !opts.allowMassRelease) ui.notice(`writing this plan would be refused without --allow-mass-release: ${mass}`)
-}
-
-/**
- * A plan that does not converge, from a snapshot whose volumes or claims have no metadata.uid: written by
- * hand, most likely. The API server gives every object one, and the controller tells a claim from a
- * claimRef's by it, so without them a binding can flip back and forth for every round (as the controller
- * itself would flip it). Said, since the plan alone does not say why.
- */
-function noticeMissingUids(state: ClusterState, ui: Pick<SyncUi, 'notice'>): void {
-  const missing = [...state.volumes, ...state.claims].filter((o) => (o.metadata.uid ?? '') === '').length
-  if (missing === 0) return
-  ui.notice(
-    `${missing} of the snapshot's PersistentVolumes and PersistentVolumeClaims have no metadata.uid; the API server gives every object one, and without them the controller's bindings can flip back and forth (as here): take the snapshot with kubectl get -o yaml`,
-  )
 }

@@ -208,7 +208,7 @@ const rows: Row[] = [
     },
   },
   {
-    name: 'a snapshot without uids whose plan flips back and forth: not converged, and stderr says why',
+    name: 'a claim without a uid (a hand-written manifest) is planned with the uid the API server would give it: the plan settles, and stderr says so',
     args: ['-f', '-', '-o', 'json', '--rounds', '6'],
     stdin: `apiVersion: v1
 kind: List
@@ -218,8 +218,12 @@ items:
 `,
     expectExit: 1,
     check: (res) => {
-      assert.equal(report(res).converged, false)
-      assert.match(res.stderr, /^pvctl: 2 of the snapshot's PersistentVolumes and PersistentVolumeClaims have no metadata\.uid; .*kubectl get -o yaml\n$/)
+      // As in a cluster: the claim completed binding, and the volume's claimRef has no uid of it: Misbound.
+      assert.equal(report(res).converged, true)
+      const claim = report(res).objects.find((o: {kind: string}) => o.kind === 'PersistentVolumeClaim')
+      assert.match(claim.metadata.uid, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      assert.equal(claim.status.phase, 'Lost')
+      assert.equal(res.stderr, 'pvctl: 1 PersistentVolumeClaim has no metadata.uid (default/data): planned with the uid the API server would give it on create, derived from namespace and name\n')
     },
   },
   {
