@@ -11,7 +11,7 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeSimulatedUids} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
@@ -61,11 +61,14 @@ export interface RunExplainOptions extends ExplainRequest, Omit<LoadStateOptions
  * depends on claims of other namespaces, and a candidate bound to team-b/cache must not look free.
  * The evidence is read later (gatherEvidence), once it is known what to look for.
  */
-export async function loadExplainState(opts: RunExplainOptions, ui: LoadStateUi): Promise<{state: ClusterState; evidence: EvidenceSource}> {
+export async function loadExplainState(
+  opts: RunExplainOptions,
+  ui: LoadStateUi,
+): Promise<{state: ClusterState; evidence: EvidenceSource; /** Says what the answer rests on, once it is made. */ answered: () => void}> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence}
+  return {state: loaded.state, evidence, answered: () => noticeSimulatedUids(loaded, ui)}
 }
 
 /**

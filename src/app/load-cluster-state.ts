@@ -28,7 +28,9 @@ export interface LoadStateUi {
   spinner(text: string): Promise<{text(t: string): void; stop(): void}>
 }
 
-export type LoadedClusterState = {source: 'snapshot'; state: ClusterState; evidence: SnapshotEvidence} | {source: 'live'; state: ClusterState; session: LiveSession}
+export type LoadedClusterState =
+  | {source: 'snapshot'; state: ClusterState; evidence: SnapshotEvidence; /** Claims given a uid (simulated-uids.ts), "NS/NAME". */ simulatedUids: string[]}
+  | {source: 'live'; state: ClusterState; session: LiveSession}
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
   if (opts.filename?.includes('-') === true && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
@@ -41,13 +43,7 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
       ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
     }
     const {state, assigned} = withSimulatedClaimUids(snapshot.state)
-    if (assigned.length > 0) {
-      const named = assigned.length <= 3 ? ` (${assigned.join(', ')})` : ''
-      ui.notice(
-        `${assigned.length} PersistentVolumeClaim${assigned.length === 1 ? ' has' : 's have'} no metadata.uid${named}: planned with the uid the API server would give ${assigned.length === 1 ? 'it' : 'each'} on create, derived from namespace and name`,
-      )
-    }
-    return {source: 'snapshot', state, evidence: snapshot.evidence}
+    return {source: 'snapshot', state, evidence: snapshot.evidence, simulatedUids: assigned}
   }
 
   // A live cluster: client-node is loaded only now (it costs ~0.4 s).
@@ -61,6 +57,19 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   } finally {
     spinner.stop()
   }
+}
+
+/**
+ * Claims of the snapshot planned with a simulated uid, said once the answer that rests on them is made
+ * (not before an error, which it would only crowd).
+ */
+export function noticeSimulatedUids(loaded: LoadedClusterState, ui: Pick<LoadStateUi, 'notice'>): void {
+  const assigned = loaded.source === 'snapshot' ? loaded.simulatedUids : []
+  if (assigned.length === 0) return
+  const named = assigned.length <= 3 ? ` (${assigned.join(', ')})` : ''
+  ui.notice(
+    `${assigned.length} PersistentVolumeClaim${assigned.length === 1 ? ' has' : 's have'} no metadata.uid${named}: planned with the uid the API server would give ${assigned.length === 1 ? 'it' : 'each'} on create, derived from namespace and name`,
+  )
 }
 
 /**

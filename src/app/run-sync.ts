@@ -4,7 +4,7 @@
 import type {ClusterState} from '../engine/model.js'
 import {ExitCode} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeSimulatedUids} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
@@ -45,6 +45,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
     const report = planSync(loaded.state, {...opts, dryRun: true})
     if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
     noticeMassRelease(loaded.state, report, opts, ui)
+    noticeSimulatedUids(loaded, ui)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
   }
   const {state, session} = loaded

@@ -12,7 +12,7 @@ import {readdir, stat} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 import type {ClusterState} from '../engine/model.js'
-import {isValidQuantity} from '../engine/quantity.js'
+import {isValidQuantity, parseQuantity} from '../engine/quantity.js'
 import {compileLabelSelector, SelectorError} from '../engine/selector.js'
 import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
 import {yamlLibrary} from '../yaml-library.js'
@@ -527,7 +527,7 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
   const spec = (obj.spec ?? {}) as Obj
   const status = (obj.status ?? {}) as Obj
   if (kind === 'PersistentVolume') {
-    const bad = invalidQuantities('spec.capacity', spec.capacity)
+    const bad = invalidQuantities('spec.capacity', spec.capacity, 'storage-positive')
     if (bad !== undefined) return invalidField(kind, info, meta, bad[0], bad[1])
   }
   if (kind === 'PersistentVolumeClaim') {
@@ -536,8 +536,8 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
       return invalidField(kind, info, meta, 'spec.resources', `must be an object, got ${describe(resources)}`)
     }
     const bad =
-      invalidQuantities('spec.resources.requests', resources?.requests) ??
-      invalidQuantities('spec.resources.limits', resources?.limits) ??
+      invalidQuantities('spec.resources.requests', resources?.requests, 'storage-positive') ??
+      invalidQuantities('spec.resources.limits', resources?.limits, 'nonnegative') ??
       invalidQuantities('status.capacity', status.capacity)
     if (bad !== undefined) return invalidField(kind, info, meta, bad[0], bad[1])
   }
@@ -562,14 +562,27 @@ function invalidField(kind: string, info: KindInfo, meta: Obj, field: string, ms
   return {what: objectLabel(kind, info.namespaced ? (meta.namespace as string) : '', meta.name as string), message: `${field}: ${msg}`}
 }
 
+/**
+ * What the API server's validation asks of a map's values besides parsing (ValidateResourceQuantityValue:
+ * a standard resource is never negative; ValidatePersistentVolumeClaimSpec and ValidatePersistentVolumeSpec:
+ * the storage requested or offered is more than zero). `Gi`, `.` and `+` parse, as resource.ParseQuantity
+ * parses them, to zero.
+ */
+type QuantityRule = 'any' | 'nonnegative' | 'storage-positive'
+
 /** The first entry of a map of quantities that is not one, as [field, message]; text in place of numbers. */
-function invalidQuantities(field: string, map: unknown): [string, string] | undefined {
+function invalidQuantities(field: string, map: unknown, rule: QuantityRule = 'any'): [string, string] | undefined {
   if (map === undefined || map === null) return undefined
   if (!isMap(map)) return [field, `must be a map of quantities, got ${describe(map)}`]
   for (const k in map) {
     const q = asString(map, k)
+    const at = `${field}${fieldKey(k)}`
     // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
-    if (typeof q !== 'string' || !isValidQuantity(q)) return [`${field}${fieldKey(k)}`, `invalid quantity ${JSON.stringify(q) ?? String(q)}`]
+    if (typeof q !== 'string' || !isValidQuantity(q)) return [at, `invalid quantity ${JSON.stringify(q) ?? String(q)}`]
+    if (rule === 'any') continue
+    const nanos = parseQuantity(q).nanos
+    if (nanos < 0n) return [at, `${JSON.stringify(q)}: must be greater than or equal to 0`]
+    if (rule === 'storage-positive' && k === 'storage' && nanos === 0n) return [at, `${JSON.stringify(q)}: must be greater than zero`]
   }
   return undefined
 }

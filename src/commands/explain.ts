@@ -89,7 +89,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {state, evidence} = await loadExplainState(
+    const {state, evidence, answered} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -108,6 +108,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       return
     }
     const {document, exitCode} = explainInState(state, request, controller)
+    answered()
     const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette)
     await writeChunks(process.stdout, chunks)
     process.exitCode = exitCode
