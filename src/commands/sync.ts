@@ -56,6 +56,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
     rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
+    'fail-on-empty': Flags.boolean({
+      summary: 'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
+      default: false,
+    }),
     'allow-mass-release': Flags.boolean({
       summary: 'Release, recycle or delete more volumes at once than the guard allows (the larger of 20 and 10% of bound volumes).',
       default: false,
@@ -86,6 +90,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       dryRun: flags['dry-run'],
       yes: flags.yes,
       allowMassRelease: flags['allow-mass-release'],
+      failOnEmpty: flags['fail-on-empty'],
       gates,
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector,

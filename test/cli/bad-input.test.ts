@@ -339,8 +339,23 @@ const rows: Row[] = [
     files: {'snap.yaml': IN_SYNC_SNAPSHOT},
     args: ['-f', '{dir}/snap.yaml', '-n', 'shp', '-o', 'json'],
     expectExit: 0,
-    expectStderr: /^pvctl: no PersistentVolumeClaims in namespace "shp"$/,
+    expectStderr: /^pvctl: no PersistentVolumeClaims, and no PersistentVolumes bound to one, in namespace "shp"$/,
     expectStdout: /"kind": "SyncReport"/,
+  },
+  {
+    name: 'a -l that matches nothing is said: the audit would check nothing',
+    files: {'snap.yaml': IN_SYNC_SNAPSHOT},
+    args: ['-f', '{dir}/snap.yaml', '-l', 'app=db', '-o', 'json'],
+    expectExit: 0,
+    expectStderr: /^pvctl: no PersistentVolumes or PersistentVolumeClaims matching -l app=db$/,
+    expectStdout: /"kind": "SyncReport"/,
+  },
+  {
+    name: '--fail-on-empty: a scope that matches nothing is an error',
+    files: {'snap.yaml': IN_SYNC_SNAPSHOT},
+    args: ['-f', '{dir}/snap.yaml', '-n', 'shp', '-l', 'app=db', '--dry-run', '--fail-on-empty'],
+    expectExit: 2,
+    expectStderr: /^error: no PersistentVolumeClaims, and no PersistentVolumes bound to one, in namespace "shp" matching -l app=db$/,
   },
   // Not errors: `-l ''` selects everything, as kubectl's.
   {
