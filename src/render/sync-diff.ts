@@ -4,6 +4,7 @@ import {structuredPatch} from 'diff'
 
 import type {SyncReport} from '../app/sync-report.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
+import {refKey} from '../engine/plan.js'
 import type {Palette} from './color.js'
 import {kubectlYaml} from './kubectl-yaml.js'
 
@@ -16,6 +17,11 @@ const CONTEXT_LINES = 3
  * kind, namespace, name order; an object that only appears on one side is diffed against nothing. Fields
  * every write changes (`metadata.resourceVersion`) or that are noise (`metadata.managedFields`) are left
  * out, so a write that changes nothing else shows nothing. Returns '' when no object changes.
+ *
+ * A volume plugin's operation is shown as what it is, so that reviewing the diff is reviewing the plan: a
+ * `# recycle …`, `# delete …` or `# provision …` line heads the object's section (a line diff tools pass
+ * over, as they pass over anything before `---`), and a volume the plan deletes is diffed against nothing:
+ * every line of it removed.
  */
 export function renderSyncDiff(report: SyncReport, palette: Palette): string {
   return [...syncDiffChunks(report, palette)].join('')
@@ -29,18 +35,46 @@ export function* syncDiffChunks(report: SyncReport, palette: Palette): Generator
   }
   const before = byKey(report.before)
   const after = byKey(report.objects)
+  const operations = operationsByObject(report)
   const keys = new Map<string, Key>()
   for (const side of [before, after]) for (const [id, {key}] of side) keys.set(id, key)
   for (const [id, key] of [...keys].sort((a, b) => compareKeys(a[1], b[1]))) {
     const old = before.get(id)?.object
-    const planned = after.get(id)?.object
+    const ops = operations.get(label(key)) ?? []
+    // A deletion planned (its outcome is the plugin's, so the engine's objects still hold the volume):
+    // the object as it will be once the plan is carried out, which is not at all.
+    const planned = ops.some((a) => a.action === 'delete') ? undefined : after.get(id)?.object
     // The engine returns the object it read when no sync wrote it: nothing to lay out and compare.
-    if (old === planned) continue
+    if (old === planned && ops.length === 0) continue
     const oldText = toYaml(old)
-    const newText = toYaml(planned)
-    if (oldText === newText) continue
-    yield section(label(key), oldText, newText, palette)
+    const newText = old === planned ? oldText : toYaml(planned)
+    if (oldText === newText && ops.length === 0) continue
+    yield ops.map((a) => palette.yellow(`# ${a.action} ${label(key)}: ${oneLine(a.reason)}${CONSEQUENCE[a.action as Operation]}`) + '\n').join('') + section(label(key), oldText, newText, palette)
   }
+}
+
+type Operation = 'recycle' | 'delete' | 'provision'
+
+/** What each operation does beyond the fields the diff shows. */
+const CONSEQUENCE: Record<Operation, string> = {
+  recycle: ' (a recycler pod deletes every file on the volume; it is then Available again)',
+  delete: ' (the storage is deleted, then the PV object: the data is gone)',
+  provision: ' (a new volume is created for the claim)',
+}
+
+/** The plan's plugin operations, by the object they act on (`pv/NAME`, `pvc/NS/NAME`). */
+function operationsByObject(report: SyncReport): Map<string, SyncReport['actions']> {
+  const byObject = new Map<string, SyncReport['actions']>()
+  for (const a of report.actions) {
+    if (!(a.action in CONSEQUENCE)) continue
+    const key = refKey(a.object)
+    byObject.set(key, [...(byObject.get(key) ?? []), a])
+  }
+  return byObject
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim()
 }
 
 /** kind, namespace, name: the sort order of `report.objects`. */

@@ -4,7 +4,10 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
+import {planSync} from '../../src/app/sync.js'
 import {API_VERSION, type SyncReport} from '../../src/app/sync-report.js'
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
 import {refOfClaim, refOfVolume} from '../../src/engine/plan.js'
 import {ansi, plain, shouldColor} from '../../src/render/color.js'
@@ -312,6 +315,18 @@ describe('renderSyncDiff', () => {
     const out = renderSyncDiff({...empty, objects: [pending], before: []}, plain)
     assert.match(out, /^diff -u -N live\/pvc\/default\/pending-claim planned\/pvc\/default\/pending-claim\n/)
     assert.match(out, /\n@@ -0,0 \+1,\d+ @@\n\+apiVersion: v1\n/)
+  })
+
+  it('the bundled example: a deletion is the whole object removed, and each operation heads its section', async () => {
+    const {state} = await loadSnapshot('examples/cluster.yaml')
+    const out = renderSyncDiff(planSync(state, {gates: defaultFeatureGates, dryRun: true}), plain)
+    const sections = out.split(/(?=^(?:# |diff -u -N ))/m)
+    const deleted = sections.findIndex((s) => s.startsWith('# delete pv/pv-0006: '))
+    assert.ok(deleted >= 0, out)
+    assert.match(sections[deleted], /the data is gone\)\n$/)
+    assert.match(sections[deleted + 1], /^diff -u -N live\/pv\/pv-0006 planned\/pv\/pv-0006\n--- live\/pv\/pv-0006\n\+\+\+ planned\/pv\/pv-0006\n@@ -1,\d+ \+0,0 @@\n-apiVersion: v1\n/)
+    assert.ok(!/^\+/m.test(sections[deleted + 1].split('\n').slice(3).join('\n')), 'nothing added to a deleted volume')
+    assert.ok(sections.some((s) => s.startsWith('# recycle pv/pv-0005: ')), 'the recycle is named')
   })
 
   it('refuses a report without `before`', () => {
