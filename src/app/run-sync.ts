@@ -25,7 +25,12 @@ export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
 
 export interface SyncUi extends LoadStateUi {
   /** Asks for consent (a typed one when the plan destroys data); undefined when nobody can be asked. */
-  confirm?: (plan: SyncReport, context: string, destructive: boolean) => Promise<boolean>
+  confirm?: (question: string, destructive: boolean) => Promise<boolean>
+  /**
+   * Off a terminal no spinner shows what is waited for: a line on stderr every so often says it instead
+   * (a recycler pod may run for half an hour).
+   */
+  logWaits?: boolean
   /** Shows the plan before consent is asked. */
   showPlan(plan: SyncReport): void
   signal?: AbortSignal
@@ -60,6 +65,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
 
   const {applySync} = await import('./sync-live.js')
   const progress = await ui.spinner('writing')
+  const lastWaitLine = new Map<string, number>()
   try {
     const result = await applySync(
       session.api,
@@ -69,8 +75,19 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
         signal: ui.signal,
         workload: session.workload,
         recyclerTemplate,
-        confirm: ui.confirm === undefined ? undefined : (plan, destructive) => ui.confirm!(plan, session.contextName, destructive),
+        confirm: ui.confirm,
+        target: `context ${session.contextName}`,
         onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
+        onWaiting: (w) => {
+          const line = `waiting for pod ${w.pod} (${w.phase}, ${seconds(w.elapsedMs)} of at most ${seconds(w.timeoutMs)})`
+          progress.text(line)
+          // Each pod when first read, then every WAIT_LOG_EVERY_MS while it is still waited for.
+          const last = lastWaitLine.get(w.pod)
+          if (ui.logWaits && (last === undefined || w.elapsedMs - last >= WAIT_LOG_EVERY_MS)) {
+            lastWaitLine.set(w.pod, w.elapsedMs)
+            ui.notice(line)
+          }
+        },
       },
       (plan) => {
         progress.stop()
@@ -106,6 +123,11 @@ function checkScope(state: ClusterState, opts: RunSyncOptions, ui: Pick<SyncUi, 
     noticeEmptyNamespace(state, opts.namespace, ui)
   }
 }
+
+/** How often, off a terminal, a line says which plugin pod is still waited for. */
+const WAIT_LOG_EVERY_MS = 10_000
+
+const seconds = (ms: number) => `${Math.round(ms / 1000)}s`
 
 /** A plan that `pvctl sync` would refuse to write (destruction-guard.ts), said with the plan that shows it. */
 function noticeMassRelease(state: ClusterState, report: SyncReport, opts: Pick<RunSyncOptions, 'allowMassRelease'>, ui: Pick<SyncUi, 'notice'>): void {

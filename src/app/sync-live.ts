@@ -5,11 +5,13 @@ import type {ClusterState} from '../engine/model.js'
 import {ExitCode, ClusterError, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/model.js'
-import type {PlannedEvent} from '../engine/plan.js'
+import {type ObjectRef, type PlannedEvent, refKey} from '../engine/plan.js'
+import type {VolumeOperations} from '../engine/volume-operations.js'
 import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
+import type {PodWait} from '../plugins/pod-runner.js'
 import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
 import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
 import type {SyncReport} from './sync-report.js'
@@ -20,8 +22,12 @@ export interface ApplyOptions extends SyncOptions {
   /** Pods and PV objects for the volume plugins; without it recycle/delete/provision stay planned. */
   workload?: WorkloadApi
   recyclerTemplate?: Pod
-  /** Asks the user (typing a confirmation when `destructive`); undefined when no one can be asked. */
-  confirm?: (plan: SyncReport, destructive: boolean) => Promise<boolean>
+  /** Asks the user `question` (typing a confirmation when `destructive`); undefined when no one can be asked. */
+  confirm?: (question: string, destructive: boolean) => Promise<boolean>
+  /** Where the question is asked: "context NAME". */
+  target?: string
+  /** A plugin's pod is being waited for: what, its phase, how long so far and the deadline. */
+  onWaiting?: (w: PodWait) => void
   yes: boolean
   /** --allow-mass-release: no bound on how many volumes one run releases, recycles or deletes. */
   allowMassRelease?: boolean
@@ -36,6 +42,30 @@ export interface ApplyResult {
   notice?: string
   /** The plan was shown and not confirmed: nothing was written, and the report is that plan. */
   declined?: boolean
+}
+
+const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
+
+/** The plugins succeed: what the controller then writes, for telling the user before it starts. */
+const SUCCEEDING: VolumeOperations = {
+  recycle: () => undefined,
+  delete: () => ({}),
+  // A provisioned volume's writes depend on the volume the plugin returns: not predicted.
+  provision: () => ({provisionError: 'not predicted'}),
+}
+
+/**
+ * The question consent is asked with: how many writes, which operations on which volumes, and the writes
+ * that follow the operations once they succeed, so that the final count can be held to it.
+ */
+export function consentQuestion(plan: SyncReport, predicted: SyncReport, target: string): string {
+  const writes = plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
+  const ops = plan.actions.filter((a) => OPERATIONS.has(a.action))
+  const followUps = predicted.actions.filter((a) => !OPERATIONS.has(a.action)).length - writes
+  const what = ops.map((a) => `${a.action} ${refKey(a.object)}${a.action === 'recycle' ? ' (scrubs its data)' : a.action === 'delete' ? ' (deletes its storage)' : ''}`)
+  const operations = ops.length === 0 ? '' : `, and carry out ${ops.length} operation${ops.length === 1 ? '' : 's'}: ${what.join(', ')}`
+  const after = followUps > 0 ? ` Once they succeed, ${followUps} more write${followUps === 1 ? '' : 's'} follow (${writes + followUps} in all).` : ''
+  return `Write ${writes} change${writes === 1 ? '' : 's'} to ${target}${operations}?${after}`
 }
 
 /** Whether the plan destroys data (a recycle scrubs a volume, a delete removes it). */
@@ -64,7 +94,8 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     }
     // The plan is shown only to the person asked to consent; with --yes the final report says it all.
     showPlan(plan)
-    if (!(await opts.confirm(plan, destroys(plan)))) {
+    const predicted = planSync(state, {...opts, dryRun: true, operations: SUCCEEDING})
+    if (!(await opts.confirm(consentQuestion(plan, predicted, opts.target ?? 'the cluster'), destroys(plan)))) {
       return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)', declined: true}
     }
   }
@@ -82,6 +113,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
       ? undefined
       : new LiveVolumePlugins(opts.workload, {
           recyclerTemplate: opts.recyclerTemplate,
+          onWaiting: opts.onWaiting,
           onPodEvent: (volume, e) =>
             podEvents.push({object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''}, type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: 'RecyclerPod', message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${volume.metadata.name}`}),
         })
@@ -116,10 +148,15 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     objects: after.before ?? after.objects,
     before: plan.before,
   }
-  const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
-  const planned = plan.actions.filter((a) => a.action !== 'recycle' && a.action !== 'delete' && a.action !== 'provision').length
+  const done = accountFor(plan, result.actions)
+  const written = done.written
   if (result.aborted) {
-    return {report, exitCode: ExitCode.Cluster, notice: `interrupted: ${written} writes made, the rest not issued; run pvctl sync again to complete the job`}
+    // A run that was stopped did not converge, whatever the rounds so far said.
+    return {
+      report: {...report, converged: false},
+      exitCode: ExitCode.Interrupted,
+      notice: `interrupted: ${describeDone(done)}; the rest not issued; run pvctl sync again to complete the job`,
+    }
   }
   if (result.refusals.length > 0) {
     return {
@@ -131,5 +168,44 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   if (result.failed) {
     return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}
   }
-  return {report, exitCode: ExitCode.Ok, notice: `${written} writes made (${planned} planned)`}
+  return {report, exitCode: ExitCode.Ok, notice: describeDone(done)}
+}
+
+interface Done {
+  written: number
+  /** Of them, writes of the plan shown (the rest followed the operations carried out). */
+  planned: number
+  /** The plan's own writes, made or not. */
+  plannedTotal: number
+  operations: string[]
+}
+
+/** What a run did, held against the plan the user consented to. */
+function accountFor(plan: SyncReport, actions: ReadonlyArray<{action: string; object: ObjectRef; outcome: string}>): Done {
+  const planned = new Map<string, number>()
+  for (const a of plan.actions) if (!OPERATIONS.has(a.action)) planned.set(`${a.action} ${refKey(a.object)}`, (planned.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
+  const plannedTotal = [...planned.values()].reduce((n, k) => n + k, 0)
+  let written = 0
+  let fromPlan = 0
+  const operations: string[] = []
+  for (const a of actions) {
+    if (a.outcome === 'executed') operations.push(`${a.action} ${refKey(a.object)}`)
+    if (a.outcome !== 'written' && a.outcome !== 'conflict-replanned') continue
+    written++
+    const key = `${a.action} ${refKey(a.object)}`
+    const left = planned.get(key) ?? 0
+    if (left > 0) {
+      fromPlan++
+      planned.set(key, left - 1)
+    } else {
+      // A write the plan did not show: it followed an operation carried out (or a re-plan).
+    }
+  }
+  return {written, planned: fromPlan, plannedTotal, operations}
+}
+
+function describeDone(d: Done): string {
+  const after = d.written - d.planned
+  const writes = `${d.written} write${d.written === 1 ? '' : 's'} made (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
+  return d.operations.length === 0 ? writes : `${writes}; ${d.operations.length} operation${d.operations.length === 1 ? '' : 's'} carried out: ${d.operations.join(', ')}`
 }

@@ -5,6 +5,7 @@ import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClai
 import {claimKey} from '../engine/model.js'
 import type {Action, ObjectRef} from '../engine/plan.js'
 import {reconcile, scopePredicate} from '../engine/reconcile.js'
+import type {VolumeOperations} from '../engine/volume-operations.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
@@ -18,6 +19,8 @@ export interface SyncOptions extends VolumePluginOptions {
   /** Only with no targets: restrict to a namespace (-n without -A). */
   namespace?: string
   labelSelector?: LabelSelector
+  /** The volume plugins' outcomes to plan with (a prediction); none: their operations stay planned. */
+  operations?: VolumeOperations
 }
 
 /** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
@@ -40,6 +43,7 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
     maxRounds: opts.maxRounds,
     targets: hasTargets ? opts.targets : undefined,
     scope,
+    ...(opts.operations !== undefined ? {operations: opts.operations} : {}),
   })
 
   // The report shows the objects in scope: everything when objects are named (their syncs may touch

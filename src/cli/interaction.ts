@@ -21,7 +21,9 @@ export async function startSpinner(text: string): Promise<Spinner> {
   if (!canSpin()) return {text: () => {}, stop: () => {}}
   const {default: ora} = await import('ora')
   // NO_COLOR and TERM=dumb hold for the spinner too: it spins, uncoloured.
-  const s = ora({text, stream: process.stderr, color: shouldColor(process.env, true) ? 'cyan' : false}).start()
+  // discardStdin off: ora's own stdin handling turns Ctrl-C into an exit (130) before pvctl's handler can
+  // stop the writes and print the report of what was done.
+  const s = ora({text, stream: process.stderr, color: shouldColor(process.env, true) ? 'cyan' : false, discardStdin: false}).start()
   return {
     text: (t) => {
       s.text = t

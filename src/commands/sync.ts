@@ -9,7 +9,7 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} fr
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
-import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
+import {canPrompt, canSpin, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
 import {writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
@@ -125,12 +125,16 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           return [renderSyncTable(report, {wide: flags.output === 'wide', palette})]
       }
     }
+    const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || !process.stdout.isTTY ? process.stderr : process.stdout)
+    const stderrPalette = shouldColor(process.env, Boolean(process.stderr.isTTY), flags.color) ? ansi : plain
     const abort = new AbortController()
     const onSigint = () => {
       process.stderr.write('\npvctl: interrupted: finishing the writes in flight, issuing no more\n')
       abort.abort()
     }
+    // Ctrl-C and SIGTERM alike: stop issuing writes, then report what was and was not done (exit 130).
     process.once('SIGINT', onSigint)
+    process.once('SIGTERM', onSigint)
     try {
       const {report, exitCode, declined} = await runSync(
         {
@@ -144,21 +148,22 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
         {
           notice: (line) => process.stderr.write(`pvctl: ${line}\n`),
           spinner: startSpinner,
-          confirm: canPrompt()
-            ? (plan, context, destructive) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${context}?`, destructive)
-            : undefined,
-          // The plan is shown before consent; on stderr when stdout is for a machine-readable report.
-          showPlan: (plan) => (flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout).write(renderSyncTable(plan, {wide: false, palette})),
+          confirm: canPrompt() ? (question, destructive) => confirmOnTerminal(question, destructive) : undefined,
+          logWaits: !canSpin(),
+          // The plan is shown where the question is asked: on stderr when stdout is a file, a pipe or a
+          // machine-readable report, so that nobody consents to a plan they cannot see.
+          showPlan: (plan) => planStream().write(renderSyncTable(plan, {wide: false, palette: planStream() === process.stdout ? palette : stderrPalette})),
           signal: abort.signal,
         },
       )
       // A declined plan was just shown on stdout as a table: not again (-o json|yaml show it there now).
-      const shownAlready = declined === true && flags.output !== 'json' && flags.output !== 'yaml'
+      const shownAlready = declined === true && planStream() === process.stdout
       // A reader that stops early (`| head`) ends the output quietly; the exit status stays the plan's.
       if (!shownAlready) await writeChunks(process.stdout, render(report))
       process.exitCode = exitCode
     } finally {
       process.removeListener('SIGINT', onSigint)
+      process.removeListener('SIGTERM', onSigint)
     }
   }
 

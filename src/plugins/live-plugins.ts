@@ -12,7 +12,7 @@
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
 import type {PersistentVolume, Pod} from '../engine/model.js'
 import type {ProvisionOptions} from '../engine/volume-operations.js'
-import {runPodToCompletion} from './pod-runner.js'
+import {type PodWait, runPodToCompletion} from './pod-runner.js'
 import {hostPathCleanupPod, localCleanupPod, recyclerPod, timeoutForVolume} from './pod-templates.js'
 
 export interface LivePluginOptions {
@@ -21,6 +21,8 @@ export interface LivePluginOptions {
   pollMs?: number
   /** Relayed as RecyclerPod events on the volume ("Recycler pod: <message>"). */
   onPodEvent?: (volume: PersistentVolume, event: PodEvent) => void
+  /** What a recycler or cleanup pod is doing while it is waited for. */
+  onWaiting?: (w: PodWait) => void
 }
 
 export type DeleteOutcome = {newDeleterError?: string; deleteError?: string; inUse?: boolean}
@@ -60,6 +62,7 @@ export class LiveVolumePlugins {
       timeoutMs: (timeout + 30) * 1000,
       pollMs: this.opts.pollMs,
       onEvent: (e) => this.opts.onPodEvent?.(volume, e),
+      onWaiting: this.opts.onWaiting,
       signal,
     })
   }
@@ -73,7 +76,12 @@ export class LiveVolumePlugins {
     if (pluginName === 'kubernetes.io/local-volume') {
       const local = volume.spec.local as {path?: string} | undefined
       const timeout = timeoutForVolume(60, 30, volume)
-      const error = await runPodToCompletion(this.api, localCleanupPod(volume, local?.path ?? '', timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs, signal})
+      const error = await runPodToCompletion(this.api, localCleanupPod(volume, local?.path ?? '', timeout), {
+        timeoutMs: (timeout + 30) * 1000,
+        pollMs: this.opts.pollMs,
+        onWaiting: this.opts.onWaiting,
+        signal,
+      })
       return error === undefined ? {} : {deleteError: error}
     }
     const path = (volume.spec.hostPath as {path?: string} | undefined)?.path ?? ''
@@ -81,7 +89,12 @@ export class LiveVolumePlugins {
       return {newDeleterError: `host_path deleter only supports /tmp/.+ but received provided ${path}`}
     }
     const timeout = timeoutForVolume(60, 30, volume)
-    const error = await runPodToCompletion(this.api, hostPathCleanupPod(volume, path, timeout), {timeoutMs: (timeout + 30) * 1000, pollMs: this.opts.pollMs, signal})
+    const error = await runPodToCompletion(this.api, hostPathCleanupPod(volume, path, timeout), {
+      timeoutMs: (timeout + 30) * 1000,
+      pollMs: this.opts.pollMs,
+      onWaiting: this.opts.onWaiting,
+      signal,
+    })
     return error === undefined ? {} : {deleteError: error}
   }
 

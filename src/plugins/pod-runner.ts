@@ -18,6 +18,16 @@ export interface RunPodOptions {
   onEvent?: (event: PodEvent) => void
   /** Stops the waiting (Ctrl-C): the pod's deadline can be half an hour away. */
   signal?: AbortSignal
+  /** After each read of the pod: what is waited for, so that a person sees it (a pod may run for minutes). */
+  onWaiting?: (w: PodWait) => void
+}
+
+export interface PodWait {
+  /** "NAMESPACE/NAME". */
+  pod: string
+  phase: string
+  elapsedMs: number
+  timeoutMs: number
 }
 
 /**
@@ -51,7 +61,8 @@ export async function runPodToCompletion(api: WorkloadApi, pod: Pod, opts: RunPo
     if (!(err instanceof ApiError && err.status === 409)) throw err
   }
   const seen = new Set<string>()
-  const deadline = now() + opts.timeoutMs
+  const started = now()
+  const deadline = started + opts.timeoutMs
   let interrupted = false
   try {
     for (;;) {
@@ -63,6 +74,7 @@ export async function runPodToCompletion(api: WorkloadApi, pod: Pod, opts: RunPo
         opts.onEvent?.(e)
       }
       const phase = current.status?.phase
+      opts.onWaiting?.({pod: `${namespace}/${name}`, phase: phase ?? 'Pending', elapsedMs: now() - started, timeoutMs: opts.timeoutMs})
       if (phase === 'Succeeded') return undefined
       if (phase === 'Failed') {
         const message = (current.status as {message?: string} | undefined)?.message
