@@ -53,3 +53,14 @@ export class TransientApiError extends ApiError {
 }
 /** The API could not be reached at all (DNS, refused, TLS). Terminal for this run. */
 export class UnreachableError extends ApiError {}
+/**
+ * A 2xx answer that is not what was asked for: a List of another kind or none, a Status, null, an object
+ * of another name, JSON nested past any object's depth. Terminal: read as the cluster, it would be a
+ * picture of nothing (every bound volume's claim gone), and a retry asks the same server the same thing.
+ */
+export class MalformedAnswerError extends ApiError {}
+/**
+ * The server asked to wait (Retry-After) longer than pvctl waits, or past the call's --request-timeout.
+ * Terminal: the wait is refused at once rather than sat out.
+ */
+export class RetryAfterRefusedError extends ApiError {}

@@ -21,7 +21,7 @@ import {
 } from './api-errors.js'
 import type {ResolvedConfig} from './kubeconfig.js'
 import {TOKEN_FILE_PROVIDER, TokenFileAuth} from './token-file-auth.js'
-import {collectionPath, objectPath, WireClient} from './wire-client.js'
+import {collectionPath, objectPath, WireClient, type WireTarget} from './wire-client.js'
 
 export interface CoreEvent {
   metadata: {name: string; namespace: string; resourceVersion?: string}
@@ -228,7 +228,7 @@ export class KubernetesClusterApi implements ClusterApi {
   }
 
   /** One page of a LIST, in its wire shape (see WireClient). */
-  private page<T>(target: ApiTarget, path: string, p: PageOptions): Promise<Page<T>> {
+  private page<T>(target: WireTarget, path: string, p: PageOptions): Promise<Page<T>> {
     return this.wire.page(target, path, p)
   }
 
@@ -260,7 +260,7 @@ export class KubernetesClusterApi implements ClusterApi {
   }
 
   readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim> {
-    const target: ApiTarget = {verb: 'get', resource: 'persistentvolumeclaims', namespace, name}
+    const target: WireTarget = {verb: 'get', resource: 'persistentvolumeclaims', namespace, name}
     return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name), {method: 'GET'})
   }
 
@@ -271,19 +271,19 @@ export class KubernetesClusterApi implements ClusterApi {
 
   replaceVolumeStatus(volume: PersistentVolume): Promise<PersistentVolume> {
     const name = volume.metadata.name ?? ''
-    const target: ApiTarget = {verb: 'update', resource: 'persistentvolumes', subresource: 'status', name}
+    const target: WireTarget = {verb: 'update', resource: 'persistentvolumes', subresource: 'status', name}
     return this.wire.request(target, objectPath('persistentvolumes', undefined, name, 'status'), {method: 'PUT', body: volume})
   }
 
   replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     const {name = '', namespace = ''} = claim.metadata
-    const target: ApiTarget = {verb: 'update', resource: 'persistentvolumeclaims', namespace, name}
+    const target: WireTarget = {verb: 'update', resource: 'persistentvolumeclaims', namespace, name}
     return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name), {method: 'PUT', body: claim})
   }
 
   replaceClaimStatus(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     const {name = '', namespace = ''} = claim.metadata
-    const target: ApiTarget = {verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace, name}
+    const target: WireTarget = {verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace, name}
     return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name, 'status'), {method: 'PUT', body: claim})
   }
 

@@ -9,7 +9,9 @@ import type {Socket} from 'node:net'
 
 import type * as k8s from '@kubernetes/client-node'
 
-import type {ApiTarget} from './api-errors.js'
+import {type ApiTarget, describeTarget, MalformedAnswerError} from './api-errors.js'
+import {type ExpectedKind, listAnswer, objectAnswer} from './answer-shape.js'
+import {JsonDepthGauge} from './json-depth.js'
 import type {Page, PageOptions} from './live-api.js'
 import {toApiError} from './live-api.js'
 import {requestSignal} from './request-signal.js'
@@ -33,6 +35,30 @@ const GROUP_VERSION: Partial<Record<ListedResource, string>> = {
   volumeattachments: '/apis/storage.k8s.io/v1',
   leases: '/apis/coordination.k8s.io/v1',
 }
+
+/**
+ * The kind of each collection's objects, as the API server names it in its answers (a List is
+ * `<Kind>List`): every answer is checked against it (answer-shape.ts).
+ */
+const KIND: Record<ListedResource, string> = {
+  persistentvolumes: 'PersistentVolume',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
+  storageclasses: 'StorageClass',
+  pods: 'Pod',
+  nodes: 'Node',
+  leases: 'Lease',
+  events: 'Event',
+  csidrivers: 'CSIDriver',
+  volumeattachments: 'VolumeAttachment',
+}
+
+/** The kind and apiVersion of a collection's objects. */
+export function expectedKind(resource: ListedResource): ExpectedKind {
+  return {kind: KIND[resource], apiVersion: (GROUP_VERSION[resource] ?? '/api/v1').replace(/^\/apis?\//, '')}
+}
+
+/** A request's target, its resource one pvctl knows the kind of. */
+export type WireTarget = ApiTarget & {resource: ListedResource}
 
 /** The URL path of a collection, across namespaces when `namespace` is undefined. */
 export function collectionPath(resource: ListedResource, namespace?: string): string {
@@ -85,18 +111,17 @@ export class WireClient {
   /**
    * One page of a LIST, as the API server sent it: parsed once with JSON.parse and kept in its wire
    * shape, where the generated list methods would turn every object into model classes (ObjectSerializer)
-   * and back: at 100k volumes that round trip cost more than the transfer.
+   * and back: at 100k volumes that round trip cost more than the transfer. The answer must be a List of
+   * the collection's kind (answer-shape.ts): anything else is an error, never an empty page.
    */
-  async page<T>(target: ApiTarget, path: string, p: ListRequest): Promise<Page<T>> {
+  async page<T>(target: WireTarget, path: string, p: ListRequest): Promise<Page<T>> {
     const query = new URLSearchParams()
     if (p.limit > 0) query.set('limit', String(p.limit))
     if (p.continueToken !== undefined) query.set('continue', p.continueToken)
     if (p.labelSelector !== undefined) query.set('labelSelector', p.labelSelector)
     if (p.fieldSelector !== undefined) query.set('fieldSelector', p.fieldSelector)
-    const list = await this.request<{items?: T[] | null; metadata?: {continue?: string; resourceVersion?: string}} | undefined>(target, path, {method: 'GET', query})
-    // No body at all is a broken answer, not an empty list: reading it as one would plan against nothing.
-    if (list === undefined) throw toApiError({code: 500, body: `{"message": "the list came back without a body"}`}, target, this.server)
-    return {items: list.items ?? [], continueToken: list.metadata?.continue || undefined, resourceVersion: list.metadata?.resourceVersion}
+    const answer = await this.send(target, path, {method: 'GET', query})
+    return listAnswer<T>(target, expectedKind(target.resource), answer.status, answer.body)
   }
 
   /**
@@ -106,9 +131,15 @@ export class WireClient {
    * (ObjectSerializer): that round trip drops every field the models do not know, so a write to a newer API
    * server would clear the fields it added (and a claim's spec, immutable, would be refused), and it
    * rewrites timestamps. Requests go over one keep-alive connection (client-node makes a new agent, hence a
-   * new TLS handshake, per request).
+   * new TLS handshake, per request). The answer must be the object asked for (answer-shape.ts).
    */
-  async request<T>(target: ApiTarget, path: string, req: WireRequest): Promise<T> {
+  async request<T>(target: WireTarget, path: string, req: WireRequest): Promise<T> {
+    const answer = await this.send(target, path, req)
+    return objectAnswer<T>(target, expectedKind(target.resource), req.method, answer.status, answer.body)
+  }
+
+  /** Sends a request; a 2xx answer is parsed (undefined when empty), anything else is its ApiError. */
+  private async send(target: ApiTarget, path: string, req: WireRequest): Promise<{status: number; body: unknown}> {
     const url = new URL(`${this.server.replace(/\/$/, '')}${path}`)
     for (const [key, value] of req.query ?? []) url.searchParams.set(key, value)
     const opts: https.RequestOptions = {}
@@ -130,12 +161,22 @@ export class WireClient {
       headers['Content-Length'] = payload.length
     }
     const signal = requestSignal()
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const lib = url.protocol === 'https:' ? https : http
       // The call's deadline (--request-timeout) aborts the request: its socket is destroyed, not left open.
       const request = lib.request(url, {method: req.method, agent, headers, auth: opts.auth, ...(signal !== undefined ? {signal} : {})}, (res) => {
         const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        // The nesting is measured as the bytes arrive (json-depth.ts): an answer nested past any object's
+        // depth is refused before it is parsed, and the rest of it is not read.
+        const gauge = new JsonDepthGauge()
+        res.on('data', (chunk: Buffer) => {
+          if (gauge.feed(chunk)) {
+            chunks.push(chunk)
+            return
+          }
+          reject(new MalformedAnswerError(`${describeTarget(target)}: the answer nests deeper than ${gauge.limit} levels, deeper than any object of the cluster`, target, res.statusCode ?? 0, 'TooDeep'))
+          res.destroy()
+        })
         res.on('error', (err) => reject(toApiError(err, target, this.server)))
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8')
@@ -145,9 +186,10 @@ export class WireClient {
             return
           }
           try {
-            resolve((body === '' ? undefined : JSON.parse(body)) as T)
+            resolve({status, body: body === '' ? undefined : JSON.parse(body)})
           } catch {
-            reject(toApiError({code: 500, body: `{"message": "the answer is not JSON"}`, headers: res.headers}, target, this.server))
+            const type = res.headers['content-type']
+            reject(new MalformedAnswerError(`${describeTarget(target)}: the answer is not JSON${type ? ` (got ${type.split(';')[0]})` : ''}`, target, status, 'NotJSON'))
           }
         })
       })

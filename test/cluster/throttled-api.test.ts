@@ -1,10 +1,11 @@
-// The client-side rate limit: which calls take a token, and how long a sequence of calls waits for them.
+// The client-side rate limit: which calls take a token, and how long a sequence of calls waits for them;
+// the retry's waits and the deadline around them.
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {TransientApiError} from '../../src/cluster/api-errors.js'
+import {RetryAfterRefusedError, TransientApiError, UnreachableError} from '../../src/cluster/api-errors.js'
 import type {Page, PageOptions} from '../../src/cluster/live-api.js'
-import {throttle} from '../../src/cluster/throttled-api.js'
+import {MAX_RETRY_AFTER_SECONDS, throttle} from '../../src/cluster/throttled-api.js'
 
 /** A port whose calls record the fake clock's time when they reach it; the first `failures` continue pages fail. */
 class FakePort {
@@ -75,3 +76,86 @@ for (const c of cases) {
     assert.deepEqual(port.reached, c.reachedAt)
   })
 }
+
+// Retry-After: waited out up to MAX_RETRY_AFTER_SECONDS and within --request-timeout; past either, the call
+// fails at once with a RetryAfterRefusedError (exit 3) saying what the server asked and why pvctl does not
+// wait. Before, `Retry-After: 3600` held pvctl for an hour, --request-timeout or not.
+
+/** A port whose first `busy` reads answer 429 with `retryAfterSeconds`. */
+class BusyPort {
+  calls = 0
+  constructor(
+    private busy: number,
+    private readonly retryAfterSeconds?: number,
+  ) {}
+
+  async readVolume(name: string): Promise<string> {
+    this.calls++
+    if (this.busy-- > 0) {
+      throw new TransientApiError(`get persistentvolumes "${name}": Too many requests`, {verb: 'get', resource: 'persistentvolumes', name}, 429, 'TooManyRequests', this.retryAfterSeconds)
+    }
+    return name
+  }
+}
+
+const retryRows: Array<{id: string; retryAfterSeconds?: number; requestTimeoutMs?: number; waited?: number[]; refused?: string}> = [
+  {id: 'a Retry-After of 1 s is waited out', retryAfterSeconds: 1, waited: [1000]},
+  {id: `a Retry-After of ${MAX_RETRY_AFTER_SECONDS} s, the bound, is waited out`, retryAfterSeconds: MAX_RETRY_AFTER_SECONDS, waited: [MAX_RETRY_AFTER_SECONDS * 1000]},
+  {id: 'without Retry-After the back-off applies', waited: [200]},
+  {
+    id: 'a Retry-After of 3600 s is refused at once',
+    retryAfterSeconds: 3600,
+    refused: `get persistentvolumes "pv1": the server asked to wait 3600 s before a retry (HTTP 429, Retry-After); pvctl does not wait longer than ${MAX_RETRY_AFTER_SECONDS} s`,
+  },
+  {
+    id: 'a Retry-After of 3600 s is refused at once, --request-timeout or not',
+    retryAfterSeconds: 3600,
+    requestTimeoutMs: 2000,
+    refused: `get persistentvolumes "pv1": the server asked to wait 3600 s before a retry (HTTP 429, Retry-After); pvctl does not wait longer than ${MAX_RETRY_AFTER_SECONDS} s`,
+  },
+  {
+    id: 'a Retry-After that ends past --request-timeout is refused at once',
+    retryAfterSeconds: 5,
+    requestTimeoutMs: 2000,
+    refused: 'get persistentvolumes "pv1": the server asked to wait 5 s before a retry (HTTP 429, Retry-After); pvctl does not wait past --request-timeout (2 s)',
+  },
+  {id: 'a Retry-After that ends within --request-timeout is waited out', retryAfterSeconds: 1, requestTimeoutMs: 2000, waited: [1000]},
+]
+
+for (const row of retryRows) {
+  test(`Retry-After: ${row.id}`, async () => {
+    const clock = {now: 0}
+    const slept: number[] = []
+    const port = new BusyPort(1, row.retryAfterSeconds)
+    const api = throttle(port, {qps: 0, burst: 1, backoffMs: 200, requestTimeoutMs: row.requestTimeoutMs, now: () => clock.now, sleep: async (ms) => void (slept.push(ms), (clock.now += ms))})
+    if (row.refused === undefined) {
+      assert.equal(await api.readVolume('pv1'), 'pv1')
+      assert.deepEqual(slept, row.waited)
+      assert.equal(port.calls, 2)
+      return
+    }
+    await assert.rejects(api.readVolume('pv1'), (err: unknown) => {
+      assert.ok(err instanceof RetryAfterRefusedError, String(err))
+      assert.equal(err.message, row.refused)
+      assert.equal(err.exitCode, 3)
+      return true
+    })
+    assert.deepEqual(slept, [], 'nothing waited')
+    assert.equal(port.calls, 1, 'not retried')
+  })
+}
+
+test('--request-timeout bounds the whole call: retries and their back-off included, not each attempt', async () => {
+  // Every attempt fails at once and the back-off grows (200, 400, 800, ... ms): with a deadline per
+  // attempt the call went on for seconds; the call's deadline ends it at 300 ms, its sleep cut short.
+  const port = new BusyPort(Infinity)
+  const api = throttle(port, {qps: 0, burst: 1, backoffMs: 200, maxRetries: 10, requestTimeoutMs: 500})
+  const started = Date.now()
+  await assert.rejects(api.readVolume('pv1'), (err: unknown) => {
+    assert.ok(err instanceof UnreachableError, String(err))
+    assert.equal((err as Error).message, 'readVolume: no answer within --request-timeout (500 ms)')
+    return true
+  })
+  assert.ok(Date.now() - started < 1500, `ended after ${Date.now() - started} ms`)
+  assert.equal(port.calls, 2, 'the second back-off (400 ms) is cut short by the deadline')
+})

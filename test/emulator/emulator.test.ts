@@ -748,6 +748,17 @@ describe('faults and request counters', () => {
     assert.equal(api().requests.at(-1)!.status, 0)
   })
 
+  test('fault: body answers any status, headers and raw body, sent as given', async () => {
+    api().faults.add({verb: 'get', name: 'pv1', effect: {type: 'body', code: 200, body: '[]'}, count: 1})
+    const plain = await get()
+    assert.deepEqual([plain.status, plain.headers.get('content-type'), plain.body], [200, 'application/json', []])
+    api().faults.add({verb: 'get', name: 'pv1', effect: {type: 'body', code: 429, body: 'slow down', headers: {'Retry-After': '3600', 'Content-Type': 'text/plain'}}, count: 1})
+    const res = await fetch(`${api().url}/api/v1/persistentvolumes/pv1`)
+    assert.deepEqual([res.status, res.headers.get('retry-after'), res.headers.get('content-type'), await res.text()], [429, '3600', 'text/plain', 'slow down'])
+    assert.equal(api().requests.at(-1)!.fault, 'body')
+    assert.equal(api().requests.at(-1)!.status, 429)
+  })
+
   test('fault: skip lets the first matches through; other verbs and names do not match', async () => {
     api().faults.clear()
     const fault = api().faults.add({verb: 'patch', resource: 'pv', name: 'pv2', skip: 1, count: 1, effect: {type: 'status', code: 503}})

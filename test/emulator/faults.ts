@@ -2,7 +2,8 @@
 // resource, subresource, namespace and name, lets the first `skip` matches through, then fires `count`
 // times (forever without a count). Latency delays the request and lets it proceed; every other effect
 // answers instead of the server: an error status, a 429 with Retry-After, a 409 Conflict as if the write
-// were stale, or a connection destroyed without an answer.
+// were stale, a connection destroyed without an answer, or any HTTP status with any headers and raw body
+// (`body`: what a broken server or a proxy in front of one sends, e.g. `[]` or a Status with 200).
 import {resolveKind} from './resources.js'
 import type {Verb} from './types.js'
 
@@ -14,6 +15,8 @@ export type FaultEffect =
   | {type: 'drop'}
   /** Runs `run` (another writer acting just before this request is served), then lets the request proceed. */
   | {type: 'hook'; run: () => void | Promise<void>}
+  /** Answers `code` with `body` sent as is (Content-Type application/json unless `headers` says otherwise). */
+  | {type: 'body'; code: number; body: string; headers?: Record<string, string>}
 
 export interface FaultSpec {
   verb?: Verb | readonly Verb[]

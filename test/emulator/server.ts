@@ -174,6 +174,11 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
         req.socket.destroy()
         return
       }
+      if (effect.type === 'body') {
+        res.writeHead(effect.code, {'Content-Type': 'application/json', ...effect.headers})
+        res.end(effect.body)
+        return
+      }
       if (effect.type === 'throttle') throw tooManyRequests(effect.retryAfterSeconds)
       if (effect.type === 'conflict') throw conflict(groupResource(def), r.name || '')
       throw forCode(effect.code, effect.message)
