@@ -182,6 +182,20 @@ for (const row of races) {
   })
 }
 
+test('sync --yes: the claim list answers a well-formed but empty PersistentVolumeClaimList; each claim is asked for, found, and no bound volume is released', async () => {
+  const {api, kubeconfig, stop} = await cluster()
+  try {
+    api.faults.add({verb: 'list', resource: 'pvc', effect: {type: 'body', code: 200, body: JSON.stringify({apiVersion: 'v1', kind: 'PersistentVolumeClaimList', metadata: {resourceVersion: '1'}, items: []})}})
+    const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '-o', 'json'], {env: {HOME: dir}})
+    // pv-0003 and pv-0008 are bound to claims that exist: asked of the API server, found, not released.
+    for (const name of ['pv-0003', 'pv-0008']) assert.equal(volume(api, name)?.status?.phase, 'Bound', `${name}: ${run.stderr}`)
+    assert.ok(api.countRequests({verb: 'get', resource: 'pvc', name: 'carts'}) > 0, 'the claim was asked for')
+    assert.deepEqual(podsFor(api, 'pv-0003'), [])
+  } finally {
+    await stop()
+  }
+})
+
 test('sync --yes: a change between the last check and the PV DELETE: its preconditions (uid, resourceVersion) make the server refuse it', async () => {
   const {api, kubeconfig, stop} = await cluster()
   try {
