@@ -272,7 +272,7 @@ function ms(seconds: number): string {
   return `${(seconds * 1000).toFixed(0)} ms`
 }
 
-/** The README's table. */
+/** The tables of docs/performance.md. */
 export function table(r: BenchResult): string {
   const lines = [
     '| volumes + claims | input | load | plan | render | I/O floor | `pvctl sync -f … -o json` | ÷ floor | peak RSS |',

@@ -1,5 +1,5 @@
 // Typed errors, presented in one place (src/cli/present-error.ts). Each carries the exit code of the
-// command-line contract (../shared/CONTRACT.md) and, where there is one, what the user can do about it.
+// command-line contract (docs/output-contract.md) and, where there is one, what the user can do about it.
 
 export const ExitCode = {
   /** In sync (dry-run), or written successfully. */

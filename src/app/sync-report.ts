@@ -1,4 +1,4 @@
-// The SyncReport document of ../shared/CONTRACT.md (`pvctl sync -o json|yaml`).
+// The SyncReport document of docs/output-contract.md (`pvctl sync -o json|yaml`).
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
 import type {Action, PlannedEvent, SyncError} from '../engine/plan.js'
 

@@ -1,4 +1,4 @@
-// Snapshot source of cluster state (`-f, --filename PATH`, ../../shared/CONTRACT.md "Sources of cluster state"):
+// Snapshot source of cluster state (`-f, --filename PATH`, docs/output-contract.md, "Sources of cluster state"):
 // a file, a directory of *.yaml/*.yml/*.json files, or `-` for stdin; YAML (one or many documents) or JSON;
 // each document a single object or a `List` / `*List` — what `kubectl get pv,pvc,storageclasses,pods,nodes
 // -A -o yaml` prints. Objects are kept as parsed: no defaulting, quantities and timestamps untouched. The only

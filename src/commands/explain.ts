@@ -15,7 +15,7 @@ import {writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
 
-/** explain's own exit codes (CONTRACT.md: every command documents them in its help). */
+/** explain's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
   '0  the claim is Bound, or the next sync binds it (WillBind); for pv/NAME, the volume is Available, pre-bound, binding or Bound; with no object, every claim listed will bind',
   '1  the claim stays Pending, Lost or misbound (any other verdict); for pv/NAME, the volume is Released, Failed, being unbound or being deleted',

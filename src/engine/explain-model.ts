@@ -1,4 +1,4 @@
-// The documents of `pvctl explain` (../shared/CONTRACT.md "pvctl explain"): why a claim is or is not
+// The documents of `pvctl explain` (docs/output-contract.md, "pvctl explain"): why a claim is or is not
 // bound, and what the controller will do with a volume. Data only: the engine fills them, renderers print
 // them, scripts read them as JSON. The contract's fields come first, in its order; the rest are additions
 // of pvctl/v1alpha1 that the contract allows (new fields, never renamed ones).

@@ -9,7 +9,7 @@ export interface ObjectRef {
   name: string
 }
 
-/** The write kinds of ../shared/CONTRACT.md (new ones may be added). */
+/** The write kinds of docs/output-contract.md (new ones may be added). */
 export type ActionType =
   | 'bind-volume'
   | 'bind-claim'

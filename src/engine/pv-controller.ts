@@ -6,7 +6,7 @@
 // KEEP THE SPACE SHUTTLE FLYING: every `if` has its `else`, even when it does nothing, because each
 // branch is a state of the bidirectional PV <-> PVC pointer that someone once had to reason about.
 //
-// Differences by design (README "Design"):
+// Differences by design (docs/design.md):
 // - A Go `return err` becomes a thrown ControllerError, caught once per sync and reported as a sync
 //   error; the object is retried on the next round, as the work queue would.
 // - Asynchronous operations (recycle, delete, provision through a plugin) run their checks here and then

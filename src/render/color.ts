@@ -1,6 +1,6 @@
 // Colour as a parameter. Renderers take a Palette and never look at the terminal or the environment; the
 // command decides once, with shouldColor, and passes `ansi` or `plain`. chalk is not used: it ignores
-// NO_COLOR (../shared/TOOLCHAIN.md), and eight escape codes do not need a dependency.
+// NO_COLOR (supports-color does not read it either), and eight escape codes do not need a dependency.
 
 export interface Palette {
   red(s: string): string

@@ -1,4 +1,4 @@
-// `pvctl sync -o json|yaml`: the SyncReport document of ../shared/CONTRACT.md. PURE.
+// `pvctl sync -o json|yaml`: the SyncReport document of docs/output-contract.md. PURE.
 //
 // The document is produced as a sequence of chunks, never as one string: at 160k volumes + 160k claims the
 // JSON is over 512 MiB, more than V8 allows a string to hold, and as one string plus its UTF-8 buffer it

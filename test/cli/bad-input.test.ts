@@ -1,4 +1,4 @@
-// Bad input through the built CLI, one row per mistake a user makes. CONTRACT.md: a usage or input error
+// Bad input through the built CLI, one row per mistake a user makes. docs/output-contract.md: a usage or input error
 // exits 2, and "Errors go to stderr as one line `error: ...`; with `-o json` nothing but the report goes to
 // stdout". So every error row checks: the exit status, stderr is exactly one line starting `error: ` that
 // matches the row (naming the file, object and field where there are some), no stack trace, empty stdout.

@@ -223,16 +223,6 @@ describe('pvctl explain through the built CLI', () => {
     assert.equal(r.stdout, 'Every claim in scope is Bound: nothing to explain.\n')
   })
 
-  test('the explanation README.md shows is the one the tool prints', async () => {
-    const command = 'pvctl explain pvc/logs -n shop -f examples/cluster.yaml'
-    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8')
-    const start = readme.indexOf(`$ ${command}\n`)
-    assert.ok(start >= 0, 'README.md shows the command')
-    const shown = readme.slice(start + command.length + 3, readme.indexOf('```', start))
-    const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', 'examples/cluster.yaml'])
-    assert.equal(shown, r.stdout)
-  })
-
   test('--help documents the alias and the exit status', async () => {
     const r = await runCli(['explain', '--help'])
     assert.equal(r.code, 0)

@@ -1,4 +1,4 @@
-// The CLI surface, snapshot-tested (STYLE.md habit 9): every command's id, aliases, arguments and flags
+// The CLI surface, snapshot-tested (as sf-plugins-core snapshots its commands): every command's id, aliases, arguments and flags
 // (name, char, type, options, default, allowNo, multiple), read from the oclif.manifest.json that
 // `npm run build` writes, against test/cli/golden/surface.json. Renaming, removing or adding a flag, a
 // short flag, an -o format or a default fails here, so a change to the surface is a deliberate one:
@@ -112,10 +112,10 @@ test('the snapshot catches a renamed flag, a new short flag and a changed defaul
   }
 })
 
-/** The exit codes a command can end with; the ones of CONTRACT.md (0–3) unless it says otherwise. */
+/** The exit codes a command can end with; the ones of docs/output-contract.md (0–3) unless it says otherwise. */
 const EXIT_CODES: Record<string, number[]> = {help: [0, 2]}
 
-test('every command documents its exit status in its help (CONTRACT.md)', async (t) => {
+test('every command documents its exit status in its help (docs/output-contract.md)', async (t) => {
   for (const c of Object.values(loadManifest())) {
     await t.test(c.id, () => {
       assert.match(c.description ?? '', /^\s*EXIT STATUS$/m)

@@ -1,5 +1,5 @@
 // `pvctl sync` through the built CLI: exit status, output formats and colour, snapshot sources (file, dir,
-// stdin), scoping (-n, named objects), rounds and help. One row per behaviour of CONTRACT.md and README.md;
+// stdin), scoping (-n, named objects), rounds and help. One row per behaviour of docs/output-contract.md and README.md;
 // each row runs the CLI once and checks its exit status, then what it printed.
 import assert from 'node:assert/strict'
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
@@ -97,7 +97,7 @@ interface Row {
 
 
 const rows: Row[] = [
-  // Exit status (CONTRACT.md, as kubectl diff): 1 when a dry run finds changes, 0 in sync.
+  // Exit status (docs/output-contract.md, as kubectl diff): 1 when a dry run finds changes, 0 in sync.
   {
     name: 'the bundled example has changes: exit 1',
     args: ['-f', example],

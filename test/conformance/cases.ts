@@ -1,4 +1,5 @@
-// Loading ../shared/conformance (or $PVCTL_CONFORMANCE_DIR).
+// Loading the conformance cases: test/conformance/{cases,engine}/*.json (README.md beside them), or the
+// folder $PVCTL_CONFORMANCE_DIR names (the same layout), to try a case set under change without copying it.
 import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -9,9 +10,9 @@ import type {ObjectRef} from '../../src/engine/plan.js'
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 
 export function conformanceDir(): string {
-  const dir = process.env.PVCTL_CONFORMANCE_DIR ?? path.resolve(repoRoot, '../shared/conformance')
-  if (!existsSync(dir)) {
-    throw new Error(`conformance cases not found at ${dir}: check out shared/ beside the repository or set PVCTL_CONFORMANCE_DIR`)
+  const dir = process.env.PVCTL_CONFORMANCE_DIR ?? path.join(repoRoot, 'test/conformance')
+  if (!existsSync(path.join(dir, 'cases'))) {
+    throw new Error(`conformance cases not found at ${dir}: expected ${path.join(dir, 'cases')} (check PVCTL_CONFORMANCE_DIR)`)
   }
   return dir
 }

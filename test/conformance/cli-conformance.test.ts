@@ -1,8 +1,8 @@
-// Every case of ../shared/conformance/cases that needs no volume plugin, through the built CLI:
+// Every case of test/conformance/cases that needs no volume plugin, through the built CLI:
 //   pvctl sync -f CASE.json --dry-run -o json [pvc/NAME -n NS | pv/NAME] [--rounds 1] [--feature-gates ...]
 // compared with the Go test's expectations by the rules of that README (judge.ts).
 // Cases that contradict the seed are listed in KNOWN_EXCEPTIONS, each checked for exactly the
-// documented difference (README "Conformance exceptions").
+// documented difference (docs/fidelity.md, "Conformance exceptions").
 import assert from 'node:assert/strict'
 import {execFile} from 'node:child_process'
 import {mkdtempSync, writeFileSync} from 'node:fs'

@@ -1,4 +1,4 @@
-// The pure-function cases of ../shared/conformance/engine (index_test.go and pv_controller_test.go of
+// The pure-function cases of test/conformance/engine (index_test.go and pv_controller_test.go of
 // pkg/controller/volume/persistentvolume, written out as data), run against the engine's functions:
 // one subtest per case, named after it.
 //

@@ -3,7 +3,7 @@
 /**
  * Cases whose expectation contradicts the seed (pv_controller.go v1.31): every one is an event the seed
  * emits that the Go test never reads, because its checkEvents stops reading after the expected count,
- * while ../shared/conformance/README.md says an extra event fails. The seed wins; each case still runs
+ * while pvctl's judge (README.md beside it) fails an extra event. The seed wins; each case still runs
  * and must differ by exactly these events, in this order, after the expected ones.
  */
 export const KNOWN_EXCEPTIONS: Record<string, {why: string; extraEvents: string[]}> = {

@@ -1,4 +1,4 @@
-// How a conformance case is judged: the Go tests' own rules, from ../shared/conformance/README.md.
+// How a conformance case is judged: the Go tests' own rules, from README.md beside it.
 // - objects matched by kind and name, compared whole without metadata.resourceVersion and
 //   spec.claimRef.resourceVersion; absent, empty and null are the same, except a claim's
 //   spec.storageClassName, where unset and "" differ;

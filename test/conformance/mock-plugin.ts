@@ -1,4 +1,4 @@
-// The Go tests' mock volume plugin (kubernetes.io/mock-volume), as ../shared/conformance/README.md
+// The Go tests' mock volume plugin (kubernetes.io/mock-volume), as README.md beside it
 // describes it: it supports every volume; each capability exists unless its call list is null; call
 // lists are consumed in order; an empty list makes NewDeleter / NewProvisioner / Recycle fail with
 // "Mock plugin error: no <list> configured". Also the reactor errors and the mocked CSI migration.

@@ -1,4 +1,4 @@
-// The SyncReport of ../shared/CONTRACT.md, pinned by schema/sync-report.schema.json: every report the built
+// The SyncReport of docs/output-contract.md, pinned by schema/sync-report.schema.json: every report the built
 // CLI prints (`sync -o json` and `-o yaml`) and every report golden of test/render must validate, the YAML
 // document must equal the JSON one, and `objects` must be sorted by kind, namespace, name. A second table
 // proves the schema is not vacuous: each row breaks one rule of the contract and must be rejected.
