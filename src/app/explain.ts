@@ -11,7 +11,7 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeSimulatedUids} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
@@ -68,7 +68,7 @@ export async function loadExplainState(
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence, answered: () => noticeSimulatedUids(loaded, ui)}
+  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui)}
 }
 
 /**

@@ -1,10 +1,11 @@
 // Opens the live cluster: kubectl's kubeconfig rules, client-node, and client-side flow control.
 // Imported only when a command needs the cluster: client-node costs ~0.4 s to load.
 import {type EvidenceApi, KubernetesEvidenceApi} from '../cluster/explain-evidence-api.js'
-import {loadKubeconfig} from '../cluster/kubeconfig.js'
+import {loadKubeconfig, plainHttpCredentialsWarning} from '../cluster/kubeconfig.js'
 import {type ClusterApi, KubernetesClusterApi, makeKubeConfig} from '../cluster/live-api.js'
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
 import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
+import {redactUrlCredentials} from '../redact.js'
 
 export interface LiveOptions {
   kubeconfig?: string
@@ -24,6 +25,8 @@ export interface LiveSession {
   namespace?: string
   contextName: string
   server: string
+  /** What the user should know about this connection before trusting it (credentials over plain HTTP). */
+  warnings: string[]
 }
 
 export function openLiveSession(opts: LiveOptions): LiveSession {
@@ -34,5 +37,5 @@ export function openLiveSession(opts: LiveOptions): LiveSession {
   const api = throttle(new KubernetesClusterApi(kc), flow)
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
   const evidence: EvidenceApi = throttle(new KubernetesEvidenceApi(kc), flow)
-  return {api, workload, evidence, namespace: config.namespace, contextName: config.contextName, server: config.cluster.server}
+  return {api, workload, evidence, namespace: config.namespace, contextName: config.contextName, server: redactUrlCredentials(config.cluster.server), warnings: [plainHttpCredentialsWarning(config)].filter((w) => w !== undefined)}
 }

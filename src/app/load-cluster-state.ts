@@ -29,7 +29,13 @@ export interface LoadStateUi {
 }
 
 export type LoadedClusterState =
-  | {source: 'snapshot'; state: ClusterState; evidence: SnapshotEvidence; /** Claims given a uid (simulated-uids.ts), "NS/NAME". */ simulatedUids: string[]}
+  | {
+      source: 'snapshot'
+      state: ClusterState
+      evidence: SnapshotEvidence
+      /** What the answer rests on that the snapshot did not hold (kinds missing, uids simulated): said after it. */
+      caveats: string[]
+    }
   | {source: 'live'; state: ClusterState; session: LiveSession}
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
@@ -43,13 +49,14 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
       ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
     }
     const {state, assigned} = withSimulatedClaimUids(snapshot.state)
-    return {source: 'snapshot', state, evidence: snapshot.evidence, simulatedUids: assigned}
+    return {source: 'snapshot', state, evidence: snapshot.evidence, caveats: [...missingKinds(state), ...simulatedUidsCaveat(assigned)]}
   }
 
   // A live cluster: client-node is loaded only now (it costs ~0.4 s).
   const {openLiveSession} = await import('./live-session.js')
   const {loadLiveState} = await import('../cluster/live-loader.js')
   const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
+  for (const warning of session.warnings) ui.notice(`warning: ${warning}`)
   const spinner = await ui.spinner(`loading from ${session.server}`)
   try {
     const state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
@@ -59,17 +66,55 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   }
 }
 
+const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml'
+
 /**
- * Claims of the snapshot planned with a simulated uid, said once the answer that rests on them is made
- * (not before an error, which it would only crowd).
+ * The kinds a snapshot lacks that the plan would judge by (`kubectl get pv,pvc -A -o yaml` is the obvious
+ * first try): without StorageClasses every class looks missing, without Pods every volume unused and every
+ * claim of a WaitForFirstConsumer class consumer-less, without Nodes no node affinity can be checked. One
+ * line per missing kind that matters to this snapshot, naming what the plan cannot judge.
  */
-export function noticeSimulatedUids(loaded: LoadedClusterState, ui: Pick<LoadStateUi, 'notice'>): void {
-  const assigned = loaded.source === 'snapshot' ? loaded.simulatedUids : []
-  if (assigned.length === 0) return
+export function missingKinds(state: ClusterState): string[] {
+  const lines: string[] = []
+  if (state.claims.length === 0 && state.volumes.length === 0) return lines
+  const classNames = new Set<string>()
+  for (const o of [...state.claims, ...state.volumes]) {
+    const name = o.spec.storageClassName ?? o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class']
+    if (name) classNames.add(name)
+  }
+  const unsetClass = state.claims.filter((c) => c.spec.storageClassName == null && c.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] == null).length
+  if (state.classes.length === 0 && (classNames.size > 0 || unsetClass > 0)) {
+    const named = [...classNames].sort().slice(0, 5).join(', ')
+    const what = [classNames.size > 0 ? `claims and volumes of class ${named}${classNames.size > 5 ? ', …' : ''} are judged as if the class did not exist` : '', unsetClass > 0 ? `${unsetClass} claim(s) without a class find no default class` : '']
+    lines.push(`the snapshot holds no StorageClass: ${what.filter((w) => w !== '').join('; ')}; ${TAKE_IT_WHOLE}`)
+  }
+  const podsMatter =
+    state.volumes.some((v) => v.spec.persistentVolumeReclaimPolicy === 'Recycle') || state.classes.some((c) => c.volumeBindingMode === 'WaitForFirstConsumer')
+  if (state.pods.length === 0 && state.claims.length > 0 && podsMatter) {
+    lines.push(`the snapshot holds no Pod: every volume is judged unused (a recycle goes ahead) and every claim of a WaitForFirstConsumer class consumer-less; ${TAKE_IT_WHOLE}`)
+  }
+  const needsNodes = state.volumes.some((v) => v.spec.nodeAffinity != null) || state.claims.some((c) => c.metadata.annotations?.['volume.kubernetes.io/selected-node'] != null)
+  if (state.nodes.length === 0 && needsNodes) {
+    lines.push(`the snapshot holds no Node: volumes' node affinity and claims' selected nodes cannot be checked against nodes; ${TAKE_IT_WHOLE}`)
+  }
+  return lines
+}
+
+/** Claims of the snapshot planned with a simulated uid (simulated-uids.ts), "NS/NAME". */
+function simulatedUidsCaveat(assigned: readonly string[]): string[] {
+  if (assigned.length === 0) return []
   const named = assigned.length <= 3 ? ` (${assigned.join(', ')})` : ''
-  ui.notice(
+  return [
     `${assigned.length} PersistentVolumeClaim${assigned.length === 1 ? ' has' : 's have'} no metadata.uid${named}: planned with the uid the API server would give ${assigned.length === 1 ? 'it' : 'each'} on create, derived from namespace and name`,
-  )
+  ]
+}
+
+/**
+ * What the answer rests on that the snapshot did not hold, said once the answer is made (not before an
+ * error, which it would only crowd, and after a long table rather than scrolled away above it).
+ */
+export function noticeCaveats(loaded: LoadedClusterState, ui: Pick<LoadStateUi, 'notice'>): void {
+  if (loaded.source === 'snapshot') for (const line of loaded.caveats) ui.notice(line)
 }
 
 /**

@@ -11,6 +11,7 @@ import {loadKubeconfig} from '../cluster/kubeconfig.js'
 import {type ClusterApi, KubernetesClusterApi, makeKubeConfig, type LeaseApi, type WatchApi} from '../cluster/live-api.js'
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
 import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
+import {redactUrlCredentials} from '../redact.js'
 
 export interface LoopSessionOptions {
   kubeconfig?: string
@@ -38,5 +39,5 @@ export function openLoopSession(opts: LoopSessionOptions): LoopSession {
   const api = throttle(new KubernetesClusterApi(kc) as ClusterApi, flow)
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
   const leaseApi = throttle(new KubernetesClusterApi(kc) as ClusterApi, {qps: 5, burst: 10, maxRetries: 0, requestTimeoutMs: opts.leaseTimeoutMs}) as unknown as LeaseApi
-  return {api, workload, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server: config.cluster.server}
+  return {api, workload, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server: redactUrlCredentials(config.cluster.server)}
 }

@@ -5,7 +5,7 @@ import type {ClusterState, PersistentVolume} from '../engine/model.js'
 import {scopePredicate} from '../engine/reconcile.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeSimulatedUids} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
@@ -41,6 +41,8 @@ export interface RunSyncResult {
   exitCode: number
   /** The report is the plan the user was shown and did not confirm. */
   declined?: boolean
+  /** Notices about the report, to say after it (a long table would scroll them away): caveats, the count of writes. */
+  after: string[]
 }
 
 export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
@@ -49,18 +51,20 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
   const loaded = await loadClusterState(opts, ui)
   checkScope(loaded.state, opts, ui)
+  const after: string[] = []
+  const later = {notice: (line: string) => void after.push(line)}
   if (loaded.source === 'snapshot') {
     const report = planSync(loaded.state, {...opts, dryRun: true})
-    if (!opts.dryRun) ui.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
-    noticeMassRelease(loaded.state, report, opts, ui)
-    noticeSimulatedUids(loaded, ui)
-    return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
+    if (!opts.dryRun) later.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
+    noticeMassRelease(loaded.state, report, opts, later)
+    noticeCaveats(loaded, later)
+    return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok, after}
   }
   const {state, session} = loaded
   if (opts.dryRun) {
     const report = planSync(state, opts)
-    noticeMassRelease(state, report, opts, ui)
-    return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok}
+    noticeMassRelease(state, report, opts, later)
+    return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok, after}
   }
 
   const {applySync} = await import('./sync-live.js')
@@ -94,8 +98,8 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
         ui.showPlan(plan)
       },
     )
-    if (result.notice !== undefined) ui.notice(result.notice)
-    return {report: result.report, exitCode: result.exitCode, ...(result.declined === true ? {declined: true} : {})}
+    if (result.notice !== undefined) later.notice(result.notice)
+    return {report: result.report, exitCode: result.exitCode, after, ...(result.declined === true ? {declined: true} : {})}
   } finally {
     progress.stop()
   }

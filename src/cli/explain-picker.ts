@@ -2,6 +2,7 @@
 // that stdout carries only what is shown), the renderers for what is shown. Used only when canPrompt().
 import type {Choice, ExplainSessionUi} from '../app/explain-session.js'
 import type {Palette} from '../render/color.js'
+import {writeNotice} from './interaction.js'
 import {renderClaimExplanation} from '../render/explain-claim.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
 import {renderSyncTable} from '../render/sync-table.js'
@@ -16,7 +17,7 @@ export function terminalExplainUi(palette: Palette): ExplainSessionUi {
     showClaim: (e) => out(renderClaimExplanation(e, palette)),
     showVolume: (volume) => out(kubectlYaml(volume)),
     showPlan: (report) => out(renderSyncTable(report, {wide: false, palette})),
-    notice: (line) => process.stderr.write(`pvctl: ${line}\n`),
+    notice: writeNotice,
   }
 }
 

@@ -1,7 +1,13 @@
 // Spinners and prompts: only on a terminal, never in CI, always on stderr so that stdout carries
 // nothing but the output (-o json stays parseable).
 
+import {redactUrlCredentials} from '../redact.js'
 import {shouldColor} from '../render/color.js'
+
+/** A notice on stderr (`pvctl: …`), never with a URL's credentials. */
+export function writeNotice(line: string): void {
+  process.stderr.write(`pvctl: ${redactUrlCredentials(line)}\n`)
+}
 
 export function canPrompt(): boolean {
   return Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI

@@ -6,6 +6,8 @@
 // JSON lines as klog's JSON format, with the time as RFC 3339:
 //   {"ts":"2026-11-30T10:15:02.123Z","level":"info","v":0,"msg":"Bound claim","claim":"shop/orders","volume":"pv-0002"}
 
+import {redactUrlCredentials} from '../redact.js'
+
 export type LogFormat = 'text' | 'json'
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json']
 
@@ -54,14 +56,14 @@ export function createLogger(opts: LoggerOptions): Logger {
     if (opts.format === 'json') {
       const record: Fields = {ts: t.toISOString(), level: severity, v: level, msg}
       for (const [k, v] of Object.entries(fields)) if (v !== undefined) record[k] = fieldValue(v)
-      opts.write(`${JSON.stringify(record)}\n`)
+      opts.write(`${redactUrlCredentials(JSON.stringify(record))}\n`)
       return
     }
     const head = `${severity === 'error' ? 'E' : 'I'}${pad(t.getUTCMonth() + 1)}${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}:${pad(t.getUTCSeconds())}.${pad(t.getUTCMilliseconds(), 3)}000 ${String(pid).padStart(7)}]`
     const kv = Object.entries(fields)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `${k}=${textValue(v)}`)
-    opts.write(`${[head, JSON.stringify(msg), ...kv].join(' ')}\n`)
+    opts.write(`${redactUrlCredentials([head, JSON.stringify(msg), ...kv].join(' '))}\n`)
   }
 
   const logger: Logger = {

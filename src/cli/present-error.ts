@@ -2,6 +2,7 @@
 // never a stack trace; only a bug (an error pvctl did not expect) asks to be reported, with PVCTL_DEBUG
 // for the trace.
 import {ExitCode, type ExitCodeValue, PvctlError} from '../errors.js'
+import {redactUrlCredentials} from '../redact.js'
 
 export interface PresentedError {
   message: string
@@ -21,6 +22,11 @@ function isOclifParseError(err: unknown): err is Error {
 }
 
 export function presentError(err: unknown): PresentedError {
+  const presented = present(err)
+  return {...presented, message: redactUrlCredentials(presented.message), suggestions: presented.suggestions.map(redactUrlCredentials)}
+}
+
+function present(err: unknown): PresentedError {
   if (err instanceof PvctlError) {
     return {message: firstLine(err.message), exitCode: err.exitCode, suggestions: err.suggestions}
   }

@@ -3,16 +3,18 @@
 // deep is not an object of the cluster, and the code that walks the parsed objects (copies, diffs,
 // JSON.stringify of a write) recurses and would fail far from the request that brought it.
 //
-// The limit is Kubernetes' own: apimachinery's JSON decoding (k8s.io/apimachinery/pkg/util/json,
-// `maxDepth = 10000`, added for CVE-2019-11253) and Go's encoding/json refuse to decode deeper, so no
-// object the API server stored nests deeper. A List wraps its objects two levels down (the List, then
-// its items array), hence the response limit of 10,002.
+// The limit is lower than Kubernetes' own (apimachinery's JSON decoding, k8s.io/apimachinery/pkg/util/json,
+// `maxDepth = 10000`, added for CVE-2019-11253): the code that walks the parsed objects (JSON.stringify of a
+// write or a report, structuredClone) recurses, and Node's default stack gives out near 5,000 levels. 1,000
+// is far beyond any object of these kinds and well within the stack. A List wraps its objects two levels
+// down (the List, then its items array), hence the response limit of 1,002. Snapshots are held to the same
+// limit (snapshot.ts), so that a file and a cluster are read alike.
 //
 // The scan is a loop over bytes that counts unquoted brackets: string contents, the bulk of an
 // object's bytes, are skipped with Buffer.indexOf (native memchr) rather than byte by byte.
 
-/** apimachinery's util/json maxDepth: the deepest nesting the API server decodes. */
-export const MAX_OBJECT_DEPTH = 10_000
+/** The deepest nesting of an object pvctl reads (the API server's own limit is 10,000: see above). */
+export const MAX_OBJECT_DEPTH = 1_000
 
 /** The deepest nesting of an answer: a List's objects sit two levels down (the List, its items). */
 export const MAX_ANSWER_DEPTH = MAX_OBJECT_DEPTH + 2
@@ -77,6 +79,48 @@ export class JsonDepthGauge {
     }
     return true
   }
+}
+
+/**
+ * Whether a JSON text nests deeper than `limit`: the same count as JsonDepthGauge, over a whole string
+ * (a snapshot file), string contents skipped with indexOf.
+ */
+export function jsonTextNestsDeeper(text: string, limit: number = MAX_ANSWER_DEPTH): boolean {
+  let depth = 0
+  const n = text.length
+  for (let i = 0; i < n; ) {
+    const c = text.charCodeAt(i++)
+    if (c === QUOTE) {
+      // To the closing quote: one not preceded by an odd run of backslashes.
+      for (;;) {
+        const quote = text.indexOf('"', i)
+        if (quote === -1) return false // unterminated: JSON.parse says so
+        let k = quote
+        while (k > i && text.charCodeAt(k - 1) === BACKSLASH) k--
+        i = quote + 1
+        if ((quote - k) % 2 === 0) break
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > limit) return true
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--
+    } else {
+      // Whitespace, a comma, a colon, a number or a literal: no nesting.
+    }
+  }
+  return false
+}
+
+/** Whether a parsed value (a YAML document) nests deeper than `limit`; iterative, so it cannot overflow itself. */
+export function valueNestsDeeper(value: unknown, limit: number = MAX_ANSWER_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== 'object') continue
+    if (depth + 1 > limit) return true
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1])
+  }
+  return false
 }
 
 /** The number of backslashes right before `end`, not looking before `start`. */

@@ -55,6 +55,30 @@ export interface ResolvedUser {
   'auth-provider'?: unknown
 }
 
+/**
+ * A warning when the kubeconfig would send credentials (a token, a password, an exec or auth-provider
+ * plugin's token, a URL's userinfo) to a plain-HTTP server, where anyone on the path reads them; else
+ * undefined. (A client certificate is not sent in the clear: plain HTTP has no TLS to present it in.)
+ */
+export function plainHttpCredentialsWarning(config: Pick<ResolvedConfig, 'cluster' | 'user'>): string | undefined {
+  let url: URL
+  try {
+    url = new URL(config.cluster.server)
+  } catch {
+    return undefined
+  }
+  if (url.protocol !== 'http:') return undefined
+  const u = config.user
+  const sends = [
+    u.token || u.tokenFile ? 'a bearer token' : '',
+    u.password ? 'a password' : '',
+    u.exec != null || u['auth-provider'] != null ? "a credential plugin's token" : '',
+    url.username !== '' ? "the server URL's user and password" : '',
+  ].filter((s) => s !== '')
+  if (sends.length === 0) return undefined
+  return `the API server ${url.protocol}//${url.host} is plain HTTP: ${sends.join(', ')} would travel unencrypted; use https:// (kubectl sends no token to such a server)`
+}
+
 export interface ResolvedConfig {
   /** Where the configuration came from, for messages (never credentials). */
   origin: string

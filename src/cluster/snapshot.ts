@@ -13,6 +13,7 @@ import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 import type {ClusterState} from '../engine/model.js'
 import {isValidQuantity, parseQuantity} from '../engine/quantity.js'
+import {jsonTextNestsDeeper, MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import {compileLabelSelector, SelectorError} from '../engine/selector.js'
 import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
 import {yamlLibrary} from '../yaml-library.js'
@@ -117,8 +118,20 @@ interface Entry {
 
 /** "PersistentVolumeClaim default/data", "PersistentVolume pv1": how messages name an object. */
 function objectLabel(kind: string, namespace: string, name: string): string {
-  return `${kind} ${namespace === '' ? '' : `${namespace}/`}${name}`
+  return `${kind} ${namespace === '' ? '' : `${clip(namespace)}/`}${clip(name)}`
 }
+
+/** A name as a message quotes it: whole, unless it is longer than any valid name. */
+function clip(name: string): string {
+  return name.length <= MAX_NAME_LENGTH ? name : `${name.slice(0, 40)}…`
+}
+
+/**
+ * The longest name the API server accepts (a DNS subdomain, RFC 1123), and namespace (a DNS label): a
+ * snapshot's name past them is no object of a cluster, and would be copied into every line of output.
+ */
+const MAX_NAME_LENGTH = 253
+const MAX_NAMESPACE_LENGTH = 63
 
 interface ParsedText {
   entries: Entry[]
@@ -277,17 +290,33 @@ function parseText(text: string, source: string): ParsedText {
  */
 function parseDocuments(text: string, source: string): {docs: unknown[]; json: boolean} {
   if (source.endsWith('.json') || /^\s*[[{]/.test(text)) {
+    let docs: unknown[]
     try {
-      return {docs: [JSON.parse(text)], json: true}
+      docs = [JSON.parse(text)]
     } catch (jsonErr) {
       const yaml = source.endsWith('.json') ? undefined : parseYaml(text)
-      if (yaml && !('error' in yaml)) return {docs: yaml.docs, json: false}
+      if (yaml && !('error' in yaml)) return notTooDeep({docs: yaml.docs, json: false}, source)
       throw new InputError(`${source}: invalid JSON${jsonErrorDetail(text, (jsonErr as Error).message)}`)
     }
+    // Counted on the text, where a string's contents are skipped at memchr speed, not on the parsed values.
+    if (jsonTextNestsDeeper(text)) throw tooDeep(source)
+    return {docs, json: true}
   }
   const yaml = parseYaml(text)
+  // The YAML parser recurses: a flow collection nested some hundreds deep exhausts the stack in it.
+  if ('error' in yaml && /Maximum call stack size exceeded/.test(yaml.error)) throw tooDeep(source)
   if ('error' in yaml) throw new InputError(`${source}: invalid YAML${yaml.error}`)
-  return {docs: yaml.docs, json: false}
+  return notTooDeep({docs: yaml.docs, json: false}, source)
+}
+
+function notTooDeep<T extends {docs: unknown[]}>(parsed: T, source: string): T {
+  if (parsed.docs.some((doc) => valueNestsDeeper(doc))) throw tooDeep(source)
+  return parsed
+}
+
+/** A snapshot nested deeper than any object of a cluster: refused as the wire refuses such an answer. */
+function tooDeep(source: string): InputError {
+  return new InputError(`${source}: nests deeper than any object of a cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`)
 }
 
 function jsonErrorDetail(text: string, message: string): string {
@@ -491,12 +520,16 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
   for (const f of METADATA_STRING_KEYS) asString(meta, f)
   if (meta.name === undefined || meta.name === null || meta.name === '') return {message: 'metadata.name is required'}
   if (typeof meta.name !== 'string') return {message: `metadata.name must be a string, got ${describe(meta.name)}`}
+  if (meta.name.length > MAX_NAME_LENGTH) return {message: `metadata.name must be no more than ${MAX_NAME_LENGTH} characters, got ${meta.name.length} (${clip(meta.name)})`}
   if (info.namespaced) {
     // The one normalisation: a namespaced object (PVC, Pod) without a namespace is in "default", as kubectl
     // would create it. `kubectl get -o yaml` always prints one; hand-written snapshots often leave it out.
     if (meta.namespace === undefined || meta.namespace === null || meta.namespace === '') meta.namespace = 'default'
     if (typeof meta.namespace !== 'string') {
       return {message: `metadata.namespace must be a string, got ${describe(meta.namespace)}`}
+    }
+    if (meta.namespace.length > MAX_NAMESPACE_LENGTH) {
+      return {message: `metadata.namespace must be no more than ${MAX_NAMESPACE_LENGTH} characters, got ${meta.namespace.length} (${clip(meta.namespace)})`}
     }
   }
   for (const f of ID_STRING_KEYS) {

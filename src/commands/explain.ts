@@ -8,7 +8,7 @@ import {terminalExplainUi} from '../cli/explain-picker.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
-import {canPrompt, startSpinner} from '../cli/interaction.js'
+import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {writeChunks} from '../cli/write-chunks.js'
@@ -96,7 +96,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         stdin: process.stdin,
         ...connectionOptions(flags),
       },
-      {notice: (line) => process.stderr.write(`pvctl: ${line}\n`), spinner: startSpinner},
+      {notice: writeNotice, spinner: startSpinner},
     )
 
     // One controller view for both: what evidence to read is decided from the verdicts the explanation gives.
@@ -108,9 +108,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       return
     }
     const {document, exitCode} = explainInState(state, request, controller)
-    answered()
     const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette)
     await writeChunks(process.stdout, chunks)
+    answered()
     process.exitCode = exitCode
   }
 }

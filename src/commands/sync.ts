@@ -9,7 +9,7 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} fr
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
-import {canPrompt, canSpin, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
+import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
 import {writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
@@ -136,7 +136,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     process.once('SIGINT', onSigint)
     process.once('SIGTERM', onSigint)
     try {
-      const {report, exitCode, declined} = await runSync(
+      const {report, exitCode, declined, after} = await runSync(
         {
           ...common,
           maxRounds: flags.rounds,
@@ -146,7 +146,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           recyclerPodTemplate: flags['recycler-pod-template'],
         },
         {
-          notice: (line) => process.stderr.write(`pvctl: ${line}\n`),
+          notice: writeNotice,
           spinner: startSpinner,
           confirm: canPrompt() ? (question, destructive) => confirmOnTerminal(question, destructive) : undefined,
           logWaits: !canSpin(),
@@ -160,6 +160,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       const shownAlready = declined === true && planStream() === process.stdout
       // A reader that stops early (`| head`) ends the output quietly; the exit status stays the plan's.
       if (!shownAlready) await writeChunks(process.stdout, render(report))
+      for (const line of after) writeNotice(line)
       process.exitCode = exitCode
     } finally {
       process.removeListener('SIGINT', onSigint)

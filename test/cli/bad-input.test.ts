@@ -4,7 +4,8 @@
 // matches the row (naming the file, object and field where there are some), no stack trace, empty stdout.
 // Rows that succeed (expectExit < 2) check that stderr carries only notices and stdout the output.
 import assert from 'node:assert/strict'
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -51,6 +52,11 @@ metadata:
 data:
   key: value
 `
+
+/** A volume with an unread field nested 10,000 deep, and one named with a million characters. */
+const DEEP_JSON = `{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"pv1"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp/x"},"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`
+const DEEP_YAML = `apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec:\n  capacity: {storage: 1Gi}\n  x: ${'['.repeat(1_200)}${']'.repeat(1_200)}\n`
+const LONG_NAME_JSON = `{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"${'x'.repeat(1_000_000)}"},"spec":{"capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],"hostPath":{"path":"/tmp/x"}}}`
 
 const rows: Row[] = [
   // Snapshots that cannot be read.
@@ -151,6 +157,27 @@ const rows: Row[] = [
     args: ['-f', '{dir}/pvq.yaml'],
     expectExit: 2,
     expectStderr: /^error: \S*pvq\.yaml: PersistentVolume pv1: spec\.capacity\.storage: "0": must be greater than zero$/,
+  },
+  {
+    name: 'an unread field nested 10,000 deep (JSON): refused before anything is planned or printed',
+    files: {'deep.json': DEEP_JSON},
+    args: ['-f', '{dir}/deep.json', '-o', 'json'],
+    expectExit: 2,
+    expectStderr: /^error: \S*deep\.json: nests deeper than any object of a cluster \(pvctl reads at most 1002 levels\)$/,
+  },
+  {
+    name: 'the same in YAML flow style',
+    files: {'deep.yaml': DEEP_YAML},
+    args: ['-f', '{dir}/deep.yaml', '-o', 'json'],
+    expectExit: 2,
+    expectStderr: /^error: \S*deep\.yaml: nests deeper than any object of a cluster \(pvctl reads at most 1002 levels\)$/,
+  },
+  {
+    name: 'a name longer than any the API server accepts: refused, and quoted clipped',
+    files: {'long.json': LONG_NAME_JSON},
+    args: ['-f', '{dir}/long.json'],
+    expectExit: 2,
+    expectStderr: /^error: \S*long\.json: .*metadata\.name must be no more than 253 characters, got 1000000 \(x{40}…\)$/,
   },
   {
     name: 'an invalid selector operator in a claim',
@@ -448,3 +475,15 @@ test('pvctl help COMMAND prints what COMMAND --help prints; pvctl help, the root
   assert.match(root.stdout, /^COMMANDS$/m)
 })
 
+
+test('explain agrees with sync on whether a snapshot is readable: the same refusal, nothing on stdout', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-explain-bad-'))
+  for (const [name, text] of [['deep.json', DEEP_JSON], ['deep.yaml', DEEP_YAML], ['long.json', LONG_NAME_JSON]] as const) {
+    writeFileSync(path.join(dir, name), text)
+    const run = await runCli(['explain', '-f', path.join(dir, name)])
+    assert.equal(run.code, 2, `${name}: ${run.stderr}`)
+    assert.equal(run.stdout, '', name)
+    assert.match(run.stderr, /^error: .*(nests deeper than any object of a cluster|no more than 253 characters)/, name)
+    assert.ok(run.stderr.length < 500, `${name}: the error quotes no huge name`)
+  }
+})

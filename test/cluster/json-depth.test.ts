@@ -37,7 +37,7 @@ for (const row of rows) {
   })
 }
 
-test(`json depth: the limit is apimachinery's ${MAX_OBJECT_DEPTH} for an object, two more for a List around it`, () => {
+test(`json depth: the limit is ${MAX_OBJECT_DEPTH} for an object, two more for a List around it`, () => {
   assert.equal(MAX_ANSWER_DEPTH, MAX_OBJECT_DEPTH + 2)
   const nested = (n: number) => Buffer.from(`${'['.repeat(n)}${']'.repeat(n)}`)
   assert.deepEqual(measure([nested(MAX_ANSWER_DEPTH)]), {deepest: MAX_ANSWER_DEPTH, within: true})

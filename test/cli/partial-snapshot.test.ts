@@ -1,0 +1,51 @@
+// A snapshot that lacks a kind the plan judges by (`kubectl get pv,pvc -A -o yaml`, the obvious first
+// try) says so, one line per missing kind that matters, for sync and explain alike; a whole one says nothing.
+import assert from 'node:assert/strict'
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {parse, stringify} from 'yaml'
+
+import {runCli} from './run-cli.js'
+
+const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-partial-'))
+const example = parse(readFileSync('examples/cluster.yaml', 'utf8')) as {items: Array<{kind: string; spec?: Record<string, unknown>}>}
+
+function snapshot(name: string, keep: (o: {kind: string}) => boolean, change: (o: {kind: string; spec?: Record<string, unknown>}) => object = (o) => o): string {
+  const file = path.join(dir, name)
+  writeFileSync(file, stringify({...example, items: example.items.filter(keep).map(change)}))
+  return file
+}
+
+const rows: Array<{name: string; file: () => string; want: RegExp[]}> = [
+  {
+    name: 'PVs and PVCs alone: no StorageClass and no Pod',
+    file: () => snapshot('pv-pvc.yaml', (o) => o.kind === 'PersistentVolume' || o.kind === 'PersistentVolumeClaim'),
+    want: [/^pvctl: the snapshot holds no StorageClass: claims and volumes of class fast, standard are judged as if the class did not exist; take the snapshot with kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml$/m, /^pvctl: the snapshot holds no Pod: every volume is judged unused/m],
+  },
+  {
+    name: 'no Node, and a volume with node affinity',
+    file: () =>
+      snapshot(
+        'no-nodes.yaml',
+        (o) => o.kind !== 'Node',
+        (o) => (o.kind === 'PersistentVolume' ? {...o, spec: {...o.spec, nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'In', values: ['node-a']}]}]}}}} : o),
+      ),
+    want: [/^pvctl: the snapshot holds no Node: volumes' node affinity and claims' selected nodes cannot be checked against nodes/m],
+  },
+  {name: 'the whole example: nothing to say', file: () => 'examples/cluster.yaml', want: []},
+]
+
+for (const row of rows) {
+  test(`partial snapshot: ${row.name}`, async () => {
+    const file = row.file()
+    for (const args of [['sync', '--dry-run', '-f', file, '-o', 'json'], ['explain', 'pvc/search', '-n', 'shop', '-f', file, '-o', 'json']]) {
+      const run = await runCli(args)
+      assert.ok(run.code === 0 || run.code === 1, run.stderr)
+      for (const re of row.want) assert.match(run.stderr, re, `${args[0]}: ${run.stderr}`)
+      assert.equal(run.stderr.split('\n').filter((l) => /holds no/.test(l)).length, row.want.length, `${args[0]}: ${run.stderr}`)
+    }
+  })
+}
