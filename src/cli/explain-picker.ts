@@ -1,20 +1,21 @@
 // The terminal side of the interactive `pvctl explain`: inquirer's select for the choices (on stderr, so
 // that stdout carries only what is shown), the renderers for what is shown. Used only when canPrompt().
 import type {Choice, ExplainSessionUi} from '../app/explain-session.js'
+import {ExitCode} from '../errors.js'
 import type {Palette} from '../render/color.js'
 import {writeNotice} from './interaction.js'
-import {renderClaimExplanation} from '../render/explain-claim.js'
+import {type ExplainSource, renderClaimExplanation} from '../render/explain-claim.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
 import {renderSyncTable} from '../render/sync-table.js'
 
 /** How many choices a menu shows at once. */
 const PAGE_SIZE = 12
 
-export function terminalExplainUi(palette: Palette): ExplainSessionUi {
+export function terminalExplainUi(palette: Palette, source?: ExplainSource): ExplainSessionUi {
   const out = (text: string) => process.stdout.write(`\n${text}\n`)
   return {
     choose: chooseOnTerminal,
-    showClaim: (e) => out(renderClaimExplanation(e, palette)),
+    showClaim: (e) => out(renderClaimExplanation(e, palette, source)),
     showVolume: (volume) => out(kubectlYaml(volume)),
     showPlan: (report) => out(renderSyncTable(report, {wide: false, palette})),
     notice: writeNotice,
@@ -29,8 +30,11 @@ export async function chooseOnTerminal<T>(message: string, choices: ReadonlyArra
       {output: process.stderr},
     )
   } catch (err) {
-    // Ctrl-C at the prompt (ExitPromptError): the user is done.
-    if ((err as Error).name === 'ExitPromptError') return undefined
+    // Ctrl-C at the prompt (ExitPromptError): the user is done, and the exit status says it was an interrupt.
+    if ((err as Error).name === 'ExitPromptError') {
+      process.exitCode = ExitCode.Interrupted
+      return undefined
+    }
     throw err
   }
 }

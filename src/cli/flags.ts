@@ -41,6 +41,15 @@ export function connectionOptions(flags: {kubeconfig?: string; context?: string;
   }
 }
 
+/**
+ * The flags that name where the state came from (`-f` files, or the kubeconfig and context), for hints that
+ * print a command: the command must read the same source, not another cluster.
+ */
+export function sourceArgs(flags: {filename?: readonly string[]; kubeconfig?: string; context?: string}): string[] {
+  if (flags.filename !== undefined) return flags.filename.flatMap((f) => ['-f', f])
+  return [...(flags.kubeconfig !== undefined ? ['--kubeconfig', flags.kubeconfig] : []), ...(flags.context !== undefined ? ['--context', flags.context] : [])]
+}
+
 export const scopeFlags = {
   namespace: Flags.string({char: 'n', summary: 'Namespace of named claims (pvc/NAME); with no objects named, sync only this namespace.', helpValue: 'NS'}),
   'all-namespaces': Flags.boolean({char: 'A', summary: 'Every namespace (the default when no -n is given).', default: false}),

@@ -611,7 +611,8 @@ function invalidQuantities(field: string, map: unknown, rule: QuantityRule = 'an
     const q = asString(map, k)
     const at = `${field}${fieldKey(k)}`
     // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
-    if (typeof q !== 'string' || !isValidQuantity(q)) return [at, `invalid quantity ${JSON.stringify(q) ?? String(q)}`]
+    if (typeof q !== 'string') return [at, `must be a quantity, got ${describe(q)}`]
+    if (!isValidQuantity(q)) return [at, `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}`]
     if (rule === 'any') continue
     const nanos = parseQuantity(q).nanos
     if (nanos < 0n) return [at, `${JSON.stringify(q)}: must be greater than or equal to 0`]

@@ -7,7 +7,7 @@ import {PvctlCommand} from '../cli/base-command.js'
 import {terminalExplainUi} from '../cli/explain-picker.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
-import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
@@ -104,11 +104,11 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     request.evidence = await gatherEvidence(controller, request, evidence)
 
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(state, request, terminalExplainUi(palette), controller)
+      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}), controller)
       return
     }
     const {document, exitCode} = explainInState(state, request, controller)
-    const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette)
+    const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette, {args: sourceArgs(flags)})
     await writeChunks(process.stdout, chunks)
     answered()
     process.exitCode = exitCode

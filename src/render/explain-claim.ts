@@ -10,11 +10,24 @@ const GOOD: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
 /** Waits that end by themselves when the cluster works as it should. */
 const WAITING: ReadonlySet<Verdict> = new Set<Verdict>(['WillProvision', 'ExternalProvisioning', 'WaitForFirstConsumer', 'WaitForPodScheduled'])
 
-export function renderClaimExplanation(e: ClaimExplanation, p: Palette): string {
+/**
+ * Where the explanation came from, as the flags that name it (`-f a.yaml`, `--context prod`): a command a
+ * hint prints must reproduce what the reader is looking at, not ask another cluster.
+ */
+export interface ExplainSource {
+  args: readonly string[]
+}
+
+/** The source's flags as a shell would take them back ('' for the current context's cluster). */
+export function shellArgs(source: ExplainSource | undefined): string {
+  return (source?.args ?? []).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).map((a) => ` ${a}`).join('')
+}
+
+export function renderClaimExplanation(e: ClaimExplanation, p: Palette, source?: ExplainSource): string {
   const blocks = [
     `${p.bold(`pvc/${e.claim.namespace}/${e.claim.name}`)} (${e.phase}): ${colorVerdict(e.verdict, p)}\n${e.summary}`,
     fields(facts(e, p)),
-    candidatesBlock(e, p),
+    candidatesBlock(e, p, source),
   ]
   if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
   // Last, as `kubectl describe` has them.
@@ -100,11 +113,11 @@ function describePointers(b: BindingPointers): string {
  * names another volume) is said once above the table instead of on every row; when it is all there is
  * to say about every volume, the table is left out.
  */
-function candidatesBlock(e: ClaimExplanation, p: Palette): string {
+function candidatesBlock(e: ClaimExplanation, p: Palette, source: ExplainSource | undefined): string {
   const eligible = e.candidates.filter((c) => c.eligible).length
   // A bounded explanation (a List's) shows the nearest few; eligible volumes come first, so "none" holds.
   const more = e.candidatesTotal !== undefined && e.candidatesTotal > e.candidates.length
-  const shown = more ? `${count(e.candidatesTotal!, 'volume')}, the nearest ${e.candidates.length} shown (pvctl explain pvc/${e.claim.name} -n ${e.claim.namespace} shows all)` : count(e.candidates.length, 'volume')
+  const shown = more ? `${count(e.candidatesTotal!, 'volume')}, the nearest ${e.candidates.length} shown (pvctl explain pvc/${e.claim.name} -n ${e.claim.namespace}${shellArgs(source)} shows all)` : count(e.candidates.length, 'volume')
   const title = `${p.bold('Candidates:')} ${shown}, ${eligible === 0 ? 'none' : `${eligible}${more && eligible === e.candidates.length ? '+' : ''}`} eligible`
   if (e.candidates.length === 0) return title
   const shared = e.candidates.length > 1 ? sharedReasons(e.candidates) : new Set<string>()

@@ -4,7 +4,7 @@
 // goes out a slice of items at a time, never as one string (report-doc.ts does the same for sync).
 import type {ExplainDocument, ExplanationList} from '../engine/explain-model.js'
 import type {Palette} from './color.js'
-import {colorVerdict, renderClaimExplanation} from './explain-claim.js'
+import {colorVerdict, type ExplainSource, renderClaimExplanation} from './explain-claim.js'
 import {kubectlTable, NONE} from './explain-layout.js'
 import {renderVolumeExplanation} from './explain-volume.js'
 import {kubectlYaml} from './kubectl-yaml.js'
@@ -35,26 +35,26 @@ export function explainYamlChunks(doc: ExplainDocument, itemsPerChunk = EXPLANAT
 }
 
 /** renderExplainText's text, one claim of a List at a time. */
-export function explainTextChunks(doc: ExplainDocument, p: Palette): Iterable<string> {
-  return doc.kind === 'List' ? explanationListChunks(doc, p) : [renderExplainText(doc, p)]
+export function explainTextChunks(doc: ExplainDocument, p: Palette, source?: ExplainSource): Iterable<string> {
+  return doc.kind === 'List' ? explanationListChunks(doc, p, source) : [renderExplainText(doc, p, source)]
 }
 
-export function renderExplainText(doc: ExplainDocument, p: Palette): string {
+export function renderExplainText(doc: ExplainDocument, p: Palette, source?: ExplainSource): string {
   switch (doc.kind) {
     case 'ClaimExplanation':
-      return renderClaimExplanation(doc, p)
+      return renderClaimExplanation(doc, p, source)
     case 'VolumeExplanation':
       return renderVolumeExplanation(doc, p)
     case 'List':
-      return renderExplanationList(doc, p)
+      return renderExplanationList(doc, p, source)
   }
 }
 
-function renderExplanationList(list: ExplanationList, p: Palette): string {
-  return [...explanationListChunks(list, p)].join('')
+function renderExplanationList(list: ExplanationList, p: Palette, source?: ExplainSource): string {
+  return [...explanationListChunks(list, p, source)].join('')
 }
 
-function* explanationListChunks(list: ExplanationList, p: Palette): Generator<string> {
+function* explanationListChunks(list: ExplanationList, p: Palette, source?: ExplainSource): Generator<string> {
   if (list.items.length === 0) {
     yield 'Every claim in scope is Bound: nothing to explain.\n'
     return
@@ -64,5 +64,5 @@ function* explanationListChunks(list: ExplanationList, p: Palette): Generator<st
     list.items.map((e) => [e.claim.namespace, e.claim.name, e.phase, colorVerdict(e.verdict, p), e.volume ?? NONE]),
   ) + '\n'
   // Each explanation follows a blank line, as the joined form has them.
-  for (const e of list.items) yield '\n' + renderClaimExplanation(e, p)
+  for (const e of list.items) yield '\n' + renderClaimExplanation(e, p, source)
 }

@@ -207,7 +207,9 @@ describe('pvctl explain through the built CLI', () => {
   test('a bounded item as text says how many volumes there were and how to see them all', async () => {
     const r = await runCli(['explain', '-n', 'shop', '-f', example, '--candidates', '1'])
     assert.equal(r.code, 1)
-    assert.match(r.stdout, /^Candidates: 7 volumes, the nearest 1 shown \(pvctl explain pvc\/logs -n shop shows all\), none eligible$/m)
+    // The hint reads the same snapshot: pasted, it shows what the user was looking at, not a live cluster.
+    const escaped = example.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    assert.match(r.stdout, new RegExp(`^Candidates: 7 volumes, the nearest 1 shown \\(pvctl explain pvc/logs -n shop -f ${escaped} shows all\\), none eligible$`, 'm'))
   })
 
   test('no claim and no terminal, as text: an overview, then each explanation', async () => {
@@ -321,11 +323,11 @@ describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : '
     assert.equal(await t.exit(), 0, t.screen)
   })
 
-  test('Ctrl-C at the picker ends it quietly, exit 0', async () => {
+  test('Ctrl-C at the picker ends it quietly, exit 130 (an interrupt, not a success)', async () => {
     const t = new Terminal(['explain', '-A', '-f', path.relative(repoRoot, example)])
     await t.waitFor('Which claim?')
     t.type(KEYS.ctrlC)
-    assert.equal(await t.exit(), 0, t.screen)
+    assert.equal(await t.exit(), 130, t.screen)
     assert.doesNotMatch(t.screen, /error:/)
   })
 

@@ -513,7 +513,7 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
       name: 'a null quantity',
       path: 'snap.yaml',
       files: {'snap.yaml': PV('pv1').replace('storage: 10Gi', 'storage: null')},
-      want: 'FILE: PersistentVolume pv1: spec.capacity.storage: invalid quantity null',
+      want: 'FILE: PersistentVolume pv1: spec.capacity.storage: must be a quantity, got null',
     },
     {
       name: 'a YAML hex number is not a quantity',
