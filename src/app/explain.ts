@@ -2,7 +2,7 @@
 // say how the command should exit. No oclif here: the command passes options in and renders the
 // document that comes back.
 import {Explainer, unboundClaims} from '../engine/explain.js'
-import {EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain-model.js'
+import {type ClaimExplanation, EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain-model.js'
 import type {FeatureGates} from '../engine/feature-gates.js'
 import type {ClusterState, LabelSelector} from '../engine/model.js'
 import type {ObjectRef} from '../engine/plan.js'
@@ -11,7 +11,7 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain-evidence.js'
 import {type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
@@ -64,11 +64,44 @@ export interface RunExplainOptions extends ExplainRequest, Omit<LoadStateOptions
 export async function loadExplainState(
   opts: RunExplainOptions,
   ui: LoadStateUi,
-): Promise<{state: ClusterState; evidence: EvidenceSource; /** Says what the answer rests on, once it is made. */ answered: () => void}> {
+): Promise<{
+  state: ClusterState
+  evidence: EvidenceSource
+  /** Says what the answer rests on, once it is made. */
+  answered: () => void
+  /** The kinds the snapshot lacks (none for a live cluster, which lists every kind). */
+  missing: ReadonlySet<MissingKind>
+}> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui)}
+  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : [])}
+}
+
+/**
+ * Marks each claim's verdict that rests on a kind the snapshot lacks: without StorageClasses a class is
+ * "not found" because none was read; without Pods a claim has no consumer because none was read; without
+ * Nodes no node is left to fit. The verdict stays the controller's (it is what the controller would decide
+ * on that state); the caveat says what it may only mean.
+ */
+export function withMissingKindCaveats<D extends ExplainDocument>(doc: D, missing: ReadonlySet<MissingKind>): D {
+  if (missing.size === 0) return doc
+  const mark = (e: ClaimExplanation): ClaimExplanation => {
+    const caveats: string[] = []
+    if (missing.has('StorageClass') && (e.verdict === 'StorageClassNotFound' || (e.verdict === 'NoMatchingVolume' && e.storageClass.selection === 'Unset'))) {
+      caveats.push('the snapshot holds no StorageClass: the class may exist in the cluster')
+    }
+    if (missing.has('Pod') && (e.verdict === 'WaitForFirstConsumer' || e.verdict === 'WaitForPodScheduled')) {
+      caveats.push('the snapshot holds no Pod: a pod may use the claim in the cluster')
+    }
+    if (missing.has('Node') && e.candidates.some((c) => c.reasons.some((r) => r.code === 'NodeAffinityMismatch'))) {
+      caveats.push("the snapshot holds no Node: volumes' node affinity was checked against no node")
+    }
+    return caveats.length === 0 ? e : {...e, caveats}
+  }
+  if (doc.kind === 'ClaimExplanation') return mark(doc) as D
+  if (doc.kind === 'List') return {...doc, items: doc.items.map(mark)}
+  return doc
 }
 
 /**

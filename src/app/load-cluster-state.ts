@@ -35,6 +35,8 @@ export type LoadedClusterState =
       evidence: SnapshotEvidence
       /** What the answer rests on that the snapshot did not hold (kinds missing, uids simulated): said after it. */
       caveats: string[]
+      /** The kinds the snapshot lacks that its plan would judge by. */
+      missing: MissingKind[]
     }
   | {source: 'live'; state: ClusterState; session: LiveSession}
 
@@ -49,7 +51,8 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
       ui.notice(`skipped ${count} ${kind} object${count === 1 ? '' : 's'} (not read by the PV controller)`)
     }
     const {state, assigned} = withSimulatedClaimUids(snapshot.state)
-    return {source: 'snapshot', state, evidence: snapshot.evidence, caveats: [...missingKinds(state), ...simulatedUidsCaveat(assigned)]}
+    const missing = missingKinds(state)
+    return {source: 'snapshot', state, evidence: snapshot.evidence, missing: missing.map((m) => m.kind), caveats: [...missing.map((m) => m.line), ...simulatedUidsCaveat(assigned)]}
   }
 
   // A live cluster: client-node is loaded only now (it costs ~0.4 s).
@@ -74,8 +77,10 @@ const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,
  * claim of a WaitForFirstConsumer class consumer-less, without Nodes no node affinity can be checked. One
  * line per missing kind that matters to this snapshot, naming what the plan cannot judge.
  */
-export function missingKinds(state: ClusterState): string[] {
-  const lines: string[] = []
+export type MissingKind = 'StorageClass' | 'Pod' | 'Node'
+
+export function missingKinds(state: ClusterState): Array<{kind: MissingKind; line: string}> {
+  const lines: Array<{kind: MissingKind; line: string}> = []
   if (state.claims.length === 0 && state.volumes.length === 0) return lines
   const classNames = new Set<string>()
   for (const o of [...state.claims, ...state.volumes]) {
@@ -86,16 +91,16 @@ export function missingKinds(state: ClusterState): string[] {
   if (state.classes.length === 0 && (classNames.size > 0 || unsetClass > 0)) {
     const named = [...classNames].sort().slice(0, 5).join(', ')
     const what = [classNames.size > 0 ? `claims and volumes of class ${named}${classNames.size > 5 ? ', …' : ''} are judged as if the class did not exist` : '', unsetClass > 0 ? `${unsetClass} claim(s) without a class find no default class` : '']
-    lines.push(`the snapshot holds no StorageClass: ${what.filter((w) => w !== '').join('; ')}; ${TAKE_IT_WHOLE}`)
+    lines.push({kind: 'StorageClass', line: `the snapshot holds no StorageClass: ${what.filter((w) => w !== '').join('; ')}; ${TAKE_IT_WHOLE}`})
   }
   const podsMatter =
     state.volumes.some((v) => v.spec.persistentVolumeReclaimPolicy === 'Recycle') || state.classes.some((c) => c.volumeBindingMode === 'WaitForFirstConsumer')
   if (state.pods.length === 0 && state.claims.length > 0 && podsMatter) {
-    lines.push(`the snapshot holds no Pod: every volume is judged unused (a recycle goes ahead) and every claim of a WaitForFirstConsumer class consumer-less; ${TAKE_IT_WHOLE}`)
+    lines.push({kind: 'Pod', line: `the snapshot holds no Pod: every volume is judged unused (a recycle goes ahead) and every claim of a WaitForFirstConsumer class consumer-less; ${TAKE_IT_WHOLE}`})
   }
   const needsNodes = state.volumes.some((v) => v.spec.nodeAffinity != null) || state.claims.some((c) => c.metadata.annotations?.['volume.kubernetes.io/selected-node'] != null)
   if (state.nodes.length === 0 && needsNodes) {
-    lines.push(`the snapshot holds no Node: volumes' node affinity and claims' selected nodes cannot be checked against nodes; ${TAKE_IT_WHOLE}`)
+    lines.push({kind: 'Node', line: `the snapshot holds no Node: volumes' node affinity and claims' selected nodes cannot be checked against nodes; ${TAKE_IT_WHOLE}`})
   }
   return lines
 }

@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {controllerExplainer, explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest} from '../app/explain.js'
+import {controllerExplainer, explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest, withMissingKindCaveats} from '../app/explain.js'
 import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
@@ -89,7 +89,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {state, evidence, answered} = await loadExplainState(
+    const {state, evidence, answered, missing} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -107,7 +107,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}), controller)
       return
     }
-    const {document, exitCode} = explainInState(state, request, controller)
+    const explained = explainInState(state, request, controller)
+    const {exitCode} = explained
+    const document = withMissingKindCaveats(explained.document, missing)
     const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette, {args: sourceArgs(flags)})
     await writeChunks(process.stdout, chunks)
     answered()

@@ -251,6 +251,11 @@ export interface ClaimExplanation {
   events: EventsSeen
   /** ExternalProvisioning: what shows the provisioner running, and whether it has acted on this claim. */
   provisionerLiveness: ControllerLiveness | null
+  /**
+   * Set only when the verdict rests on a kind the snapshot did not hold (no StorageClass, Pod or Node at
+   * all): what it may only mean. An extra field, beyond the contract's.
+   */
+  caveats?: string[]
 }
 
 /** What the controller does with a volume, as syncVolume decides it. */

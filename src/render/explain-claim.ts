@@ -29,6 +29,7 @@ export function renderClaimExplanation(e: ClaimExplanation, p: Palette, source?:
     fields(facts(e, p)),
     candidatesBlock(e, p, source),
   ]
+  if (e.caveats !== undefined && e.caveats.length > 0) blocks.push(bullets(p.bold('Caveats:'), e.caveats))
   if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
   // Last, as `kubectl describe` has them.
   blocks.push(eventsBlock(e.events, p))

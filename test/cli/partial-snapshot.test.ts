@@ -49,3 +49,17 @@ for (const row of rows) {
     }
   })
 }
+
+test("partial snapshot: explain marks a verdict that rests on the missing kind, and only then", async () => {
+  const partial = snapshot('pv-pvc-explain.yaml', (o) => o.kind === 'PersistentVolume' || o.kind === 'PersistentVolumeClaim')
+  const marked = JSON.parse((await runCli(['explain', 'pvc/search', '-n', 'shop', '-f', partial, '-o', 'json'])).stdout)
+  assert.equal(marked.verdict, 'StorageClassNotFound')
+  assert.deepEqual(marked.caveats, ['the snapshot holds no StorageClass: the class may exist in the cluster'])
+  const text = (await runCli(['explain', 'pvc/search', '-n', 'shop', '-f', partial])).stdout
+  assert.match(text, /^Caveats:\n {2}- the snapshot holds no StorageClass: the class may exist in the cluster$/m)
+  // A claim bound to a volume rests on nothing the snapshot lacks.
+  const bound = JSON.parse((await runCli(['explain', 'pvc/reports-a', '-n', 'shop', '-f', partial, '-o', 'json'])).stdout)
+  assert.equal(bound.caveats, undefined)
+  const whole = JSON.parse((await runCli(['explain', 'pvc/search', '-n', 'shop', '-f', 'examples/cluster.yaml', '-o', 'json'])).stdout)
+  assert.equal(whole.caveats, undefined)
+})
