@@ -13,7 +13,7 @@
 //            as the reflector's), and on request (relist(): loop mode's --resync)
 //
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
-import {ApiError} from '../cluster/api-errors.js'
+import {ApiError, MalformedAnswerError} from '../cluster/api-errors.js'
 import type {Page, PageOptions, WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
 import {listKind} from '../cluster/live-loader.js'
 import type {Logger} from '../cli/log.js'
@@ -241,6 +241,11 @@ export class Informer<T extends WireObject> {
       if (status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone') throw new Gone()
       throw new ApiError(`watch ${resource}: ${status.message ?? 'error event'}`, {verb: 'list', resource}, status.code ?? 500, status.reason ?? 'WatchError')
     }
+    const malformed = malformedEvent(event)
+    if (malformed !== undefined) {
+      // As the reflector on an event it cannot decode: end the watch; the informer lists afresh (checked).
+      throw new MalformedAnswerError(`watch ${resource}: ${malformed}`, {verb: 'list', resource}, 200, 'MalformedAnswer')
+    }
     const rv = event.object.metadata?.resourceVersion
     if (event.type === 'BOOKMARK') {
       if (rv) this.lastRv = rv
@@ -259,4 +264,21 @@ export class Informer<T extends WireObject> {
     }
     if (rv) this.lastRv = rv
   }
+}
+
+/**
+ * Why a watch event is not one the API server sends (a type it has no name for, an object without a name,
+ * or a resourceVersion that is no string), or undefined. Taken in, it would be a cache entry without a key,
+ * or a volume whose claim the cache never holds.
+ */
+function malformedEvent(event: WatchEvent): string | undefined {
+  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type)) return `an event of type ${JSON.stringify(event.type)?.slice(0, 40)}`
+  const an = /^[AEIOU]/.test(event.type) ? `an ${event.type}` : `a ${event.type}`
+  const obj = event.object as unknown
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return `${an} event without an object`
+  const meta = (obj as {metadata?: unknown}).metadata as {name?: unknown; resourceVersion?: unknown} | undefined
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null)) return `${an} event whose object's metadata is no object`
+  if (meta?.resourceVersion !== undefined && typeof meta.resourceVersion !== 'string') return `${an} event whose resourceVersion is no string`
+  if (event.type !== 'BOOKMARK' && typeof meta?.name !== 'string') return `${an} event whose object has no metadata.name`
+  return undefined
 }

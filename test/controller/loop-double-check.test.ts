@@ -51,3 +51,27 @@ test('a claim whose event reaches the claim informer late: its freshly provision
     await api.stop()
   }
 })
+
+test('a watch event that is not one the API server sends (no name, a bad type, nested too deep): the watch ends, the informer lists afresh, nothing is taken in', async () => {
+  const deep = `${'['.repeat(2000)}${']'.repeat(2000)}`
+  const lines = [
+    '{"type":"ADDED","object":{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"namespace":"team-a"}}}',
+    `{"type":"MODIFIED","object":{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"x","namespace":"team-a"},"spec":${deep}}}`,
+    '{"type":"EXPLODED","object":{}}',
+  ]
+  for (const line of lines) {
+    const {api, kubeconfig} = await cluster([volume('pv-a')])
+    api.faults.add({verb: 'watch', resource: 'pvc', count: 1, effect: {type: 'body', code: 200, body: `${line}\n`}})
+    const pvctl = new Pvctl(kubeconfig(), ['--watch', '--dry-run', ...FAST, DISABLED, '-v', '2'])
+    try {
+      await pvctl.line(/List and watch failed; retrying/, {stream: 'err'})
+      assert.match(pvctl.err.join('\n'), /resource="persistentvolumeclaims" err=.*watch persistentvolumeclaims: /)
+      // The informer lists again, and the loop goes on.
+      await pvctl.line(/"Listed" resource="persistentvolumeclaims" reason="error"/, {stream: 'err'})
+      assert.equal(pvctl.exitCode, undefined, 'still running')
+    } finally {
+      await pvctl.stop()
+      await api.stop()
+    }
+  }
+})
