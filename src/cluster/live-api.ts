@@ -19,7 +19,7 @@ import {
   UnreachableError,
   ApiError,
 } from './api-errors.js'
-import {jsonTextNestsDeeper, MAX_ANSWER_DEPTH} from './json-depth.js'
+import {MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import type {ResolvedConfig} from './kubeconfig.js'
 import {TOKEN_FILE_PROVIDER, TokenFileAuth} from './token-file-auth.js'
 import {collectionPath, objectPath, WireClient, type WireTarget} from './wire-client.js'
@@ -376,15 +376,15 @@ export class KubernetesClusterApi implements ClusterApi {
         lines.on('line', (line) => {
           if (line.trim() === '' || settled) return
           let event: WatchEvent
-          if (jsonTextNestsDeeper(line, MAX_ANSWER_DEPTH)) {
-            // Deeper than any object: an ERROR ends the watch, and the informer lists afresh.
-            onEvent({type: 'ERROR', object: {code: 500, reason: 'MalformedAnswer', message: `an event nests deeper than any object of the cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`}})
-            return
-          }
           try {
             event = JSON.parse(line) as WatchEvent
           } catch {
             return // a torn line from a dropped connection: the re-watch replays from the last resourceVersion
+          }
+          if (valueNestsDeeper(event, MAX_ANSWER_DEPTH)) {
+            // Deeper than any object: an ERROR ends the watch, and the informer lists afresh.
+            onEvent({type: 'ERROR', object: {code: 500, reason: 'MalformedAnswer', message: `an event nests deeper than any object of the cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`}})
+            return
           }
           onEvent(event)
         })

@@ -13,7 +13,7 @@ import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 import type {ClusterState} from '../engine/model.js'
 import {isValidQuantity, parseQuantity} from '../engine/quantity.js'
-import {jsonTextNestsDeeper, MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
+import {MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import {compileLabelSelector, SelectorError} from '../engine/selector.js'
 import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
 import {yamlLibrary} from '../yaml-library.js'
@@ -298,9 +298,7 @@ function parseDocuments(text: string, source: string): {docs: unknown[]; json: b
       if (yaml && !('error' in yaml)) return notTooDeep({docs: yaml.docs, json: false}, source)
       throw new InputError(`${source}: invalid JSON${jsonErrorDetail(text, (jsonErr as Error).message)}`)
     }
-    // Counted on the text, where a string's contents are skipped at memchr speed, not on the parsed values.
-    if (jsonTextNestsDeeper(text)) throw tooDeep(source)
-    return {docs, json: true}
+    return notTooDeep({docs, json: true}, source)
   }
   const yaml = parseYaml(text)
   // The YAML parser recurses: a flow collection nested some hundreds deep exhausts the stack in it.

@@ -50,3 +50,16 @@ test('json depth: the gauge stops reading at the first level past its limit', ()
   assert.equal(gauge.feed(Buffer.from('[[[[[[')), false)
   assert.equal(gauge.deepest, 4)
 })
+
+test('valueNestsDeeper: parsed values, arrays and objects alike, the limit itself allowed', async () => {
+  const {valueNestsDeeper} = await import('../../src/cluster/json-depth.js')
+  const arrays = (d: number): unknown => JSON.parse('['.repeat(d) + ']'.repeat(d))
+  const objects = (d: number): unknown => JSON.parse('{"a":'.repeat(d - 1) + '{}' + '}'.repeat(d - 1))
+  for (const make of [arrays, objects]) {
+    assert.equal(valueNestsDeeper(make(10), 10), false)
+    assert.equal(valueNestsDeeper(make(11), 10), true)
+    assert.equal(valueNestsDeeper(make(50_000)), true, 'far past the limit: stops there, no stack overflow')
+  }
+  assert.equal(valueNestsDeeper('text'), false)
+  assert.equal(valueNestsDeeper(null), false)
+})
