@@ -46,7 +46,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME. Default: all.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
