@@ -25,4 +25,14 @@ const {execute} = await import('../dist/vendor/oclif-core.js')
 const args = process.argv.slice(2)
 if (args[0] === '--version') args.splice(0, 1, 'version', '--client')
 
-await execute({args, dir: import.meta.url})
+// Run as `kubectl pvctl` (bin/kubectl-pvctl.js, which kubectl finds on PATH): help and messages say so.
+let loadOptions
+if (globalThis.pvctlBin !== undefined) {
+  const {readFileSync} = await import('node:fs')
+  const {fileURLToPath} = await import('node:url')
+  const root = fileURLToPath(new URL('..', import.meta.url))
+  const pjson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  loadOptions = {root, pjson: {...pjson, oclif: {...pjson.oclif, bin: globalThis.pvctlBin}}}
+}
+
+await execute({args, dir: import.meta.url, loadOptions})

@@ -66,3 +66,15 @@ test('TYPE NAME as well as TYPE/NAME: explain pvc logs -n shop, sync pv pv-0006'
   assert.equal(syncTypeName.stdout, syncSlashed.stdout)
   assert.ok(JSON.parse(syncTypeName.stdout).actions.length > 0)
 })
+
+test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubectl runs it', async () => {
+  const {spawnSync} = await import('node:child_process')
+  const {cleanEnv, repoRoot} = await import('./run-cli.js')
+  const pjson = JSON.parse((await import('node:fs')).readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
+  assert.equal(pjson.bin['kubectl-pvctl'], './bin/kubectl-pvctl.js')
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), 'sync', '-h'], {env: cleanEnv(), encoding: 'utf8'})
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^ {2}\$ kubectl pvctl sync \[OBJECTS\.\.\.\]/m)
+  assert.match(r.stdout, /\$ kubectl pvctl sync --dry-run -f examples\/cluster\.yaml/)
+  assert.doesNotMatch(r.stdout, /\$ pvctl /)
+})
