@@ -15,7 +15,7 @@ export function terminalExplainUi(palette: Palette): ExplainSessionUi {
     choose: chooseOnTerminal,
     showClaim: (e) => out(renderClaimExplanation(e, palette)),
     showVolume: (volume) => out(kubectlYaml(volume)),
-    showPlan: (report) => out(renderSyncTable(report, {wide: false, palette})),
+    showPlan: (report) => out(renderSyncTable(report, {wide: false, palette, width: process.stdout.columns})),
     notice: (line) => process.stderr.write(`pvctl: ${line}\n`),
   }
 }

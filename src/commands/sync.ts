@@ -10,7 +10,7 @@ import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, confirmOnTerminal, startSpinner} from '../cli/interaction.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
@@ -117,7 +117,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
         case 'diff':
           return diff!.syncDiffChunks(report, palette)
         default:
-          return [renderSyncTable(report, {wide: flags.output === 'wide', palette})]
+          return [renderSyncTable(report, {wide: flags.output === 'wide', palette, width: terminalWidth(process.stdout)})]
       }
     }
     const abort = new AbortController()
@@ -143,7 +143,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
             ? (plan, context, destructive) => confirmOnTerminal(`Write these ${plan.summary.writes} changes to ${context}?`, destructive)
             : undefined,
           // The plan is shown before consent; on stderr when stdout is for a machine-readable report.
-          showPlan: (plan) => (flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout).write(renderSyncTable(plan, {wide: false, palette})),
+          showPlan: (plan) => {
+            const out = flags.output === 'json' || flags.output === 'yaml' ? process.stderr : process.stdout
+            out.write(renderSyncTable(plan, {wide: false, palette, width: terminalWidth(out)}))
+          },
           signal: abort.signal,
         },
       )

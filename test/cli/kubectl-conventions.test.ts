@@ -78,3 +78,10 @@ test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubect
   assert.match(r.stdout, /\$ kubectl pvctl sync --dry-run -f examples\/cluster\.yaml/)
   assert.doesNotMatch(r.stdout, /\$ pvctl /)
 })
+
+test('in a pipe the sync table is never truncated: every reason whole', async () => {
+  const [table, json] = await Promise.all([runCli(['sync', '--dry-run', '-f', example]), runCli(['sync', '--dry-run', '-f', example, '-o', 'json'])])
+  assert.equal(table.code, 1, table.stderr)
+  assert.ok(!table.stdout.includes('…'), table.stdout)
+  for (const a of JSON.parse(json.stdout).actions as Array<{reason: string}>) assert.ok(table.stdout.includes(a.reason.replace(/\s*\n\s*/g, ' ')), a.reason)
+})
