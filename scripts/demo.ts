@@ -4,32 +4,19 @@
 // no pods: without it `pvctl sync --yes` would wait for them until its timeout), writes a kubeconfig and
 // prints what to export and try. Serves until Ctrl-C.
 //   node --import tsx scripts/demo.ts [--port 0] [-f FILE ...] [--kubeconfig-out PATH]
-import {readFileSync, writeFileSync} from 'node:fs'
+import {writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {parseAllDocuments} from 'yaml'
-
 import {kubelet} from '../test/e2e/kubelet.js'
 import {startEmulator, type K8sObject} from '../test/emulator/emulator.js'
+import {loadObjects} from '../test/emulator/load-objects.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-function loadObjects(file: string): K8sObject[] {
-  const objects: K8sObject[] = []
-  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
-    if (doc.errors.length) throw new Error(`${file}: ${doc.errors[0].message}`)
-    const value = doc.toJS() as K8sObject | null
-    if (!value) continue
-    if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) objects.push(...(value.items as K8sObject[]))
-    else objects.push(value)
-  }
-  return objects
-}
-
-/** The namespaces the objects live in, for the emulator to hold them (it refuses objects in a namespace it lacks). */
+/** The namespaces the objects live in, for `kubectl get namespaces` to list them as a cluster would (the emulator stores objects in any namespace). */
 function namespacesOf(objects: readonly K8sObject[]): K8sObject[] {
   const names = new Set(objects.map((o) => o.metadata?.namespace).filter((n): n is string => n !== undefined))
   for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) names.delete(n)
