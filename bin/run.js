@@ -20,4 +20,19 @@ process.on('unhandledRejection', onStray)
 // @oclif/core as one module, bundled by the build (scripts/build.js says why): the commands import it too.
 const {execute} = await import('../dist/vendor/oclif-core.js')
 
-await execute({dir: import.meta.url})
+// `pvctl --version [-o json]` is `pvctl version --client`, as kubectl's --version prints the client's version
+// (oclif's own answer is its user agent, "pvctl/0.1.0 linux-x64 node-v20").
+const args = process.argv.slice(2)
+if (args[0] === '--version') args.splice(0, 1, 'version', '--client')
+
+// Run as `kubectl pvctl` (bin/kubectl-pvctl.js, which kubectl finds on PATH): help and messages say so.
+let loadOptions
+if (globalThis.pvctlBin !== undefined) {
+  const {readFileSync} = await import('node:fs')
+  const {fileURLToPath} = await import('node:url')
+  const root = fileURLToPath(new URL('..', import.meta.url))
+  const pjson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  loadOptions = {root, pjson: {...pjson, oclif: {...pjson.oclif, bin: globalThis.pvctlBin}}}
+}
+
+await execute({args, dir: import.meta.url, loadOptions})

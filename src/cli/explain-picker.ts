@@ -17,7 +17,7 @@ export function terminalExplainUi(palette: Palette, source?: ExplainSource): Exp
     choose: chooseOnTerminal,
     showClaim: (e) => out(renderClaimExplanation(e, palette, source)),
     showVolume: (volume) => out(kubectlYaml(volume)),
-    showPlan: (report) => out(renderSyncTable(report, {wide: false, palette})),
+    showPlan: (report) => out(renderSyncTable(report, {wide: false, palette, width: process.stdout.columns})),
     notice: writeNotice,
   }
 }

@@ -26,7 +26,7 @@ export const sourceFlags = {
   }),
   qps: Flags.integer({summary: 'Client-side rate limit, requests per second, as client-go (live clusters).', default: 5, min: 1, helpValue: 'N'}),
   burst: Flags.integer({summary: 'Client-side burst above --qps, as client-go (live clusters).', default: 10, min: 1, helpValue: 'N'}),
-  'request-timeout': Flags.string({summary: 'How long to wait for one API request before giving up, e.g. 30s (0: no limit).', default: '0', helpValue: 'DURATION'}),
+  'request-timeout': Flags.string({summary: 'How long to wait for one API request before giving up, e.g. 30s, 1m or 30 (seconds); 0: no limit.', default: '0', helpValue: 'DURATION'}),
 }
 
 /** The values of sourceFlags a live cluster is reached with, as the loaders take them (-f is the caller's). */
@@ -36,7 +36,7 @@ export function connectionOptions(flags: {kubeconfig?: string; context?: string;
     context: flags.context,
     qps: flags.qps,
     burst: flags.burst,
-    requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout'),
+    requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout', {bareSeconds: true}),
     chunkSize: flags['chunk-size'],
   }
 }

@@ -1,4 +1,5 @@
-// kubectl's TYPE/NAME object arguments: pvc/NAME, persistentvolumeclaim/NAME, pv/NAME, persistentvolume/NAME.
+// kubectl's object arguments: TYPE/NAME (pvc/NAME, persistentvolumeclaim/NAME, pv/NAME, persistentvolume/NAME)
+// or TYPE NAME... (`pvc orders`, `pv pv-0001 pv-0002`), not both at once, as `kubectl get` takes them.
 import type {ObjectRef} from '../engine/plan.js'
 import {UsageError} from '../errors.js'
 
@@ -7,19 +8,41 @@ const volumeAliases = new Set(['pv', 'pvs', 'persistentvolume', 'persistentvolum
 
 /** `allNamespaces`: -A was given, which a claim's name cannot go with (kubectl refuses it alike). */
 export function parseObjectArgs(args: readonly string[], namespace: string, allNamespaces = false): ObjectRef[] {
+  const type = args[0]?.toLowerCase()
+  if (type !== undefined && !args[0].includes('/') && (claimAliases.has(type) || volumeAliases.has(type))) {
+    const names = args.slice(1)
+    if (names.length === 0) throw new UsageError(`"${args[0]}" names a type but no object: give its name (${args[0]} NAME) or TYPE/NAME, e.g. pvc/data`)
+    const slashed = names.find((name) => name.includes('/'))
+    if (slashed !== undefined) {
+      throw new UsageError(`object "${slashed}": there is no need to specify a resource type as a separate argument when passing arguments in resource/name form`)
+    }
+    return names.map((name) => toRef(type, name, namespace, `${args[0]} ${name}`, allNamespaces))
+  }
   return args.map((arg) => {
     const slash = arg.indexOf('/')
     if (slash <= 0 || slash === arg.length - 1) {
-      throw new UsageError(`object "${arg}": expected TYPE/NAME, e.g. pvc/data or pv/pv-0001`)
+      throw new UsageError(`object "${arg}": expected TYPE/NAME or TYPE NAME, e.g. pvc/data, pvc data or pv/pv-0001`)
     }
-    const type = arg.slice(0, slash).toLowerCase()
     const name = arg.slice(slash + 1)
     if (name.includes('/')) throw new UsageError(`object "${arg}": a name cannot contain "/" (expected TYPE/NAME, e.g. pvc/data)`)
-    if (claimAliases.has(type) && allNamespaces) {
-      throw new UsageError(`object "${arg}": a resource cannot be retrieved by name across all namespaces (-A): give its namespace with -n`)
-    }
-    if (claimAliases.has(type)) return {kind: 'PersistentVolumeClaim', namespace, name}
-    if (volumeAliases.has(type)) return {kind: 'PersistentVolume', name}
-    throw new UsageError(`object "${arg}": unknown type "${type}" (pvctl works on pvc/NAME and pv/NAME)`)
+    return toRef(arg.slice(0, slash).toLowerCase(), name, namespace, arg, allNamespaces)
   })
+}
+
+function toRef(type: string, name: string, namespace: string, arg: string, allNamespaces: boolean): ObjectRef {
+  if (claimAliases.has(type) && allNamespaces) {
+    throw new UsageError(`object "${arg}": a resource cannot be retrieved by name across all namespaces (-A): give its namespace with -n`)
+  }
+  if (claimAliases.has(type)) return {kind: 'PersistentVolumeClaim', namespace, name}
+  if (volumeAliases.has(type)) return {kind: 'PersistentVolume', name}
+  throw new UsageError(`object "${arg}": unknown type "${type}" (pvctl works on pvc/NAME and pv/NAME)`)
+}
+
+/** explain's one object (TYPE/NAME or TYPE NAME), or none. */
+export function explainTarget(args: readonly string[], namespace: string, allNamespaces: boolean): ObjectRef | undefined {
+  if (args.length === 0) return undefined
+  const refs = parseObjectArgs(args, namespace, allNamespaces)
+  // As oclif words an argument too many (`explain pvc a b` never gets here).
+  if (refs.length > 1) throw new UsageError(`Unexpected argument: ${args[1]}`)
+  return refs[0]
 }

@@ -133,3 +133,8 @@ function writeChunksToFile(fd: number, chunks: Iterable<string>): void {
   }
   flush()
 }
+
+/** The columns of a terminal to fit tables to; undefined when the stream is not a terminal (a pipe, a file): then nothing is cut. */
+export function terminalWidth(stream: {isTTY?: boolean; columns?: number}): number | undefined {
+  return stream.isTTY === true ? (stream.columns ?? 80) : undefined
+}

@@ -10,7 +10,7 @@ import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
-import {parseObjectArgs} from '../cli/object-args.js'
+import {explainTarget} from '../cli/object-args.js'
 import {writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
@@ -56,6 +56,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       required: false,
       ignoreStdin: true,
     }),
+    name: Args.string({description: 'The name, when the object is given as TYPE NAME (pvc orders), as kubectl takes it.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -78,7 +79,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
-    const target = args.object === undefined ? undefined : parseObjectArgs([args.object], defaultNamespace(flags), flags['all-namespaces'])[0]
+    const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'])
     const request: ExplainRequest = {
       gates,
       hostPathProvisioning: flags['enable-hostpath-provisioner'],

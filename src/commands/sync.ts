@@ -10,7 +10,7 @@ import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
@@ -46,7 +46,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME. Default: all.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -122,7 +122,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
         case 'diff':
           return diff!.syncDiffChunks(report, palette)
         default:
-          return [renderSyncTable(report, {wide: flags.output === 'wide', palette})]
+          return [renderSyncTable(report, {wide: flags.output === 'wide', palette, width: terminalWidth(process.stdout)})]
       }
     }
     const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || !process.stdout.isTTY ? process.stderr : process.stdout)
@@ -152,7 +152,10 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           logWaits: !canSpin(),
           // The plan is shown where the question is asked: on stderr when stdout is a file, a pipe or a
           // machine-readable report, so that nobody consents to a plan they cannot see.
-          showPlan: (plan) => planStream().write(renderSyncTable(plan, {wide: false, palette: planStream() === process.stdout ? palette : stderrPalette})),
+          showPlan: (plan) => {
+            const out = planStream()
+            out.write(renderSyncTable(plan, {wide: false, palette: out === process.stdout ? palette : stderrPalette, width: terminalWidth(out)}))
+          },
           signal: abort.signal,
         },
       )

@@ -12,13 +12,12 @@ export interface SyncTableOptions {
   /** `-o wide`: more columns, nothing truncated. */
   wide: boolean
   palette: Palette
+  /** The terminal's width, to fit the table to (the reason column wraps); undefined (not a terminal): nothing is cut or wrapped. */
+  width?: number
 }
 
-/** The width narrow output aims for, as kubectl's default columns do. */
-const TARGET_WIDTH = 80
-/** Below this a truncated free-text column stops being readable: let the line run long instead. */
+/** Below this a wrapped free-text column stops being readable: let the line run long instead. */
 const MIN_TEXT_WIDTH = 24
-const ELLIPSIS = '…'
 
 export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): string {
   const {palette: p} = opts
@@ -41,18 +40,19 @@ function outcomeOf(a: Action): string | undefined {
   return (a as Action & {outcome?: string}).outcome
 }
 
-function actionsTable(actions: readonly Action[], {wide, palette}: SyncTableOptions): string {
+function actionsTable(actions: readonly Action[], {wide, palette, width: terminal}: SyncTableOptions): string {
   const executed = actions.some((a) => outcomeOf(a) !== undefined)
   const head = executed ? ['ACTION', 'OBJECT', 'OUTCOME', 'REASON'] : ['ACTION', 'OBJECT', 'REASON']
   if (wide) head.push('ROUND', 'SUBRESOURCE', 'RESOURCEVERSION', 'CHANGES')
   const objects = actions.map((a) => refKey(a.object))
   // What became of each write is never cut: it is why the table is read after a run.
   const outcomes = actions.map((a) => oneLine(outcomeOf(a) ?? '') || NONE)
-  // Narrow: REASON gets what ACTION, OBJECT (and OUTCOME) leave of 80 columns (they are never cut: they identify the row).
+  // On a terminal: REASON wraps within what ACTION, OBJECT (and OUTCOME) leave of its width (they are never
+  // cut: they identify the row). In a pipe, and with -o wide, nothing is cut or wrapped.
   const fixed = [['ACTION', ...actions.map((a) => a.action)], ['OBJECT', ...objects]]
   if (executed) fixed.push(['OUTCOME', ...outcomes])
-  const budget = wide ? Infinity : remainingWidth(fixed)
-  const reasons = actions.map((a) => truncate(oneLine(a.reason) || NONE, budget))
+  const budget = wide || terminal === undefined ? Infinity : remainingWidth(fixed, terminal)
+  const reasons = actions.map((a) => wrap(oneLine(a.reason) || NONE, budget))
   const rows = actions.map((a, i) => {
     const outcome = outcomes[i].startsWith('failed') ? palette.red(outcomes[i]) : outcomes[i]
     const row = executed ? [colorAction(a.action, palette), objects[i], outcome, reasons[i]] : [colorAction(a.action, palette), objects[i], reasons[i]]
@@ -123,20 +123,38 @@ function changes(patch: readonly JsonPatchOp[]): string {
   return paths.length === 0 ? NONE : paths.join(',')
 }
 
-/** What is left of TARGET_WIDTH for a last free-text column after the given columns (header and cells). */
-function remainingWidth(columns: ReadonlyArray<readonly string[]>): number {
+/** What is left of the terminal's width for a last free-text column after the given columns (header and cells). */
+function remainingWidth(columns: ReadonlyArray<readonly string[]>, terminal: number): number {
   // A loop, not Math.max(...cells): a hundred thousand arguments overflow the stack.
   const used = columns.reduce((sum, cells) => sum + cells.reduce((widest, cell) => Math.max(widest, width(cell)), 0) + GAP, 0)
-  return Math.max(TARGET_WIDTH - used, MIN_TEXT_WIDTH)
+  return Math.max(terminal - used, MIN_TEXT_WIDTH)
 }
 
 function width(s: string): number {
   return Array.from(s).length
 }
 
-function truncate(s: string, max: number): string {
-  const chars = Array.from(s)
-  return chars.length <= max ? s : chars.slice(0, max - 1).join('').trimEnd() + ELLIPSIS
+/** The text in lines of at most max characters, broken at spaces (a longer word on its own lines): a cell of several lines. */
+function wrap(s: string, max: number): string {
+  if (width(s) <= max) return s
+  const lines: string[] = []
+  let line = ''
+  for (const word of s.split(' ')) {
+    const candidate = line === '' ? word : `${line} ${word}`
+    if (width(candidate) <= max) {
+      line = candidate
+      continue
+    }
+    if (line !== '') lines.push(line)
+    let rest = Array.from(word)
+    while (rest.length > max) {
+      lines.push(rest.slice(0, max).join(''))
+      rest = rest.slice(max)
+    }
+    line = rest.join('')
+  }
+  if (line !== '') lines.push(line)
+  return lines.join('\n')
 }
 
 /** A cell is one line: kubectlTable would otherwise split a row across lines. */

@@ -8,21 +8,8 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {parseArgs} from 'node:util'
 
-import {parseAllDocuments} from 'yaml'
-
-import {startEmulator, type K8sObject, type Tokens} from './emulator.js'
-
-function loadObjects(file: string): K8sObject[] {
-  const objects: K8sObject[] = []
-  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
-    if (doc.errors.length) throw new Error(`${file}: ${doc.errors[0].message}`)
-    const value = doc.toJS() as K8sObject | null
-    if (!value) continue
-    if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) objects.push(...(value.items as K8sObject[]))
-    else objects.push(value)
-  }
-  return objects
-}
+import {startEmulator, type Tokens} from './emulator.js'
+import {loadObjects} from './load-objects.js'
 
 async function main(): Promise<void> {
   const {values} = parseArgs({

@@ -1,0 +1,87 @@
+// kubectl's conventions at the command line: -h, version and --version, TYPE NAME arguments.
+import assert from 'node:assert/strict'
+import {writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {startEmulator} from '../emulator/emulator.js'
+import {example, runCli, tempDir} from './run-cli.js'
+
+test('pvctl -h is pvctl --help; pvctl sync -h is pvctl sync --help', async () => {
+  const [short, long, syncShort, syncLong] = await Promise.all([runCli(['-h']), runCli(['--help']), runCli(['sync', '-h']), runCli(['sync', '--help'])])
+  assert.equal(short.code, 0, short.stderr)
+  assert.equal(short.stdout, long.stdout)
+  assert.equal(syncShort.code, 0, syncShort.stderr)
+  assert.equal(syncShort.stdout, syncLong.stdout)
+  assert.match(syncShort.stdout, /^USAGE/m)
+})
+
+test('pvctl --version and pvctl version --client: the client version, as text and as kubectl\'s JSON', async () => {
+  const [text, json, viaFlag] = await Promise.all([runCli(['--version']), runCli(['version', '--client', '-o', 'json']), runCli(['--version', '-o', 'json'])])
+  assert.equal(text.code, 0, text.stderr)
+  assert.equal(text.stdout, 'Client Version: v0.1.0\n')
+  assert.equal(json.code, 0, json.stderr)
+  const doc = JSON.parse(json.stdout)
+  assert.deepEqual(Object.keys(doc), ['clientVersion'])
+  assert.equal(doc.clientVersion.gitVersion, 'v0.1.0')
+  assert.match(doc.clientVersion.platform, /^[a-z0-9]+\/[a-z0-9]+$/)
+  assert.equal(viaFlag.stdout, json.stdout)
+})
+
+test('pvctl version with a reachable cluster prints the server version too (GET /version)', async () => {
+  const api = await startEmulator({})
+  try {
+    const kubeconfig = path.join(tempDir('version'), 'kubeconfig')
+    writeFileSync(kubeconfig, api.kubeconfig({namespace: 'default'}))
+    const [text, json] = await Promise.all([runCli(['version', '--kubeconfig', kubeconfig]), runCli(['version', '--kubeconfig', kubeconfig, '-o', 'json'])])
+    assert.equal(text.code, 0, text.stderr)
+    assert.match(text.stdout, /^Client Version: v0\.1\.0\nServer Version: v1\.\d+\.\d+/)
+    const doc = JSON.parse(json.stdout)
+    assert.deepEqual(Object.keys(doc), ['clientVersion', 'serverVersion'])
+    assert.match(doc.serverVersion.gitVersion, /^v1\./)
+  } finally {
+    await api.stop()
+  }
+})
+
+test('pvctl version with an unreachable cluster prints the client version, then an error', async () => {
+  const kubeconfig = path.join(tempDir('version'), 'kubeconfig')
+  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`)
+  const r = await runCli(['version', '--kubeconfig', kubeconfig])
+  assert.equal(r.stdout, 'Client Version: v0.1.0\n')
+  assert.match(r.stderr, /^error: /)
+  assert.equal(r.code, 3)
+})
+
+test('TYPE NAME as well as TYPE/NAME: explain pvc logs -n shop, sync pv pv-0006', async () => {
+  const [typeName, slashed, syncTypeName, syncSlashed] = await Promise.all([
+    runCli(['explain', 'pvc', 'logs', '-n', 'shop', '-f', example, '-o', 'json']),
+    runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']),
+    runCli(['sync', 'pv', 'pv-0006', '--dry-run', '-f', example, '-o', 'json']),
+    runCli(['sync', 'pv/pv-0006', '--dry-run', '-f', example, '-o', 'json']),
+  ])
+  assert.equal(typeName.code, slashed.code, typeName.stderr)
+  assert.equal(typeName.stdout, slashed.stdout)
+  assert.equal(syncTypeName.code, 1, syncTypeName.stderr)
+  assert.equal(syncTypeName.stdout, syncSlashed.stdout)
+  assert.ok(JSON.parse(syncTypeName.stdout).actions.length > 0)
+})
+
+test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubectl runs it', async () => {
+  const {spawnSync} = await import('node:child_process')
+  const {cleanEnv, repoRoot} = await import('./run-cli.js')
+  const pjson = JSON.parse((await import('node:fs')).readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
+  assert.equal(pjson.bin['kubectl-pvctl'], './bin/kubectl-pvctl.js')
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), 'sync', '-h'], {env: cleanEnv(), encoding: 'utf8'})
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /^ {2}\$ kubectl pvctl sync \[OBJECTS\.\.\.\]/m)
+  assert.match(r.stdout, /\$ kubectl pvctl sync --dry-run -f examples\/cluster\.yaml/)
+  assert.doesNotMatch(r.stdout, /\$ pvctl /)
+})
+
+test('in a pipe the sync table is never truncated: every reason whole', async () => {
+  const [table, json] = await Promise.all([runCli(['sync', '--dry-run', '-f', example]), runCli(['sync', '--dry-run', '-f', example, '-o', 'json'])])
+  assert.equal(table.code, 1, table.stderr)
+  assert.ok(!table.stdout.includes('…'), table.stdout)
+  for (const a of JSON.parse(json.stdout).actions as Array<{reason: string}>) assert.ok(table.stdout.includes(a.reason.replace(/\s*\n\s*/g, ' ')), a.reason)
+})

@@ -1,0 +1,105 @@
+// The package as users get it: `npm pack`, then a global install into a temporary prefix. Every example of
+// every command's help runs from the installed `pvctl` (live ones against the emulator, loop mode until
+// SIGTERM), `man pvctl-sync` opens the installed page, and `kubectl pvctl` finds the installed plugin on PATH.
+import assert from 'node:assert/strict'
+import {execFileSync, spawn, spawnSync} from 'node:child_process'
+import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {after, before, test} from 'node:test'
+
+import {kubelet} from '../e2e/kubelet.js'
+import {startEmulator, type Emulator} from '../emulator/emulator.js'
+import {cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, tempDir} from '../cli/run-cli.js'
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+
+const root = tempDir('pack')
+const prefix = path.join(root, 'prefix')
+const work = path.join(root, 'work')
+let tarball = ''
+let api: Emulator
+let stopKubelet: () => void
+let env: NodeJS.ProcessEnv
+
+const npm = (args: string[], cwd: string) =>
+  execFileSync('npm', args, {cwd, encoding: 'utf8', env: cleanEnv({npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false'})})
+
+before(async () => {
+  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', root], repoRoot)) as Array<{filename: string; files: Array<{path: string}>}>
+  tarball = path.join(root, packed[0].filename)
+  npm(['install', '-g', '--prefix', prefix, tarball], root)
+  const {state} = await loadSnapshot(example)
+  api = await startEmulator({objects: structuredClone([...state.classes, ...state.volumes, ...state.claims, ...state.pods, ...state.nodes]) as never})
+  stopKubelet = kubelet(api, 'Succeeded')
+  mkdirSync(path.join(work, 'examples'), {recursive: true})
+  mkdirSync(path.join(work, 'home'))
+  cpSync(example, path.join(work, 'examples', 'cluster.yaml'))
+  // The examples' snapshot.yaml, holding the claim team-a/data they name.
+  writeFileSync(path.join(work, 'snapshot.yaml'), IN_SYNC_SNAPSHOT.replaceAll('namespace: app', 'namespace: team-a'))
+  writeFileSync(path.join(work, 'kubeconfig'), api.kubeconfig({namespace: 'default'}))
+  env = cleanEnv({PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, KUBECONFIG: path.join(work, 'kubeconfig'), HOME: path.join(work, 'home')})
+})
+
+after(async () => {
+  stopKubelet?.()
+  await api?.stop()
+})
+
+test('the global install puts pvctl and kubectl-pvctl on PATH and the man pages under share/man', () => {
+  for (const name of ['pvctl', 'kubectl-pvctl']) assert.ok(existsSync(path.join(prefix, 'bin', name)), name)
+  assert.ok(existsSync(path.join(prefix, 'share', 'man', 'man1', 'pvctl-sync.1')))
+})
+
+test('the package holds examples/ and a LICENSE', () => {
+  const listing = execFileSync('tar', ['-tzf', tarball], {encoding: 'utf8'})
+  assert.match(listing, /^package\/LICENSE$/m)
+  assert.match(listing, /^package\/examples\/cluster\.yaml$/m)
+})
+
+/** Every example of every command's help, from the installed package's manifest, as a shell command line. */
+function helpExamples(): Array<{id: string; command: string}> {
+  const manifest = JSON.parse(readFileSync(path.join(prefix, 'lib', 'node_modules', 'pvctl', 'oclif.manifest.json'), 'utf8')) as {
+    commands: Record<string, {id: string; examples?: Array<string | {command: string}>}>
+  }
+  return Object.values(manifest.commands).flatMap((c) =>
+    (c.examples ?? []).map((e) => ({id: c.id, command: (typeof e === 'string' ? e : e.command).replaceAll('<%= config.bin %>', 'pvctl').replaceAll('<%= command.id %>', c.id)})),
+  )
+}
+
+test('every help example runs from the installed pvctl', {timeout: 300_000}, async (t) => {
+  const examples = helpExamples()
+  assert.ok(examples.length >= 10, `${examples.length} examples`)
+  for (const {command} of examples) {
+    await t.test(command, async () => {
+      const loop = command.includes('--watch')
+      const child = spawn('bash', ['-c', command], {cwd: work, env, stdio: ['ignore', 'pipe', 'pipe']})
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (b: Buffer) => (out += b))
+      child.stderr.on('data', (b: Buffer) => (err += b))
+      // Loop mode runs until SIGTERM, which it answers with exit 0 (bash runs one command in its own process).
+      const timer = loop ? setTimeout(() => child.kill('SIGTERM'), 4000) : undefined
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      clearTimeout(timer)
+      // 0 in sync, 1 out of sync (sync --dry-run, explain of a Pending claim): never a usage or cluster error.
+      assert.ok(code === 0 || code === 1, `exit ${code}\n${out}\n${err}`)
+      assert.doesNotMatch(err, /^error:/m)
+      assert.notEqual(out + err, '', 'the example printed nothing')
+    })
+  }
+})
+
+test('man pvctl-sync opens the installed page', () => {
+  const page = path.join(prefix, 'share', 'man', 'man1', 'pvctl-sync.1')
+  const r = spawnSync('man', ['-l', page], {env: {...env, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80'}, encoding: 'utf8'})
+  assert.equal(r.status, 0, r.stderr)
+  assert.match(r.stdout, /pvctl-sync/)
+  assert.match(r.stdout, /--dry-run/)
+})
+
+test('kubectl pvctl sync --dry-run -f ... runs the installed plugin', () => {
+  const r = spawnSync('/usr/bin/kubectl', ['pvctl', 'sync', '--dry-run', '-f', path.join(work, 'examples', 'cluster.yaml')], {env, encoding: 'utf8'})
+  assert.equal(r.status, 1, r.stderr)
+  assert.match(r.stdout, /^ACTION\s+OBJECT\s+REASON/m)
+  const help = spawnSync('/usr/bin/kubectl', ['pvctl', 'sync', '--help'], {env, encoding: 'utf8'})
+  assert.match(help.stdout, /\$ kubectl pvctl sync/)
+})
