@@ -33,6 +33,11 @@ const CLAIM_VERDICT_CODES: Partial<Record<Verdict, FindingCode>> = {
   WaitForPodScheduled: 'ClaimWaitingForScheduling',
 }
 
+/** The finding a claim verdict is, or undefined for a healthy (or soon healthy) one. */
+export function codeOfVerdict(v: Verdict): FindingCode | undefined {
+  return CLAIM_VERDICT_CODES[v]
+}
+
 /** The verdict a claim finding code stands for (the agreement test reads it back). */
 export function verdictOfCode(code: FindingCode): Verdict | undefined {
   return (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).find((v) => CLAIM_VERDICT_CODES[v] === code)
