@@ -290,7 +290,7 @@ export function classInPlay(state: ClusterState, claim: PersistentVolumeClaim, a
 }
 
 /** Every default class, in getDefaultClass's order of preference (newest first). */
-function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageClass[] {
+export function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageClass[] {
   const remaining = classes.filter(isDefaultStorageClass)
   const ordered: StorageClass[] = []
   while (remaining.length > 0) {

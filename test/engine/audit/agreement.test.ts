@@ -1,0 +1,76 @@
+// audit never disagrees with `pvctl explain` on a claim: a claim's finding stands for explain's verdict on
+// it (verdictOfCode), a claim without one has a verdict that is no finding. Checked on the bundled example
+// and on every conformance case, against explain on the state after the plan (what `pvctl explain` says once
+// `pvctl sync --yes` ran) and, for the claims the plan does not write, on the state as read.
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import {describe, test} from 'node:test'
+
+import {auditState, withPlanApplied} from '../../../src/app/audit.js'
+import {planSync} from '../../../src/app/sync.js'
+import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
+import {loadSnapshot} from '../../../src/cluster/snapshot.js'
+import {codeOfVerdict, verdictOfCode} from '../../../src/engine/audit/judge.js'
+import {explainClaim} from '../../../src/engine/explain.js'
+import {defaultFeatureGates} from '../../../src/engine/feature-gates.js'
+import {claimKey, type ClusterState} from '../../../src/engine/model.js'
+import {defaultVolumePluginMgr} from '../../../src/engine/volume-plugins.js'
+import {loadCases, repoRoot, stateOf} from '../../conformance/cases.js'
+
+const gates = defaultFeatureGates
+
+function disagreements(state: ClusterState): string[] {
+  const report = auditState(state, {gates, failOn: 'warning', ignore: new Set()})
+  const plan = planSync(state, {gates, dryRun: true})
+  const after = withPlanApplied(state, plan.objects)
+  const written = new Set(plan.actions.filter((a) => a.object.kind === 'PersistentVolumeClaim').map((a) => `${a.object.namespace ?? ''}/${a.object.name}`))
+  const claimFindings = new Map(report.findings.filter((f) => f.object.kind === 'PersistentVolumeClaim').map((f) => [`${f.object.namespace}/${f.object.name}`, f]))
+  const opts = {gates, plugins: defaultVolumePluginMgr({})}
+  const problems: string[] = []
+  for (const c of after.claims) {
+    const key = claimKey(c)
+    const f = claimFindings.get(key)
+    const said = f === undefined ? undefined : verdictOfCode(f.code)
+    const check = (s: ClusterState, when: string) => {
+      const verdict = explainClaim(s, c.metadata.namespace ?? '', c.metadata.name ?? '', opts)?.verdict
+      if (f === undefined ? verdict !== undefined && codeOfVerdict(verdict) !== undefined : said !== verdict || f.evidence.verdict !== verdict) {
+        problems.push(`${key}: audit ${f?.code ?? 'no finding'}, explain ${when} ${verdict}`)
+      }
+    }
+    check(after, 'after the plan')
+    if (!written.has(key) && state.claims.some((o) => claimKey(o) === key)) check(state, 'as read')
+  }
+  return problems
+}
+
+async function bundledExample(): Promise<ClusterState> {
+  const snapshot = await loadSnapshot([path.join(repoRoot, 'examples/cluster.yaml')], {stdin: process.stdin})
+  return withSimulatedClaimUids(snapshot.state).state
+}
+
+describe('audit agrees with explain on every claim', () => {
+  test('the bundled example', async () => assert.deepEqual(disagreements(await bundledExample()), []))
+  for (const {file, cases} of loadCases('cases')) {
+    test(`conformance cases of ${file}`, () => {
+      const problems = cases.flatMap((c) => disagreements(stateOf(c)).map((p) => `${c.name}: ${p}`))
+      assert.deepEqual(problems, [])
+    })
+  }
+})
+
+describe('the bundled example gives the findings an operator expects', () => {
+  test('the Lost and misbound claims, the stuck Pending one, the orphaned pv-0004, the expected wait as info', async () => {
+    const report = auditState(await bundledExample(), {gates, failOn: 'warning', ignore: new Set()})
+    assert.deepEqual(
+      report.findings.map((f) => `${f.severity} ${f.code} ${f.object.namespace ?? ''}/${f.object.name}`),
+      [
+        'error ClaimMisbound shop/reports-b',
+        'error ClaimLost shop/sessions',
+        'warning ClaimNoMatchingVolume shop/logs',
+        'warning VolumeReleasedRetained /pv-0004',
+        'info ClaimWaitingForScheduling shop/search',
+      ],
+    )
+    assert.equal(report.summary.plannedWrites, 11)
+  })
+})
