@@ -13,6 +13,8 @@ import {planSync, type SyncOptions} from './sync.js'
 export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' | 'operations'> {
   failOn: FailOn
   ignore: ReadonlySet<string>
+  /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the commands a fix prints. */
+  sourceArgs?: readonly string[]
 }
 
 export interface AuditResult {
@@ -42,7 +44,7 @@ export function auditState(state: ClusterState, opts: AuditOptions): AuditReport
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
   const explainer = new Explainer(afterState, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
   const explained = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
-  const findings = judge({after: afterState, claims: explained, volumes, classes: targets.length === 0})
+  const findings = judge({after: afterState, claims: explained, volumes, classes: targets.length === 0, sourceArgs: opts.sourceArgs})
   return buildAuditReport(findings, {claims: claims.length, volumes: volumes.length, plannedChanges: {...plan.summary}}, opts.ignore)
 }
 

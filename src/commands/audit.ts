@@ -4,7 +4,7 @@ import {runAudit} from '../app/audit.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
-import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
@@ -77,6 +77,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         labelSelectorText: flags.selector,
         failOn: flags['fail-on'] as FailOn,
         ignore: new Set(ignore),
+        sourceArgs: sourceArgs(flags),
         filename: flags.filename,
         stdin: process.stdin,
         ...connectionOptions(flags),

@@ -37,3 +37,9 @@ test('docs/codes.md lists every finding code with its severity', () => {
   const page = readFileSync(path.join(repoRoot, 'docs/codes.md'), 'utf8')
   for (const [code, c] of Object.entries(FINDING_CODES)) assert.ok(page.includes(`| \`${code}\` | ${c.severity} |`), code)
 })
+
+test("a fix that is a pvctl command reads what the audit read: the -f it ran with", async () => {
+  const r = await runCli(['audit', '-f', 'examples/cluster.yaml', '-o', 'json'])
+  const logs = JSON.parse(r.stdout).findings.find((f: {object: {name: string}}) => f.object.name === 'logs')
+  assert.equal(logs.fix, 'pvctl explain pvc/logs -n shop -f examples/cluster.yaml')
+})

@@ -16,6 +16,11 @@ export interface AuditInput {
   volumes: readonly PersistentVolume[]
   /** Judge the StorageClasses too (not when objects are named: they are about those objects). */
   classes: boolean
+  /**
+   * The flags that name where the state came from (`-f FILE`, `--context`), for the pvctl commands a fix
+   * prints: pasted, they read what the audit read, not another cluster.
+   */
+  sourceArgs?: readonly string[]
 }
 
 /** The claim verdicts that are a finding, with its code; every other verdict is healthy or on its way. */
@@ -44,19 +49,20 @@ export function verdictOfCode(code: FindingCode): Verdict | undefined {
 }
 
 export function judge(input: AuditInput): Finding[] {
-  return [...input.claims.flatMap(judgeClaim), ...input.volumes.flatMap((v) => judgeVolume(v, input.after)), ...(input.classes ? judgeClasses(input.after) : [])]
+  const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
+  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, input.after)), ...(input.classes ? judgeClasses(input.after) : [])]
 }
 
 function finding(code: FindingCode, object: FindingObject, message: string, evidence: Finding['evidence'], fix: string): Finding {
   return {code, severity: FINDING_CODES[code].severity, object, message, evidence, fix}
 }
 
-function judgeClaim(e: ClaimExplanation): Finding[] {
+function judgeClaim(e: ClaimExplanation, source: string): Finding[] {
   const code = CLAIM_VERDICT_CODES[e.verdict]
   if (code === undefined) return []
   const {namespace, name} = e.claim
   const object: FindingObject = {kind: 'PersistentVolumeClaim', namespace, name}
-  const explain = `pvctl explain pvc/${name} -n ${namespace}`
+  const explain = `pvctl explain pvc/${name} -n ${namespace}${source}`
   const evidence: Finding['evidence'] = {verdict: e.verdict, phase: e.phase, 'spec.volumeName': e.request.volumeName, storageClass: e.storageClass.name}
   if (e.error !== null) evidence.controllerError = e.error
   const p = e.pointers
