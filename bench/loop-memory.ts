@@ -19,7 +19,7 @@ import {AuditStream} from '../src/controller/audit-stream.js'
 import {ControllerMetrics} from '../src/controller/controller-metrics.js'
 import {EventSink} from '../src/controller/event-sink.js'
 import {PersistentVolumeLoop} from '../src/controller/pv-loop.js'
-import {defaultFeatureGates} from '../src/engine/feature-gates.js'
+import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 
 const {values} = parseArgs({options: {events: {type: 'string', default: '10000'}, live: {type: 'string', default: '100'}}})
 const TARGET = Number(values.events)

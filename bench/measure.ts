@@ -14,10 +14,10 @@ const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'd
 type Snapshot = typeof import('../src/cluster/snapshot.js')
 type Sync = typeof import('../src/app/sync.js')
 type ReportDoc = typeof import('../src/render/report-doc.js')
-type Reconcile = typeof import('../src/engine/reconcile.js')
-type Gates = typeof import('../src/engine/feature-gates.js')
-type MatchIndex = typeof import('../src/engine/volume-match-index.js')
-type ScanIndex = typeof import('../src/engine/volume-index.js')
+type Reconcile = typeof import('../src/engine/simulation/reconcile.js')
+type Gates = typeof import('../src/engine/api/feature-gates.js')
+type MatchIndex = typeof import('../src/engine/matching/volume-match-index.js')
+type ScanIndex = typeof import('../src/engine/matching/volume-index.js')
 
 async function load<T>(module: string): Promise<T> {
   return (await import(pathToFileURL(path.join(dist, module)).href)) as T
@@ -39,7 +39,7 @@ async function measureSync(file: string): Promise<Record<string, number | boolea
   const {loadSnapshot} = await load<Snapshot>('cluster/snapshot.js')
   const {planSync} = await load<Sync>('app/sync.js')
   const {reportJsonChunks} = await load<ReportDoc>('render/report-doc.js')
-  const {defaultFeatureGates} = await load<Gates>('engine/feature-gates.js')
+  const {defaultFeatureGates} = await load<Gates>('engine/api/feature-gates.js')
 
   // The floor, part 1: read and JSON.parse the input (first, on an empty heap: the floor's best case).
   let t = performance.now()
@@ -138,10 +138,10 @@ function median(values: readonly number[]): number {
 
 async function measureCompare(file: string): Promise<Record<string, number | boolean>> {
   const {loadSnapshot} = await load<Snapshot>('cluster/snapshot.js')
-  const {reconcile} = await load<Reconcile>('engine/reconcile.js')
-  const {defaultFeatureGates} = await load<Gates>('engine/feature-gates.js')
-  const {IndexedVolumeIndex} = await load<MatchIndex>('engine/volume-match-index.js')
-  const {PersistentVolumeOrderedIndex} = await load<ScanIndex>('engine/volume-index.js')
+  const {reconcile} = await load<Reconcile>('engine/simulation/reconcile.js')
+  const {defaultFeatureGates} = await load<Gates>('engine/api/feature-gates.js')
+  const {IndexedVolumeIndex} = await load<MatchIndex>('engine/matching/volume-match-index.js')
+  const {PersistentVolumeOrderedIndex} = await load<ScanIndex>('engine/matching/volume-index.js')
   const {state} = await loadSnapshot(file)
   const plan = (options: Parameters<Reconcile['reconcile']>[1]) => {
     const t = performance.now()

@@ -3,11 +3,21 @@
 // The engine judges it; this file only decides what to read and reads it.
 import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
 import type {SnapshotEvidence} from '../cluster/snapshot.js'
-import type {Explainer} from '../engine/explain.js'
-import {type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain-evidence.js'
-import type {ExplainRequest} from './explain.js'
-import {claimsInScope} from './explain.js'
+import {claimsInScope, type Explainer} from '../engine/explain/explainer.js'
+import type {LabelSelector} from '../engine/api/model.js'
+import type {ObjectRef} from '../engine/simulation/plan.js'
+import {type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain/evidence.js'
 import type {LiveSession} from './live-session.js'
+
+/** What an explanation is about: the evidence to read follows from it. */
+export interface EvidenceScope {
+  /** The object to explain; none: every claim not Bound in scope. */
+  target?: ObjectRef
+  /** Scope of the list (-n without -A); undefined: every namespace. */
+  namespace?: string
+  /** -l: only claims whose labels match (list only). */
+  labelSelector?: LabelSelector
+}
 
 /**
  * Reads the evidence a query asks for. `complete`: the source holds all its evidence already (a
@@ -43,7 +53,7 @@ export function liveEvidenceSource(session: LiveSession, now: () => number): Evi
  * evidence and without candidates: the engine names the Leases, and nothing but those is read. A snapshot
  * holds its evidence already: it is taken whole, with no verdicts first.
  */
-export async function gatherEvidence(explainer: Explainer, req: ExplainRequest, source: EvidenceSource): Promise<ExplainEvidence> {
+export async function gatherEvidence(explainer: Explainer, req: EvidenceScope, source: EvidenceSource): Promise<ExplainEvidence> {
   if (source.complete === true) return source({events: [], leaseNames: [], volumeAttachments: false})
   const query = evidenceQuery(explainer, req)
   // An object that does not exist is a usage error, said next without a round of reads first.
@@ -54,7 +64,7 @@ export async function gatherEvidence(explainer: Explainer, req: ExplainRequest, 
  * What to read for `req`, from the verdicts of `explainer` (controllerExplainer: no evidence yet); undefined
  * when the object named does not exist.
  */
-export function evidenceQuery(explainer: Explainer, req: ExplainRequest): EvidenceQuery | undefined {
+export function evidenceQuery(explainer: Explainer, req: EvidenceScope): EvidenceQuery | undefined {
   const target = req.target
   // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
   if (target?.kind === 'PersistentVolume') {

@@ -2,11 +2,11 @@
 // then follow up (a near-miss volume's YAML, the dry-run sync of the claim, another claim). The flow is
 // here; the prompts and the printing are the caller's (a UI port), so the flow is tested without a
 // terminal and the terminal without the flow.
-import type {Explainer} from '../engine/explain.js'
-import type {ClaimExplanation} from '../engine/explain-model.js'
-import type {ClusterState, PersistentVolume} from '../engine/model.js'
-import {refOfClaim} from '../engine/plan.js'
-import {claimsInScope, controllerExplainer, type ExplainRequest, LIST_CANDIDATES} from './explain.js'
+import {claimsInScope, type Explainer} from '../engine/explain/explainer.js'
+import type {ClaimExplanation} from '../engine/explain/model.js'
+import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
+import {refOfClaim} from '../engine/simulation/plan.js'
+import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES} from './explain.js'
 import {planSync} from './sync.js'
 import type {SyncReport} from './sync-report.js'
 

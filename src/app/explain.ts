@@ -1,29 +1,21 @@
 // The explain use-case: load the state once, explain the object named (or every claim not Bound), and
 // say how the command should exit. No oclif here: the command passes options in and renders the
 // document that comes back.
-import {Explainer, unboundClaims} from '../engine/explain.js'
-import {type ClaimExplanation, EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain-model.js'
-import type {FeatureGates} from '../engine/feature-gates.js'
-import type {ClusterState, LabelSelector} from '../engine/model.js'
-import type {ObjectRef} from '../engine/plan.js'
-import {scopePredicate} from '../engine/reconcile.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
+import {claimsInScope, Explainer} from '../engine/explain/explainer.js'
+import {type ClaimExplanation, EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain/model.js'
+import type {FeatureGates} from '../engine/api/feature-gates.js'
+import type {ClusterState} from '../engine/api/model.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {ExitCode, UsageError} from '../errors.js'
-import type {ExplainEvidence} from '../engine/explain-evidence.js'
-import {type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
+import type {ExplainEvidence} from '../engine/explain/evidence.js'
+import {type EvidenceScope, type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
-export interface ExplainRequest extends Pick<VolumePluginOptions, 'hostPathProvisioning'> {
+export interface ExplainRequest extends Pick<VolumePluginOptions, 'hostPathProvisioning'>, EvidenceScope {
   gates: FeatureGates
   onlyRelevant: boolean
-  /** The object to explain; none: every claim not Bound in scope. */
-  target?: ObjectRef
-  /** Scope of the list (-n without -A); undefined: every namespace. */
-  namespace?: string
-  /** -l: only claims whose labels match (list only). */
-  labelSelector?: LabelSelector
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock (explain-evidence.ts); none: not read. */
   evidence?: ExplainEvidence
   /**
@@ -143,11 +135,5 @@ export function explainInState(state: ClusterState, req: ExplainRequest, base = 
     if (e === undefined) throw volumeNotFound(state, target.name)
     return {document: e, exitCode: SETTLED_VOLUME_STATES.has(e.state) && e.terminating === null ? ExitCode.Ok : ExitCode.Changes}
   }
-}
-
-/** The claims not Bound in scope (-n, -l), by namespace then name: the list and the picker show these. */
-export function claimsInScope(state: ClusterState, req: Pick<ExplainRequest, 'namespace' | 'labelSelector'>) {
-  const inScope = scopePredicate({namespace: req.namespace, labelSelector: req.labelSelector})
-  return unboundClaims(state).filter(inScope.claim)
 }
 

@@ -2,7 +2,7 @@
 // place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
 import {withSimulatedClaimUids} from '../cluster/simulated-uids.js'
 import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
-import type {ClusterState} from '../engine/model.js'
+import type {ClusterState} from '../engine/api/model.js'
 import type {LiveSession} from './live-session.js'
 
 export interface LoadStateOptions {

@@ -1,7 +1,7 @@
 // kubectl's "not found" for an object named on the command line, with what the user probably meant: the
 // same name in another namespace, or a close name. Shared by sync and explain.
-import {closeNames} from '../engine/close-names.js'
-import {claimKey, type ClusterState} from '../engine/model.js'
+import {closeNames} from '../engine/explain/close-names.js'
+import {claimKey, type ClusterState} from '../engine/api/model.js'
 import {UsageError} from '../errors.js'
 
 /** kubectl's "not found", plus the claims the user probably meant. */

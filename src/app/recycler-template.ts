@@ -1,7 +1,7 @@
 // --recycler-pod-template: kube-controller-manager's --pv-recycler-pod-template-filepath-*, for one-shot
 // sync and loop mode alike. Read before anything else runs: a bad file is a usage error (exit 2).
 import {loadSnapshot} from '../cluster/snapshot.js'
-import type {ClusterState, Pod} from '../engine/model.js'
+import type {ClusterState, Pod} from '../engine/api/model.js'
 import {InputError, UsageError} from '../errors.js'
 
 /** The one Pod of a --recycler-pod-template file. */

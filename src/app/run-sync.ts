@@ -1,8 +1,8 @@
 // `pvctl sync` as one use-case: where the state comes from (snapshot or live), planning, and — live,
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
-import type {ClusterState, PersistentVolume} from '../engine/model.js'
-import {scopePredicate} from '../engine/reconcile.js'
+import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
+import {scopePredicate} from '../engine/simulation/reconcile.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'

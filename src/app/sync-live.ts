@@ -1,13 +1,13 @@
 // The live half of `pvctl sync`: plan on the loaded state, then (after consent and a permission
 // check) write it with the executor, and report what became of every write.
 import type {ClusterApi} from '../cluster/live-api.js'
-import type {ClusterState} from '../engine/model.js'
+import type {ClusterState} from '../engine/api/model.js'
 import {ExitCode, ClusterError, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
-import type {Pod} from '../engine/model.js'
-import {type ObjectRef, type PlannedEvent, refKey} from '../engine/plan.js'
-import type {VolumeOperations} from '../engine/volume-operations.js'
-import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
+import type {Pod} from '../engine/api/model.js'
+import {type ObjectRef, type PlannedEvent, refKey} from '../engine/simulation/plan.js'
+import type {VolumeOperations} from '../engine/controller/volume-operations.js'
+import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'

@@ -1,6 +1,6 @@
 // The SyncReport document of docs/output-contract.md (`pvctl sync -o json|yaml`).
-import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
-import type {Action, PlannedEvent, SyncError} from '../engine/plan.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import type {Action, PlannedEvent, SyncError} from '../engine/simulation/plan.js'
 
 export const API_VERSION = 'pvctl/v1alpha1'
 

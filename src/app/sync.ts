@@ -1,12 +1,12 @@
 // The sync use-case: load the cluster state once, reconcile, and build the SyncReport.
 // No oclif here: the command passes options in and renders what comes back.
-import type {FeatureGates} from '../engine/feature-gates.js'
-import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
-import {claimKey} from '../engine/model.js'
-import type {Action, ObjectRef} from '../engine/plan.js'
-import {reconcile, scopePredicate} from '../engine/reconcile.js'
-import type {VolumeOperations} from '../engine/volume-operations.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/volume-plugins.js'
+import type {FeatureGates} from '../engine/api/feature-gates.js'
+import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import {claimKey} from '../engine/api/model.js'
+import type {Action, ObjectRef} from '../engine/simulation/plan.js'
+import {reconcile, scopePredicate} from '../engine/simulation/reconcile.js'
+import type {VolumeOperations} from '../engine/controller/volume-operations.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 

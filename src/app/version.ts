@@ -34,9 +34,10 @@ export interface ServerVersionOptions {
 
 export async function serverVersion(opts: ServerVersionOptions): Promise<ServerVersion> {
   // The client runtime (~0.4 s to import) only when a server is asked.
-  const [{loadKubeconfig}, {makeKubeConfig, toApiError}, k8s] = await Promise.all([
+  const [{loadKubeconfig}, {makeKubeConfig}, {toApiError}, k8s] = await Promise.all([
     import('../cluster/kubeconfig.js'),
     import('../cluster/live-api.js'),
+    import('../cluster/api-errors.js'),
     import('@kubernetes/client-node'),
   ])
   const config: ResolvedConfig = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})

@@ -1,8 +1,8 @@
 // `-l` as kubectl parses it (labels.Parse): "k=v", "k==v", "k!=v", "k in (a,b)", "k notin (a,b)",
 // "k", "!k", comma-separated and ANDed. Turned into a metav1.LabelSelector so that one matcher
-// (engine/selector.ts) serves both flags and claims.
-import type {LabelSelector, LabelSelectorRequirement} from '../engine/model.js'
-import {compileLabelSelector, SelectorError} from '../engine/selector.js'
+// (engine/api/selector.ts) serves both flags and claims.
+import type {LabelSelector, LabelSelectorRequirement} from '../engine/api/model.js'
+import {compileLabelSelector, SelectorError} from '../engine/api/selector.js'
 import {UsageError} from '../errors.js'
 
 /** Splits on commas that are not inside parentheses. */

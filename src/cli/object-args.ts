@@ -1,6 +1,6 @@
 // kubectl's object arguments: TYPE/NAME (pvc/NAME, persistentvolumeclaim/NAME, pv/NAME, persistentvolume/NAME)
 // or TYPE NAME... (`pvc orders`, `pv pv-0001 pv-0002`), not both at once, as `kubectl get` takes them.
-import type {ObjectRef} from '../engine/plan.js'
+import type {ObjectRef} from '../engine/simulation/plan.js'
 import {UsageError} from '../errors.js'
 
 const claimAliases = new Set(['pvc', 'pvcs', 'persistentvolumeclaim', 'persistentvolumeclaims'])

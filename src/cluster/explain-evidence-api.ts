@@ -5,9 +5,9 @@
 // kinds are read by explain alone, and never written.
 import type * as k8s from '@kubernetes/client-node'
 
-import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain-evidence.js'
+import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {ApiError, ForbiddenError, NotFoundError} from './api-errors.js'
-import type {Page, PageOptions} from './live-api.js'
+import type {Page, PageOptions} from './page.js'
 import {collectionPath, type ListedResource, WireClient} from './wire-client.js'
 import {listAll} from './live-loader.js'
 

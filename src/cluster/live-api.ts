@@ -8,17 +8,9 @@ import {createInterface} from 'node:readline'
 
 import * as k8s from '@kubernetes/client-node'
 
-import type {Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../engine/model.js'
-import {
-  type ApiTarget,
-  ConflictError,
-  describeTarget,
-  ForbiddenError,
-  NotFoundError,
-  TransientApiError,
-  UnreachableError,
-  ApiError,
-} from './api-errors.js'
+import type {Node, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../engine/api/model.js'
+import {type ApiTarget, toApiError} from './api-errors.js'
+import type {Page, PageOptions} from './page.js'
 import {MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import type {ResolvedConfig} from './kubeconfig.js'
 import {TOKEN_FILE_PROVIDER, TokenFileAuth} from './token-file-auth.js'
@@ -118,18 +110,6 @@ export interface WatchApi {
   watch(resource: WatchedResource, opts: WatchOptions, onEvent: (event: WatchEvent) => void): Promise<void>
 }
 
-export interface PageOptions {
-  limit: number
-  continueToken?: string
-  labelSelector?: string
-}
-
-export interface Page<T> {
-  items: T[]
-  continueToken?: string
-  resourceVersion?: string
-}
-
 /** client-node's KubeConfig from kubectl-resolved settings (see kubeconfig.ts). */
 export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
   const kc = new k8s.KubeConfig()
@@ -148,64 +128,6 @@ export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
     }),
   )
   return kc
-}
-
-/** Maps client-node's failures to pvctl's API errors: one line, the request named, no secrets. */
-export function toApiError(err: unknown, target: ApiTarget, server: string): Error {
-  if (err instanceof ApiError) return err
-  const e = err as {code?: unknown; body?: unknown; headers?: Record<string, string>; message?: string; type?: string; name?: string}
-  if (typeof e.code === 'number') {
-    let status: {reason?: string; message?: string} = {}
-    try {
-      status = typeof e.body === 'string' ? JSON.parse(e.body) : ((e.body as object) ?? {})
-    } catch {
-      // A body that is not a Status (a proxy's HTML page): keep the code alone.
-    }
-    const reason = status.reason ?? ''
-    const text = `${describeTarget(target)}: ${status.message ?? `HTTP ${e.code}`}`
-    if ((e.code === 404 || e.code === 405 || e.code === 501) && (status as {kind?: unknown}).kind !== 'Status') {
-      // An API server says why in a Status; a web server that is not one (a wrong port, a proxy) does not.
-      return new UnreachableError(`${server} does not answer as a Kubernetes API server (HTTP ${e.code} to ${describeTarget(target)})`, target, e.code, 'NotKubernetes', [
-        'check the server address of the kubeconfig cluster',
-      ])
-    }
-    switch (e.code) {
-      case 409:
-        return new ConflictError(text, target, 409, reason || 'Conflict')
-      case 404:
-        return new NotFoundError(text, target, 404, reason || 'NotFound')
-      case 401:
-        return new ForbiddenError(`${describeTarget(target)}: Unauthorized (the credentials were refused)`, target, 401, 'Unauthorized', [
-          'check that the kubeconfig credentials are current (kubectl auth whoami)',
-        ])
-      case 403:
-        return new ForbiddenError(text, target, 403, reason || 'Forbidden', ['ask for the permission, or run pvctl sync --dry-run'])
-      case 429:
-      case 500:
-      case 502:
-      case 503:
-      case 504: {
-        const header = e.headers?.['retry-after'] ?? e.headers?.['Retry-After']
-        const retryAfter = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
-        return new TransientApiError(text, target, e.code, reason || 'ServerError', retryAfter)
-      }
-      default:
-        return new ApiError(text, target, e.code, reason)
-    }
-  }
-  const code = (err as {code?: string}).code ?? (err as {errno?: string}).errno
-  const message = (e.message ?? String(err)).split('\n')[0]
-  if (code === 'ECONNRESET' || code === 'EPIPE' || e.type === 'request-timeout' || /socket hang up|ECONNRESET|premature close/i.test(message)) {
-    return new TransientApiError(`${describeTarget(target)}: connection dropped (${code ?? message})`, target, 0, 'ConnectionDropped')
-  }
-  if (typeof code === 'string' && /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)) {
-    return new UnreachableError(`TLS verification of the API server at ${server} failed: ${code}`, target, 0, 'TLS', [
-      "check the cluster's certificate-authority in the kubeconfig",
-    ])
-  }
-  return new UnreachableError(`cannot reach the API server at ${server}: ${code === 'ETIMEDOUT' ? message : (code ?? message)}`, target, 0, 'Unreachable', [
-    'check the server address and your network, or read a snapshot with -f',
-  ])
 }
 
 /** The real ClusterApi, through client-node. */

@@ -6,9 +6,10 @@
 // resourceVersion. When it no longer can (the continue token is older than its history: 410 Expired),
 // the kind is listed again in full, in one request, as client-go's pager does (FullListIfExpired): the
 // pages read so far are dropped, never mixed with a later revision.
-import type {ClusterState} from '../engine/model.js'
+import type {ClusterState} from '../engine/api/model.js'
 import {ApiError} from './api-errors.js'
-import type {ClusterApi, Page, PageOptions} from './live-api.js'
+import type {ClusterApi} from './live-api.js'
+import type {Page, PageOptions} from './page.js'
 
 /** kubectl's default --chunk-size. */
 export const PAGE_SIZE = 500

@@ -8,7 +8,7 @@
 // decides on, and the Kubernetes unit tests (test/conformance) build volumes without one.
 import {createHash} from 'node:crypto'
 
-import {claimKey, type ClusterState} from '../engine/model.js'
+import {claimKey, type ClusterState} from '../engine/api/model.js'
 
 /** A UUID (version 5 layout) derived from what names the object. */
 export function simulatedUid(kind: string, namespace: string, name: string): string {

@@ -17,7 +17,7 @@
 // backoff.Sleep does not watch the deadline), so a `Retry-After: 3600` would hold kubectl for an hour.
 import {setTimeout as sleepFor} from 'node:timers/promises'
 
-import type {PageOptions} from './live-api.js'
+import type {PageOptions} from './page.js'
 import {describeTarget, RetryAfterRefusedError, TransientApiError, UnreachableError} from './api-errors.js'
 import {requestSignal, withRequestSignal} from './request-signal.js'
 

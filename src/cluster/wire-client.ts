@@ -9,11 +9,10 @@ import type {Socket} from 'node:net'
 
 import type * as k8s from '@kubernetes/client-node'
 
-import {type ApiTarget, describeTarget, MalformedAnswerError} from './api-errors.js'
+import {type ApiTarget, describeTarget, MalformedAnswerError, toApiError} from './api-errors.js'
 import {type ExpectedKind, listAnswer, objectAnswer} from './answer-shape.js'
 import {JsonDepthGauge} from './json-depth.js'
-import type {Page, PageOptions} from './live-api.js'
-import {toApiError} from './live-api.js'
+import type {Page, PageOptions} from './page.js'
 import {requestSignal} from './request-signal.js'
 import {InputError} from '../errors.js'
 

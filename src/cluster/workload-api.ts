@@ -2,7 +2,7 @@
 // behind their own port so the plugins can be tested against a fake and run against any cluster.
 import type * as k8s from '@kubernetes/client-node'
 
-import type {PersistentVolume, Pod} from '../engine/model.js'
+import type {PersistentVolume, Pod} from '../engine/api/model.js'
 import {collectionPath, objectPath, WireClient} from './wire-client.js'
 
 export interface PodEvent {

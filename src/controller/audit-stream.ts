@@ -5,8 +5,8 @@
 // A plan that is only planned comes back on every sync of its object while nothing changes (each event,
 // each resync): it is printed when it first appears and again only when it changes.
 import type {ExecutedAction} from '../executor/executor.js'
-import type {Action} from '../engine/plan.js'
-import {refKey} from '../engine/plan.js'
+import type {Action} from '../engine/simulation/plan.js'
+import {refKey} from '../engine/simulation/plan.js'
 
 export type AuditFormat = 'text' | 'json'
 

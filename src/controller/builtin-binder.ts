@@ -12,7 +12,7 @@
 // runs, so it is the flag, never the Lease, that allows writing next to a running kube-controller-manager.
 import {ApiError, NotFoundError} from '../cluster/api-errors.js'
 import type {LeaseApi} from '../cluster/live-api.js'
-import {isLeaseHeld} from '../engine/explain-liveness.js'
+import {isLeaseHeld} from '../engine/explain/liveness.js'
 import {UsageError} from '../errors.js'
 
 export const BINDER_CONTROLLER = 'persistentvolume-binder-controller'

@@ -9,7 +9,7 @@
 //   leader_election_master_status{name}
 // and pvctl's own, prefixed pvctl_: syncs, actions by outcome, relists, watch events, whether it writes.
 import type {ExecutedAction} from '../executor/executor.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import type {InformerMetrics} from './informer.js'
 import {type Labels, OPERATION_BUCKETS, Registry} from './metrics.js'
 import type {QueueMetrics} from './work-queue.js'

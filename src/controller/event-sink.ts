@@ -7,7 +7,7 @@
 //                defaultSpamBurst and defaultSpamQPS): beyond it events are dropped, and counted
 // One-shot sync keeps using executor/event-recorder.ts, whose run is short.
 import type {ClusterApi} from '../cluster/live-api.js'
-import type {PlannedEvent} from '../engine/plan.js'
+import type {PlannedEvent} from '../engine/simulation/plan.js'
 import {coreEvent} from '../executor/event-recorder.js'
 
 export interface EventSinkOptions {

@@ -14,7 +14,8 @@
 //
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
 import {ApiError, MalformedAnswerError} from '../cluster/api-errors.js'
-import type {Page, PageOptions, WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
+import type {WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
+import type {Page, PageOptions} from '../cluster/page.js'
 import {listKind} from '../cluster/live-loader.js'
 import type {Logger} from '../cli/log.js'
 import {abortableSleep} from './abortable-sleep.js'

@@ -10,7 +10,7 @@
 //               run only once, syncClaim/syncVolume is not reentrant"; two syncs of claims at once could
 //               both pick the same volume
 //   a sync      one object: reconcile([that object], 1 round), the same engine as the dry run, over the
-//               objects the sync reads (engine/sync-slice.ts: the object, what it names, its pods and,
+//               objects the sync reads (engine/simulation/sync-slice.ts: the object, what it names, its pods and,
 //               for a claim to match, the volumes it may match), not the whole cache, so that a sync
 //               costs the same in a large cluster as in a small one; its writes go through the executor
 //               (executeSync), in the controller's order, each conditional on the resourceVersion
@@ -30,12 +30,12 @@ import {setImmediate as yieldToEventLoop} from 'node:timers/promises'
 
 import type {ClusterApi, WatchApi} from '../cluster/live-api.js'
 import type {Logger} from '../cli/log.js'
-import type {FeatureGates} from '../engine/feature-gates.js'
-import type {VolumePluginMgr} from '../engine/volume-plugins.js'
-import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/model.js'
-import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/plan.js'
-import {reconcile, type ReconcileResult, scopePredicate} from '../engine/reconcile.js'
-import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../engine/sync-slice.js'
+import type {FeatureGates} from '../engine/api/feature-gates.js'
+import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
+import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/api/model.js'
+import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
+import {reconcile, type ReconcileResult, scopePredicate} from '../engine/simulation/reconcile.js'
+import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../engine/simulation/sync-slice.js'
 import {countBoundVolumes, MASS_RELEASE_WINDOW_MS, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync, type ExecutedAction, type ExecuteResult} from '../executor/executor.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'

@@ -19,8 +19,8 @@
 import {NotFoundError} from '../cluster/api-errors.js'
 import type {ClusterApi} from '../cluster/live-api.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
-import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
-import type {Action} from '../engine/plan.js'
+import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
+import type {Action} from '../engine/simulation/plan.js'
 import type {DeleteOutcome, LiveVolumePlugins} from '../plugins/live-plugins.js'
 
 /** The guard found the picture stale: the objects as the API server has them now, and why it stopped. */

@@ -2,7 +2,7 @@
 // "pvctl", the object as involvedObject, events of cluster-scoped objects in "default", and a repeat
 // of the same event (object, type, reason, message) counted on the existing Event instead of a new one.
 import type {CoreEvent, ClusterApi} from '../cluster/live-api.js'
-import type {PlannedEvent} from '../engine/plan.js'
+import type {PlannedEvent} from '../engine/simulation/plan.js'
 
 export const EVENT_SOURCE = 'pvctl'
 

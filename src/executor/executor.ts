@@ -15,14 +15,14 @@
 // the destruction guard, which re-reads from the API server what the step rests on (destruction-guard.ts).
 import {ApiError, ConflictError, NotFoundError} from '../cluster/api-errors.js'
 import type {ClusterApi} from '../cluster/live-api.js'
-import type {FeatureGates} from '../engine/feature-gates.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
-import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/plan.js'
-import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/reconcile.js'
-import {getPersistentVolumeClaimClass} from '../engine/storage-helpers.js'
+import type {FeatureGates} from '../engine/api/feature-gates.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
+import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/simulation/plan.js'
+import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/simulation/reconcile.js'
+import {getPersistentVolumeClaimClass} from '../engine/api/storage-helpers.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
-import type {VolumeOperations} from '../engine/volume-operations.js'
-import type {VolumePluginMgr} from '../engine/volume-plugins.js'
+import type {VolumeOperations} from '../engine/controller/volume-operations.js'
+import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {PodRunInterrupted} from '../plugins/pod-runner.js'
 import {applyPatch} from './apply-patch.js'
@@ -71,7 +71,7 @@ export interface ExecuteOptions {
   firstPlan?: ReconcileResult
   /**
    * The state a unit is re-planned over after a conflict, given the objects just re-read. Loop mode gives
-   * a sync only the objects it reads (engine/sync-slice.ts), and a re-read object may lead the sync to
+   * a sync only the objects it reads (engine/simulation/sync-slice.ts), and a re-read object may lead the sync to
    * others (a claimRef or volumeName changed, a class assigned): it makes the slice again. Objects this
    * run has read or written since it began keep their versions. Default: the state so far.
    */

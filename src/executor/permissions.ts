@@ -1,7 +1,7 @@
 // Before writing, ask the API (SelfSubjectAccessReview) for every permission the plan needs, and name
 // the missing ones — better than failing halfway through a repair.
 import type {ClusterApi, ResourceAttributes} from '../cluster/live-api.js'
-import type {Action} from '../engine/plan.js'
+import type {Action} from '../engine/simulation/plan.js'
 
 const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
 

@@ -10,8 +10,8 @@
 // recycle and delete take the run's abort signal: on abort they throw PodRunInterrupted, the pod left
 // running for the next run to adopt, instead of waiting out a deadline of up to half an hour.
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
-import type {PersistentVolume, Pod} from '../engine/model.js'
-import type {ProvisionOptions} from '../engine/volume-operations.js'
+import type {PersistentVolume, Pod} from '../engine/api/model.js'
+import type {ProvisionOptions} from '../engine/controller/volume-operations.js'
 import {type PodWait, runPodToCompletion} from './pod-runner.js'
 import {hostPathCleanupPod, localCleanupPod, recyclerPod, timeoutForVolume} from './pod-templates.js'
 

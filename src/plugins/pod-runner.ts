@@ -6,7 +6,7 @@
 import {abortableSleep} from '../controller/abortable-sleep.js'
 import {ApiError, NotFoundError} from '../cluster/api-errors.js'
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
-import type {Pod} from '../engine/model.js'
+import type {Pod} from '../engine/api/model.js'
 
 export interface RunPodOptions {
   /** Give up (and fail) after this long, in ms. */

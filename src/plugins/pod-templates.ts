@@ -1,6 +1,6 @@
 // The pods volume plugins run, as Kubernetes builds them.
-import type {PersistentVolume, Pod} from '../engine/model.js'
-import {parseQuantity, quantityValue} from '../engine/quantity.js'
+import type {PersistentVolume, Pod} from '../engine/api/model.js'
+import {parseQuantity, quantityValue} from '../engine/api/quantity.js'
 
 /** The image of NewPersistentVolumeRecyclerPodTemplate (pkg/volume/plugins.go). */
 export const RECYCLER_IMAGE = 'registry.k8s.io/build-image/debian-base:bookworm-v1.0.3'

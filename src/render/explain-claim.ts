@@ -1,7 +1,7 @@
 // The human form of a ClaimExplanation: the verdict and its one sentence first, then what the decision
 // rests on (request, class, pods, the binding's pointers), then every candidate volume, closest first,
 // with each reason on its own line, then what to do. PURE: explanation and palette in, text out.
-import type {BindingPointers, Candidate, ClaimExplanation, ClaimPod, Reason, StorageClassInPlay, Verdict} from '../engine/explain-model.js'
+import type {BindingPointers, Candidate, ClaimExplanation, ClaimPod, Reason, StorageClassInPlay, Verdict} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {eventsBlock, livenessLines} from './explain-evidence.js'
 import {bullets, fields, kubectlTable, NONE} from './explain-layout.js'

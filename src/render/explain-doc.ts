@@ -2,7 +2,7 @@
 // them: the contract's first), or as text for people. A List is an overview of the claims, then each
 // explanation in full. PURE. The *Chunks forms are what the command prints: a List of thousands of claims
 // goes out a slice of items at a time, never as one string (report-doc.ts does the same for sync).
-import type {ExplainDocument, ExplanationList} from '../engine/explain-model.js'
+import type {ExplainDocument, ExplanationList} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {colorVerdict, type ExplainSource, renderClaimExplanation} from './explain-claim.js'
 import {kubectlTable, NONE} from './explain-layout.js'

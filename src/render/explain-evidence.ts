@@ -1,7 +1,7 @@
 // The evidence parts of explain's human output: an object's events (`kubectl describe`'s Events block,
 // newest first) and what shows an external controller running. PURE.
-import {humanDuration} from '../engine/explain-evidence.js'
-import type {AttachmentsSeen, ControllerLiveness, EventsSeen, LivenessVerdict} from '../engine/explain-model.js'
+import {humanDuration} from '../engine/explain/evidence.js'
+import type {AttachmentsSeen, ControllerLiveness, EventsSeen, LivenessVerdict} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {kubectlTable, NONE} from './explain-layout.js'
 

@@ -1,6 +1,6 @@
 // The human form of a VolumeExplanation: state and sentence first, then the claim it points at, the
 // reclaim that follows a release, the finalizers of a volume being deleted, then what to do. PURE.
-import type {ReclaimPlan, VolumeExplanation, VolumeState} from '../engine/explain-model.js'
+import type {ReclaimPlan, VolumeExplanation, VolumeState} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {attachmentsBlock, eventsBlock, livenessLines} from './explain-evidence.js'
 import {bullets, fields, kubectlTable, NONE} from './explain-layout.js'

@@ -3,8 +3,8 @@
 import {structuredPatch} from 'diff'
 
 import type {SyncReport} from '../app/sync-report.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../engine/model.js'
-import {refKey} from '../engine/plan.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import {refKey} from '../engine/simulation/plan.js'
 import type {Palette} from './color.js'
 import {kubectlYaml} from './kubectl-yaml.js'
 

@@ -3,8 +3,8 @@
 // PURE: the report and the palette in, a string out.
 
 import type {SyncReport, SyncSummary} from '../app/sync-report.js'
-import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../engine/plan.js'
-import {refKey} from '../engine/plan.js'
+import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../engine/simulation/plan.js'
+import {refKey} from '../engine/simulation/plan.js'
 import type {Palette} from './color.js'
 import {GAP, kubectlTable as table, NONE} from './kubectl-table.js'
 

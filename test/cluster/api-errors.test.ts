@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import {ConflictError, NotFoundError, UnreachableError} from '../../src/cluster/api-errors.js'
-import {toApiError} from '../../src/cluster/live-api.js'
+import {toApiError} from '../../src/cluster/api-errors.js'
 
 const SERVER = 'https://10.0.0.1:6443'
 const target = {verb: 'list', resource: 'persistentvolumes'} as const

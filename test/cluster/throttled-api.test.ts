@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import {RetryAfterRefusedError, TransientApiError, UnreachableError} from '../../src/cluster/api-errors.js'
-import type {Page, PageOptions} from '../../src/cluster/live-api.js'
+import type {Page, PageOptions} from '../../src/cluster/page.js'
 import {MAX_RETRY_AFTER_SECONDS, throttle} from '../../src/cluster/throttled-api.js'
 
 /** A port whose calls record the fake clock's time when they reach it; the first `failures` continue pages fail. */

@@ -13,7 +13,7 @@ import {resolveContext} from '../../src/cluster/kubeconfig.js'
 import {type CoreEvent, KubernetesClusterApi, makeKubeConfig} from '../../src/cluster/live-api.js'
 import {KubernetesWorkloadApi} from '../../src/cluster/workload-api.js'
 import {MAX_ANSWER_DEPTH} from '../../src/cluster/json-depth.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {type Emulator, type FaultSpec, startEmulator} from '../emulator/emulator.js'
 import {pv, pvc} from '../emulator/fixtures.js'
 

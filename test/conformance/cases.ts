@@ -4,8 +4,8 @@ import {existsSync, readdirSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import type {ClusterState} from '../../src/engine/model.js'
-import type {ObjectRef} from '../../src/engine/plan.js'
+import type {ClusterState} from '../../src/engine/api/model.js'
+import type {ObjectRef} from '../../src/engine/simulation/plan.js'
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 

@@ -4,10 +4,10 @@
 // "Mock plugin error: no <list> configured". Also the reactor errors and the mocked CSI migration.
 import {isDeepStrictEqual} from 'node:util'
 
-import type {MigrationPolicy} from '../../src/engine/csi-migration.js'
-import type {PersistentVolume} from '../../src/engine/model.js'
-import type {ApiFaults, ProvisionOptions, VolumeOperations} from '../../src/engine/volume-operations.js'
-import {VolumePluginMgr} from '../../src/engine/volume-plugins.js'
+import type {MigrationPolicy} from '../../src/engine/controller/csi-migration.js'
+import type {PersistentVolume} from '../../src/engine/api/model.js'
+import type {ApiFaults, ProvisionOptions, VolumeOperations} from '../../src/engine/controller/volume-operations.js'
+import {VolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
 
 export const MOCK_PLUGIN = 'kubernetes.io/mock-volume'
 

@@ -7,7 +7,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import type {Lease} from '../../src/cluster/live-api.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {bin, cleanEnv} from '../cli/run-cli.js'
 import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.js'
 

@@ -13,7 +13,7 @@ import {microTime} from '../../src/controller/leader-election.js'
 import {Registry} from '../../src/controller/metrics.js'
 import {parseBindAddress} from '../../src/controller/metrics-server.js'
 import {storeObjectUpdate} from '../../src/controller/pv-loop.js'
-import type {Action, PlannedEvent} from '../../src/engine/plan.js'
+import type {Action, PlannedEvent} from '../../src/engine/simulation/plan.js'
 import {UsageError} from '../../src/errors.js'
 
 test('--controllers as kube-controller-manager reads it: is the built-in binder enabled?', () => {

@@ -9,7 +9,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 import {HOSTPATH_CLASS, SCRATCH_CLAIM} from './hostpath-provisioning.js'

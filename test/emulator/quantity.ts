@@ -1,5 +1,5 @@
 // resource.Quantity's value, as far as the emulator's validation compares quantities (a claim's storage
-// request may not shrink). Its own small parser, not pvctl's (src/engine/quantity.ts): the emulator is the
+// request may not shrink). Its own small parser, not pvctl's (src/engine/api/quantity.ts): the emulator is the
 // oracle pvctl is tested against, so it shares no code with it.
 
 const BINARY: Record<string, bigint> = {Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n}

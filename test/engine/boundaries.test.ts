@@ -16,7 +16,14 @@ function filesOf(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(src, file), 'utf8')
-  return [...text.matchAll(/^\s*import\s+(?:type\s+)?[^'"]*['"]([^'"]+)['"]/gm)].map((m) => m[1])
+  return [...text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2])
+}
+
+/** The files of src a file imports (relative imports, types included), as paths relative to src. */
+function localImportsOf(file: string): string[] {
+  return importsOf(file)
+    .filter((i) => i.startsWith('.'))
+    .map((i) => path.relative(src, path.resolve(path.dirname(path.join(src, file)), i.replace(/\.js$/, '.ts'))))
 }
 
 const rules: Array<{layer: string; forbidden: RegExp; why: string}> = [
@@ -43,6 +50,50 @@ for (const rule of rules) {
     assert.deepEqual(offenders, [])
   })
 }
+
+// The engine's folders, each with the folders it may import (its own always): api is the ground; the
+// controller writes through the simulated cluster as the Go controller writes through its client and
+// cache, and reconcile drives the controller, so those two know each other; what pvctl adds on top
+// (explain, audit) is built from them and never imported by them.
+const ENGINE_LAYERS: Record<string, readonly string[]> = {
+  api: [],
+  matching: ['api'],
+  controller: ['api', 'matching', 'simulation'],
+  simulation: ['api', 'matching', 'controller'],
+  explain: ['api', 'matching', 'controller', 'simulation'],
+  audit: ['api', 'matching', 'controller', 'simulation', 'explain'],
+}
+
+test('engine: every file is in a folder that says what it is, and imports only the folders below it', () => {
+  const files = filesOf('engine')
+  assert.deepEqual(files.filter((f) => !(f.split(path.sep)[1] in ENGINE_LAYERS)), [], 'a file outside the engine\'s folders')
+  const offenders = files.flatMap((f) => {
+    const layer = f.split(path.sep)[1]
+    return localImportsOf(f)
+      .map((i) => i.split(path.sep)[1])
+      .filter((to) => to !== layer && !ENGINE_LAYERS[layer].includes(to))
+      .map((to) => `${f} imports engine/${to}`)
+  })
+  assert.deepEqual(offenders, [])
+})
+
+test('src: no import cycles', () => {
+  const graph = new Map(filesOf('.').map((f) => [path.normalize(f), localImportsOf(f)]))
+  const cycles: string[] = []
+  const state = new Map<string, 'open' | 'done'>()
+  const visit = (f: string, trail: string[]): void => {
+    if (state.get(f) === 'done' || !graph.has(f)) return
+    if (state.get(f) === 'open') {
+      cycles.push([...trail.slice(trail.indexOf(f)), f].join(' -> '))
+      return
+    }
+    state.set(f, 'open')
+    for (const to of graph.get(f) ?? []) visit(to, [...trail, f])
+    state.set(f, 'done')
+  }
+  for (const f of graph.keys()) visit(f, [])
+  assert.deepEqual(cycles, [])
+})
 
 test('engine: no clock and no randomness', () => {
   const offenders = filesOf('engine').filter((f) => /\b(Date\.now|new Date|Math\.random|performance\.now|process\.)/.test(readFileSync(path.join(src, f), 'utf8')))

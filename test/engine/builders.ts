@@ -1,6 +1,6 @@
 // Builders for engine tests, after the Go tests' newVolume / newClaim helpers: a few named fields, the
 // rest defaulted the way those helpers default them.
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/model.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/api/model.js'
 
 export interface VolumeOpts {
   capacity?: string

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {CacheStore} from '../../src/engine/cache-store.js'
+import {CacheStore} from '../../src/engine/simulation/cache-store.js'
 
 type Step = ['set', string, number] | ['delete', string] | ['slot', string]
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {ClaimKeyedMap} from '../../src/engine/claim-keyed-map.js'
+import {ClaimKeyedMap} from '../../src/engine/api/claim-keyed-map.js'
 
 type Key = [string | undefined, string | undefined]
 type Step = ['set', Key, number] | ['delete', Key]

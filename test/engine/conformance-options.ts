@@ -1,7 +1,7 @@
 // How an engine test runs a conformance case: its feature gates, and the Go tests' mock plugin and
 // reactor errors plugged into the engine's seams (fresh for every run: the mock consumes its call lists).
-import {type FeatureGates, parseFeatureGates} from '../../src/engine/feature-gates.js'
-import type {ReconcileOptions} from '../../src/engine/reconcile.js'
+import {type FeatureGates, parseFeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ReconcileOptions} from '../../src/engine/simulation/reconcile.js'
 import {type ConformanceCase, refOf} from '../conformance/cases.js'
 import {mockMigration, mockOperations, mockPluginMgr, type PluginMock, reactorFaults, type ReactorError} from '../conformance/mock-plugin.js'
 

@@ -5,7 +5,7 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {deepCopy} from '../../src/engine/storage-helpers.js'
+import {deepCopy} from '../../src/engine/api/storage-helpers.js'
 
 test('deepCopy: equal to structuredClone on JSON values, and nothing shared', () => {
   fc.assert(

@@ -4,11 +4,11 @@
 // volumes of every policy, deletion timestamps and default classes meet often.
 import fc from 'fast-check'
 
-import type {FeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/model.js'
-import type {ObjectRef} from '../../src/engine/plan.js'
-import type {ReconcileScope} from '../../src/engine/reconcile.js'
-import type {VolumeOperations} from '../../src/engine/volume-operations.js'
+import type {FeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/api/model.js'
+import type {ObjectRef} from '../../src/engine/simulation/plan.js'
+import type {ReconcileScope} from '../../src/engine/simulation/reconcile.js'
+import type {VolumeOperations} from '../../src/engine/controller/volume-operations.js'
 
 /** numRuns: PVCTL_PROPERTY_RUNS when set, else the default tuned to keep `npm test` quick. */
 export function propertyRuns(defaultRuns: number): number {

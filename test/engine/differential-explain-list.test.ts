@@ -13,10 +13,10 @@ import fc from 'fast-check'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {Explainer, unboundClaims} from '../../src/engine/explain.js'
-import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain-model.js'
-import {defaultFeatureGates, type FeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState, PersistentVolume} from '../../src/engine/model.js'
+import {Explainer, unboundClaims} from '../../src/engine/explain/explainer.js'
+import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain/model.js'
+import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState, PersistentVolume} from '../../src/engine/api/model.js'
 import {clusterArb, gatesArb, propertyRuns} from './differential-arbitraries.js'
 
 interface ListOptions {

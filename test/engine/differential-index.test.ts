@@ -10,11 +10,11 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {defaultFeatureGates, type FeatureGates} from '../../src/engine/feature-gates.js'
-import type {LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
-import {SortedList} from '../../src/engine/sorted-list.js'
-import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../../src/engine/volume-index.js'
-import {IndexedVolumeIndex} from '../../src/engine/volume-match-index.js'
+import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
+import {SortedList} from '../../src/engine/matching/sorted-list.js'
+import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../../src/engine/matching/volume-index.js'
+import {IndexedVolumeIndex} from '../../src/engine/matching/volume-match-index.js'
 import {loadCases} from '../conformance/cases.js'
 import {CLAIM_NAMES, clusterArb, MODES, NAMESPACES, propertyRuns, SIZES, VOLUME_NAMES} from './differential-arbitraries.js'
 

@@ -11,8 +11,8 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import type {ClusterState} from '../../src/engine/model.js'
-import {DEFAULT_MAX_ROUNDS, reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/reconcile.js'
+import type {ClusterState} from '../../src/engine/api/model.js'
+import {DEFAULT_MAX_ROUNDS, reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
 import {type ConformanceCase, loadCases, stateOf} from '../conformance/cases.js'
 import {asTheCaseRuns, caseOptions} from './conformance-options.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns, runShapeArb} from './differential-arbitraries.js'

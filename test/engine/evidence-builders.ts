@@ -1,7 +1,7 @@
 // Builders for explain's evidence (core/v1 Events, CSIDrivers, Leases, VolumeAttachments) in their wire
 // shape, timed relative to a fixed clock so that ages are exact. Shared by the engine tables, the golden
 // renderers and the end-to-end test (which stores them in the API-server emulator).
-import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../../src/engine/explain-evidence.js'
+import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../../src/engine/explain/evidence.js'
 
 /** The tests' clock. */
 export const NOW = Date.parse('2026-03-01T12:00:00Z')

@@ -2,11 +2,11 @@
 // the claim alone, two when the next sync only assigns the default class) and check that what the
 // controller did is what the verdict said, and the other way round: a claim the sync binds was said to
 // be WillBind/Bound to that very volume. Returns the disagreements, empty when there is none.
-import type {VolumePluginMgr} from '../../src/engine/volume-plugins.js'
-import type {ClaimExplanation} from '../../src/engine/explain-model.js'
-import type {FeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState} from '../../src/engine/model.js'
-import {reconcile} from '../../src/engine/reconcile.js'
+import type {VolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
+import type {ClaimExplanation} from '../../src/engine/explain/model.js'
+import type {FeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState} from '../../src/engine/api/model.js'
+import {reconcile} from '../../src/engine/simulation/reconcile.js'
 
 export function disagreements(state: ClusterState, e: ClaimExplanation, gates: FeatureGates, plugins?: VolumePluginMgr): string[] {
   const {namespace, name} = e.claim

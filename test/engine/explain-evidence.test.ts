@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {explainClaim, explainVolume} from '../../src/engine/explain.js'
-import {humanDuration, type ExplainEvidence} from '../../src/engine/explain-evidence.js'
-import {attacherLeaseName, provisionerLeaseName} from '../../src/engine/explain-liveness.js'
-import type {ClaimExplanation, LivenessVerdict, VolumeExplanation} from '../../src/engine/explain-model.js'
-import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState} from '../../src/engine/model.js'
+import {explainClaim, explainVolume} from '../../src/engine/explain/explainer.js'
+import {humanDuration, type ExplainEvidence} from '../../src/engine/explain/evidence.js'
+import {attacherLeaseName, provisionerLeaseName} from '../../src/engine/explain/liveness.js'
+import type {ClaimExplanation, LivenessVerdict, VolumeExplanation} from '../../src/engine/explain/model.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState} from '../../src/engine/api/model.js'
 import {bound, pod, pv, pvc, sc, state} from './builders.js'
 import {ago, csiDriver, event, evidence, lease, NOW, volumeAttachment} from './evidence-builders.js'
 

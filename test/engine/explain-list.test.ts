@@ -9,9 +9,9 @@ import {describe, test} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {Explainer, unboundClaims} from '../../src/engine/explain.js'
-import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState} from '../../src/engine/model.js'
+import {Explainer, unboundClaims} from '../../src/engine/explain/explainer.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState} from '../../src/engine/api/model.js'
 
 interface Row {
   id: string

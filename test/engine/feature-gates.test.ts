@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {defaultFeatureGates, FeatureGateError, parseFeatureGates} from '../../src/engine/feature-gates.js'
+import {defaultFeatureGates, FeatureGateError, parseFeatureGates} from '../../src/engine/api/feature-gates.js'
 
 const accepted: Array<[string, Partial<typeof defaultFeatureGates>]> = [
   ['', {}],

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {diffJson} from '../../src/engine/json-patch.js'
+import {diffJson} from '../../src/engine/simulation/json-patch.js'
 
 describe('diffJson', () => {
   const cases: Array<{name: string; before: unknown; after: unknown; ignored?: string; want: unknown}> = [

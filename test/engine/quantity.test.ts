@@ -13,7 +13,7 @@ import {
   type QuantityErrorReason,
   type QuantityFormat,
   quantityValue,
-} from '../../src/engine/quantity.js'
+} from '../../src/engine/api/quantity.js'
 
 const FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 const MAX_INT64 = 9223372036854775807n

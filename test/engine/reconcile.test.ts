@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {reconcile} from '../../src/engine/reconcile.js'
+import {reconcile} from '../../src/engine/simulation/reconcile.js'
 import {bound, byController, pv, pvc, state} from './builders.js'
 
 const cluster = () =>

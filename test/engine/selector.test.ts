@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import type {LabelSelector} from '../../src/engine/model.js'
-import {compileLabelSelector, describeSelectorMismatch, SelectorError, type Labels} from '../../src/engine/selector.js'
+import type {LabelSelector} from '../../src/engine/api/model.js'
+import {compileLabelSelector, describeSelectorMismatch, SelectorError, type Labels} from '../../src/engine/api/selector.js'
 
 const QNAME_REGEX_ERR =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {SimulatedCluster} from '../../src/engine/simulated-cluster.js'
+import {SimulatedCluster} from '../../src/engine/simulation/simulated-cluster.js'
 import {pv, pvc, state} from './builders.js'
 
 function cluster(): SimulatedCluster {

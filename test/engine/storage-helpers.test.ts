@@ -4,8 +4,8 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import type {PersistentVolumeAccessMode} from '../../src/engine/model.js'
-import {getAccessModesAsString} from '../../src/engine/storage-helpers.js'
+import type {PersistentVolumeAccessMode} from '../../src/engine/api/model.js'
+import {getAccessModesAsString} from '../../src/engine/api/storage-helpers.js'
 import {propertyRuns} from './differential-arbitraries.js'
 
 /** v1helper.GetAccessModesAsString: each known mode the list contains, in Kubernetes' order, joined by commas. */

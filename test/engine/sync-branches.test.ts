@@ -5,11 +5,11 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {defaultFeatureGates, type FeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod} from '../../src/engine/model.js'
-import type {ObjectRef} from '../../src/engine/plan.js'
-import {reconcile, type ReconcileResult} from '../../src/engine/reconcile.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../../src/engine/volume-plugins.js'
+import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod} from '../../src/engine/api/model.js'
+import type {ObjectRef} from '../../src/engine/simulation/plan.js'
+import {reconcile, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../../src/engine/controller/volume-plugins.js'
 import {bound, byController, pod, pv, pvc, sc, state} from './builders.js'
 
 interface Row {

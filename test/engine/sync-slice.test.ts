@@ -1,4 +1,4 @@
-// Loop mode gives each sync only the objects it reads (src/engine/sync-slice.ts). Held here to the engine
+// Loop mode gives each sync only the objects it reads (src/engine/simulation/sync-slice.ts). Held here to the engine
 // itself: on random clusters, for every volume and claim (and names of neither), the plan of the object's
 // sync over its slice is the plan over the whole state: the same actions, events, errors and operations
 // started, and the same objects after it. And the caches' indexes, kept up to date write by write, answer
@@ -10,15 +10,15 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/model.js'
-import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/plan.js'
-import {getProvisionedVolumeNameForClaim} from '../../src/engine/pv-controller.js'
-import {reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/reconcile.js'
-import {podClaimKeys} from '../../src/engine/storage-helpers.js'
-import {PersistentVolumeOrderedIndex} from '../../src/engine/volume-index.js'
-import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/sync-slice.js'
-import {defaultVolumePluginMgr} from '../../src/engine/volume-plugins.js'
-import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
+import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'
+import {getProvisionedVolumeNameForClaim} from '../../src/engine/controller/pv-controller.js'
+import {reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
+import {podClaimKeys} from '../../src/engine/api/storage-helpers.js'
+import {PersistentVolumeOrderedIndex} from '../../src/engine/matching/volume-index.js'
+import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/simulation/sync-slice.js'
+import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns} from './differential-arbitraries.js'
 
 /** The caches and stores of a loop whose informers listed `state`, in its order. */

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {ReleaseBudget} from '../../src/executor/destruction-guard.js'
 import {executeSync, type ExecuteResult} from '../../src/executor/executor.js'
 import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'

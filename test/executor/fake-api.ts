@@ -3,8 +3,9 @@
 // writer or an error before a given write, or to hold a write in flight. (The HTTP emulator in
 // test/emulator covers the wire.)
 import {ConflictError, ForbiddenError, NotFoundError} from '../../src/cluster/api-errors.js'
-import type {ClusterApi, CoreEvent, Page, PageOptions, ResourceAttributes} from '../../src/cluster/live-api.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/model.js'
+import type {ClusterApi, CoreEvent, ResourceAttributes} from '../../src/cluster/live-api.js'
+import type {Page, PageOptions} from '../../src/cluster/page.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 
 type Obj = PersistentVolume | PersistentVolumeClaim
 

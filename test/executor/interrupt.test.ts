@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {defaultFeatureGates} from '../../src/engine/feature-gates.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {executeSync} from '../../src/executor/executor.js'
 import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
 import {pv, state} from '../engine/builders.js'

@@ -2,7 +2,7 @@
 // an existing pod is AlreadyExists (409), as the API server answers; every call is recorded.
 import {ApiError, NotFoundError} from '../../src/cluster/api-errors.js'
 import type {PodEvent, WorkloadApi} from '../../src/cluster/workload-api.js'
-import type {PersistentVolume, Pod} from '../../src/engine/model.js'
+import type {PersistentVolume, Pod} from '../../src/engine/api/model.js'
 
 export class FakeWorkloadApi implements WorkloadApi {
   readonly pods = new Map<string, Pod>()

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import type {Pod} from '../../src/engine/model.js'
+import type {Pod} from '../../src/engine/api/model.js'
 import {PodRunInterrupted, runPodToCompletion} from '../../src/plugins/pod-runner.js'
 import {FakeWorkloadApi} from './fake-workload.js'
 

@@ -1,10 +1,10 @@
 // The judge of `pvctl audit`: the state after the controller's plan, and explain's verdicts on its claims,
 // in; findings out. PURE. A claim's finding is read off its ClaimExplanation (the Explainer's verdict), never
 // decided again here: audit cannot disagree with `pvctl explain` on a claim.
-import type {ClaimExplanation, Verdict} from '../explain-model.js'
-import {defaultClassesNewestFirst} from '../explain-verdict.js'
-import {IsDefaultStorageClassAnnotation} from '../constants.js'
-import type {ClusterState, PersistentVolume} from '../model.js'
+import type {ClaimExplanation, Verdict} from '../explain/model.js'
+import {defaultClassesNewestFirst} from '../explain/verdict.js'
+import {IsDefaultStorageClassAnnotation} from '../api/constants.js'
+import type {ClusterState, PersistentVolume} from '../api/model.js'
 import {FINDING_CODES, type Finding, type FindingCode, type FindingObject} from './findings.js'
 
 export interface AuditInput {

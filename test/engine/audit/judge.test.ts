@@ -5,8 +5,8 @@ import {describe, test} from 'node:test'
 
 import {auditState} from '../../../src/app/audit.js'
 import {FINDING_CODES, type FindingCode} from '../../../src/engine/audit/findings.js'
-import {defaultFeatureGates} from '../../../src/engine/feature-gates.js'
-import type {ClusterState} from '../../../src/engine/model.js'
+import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
+import type {ClusterState} from '../../../src/engine/api/model.js'
 import {bound, pod, pv, pvc, sc, state} from '../builders.js'
 
 const audit = (s: ClusterState) => auditState(s, {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set()})

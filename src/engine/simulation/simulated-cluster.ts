@@ -4,11 +4,11 @@
 // action of the plan. Events go to a recorder that aggregates duplicates, like client-go's.
 import {type CacheSlot, CacheStore} from './cache-store.js'
 import {diffJson} from './json-patch.js'
-import {claimKey, type ClusterState, type Node, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
+import {claimKey, type ClusterState, type Node, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
 import {type Action, type ActionType, type EventType, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
-import {podClaimKeys} from './storage-helpers.js'
-import {PersistentVolumeOrderedIndex, type VolumeIndex} from './volume-index.js'
-import {IndexedVolumeIndex} from './volume-match-index.js'
+import {podClaimKeys} from '../api/storage-helpers.js'
+import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../matching/volume-index.js'
+import {IndexedVolumeIndex} from '../matching/volume-match-index.js'
 
 /**
  * How findBestMatchForClaim is answered: 'indexed' (the default) from indexes kept current as volumes

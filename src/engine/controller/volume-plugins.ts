@@ -5,7 +5,7 @@
 // (cmd/kube-controller-manager/app/plugins.go ProbeControllerVolumePlugins): host-path (recycle, delete,
 // and provision when --enable-hostpath-provisioner is given — for test clusters), nfs (recycle), and fc,
 // iscsi and csi, which can do none of the three in-tree. CSI volumes are handed to external provisioners before a plugin is looked up.
-import type {PersistentVolume} from './model.js'
+import type {PersistentVolume} from '../api/model.js'
 
 export interface VolumePlugin {
   name: string

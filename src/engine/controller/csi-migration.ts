@@ -8,10 +8,10 @@ import {
   AnnStorageProvisioner,
   PVDeletionInTreeProtectionFinalizer,
   PVDeletionProtectionFinalizer,
-} from './constants.js'
-import type {FeatureGates} from './feature-gates.js'
-import type {PersistentVolume} from './model.js'
-import {hasAnnotation} from './storage-helpers.js'
+} from '../api/constants.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import type {PersistentVolume} from '../api/model.js'
+import {hasAnnotation} from '../api/storage-helpers.js'
 
 // In-tree plugin → CSI driver (csi-translation-lib/plugins).
 const csiDriverOfInTreePlugin: Readonly<Record<string, string>> = {

@@ -3,15 +3,15 @@
 // write), so an explanation can follow syncClaim/syncVolume step by step without re-implementing any of
 // their decisions: which volume the index picks, whether a class delays binding, which plugin provisions
 // or deletes, which pods block a recycle.
-import {CSIMigration} from './csi-migration.js'
-import {clusterLookup, type ClusterLookup} from './explain-lookup.js'
-import type {ExplainEvidence} from './explain-evidence.js'
-import type {FeatureGates} from './feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim, StorageClass} from './model.js'
-import {ControllerError, PersistentVolumeController} from './pv-controller.js'
-import {SimulatedCluster} from './simulated-cluster.js'
-import {MatchError} from './volume-index.js'
-import {defaultVolumePluginMgr, type VolumePluginMgr} from './volume-plugins.js'
+import {CSIMigration} from '../controller/csi-migration.js'
+import {clusterLookup, type ClusterLookup} from './lookup.js'
+import type {ExplainEvidence} from './evidence.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim, StorageClass} from '../api/model.js'
+import {ControllerError, PersistentVolumeController} from '../controller/pv-controller.js'
+import {SimulatedCluster} from '../simulation/simulated-cluster.js'
+import {MatchError} from '../matching/volume-index.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
 
 export interface ExplainOptions {
   gates: FeatureGates

@@ -7,18 +7,18 @@
 // controller reacts to its own writes through its informers. A sync that wrote nothing, and none of
 // whose reads has been written since, is replayed rather than run again (its events counted again): it
 // would decide the same. After the first round most syncs are such.
-import type {MigrationPolicy} from './csi-migration.js'
-import {defaultFeatureGates, type FeatureGates} from './feature-gates.js'
-import type {ApiFaults, VolumeOperations} from './volume-operations.js'
-import {type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
-import {PersistentVolumeController} from './pv-controller.js'
+import type {MigrationPolicy} from '../controller/csi-migration.js'
+import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
+import type {ApiFaults, VolumeOperations} from '../controller/volume-operations.js'
+import {type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {PersistentVolumeController} from '../controller/pv-controller.js'
 import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
-import {compileLabelSelector, type CompiledSelector} from './selector.js'
-import type {LabelSelector} from './model.js'
+import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
+import type {LabelSelector} from '../api/model.js'
 import {type ClaimSlot, type MatchingStrategy, SimulatedCluster, type VolumeSlot} from './simulated-cluster.js'
-import {compareNames} from './volume-index.js'
+import {compareNames} from '../matching/volume-index.js'
 import type {CacheSlot} from './cache-store.js'
-import {defaultVolumePluginMgr, type VolumePluginMgr} from './volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
 
 /** The bound of "until stable", as the Go multi-sync tests use. */
 export const DEFAULT_MAX_ROUNDS = 100

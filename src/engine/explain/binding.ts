@@ -1,11 +1,11 @@
 // The two pointers of a binding and which one the controller believes. A binding is claim.spec.volumeName
 // one way and volume.spec.claimRef (namespace, name AND uid) the other; `kubectl get` shows neither uid,
 // so "Lost" and "Misbound" look like nonsense until the whole triangle is on one screen.
-import {AnnBindCompleted} from './constants.js'
-import type {BindingPointers, ClaimRefPointer} from './explain-model.js'
-import type {ClusterLookup} from './explain-lookup.js'
-import {claimKey, claimRefKey, type ObjectReference, type PersistentVolumeClaim} from './model.js'
-import {hasAnnotation} from './storage-helpers.js'
+import {AnnBindCompleted} from '../api/constants.js'
+import type {BindingPointers, ClaimRefPointer} from './model.js'
+import type {ClusterLookup} from './lookup.js'
+import {claimKey, claimRefKey, type ObjectReference, type PersistentVolumeClaim} from '../api/model.js'
+import {hasAnnotation} from '../api/storage-helpers.js'
 
 /** The triangle of a claim that names a volume or completed binding once; null for any other claim. */
 export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeClaim): BindingPointers | null {

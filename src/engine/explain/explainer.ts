@@ -2,25 +2,26 @@
 // PURE: state in, a ClaimExplanation out. The verdict comes from explain-verdict.ts (syncClaim walked
 // without writes), the candidates from explain-candidates.ts (every reason, not only the first), the words
 // from explain-summary.ts and explain-suggestions.ts.
-import {bindingPointers} from './explain-binding.js'
-import type {ClusterLookup} from './explain-lookup.js'
-import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './explain-candidates.js'
-import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
-import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
-import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
-import {summarizeClaim} from './explain-summary.js'
-import {RequestGroups} from './explain-request-groups.js'
-import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './explain-suggestions.js'
-import {type ClaimTurn, SyncPass} from './explain-pass.js'
-import {decideClaim} from './explain-verdict.js'
-import {describeVolume} from './explain-volume.js'
-import {claimKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
-import {compileLabelSelector, SelectorError} from './selector.js'
-import {AnnSelectedNode} from './constants.js'
-import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHasClass} from './storage-helpers.js'
+import {bindingPointers} from './binding.js'
+import type {ClusterLookup} from './lookup.js'
+import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
+import {ControllerQueries, type ExplainOptions} from './controller.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './model.js'
+import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './evidence.js'
+import {controllerLiveness, provisionerLeaseName} from './liveness.js'
+import {summarizeClaim} from './summary.js'
+import {RequestGroups} from './request-groups.js'
+import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
+import {type ClaimTurn, SyncPass} from './pass.js'
+import {decideClaim} from './verdict.js'
+import {describeVolume} from './volume.js'
+import {claimKey, type ClusterState, type LabelSelector, type PersistentVolumeClaim} from '../api/model.js'
+import {scopePredicate} from '../simulation/reconcile.js'
+import {compileLabelSelector, SelectorError} from '../api/selector.js'
+import {AnnSelectedNode} from '../api/constants.js'
+import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHasClass} from '../api/storage-helpers.js'
 
-export type {ExplainOptions} from './explain-controller.js'
+export type {ExplainOptions} from './controller.js'
 
 /**
  * Explanations of one state. The controller's view and the indexes are built once and shared by every
@@ -221,6 +222,12 @@ export function unboundClaims(state: ClusterState): PersistentVolumeClaim[] {
   return state.claims
     .filter((c) => c.status?.phase !== 'Bound')
     .sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : claimKey(a) > claimKey(b) ? 1 : 0))
+}
+
+/** The claims not Bound in scope (-n, -l), by namespace then name: the list and the picker show these. */
+export function claimsInScope(state: ClusterState, scope: {namespace?: string; labelSelector?: LabelSelector}): PersistentVolumeClaim[] {
+  const inScope = scopePredicate({namespace: scope.namespace, labelSelector: scope.labelSelector})
+  return unboundClaims(state).filter(inScope.claim)
 }
 
 function requestOf(claim: PersistentVolumeClaim): ClaimRequest {

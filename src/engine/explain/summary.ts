@@ -1,12 +1,12 @@
 // The one sentence of a claim explanation: what happens next and, when nothing good does, why. Written
 // for the person who has to act on it: the volume, the class, the pod or the provisioner by name.
-import type {Decision} from './explain-verdict.js'
-import type {Candidate, ControllerLiveness} from './explain-model.js'
-import {humanDuration} from './explain-evidence.js'
-import {SILENCE_SECONDS} from './explain-liveness.js'
-import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
-import {AnnSelectedNode, NotSupportedProvisioner} from './constants.js'
-import {getPersistentVolumeClass} from './storage-helpers.js'
+import type {Decision} from './verdict.js'
+import type {Candidate, ControllerLiveness} from './model.js'
+import {humanDuration} from './evidence.js'
+import {SILENCE_SECONDS} from './liveness.js'
+import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {AnnSelectedNode, NotSupportedProvisioner} from '../api/constants.js'
+import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 
 /** What is known about the wait for an external provisioner (explain-liveness.ts). */
 export interface ProvisionerWait {

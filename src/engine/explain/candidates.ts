@@ -11,13 +11,13 @@
 // - a claim that completed binding is never matched again: syncBoundClaim looks at its own volume only.
 // The choice itself is never made here: the controller's index makes it (explain-controller.ts), and a
 // test checks that `eligible` is exactly what the controller's matcher accepts.
-import type {FeatureGates} from './feature-gates.js'
-import type {Candidate, Reason, ReasonCode} from './explain-model.js'
-import type {ClusterLookup, VolumeFacts} from './explain-lookup.js'
-import type {PersistentVolume, PersistentVolumeClaim} from './model.js'
-import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
-import {compareQuantities, QuantityError, quantityValue, type Quantity} from './quantity.js'
-import {type CompiledSelector, describeSelectorMismatch, type Labels, requirementMatches, SelectorError} from './selector.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import type {Candidate, Reason, ReasonCode} from './model.js'
+import type {ClusterLookup, VolumeFacts} from './lookup.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
+import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
+import {compareQuantities, QuantityError, quantityValue, type Quantity} from '../api/quantity.js'
+import {type CompiledSelector, describeSelectorMismatch, type Labels, requirementMatches, SelectorError} from '../api/selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -25,8 +25,8 @@ import {
   getPersistentVolumeClaimClass,
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
-} from './storage-helpers.js'
-import {compareNames, storageQuantity} from './volume-index.js'
+} from '../api/storage-helpers.js'
+import {compareNames, storageQuantity} from '../matching/volume-index.js'
 
 /** How the claim is being matched, as syncClaim decides it. */
 export type MatchingPath =

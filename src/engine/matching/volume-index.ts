@@ -10,11 +10,11 @@
 // (same capacity) and among access-mode sets of the same size its choice is random. pvctl walks
 // mode sets by (size, key) and volumes by name, so of several equal volumes the one whose name sorts
 // first wins and every plan is reproducible.
-import type {FeatureGates} from './feature-gates.js'
-import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from './model.js'
-import {checkNodeAffinity, type NodeInfo} from './node-affinity.js'
-import {compareQuantities, parseQuantity, type Quantity} from './quantity.js'
-import {compileLabelSelector, type CompiledSelector} from './selector.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from '../api/model.js'
+import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
+import {compareQuantities, parseQuantity, type Quantity} from '../api/quantity.js'
+import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -24,7 +24,7 @@ import {
   getPersistentVolumeClaimClass,
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
-} from './storage-helpers.js'
+} from '../api/storage-helpers.js'
 
 /** A domain error of the matcher (a Go `error` return), e.g. an unusable selector. */
 export class MatchError extends Error {}

@@ -3,8 +3,8 @@
 // reads them best-effort: each kind is either observed (maybe empty) or unavailable, with why (forbidden,
 // not in the snapshot), and the explanation says which. PURE: the clock (`now`) is an input like the
 // objects, and timestamps are read with Date.parse, which is deterministic.
-import type {EventsSeen, ObjectEvent} from './explain-model.js'
-import type {ObjectMeta, ObjectReference} from './model.js'
+import type {EventsSeen, ObjectEvent} from './model.js'
+import type {ObjectMeta, ObjectReference} from '../api/model.js'
 
 /** A core/v1 Event, the fields explain reads. */
 export interface CoreEventObject {

@@ -23,7 +23,7 @@ import {
   AnnStorageProvisioner,
   Events,
   PVDeletionInTreeProtectionFinalizer,
-} from './constants.js'
+} from '../api/constants.js'
 import {
   applyMigrationAnnotationChange,
   CSIMigration,
@@ -32,12 +32,12 @@ import {
   modifyDeletionFinalizers,
   updateMigrationAnnotations,
 } from './csi-migration.js'
-import type {FeatureGates} from './feature-gates.js'
-import {jsonEqual} from './json-patch.js'
-import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
-import type {ActionType} from './plan.js'
-import {compareQuantities, isValidQuantity, quantityValue} from './quantity.js'
-import {ApiError, type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type VolumeSlot} from './simulated-cluster.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import {jsonEqual} from '../simulation/json-patch.js'
+import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
+import type {ActionType} from '../simulation/plan.js'
+import {compareQuantities, isValidQuantity, quantityValue} from '../api/quantity.js'
+import {ApiError, type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type VolumeSlot} from '../simulation/simulated-cluster.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -56,8 +56,8 @@ import {
   isVolumeBoundToClaim,
   persistentVolumeClaimHasClass,
   setMetaDataAnnotation,
-} from './storage-helpers.js'
-import {MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
+} from '../api/storage-helpers.js'
+import {MatchError, storageQuantity, type VolumeIndex} from '../matching/volume-index.js'
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import type {VolumePlugin, VolumePluginMgr} from './volume-plugins.js'
 

@@ -1,16 +1,16 @@
 // What would fix a claim that does not bind, each suggestion concrete: the nearest volume and the one field
 // that keeps it out, the command that sets a default class, the Released volume whose stale claimRef is in
 // the way. Suggestions are advice, not decisions: the verdict never depends on them.
-import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from './constants.js'
+import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
 import {closeNames} from './close-names.js'
-import type {ControllerQueries} from './explain-controller.js'
-import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './explain-candidates.js'
-import type {ClusterLookup} from './explain-lookup.js'
-import {livenessAdvice} from './explain-liveness.js'
-import type {Candidate, ControllerLiveness, Reason} from './explain-model.js'
-import type {Decision} from './explain-verdict.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolumeClaim} from './model.js'
-import {deepCopy, getAccessModesAsString} from './storage-helpers.js'
+import type {ControllerQueries} from './controller.js'
+import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
+import type {ClusterLookup} from './lookup.js'
+import {livenessAdvice} from './liveness.js'
+import type {Candidate, ControllerLiveness, Reason} from './model.js'
+import type {Decision} from './verdict.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolumeClaim} from '../api/model.js'
+import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
 
 export function suggestFixes(
   q: ControllerQueries,

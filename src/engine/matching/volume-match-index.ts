@@ -20,12 +20,12 @@
 // claimRef moves its pre-bound entry. A selector with no equality walks the pool of its bucket in order
 // until a volume matches. A volume whose capacity does not parse sends its bucket back to the literal
 // scan, which then fails (or not) exactly where the controller's would.
-import type {FeatureGates} from './feature-gates.js'
-import {ClaimKeyedMap} from './claim-keyed-map.js'
-import {type PersistentVolume, type PersistentVolumeClaim} from './model.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import {ClaimKeyedMap} from '../api/claim-keyed-map.js'
+import {type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {SortedList} from './sorted-list.js'
-import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from './storage-helpers.js'
-import type {CompiledSelector} from './selector.js'
+import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from '../api/storage-helpers.js'
+import type {CompiledSelector} from '../api/selector.js'
 import {compareNames, compileClaimSelector, findMatchingVolume, MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
 
 /**

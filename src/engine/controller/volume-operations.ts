@@ -4,7 +4,7 @@
 // controller's follow-up writes — unbind after a recycle, remove the finalizer and the PV after a
 // delete, create the PV after a provision — are planned too. Implementations used by the engine must be
 // pure (the mock plugin consumes call lists; a real plugin runs in the executor instead).
-import type {PersistentVolume, PersistentVolumeClaim, StorageClass} from './model.js'
+import type {PersistentVolume, PersistentVolumeClaim, StorageClass} from '../api/model.js'
 
 export interface ProvisionOptions {
   pvName: string

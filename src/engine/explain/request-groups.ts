@@ -9,7 +9,7 @@
 // (spec.volumeName) refuses every other one alike, in words naming its own: those claims share a ranking
 // by size alone, and each words the few it lists. rankCandidates, one claim at a time, stays the reference
 // (ExplainOptions.ranking 'per-claim') and a property test holds the two to the same output.
-import type {Candidate} from './explain-model.js'
+import type {Candidate} from './model.js'
 import {
   type CandidateOrder,
   type CandidateRanking,
@@ -19,11 +19,11 @@ import {
   type NearestPassing,
   rankCandidates,
   type RankingOptions,
-} from './explain-candidates.js'
-import {type ClusterLookup, groupBy, type VolumeFacts} from './explain-lookup.js'
-import {VolumeClasses} from './explain-volume-classes.js'
-import type {FeatureGates} from './feature-gates.js'
-import {claimKey, type PersistentVolumeClaim} from './model.js'
+} from './candidates.js'
+import {type ClusterLookup, groupBy, type VolumeFacts} from './lookup.js'
+import {VolumeClasses} from './volume-classes.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import {claimKey, type PersistentVolumeClaim} from '../api/model.js'
 
 /**
  * How many more candidates a group keeps than its claims list: a claim whose own volumes (claimRefs to it,

@@ -1,17 +1,17 @@
 // `pvctl explain pv/NAME`: what the controller does with a volume and why — syncVolume's decision path
 // (and reclaimVolume's, for a released volume) walked without writing, plus what holds a volume that is
 // being deleted. PURE: state in, a VolumeExplanation out.
-import {AnnBoundByController, AnnDynamicallyProvisioned, AnnMigratedTo, PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from './constants.js'
-import {pointerOf} from './explain-binding.js'
-import type {ControllerQueries} from './explain-controller.js'
-import {eventsOf, type ExplainEvidence, type ObjectKey} from './explain-evidence.js'
-import {controllerLiveness, livenessAdvice} from './explain-liveness.js'
-import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './explain-model.js'
-import {decideClaim} from './explain-verdict.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
-import {quantityValue} from './quantity.js'
-import {checkVolumeModeMismatches, hasAnnotation} from './storage-helpers.js'
-import {storageQuantity} from './volume-index.js'
+import {AnnBoundByController, AnnDynamicallyProvisioned, AnnMigratedTo, PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from '../api/constants.js'
+import {pointerOf} from './binding.js'
+import type {ControllerQueries} from './controller.js'
+import {eventsOf, type ExplainEvidence, type ObjectKey} from './evidence.js'
+import {controllerLiveness, livenessAdvice} from './liveness.js'
+import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './model.js'
+import {decideClaim} from './verdict.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {quantityValue} from '../api/quantity.js'
+import {checkVolumeModeMismatches, hasAnnotation} from '../api/storage-helpers.js'
+import {storageQuantity} from '../matching/volume-index.js'
 
 /** kubernetes.io/pv-protection: the pv-protection controller's finalizer (pkg/controller/volume/pvprotection). */
 export const PVProtectionFinalizer = 'kubernetes.io/pv-protection'

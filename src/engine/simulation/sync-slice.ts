@@ -24,13 +24,13 @@
 // first pre-bound one), and a subset has no better candidate, nor one in an earlier set.
 // test/engine/sync-slice.test.ts holds this to the engine: for every object of random clusters, the plan
 // of its sync over its slice is the plan over the whole state.
-import {AnnSelectedNode} from './constants.js'
-import type {FeatureGates} from './feature-gates.js'
-import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from './model.js'
+import {AnnSelectedNode} from '../api/constants.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
 import type {ObjectRef} from './plan.js'
-import {getProvisionedVolumeNameForClaim} from './pv-controller.js'
-import {podClaimKeys} from './storage-helpers.js'
-import {IndexedVolumeIndex} from './volume-match-index.js'
+import {getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
+import {podClaimKeys} from '../api/storage-helpers.js'
+import {IndexedVolumeIndex} from '../matching/volume-match-index.js'
 
 /**
  * The controller's cache of volumes (ctrl.volumes), by name, indexed as the slices need it: by the

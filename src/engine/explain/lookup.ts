@@ -2,9 +2,9 @@
 // claimRefs by claim, and what judging a volume needs that is the same for every claim. A list of every
 // pending claim of a large cluster judges each volume once per distinct request (explain-request-groups.ts);
 // nothing here is redone per request.
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from './model.js'
-import {compileLabelSelector, type CompiledSelector, SelectorError} from './selector.js'
-import {getAccessModesAsString, getAccessModesFromString, podClaimKeys} from './storage-helpers.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from '../api/model.js'
+import {compileLabelSelector, type CompiledSelector, SelectorError} from '../api/selector.js'
+import {getAccessModesAsString, getAccessModesFromString, podClaimKeys} from '../api/storage-helpers.js'
 
 /** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
 export interface VolumeFacts {

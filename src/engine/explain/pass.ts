@@ -6,12 +6,12 @@
 // (syncClaim of PersistentVolumeController over a simulated cluster, the claims of the first round in
 // reconcile's order), so a List cannot disagree with `sync --dry-run`'s first round. It is run once per
 // Explainer, as long as one round of claim syncs, and read per claim from maps: a List stays linear.
-import type {ControllerQueries} from './explain-controller.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from './model.js'
-import {PersistentVolumeController} from './pv-controller.js'
-import {reconcile} from './reconcile.js'
-import {SimulatedCluster} from './simulated-cluster.js'
-import {compareNames} from './volume-index.js'
+import type {ControllerQueries} from './controller.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {PersistentVolumeController} from '../controller/pv-controller.js'
+import {reconcile} from '../simulation/reconcile.js'
+import {SimulatedCluster} from '../simulation/simulated-cluster.js'
+import {compareNames} from '../matching/volume-index.js'
 
 /** What the pass does before one claim's sync, as that claim's decision reads it (explain-verdict.ts). */
 export interface ClaimTurn {

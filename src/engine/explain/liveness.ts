@@ -2,8 +2,8 @@
 // external provisioner and a volume's detach to a CSI external-attacher, then waits without knowing
 // whether they exist. Three things can show that one runs: a CSIDriver object of its name (installed,
 // not proof of life), the Lease its leader election holds, and the events it records. PURE.
-import {ageSeconds, eventSource, type ExplainEvidence, humanDuration, isAbout, objectEvent, type ObjectKey, type CoreEventObject, type LeaseObject} from './explain-evidence.js'
-import type {ControllerLiveness, ObjectEvent} from './explain-model.js'
+import {ageSeconds, eventSource, type ExplainEvidence, humanDuration, isAbout, objectEvent, type ObjectKey, type CoreEventObject, type LeaseObject} from './evidence.js'
+import type {ControllerLiveness, ObjectEvent} from './model.js'
 
 /** An event within this many seconds counts as recent; a claim waiting longer with none is a silence. */
 export const SILENCE_SECONDS = 10 * 60

@@ -6,14 +6,14 @@
 // provisions, which pods are unscheduled) is asked of the controller itself (explain-controller.ts). The
 // agreement test (test/engine/explain.test.ts) runs one sync of every conformance claim and checks that
 // the verdict predicted what the sync did.
-import {AnnBindCompleted, AnnSelectedNode} from './constants.js'
-import type {ControllerQueries} from './explain-controller.js'
-import type {ClaimTurn} from './explain-pass.js'
-import type {ClassSelection, StorageClassInPlay, Verdict} from './explain-model.js'
-import type {MatchingPath} from './explain-candidates.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from './model.js'
-import type {NodeInfo} from './node-affinity.js'
-import {checkVolumeSatisfyClaim, getProvisionedVolumeNameForClaim} from './pv-controller.js'
+import {AnnBindCompleted, AnnSelectedNode} from '../api/constants.js'
+import type {ControllerQueries} from './controller.js'
+import type {ClaimTurn} from './pass.js'
+import type {ClassSelection, StorageClassInPlay, Verdict} from './model.js'
+import type {MatchingPath} from './candidates.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
+import type {NodeInfo} from '../api/node-affinity.js'
+import {checkVolumeSatisfyClaim, getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
 import {
   deepCopy,
   getDefaultClass,
@@ -24,7 +24,7 @@ import {
   isPodTerminated,
   isVolumeBoundToClaim,
   persistentVolumeClaimHasClass,
-} from './storage-helpers.js'
+} from '../api/storage-helpers.js'
 
 /** How a WillBind/Bound volume comes to be the claim's. */
 export type BindingRoute =

@@ -16,15 +16,15 @@
 // apart (two of one name, none, an unreadable capacity) is left to rankCandidates.
 import TinyQueue from 'tinyqueue'
 
-import {type CandidateOrder, type CandidateRanking, judgeCandidate, judgedAlikeKey, type MatchingPath, type RankingOptions, selectorMisses} from './explain-candidates.js'
-import type {ClusterLookup, VolumeFacts} from './explain-lookup.js'
-import type {Candidate} from './explain-model.js'
-import type {FeatureGates} from './feature-gates.js'
-import type {PersistentVolumeClaim} from './model.js'
-import {QuantityError} from './quantity.js'
-import {type CompiledSelector, type Labels, SelectorError} from './selector.js'
-import {lowerIndex} from './sorted-list.js'
-import {compareNames, storageQuantity} from './volume-index.js'
+import {type CandidateOrder, type CandidateRanking, judgeCandidate, judgedAlikeKey, type MatchingPath, type RankingOptions, selectorMisses} from './candidates.js'
+import type {ClusterLookup, VolumeFacts} from './lookup.js'
+import type {Candidate} from './model.js'
+import type {FeatureGates} from '../api/feature-gates.js'
+import type {PersistentVolumeClaim} from '../api/model.js'
+import {QuantityError} from '../api/quantity.js'
+import {type CompiledSelector, type Labels, SelectorError} from '../api/selector.js'
+import {lowerIndex} from '../matching/sorted-list.js'
+import {compareNames, storageQuantity} from '../matching/volume-index.js'
 
 interface Member {
   readonly facts: VolumeFacts
