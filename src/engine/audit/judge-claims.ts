@@ -146,7 +146,7 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanation, e
     pointing = `volume${otherUid.length > 1 ? 's' : ''} ${otherUid.join(', ')} point${otherUid.length > 1 ? '' : 's'} at ${key} with another uid (an earlier claim of this name), not at this claim; delete it.`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   } else {
-    pointing = `no other volume points at ${key}; delete it${code === 'ClaimMisbound' ? ' (the volume stays with the other claim)' : ''}.`
+    pointing = code === 'ClaimMisbound' ? `no other volume points at ${key}; delete it (the volume stays with the other claim).` : `no volume points at ${key}; delete it.`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   }
   return finding(code, objectOf(e), `The claim is Lost: ${cause}; ${pointing}`, evidence, fix)
