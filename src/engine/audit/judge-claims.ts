@@ -116,7 +116,6 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanation, e
   const p = e.pointers
   const here = p?.volumesPointingHere ?? []
   const sameUid = here.filter((v) => v.uidMatches).map((v) => v.name)
-  const otherUid = here.filter((v) => !v.uidMatches).map((v) => v.name)
   evidence.volumesPointingHere = here.map((v) => v.name)
   evidence.claimUid = p?.claimUid ?? null
   let cause: string
@@ -138,12 +137,11 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanation, e
     // spec.volumeName may be set once while it is empty (PVC update validation): the binding closes again.
     pointing = `volume ${sameUid[0]} still points at ${key} with this claim's uid: set spec.volumeName to it and the controller binds them again.`
     fix = `kubectl patch pvc ${name} -n ${namespace} -p '{"spec":{"volumeName":"${sameUid[0]}"}}'`
-  } else if (sameUid.length > 0) {
-    // spec.volumeName is set and immutable: only a new claim reaches the volume; keep its data when this one goes.
-    pointing = `volume ${sameUid[0]} still points at ${key} with this claim's uid: make it Retain before deleting the claim, then re-create the claim with spec.volumeName: ${sameUid[0]} and drop the volume's claimRef uid.`
-    fix = `kubectl patch pv ${sameUid[0]} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' && kubectl delete pvc ${name} -n ${namespace}`
-  } else if (otherUid.length > 0) {
-    pointing = `volume${otherUid.length > 1 ? 's' : ''} ${otherUid.join(', ')} point${otherUid.length > 1 ? '' : 's'} at ${key} with another uid (an earlier claim of this name), not at this claim; delete it.`
+  } else if (here.length > 0) {
+    // Another uid, or pre-bound by name (after the plan a volume of this claim's uid is unbound or released
+    // when the claim names another): a claim re-created under this name may get it.
+    const names = here.map((v) => v.name)
+    pointing = `volume${names.length > 1 ? 's' : ''} ${names.join(', ')} point${names.length > 1 ? '' : 's'} at ${key} but not at this claim's uid; delete the claim (pvctl explain pv/${names[0]} says whether a new claim of this name gets it).`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   } else {
     pointing = code === 'ClaimMisbound' ? `no other volume points at ${key}; delete it (the volume stays with the other claim).` : `no volume points at ${key}; delete it.`
