@@ -69,3 +69,13 @@ export const VeleroRestoreNameLabel = 'velero.io/restore-name'
 export function isRestored(o: {metadata: {labels?: Record<string, string> | null}}): boolean {
   return (o.metadata.labels?.[VeleroRestoreNameLabel] ?? '') !== ''
 }
+
+/** The kubectl patch that frees a volume of its claimRef (its data kept): any claim can bind it. */
+export function removeClaimRefFix(volume: string): string {
+  return `kubectl patch pv ${volume} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`
+}
+
+/** The kubectl patch that drops a claimRef's uid (and resourceVersion): the volume is pre-bound to the claim of that name. */
+export function removeClaimRefUidFix(volume: string): string {
+  return `kubectl patch pv ${volume} --type json -p '[{"op":"remove","path":"/spec/claimRef/uid"},{"op":"remove","path":"/spec/claimRef/resourceVersion"}]'`
+}

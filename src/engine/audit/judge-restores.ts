@@ -7,12 +7,10 @@
 // restored one side onto an existing other side, leaves pairs that never bind.
 import type {ClusterLookup} from '../explain-lookup.js'
 import {claimRefKey, type PersistentVolume} from '../model.js'
-import {finding, isRestored, VeleroRestoreNameLabel, type Finding} from './findings.js'
+import {finding, isRestored, removeClaimRefFix, removeClaimRefUidFix, VeleroRestoreNameLabel, type Finding} from './findings.js'
 
 /** Velero's annotation on a renamed (velero-clone-*) volume: the name of the volume it copies. */
 export const VeleroOriginalPVNameAnnotation = 'velero.io/original-pv-name'
-
-const REMOVE_CLAIM_REF_UID = `--type json -p '[{"op":"remove","path":"/spec/claimRef/uid"},{"op":"remove","path":"/spec/claimRef/resourceVersion"}]'`
 
 export function judgeRestoredVolume(v: PersistentVolume, lookup: ClusterLookup): Finding[] {
   return [...claimRefFindings(v, lookup), ...cloneFindings(v, lookup)]
@@ -36,7 +34,7 @@ function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup): Finding[]
         {kind: 'PersistentVolume', name},
         `Restored by ${restoreName(v)} pre-bound to claim ${key}, which does not exist: it stays reserved for that claim; restore the claim (its namespace may have been left out or mapped elsewhere), or free the volume.`,
         {restore: restoreName(v), 'spec.claimRef': key, 'spec.claimRef.uid': null, phase: v.status?.phase ?? null},
-        `kubectl patch pv ${name} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+        removeClaimRefFix(name),
       ),
     ]
   } else if (uid !== '' && claim !== undefined && (claim.metadata.uid ?? '') !== uid && (isRestored(v) || isRestored(claim))) {
@@ -47,7 +45,7 @@ function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup): Finding[]
         {kind: 'PersistentVolume', name},
         `The restored ${restored} and its other side do not close: spec.claimRef names ${key} with uid ${uid}, that claim has uid ${claim.metadata.uid ?? '<none>'}; drop the claimRef uid so the claim of that name binds it.`,
         {restore: restoreName(v) ?? restoreName(claim), 'spec.claimRef': key, 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, 'claim.spec.volumeName': claim.spec.volumeName ?? null, phase: v.status?.phase ?? null},
-        `kubectl patch pv ${name} ${REMOVE_CLAIM_REF_UID}`,
+        removeClaimRefUidFix(name),
       ),
     ]
   } else {

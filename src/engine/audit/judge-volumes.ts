@@ -7,14 +7,13 @@ import type {ClusterLookup} from '../explain-lookup.js'
 import type {FinalizerWait, VolumeExplanation} from '../explain-model.js'
 import {PVProtectionFinalizer} from '../explain-volume.js'
 import {closeNames} from '../close-names.js'
-import {claimRefKey, type ClusterState, type Node, type PersistentVolume} from '../model.js'
+import {claimRefKey, type Node, type PersistentVolume} from '../model.js'
 import {matchNodeSelectorTerms} from '../node-affinity.js'
 import {getPersistentVolumeClass} from '../storage-helpers.js'
-import {finding, isRestored, type Finding, type FindingObject} from './findings.js'
+import {finding, isRestored, removeClaimRefFix, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
 
 /** What judging a volume reads besides the volume. */
 export interface VolumeContext {
-  after: ClusterState
   lookup: ClusterLookup
   /** explain's explanation of a volume (`pvctl explain pv/NAME`), asked only of the volumes that need it. */
   explainVolume: (name: string) => VolumeExplanation | undefined
@@ -54,7 +53,7 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         object,
         `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or remove spec.claimRef so a new claim can bind it (the data is kept, not wiped).`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
-        `kubectl patch pv ${name} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+        removeClaimRefFix(name),
       ),
     )
   } else if (phase === 'Released' && policy === 'Delete') {
@@ -104,7 +103,7 @@ function claimRefFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         objectOf(v),
         `spec.claimRef names claim ${refText(v)} with uid ${uid}, but that claim has uid ${claim.metadata.uid ?? '<none>'} (re-created): to give it this volume, drop the uid from the claimRef.`,
         {'spec.claimRef': refText(v), 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, phase: v.status?.phase ?? null},
-        `kubectl patch pv ${name} --type json -p '[{"op":"remove","path":"/spec/claimRef/uid"},{"op":"remove","path":"/spec/claimRef/resourceVersion"}]'`,
+        removeClaimRefUidFix(name),
       ),
     ]
   }

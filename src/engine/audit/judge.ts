@@ -52,7 +52,6 @@ export function judge(input: AuditInput): Finding[] {
   const lookup = clusterLookup(after)
   const claimContext = {lookup, podsRead: after.pods.length > 0, source}
   const volumeContext = {
-    after,
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
     // A kind the state holds none of was not read (a partial snapshot): nothing is judged by it.
