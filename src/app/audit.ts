@@ -2,11 +2,13 @@
 // plan with explain's verdicts. What the controller is about to fix is a planned change, not a finding.
 import {judge} from '../engine/audit/judge.js'
 import {auditFails, buildAuditReport, type AuditReport, type FailOn} from '../engine/audit/report.js'
+import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {Explainer} from '../engine/explain/explainer.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
 import {scopePredicate} from '../engine/simulation/reconcile.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
+import {auditEvidence} from './audit-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {planSync, type SyncOptions} from './sync.js'
 
@@ -15,6 +17,8 @@ export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' |
   ignore: ReadonlySet<string>
   /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the commands a fix prints. */
   sourceArgs?: readonly string[]
+  /** Events, CSIDrivers, Leases, VolumeAttachments and the clock, for explain's liveness; none: not read. */
+  evidence?: ExplainEvidence
 }
 
 export interface AuditResult {
@@ -28,7 +32,8 @@ export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadSt
   const loaded = await loadClusterState(opts, ui)
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
-  const report = auditState(loaded.state, opts)
+  const evidence = await auditEvidence(loaded, opts.namespace)
+  const report = auditState(loaded.state, {...opts, evidence})
   return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after}
 }
 
@@ -43,8 +48,15 @@ export function auditState(state: ClusterState, opts: AuditOptions): AuditReport
   const volumes = afterState.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
   const explainer = new Explainer(afterState, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
-  const explained = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
-  const findings = judge({after: afterState, claims: explained, volumes, classes: targets.length === 0, sourceArgs: opts.sourceArgs})
+  // The evidence (each claim's events) only where a finding reads it: a claim handed to an external
+  // provisioner, and the volumes judge() asks about; the rest stays one pass over the claims.
+  const withEvidence = explainer.with({evidence: opts.evidence})
+  const explained = claims.map((c) => {
+    const e = explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!
+    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claim(e.claim.namespace, e.claim.name)! : e
+  })
+  const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
+  const findings = judge({after: afterState, claims: explained, volumes, explainVolume, classes: targets.length === 0, sourceArgs: opts.sourceArgs})
   return buildAuditReport(findings, {claims: claims.length, volumes: volumes.length, plannedChanges: {...plan.summary}}, opts.ignore)
 }
 

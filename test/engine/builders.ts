@@ -57,6 +57,7 @@ export interface ClaimOpts {
   volumeMode?: string
   statusCapacity?: string
   dataSource?: unknown
+  labels?: Record<string, string>
 }
 
 export function pvc(name: string, uid: string, o: ClaimOpts = {}): PersistentVolumeClaim {
@@ -72,6 +73,7 @@ export function pvc(name: string, uid: string, o: ClaimOpts = {}): PersistentVol
     status: {phase: o.phase ?? 'Pending'},
   }
   if (o.annotations !== undefined) claim.metadata.annotations = {...o.annotations}
+  if (o.labels !== undefined) claim.metadata.labels = {...o.labels}
   if (o.volumeName !== undefined) claim.spec.volumeName = o.volumeName
   if (o.className !== undefined && o.className !== null) claim.spec.storageClassName = o.className
   if (o.selector !== undefined) claim.spec.selector = o.selector

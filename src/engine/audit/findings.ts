@@ -1,5 +1,5 @@
 // The findings of `pvctl audit` (docs/codes.md, docs/output-contract.md "pvctl audit"): what is wrong with a
-// state once the controller has done what it is about to do. Data only: judge.ts fills them.
+// state once the controller has done what it is about to do. Data only: the judge-*.ts files fill them.
 
 export const SEVERITIES = ['error', 'warning', 'info'] as const
 export type Severity = (typeof SEVERITIES)[number]
@@ -20,7 +20,21 @@ export const FINDING_CODES = {
   VolumeReleasedRetained: {severity: 'warning', meaning: 'A Released volume with reclaimPolicy Retain: its data is kept and nothing will ever happen to it.'},
   VolumeFailed: {severity: 'error', meaning: 'A volume in phase Failed (its status.message says why): the controller will not touch it again.'},
   VolumeClaimRefUidMismatch: {severity: 'warning', meaning: "A volume's claimRef names an existing claim, but with another uid: the claim was recreated and will not get this volume."},
+  ClaimProvisionerNotRunning: {severity: 'warning', meaning: 'A Pending claim waits for an external provisioner that shows no sign of life (no Lease held, no recent event): nothing will provision it.'},
+  ClaimTerminating: {severity: 'warning', meaning: 'A claim being deleted is held by its kubernetes.io/pvc-protection finalizer: pods still use it (Terminating ones and their nodes named).'},
+  ClaimResizeFailed: {severity: 'warning', meaning: "A claim's volume expansion failed (ControllerResizeError, NodeResizeError, a *ResizeFailed or *ResizeInfeasible status): it keeps its old size until the resize is fixed or reverted."},
+  ClaimResizePending: {severity: 'info', meaning: 'A claim asks for more storage than it has and the resize is on its way (Resizing, FileSystemResizePending, *InProgress) or not started.'},
+  VolumeTerminating: {severity: 'warning', meaning: 'A volume being deleted is held by a finalizer: its owner and what it waits for are named, one finding per blocking finalizer.'},
+  VolumeReleasedProvisionerNotRunning: {severity: 'warning', meaning: 'A Released volume whose Delete is left to an external provisioner that shows no sign of life: its storage will not be freed.'},
+  VolumeNodeAffinityMatchesNoNode: {severity: 'warning', meaning: "An Available volume whose required node affinity admits no node of the cluster: a pod using it could never be scheduled (judged only when Nodes were read)."},
+  VolumeStorageClassNotFound: {severity: 'info', meaning: "An Available volume's storageClassName names no StorageClass: only a claim naming that class exactly binds it (judged only when StorageClasses were read)."},
+  VolumeDeletionUnprotected: {severity: 'warning', meaning: 'A Delete volume being deleted with no deletion-protection finalizer: the object can go before its storage is deleted, and the storage may leak.'},
   MultipleDefaultStorageClasses: {severity: 'warning', meaning: 'Several StorageClasses are marked default: the controller gives class-less claims the newest.'},
+  NoDefaultStorageClass: {severity: 'warning', meaning: 'Claims without a class wait for a default StorageClass and there is none: the retroactive default-class assignment has nothing to give them.'},
+  StorageClassBindingModeUnset: {severity: 'warning', meaning: 'A StorageClass without volumeBindingMode: the controller rejects it, and every claim of the class fails to sync.'},
+  RestoredVolumeClaimMissing: {severity: 'warning', meaning: 'A volume restored by Velero is pre-bound (claimRef without uid) to a claim that does not exist: it stays reserved for that claim.'},
+  RestoredUidMismatch: {severity: 'warning', meaning: "A restored volume's claimRef (or a restored claim's volume's claimRef) holds another uid than the claim of that name: the pair will not bind."},
+  RestoredCloneBesideUnboundOriginal: {severity: 'warning', meaning: 'Velero restored a velero-clone-* copy of a volume whose original is not bound: the original is left over beside the copy.'},
 } as const satisfies Record<string, {severity: Severity; meaning: string}>
 
 export type FindingCode = keyof typeof FINDING_CODES
@@ -41,4 +55,27 @@ export interface Finding {
   evidence: Record<string, string | number | boolean | null | string[]>
   /** A pvctl command where pvctl can carry the fix out, else the exact kubectl command. */
   fix: string
+}
+
+/** A finding of `code`, its severity the code's. */
+export function finding(code: FindingCode, object: FindingObject, message: string, evidence: Finding['evidence'], fix: string): Finding {
+  return {code, severity: FINDING_CODES[code].severity, object, message, evidence, fix}
+}
+
+/** The label Velero puts on every object it restores. */
+export const VeleroRestoreNameLabel = 'velero.io/restore-name'
+
+/** Whether Velero restored the object (it carries velero.io/restore-name). */
+export function isRestored(o: {metadata: {labels?: Record<string, string> | null}}): boolean {
+  return (o.metadata.labels?.[VeleroRestoreNameLabel] ?? '') !== ''
+}
+
+/** The kubectl patch that frees a volume of its claimRef (its data kept): any claim can bind it. */
+export function removeClaimRefFix(volume: string): string {
+  return `kubectl patch pv ${volume} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`
+}
+
+/** The kubectl patch that drops a claimRef's uid (and resourceVersion): the volume is pre-bound to the claim of that name. */
+export function removeClaimRefUidFix(volume: string): string {
+  return `kubectl patch pv ${volume} --type json -p '[{"op":"remove","path":"/spec/claimRef/uid"},{"op":"remove","path":"/spec/claimRef/resourceVersion"}]'`
 }

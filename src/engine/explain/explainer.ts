@@ -162,9 +162,9 @@ export class Explainer {
     return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? provisionerLeaseName(decision.provisioner) : null
   }
 
-  /** The explanation of volume `name`, or undefined when the state has no such volume. */
-  volume(name: string): VolumeExplanation | undefined {
-    return describeVolume(this.q, this.state, name, this.opts.evidence ?? noEvidence(NOT_READ))
+  /** The explanation of volume `name`, or undefined when the state has no such volume; `wantedBy`: see describeVolume. */
+  volume(name: string, opts: {wantedBy?: boolean} = {}): VolumeExplanation | undefined {
+    return describeVolume(this.q, this.state, name, this.opts.evidence ?? noEvidence(NOT_READ), opts)
   }
 
   private syncPass(): SyncPass {

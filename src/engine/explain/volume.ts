@@ -28,8 +28,11 @@ interface VolumeDecision {
   suggestions: string[]
 }
 
-/** The explanation of volume `name`, or undefined when the state has no such volume. */
-export function describeVolume(q: ControllerQueries, state: ClusterState, name: string, evidence: ExplainEvidence): VolumeExplanation | undefined {
+/**
+ * The explanation of volume `name`, or undefined when the state has no such volume. `wantedBy: false`
+ * leaves out the claims whose next sync binds it (a look at every claim): audit asks many volumes.
+ */
+export function describeVolume(q: ControllerQueries, state: ClusterState, name: string, evidence: ExplainEvidence, {wantedBy = true} = {}): VolumeExplanation | undefined {
   const volume = q.volume(name)
   if (volume === undefined) return undefined
   const ref = volume.spec.claimRef
@@ -53,7 +56,7 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
     reclaim: decision.reclaim,
     failure: decision.failure,
     terminating,
-    wantedBy: claimsThatBind(q, state, name),
+    wantedBy: wantedBy ? claimsThatBind(q, state, name) : [],
     suggestions: [...new Set(suggestions)],
     events: eventsOf(evidence, {kind: 'PersistentVolume', name, uid: volume.metadata.uid}),
     attachments,

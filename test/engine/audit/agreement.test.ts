@@ -10,32 +10,46 @@ import {auditState, withPlanApplied} from '../../../src/app/audit.js'
 import {planSync} from '../../../src/app/sync.js'
 import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
 import {loadSnapshot} from '../../../src/cluster/snapshot.js'
+import type {Finding} from '../../../src/engine/audit/findings.js'
 import {codeOfVerdict, verdictOfCode} from '../../../src/engine/audit/judge.js'
 import {explainClaim} from '../../../src/engine/explain/explainer.js'
+import type {ExplainEvidence} from '../../../src/engine/explain/evidence.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import {claimKey, type ClusterState} from '../../../src/engine/api/model.js'
 import {defaultVolumePluginMgr} from '../../../src/engine/controller/volume-plugins.js'
 import {loadCases, repoRoot, stateOf} from '../../conformance/cases.js'
+import {rows} from './rows.js'
 
 const gates = defaultFeatureGates
 
-function disagreements(state: ClusterState): string[] {
-  const report = auditState(state, {gates, failOn: 'warning', ignore: new Set()})
+function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[] {
+  const report = auditState(state, {gates, failOn: 'warning', ignore: new Set(), evidence})
   const plan = planSync(state, {gates, dryRun: true})
   const after = withPlanApplied(state, plan.objects)
   const written = new Set(plan.actions.filter((a) => a.object.kind === 'PersistentVolumeClaim').map((a) => `${a.object.namespace ?? ''}/${a.object.name}`))
-  const claimFindings = new Map(report.findings.filter((f) => f.object.kind === 'PersistentVolumeClaim').map((f) => [`${f.object.namespace}/${f.object.name}`, f]))
+  // A claim may have several findings (its verdict's, being deleted, a resize): each carries explain's
+  // verdict, and at most one stands for a verdict, which must be explain's.
+  const claimFindings = new Map<string, Finding[]>()
+  for (const f of report.findings.filter((x) => x.object.kind === 'PersistentVolumeClaim')) {
+    const key = `${f.object.namespace}/${f.object.name}`
+    claimFindings.set(key, [...(claimFindings.get(key) ?? []), f])
+  }
   const opts = {gates, plugins: defaultVolumePluginMgr({})}
   const problems: string[] = []
   for (const c of after.claims) {
     const key = claimKey(c)
-    const f = claimFindings.get(key)
-    const said = f === undefined ? undefined : verdictOfCode(f.code)
+    const found = claimFindings.get(key) ?? []
+    const said = found.flatMap((f) => {
+      const v = verdictOfCode(f.code)
+      return v === undefined ? [] : [{f, v}]
+    })
     const check = (s: ClusterState, when: string) => {
       const verdict = explainClaim(s, c.metadata.namespace ?? '', c.metadata.name ?? '', opts)?.verdict
-      if (f === undefined ? verdict !== undefined && codeOfVerdict(verdict) !== undefined : said !== verdict || f.evidence.verdict !== verdict) {
-        problems.push(`${key}: audit ${f?.code ?? 'no finding'}, explain ${when} ${verdict}`)
-      }
+      const wrong =
+        said.length > 1 ||
+        (said.length === 0 ? verdict !== undefined && codeOfVerdict(verdict) !== undefined : said[0].v !== verdict) ||
+        found.some((f) => f.evidence.verdict !== verdict)
+      if (wrong) problems.push(`${key}: audit ${found.map((f) => f.code).join(', ') || 'no finding'}, explain ${when} ${verdict}`)
     }
     check(after, 'after the plan')
     if (!written.has(key) && state.claims.some((o) => claimKey(o) === key)) check(state, 'as read')
@@ -50,6 +64,10 @@ async function bundledExample(): Promise<ClusterState> {
 
 describe('audit agrees with explain on every claim', () => {
   test('the bundled example', async () => assert.deepEqual(disagreements(await bundledExample()), []))
+  test('the states of the finding table, with their evidence (a claim with several findings among them)', () => {
+    const problems = rows.flatMap((r) => [...disagreements(r.raises, r.evidence), ...disagreements(r.near, r.nearEvidence ?? r.evidence)].map((p) => `${r.code}: ${p}`))
+    assert.deepEqual(problems, [])
+  })
   for (const {file, cases} of loadCases('cases')) {
     test(`conformance cases of ${file}`, () => {
       const problems = cases.flatMap((c) => disagreements(stateOf(c)).map((p) => `${c.name}: ${p}`))

@@ -7,16 +7,18 @@ import {auditState} from '../../../src/app/audit.js'
 import {FINDING_CODES, type FindingCode} from '../../../src/engine/audit/findings.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../../src/engine/api/model.js'
+import type {ExplainEvidence} from '../../../src/engine/explain/evidence.js'
 import {bound, pod, pv, pvc, sc, state} from '../builders.js'
+import {rows as moreRows, type Row} from './rows.js'
 
-const audit = (s: ClusterState) => auditState(s, {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set()})
-const codes = (s: ClusterState) => audit(s).findings.map((f) => f.code)
+const audit = (s: ClusterState, evidence?: ExplainEvidence) => auditState(s, {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set(), evidence})
+const codes = (s: ClusterState, evidence?: ExplainEvidence) => audit(s, evidence).findings.map((f) => f.code)
 
 const boundClaim = (volumeName: string, uid = 'u1') => pvc('data', uid, {phase: 'Bound', volumeName, annotations: bound, className: ''})
 const boundVolume = (uid = 'u1') => pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'data', uid}, annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}})
 const wffc = sc('local', 'example.com/local', {mode: 'WaitForFirstConsumer'})
 
-const rows: Array<{code: FindingCode; raises: ClusterState; near: ClusterState}> = [
+const rows: Row[] = [
   {code: 'ClaimLost', raises: state({claims: [boundClaim('pv-1')]}), near: state({claims: [boundClaim('pv-1')], volumes: [boundVolume()]})},
   {code: 'ClaimMisbound', raises: state({claims: [boundClaim('pv-1')], volumes: [boundVolume('u2')]}), near: state({claims: [boundClaim('pv-1')], volumes: [boundVolume()]})},
   {code: 'ClaimSyncError', raises: state({claims: [pvc('data', 'u1', {className: 'odd'})], classes: [sc('odd', 'example.com/x', {mode: null})]}), near: state({claims: [pvc('data', 'u1', {className: 'odd'})], classes: [sc('odd', 'example.com/x')]})},
@@ -57,13 +59,20 @@ const rows: Array<{code: FindingCode; raises: ClusterState; near: ClusterState}>
     raises: state({classes: [sc('a', 'example.com/x', {isDefault: true, created: '2026-01-01T00:00:00Z'}), sc('b', 'example.com/x', {isDefault: true, created: '2026-02-01T00:00:00Z'})]}),
     near: state({classes: [sc('a', 'example.com/x', {isDefault: true}), sc('b', 'example.com/x')]}),
   },
+  ...moreRows,
 ]
 
 describe('audit: every finding code is raised, and not raised by the state next to it', () => {
   test('every code has a row', () => assert.deepEqual(rows.map((r) => r.code).sort(), Object.keys(FINDING_CODES).sort()))
   for (const row of rows) {
-    test(`${row.code}: raised`, () => assert.ok(codes(row.raises).includes(row.code), `got ${codes(row.raises).join(', ') || 'no finding'}`))
-    test(`${row.code}: not raised by the state next to it`, () => assert.ok(!codes(row.near).includes(row.code), `got ${codes(row.near).join(', ')}`))
+    test(`${row.code}: raised`, () => {
+      const got = codes(row.raises, row.evidence)
+      assert.ok(got.includes(row.code), `got ${got.join(', ') || 'no finding'}`)
+    })
+    test(`${row.code}: not raised by the state next to it`, () => {
+      const got = codes(row.near, row.nearEvidence ?? row.evidence)
+      assert.ok(!got.includes(row.code), `got ${got.join(', ')}`)
+    })
   }
 })
 
@@ -75,7 +84,7 @@ describe('audit: findings carry what an operator acts on', () => {
     assert.equal(f.severity, 'error')
   })
   test('several default classes name the one the controller picks: the newest', () => {
-    const f = audit(rows.at(-1)!.raises).findings[0]
+    const f = audit(rows.find((r) => r.code === 'MultipleDefaultStorageClasses')!.raises).findings[0]
     assert.equal(f.evidence.picked, 'b')
     assert.match(f.fix, /kubectl annotate storageclass a storageclass.kubernetes.io\/is-default-class=false --overwrite/)
   })

@@ -1,0 +1,235 @@
+// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation, never
+// decided again here; the others (being deleted, being resized) are about fields the controller does not
+// decide on, and carry explain's verdict in their evidence all the same.
+import type {ClaimExplanation, Verdict} from '../explain/model.js'
+import type {ClusterLookup} from '../explain/lookup.js'
+import type {PersistentVolumeClaim, Pod} from '../api/model.js'
+import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
+import {finding, type Finding, type FindingCode, type FindingObject} from './findings.js'
+
+/** The claim verdicts that are a finding, with its code; every other verdict is healthy or on its way. */
+export const CLAIM_VERDICT_CODES: Partial<Record<Verdict, FindingCode>> = {
+  Lost: 'ClaimLost',
+  Misbound: 'ClaimMisbound',
+  SyncError: 'ClaimSyncError',
+  NoMatchingVolume: 'ClaimNoMatchingVolume',
+  StorageClassNotFound: 'ClaimStorageClassNotFound',
+  ProvisioningNotSupported: 'ClaimProvisioningNotSupported',
+  RequestedVolumeNotFound: 'ClaimRequestedVolumeNotFound',
+  RequestedVolumeBoundElsewhere: 'ClaimRequestedVolumeBoundElsewhere',
+  RequestedVolumeMismatch: 'ClaimRequestedVolumeMismatch',
+  WaitForFirstConsumer: 'ClaimWaitingForConsumer',
+  WaitForPodScheduled: 'ClaimWaitingForScheduling',
+}
+
+/**
+ * Codes that stand for a verdict only with evidence beyond it: ExternalProvisioning is on its way unless
+ * explain's liveness evidence shows no sign of the provisioner.
+ */
+export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, Verdict>> = {ClaimProvisionerNotRunning: 'ExternalProvisioning'}
+
+/** kubernetes.io/pvc-protection: the pvc-protection controller's finalizer (pkg/controller/volume/pvcprotection). */
+export const PVCProtectionFinalizer = 'kubernetes.io/pvc-protection'
+
+/** What judging a claim reads besides its explanation. */
+export interface ClaimContext {
+  /** The state after the plan, looked up. */
+  lookup: ClusterLookup
+  /** The state holds Pods at all (a snapshot may not): otherwise no pod can be named. */
+  podsRead: boolean
+  /** ` -f FILE` and the like, for the pvctl commands a fix prints. */
+  source: string
+}
+
+export function judgeClaim(e: ClaimExplanation, ctx: ClaimContext): Finding[] {
+  const claim = ctx.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
+  const found = verdictFindings(e, ctx.source)
+  if (claim !== undefined) {
+    found.push(...terminating(e, claim, ctx), ...resizing(e, claim))
+  } else {
+    // explain explained a claim of this state: it is there (the lookup is of the same state).
+  }
+  return found
+}
+
+function objectOf(e: ClaimExplanation): FindingObject {
+  return {kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}
+}
+
+/** What every claim finding's evidence starts with: explain's verdict and the fields it rests on. */
+function baseEvidence(e: ClaimExplanation): Finding['evidence'] {
+  const evidence: Finding['evidence'] = {verdict: e.verdict, phase: e.phase, 'spec.volumeName': e.request.volumeName, storageClass: e.storageClass.name}
+  if (e.error !== null) evidence.controllerError = e.error
+  return evidence
+}
+
+function verdictFindings(e: ClaimExplanation, source: string): Finding[] {
+  const {namespace, name} = e.claim
+  const object = objectOf(e)
+  const explain = `pvctl explain pvc/${name} -n ${namespace}${source}`
+  const evidence = baseEvidence(e)
+  if (e.verdict === 'ExternalProvisioning') {
+    const l = e.provisionerLiveness
+    if (l !== null && l.verdict === 'NoSignOfLife' && l.actedOn === null) {
+      evidence.provisioner = l.name
+      evidence.liveness = l.verdict
+      evidence.lease = l.leaseName
+      evidence.csiDriver = l.csiDriver
+      evidence.livenessEvidence = l.summary
+      return [finding('ClaimProvisionerNotRunning', object, `The claim waits for external provisioner '${l.name}', and nothing shows it running (${l.summary}): deploy or restart the CSI driver's controller with its csi-provisioner sidecar.`, evidence, explain)]
+    } else {
+      // It runs, has acted on the claim, or whether it runs cannot be seen: the wait is not judged a fault.
+      return []
+    }
+  } else {
+    // Every other verdict has its code, or none.
+  }
+  const code = CLAIM_VERDICT_CODES[e.verdict]
+  if (code === undefined) return []
+  switch (code) {
+    case 'ClaimLost':
+    case 'ClaimMisbound':
+      return [lostFinding(code, e, evidence)]
+    case 'ClaimWaitingForConsumer':
+      return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.`, evidence, explain)]
+    case 'ClaimWaitingForScheduling': {
+      const pods = e.pods.map((x) => x.name)
+      return [
+        finding(code, object, `The claim waits for its pod (${pods.join(', ')}) to be scheduled (class ${e.storageClass.name} binds on first consumer); look at the pod if it stays unscheduled.`, evidence, `kubectl get pods -n ${namespace} ${pods.join(' ')} -o wide`),
+      ]
+    }
+    default:
+      // The Pending verdicts and SyncError: explain's summary says what blocks the claim, its suggestions the way out.
+      evidence.suggestions = e.suggestions
+      return [finding(code, object, e.summary, evidence, explain)]
+  }
+}
+
+/**
+ * syncBoundClaim makes a claim Lost for one of three causes: spec.volumeName cleared, the volume gone, or
+ * the volume's claimRef holding another uid (Misbound). The finding names the cause and what still points
+ * at the claim's namespace/name, since that decides whether its data can be reached again.
+ */
+function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanation, evidence: Finding['evidence']): Finding {
+  const {namespace, name} = e.claim
+  const key = `${namespace}/${name}`
+  const p = e.pointers
+  const here = p?.volumesPointingHere ?? []
+  const sameUid = here.filter((v) => v.uidMatches).map((v) => v.name)
+  evidence.volumesPointingHere = here.map((v) => v.name)
+  evidence.claimUid = p?.claimUid ?? null
+  let cause: string
+  if (code === 'ClaimMisbound') {
+    evidence.cause = 'ClaimRefUidMismatch'
+    evidence.volume = p?.volume?.name ?? null
+    evidence['volume.spec.claimRef'] = p?.volume?.claimRef ? `${p.volume.claimRef.namespace}/${p.volume.claimRef.name} uid ${p.volume.claimRef.uid ?? '<none>'}` : null
+    cause = `volume ${p?.volume?.name ?? e.request.volumeName} is bound to another claim uid (its claimRef uid is not this claim's)`
+  } else if (p?.claimVolumeName == null) {
+    evidence.cause = 'VolumeNameCleared'
+    cause = 'its spec.volumeName was cleared'
+  } else {
+    evidence.cause = 'VolumeGone'
+    cause = `volume ${p.claimVolumeName} is gone`
+  }
+  let pointing: string
+  let fix: string
+  if (sameUid.length > 0 && p?.claimVolumeName == null) {
+    // spec.volumeName may be set once while it is empty (PVC update validation): the binding closes again.
+    pointing = `volume ${sameUid[0]} still points at ${key} with this claim's uid: set spec.volumeName to it and the controller binds them again.`
+    fix = `kubectl patch pvc ${name} -n ${namespace} -p '{"spec":{"volumeName":"${sameUid[0]}"}}'`
+  } else if (here.length > 0) {
+    // Another uid, or pre-bound by name (after the plan a volume of this claim's uid is unbound or released
+    // when the claim names another): a claim re-created under this name may get it.
+    const names = here.map((v) => v.name)
+    pointing = `volume${names.length > 1 ? 's' : ''} ${names.join(', ')} point${names.length > 1 ? '' : 's'} at ${key} but not at this claim's uid; delete the claim (pvctl explain pv/${names[0]} says whether a new claim of this name gets it).`
+    fix = `kubectl delete pvc ${name} -n ${namespace}`
+  } else {
+    pointing = code === 'ClaimMisbound' ? `no other volume points at ${key}; delete it (the volume stays with the other claim).` : `no volume points at ${key}; delete it.`
+    fix = `kubectl delete pvc ${name} -n ${namespace}`
+  }
+  return finding(code, objectOf(e), `The claim is Lost: ${cause}; ${pointing}`, evidence, fix)
+}
+
+/** Being deleted and held by pvc-protection: the pods that still use it, as that controller counts them. */
+function terminating(e: ClaimExplanation, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
+  const since = claim.metadata.deletionTimestamp
+  const finalizers = claim.metadata.finalizers ?? []
+  if (since == null || !finalizers.includes(PVCProtectionFinalizer)) return []
+  const {namespace, name} = e.claim
+  // The pvc-protection controller counts a pod that is scheduled and not finished (a Terminating pod too:
+  // its node may still have the volume mounted); a pod never scheduled cannot have started with it.
+  const holding = lookup.podsUsing(`${namespace}/${name}`).filter((pod) => (pod.spec?.nodeName ?? '') !== '' && !isFinished(pod))
+  const pods = holding.map((pod) => `${pod.metadata.name ?? ''} (${pod.metadata.deletionTimestamp != null ? 'Terminating' : (pod.status?.phase ?? 'Unknown')} on node ${pod.spec!.nodeName})`)
+  const evidence = {...baseEvidence(e), 'metadata.deletionTimestamp': since, finalizers: [...finalizers], pods}
+  const stuck = holding.filter((pod) => pod.metadata.deletionTimestamp != null)
+  const running = holding.filter((pod) => pod.metadata.deletionTimestamp == null)
+  let message: string
+  let fix: string
+  if (running.length > 0) {
+    message = `Being deleted since ${since}, held by ${PVCProtectionFinalizer} while pods use it: ${pods.join(', ')}; it goes once they stop.`
+    fix = `kubectl delete pod -n ${namespace} ${running.map((pod) => pod.metadata.name ?? '').join(' ')}`
+  } else if (stuck.length > 0) {
+    const nodes = [...new Set(stuck.map((pod) => pod.spec!.nodeName!))]
+    message = `Being deleted since ${since}, held by ${PVCProtectionFinalizer} for Terminating pods ${pods.join(', ')}: if node ${nodes.join(', ')} is gone, force-delete them.`
+    fix = `kubectl delete pod -n ${namespace} ${stuck.map((pod) => pod.metadata.name ?? '').join(' ')} --grace-period=0 --force`
+  } else if (!podsRead) {
+    message = `Being deleted since ${since}, held by ${PVCProtectionFinalizer}; no Pods were read, so the pods that still use it cannot be named: list them.`
+    fix = `kubectl get pods -n ${namespace} -o wide`
+  } else {
+    message = `Being deleted since ${since}, held by ${PVCProtectionFinalizer} though no scheduled pod uses it: the pvc-protection controller removes it on its next sync; if it stays, check kube-controller-manager.`
+    fix = `kubectl get pods -n ${namespace} -o wide`
+  }
+  return [finding('ClaimTerminating', objectOf(e), message, evidence, fix)]
+}
+
+function isFinished(pod: Pod): boolean {
+  return pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed'
+}
+
+interface ClaimCondition {
+  type?: string
+  status?: string
+  message?: string
+}
+
+/** status.conditions types of a failed expansion, and of one on its way (k8s.io/api core/v1 PersistentVolumeClaimConditionType). */
+const RESIZE_FAILED_CONDITIONS = new Set(['ControllerResizeError', 'NodeResizeError'])
+const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'])
+
+/** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
+function resizing(e: ClaimExplanation, claim: PersistentVolumeClaim): Finding[] {
+  if (claim.status?.phase !== 'Bound') return []
+  const {namespace, name} = e.claim
+  const conditions = ((claim.status.conditions ?? []) as ClaimCondition[]).filter((c) => (c.status ?? 'True') === 'True')
+  const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string>).storage ?? null
+  const requested = claim.spec.resources?.requests?.storage ?? null
+  const capacity = claim.status.capacity?.storage ?? null
+  const larger = requested !== null && capacity !== null && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
+  const failed = conditions.filter((c) => RESIZE_FAILED_CONDITIONS.has(c.type ?? ''))
+  const pending = conditions.filter((c) => RESIZE_PENDING_CONDITIONS.has(c.type ?? ''))
+  const allocationFailed = allocation !== null && (allocation.endsWith('Failed') || allocation.endsWith('Infeasible'))
+  const allocationPending = allocation !== null && (allocation.endsWith('InProgress') || allocation.endsWith('Pending'))
+  const evidence = {
+    ...baseEvidence(e),
+    'spec.resources.requests.storage': requested,
+    'status.capacity.storage': capacity,
+    'status.conditions': conditions.map((c) => `${c.type}${(c.message ?? '') !== '' ? `: ${c.message}` : ''}`),
+    'status.allocatedResourceStatuses.storage': allocation,
+  }
+  const describe = `kubectl describe pvc ${name} -n ${namespace}`
+  if (failed.length > 0 || allocationFailed) {
+    const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || allocation!
+    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed (or the request lowered back, with RecoverVolumeExpansionFailure).`, evidence, describe)]
+  } else if (pending.length > 0 || allocationPending || larger) {
+    const state =
+      pending.some((c) => c.type === 'FileSystemResizePending')
+        ? 'the volume grew; its file system grows when a pod mounts it on a node (or online, on the node that has it mounted)'
+        : pending.length > 0 || allocationPending
+          ? `the resizer is expanding the volume (${[...pending.map((c) => c.type ?? ''), ...(allocation === null ? [] : [allocation])].join(', ')})`
+          : 'no condition shows a resizer working on it: check that the class allows expansion and its CSI driver runs csi-resizer'
+    return [finding('ClaimResizePending', objectOf(e), `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`, evidence, describe)]
+  } else {
+    // No resize shown: the request is what the claim has.
+    return []
+  }
+}

@@ -1,0 +1,244 @@
+// The findings about volumes. PURE. What the controller does with a volume (its state, its reclaim, what
+// its finalizers wait for, whether the external controllers it waits for run) is explain's
+// VolumeExplanation, asked only of the volumes that need it (being deleted, Released with Delete): the
+// rest is read off the volume's fields against maps of the state, so a judge of 100k volumes stays linear.
+import {PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from '../api/constants.js'
+import type {ClusterLookup} from '../explain/lookup.js'
+import type {FinalizerWait, VolumeExplanation} from '../explain/model.js'
+import {PVProtectionFinalizer} from '../explain/volume.js'
+import {closeNames} from '../explain/close-names.js'
+import {claimRefKey, type Node, type PersistentVolume} from '../api/model.js'
+import {matchNodeSelectorTerms} from '../api/node-affinity.js'
+import {getPersistentVolumeClass} from '../api/storage-helpers.js'
+import {finding, isRestored, removeClaimRefFix, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
+
+/** What judging a volume reads besides the volume. */
+export interface VolumeContext {
+  lookup: ClusterLookup
+  /** explain's explanation of a volume (`pvctl explain pv/NAME`), asked only of the volumes that need it. */
+  explainVolume: (name: string) => VolumeExplanation | undefined
+  /** StorageClass names; undefined when the state holds no StorageClass (a partial snapshot: nothing is judged by them). */
+  classNames: ReadonlySet<string> | undefined
+  /** The Nodes by label; undefined when the state holds no Node (nothing is judged by them). */
+  nodes: NodeIndex | undefined
+  source: string
+}
+
+const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
+
+export function judgeVolume(v: PersistentVolume, ctx: VolumeContext): Finding[] {
+  return [...reclaimFindings(v, ctx), ...claimRefFindings(v, ctx), ...deletionFindings(v, ctx), ...unusableFindings(v, ctx)]
+}
+
+function objectOf(v: PersistentVolume): FindingObject {
+  return {kind: 'PersistentVolume', name: v.metadata.name ?? ''}
+}
+
+function refText(v: PersistentVolume): string | null {
+  const ref = v.spec.claimRef
+  return ref ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : null
+}
+
+/** Released with Retain, Failed, Released with an external deleter that shows no sign of life. */
+function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
+  const name = v.metadata.name ?? ''
+  const object = objectOf(v)
+  const phase = v.status?.phase ?? null
+  const policy = v.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+  const found: Finding[] = []
+  if (phase === 'Released' && policy === 'Retain') {
+    found.push(
+      finding(
+        'VolumeReleasedRetained',
+        object,
+        `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or remove spec.claimRef so a new claim can bind it (the data is kept, not wiped).`,
+        {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
+        removeClaimRefFix(name),
+      ),
+    )
+  } else if (phase === 'Released' && policy === 'Delete') {
+    // Delete: the plan carries an in-tree delete out; an external one is left to a provisioner, which must run.
+    const e = ctx.explainVolume(name)
+    const deleter = e?.controllers.find((c) => c.role === 'provisioner')
+    if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
+      found.push(
+        finding(
+          'VolumeReleasedProvisionerNotRunning',
+          object,
+          `Released by ${refText(v) ?? 'its claim'} with Delete left to '${deleter.name}', and nothing shows it running (${deleter.summary}): the storage will not be freed until its csi-provisioner runs again.`,
+          {phase, persistentVolumeReclaimPolicy: policy, provisioner: deleter.name, liveness: deleter.verdict, lease: deleter.leaseName, csiDriver: deleter.csiDriver, livenessEvidence: deleter.summary},
+          `pvctl explain pv/${name}${ctx.source}`,
+        ),
+      )
+    } else {
+      // An in-tree deleter (the plan runs it), a provisioner that runs or has acted, or liveness not seen.
+    }
+  } else {
+    // Released with Recycle: the plan (or its plugin) carries the reclaim out. Not Released: nothing to reclaim.
+  }
+  if (phase === 'Failed') {
+    const message = v.status?.message ?? ''
+    found.push(finding('VolumeFailed', object, `The volume is Failed${message ? `: ${message}` : ''}; find the cause, then delete it or fix and re-create it.`, {phase, 'status.message': message || null, persistentVolumeReclaimPolicy: policy}, `kubectl describe pv ${name}`))
+  } else {
+    // Not failed.
+  }
+  return found
+}
+
+/** A claimRef naming an existing claim of another uid (a re-created claim). Restored pairs are judge-restores.ts's. */
+function claimRefFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
+  const ref = v.spec.claimRef
+  const uid = ref?.uid ?? ''
+  if (ref == null || uid === '') return []
+  const claim = ctx.lookup.claimByKey(claimRefKey(ref))
+  if (claim === undefined || (claim.metadata.uid ?? '') === uid) return []
+  if (isRestored(v) || isRestored(claim)) {
+    // Velero restored one side: RestoredUidMismatch says it with the restore's name.
+    return []
+  } else {
+    const name = v.metadata.name ?? ''
+    return [
+      finding(
+        'VolumeClaimRefUidMismatch',
+        objectOf(v),
+        `spec.claimRef names claim ${refText(v)} with uid ${uid}, but that claim has uid ${claim.metadata.uid ?? '<none>'} (re-created): to give it this volume, drop the uid from the claimRef.`,
+        {'spec.claimRef': refText(v), 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, phase: v.status?.phase ?? null},
+        removeClaimRefUidFix(name),
+      ),
+    ]
+  }
+}
+
+/** Being deleted: each finalizer that holds it (explain's FinalizerWait), and a Delete volume without deletion protection. */
+function deletionFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
+  const since = v.metadata.deletionTimestamp
+  if (since == null) return []
+  const name = v.metadata.name ?? ''
+  const finalizers = v.metadata.finalizers ?? []
+  const found: Finding[] = []
+  const e = ctx.explainVolume(name)
+  for (const f of e?.terminating?.finalizers ?? []) {
+    if (f.blocking) {
+      found.push(finalizerFinding(v, since, f, e!, ctx.source))
+    } else {
+      // It can go already (pv-protection of a volume no longer bound): its controller removes it.
+    }
+  }
+  const policy = v.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+  if (policy === 'Delete' && !finalizers.includes(PVDeletionInTreeProtectionFinalizer) && !finalizers.includes(PVDeletionProtectionFinalizer)) {
+    found.push(
+      finding(
+        'VolumeDeletionUnprotected',
+        objectOf(v),
+        `Being deleted since ${since} with reclaimPolicy Delete but neither ${PVDeletionInTreeProtectionFinalizer} nor ${PVDeletionProtectionFinalizer}: the object can go before its storage is deleted; record the storage it names now, to delete it by hand if it leaks.`,
+        {'metadata.deletionTimestamp': since, persistentVolumeReclaimPolicy: policy, finalizers: [...finalizers], phase: v.status?.phase ?? null},
+        `kubectl get pv ${name} -o yaml`,
+      ),
+    )
+  } else {
+    // Retain or Recycle (no storage to delete), or a deletion-protection finalizer holds the object until the storage is gone.
+  }
+  return found
+}
+
+function finalizerFinding(v: PersistentVolume, since: string, f: FinalizerWait, e: VolumeExplanation, source: string): Finding {
+  const name = v.metadata.name ?? ''
+  const ref = v.spec.claimRef
+  // The external controller this finalizer waits for, with whether it runs (explain's liveness).
+  const driver = f.name.startsWith(EXTERNAL_ATTACHER_PREFIX) ? f.name.slice(EXTERNAL_ATTACHER_PREFIX.length) : null
+  const controller =
+    driver !== null ? e.controllers.find((c) => c.role === 'attacher' && c.name === driver) : f.name === PVDeletionProtectionFinalizer ? e.controllers.find((c) => c.role === 'provisioner') : undefined
+  const evidence: Finding['evidence'] = {'metadata.deletionTimestamp': since, finalizer: f.name, owner: f.owner, waitsFor: f.waitsFor, phase: v.status?.phase ?? null, 'spec.claimRef': refText(v)}
+  if (controller !== undefined) {
+    evidence.liveness = controller.verdict
+    evidence.livenessEvidence = controller.summary
+  } else {
+    // Not an external controller's finalizer, or none named.
+  }
+  if (driver !== null && e.attachments.available) {
+    evidence.volumeAttachments = e.attachments.items.filter((a) => a.attacher === driver).map((a) => `${a.name} (node ${a.node}, ${a.attached ? 'attached' : 'not attached'})`)
+  } else {
+    // VolumeAttachments not seen, or not an attacher's finalizer.
+  }
+  const dead = controller?.verdict === 'NoSignOfLife' ? `; nothing shows it running (${controller.summary})` : ''
+  const fix = f.name === PVProtectionFinalizer && ref != null ? `kubectl delete pvc ${ref.name ?? ''} -n ${ref.namespace ?? ''}` : `pvctl explain pv/${name}${source}`
+  return finding('VolumeTerminating', objectOf(v), `Being deleted since ${since}, held by ${f.name}: ${f.owner} removes it once ${f.waitsFor}${dead}.`, evidence, fix)
+}
+
+/** Available but unusable: node affinity that admits no node, a class that does not exist. */
+function unusableFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
+  if (v.status?.phase !== 'Available' || v.metadata.deletionTimestamp != null) return []
+  const name = v.metadata.name ?? ''
+  const found: Finding[] = []
+  const terms = requiredTerms(v.spec.nodeAffinity)
+  if (ctx.nodes !== undefined && terms !== undefined && !ctx.nodes.admitsAny(terms)) {
+    found.push(
+      finding(
+        'VolumeNodeAffinityMatchesNoNode',
+        objectOf(v),
+        `Available, but its required node affinity admits none of the ${ctx.nodes.size} nodes: a pod using it could never be scheduled; fix the affinity (re-create the volume) or delete it.`,
+        {phase: 'Available', 'spec.nodeAffinity.required': JSON.stringify(terms), nodes: ctx.nodes.size},
+        `kubectl get pv ${name} -o jsonpath='{.spec.nodeAffinity}'`,
+      ),
+    )
+  } else {
+    // Nodes not read (nothing is judged by them), no required affinity, or some node admits it.
+  }
+  const className = getPersistentVolumeClass(v)
+  if (ctx.classNames !== undefined && className !== '' && !ctx.classNames.has(className)) {
+    const [near] = closeNames(className, ctx.classNames, 1)
+    found.push(
+      finding(
+        'VolumeStorageClassNotFound',
+        objectOf(v),
+        `Available with storageClassName '${className}', which names no StorageClass: only a claim naming '${className}' exactly binds it (a typo, or a class deleted): ${near === undefined ? 'set the class it should have, or create the class' : `set '${near}', the close name, if that is the one`}.`,
+        {phase: 'Available', storageClassName: className, closeClass: near ?? null},
+        near === undefined ? 'kubectl get storageclass' : `kubectl patch pv ${name} -p '{"spec":{"storageClassName":"${near}"}}'`,
+      ),
+    )
+  } else {
+    // Classes not read, no class asked for, or the class exists.
+  }
+  return found
+}
+
+type NodeSelectorTerm = Parameters<typeof matchNodeSelectorTerms>[1][number]
+
+function requiredTerms(nodeAffinity: unknown): NodeSelectorTerm[] | undefined {
+  const required = (nodeAffinity as {required?: {nodeSelectorTerms?: NodeSelectorTerm[] | null} | null} | null | undefined)?.required
+  // Without a required part the affinity admits every node (CheckNodeAffinity).
+  return required == null ? undefined : (required.nodeSelectorTerms ?? [])
+}
+
+/**
+ * The Nodes, indexed by label (key=value), so that whether a volume's affinity admits any node is a look-up
+ * of the nodes its first In requirement names (`kubernetes.io/hostname In [n1]`, as local volumes have),
+ * not a scan of every node: linear in volumes. A term with no In requirement is checked against every node.
+ */
+export class NodeIndex {
+  private readonly byLabel = new Map<string, Node[]>()
+
+  constructor(private readonly nodes: readonly Node[]) {
+    for (const n of nodes) {
+      for (const [k, value] of Object.entries(n.metadata.labels ?? {})) {
+        const key = `${k}=${value}`
+        const list = this.byLabel.get(key)
+        if (list === undefined) this.byLabel.set(key, [n])
+        else list.push(n)
+      }
+    }
+  }
+
+  get size(): number {
+    return this.nodes.length
+  }
+
+  /** CheckNodeAffinity against each node (its labels alone, as the Go helper builds it): does any admit the terms? */
+  admitsAny(terms: readonly NodeSelectorTerm[]): boolean {
+    return terms.some((term) => {
+      const narrowing = (term.matchExpressions ?? []).find((r) => r.operator === 'In' && (r.values ?? []).length > 0)
+      const candidates = narrowing === undefined ? this.nodes : (narrowing.values ?? []).flatMap((value) => this.byLabel.get(`${narrowing.key}=${value}`) ?? [])
+      return candidates.some((n) => matchNodeSelectorTerms({labels: n.metadata.labels}, [term]))
+    })
+  }
+}
