@@ -21,12 +21,15 @@ export const FINDING_CODES = {
   VolumeFailed: {severity: 'error', meaning: 'A volume in phase Failed (its status.message says why): the controller will not touch it again.'},
   VolumeClaimRefUidMismatch: {severity: 'warning', meaning: "A volume's claimRef names an existing claim, but with another uid: the claim was recreated and will not get this volume."},
   MultipleDefaultStorageClasses: {severity: 'warning', meaning: 'Several StorageClasses are marked default: the controller gives class-less claims the newest.'},
+  ClusterUnreachable: {severity: 'error', meaning: 'A cluster of the fleet (--context a,b, --all-contexts) could not be read: not reached, no answer, an answer pvctl cannot trust, or a context the kubeconfig cannot resolve. Nothing of it was audited.'},
+  ClusterForbidden: {severity: 'error', meaning: "A cluster of the fleet refused the context's credentials (401) or a list audit needs (403). Nothing of it was audited."},
 } as const satisfies Record<string, {severity: Severity; meaning: string}>
 
 export type FindingCode = keyof typeof FINDING_CODES
 
 export interface FindingObject {
-  kind: 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass'
+  /** Cluster: a kubeconfig context of a fleet audit, named by the context. */
+  kind: 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass' | 'Cluster'
   namespace?: string
   name: string
 }
