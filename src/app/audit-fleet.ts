@@ -40,18 +40,21 @@ interface Member {
 export async function runFleetAudit(opts: FleetAuditOptions, ui: LoadStateUi): Promise<FleetAuditResult> {
   const members = fleetMembers(opts)
   const kubeconfigArgs = opts.kubeconfig !== undefined ? ['--kubeconfig', opts.kubeconfig] : []
-  const after: string[] = []
-  const spinner = await ui.spinner(`auditing ${members.length} clusters`)
+  const clusters = `${members.length} cluster${members.length === 1 ? '' : 's'}`
+  const spinner = await ui.spinner(`auditing ${clusters}`)
   let done = 0
   const quiet: LoadStateUi = {notice: ui.notice, spinner: async () => ({text: () => {}, stop: () => {}})}
   try {
-    const reports = await mapConcurrently(members, opts.concurrency, async (m) => {
-      const report = await auditMember(m, opts, kubeconfigArgs, quiet, after)
-      spinner.text(`auditing ${members.length} clusters: ${++done} done`)
-      return report
+    const audited = await mapConcurrently(members, opts.concurrency, async (m) => {
+      const result = await auditMember(m, opts, kubeconfigArgs, quiet)
+      spinner.text(`auditing ${clusters}: ${++done} done`)
+      return result
     })
+    const reports = audited.map((a) => a.report)
+    // The notices after the answer in the contexts' order, whichever cluster was done first.
+    const after = audited.flatMap((a) => a.after)
     const outcome = fleetOutcome(reports, opts.failOn)
-    if (outcome === 'unread') after.push(`none of the ${reports.length} clusters could be read: nothing was audited`)
+    if (outcome === 'unread') after.push(`${reports.length === 1 ? 'the cluster could not be read' : `none of the ${clusters} could be read`}: nothing was audited`)
     const exitCode = outcome === 'unread' ? ExitCode.Cluster : outcome === 'fails' ? ExitCode.Changes : ExitCode.Ok
     return {reports, exitCode, after}
   } finally {
@@ -84,17 +87,19 @@ function fleetMembers(opts: FleetAuditOptions): Member[] {
   return opts.contexts.map((context) => ({context, config: loadKubeconfig({kubeconfig: opts.kubeconfig, context})}))
 }
 
-async function auditMember(m: Member, opts: FleetAuditOptions, kubeconfigArgs: string[], ui: LoadStateUi, after: string[]): Promise<AuditReport> {
+async function auditMember(m: Member, opts: FleetAuditOptions, kubeconfigArgs: string[], ui: LoadStateUi): Promise<{report: AuditReport; after: string[]}> {
   const server = m.config !== undefined ? redactUrlCredentials(m.config.cluster.server) : ''
-  const unread = (u: Omit<UnreadCluster, 'context' | 'server' | 'kubeconfigArgs'>) => unreadClusterReport({context: m.context, server, kubeconfigArgs, ...u, error: redactUrlCredentials(u.error)}, opts.ignore)
+  const unread = (u: Omit<UnreadCluster, 'context' | 'server' | 'kubeconfigArgs'>) => ({
+    report: unreadClusterReport({context: m.context, server, kubeconfigArgs, ...u, error: redactUrlCredentials(u.error)}, opts.ignore),
+    after: [],
+  })
   if (m.broken !== undefined) return unread({cause: 'kubeconfig', status: 0, error: m.broken.message})
   const say = (line: string) => `context ${m.context}: ${line}`
   try {
     const {targetsFor, contexts: _contexts, concurrency: _concurrency, ...single} = opts
     const sourceArgs = [...kubeconfigArgs, '--context', m.context]
     const result = await runAudit({...single, context: m.context, targets: targetsFor(m.config?.namespace), sourceArgs}, {notice: (line) => ui.notice(say(line)), spinner: ui.spinner})
-    after.push(...result.after.map(say))
-    return aimFixes({...result.report, context: m.context}, sourceArgs)
+    return {report: aimFixes({...result.report, context: m.context}, sourceArgs), after: result.after.map(say)}
   } catch (err) {
     if (err instanceof ForbiddenError) {
       const {verb, resource, namespace} = err.target
