@@ -53,7 +53,12 @@ before(async () => {
   closedPort = await freePort()
   // One kubeconfig, a context per cluster, as `kubectl config view --flatten` of several would be.
   const docs = Object.entries(emulators).map(([name, api]) => parseYaml(api.kubeconfig({name, ...(name === 'forbidden' ? {token: TOKEN} : {}), ...(name === 'healthy' ? {namespace: 'app'} : {})})) as Json)
-  const down = {clusters: [{name: 'down', cluster: {server: `https://user:s3cret@127.0.0.1:${closedPort}`, 'insecure-skip-tls-verify': true}}], users: [{name: 'down', user: {}}], contexts: [{name: 'down', context: {cluster: 'down', user: 'down'}}]}
+  // A closed port, and a context whose cluster entry is missing.
+  const down = {
+    clusters: [{name: 'down', cluster: {server: `https://user:s3cret@127.0.0.1:${closedPort}`, 'insecure-skip-tls-verify': true}}],
+    users: [{name: 'down', user: {}}],
+    contexts: [{name: 'down', context: {cluster: 'down', user: 'down'}}, {name: 'broken', context: {cluster: 'nowhere', user: 'down'}}],
+  }
   const merged = {apiVersion: 'v1', kind: 'Config', 'current-context': 'shop', clusters: [] as Json[], users: [] as Json[], contexts: [] as Json[]}
   for (const d of [...docs, down]) for (const key of ['clusters', 'users', 'contexts'] as const) merged[key].push(...d[key])
   kubeconfig = path.join(dir, 'kubeconfig.yaml')
@@ -125,9 +130,9 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     {name: 'an answer pvctl cannot trust is ClusterUnreachable, never an empty cluster', args: ['--context', 'liar,healthy'], code: 1, contexts: ['liar', 'healthy'], codes: [['ClusterUnreachable'], []]},
     {name: '--ignore silences a cluster not read: exit 0', args: ['--context', 'healthy,down', '--ignore', 'ClusterUnreachable'], code: 0, contexts: ['healthy', 'down'], codes: [[], []]},
     {name: 'no cluster read at all: exit 3, the report still printed', args: ['--context', 'down,liar'], code: 3, contexts: ['down', 'liar'], codes: [['ClusterUnreachable'], ['ClusterUnreachable']], stderr: /^pvctl: none of the 2 clusters could be read: nothing was audited\n$/},
-    {name: '--all-contexts: every context, in the kubeconfig\'s order', args: ['--all-contexts', '--fail-on', 'none', '--ignore', 'ClusterUnreachable,ClusterForbidden'], code: 1, contexts: ['shop', 'healthy', 'healthy2', 'forbidden', 'liar', 'down']},
     {name: 'a context listed twice is audited once', args: ['--context', 'healthy,healthy'], code: 0, contexts: ['healthy'], codes: [[]]},
-    {name: 'a --context the kubeconfig lacks: exit 2 before any cluster is read', args: ['--context', 'healthy,nope'], code: 2, stderr: /^error: --context: .* has no context "nope" \(it has shop, healthy, healthy2, forbidden, liar, down\)\n/, read: []},
+    {name: 'a --context the kubeconfig lacks: exit 2 before any cluster is read', args: ['--context', 'healthy,nope'], code: 2, stderr: /^error: --context: .* has no context "nope" \(it has shop, healthy, healthy2, forbidden, liar, down, broken\)\n/, read: []},
+    {name: 'a --context the kubeconfig cannot resolve: exit 2 before any cluster is read', args: ['--context', 'healthy,broken'], code: 2, stderr: /^error: .*: context "broken" names cluster "nowhere", which does not exist\n/, read: []},
     {name: '-f with several contexts: exit 2', args: ['-f', example, '--context', 'healthy,shop'], code: 2, stderr: /^error: -f reads one snapshot: it cannot go with several contexts/, read: []},
     {name: '--all-contexts with --context: exit 2', args: ['--all-contexts', '--context', 'healthy'], code: 2, stderr: /cannot also be provided when using/, read: []},
   ]
@@ -146,6 +151,22 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
       }
     })
   }
+
+  test('--all-contexts: every context in the kubeconfig\'s order; one the kubeconfig cannot resolve is that cluster\'s finding', async () => {
+    const r = await audit('--all-contexts', '-o', 'json')
+    assert.equal(r.code, 1, r.stderr)
+    assert.deepEqual(items(r.stdout).map((i) => [i.context, i.findings.filter((f: Json) => f.object.kind === 'Cluster').map((f: Json) => f.code).join()]), [
+      ['shop', ''],
+      ['healthy', ''],
+      ['healthy2', ''],
+      ['forbidden', 'ClusterForbidden'],
+      ['liar', 'ClusterUnreachable'],
+      ['down', 'ClusterUnreachable'],
+      ['broken', 'ClusterUnreachable'],
+    ])
+    const broken = items(r.stdout).at(-1)!.findings[0]
+    assert.deepEqual([broken.evidence.cause, broken.evidence.server, broken.fix], ['kubeconfig', null, `kubectl config view --minify --kubeconfig ${kubeconfig} --context broken`])
+  })
 
   test('ClusterForbidden says which list was refused and how to check the permission', async () => {
     const r = await audit('--context', 'forbidden,down', '-o', 'json')
