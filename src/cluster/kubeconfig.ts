@@ -194,28 +194,51 @@ function isServerUrl(server: string): boolean {
 /** kubectl's loading rules, then the context. */
 export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
   const env = opts.env ?? process.env
-  if (opts.kubeconfig !== undefined) {
-    if (!existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig "${opts.kubeconfig}": no such file`)
-    return resolveContext(readDoc(opts.kubeconfig), opts.kubeconfig, opts.context)
-  }
-  const list = (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
-  if (list.length > 0) {
-    const existing = list.filter((p) => existsSync(p))
-    if (existing.length > 0) {
-      return resolveContext(mergeKubeconfigs(existing.map(readDoc)), `KUBECONFIG (${existing.join(path.delimiter)})`, opts.context)
-    }
-  }
-  const home = opts.home ?? env.HOME ?? homedir()
-  const defaultFile = path.join(home, '.kube', 'config')
-  if (existsSync(defaultFile)) return resolveContext(readDoc(defaultFile), defaultFile, opts.context)
+  const found = findKubeconfig(opts)
+  if (found !== undefined) return resolveContext(found.doc, found.origin, opts.context)
   const inCluster = inClusterConfig(env, opts.serviceAccountDir ?? '/var/run/secrets/kubernetes.io/serviceaccount')
   if (inCluster !== undefined) {
     if (opts.context !== undefined) throw new UsageError(`--context "${opts.context}": there is no kubeconfig, only the in-cluster service account`)
     return inCluster
   }
-  // A configuration problem, not the cluster's: a usage error (exit 2).
+  throw noKubeconfig(env, 'no cluster configured', ' and not running in a pod')
+}
+
+/**
+ * The context names of the kubeconfig kubectl's loading rules pick, in its order (`kubectl config
+ * get-contexts -o name`), and where it came from. Without a kubeconfig: a usage error.
+ */
+export function kubeconfigContextNames(opts: Omit<KubeconfigOptions, 'context'> = {}): {origin: string; names: string[]} {
+  const found = findKubeconfig(opts)
+  if (found === undefined) throw noKubeconfig(opts.env ?? process.env, 'no kubeconfig to take contexts from', '')
+  return {origin: found.origin, names: (found.doc.contexts ?? []).filter((c) => c != null && typeof c.name === 'string').map((c) => c.name)}
+}
+
+/** The kubeconfig document of kubectl's loading rules (--kubeconfig, KUBECONFIG, ~/.kube/config), if any. */
+function findKubeconfig(opts: KubeconfigOptions): {doc: KubeconfigDoc; origin: string} | undefined {
+  const env = opts.env ?? process.env
+  if (opts.kubeconfig !== undefined) {
+    if (!existsSync(opts.kubeconfig)) throw new UsageError(`--kubeconfig "${opts.kubeconfig}": no such file`)
+    return {doc: readDoc(opts.kubeconfig), origin: opts.kubeconfig}
+  }
+  const list = kubeconfigEnvList(env)
+  const existing = list.filter((p) => existsSync(p))
+  if (existing.length > 0) return {doc: mergeKubeconfigs(existing.map(readDoc)), origin: `KUBECONFIG (${existing.join(path.delimiter)})`}
+  const home = opts.home ?? env.HOME ?? homedir()
+  const defaultFile = path.join(home, '.kube', 'config')
+  if (existsSync(defaultFile)) return {doc: readDoc(defaultFile), origin: defaultFile}
+  return undefined
+}
+
+function kubeconfigEnvList(env: Record<string, string | undefined>): string[] {
+  return (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
+}
+
+/** A configuration problem, not the cluster's: a usage error (exit 2). */
+function noKubeconfig(env: Record<string, string | undefined>, what: string, inCluster: string): UsageError {
+  const list = kubeconfigEnvList(env)
   const kubeconfigEnv = list.length > 0 ? `KUBECONFIG names no file that exists (${list.join(path.delimiter)})` : 'no KUBECONFIG'
-  throw new UsageError(`no cluster configured: no --kubeconfig, ${kubeconfigEnv}, no ~/.kube/config and not running in a pod`, [
+  return new UsageError(`${what}: no --kubeconfig, ${kubeconfigEnv}, no ~/.kube/config${inCluster}`, [
     'pass --kubeconfig FILE, or read a snapshot with -f FILE',
   ])
 }

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import {runAudit} from '../app/audit.js'
+import {FLEET_CONCURRENCY, runFleetAudit} from '../app/audit-fleet.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
@@ -13,15 +14,17 @@ import {FINDING_CODES} from '../engine/audit/findings.js'
 import {unknownCodes, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
 import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
+import {auditFleetJsonChunks, auditFleetYamlChunks} from '../render/audit-fleet-doc.js'
+import {renderAuditFleetTable} from '../render/audit-fleet-table.js'
 import {renderAuditTable} from '../render/audit-table.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 
 /** audit's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
   '0  no finding at or above --fail-on, and the controller would change nothing',
-  '1  a finding at or above --fail-on, or changes the controller would make (pvctl sync --dry-run lists them)',
-  '2  usage or input error: bad flag, unknown --ignore code, malformed snapshot, no such object',
-  '3  cluster error: unreachable or forbidden API',
+  '1  a finding at or above --fail-on, or changes the controller would make (pvctl sync --dry-run lists them); with several contexts, in any of their clusters: a cluster that cannot be read is a ClusterUnreachable or ClusterForbidden finding (error)',
+  '2  usage or input error: bad flag, unknown --ignore code, malformed snapshot, no such object, a --context the kubeconfig does not have',
+  '3  cluster error: unreachable or forbidden API; with several contexts, only when none of their clusters could be read',
 ]
 
 export default class Audit extends PvctlCommand {
@@ -36,6 +39,8 @@ ${Object.entries(FINDING_CODES)
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
 
+A fleet: --context a,b,c or --all-contexts audit the cluster of each context (--concurrency at a time, each read once with its own rate limit and --request-timeout), one section per cluster in the table after a table of the clusters, an AuditReportList of one AuditReport per cluster (with its context) in json and yaml. A cluster that cannot be read is a finding of its own, and the others are still audited. pvc/NAME without -n is in each context's namespace.
+
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
@@ -43,6 +48,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     {description: 'Audit a snapshot:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml'},
     {description: 'Fail only on errors, as JSON:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml --fail-on error -o json'},
     {description: 'One namespace of the live cluster, without the expected waits:', command: '<%= config.bin %> <%= command.id %> -n shop --ignore ClaimWaitingForConsumer,ClaimWaitingForScheduling'},
+    {description: 'Three clusters of the kubeconfig, one report each:', command: '<%= config.bin %> <%= command.id %> --context prod-eu,prod-us,staging -o json'},
+    {description: 'Every context of the kubeconfig, failing on errors only:', command: '<%= config.bin %> <%= command.id %> --all-contexts --fail-on error'},
   ]
 
   static override strict = false
@@ -53,6 +60,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override flags = {
     ...sourceFlags,
+    context: Flags.string({summary: 'The kubeconfig context to use (live clusters); several, comma-separated, audit each one\'s cluster.', helpValue: 'NAME[,NAME...]'}),
+    'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
+    concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
     ...outputFlags(['table', 'json', 'yaml'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
@@ -63,31 +73,51 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {argv, flags} = await this.parse(Audit)
     const objects = argv as string[]
-    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
+    const fleet = fleetContexts(flags)
+    const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
     if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
-    const {report, exitCode, after} = await runAudit(
-      {
-        gates: parseFeatureGatesFlag(flags['feature-gates']),
-        hostPathProvisioning: flags['enable-hostpath-provisioner'],
-        targets: targets.length > 0 ? targets : undefined,
-        namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-        labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
-        labelSelectorText: flags.selector,
-        failOn: flags['fail-on'] as FailOn,
-        ignore: new Set(ignore),
-        sourceArgs: sourceArgs(flags),
-        filename: flags.filename,
-        stdin: process.stdin,
-        ...connectionOptions(flags),
-      },
-      {notice: writeNotice, spinner: startSpinner},
-    )
+    const options = {
+      gates: parseFeatureGatesFlag(flags['feature-gates']),
+      hostPathProvisioning: flags['enable-hostpath-provisioner'],
+      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+      labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
+      labelSelectorText: flags.selector,
+      failOn: flags['fail-on'] as FailOn,
+      ignore: new Set(ignore),
+      stdin: process.stdin,
+      ...connectionOptions(flags),
+    }
+    const ui = {notice: writeNotice, spinner: startSpinner}
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
+    if (fleet !== undefined) {
+      const targetsFor = (contextNamespace: string | undefined) =>
+        targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
+      const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
+      const chunks = flags.output === 'json' ? auditFleetJsonChunks(reports) : flags.output === 'yaml' ? auditFleetYamlChunks(reports) : [renderAuditFleetTable(reports, palette)]
+      await writeChunks(process.stdout, chunks)
+      for (const line of after) writeNotice(line)
+      process.exitCode = exitCode
+      return
+    }
+    const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
     const chunks = flags.output === 'json' ? auditJsonChunks(report) : flags.output === 'yaml' ? auditYamlChunks(report) : [renderAuditTable(report, palette)]
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode
   }
+}
+
+/**
+ * The contexts of a fleet audit: every one (--all-contexts) or those of a comma list, in its order, each
+ * once; undefined for the audit of one cluster (no --context, or one name without a comma).
+ */
+function fleetContexts(flags: {context?: string; 'all-contexts': boolean; filename?: readonly string[]}): readonly string[] | 'all' | undefined {
+  if (flags['all-contexts']) return 'all'
+  if (flags.context === undefined || !flags.context.includes(',')) return undefined
+  const names = [...new Set(flags.context.split(',').map((c) => c.trim()).filter((c) => c !== ''))]
+  if (names.length === 0) throw new UsageError(`--context "${flags.context}" names no context`, ['kubectl config get-contexts'])
+  if (flags.filename !== undefined) throw new UsageError('-f reads one snapshot: it cannot go with several contexts (--context a,b)', ['audit the snapshot without --context, or the clusters without -f'])
+  return names
 }

@@ -3,9 +3,9 @@
 import type {AuditReport} from '../engine/audit/report.js'
 import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
 
-/** Keys in the contract's order, whatever order the report was built in. */
-function auditDocument(r: AuditReport): AuditReport {
-  return {apiVersion: r.apiVersion, kind: r.kind, summary: r.summary, plannedChanges: r.plannedChanges, findings: r.findings}
+/** Keys in the contract's order, whatever order the report was built in (`context` only in a fleet's). */
+export function auditDocument(r: AuditReport): AuditReport {
+  return {apiVersion: r.apiVersion, kind: r.kind, ...(r.context !== undefined ? {context: r.context} : {}), summary: r.summary, plannedChanges: r.plannedChanges, findings: r.findings}
 }
 
 export function auditJsonChunks(report: AuditReport): Generator<string> {

@@ -1,14 +1,23 @@
 // The human form of `pvctl audit`: a one-line summary, then the findings grouped by severity as
 // `kubectl get`-style tables (CODE, OBJECT, MESSAGE), each followed by its fix. PURE.
-import {SEVERITIES, type Severity} from '../engine/audit/findings.js'
-import type {AuditReport} from '../engine/audit/report.js'
+import {SEVERITIES, type FindingObject, type Severity} from '../engine/audit/findings.js'
+import type {AuditReport, AuditSummary} from '../engine/audit/report.js'
 import type {Palette} from './color.js'
 import {kubectlTable} from './kubectl-table.js'
 
 const HEADINGS: Record<Severity, string> = {error: 'Errors:', warning: 'Warnings:', info: 'Info:'}
 
 export function renderAuditTable(report: AuditReport, palette: Palette): string {
-  const blocks = [summaryLine(report)]
+  const blocks = [auditSummaryLine(report), ...auditFindingBlocks(report, palette)]
+  if (report.findings.length > 0) blocks.push(CODES_LINE)
+  return blocks.join('\n\n') + '\n'
+}
+
+export const CODES_LINE = 'Every code is described in docs/codes.md.'
+
+/** Per severity, its heading, its table of findings and their fixes. */
+export function auditFindingBlocks(report: AuditReport, palette: Palette): string[] {
+  const blocks: string[] = []
   for (const severity of SEVERITIES) {
     const found = report.findings.filter((f) => f.severity === severity)
     if (found.length === 0) continue
@@ -17,22 +26,27 @@ export function renderAuditTable(report: AuditReport, palette: Palette): string 
     const fixes = found.map((f) => `  ${objectName(f.object)}: ${f.fix}`)
     blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows)}\nFix:\n${fixes.join('\n')}`)
   }
-  if (report.findings.length > 0) blocks.push('Every code is described in docs/codes.md.')
-  return blocks.join('\n\n') + '\n'
+  return blocks
 }
 
-function objectName(o: {kind: string; namespace?: string; name: string}): string {
-  const short = o.kind === 'PersistentVolumeClaim' ? 'pvc' : o.kind === 'PersistentVolume' ? 'pv' : 'storageclass'
+const SHORT_KINDS: Record<FindingObject['kind'], string> = {PersistentVolumeClaim: 'pvc', PersistentVolume: 'pv', StorageClass: 'storageclass', Cluster: 'cluster'}
+
+function objectName(o: FindingObject): string {
+  const short = SHORT_KINDS[o.kind]
   return o.namespace !== undefined ? `${short}/${o.namespace}/${o.name}` : `${short}/${o.name}`
 }
 
-function summaryLine(r: AuditReport): string {
+/** "2 errors, 1 warning, 0 info (3 ignored)": findings per severity, and how many were silenced. */
+export function findingCounts(found: Readonly<Record<Severity, number>>, ignored: number): string {
+  return `${found.error} error${found.error === 1 ? '' : 's'}, ${found.warning} warning${found.warning === 1 ? '' : 's'}, ${found.info} info${ignored > 0 ? ` (${ignored} ignored)` : ''}`
+}
+
+export function ignoredCount(s: AuditSummary): number {
+  return Object.values(s.ignored).reduce((a, b) => a + (b ?? 0), 0)
+}
+
+export function auditSummaryLine(r: AuditReport): string {
   const s = r.summary
-  const ignored = Object.values(s.ignored).reduce((a, b) => a + (b ?? 0), 0)
   const writes = s.plannedWrites === 0 ? 'no changes planned' : `the controller would make ${s.plannedWrites} write${s.plannedWrites === 1 ? '' : 's'} first (pvctl sync --dry-run shows them)`
-  return (
-    `Audit: ${s.healthyClaims}/${s.claims} claims and ${s.healthyVolumes}/${s.volumes} volumes healthy; ` +
-    `${s.findings.error} error${s.findings.error === 1 ? '' : 's'}, ${s.findings.warning} warning${s.findings.warning === 1 ? '' : 's'}, ${s.findings.info} info` +
-    `${ignored > 0 ? ` (${ignored} ignored)` : ''}; ${writes}.`
-  )
+  return `Audit: ${s.healthyClaims}/${s.claims} claims and ${s.healthyVolumes}/${s.volumes} volumes healthy; ${findingCounts(s.findings, ignoredCount(s))}; ${writes}.`
 }

@@ -6,7 +6,7 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {loadKubeconfig} from '../../src/cluster/kubeconfig.js'
+import {kubeconfigContextNames, loadKubeconfig} from '../../src/cluster/kubeconfig.js'
 import {UsageError} from '../../src/errors.js'
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-kubeconfig-'))
@@ -105,3 +105,21 @@ test('error messages never contain credentials', () => {
     }
   }
 })
+
+// The contexts of a fleet audit (--all-contexts, and the names --context a,b is checked against).
+const contextRows: Array<{name: string; opts: Parameters<typeof kubeconfigContextNames>[0]; names?: string[]; error?: RegExp}> = [
+  {name: 'KUBECONFIG: every file\'s contexts, a name once, in first-wins order', opts: {env: {KUBECONFIG: `${a}:${b}`}, home: emptyHome}, names: ['ctx-a', 'ctx-both', 'ctx-b']},
+  {name: '--kubeconfig alone', opts: {kubeconfig: b, env: {KUBECONFIG: a}, home: emptyHome}, names: ['ctx-b', 'ctx-both']},
+  {name: '~/.kube/config', opts: {env: {}, home}, names: ['h']},
+  {name: 'the in-cluster service account has no contexts: an error', opts: {env: {KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443'}, home: emptyHome}, error: /^no kubeconfig to take contexts from: no --kubeconfig, no KUBECONFIG, no ~\/.kube\/config$/},
+]
+
+for (const row of contextRows) {
+  test(`context names: ${row.name}`, () => {
+    if (row.error !== undefined) {
+      assert.throws(() => kubeconfigContextNames(row.opts), (err: Error) => err instanceof UsageError && row.error!.test(err.message))
+      return
+    }
+    assert.deepEqual(kubeconfigContextNames(row.opts).names, row.names)
+  })
+}

@@ -35,12 +35,15 @@ export const FINDING_CODES = {
   RestoredVolumeClaimMissing: {severity: 'warning', meaning: 'A volume restored by Velero is pre-bound (claimRef without uid) to a claim that does not exist: it stays reserved for that claim.'},
   RestoredUidMismatch: {severity: 'warning', meaning: "A restored volume's claimRef (or a restored claim's volume's claimRef) holds another uid than the claim of that name: the pair will not bind."},
   RestoredCloneBesideUnboundOriginal: {severity: 'warning', meaning: 'Velero restored a velero-clone-* copy of a volume whose original is not bound: the original is left over beside the copy.'},
+  ClusterUnreachable: {severity: 'error', meaning: 'A cluster of the fleet (--context a,b, --all-contexts) could not be read: not reached, no answer, an answer pvctl cannot trust, or a context the kubeconfig cannot resolve. Nothing of it was audited.'},
+  ClusterForbidden: {severity: 'error', meaning: "A cluster of the fleet refused the context's credentials (401) or a list audit needs (403). Nothing of it was audited."},
 } as const satisfies Record<string, {severity: Severity; meaning: string}>
 
 export type FindingCode = keyof typeof FINDING_CODES
 
 export interface FindingObject {
-  kind: 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass'
+  /** Cluster: a kubeconfig context of a fleet audit, named by the context. */
+  kind: 'PersistentVolumeClaim' | 'PersistentVolume' | 'StorageClass' | 'Cluster'
   namespace?: string
   name: string
 }

@@ -22,6 +22,8 @@ export interface AuditSummary {
 export interface AuditReport {
   apiVersion: typeof AUDIT_API_VERSION
   kind: 'AuditReport'
+  /** The kubeconfig context audited, in a fleet audit (--context a,b, --all-contexts); absent otherwise. */
+  context?: string
   summary: AuditSummary
   /** The plan's summary, as SyncReport.summary: what the controller is about to change before the judging. */
   plannedChanges: {writes: number} & Record<string, number>
