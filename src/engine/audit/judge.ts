@@ -50,7 +50,7 @@ export function verdictOfCode(code: FindingCode): Verdict | undefined {
 
 export function judge(input: AuditInput): Finding[] {
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
-  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, input.after)), ...(input.classes ? judgeClasses(input.after) : [])]
+  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, input.after, source)), ...(input.classes ? judgeClasses(input.after) : [])]
 }
 
 function finding(code: FindingCode, object: FindingObject, message: string, evidence: Finding['evidence'], fix: string): Finding {
@@ -94,7 +94,7 @@ function judgeClaim(e: ClaimExplanation, source: string): Finding[] {
   }
 }
 
-function judgeVolume(v: PersistentVolume, after: ClusterState): Finding[] {
+function judgeVolume(v: PersistentVolume, after: ClusterState, source: string): Finding[] {
   const name = v.metadata.name ?? ''
   const object: FindingObject = {kind: 'PersistentVolume', name}
   const phase = v.status?.phase ?? null
@@ -109,7 +109,7 @@ function judgeVolume(v: PersistentVolume, after: ClusterState): Finding[] {
         object,
         `Released by ${refText ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or remove spec.claimRef so a new claim can bind it (the data is kept, not wiped).`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText, capacity: v.spec.capacity?.storage ?? null},
-        `kubectl patch pv ${name} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+        `pvctl reclaim pv/${name}${source}`,
       ),
     )
   } else {

@@ -112,7 +112,7 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     policyCheck(new ControllerQueries(state, {gates: input.gates, plugins}), volume, unedited),
     ...(target === undefined ? [] : targetChecks(editedState, edited, target, targetClaim, input.gates, plugins)),
   ]
-  const checks = judged.map((c) => ({...c, forced: !c.ok && c.overridable && input.force.has(c.name)}))
+  const checks = judged.map(({name, ok, overridable, message}) => ({name, ok, overridable, forced: !ok && overridable && input.force.has(name), message}))
   const base = {volume, edited, patch: diffJson(volume, edited), target: target === undefined ? null : {...target, exists: targetClaim !== undefined}}
   if (!checks.every((c) => c.ok || c.forced)) {
     return {...base, checks, allowed: false, next: null, nextActions: null}
@@ -133,11 +133,17 @@ export function reclaimedVolume(volume: PersistentVolume, target: ClaimName | un
   if (target === undefined) {
     delete edited.spec.claimRef
   } else {
-    const ref: ObjectReference = {kind: 'PersistentVolumeClaim', namespace: target.namespace, name: target.name, apiVersion: 'v1'}
+    // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
+    const ref: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: target.name, namespace: target.namespace}
     edited.spec.claimRef = ref
   }
-  if (edited.metadata.annotations != null && AnnBoundByController in edited.metadata.annotations) {
-    delete edited.metadata.annotations[AnnBoundByController]
+  const annotations = edited.metadata.annotations
+  if (annotations != null && AnnBoundByController in annotations) {
+    delete annotations[AnnBoundByController]
+    if (Object.keys(annotations).length === 0) delete edited.metadata.annotations
+    else {
+      // Other annotations stay.
+    }
   } else {
     // The binding was a user's pre-binding: no annotation to drop.
   }
