@@ -9,7 +9,7 @@ export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
   const result = (c: ReclaimReport['checks'][number]) => (c.ok ? palette.green('ok') : c.forced ? palette.yellow('forced') : palette.red('blocked'))
   const lines = [heading(r), kubectlTable(['CHECK', 'RESULT', 'MESSAGE'], r.checks.map((c) => [c.name, result(c), c.message]))]
   if (r.allowed) {
-    lines.push(`Write: pv/${r.volume.name} ${describeWrite(r)} (${r.write.outcome})`)
+    lines.push(`Write (${r.write.outcome}): pv/${r.volume.name} ${describeWrite(r)}`)
     lines.push(`Next: ${r.next ?? '<none>'}`)
     lines.push(r.dataSafety)
   } else {
