@@ -295,8 +295,12 @@ export async function guardedReclaim(
     if (!decision.allowed) {
       const blocked = decision.checks.filter((c) => !c.ok && !c.forced)
       return {refused: `the reclaim of ${name} no longer holds on the objects read again: ${blocked.map((c) => `${c.name}: ${c.message}`).join('; ')}`, volume: fresh}
+    } else if (decision.next !== consented.next) {
+      // The consent was to what the controller does next: the fresh objects change it.
+      return {refused: `what the controller does next with ${name} changed since it was shown: ${decision.next ?? '<nothing>'}, not ${consented.next ?? '<nothing>'}`, volume: fresh}
     } else {
-      // Decided again on the fresh objects, and allowed: write, conditional on the volume just read.
+      // Decided again on the fresh objects, allowed, and to the same end. A resourceVersion that moved on
+      // since the list (an unrelated write) is what a conflict would be: the edit is made on the fresh object.
     }
     try {
       return {done: {volume: await io.replaceVolume(decision.edited), decision, attempts: attempt}}

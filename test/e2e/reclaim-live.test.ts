@@ -7,7 +7,9 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {test} from 'node:test'
 
+import {type ReclaimOptions, runReclaim} from '../../src/app/reclaim.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 
@@ -131,6 +133,39 @@ test('a conflict on the PUT reads and decides again, then writes on the fresh re
     assert.equal(run.code, 0, run.stderr)
     assert.equal(pv(api).spec.claimRef, undefined)
     assert.equal(api.countRequests({verb: 'get', resource: 'pv', name: 'pv-0004'}), 2, 'read again after the conflict')
+  } finally {
+    await api.stop()
+  }
+})
+
+/** runReclaim in-process, as the command calls it, with a fake terminal that answers `answer`. */
+async function reclaimInProcess(kubeconfig: string, answer: boolean, extra: Partial<ReclaimOptions> = {}) {
+  const asked: Array<{question: string; warning: string}> = []
+  const quiet = {notice: () => {}, spinner: async () => ({text: () => {}, stop: () => {}})}
+  const result = await runReclaim(
+    {volumeName: 'pv-0004', target: {namespace: 'shop', name: 'db'}, force: false, dryRun: false, yes: false, sync: false, gates: defaultFeatureGates, kubeconfig, stdin: process.stdin, qps: 100, burst: 100, concurrency: 1, events: false, ...extra},
+    {...quiet, confirm: async (question, warning) => (asked.push({question, warning}), answer), showPlan: () => {}, syncUi: {...quiet, showPlan: () => {}}},
+  )
+  return {result, asked}
+}
+
+test('the typed consent: the question names the volume, the claim and the context, the warning says where the data goes', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const declined = await reclaimInProcess(kubeconfig, false)
+    assert.equal(declined.result.exitCode, 1)
+    assert.equal(declined.result.declined, true)
+    assert.equal(volumeWrites(api), 0, 'declined: nothing written')
+    assert.match(declined.asked[0].question, /^Reclaim pv\/pv-0004 for pvc\/shop\/db on context \S+\?$/)
+    assert.equal(declined.asked[0].warning, 'Its data stays on the volume and becomes visible to the pods of pvc/shop/db.')
+
+    const synced = await reclaimInProcess(kubeconfig, true, {sync: true, yes: true})
+    assert.equal(synced.asked.length, 0, '--yes asks nothing')
+    assert.equal(synced.result.exitCode, 0)
+    assert.equal(synced.result.report.sync?.converged, true)
+    const claim = api.get('pvc', 'shop', 'db') as unknown as {spec: {volumeName?: string}; status: {phase: string}}
+    assert.equal(claim.spec.volumeName, 'pv-0004', '--sync bound them')
+    assert.equal(claim.status.phase, 'Bound')
   } finally {
     await api.stop()
   }
