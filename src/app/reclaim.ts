@@ -11,6 +11,7 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/contro
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ClusterError, ExitCode, UsageError} from '../errors.js'
 import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
 import {volumeNotFound} from './not-found.js'
@@ -118,13 +119,22 @@ function reclaimRequest(state: ClusterState, opts: ReclaimOptions) {
   return {volumeName: opts.volumeName, target: opts.target, force, gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
 }
 
-/** The VolumeAttachments: the snapshot's (when it holds any), or the live cluster's, read now. */
+/**
+ * The VolumeAttachments: the snapshot's (when it holds any), or the live cluster's, read now (forbidden or
+ * not served: not read, and said so).
+ */
 async function attachmentsOf(loaded: LoadedClusterState): Promise<Observed<VolumeAttachmentObject>> {
   if (loaded.source === 'snapshot') {
     const items = loaded.evidence.volumeAttachments as unknown as VolumeAttachmentObject[]
     return items.length > 0 ? {observed: true, items} : {observed: false, reason: 'the snapshot holds no VolumeAttachment objects'}
-  } else {
+  }
+  try {
     return {observed: true, items: await liveReclaimIo(loaded.session).listVolumeAttachments()}
+  } catch (err) {
+    // Said in the plan as not read; the guard reads them again before it writes, and there a list it cannot
+    // read stops the write.
+    if (err instanceof ForbiddenError || err instanceof NotFoundError) return {observed: false, reason: err.message}
+    throw err
   }
 }
 
