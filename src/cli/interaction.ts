@@ -42,10 +42,10 @@ export async function startSpinner(text: string): Promise<Spinner> {
 }
 
 /**
- * A yes/no question; when `typed`, the user must type the word (destroying data deserves more than a
- * reflexive "y").
+ * A yes/no question; when `typed`, the user must type the word (destroying data, or handing it to another
+ * claim, deserves more than a reflexive "y"), after `warning`, which says what happens to the data.
  */
-export async function confirmOnTerminal(message: string, typed = false): Promise<boolean> {
+export async function confirmOnTerminal(message: string, typed = false, warning = 'This deletes or scrubs data.'): Promise<boolean> {
   const {confirm, input} = await import('@inquirer/prompts')
   // Ctrl-D closes the prompt's readline without an answer: its promise is never settled, the event loop
   // empties and the process would end as if all went well (exit 0). An input that ends, or a loop with
@@ -57,7 +57,7 @@ export async function confirmOnTerminal(message: string, typed = false): Promise
   try {
     const context = {output: process.stderr, signal: ended.signal}
     if (typed) {
-      const answer = await input({message: `${message} This deletes or scrubs data: type "yes" to continue:`}, context)
+      const answer = await input({message: `${message} ${warning.replace(/\.$/, '')}: type "yes" to continue:`}, context)
       return answer.trim() === 'yes'
     }
     return await confirm({message, default: false}, context)

@@ -46,3 +46,25 @@ export function explainTarget(args: readonly string[], namespace: string, allNam
   if (refs.length > 1) throw new UsageError(`Unexpected argument: ${args[1]}`)
   return refs[0]
 }
+
+/** reclaim's one volume (pv/NAME or pv NAME). */
+export function reclaimTarget(args: readonly string[]): string {
+  if (args.length === 0) throw new UsageError('name the volume to reclaim: pv/NAME, e.g. pvctl reclaim pv/pv-0004')
+  const refs = parseObjectArgs(args, 'default')
+  if (refs.length > 1) throw new UsageError(`Unexpected argument: ${args[args.length - 1]} (reclaim takes one volume)`)
+  if (refs[0].kind !== 'PersistentVolume') throw new UsageError(`object "${args.join(' ')}": reclaim takes a volume (pv/NAME); to give a volume to this claim, use --for`)
+  return refs[0].name
+}
+
+/** A claim given as NS/NAME, or NAME in `namespace` (--for). */
+export function parseClaimName(text: string, namespace: string): {namespace: string; name: string} {
+  const parts = text.split('/')
+  const [ns, name] = parts.length === 2 ? parts : [namespace, parts[0]]
+  if (parts.length > 2 || ns === '' || name === '' || !DNS_NAME.test(ns) || !DNS_NAME.test(name)) {
+    throw new UsageError(`--for "${text}": expected NS/CLAIM or CLAIM, e.g. --for shop/db (lower-case names of letters, digits, "-" and ".")`)
+  }
+  return {namespace: ns, name}
+}
+
+/** A claim's or a namespace's name, as the API server accepts it (RFC 1123 subdomain; namespaces are stricter still). */
+const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/

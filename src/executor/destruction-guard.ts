@@ -14,12 +14,18 @@
 // It also bounds how much a run may release at once (ReleaseBudget): a picture that shows most claims gone
 // at once is likelier a broken list or a lagging informer than a cluster emptied on purpose.
 //
-// test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod or a PV DELETE is
-// issued anywhere else.
-import {NotFoundError} from '../cluster/api-errors.js'
+// It is also the one door of `pvctl reclaim`, which gives a volume (and its data) to another claim: the
+// volume, its old claim, the pods of that claim's namespace and the VolumeAttachments are read again, the
+// reclaim is decided again on them, and the volume is PUT conditional on the resourceVersion just read.
+//
+// test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod, a PV DELETE or a
+// reclaim's volume write is issued anywhere else.
+import {ConflictError, NotFoundError} from '../cluster/api-errors.js'
 import type {ClusterApi} from '../cluster/live-api.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
-import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../engine/api/model.js'
+import type {VolumeAttachmentObject} from '../engine/explain/evidence.js'
+import {decideReclaim, type ReclaimDecision, type ReclaimInput} from '../engine/repair/reclaim.js'
 import type {Action} from '../engine/simulation/plan.js'
 import type {DeleteOutcome, LiveVolumePlugins} from '../plugins/live-plugins.js'
 
@@ -244,6 +250,86 @@ export class DestructionGuard {
       return claim
     }
   }
+}
+
+/** What a reclaim reads again from the API server before it writes, and its one write. */
+export interface ReclaimIo {
+  readVolume(name: string): Promise<PersistentVolume>
+  readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim>
+  /** Every pod of a namespace (the old claim's: the pods that could mount it). */
+  listPods(namespace: string): Promise<Pod[]>
+  listVolumeAttachments(): Promise<VolumeAttachmentObject[]>
+  replaceVolume(volume: PersistentVolume): Promise<PersistentVolume>
+}
+
+/** How many times a reclaim whose PUT conflicts is read and decided again before it gives up. */
+export const RECLAIM_ATTEMPTS = 3
+
+/**
+ * `pvctl reclaim`'s write. `consented` is the decision the user saw and agreed to, on `state`. Each attempt
+ * re-reads the volume (it must be the same object, still Released or Failed, with the same claimRef and
+ * policy: what the consent rests on), the old claim and the target claim, the pods of the old claim's
+ * namespace and the VolumeAttachments, decides the reclaim again on them, and PUTs the edited volume
+ * conditional on the resourceVersion just read. A conflict (409) starts the next attempt; after
+ * RECLAIM_ATTEMPTS it gives up, and so does any change or check that no longer holds.
+ */
+export async function guardedReclaim(
+  io: ReclaimIo,
+  state: ClusterState,
+  consented: ReclaimDecision,
+  request: Omit<ReclaimInput, 'state' | 'attachments'>,
+): Promise<Guarded<{volume: PersistentVolume; decision: ReclaimDecision; attempts: number}>> {
+  const name = consented.volume.metadata.name ?? ''
+  for (let attempt = 1; attempt <= RECLAIM_ATTEMPTS; attempt++) {
+    let fresh: PersistentVolume
+    try {
+      fresh = await io.readVolume(name)
+    } catch (err) {
+      if (err instanceof NotFoundError) return {refused: `volume ${name} is gone`, volumeGone: true}
+      else throw err
+    }
+    const why = changedSincePlanned(consented.volume, fresh)
+    if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh}
+    const freshState = await rereadForReclaim(io, state, fresh, request.target)
+    const decision = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}})!
+    if (!decision.allowed) {
+      const blocked = decision.checks.filter((c) => !c.ok && !c.forced)
+      return {refused: `the reclaim of ${name} no longer holds on the objects read again: ${blocked.map((c) => `${c.name}: ${c.message}`).join('; ')}`, volume: fresh}
+    } else if (decision.next !== consented.next) {
+      // The consent was to what the controller does next: the fresh objects change it.
+      return {refused: `what the controller does next with ${name} changed since it was shown: ${decision.next ?? '<nothing>'}, not ${consented.next ?? '<nothing>'}`, volume: fresh}
+    } else {
+      // Decided again on the fresh objects, allowed, and to the same end. A resourceVersion that moved on
+      // since the list (an unrelated write) is what a conflict would be: the edit is made on the fresh object.
+    }
+    try {
+      return {done: {volume: await io.replaceVolume(decision.edited), decision, attempts: attempt}}
+    } catch (err) {
+      if (err instanceof ConflictError) continue
+      else throw err
+    }
+  }
+  return {refused: `volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`}
+}
+
+/** `state` with what the reclaim rests on replaced by the API server's answers now. */
+async function rereadForReclaim(io: ReclaimIo, state: ClusterState, fresh: PersistentVolume, target: ReclaimInput['target']): Promise<{state: ClusterState; attachments: VolumeAttachmentObject[]}> {
+  const ref = fresh.spec.claimRef
+  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  const keys = [...(ref == null ? [] : [{namespace: ref.namespace ?? '', name: ref.name ?? ''}]), ...(target === undefined ? [] : [target])]
+  for (const k of keys) {
+    const key = `${k.namespace}/${k.name}`
+    try {
+      claims.set(key, await io.readClaim(k.namespace, k.name))
+    } catch (err) {
+      if (err instanceof NotFoundError) claims.delete(key)
+      else throw err
+    }
+  }
+  const podNamespace = ref?.namespace
+  const pods = podNamespace === undefined ? state.pods : [...state.pods.filter((p) => p.metadata.namespace !== podNamespace), ...(await io.listPods(podNamespace))]
+  const volumes = state.volumes.map((v) => (v.metadata.name === fresh.metadata.name ? fresh : v))
+  return {state: {...state, volumes, claims: [...claims.values()], pods}, attachments: await io.listVolumeAttachments()}
 }
 
 /** Why the fresh volume is not the one a reclaim was planned on, or undefined when it still is. */

@@ -53,6 +53,11 @@ export function* syncDiffChunks(report: SyncReport, palette: Palette): Generator
   }
 }
 
+/** One object's `diff -u -N live/… planned/…` section: a single write shown as `kubectl diff` shows it. */
+export function objectDiff(before: KubeObject, after: KubeObject, palette: Palette): string {
+  return section(label(keyOf(before)), toYaml(before), toYaml(after), palette)
+}
+
 type Operation = 'recycle' | 'delete' | 'provision'
 
 /** What each operation does beyond the fields the diff shows. */

@@ -20,6 +20,13 @@ const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
   {what: "a volume plugin's delete", pattern: /\b(plugins|volumePlugins)\??\.delete\(/},
   // The plugins' pods are started by LiveVolumePlugins alone, whose recycle and delete only the guard calls.
   {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/plugins/live-plugins.ts'},
+  // A volume's spec PUT: the executor writes the controller's own planned writes with it (a bind); a
+  // reclaim, which gives the volume and its data to another claim, only through the guard.
+  {what: 'a volume spec write (replaceVolume), as a reclaim makes', pattern: /\.replaceVolume\(/, alsoIn: 'src/executor/executor.ts'},
+  // The reclaim's edit and decision are the engine's; outside it only the guard (the write) and the
+  // reclaim use-case (the plan shown, on the state as read) may make them.
+  {what: "a reclaim's decision (decideReclaim)", pattern: /\bdecideReclaim\(/, alsoIn: 'src/app/reclaim.ts'},
+  {what: "a reclaim's edit (reclaimedVolume)", pattern: /\breclaimedVolume\(/},
 ]
 
 function sources(dir: string): string[] {
@@ -50,5 +57,12 @@ test('destructive calls are made by the destruction guard alone', () => {
 
 test('the guard makes each of those calls (the rules above match real code, not nothing)', () => {
   const guard = readFileSync(path.join(repoRoot, GUARD), 'utf8')
-  for (const rule of rules.filter((r) => r.alsoIn === undefined)) assert.match(guard, rule.pattern, rule.what)
+  const guardMakes = (r: (typeof rules)[number]) => r.alsoIn === undefined || r.alsoIn === 'src/executor/executor.ts' || r.alsoIn === 'src/app/reclaim.ts'
+  for (const rule of rules.filter((r) => guardMakes(r) && !/reclaimedVolume/.test(r.what))) assert.match(guard, rule.pattern, rule.what)
+})
+
+test("the reclaim use-case writes through the guard's reclaim alone", () => {
+  const app = readFileSync(path.join(repoRoot, 'src/app/reclaim.ts'), 'utf8')
+  assert.match(app, /\bguardedReclaim\(/)
+  assert.doesNotMatch(app, /\.replace(Volume|VolumeStatus|Claim|ClaimStatus)\(/)
 })

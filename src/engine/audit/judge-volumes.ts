@@ -10,7 +10,7 @@ import {closeNames} from '../explain/close-names.js'
 import {claimRefKey, type Node, type PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
-import {finding, isRestored, removeClaimRefFix, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
+import {finding, isRestored, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
 
 /** What judging a volume reads besides the volume. */
 export interface VolumeContext {
@@ -53,7 +53,7 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         object,
         `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or remove spec.claimRef so a new claim can bind it (the data is kept, not wiped).`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
-        removeClaimRefFix(name),
+        `pvctl reclaim pv/${name}${ctx.source}`,
       ),
     )
   } else if (phase === 'Released' && policy === 'Delete') {

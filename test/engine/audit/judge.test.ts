@@ -90,9 +90,9 @@ describe('audit: findings carry what an operator acts on', () => {
     assert.equal(f.evidence.picked, 'b')
     assert.match(f.fix, /kubectl annotate storageclass a storageclass.kubernetes.io\/is-default-class=false --overwrite/)
   })
-  test('a Released Retain volume is fixed by removing spec.claimRef', () => {
+  test('a Released Retain volume is fixed by pvctl reclaim', () => {
     const f = audit(state({volumes: [boundVolume()]})).findings[0]
-    assert.equal(f.fix, `kubectl patch pv pv-1 --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`)
+    assert.equal(f.fix, 'pvctl reclaim pv/pv-1')
   })
   test('--ignore silences a code and the summary counts it', () => {
     const r = auditState(state({volumes: [boundVolume()]}), {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set(['VolumeReleasedRetained'])})

@@ -1,0 +1,158 @@
+// `pvctl reclaim pv/NAME [--for NS/CLAIM]` as one use-case: load the state once, decide the reclaim on it
+// (engine/repair), and — live, without --dry-run, with consent — write it through the destruction guard,
+// which reads again what the decision rests on and writes the volume conditional on its resourceVersion.
+// With --sync the controller's sync of the pair follows.
+import type {FeatureGates} from '../engine/api/feature-gates.js'
+import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
+import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
+import {RECLAIM_CHECKS, type ClaimName, decideReclaim, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
+import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
+import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
+import {ClusterError, ExitCode, UsageError} from '../errors.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
+import {listAll} from '../cluster/live-loader.js'
+import type {LiveSession} from './live-session.js'
+import {volumeNotFound} from './not-found.js'
+import type {SyncUi} from './run-sync.js'
+
+export interface ReclaimOptions extends LoadStateOptions, VolumePluginOptions {
+  volumeName: string
+  /** --for NS/CLAIM. */
+  target?: ClaimName
+  /** --force: override the checks that may be overridden. */
+  force: boolean
+  dryRun: boolean
+  yes: boolean
+  /** --sync: run the controller's sync of the volume (and the claim) once written. */
+  sync: boolean
+  gates: FeatureGates
+  /** For --sync. */
+  concurrency: number
+  events: boolean
+}
+
+export interface ReclaimUi extends LoadStateUi {
+  /** Asks for a typed "yes" to `question`, warned with `warning`; undefined when nobody can be asked. */
+  confirm?: (question: string, warning: string) => Promise<boolean>
+  /** Shows the reclaim before consent is asked. */
+  showPlan(report: ReclaimReport): void
+  /** For --sync: the sync's own UI. */
+  syncUi: SyncUi
+}
+
+export interface ReclaimResult {
+  report: ReclaimReport
+  exitCode: number
+  /** The report is the plan the user was shown and did not confirm. */
+  declined?: boolean
+  /** Set when the reclaim is refused (exit 2): the one line that says why. */
+  refusal?: UsageError
+  /** Notices to say after the report. */
+  after: string[]
+  /** The volume as read and as the reclaim writes it (-o diff). */
+  edit: {before: PersistentVolume; after: PersistentVolume}
+}
+
+export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<ReclaimResult> {
+  const loaded = await loadClusterState(opts, ui)
+  const after: string[] = []
+  const later = {notice: (line: string) => void after.push(line)}
+  noticeCaveats(loaded, later)
+  const request = reclaimRequest(loaded.state, opts)
+  const attachments = await attachmentsOf(loaded)
+  const decision = decideReclaim({...request, state: loaded.state, attachments})!
+  const simulation = loaded.source === 'snapshot'
+  const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome})
+  const edit = {before: decision.volume, after: decision.edited}
+  if (!decision.allowed) {
+    const refused = report('refused')
+    return {report: refused, exitCode: ExitCode.Usage, refusal: refusalOf(refused, opts.force), after, edit}
+  } else if (simulation) {
+    later.notice('the state came from a snapshot (-f): nothing was written; the reclaim is a simulation')
+    return {report: report('simulated'), exitCode: ExitCode.Changes, after, edit}
+  } else if (opts.dryRun) {
+    return {report: report('planned'), exitCode: ExitCode.Changes, after, edit}
+  }
+
+  const {session} = loaded as Extract<LoadedClusterState, {source: 'live'}>
+  const planned = report('planned')
+  if (!opts.yes) {
+    if (ui.confirm === undefined) {
+      throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')
+    }
+    ui.showPlan(planned)
+    const question = `Reclaim pv/${opts.volumeName}${opts.target === undefined ? '' : ` for pvc/${opts.target.namespace}/${opts.target.name}`} on context ${session.contextName}?`
+    if (!(await ui.confirm(question, planned.dataSafety))) {
+      later.notice('nothing written (not confirmed)')
+      return {report: planned, exitCode: ExitCode.Changes, declined: true, after, edit}
+    }
+  } else {
+    // --yes: consent given in advance; the report says what was written.
+  }
+  if (!(await session.api.canI({verb: 'update', group: '', resource: 'persistentvolumes', name: opts.volumeName}))) {
+    throw new ClusterError(`missing permissions: update persistentvolumes (cluster-wide) for pv/${opts.volumeName}`, ['ask a cluster admin for them, or run with --dry-run'])
+  }
+  const {guardedReclaim, isRefusal} = await import('../executor/destruction-guard.js')
+  const written = await guardedReclaim(liveReclaimIo(session), loaded.state, decision, request)
+  if (isRefusal(written)) {
+    later.notice(`not written: ${written.refused}; run pvctl reclaim --dry-run to decide again on the cluster as it is now`)
+    return {report: report(`not-written: double-check: ${written.refused}`), exitCode: ExitCode.Cluster, after, edit}
+  }
+  const done = report('written', written.done.decision)
+  const writtenEdit = {before: written.done.decision.volume, after: written.done.volume}
+  later.notice(`pv/${opts.volumeName} written (resourceVersion ${written.done.volume.metadata.resourceVersion ?? '?'}): ${done.next ?? ''}`)
+  if (!opts.sync) return {report: done, exitCode: ExitCode.Ok, after, edit: writtenEdit}
+  const {runSync} = await import('./run-sync.js')
+  const targets = [refOfVolume(opts.volumeName), ...(done.for?.exists === true ? [refOfClaim(done.for.namespace, done.for.name)] : [])]
+  const synced = await runSync({...opts, dryRun: false, targets}, ui.syncUi)
+  done.sync = {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions}
+  after.push(...synced.after)
+  return {report: done, exitCode: synced.exitCode, after, edit: writtenEdit}
+}
+
+/** The engine's request: the checks --force overrides are every overridable one. */
+function reclaimRequest(state: ClusterState, opts: ReclaimOptions) {
+  if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
+  const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter((c) => RECLAIM_CHECKS[c].overridable !== false) : [])
+  return {volumeName: opts.volumeName, target: opts.target, force, gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
+}
+
+/**
+ * The VolumeAttachments: the snapshot's (when it holds any), or the live cluster's, read now (forbidden or
+ * not served: not read, and said so).
+ */
+async function attachmentsOf(loaded: LoadedClusterState): Promise<Observed<VolumeAttachmentObject>> {
+  if (loaded.source === 'snapshot') {
+    const items = loaded.evidence.volumeAttachments as unknown as VolumeAttachmentObject[]
+    return items.length > 0 ? {observed: true, items} : {observed: false, reason: 'the snapshot holds no VolumeAttachment objects'}
+  }
+  try {
+    return {observed: true, items: await liveReclaimIo(loaded.session).listVolumeAttachments()}
+  } catch (err) {
+    // Said in the plan as not read; the guard reads them again before it writes, and there a list it cannot
+    // read stops the write.
+    if (err instanceof ForbiddenError || err instanceof NotFoundError) return {observed: false, reason: err.message}
+    throw err
+  }
+}
+
+/** The guard's reads and its one write, through the session's clients. */
+function liveReclaimIo(session: LiveSession) {
+  return {
+    readVolume: (name: string) => session.api.readVolume(name),
+    readClaim: (namespace: string, name: string) => session.api.readClaim(namespace, name),
+    listPods: (namespace: string) => listAll((p) => session.api.listPods(namespace, p)),
+    listVolumeAttachments: () => listAll((p) => session.evidence.listVolumeAttachments(p)),
+    replaceVolume: session.api.replaceVolume.bind(session.api),
+  }
+}
+
+/** The one line of a refusal: each blocking check, and which of them --force would override. */
+function refusalOf(report: ReclaimReport, forced: boolean): UsageError {
+  const blocking = blockingChecks(report)
+  const overridable = blocking.filter((c) => c.overridable).map((c) => c.name)
+  const hint = !forced && overridable.length > 0 ? [`--force overrides ${overridable.join(', ')}${overridable.length < blocking.length ? ' (not the others)' : ''}`] : []
+  return new UsageError(`pv/${report.volume.name} is not reclaimed: ${blocking.map((c) => `${c.name}: ${c.message}`).join('; ')}`, hint)
+}

@@ -1,0 +1,126 @@
+import {Args, Flags} from '@oclif/core'
+
+import type {ReclaimReport} from '../engine/repair/report.js'
+import {type ReclaimResult, runReclaim} from '../app/reclaim.js'
+import {PvctlCommand} from '../cli/base-command.js'
+import {defaultNamespace} from '../cli/default-namespace.js'
+import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
+import {connectionOptions, engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
+import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
+import {parseClaimName, reclaimTarget} from '../cli/object-args.js'
+import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
+import {RECLAIM_CHECKS} from '../engine/repair/reclaim.js'
+import {ansi, type Palette, plain, shouldColor} from '../render/color.js'
+import {reclaimJsonChunks, reclaimYamlChunks, renderReclaimTable} from '../render/reclaim-table.js'
+import {renderSyncTable} from '../render/sync-table.js'
+
+/** reclaim's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
+const EXIT_STATUS = [
+  '0  the reclaim was written (with --sync: and the sync after it too)',
+  '1  --dry-run, or a snapshot (-f): the reclaim is allowed and shown, not written; or it was not confirmed at the prompt',
+  '2  usage or input error, or the reclaim is refused: the checks that hold it back are named, nothing is written',
+  '3  cluster error: unreachable or forbidden API, or the volume changed before the write (read again, nothing is written)',
+]
+
+export default class Reclaim extends PvctlCommand {
+  static override summary = 'Make a Released volume Available again, or give it to one claim, once it is safe.'
+
+  static override description = `The manual reclamation the Kubernetes documentation leaves to administrators, decided from the controller's own rules. Without --for, spec.claimRef is removed (and the bound-by-controller annotation, as the controller's unbindVolume does): the next sync makes the volume Available to any claim that matches. With --for NS/CLAIM, the volume is pre-bound to that claim by namespace and name, with no uid and no resourceVersion: the next sync binds them (a claim not created yet is bound once it is).
+
+The volume's data is not wiped: it stays on the volume and becomes visible to the new claim's pods.
+
+Checks (--force overrides only those marked so, each named in the output):
+${Object.entries(RECLAIM_CHECKS)
+  .map(([name, c]) => `  ${name}: ${c.meaning}${c.overridable === false ? '' : ` (--force: ${c.overridable === true ? 'yes' : c.overridable})`}`)
+  .join('\n')}
+
+The proof is the controller's plan on the edited state: pvctl writes only when that plan does what the reclaim promises and destroys nothing, and says what the controller does next.
+
+With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the reclaim, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), then reads again the volume, its old claim, the pods of that claim's namespace and the VolumeAttachments, decides again on them, and PUTs the volume conditional on the resourceVersion just read (a conflict reads and decides again, at most 3 times). --sync runs the controller's sync of the volume and the claim afterwards.
+
+EXIT STATUS
+${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
+
+  static override examples = [
+    {description: 'Pre-bind a Released volume of a snapshot to a claim (a simulation):', command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --for shop/db -f examples/reclaim.yaml'},
+    {description: 'Show the edit as a diff, writing nothing:', command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --for shop/db --dry-run -o diff'},
+    {description: 'Make it Available to any claim, then let the controller bind one:', command: '<%= config.bin %> <%= command.id %> pv pv-0004 --yes --sync'},
+  ]
+
+  static override strict = false
+
+  static override args = {
+    volume: Args.string({description: 'The volume: pv/NAME, or pv NAME.', required: false, ignoreStdin: true}),
+  }
+
+  static override flags = {
+    ...sourceFlags,
+    for: Flags.string({summary: 'The claim to give the volume to: NS/CLAIM, or CLAIM in the namespace of -n (else the context\'s, else default).', helpValue: 'NS/CLAIM'}),
+    namespace: Flags.string({char: 'n', summary: 'Namespace of the --for claim when it is given as CLAIM alone.', helpValue: 'NS'}),
+    ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
+    'dry-run': Flags.boolean({summary: 'Decide and show the reclaim; write nothing.', default: false}),
+    yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
+    force: Flags.boolean({summary: 'Override the checks that may be overridden (a VolumeAttachment left behind, pods that no node runs); never the others.', default: false}),
+    sync: Flags.boolean({summary: "Run the controller's sync of the volume (and the claim) once the reclaim is written.", default: false}),
+    ...engineFlags,
+  }
+
+  public async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Reclaim)
+    const volumeName = reclaimTarget(argv as string[])
+    const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
+    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
+    const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || !process.stdout.isTTY ? process.stderr : process.stdout)
+    const {report, exitCode, declined, refusal, after, edit} = await runReclaim(
+      {
+        volumeName,
+        target,
+        force: flags.force,
+        dryRun: flags['dry-run'],
+        yes: flags.yes,
+        sync: flags.sync,
+        gates: parseFeatureGatesFlag(flags['feature-gates']),
+        hostPathProvisioning: flags['enable-hostpath-provisioner'],
+        filename: flags.filename,
+        stdin: process.stdin,
+        ...connectionOptions(flags),
+        concurrency: 1,
+        events: true,
+      },
+      {
+        notice: writeNotice,
+        spinner: startSpinner,
+        confirm: canPrompt() ? (question, warning) => confirmOnTerminal(question, true, warning) : undefined,
+        showPlan: (plan) => planStream().write(renderReclaimTable(plan, planStream() === process.stdout ? palette : plain)),
+        syncUi: {
+          notice: writeNotice,
+          spinner: startSpinner,
+          confirm: canPrompt() ? (question, destructive) => confirmOnTerminal(question, destructive) : undefined,
+          logWaits: !canSpin(),
+          showPlan: (plan) => planStream().write(renderSyncTable(plan, {wide: false, palette: plain, width: terminalWidth(planStream())})),
+        },
+      },
+    )
+    const shownAlready = declined === true && planStream() === process.stdout
+    if (!shownAlready) await writeChunks(process.stdout, await render(report, flags.output, palette, edit))
+    for (const line of after) writeNotice(line)
+    if (refusal !== undefined) throw refusal
+    process.exitCode = exitCode
+  }
+}
+
+async function render(report: ReclaimReport, output: string, palette: Palette, edit: ReclaimResult['edit']): Promise<Iterable<string>> {
+  switch (output) {
+    case 'json':
+      return reclaimJsonChunks(report)
+    case 'yaml':
+      return reclaimYamlChunks(report)
+    case 'diff': {
+      // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
+      const {objectDiff} = await import('../render/sync-diff.js')
+      return [objectDiff(edit.before, edit.after, palette)]
+    }
+    default:
+      return [renderReclaimTable(report, palette)]
+  }
+}

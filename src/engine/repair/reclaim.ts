@@ -1,0 +1,304 @@
+// `pvctl reclaim pv/NAME [--for NS/CLAIM]`: the manual reclamation the Kubernetes documentation leaves to
+// administrators ("manually reclaim the volume"), decided from the controller's own rules. PURE.
+//
+// A Released (or Failed) volume keeps its claimRef, uid included, for ever: the controller never binds it
+// again (findMatchingVolume skips a volume whose claimRef names another claim). The edit that lets it:
+//   - no target: spec.claimRef removed, and the bound-by-controller annotation with it, as the controller's
+//     own unbindVolume does: the next syncVolume makes the volume Available to any claim that matches;
+//   - a target claim: spec.claimRef {kind, apiVersion, namespace, name}, no uid and no resourceVersion, the
+//     pre-binding a user writes (and Velero restores): the next syncUnboundClaim of that claim binds it.
+// Before the edit is offered, every check below is judged on the state; after it, the controller's plan on
+// the edited state is the proof: the edit is offered only if that plan does what it promises and does not
+// destroy the volume. Nothing here writes: the live write and its re-read are the executor's guard's.
+import type {FeatureGates} from '../api/feature-gates.js'
+import {AnnBoundByController} from '../api/constants.js'
+import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {copyForWrite, isPodTerminated} from '../api/storage-helpers.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
+import {ControllerQueries} from '../explain/controller.js'
+import type {Observed, VolumeAttachmentObject} from '../explain/evidence.js'
+import {explainClaim} from '../explain/explainer.js'
+import {clusterLookup} from '../explain/lookup.js'
+import {diffJson} from '../simulation/json-patch.js'
+import type {Action, JsonPatchOp} from '../simulation/plan.js'
+import {refOfClaim, refOfVolume} from '../simulation/plan.js'
+import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
+
+/** The checks, each with whether --force may override it (docs/usage.md lists them). */
+export const RECLAIM_CHECKS = {
+  VolumeReleased: {overridable: false, meaning: 'the volume is Released or Failed: its claim is gone and the controller will not bind it again'},
+  VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
+  OldClaimGone: {overridable: false, meaning: 'the claim of spec.claimRef (namespace, name and uid) no longer exists'},
+  OldClaimUnused: {overridable: 'only when no such pod is on a node', meaning: 'no pod that is not terminated mounts the old claim (in its namespace)'},
+  VolumeDetached: {overridable: true, meaning: 'no VolumeAttachment names the volume (it is attached to no node)'},
+  ReclaimPolicyKeepsData: {overridable: false, meaning: 'neither the controller nor an external provisioner will recycle or delete the volume (reclaimPolicy Retain, or a plugin that cannot)'},
+  TargetClaimFree: {overridable: false, meaning: 'the claim of --for is not bound to, and does not name, another volume'},
+  TargetClaimFits: {overridable: false, meaning: "the claim of --for fits the volume: the controller's checks, with explain's reasons"},
+  Proof: {overridable: false, meaning: "the controller's plan on the edited state does what the reclaim promises and destroys nothing"},
+} as const
+
+export type ReclaimCheckName = keyof typeof RECLAIM_CHECKS
+
+export interface ReclaimCheck {
+  name: ReclaimCheckName
+  /** The check holds. */
+  ok: boolean
+  /** --force may override it (for this state: the pods of OldClaimUnused decide). */
+  overridable: boolean
+  /** Not ok, overridable, and overridden by --force. */
+  forced: boolean
+  message: string
+}
+
+export interface ClaimName {
+  namespace: string
+  name: string
+}
+
+export interface ReclaimInput {
+  state: ClusterState
+  volumeName: string
+  /** --for NS/CLAIM: pre-bind to that claim; none: make the volume Available. */
+  target?: ClaimName
+  /** The checks --force overrides (only overridable ones are). */
+  force: ReadonlySet<ReclaimCheckName>
+  /** The VolumeAttachments (live, or the snapshot's), or why they could not be read. */
+  attachments: Observed<VolumeAttachmentObject>
+  gates: FeatureGates
+  plugins?: VolumePluginMgr
+}
+
+export interface ReclaimDecision {
+  /** The volume as read. */
+  volume: PersistentVolume
+  /** The volume as the reclaim writes it. */
+  edited: PersistentVolume
+  /** From the volume as read to the edited one (RFC 6902). */
+  patch: JsonPatchOp[]
+  target: (ClaimName & {exists: boolean}) | null
+  checks: ReclaimCheck[]
+  /** Every check holds or was forced, the proof included: the edit may be written. */
+  allowed: boolean
+  /** What the controller does next with the volume, from the plan on the edited state (null: not planned). */
+  next: string | null
+  /** The plan on the edited state's writes to the volume and the claim it binds (null: not planned). */
+  nextActions: Action[] | null
+}
+
+/**
+ * Decides a reclaim; undefined when the state has no such volume. Every check is judged (an operator
+ * wants all the reasons, not the first); the proof only when the others hold or were forced.
+ */
+export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined {
+  const {state, volumeName, target} = input
+  const volume = state.volumes.find((v) => v.metadata.name === volumeName)
+  if (volume === undefined) {
+    return undefined
+  } else {
+    // The volume exists: judge it.
+  }
+  const plugins = input.plugins ?? defaultVolumePluginMgr()
+  const edited = reclaimedVolume(volume, target)
+  const editedState: ClusterState = {...state, volumes: state.volumes.map((v) => (v === volume ? edited : v))}
+  const targetClaim = target === undefined ? undefined : state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
+  // The controller's plan for the volume as it is: what it is about to do to it (release, recycle, delete).
+  const unedited = reconcile(state, {gates: input.gates, plugins, targets: [refOfVolume(volumeName)]})
+  const judged: Array<Omit<ReclaimCheck, 'forced'>> = [
+    releasedCheck(volume, unedited),
+    deletingCheck(volume),
+    oldClaimCheck(state, volume),
+    oldClaimPodsCheck(state, volume),
+    attachmentsCheck(input.attachments, volumeName),
+    policyCheck(new ControllerQueries(state, {gates: input.gates, plugins}), volume, unedited),
+    ...(target === undefined ? [] : targetChecks(editedState, edited, target, targetClaim, input.gates, plugins)),
+  ]
+  const checks = judged.map(({name, ok, overridable, message}) => ({name, ok, overridable, forced: !ok && overridable && input.force.has(name), message}))
+  const base = {volume, edited, patch: diffJson(volume, edited), target: target === undefined ? null : {...target, exists: targetClaim !== undefined}}
+  if (!checks.every((c) => c.ok || c.forced)) {
+    return {...base, checks, allowed: false, next: null, nextActions: null}
+  } else {
+    // Every check holds or was forced: the plan on the edited state is the proof.
+  }
+  const proof = proveReclaim(reconcile(editedState, {gates: input.gates, plugins}), volumeName, target, targetClaim)
+  const proofCheck: ReclaimCheck = {name: 'Proof', ok: proof.problem === undefined, overridable: false, forced: false, message: proof.problem ?? `the plan on the edited state: ${proof.next}`}
+  return {...base, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
+}
+
+/**
+ * The edited volume: claimRef removed (unbindVolume's edit, the bound-by-controller annotation with it), or
+ * a pre-binding to the target by namespace and name, with no uid and no resourceVersion.
+ */
+export function reclaimedVolume(volume: PersistentVolume, target: ClaimName | undefined): PersistentVolume {
+  const edited = copyForWrite(volume)
+  if (target === undefined) {
+    delete edited.spec.claimRef
+  } else {
+    // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
+    const ref: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: target.name, namespace: target.namespace}
+    edited.spec.claimRef = ref
+  }
+  const annotations = edited.metadata.annotations
+  if (annotations != null && AnnBoundByController in annotations) {
+    delete annotations[AnnBoundByController]
+    if (Object.keys(annotations).length === 0) delete edited.metadata.annotations
+    else {
+      // Other annotations stay.
+    }
+  } else {
+    // The binding was a user's pre-binding: no annotation to drop.
+  }
+  return edited
+}
+
+function check(name: ReclaimCheckName, ok: boolean, message: string, overridable: boolean = RECLAIM_CHECKS[name].overridable === true): Omit<ReclaimCheck, 'forced'> {
+  return {name, ok, overridable, message}
+}
+
+const destroys = (a: Action) => a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume'
+const releases = (a: Action) => a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
+
+function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Omit<ReclaimCheck, 'forced'> {
+  const name = volume.metadata.name ?? ''
+  const phase = volume.status?.phase ?? '<none>'
+  if (phase === 'Released' || phase === 'Failed') {
+    return check('VolumeReleased', true, `${name} is ${phase}`)
+  } else if (unedited.actions.some((a) => a.object.name === name && a.object.kind === 'PersistentVolume' && releases(a))) {
+    return check('VolumeReleased', false, `${name} is ${phase}, and the next sync releases it (its claim is gone): run pvctl sync pv/${name}, then reclaim it`)
+  } else {
+    return check('VolumeReleased', false, `${name} is ${phase}: only a Released or Failed volume is reclaimed`)
+  }
+}
+
+function deletingCheck(volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
+  const since = volume.metadata.deletionTimestamp
+  return since == null ? check('VolumeNotDeleting', true, 'not being deleted') : check('VolumeNotDeleting', false, `${volume.metadata.name ?? ''} is being deleted (since ${since})`)
+}
+
+function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
+  const ref = volume.spec.claimRef
+  if (ref == null) {
+    return check('OldClaimGone', true, 'the volume has no claimRef')
+  } else {
+    // Look for the claim it names.
+  }
+  const key = claimRefKey(ref)
+  const claim = state.claims.find((c) => claimKey(c) === key)
+  if (claim === undefined) {
+    return check('OldClaimGone', true, `claim ${key} is gone`)
+  } else if ((ref.uid ?? '') === '' || claim.metadata.uid === ref.uid) {
+    return check('OldClaimGone', false, `claim ${key} still exists (uid ${claim.metadata.uid ?? '<none>'}): the volume is still its; delete the claim first if its data is to go to another`)
+  } else {
+    return check('OldClaimGone', true, `claim ${key} was re-created (uid ${claim.metadata.uid ?? '<none>'}, the volume held ${ref.uid}): to give it this volume, reclaim it --for ${key}`)
+  }
+}
+
+function oldClaimPodsCheck(state: ClusterState, volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
+  const ref = volume.spec.claimRef
+  if (ref == null) {
+    return check('OldClaimUnused', true, 'no claim, no pod')
+  } else {
+    // The pods of the old claim's namespace and name (PodPVCIndexFunc), whatever their claim's uid.
+  }
+  const key = claimRefKey(ref)
+  const pods = clusterLookup(state)
+    .podsUsing(key)
+    .filter((p) => !isPodTerminated(p))
+  if (pods.length === 0) {
+    return check('OldClaimUnused', true, `no pod mounts ${key}`)
+  } else {
+    // A pod on a node may still write to the volume: never overridden. One that no node runs may be.
+  }
+  const onNode = pods.filter((p) => (p.spec?.nodeName ?? '') !== '')
+  const names = pods.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}${(p.spec?.nodeName ?? '') === '' ? ' (not scheduled)' : ` (on ${p.spec!.nodeName})`}`)
+  return check('OldClaimUnused', false, `pod${pods.length === 1 ? '' : 's'} ${names.join(', ')} still use${pods.length === 1 ? 's' : ''} ${key}`, onNode.length === 0)
+}
+
+function attachmentsCheck(attachments: Observed<VolumeAttachmentObject>, name: string): Omit<ReclaimCheck, 'forced'> {
+  if (!attachments.observed) {
+    return check('VolumeDetached', true, `VolumeAttachments not read (${attachments.reason})`)
+  } else {
+    // Read: look for this volume's.
+  }
+  const mine = attachments.items.filter((va) => va.spec?.source?.persistentVolumeName === name).map((va) => `${va.metadata.name ?? ''} (node ${va.spec?.nodeName ?? '<none>'})`)
+  return mine.length === 0 ? check('VolumeDetached', true, 'no VolumeAttachment names it') : check('VolumeDetached', false, `VolumeAttachment ${mine.join(', ')} still attaches it`)
+}
+
+const KEEP_THE_DATA = 'to keep its data, set persistentVolumeReclaimPolicy: Retain first'
+
+function policyCheck(q: ControllerQueries, volume: PersistentVolume, unedited: ReconcileResult): Omit<ReclaimCheck, 'forced'> {
+  const name = volume.metadata.name ?? ''
+  const policy = volume.spec.persistentVolumeReclaimPolicy ?? ''
+  const acting = unedited.actions.find((a) => a.object.kind === 'PersistentVolume' && a.object.name === name && destroys(a))
+  if (acting !== undefined) {
+    return check('ReclaimPolicyKeepsData', false, `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${KEEP_THE_DATA}`)
+  } else if (policy === 'Delete' && q.isVolumeReleased(volume)) {
+    const found = q.findDeletablePlugin(volume)
+    return found.error === undefined && found.plugin === undefined
+      ? check('ReclaimPolicyKeepsData', false, `reclaimPolicy Delete: its external provisioner deletes the storage; ${KEEP_THE_DATA}`)
+      : check('ReclaimPolicyKeepsData', true, `reclaimPolicy Delete, which the controller cannot carry out (${found.error ?? 'no deleter'}); reclaimed, the volume keeps the policy`)
+  } else if (policy === 'Retain') {
+    return check('ReclaimPolicyKeepsData', true, 'reclaimPolicy Retain: nothing recycles or deletes it')
+  } else {
+    // Recycle or Delete that the controller does not carry out now (its plan shows none).
+    return check('ReclaimPolicyKeepsData', true, `reclaimPolicy ${policy || '<none>'}: the controller plans no recycle or delete of it now; reclaimed, the volume keeps the policy`)
+  }
+}
+
+function targetChecks(
+  editedState: ClusterState,
+  edited: PersistentVolume,
+  target: ClaimName,
+  claim: PersistentVolumeClaim | undefined,
+  gates: FeatureGates,
+  plugins: VolumePluginMgr,
+): Array<Omit<ReclaimCheck, 'forced'>> {
+  const key = `${target.namespace}/${target.name}`
+  const name = edited.metadata.name ?? ''
+  const named = claim?.spec.volumeName ?? ''
+  if (claim === undefined) {
+    return [check('TargetClaimFree', true, `pvc/${key} does not exist yet: the volume waits for it, pre-bound`)]
+  } else if (named !== '' && named !== name) {
+    const bound = claim.status?.phase === 'Bound' ? `is Bound to ${named}` : `names volume ${named} (spec.volumeName)`
+    return [check('TargetClaimFree', false, `pvc/${key} ${bound}`)]
+  } else {
+    // Free, or asking for this volume: judge the fit as the controller's next sync of the claim will.
+  }
+  const e = explainClaim(editedState, target.namespace, target.name, {gates, plugins})!
+  const fits = (e.verdict === 'WillBind' || e.verdict === 'Bound') && e.volume === name
+  const reasons = e.candidates.find((c) => c.volume === name)?.reasons ?? []
+  const why = reasons.length > 0 ? reasons.map((r) => `${r.code}: ${r.message}`).join('; ') : `${e.verdict}: ${e.summary}`
+  return [check('TargetClaimFree', true, `pvc/${key} is ${claim.status?.phase ?? 'Pending'} and names no other volume`), check('TargetClaimFits', fits, fits ? `pvc/${key} fits ${name}` : `pvc/${key} does not fit ${name}: ${why}`)]
+}
+
+/** What the plan on the edited state does with the volume, and why it breaks the reclaim's promise if it does. */
+function proveReclaim(plan: ReconcileResult, volumeName: string, target: ClaimName | undefined, claim: PersistentVolumeClaim | undefined): {next: string; problem?: string; actions: Action[]} {
+  const claimRef = target === undefined ? undefined : refOfClaim(target.namespace, target.name)
+  const after = plan.volumes.find((v) => v.metadata.name === volumeName)
+  const ref = after?.spec.claimRef
+  const boundTo = ref != null && (ref.uid ?? '') !== '' ? plan.claims.find((c) => claimKey(c) === claimRefKey(ref) && c.metadata.uid === ref.uid && c.spec.volumeName === volumeName) : undefined
+  const touched = (a: Action) =>
+    (a.object.kind === 'PersistentVolume' && a.object.name === volumeName) ||
+    (a.object.kind === 'PersistentVolumeClaim' && boundTo !== undefined && a.object.namespace === boundTo.metadata.namespace && a.object.name === boundTo.metadata.name)
+  const actions = plan.actions.filter(touched)
+  const next =
+    after === undefined
+      ? `deletes ${volumeName}`
+      : boundTo !== undefined
+        ? `the next sync binds pvc/${claimKey(boundTo)} to ${volumeName}`
+        : `the next sync makes ${volumeName} ${after.status?.phase ?? '<no phase>'}${ref != null ? `, pre-bound to ${claimRefKey(ref)}` : ''}`
+  const destroyed = actions.find(destroys)
+  const phase = after?.status?.phase
+  if (after === undefined || destroyed !== undefined || phase === 'Released' || phase === 'Failed') {
+    return {next, actions, problem: `the plan on the edited state would not keep the volume: ${destroyed?.reason ?? next}; nothing is written`}
+  } else if (!plan.converged) {
+    return {next, actions, problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`}
+  } else if (claim !== undefined && (boundTo === undefined || claimKey(boundTo) !== claimKey(claim))) {
+    return {next, actions, problem: `the plan on the edited state does not bind pvc/${claimKey(claim)} to ${volumeName} (${next}); nothing is written`}
+  } else if (claimRef !== undefined && claim === undefined && (phase !== 'Available' || ref == null || claimRefKey(ref) !== `${claimRef.namespace}/${claimRef.name}`)) {
+    return {next, actions, problem: `the plan on the edited state does not leave ${volumeName} Available and pre-bound to ${claimRef.namespace}/${claimRef.name} (${next}); nothing is written`}
+  } else if (target === undefined && boundTo === undefined && phase !== 'Available') {
+    return {next, actions, problem: `the plan on the edited state does not make ${volumeName} Available (${next}); nothing is written`}
+  } else {
+    return {next, actions}
+  }
+}

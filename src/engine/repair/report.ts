@@ -1,0 +1,66 @@
+// The ReclaimReport document (`pvctl reclaim -o json|yaml`, schema/reclaim-report.schema.json): the checks,
+// the one write, and what the controller does next. PURE.
+import {claimRefKey} from '../api/model.js'
+import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
+import type {ReclaimCheck, ReclaimDecision} from './reclaim.js'
+
+export const RECLAIM_API_VERSION = 'pvctl/v1alpha1'
+
+/**
+ * What became of the write: `refused` (a check blocks it), `planned` (--dry-run), `simulated` (a snapshot),
+ * `declined` (not confirmed), `written`, or `not-written: WHY` (the guard's re-read stopped it).
+ */
+export type ReclaimOutcome = 'refused' | 'planned' | 'simulated' | 'declined' | 'written' | `not-written: ${string}`
+
+export interface ReclaimReport {
+  apiVersion: typeof RECLAIM_API_VERSION
+  kind: 'ReclaimReport'
+  /** Nothing is written: --dry-run, or a snapshot (then `simulation` too). */
+  dryRun: boolean
+  simulation: boolean
+  volume: {name: string; phase: string | null; claimRef: string | null; reclaimPolicy: string | null}
+  /** --for NS/CLAIM, and whether that claim exists; null without --for. */
+  for: {namespace: string; name: string; exists: boolean} | null
+  /** Every check holds or was forced, the proof included. */
+  allowed: boolean
+  checks: ReclaimCheck[]
+  write: {object: ObjectRef; patch: JsonPatchOp[]; resourceVersion: string | null; outcome: ReclaimOutcome}
+  /** What the controller does next, from its plan on the edited state; null when refused before the proof. */
+  next: string | null
+  /** That plan's writes to the volume and the claim it binds. */
+  nextActions: Action[]
+  /** What happens to the data. */
+  dataSafety: string
+  /** --sync: the controller's sync of the pair, run once the reclaim was written. */
+  sync?: {converged: boolean; writes: number; actions: Action[]}
+}
+
+export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome}): ReclaimReport {
+  const v = d.volume
+  const ref = v.spec.claimRef
+  return {
+    apiVersion: RECLAIM_API_VERSION,
+    kind: 'ReclaimReport',
+    dryRun: opts.dryRun || opts.simulation,
+    simulation: opts.simulation,
+    volume: {name: v.metadata.name ?? '', phase: v.status?.phase ?? null, claimRef: ref == null ? null : claimRefKey(ref), reclaimPolicy: v.spec.persistentVolumeReclaimPolicy ?? null},
+    for: d.target,
+    allowed: d.allowed,
+    checks: d.checks,
+    write: {object: {kind: 'PersistentVolume', name: v.metadata.name ?? ''}, patch: d.patch, resourceVersion: v.metadata.resourceVersion ?? null, outcome: opts.outcome},
+    next: d.next,
+    nextActions: d.nextActions ?? [],
+    dataSafety: dataSafety(d),
+  }
+}
+
+/** The sentence the operator consents to: the data is not wiped, and who will see it. */
+export function dataSafety(d: Pick<ReclaimDecision, 'target'>): string {
+  const who = d.target === null ? 'whichever claim binds it next' : `pvc/${d.target.namespace}/${d.target.name}`
+  return `Its data stays on the volume and becomes visible to the pods of ${who}.`
+}
+
+/** The checks that block the reclaim (neither holding nor forced). */
+export function blockingChecks(r: Pick<ReclaimReport, 'checks'>): ReclaimCheck[] {
+  return r.checks.filter((c) => !c.ok && !c.forced)
+}

@@ -1,0 +1,48 @@
+// The human form of `pvctl reclaim`: the checks as a `kubectl get`-style table, then the write, what the
+// controller does next, and what happens to the data. PURE.
+import type {ReclaimReport} from '../engine/repair/report.js'
+import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
+import type {Palette} from './color.js'
+import {kubectlTable} from './kubectl-table.js'
+
+export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
+  const result = (c: ReclaimReport['checks'][number]) => (c.ok ? palette.green('ok') : c.forced ? palette.yellow('forced') : palette.red('blocked'))
+  const lines = [heading(r), kubectlTable(['CHECK', 'RESULT', 'MESSAGE'], r.checks.map((c) => [c.name, result(c), c.message]))]
+  if (r.allowed) {
+    lines.push(`Write (${r.write.outcome}): pv/${r.volume.name} ${describeWrite(r)}`)
+    lines.push(`Next: ${r.next ?? '<none>'}`)
+    lines.push(r.dataSafety)
+  } else {
+    const forceable = r.checks.filter((c) => !c.ok && !c.forced && c.overridable).map((c) => c.name)
+    lines.push(`Not reclaimed: nothing is written.${forceable.length > 0 ? ` --force overrides ${forceable.join(', ')}.` : ''}`)
+  }
+  if (r.sync !== undefined) lines.push(`Sync: ${r.sync.writes} write${r.sync.writes === 1 ? '' : 's'}${r.sync.converged ? '' : ' (not converged)'}: ${r.sync.actions.map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : `pvc/${a.object.namespace}`}/${a.object.name}`).join(', ') || 'nothing to do'}`)
+  return lines.join('\n') + '\n'
+}
+
+function heading(r: ReclaimReport): string {
+  const what = `Reclaim pv/${r.volume.name} (${r.volume.phase ?? 'no phase'}, ${r.volume.reclaimPolicy ?? 'no policy'}, claimRef ${r.volume.claimRef ?? '<none>'})`
+  const target = r.for === null ? ' to any claim that matches' : ` for pvc/${r.for.namespace}/${r.for.name}${r.for.exists ? '' : ' (not created yet)'}`
+  const mode = r.simulation ? ': a simulation on a snapshot, nothing is written' : r.dryRun ? ': dry run, nothing is written' : ''
+  return `${what}${target}${mode}`
+}
+
+/** The claimRef before and after, in words. */
+function describeWrite(r: ReclaimReport): string {
+  const after = r.for === null ? 'removed' : `-> ${r.for.namespace}/${r.for.name} (no uid)`
+  return `spec.claimRef ${r.volume.claimRef ?? '<none>'} ${after}`
+}
+
+/** Keys in the contract's order. */
+function reclaimDocument(r: ReclaimReport): ReclaimReport {
+  const {apiVersion, kind, dryRun, simulation, volume, allowed, checks, write, next, nextActions, dataSafety, sync} = r
+  return {apiVersion, kind, dryRun, simulation, volume, for: r.for, allowed, checks, write, next, nextActions, dataSafety, ...(sync !== undefined ? {sync} : {})}
+}
+
+export function reclaimJsonChunks(r: ReclaimReport): Generator<string> {
+  return jsonObjectChunks(reclaimDocument(r))
+}
+
+export function reclaimYamlChunks(r: ReclaimReport): Generator<string> {
+  return yamlMapChunks(reclaimDocument(r))
+}

@@ -1,0 +1,48 @@
+// `pvctl reclaim` on snapshots: a simulation says so and exits 1; every mistake and every refusal is one
+// `error:` line naming the object or the check, exit 2, no stack trace; the diff is the one edit.
+import assert from 'node:assert/strict'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {example, repoRoot, runCli} from './run-cli.js'
+
+const snapshot = path.join(repoRoot, 'examples', 'reclaim.yaml')
+
+const usageRows: Array<{name: string; args: string[]; error: RegExp}> = [
+  {name: 'no volume named', args: ['-f', snapshot], error: /^error: name the volume to reclaim: pv\/NAME/},
+  {name: 'a claim named instead of a volume', args: ['pvc/db', '-f', snapshot], error: /^error: object "pvc\/db": reclaim takes a volume \(pv\/NAME\); to give a volume to this claim, use --for$/},
+  {name: 'two volumes', args: ['pv', 'pv-0004', 'pv-0005', '-f', snapshot], error: /^error: Unexpected argument: pv-0005 \(reclaim takes one volume\)$/},
+  {name: 'no such volume', args: ['pv/pv-0040', '-f', snapshot], error: /^error: persistentvolume "pv-0040" not found; did you mean pv\/pv-0004\?$/},
+  {name: 'a malformed --for', args: ['pv/pv-0004', '--for', 'shop/db/x', '-f', snapshot], error: /^error: --for "shop\/db\/x": expected NS\/CLAIM or CLAIM/},
+  {name: 'refused: the volume is not Released yet', args: ['pv/pv-0004', '-f', example], error: /^error: pv\/pv-0004 is not reclaimed: VolumeReleased: pv-0004 is Bound, and the next sync releases it/},
+  {name: 'refused: the claim does not fit', args: ['pv/pv-0004', '--for', 'shop/logs', '-f', example], error: /TargetClaimFits: pvc\/shop\/logs does not fit pv-0004: AccessModesMismatch: .*; CapacityTooSmall: 8Gi < requested 100Gi$/},
+]
+
+for (const row of usageRows) {
+  test(`exit 2, one line: ${row.name}`, async () => {
+    const r = await runCli(['reclaim', ...row.args])
+    assert.equal(r.code, 2, r.stderr)
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error: '))
+    assert.equal(errors.length, 1, r.stderr)
+    assert.match(errors[0], row.error)
+    assert.doesNotMatch(r.stderr, /\n\s+at /)
+  })
+}
+
+test('on a snapshot the reclaim is a simulation: it says so, and exits 1', async () => {
+  const r = await runCli(['reclaim', 'pv', 'pv-0004', '--for', 'db', '-n', 'shop', '-f', snapshot])
+  assert.equal(r.code, 1, r.stderr)
+  assert.match(r.stdout, /^Reclaim pv\/pv-0004 .* for pvc\/shop\/db: a simulation on a snapshot, nothing is written$/m)
+  assert.match(r.stdout, /^Next: the next sync binds pvc\/shop\/db to pv-0004$/m)
+  assert.match(r.stdout, /^Its data stays on the volume and becomes visible to the pods of pvc\/shop\/db\.$/m)
+  assert.match(r.stderr, /^pvctl: the state came from a snapshot \(-f\): nothing was written; the reclaim is a simulation$/m)
+})
+
+test('-o diff shows the one edit: claimRef pointed at the claim, without uid', async () => {
+  const r = await runCli(['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', snapshot, '-o', 'diff'])
+  assert.equal(r.code, 1, r.stderr)
+  assert.match(r.stdout, /^diff -u -N live\/pv\/pv-0004 planned\/pv\/pv-0004$/m)
+  assert.match(r.stdout, /^-    uid: 7c2d4e00-3333-4e3c-9d00-0000000000a1$/m)
+  assert.match(r.stdout, /^\+    name: db$/m)
+  assert.doesNotMatch(r.stdout, /^\+.*uid/m)
+})

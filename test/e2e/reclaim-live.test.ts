@@ -1,0 +1,172 @@
+// `pvctl reclaim` against a live API over real HTTPS: the built CLI, @kubernetes/client-node and the
+// API-server emulator. Each test starts a fresh emulator holding examples/reclaim.yaml: pv-0004 Released
+// (Retain) by the deleted shop/old-db, and shop/db Pending.
+import assert from 'node:assert/strict'
+import {mkdtempSync, writeFileSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+import {test} from 'node:test'
+
+import {type ReclaimOptions, runReclaim} from '../../src/app/reclaim.js'
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
+import {runCli} from '../cli/run-cli.js'
+import {type Emulator, startEmulator} from '../emulator/emulator.js'
+
+const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-reclaim-'))
+const {state: snapshot} = await loadSnapshot('examples/reclaim.yaml')
+
+async function cluster(extra: object[] = []): Promise<{api: Emulator; kubeconfig: string}> {
+  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone([...snapshot.classes, ...snapshot.volumes, ...snapshot.claims, ...extra]) as never})
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig())
+  return {api, kubeconfig}
+}
+
+const pvctl = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+const volumeWrites = (api: Emulator) => api.countWrites({resource: 'pv'})
+const pv = (api: Emulator) => api.get('pv', null, 'pv-0004') as unknown as {metadata: {resourceVersion: string}; spec: {claimRef?: Record<string, string>}; status: {phase: string}}
+
+test('a Released Retain volume reclaimed for a new claim; pvctl sync --yes then binds them', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes', '-o', 'json')
+    assert.equal(run.code, 0, run.stderr)
+    const report = JSON.parse(run.stdout)
+    assert.equal(report.write.outcome, 'written')
+    assert.equal(report.next, 'the next sync binds pvc/shop/db to pv-0004')
+    assert.deepEqual(pv(api).spec.claimRef, {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'shop'})
+    assert.equal(api.countWrites({resource: 'pv'}), 1, 'one PUT of the volume')
+    assert.equal(api.countWrites({resource: 'pvc'}), 0, 'the claim is not written')
+    const put = api.requests.find((r) => r.verb === 'update' && r.resource === 'persistentvolumes')
+    assert.equal(put?.subresource ?? '', '', 'the spec, not the status')
+
+    const sync = await pvctl(kubeconfig, 'sync', '--yes', '-o', 'json')
+    assert.equal(sync.code, 0, sync.stderr)
+    const claim = api.get('pvc', 'shop', 'db') as unknown as {metadata: {uid: string}; spec: {volumeName?: string}; status: {phase: string}}
+    assert.equal(claim.spec.volumeName, 'pv-0004')
+    assert.equal(claim.status.phase, 'Bound')
+    assert.equal(pv(api).spec.claimRef?.uid, claim.metadata.uid)
+    assert.equal(pv(api).status.phase, 'Bound')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('a volume still mounted by a pod of the old claim is refused, exit 2, nothing written', async () => {
+  const mounted = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: 'old-db-0', namespace: 'shop', uid: 'p-1'},
+    spec: {nodeName: 'node-1', containers: [{name: 'db', image: 'postgres'}], volumes: [{name: 'data', persistentVolumeClaim: {claimName: 'old-db'}}]},
+    status: {phase: 'Running'},
+  }
+  const {api, kubeconfig} = await cluster([{apiVersion: 'v1', kind: 'Namespace', metadata: {name: 'shop'}}, mounted])
+  try {
+    for (const force of [[], ['--force']]) {
+      const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes', ...force)
+      assert.equal(run.code, 2, run.stderr)
+      assert.match(run.stderr, /^error: pv\/pv-0004 is not reclaimed: OldClaimUnused: pod shop\/old-db-0 \(on node-1\) still uses shop\/old-db$/m)
+      assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
+    }
+    assert.equal(volumeWrites(api), 0)
+  } finally {
+    await api.stop()
+  }
+})
+
+test('--dry-run makes no write request, and says what the next sync does', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    api.clearRequests()
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--dry-run')
+    assert.equal(run.code, 1, run.stderr)
+    assert.match(run.stdout, /^Next: the next sync binds pvc\/shop\/db to pv-0004$/m, 'without --for, the Pending claim that fits')
+    assert.equal(api.requests.filter((r) => !['get', 'list', 'watch'].includes(r.verb)).length, 0, 'no write of any kind')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('without --yes and without a terminal it refuses before writing', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004')
+    assert.equal(run.code, 2)
+    assert.match(run.stderr, /^error: refusing to write without confirmation: no terminal to ask on; pass --yes/m)
+    assert.equal(volumeWrites(api), 0)
+  } finally {
+    await api.stop()
+  }
+})
+
+test('the guard reads again before it writes: a claim re-created meanwhile under the old uid stops it (exit 3)', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    // Another writer acts between pvctl's list and its write: the old claim is back (a restore).
+    api.faults.add({
+      verb: 'get',
+      resource: 'pv',
+      name: 'pv-0004',
+      count: 1,
+      effect: {
+        type: 'hook',
+        run: () =>
+          void api.create({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'old-db', namespace: 'shop', uid: '7c2d4e00-3333-4e3c-9d00-0000000000a1'}, spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '8Gi'}}, storageClassName: 'standard'}} as never),
+      },
+    })
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--yes', '-o', 'json')
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(JSON.parse(run.stdout).write.outcome, /^not-written: double-check: the reclaim of pv-0004 no longer holds .*OldClaimGone: claim shop\/old-db still exists/)
+    assert.equal(volumeWrites(api), 0, 'the volume is not written (the claim was created server-side)')
+    assert.ok(pv(api).spec.claimRef?.uid, 'the claimRef is untouched')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('a conflict on the PUT reads and decides again, then writes on the fresh resourceVersion', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    api.faults.add({verb: 'update', resource: 'pv', name: 'pv-0004', count: 1, effect: {type: 'conflict'}})
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--yes')
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(pv(api).spec.claimRef, undefined)
+    assert.equal(api.countRequests({verb: 'get', resource: 'pv', name: 'pv-0004'}), 2, 'read again after the conflict')
+  } finally {
+    await api.stop()
+  }
+})
+
+/** runReclaim in-process, as the command calls it, with a fake terminal that answers `answer`. */
+async function reclaimInProcess(kubeconfig: string, answer: boolean, extra: Partial<ReclaimOptions> = {}) {
+  const asked: Array<{question: string; warning: string}> = []
+  const quiet = {notice: () => {}, spinner: async () => ({text: () => {}, stop: () => {}})}
+  const result = await runReclaim(
+    {volumeName: 'pv-0004', target: {namespace: 'shop', name: 'db'}, force: false, dryRun: false, yes: false, sync: false, gates: defaultFeatureGates, kubeconfig, stdin: process.stdin, qps: 100, burst: 100, concurrency: 1, events: false, ...extra},
+    {...quiet, confirm: async (question, warning) => (asked.push({question, warning}), answer), showPlan: () => {}, syncUi: {...quiet, showPlan: () => {}}},
+  )
+  return {result, asked}
+}
+
+test('the typed consent: the question names the volume, the claim and the context, the warning says where the data goes', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const declined = await reclaimInProcess(kubeconfig, false)
+    assert.equal(declined.result.exitCode, 1)
+    assert.equal(declined.result.declined, true)
+    assert.equal(volumeWrites(api), 0, 'declined: nothing written')
+    assert.match(declined.asked[0].question, /^Reclaim pv\/pv-0004 for pvc\/shop\/db on context \S+\?$/)
+    assert.equal(declined.asked[0].warning, 'Its data stays on the volume and becomes visible to the pods of pvc/shop/db.')
+
+    const synced = await reclaimInProcess(kubeconfig, true, {sync: true, yes: true})
+    assert.equal(synced.asked.length, 0, '--yes asks nothing')
+    assert.equal(synced.result.exitCode, 0)
+    assert.equal(synced.result.report.sync?.converged, true)
+    const claim = api.get('pvc', 'shop', 'db') as unknown as {spec: {volumeName?: string}; status: {phase: string}}
+    assert.equal(claim.spec.volumeName, 'pv-0004', '--sync bound them')
+    assert.equal(claim.status.phase, 'Bound')
+  } finally {
+    await api.stop()
+  }
+})
