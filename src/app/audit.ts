@@ -1,7 +1,9 @@
 // The audit use-case: load the state once, plan as `sync --dry-run` does, then judge the state *after* the
 // plan with explain's verdicts. What the controller is about to fix is a planned change, not a finding.
+import {objectKey, objectName, type FindingObject} from '../engine/audit/findings.js'
 import {judge} from '../engine/audit/judge.js'
 import {auditFails, buildAuditReport, type AuditReport, type FailOn} from '../engine/audit/report.js'
+import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {Explainer} from '../engine/explain.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/model.js'
 import {scopePredicate} from '../engine/reconcile.js'
@@ -9,6 +11,7 @@ import {defaultVolumePluginMgr} from '../engine/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {planSync, type SyncOptions} from './sync.js'
+import type {SyncReport} from './sync-report.js'
 
 export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' | 'operations'> {
   failOn: FailOn
@@ -28,13 +31,20 @@ export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadSt
   const loaded = await loadClusterState(opts, ui)
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
-  const report = auditState(loaded.state, opts)
+  const report = auditState(loaded.state, opts, {notice: (line) => void after.push(line)})
   return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after}
 }
 
+export interface AuditStateExtras {
+  /** The plan of this state with these options, when the caller has it already (sync's pointer to audit). */
+  plan?: SyncReport
+  /** Told what the audit's input leaves unsaid: an annotation naming a code that does not exist. */
+  notice?: (line: string) => void
+}
+
 /** The audit of one state: plan, apply the plan to a copy, explain and judge the result. */
-export function auditState(state: ClusterState, opts: AuditOptions): AuditReport {
-  const plan = planSync(state, {...opts, dryRun: true})
+export function auditState(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras = {}): AuditReport {
+  const plan = extras.plan ?? planSync(state, {...opts, dryRun: true})
   const afterState = withPlanApplied(state, plan.objects)
   const targets = opts.targets ?? []
   const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
@@ -45,7 +55,22 @@ export function auditState(state: ClusterState, opts: AuditOptions): AuditReport
   const explainer = new Explainer(afterState, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
   const explained = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const findings = judge({after: afterState, claims: explained, volumes, classes: targets.length === 0, sourceArgs: opts.sourceArgs})
-  return buildAuditReport(findings, {claims: claims.length, volumes: volumes.length, plannedChanges: {...plan.summary}}, opts.ignore)
+  const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
+  const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
+  const annotated = annotationIgnores([
+    ...claims.map((c, i) => ({object: claimObjects[i], metadata: c.metadata})),
+    ...volumes.map((v, i) => ({object: volumeObjects[i], metadata: v.metadata})),
+    ...(targets.length === 0 ? afterState.classes.map((c) => ({object: {kind: 'StorageClass' as const, name: c.metadata.name ?? ''}, metadata: c.metadata})) : []),
+  ])
+  for (const {object, names} of annotated.unknown) {
+    extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: docs/codes.md)`)
+  }
+  return buildAuditReport(findings, {claims: claims.length, volumes: volumes.length, plannedChanges: {...plan.summary}, audited: [...sortedByKey(claimObjects), ...sortedByKey(volumeObjects)]}, opts.ignore, annotated.codes)
+}
+
+function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {
+  const keyed = objects.map((o) => ({o, key: objectKey(o)}))
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((k) => k.o)
 }
 
 /**

@@ -42,3 +42,14 @@ export interface Finding {
   /** A pvctl command where pvctl can carry the fix out, else the exact kubectl command. */
   fix: string
 }
+
+/** One key per object (kind, namespace, name), as the report counts and silences objects. */
+export function objectKey(o: FindingObject): string {
+  return `${o.kind}/${o.namespace ?? ''}/${o.name}`
+}
+
+/** The object as the audit's outputs name it: pvc/NAMESPACE/NAME, pv/NAME, storageclass/NAME. */
+export function objectName(o: FindingObject): string {
+  const short = o.kind === 'PersistentVolumeClaim' ? 'pvc' : o.kind === 'PersistentVolume' ? 'pv' : 'storageclass'
+  return o.namespace !== undefined ? `${short}/${o.namespace}/${o.name}` : `${short}/${o.name}`
+}
