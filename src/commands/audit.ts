@@ -13,6 +13,8 @@ import {FINDING_CODES} from '../engine/audit/findings.js'
 import {unknownCodes, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
 import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
+import {auditJunitChunks} from '../render/audit-junit.js'
+import {renderAuditMarkdown} from '../render/audit-markdown.js'
 import {renderAuditTable} from '../render/audit-table.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 
@@ -54,7 +56,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override flags = {
     ...sourceFlags,
     ...scopeFlags,
-    ...outputFlags(['table', 'json', 'yaml'], 'table'),
+    ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: 'Finding codes to leave out, comma-separated (the summary counts them).', helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -67,6 +69,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
     if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
+    const failOn = flags['fail-on'] as FailOn
     const {report, exitCode, after} = await runAudit(
       {
         gates: parseFeatureGatesFlag(flags['feature-gates']),
@@ -75,7 +78,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         namespace: flags['all-namespaces'] ? undefined : flags.namespace,
         labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
         labelSelectorText: flags.selector,
-        failOn: flags['fail-on'] as FailOn,
+        failOn,
         ignore: new Set(ignore),
         sourceArgs: sourceArgs(flags),
         filename: flags.filename,
@@ -85,7 +88,20 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       {notice: writeNotice, spinner: startSpinner},
     )
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const chunks = flags.output === 'json' ? auditJsonChunks(report) : flags.output === 'yaml' ? auditYamlChunks(report) : [renderAuditTable(report, palette)]
+    const chunks = (() => {
+      switch (flags.output) {
+        case 'json':
+          return auditJsonChunks(report)
+        case 'yaml':
+          return auditYamlChunks(report)
+        case 'junit':
+          return auditJunitChunks([report], {failOn})
+        case 'markdown':
+          return [renderAuditMarkdown([report])]
+        default:
+          return [renderAuditTable(report, palette)]
+      }
+    })()
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

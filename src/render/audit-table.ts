@@ -1,6 +1,6 @@
 // The human form of `pvctl audit`: a one-line summary, then the findings grouped by severity as
 // `kubectl get`-style tables (CODE, OBJECT, MESSAGE), each followed by its fix. PURE.
-import {SEVERITIES, type Severity} from '../engine/audit/findings.js'
+import {objectName, SEVERITIES, type Severity} from '../engine/audit/findings.js'
 import type {AuditReport} from '../engine/audit/report.js'
 import type {Palette} from './color.js'
 import {kubectlTable} from './kubectl-table.js'
@@ -21,12 +21,8 @@ export function renderAuditTable(report: AuditReport, palette: Palette): string 
   return blocks.join('\n\n') + '\n'
 }
 
-function objectName(o: {kind: string; namespace?: string; name: string}): string {
-  const short = o.kind === 'PersistentVolumeClaim' ? 'pvc' : o.kind === 'PersistentVolume' ? 'pv' : 'storageclass'
-  return o.namespace !== undefined ? `${short}/${o.namespace}/${o.name}` : `${short}/${o.name}`
-}
-
-function summaryLine(r: AuditReport): string {
+/** The one line every audit output opens with: health, findings per severity, silenced, planned writes. */
+export function summaryLine(r: AuditReport): string {
   const s = r.summary
   const ignored = Object.values(s.ignored).reduce((a, b) => a + (b ?? 0), 0)
   const writes = s.plannedWrites === 0 ? 'no changes planned' : `the controller would make ${s.plannedWrites} write${s.plannedWrites === 1 ? '' : 's'} first (pvctl sync --dry-run shows them)`
