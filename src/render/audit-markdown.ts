@@ -48,9 +48,12 @@ function silencedLine(report: AuditReport): string | undefined {
   return `Silenced: ${parts.join(', ')}.`
 }
 
-/** Text in a cell or a line: Markdown's punctuation backslash-escaped, a line break as <br>. */
+/** Text in a cell or a line: Markdown's punctuation backslash-escaped, a line break as <br>, controls as U+FFFD. */
 function inline(s: string): string {
-  return s.replace(/[\\`*_[\]<>|~&#!]/g, (c) => `\\${c}`).replace(/\r?\n/g, '<br>')
+  return s
+    .replace(/[\\`*_[\]<>|~&#!]/g, (c) => `\\${c}`)
+    .replace(/\r?\n/g, '<br>')
+    .replace(/[\u0000-\u0008\u000B-\u001F\u007F]/g, '\uFFFD')
 }
 
 /**
