@@ -5,7 +5,7 @@ import type {Logger} from '../cli/log.js'
 import type {SyncReport} from '../app/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
-import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
@@ -144,6 +144,14 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           filename: flags.filename,
           stdin: process.stdin,
           recyclerPodTemplate: flags['recycler-pod-template'],
+          auditArgs: [
+            ...objects,
+            ...(flags['all-namespaces'] ? ['-A'] : flags.namespace !== undefined ? ['-n', flags.namespace] : []),
+            ...(flags.selector !== undefined ? ['-l', flags.selector] : []),
+            ...(flags['feature-gates'] !== undefined ? ['--feature-gates', flags['feature-gates']] : []),
+            ...(flags['enable-hostpath-provisioner'] ? ['--enable-hostpath-provisioner'] : []),
+            ...sourceArgs(flags),
+          ],
         },
         {
           notice: writeNotice,
