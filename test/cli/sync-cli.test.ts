@@ -79,6 +79,26 @@ spec:
   claimRef: {namespace: gone, name: claim, uid: u-claim}
 `)
 
+// In sync, but not healthy: a Released Retain volume the controller leaves as it is (VolumeReleasedRetained);
+// the same with the volume's pvctl.io/audit-ignore silencing it.
+const keptVolume = (annotations: string) => `apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-kept, uid: u-pv-kept, resourceVersion: "5"${annotations}}
+spec:
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  hostPath: {path: /tmp/pv-kept}
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  claimRef: {apiVersion: v1, kind: PersistentVolumeClaim, namespace: app, name: gone, uid: u-gone}
+status: {phase: Released}
+`
+const inSyncUnhealthy = path.join(work, 'in-sync-unhealthy.yaml')
+writeFileSync(inSyncUnhealthy, keptVolume(''))
+const inSyncSilenced = path.join(work, 'in-sync-silenced.yaml')
+writeFileSync(inSyncSilenced, keptVolume(', annotations: {pvctl.io/audit-ignore: VolumeReleasedRetained}'))
+const IN_SYNC_LINE = 'No changes: the cluster is in sync with the controller.\n'
+
 const report = (res: CliResult): Json => JSON.parse(res.stdout) as Json
 const namespaces = (r: Json): string[] => [...new Set<string>(r.objects.map((o: Json) => o.metadata.namespace ?? '<none>'))].sort()
 const names = (r: Json): string[] => r.objects.map((o: Json) => o.metadata.name)
@@ -333,6 +353,38 @@ items:
     },
   },
 
+  // In sync is not healthy: the last line on stderr points to pvctl audit, the exit status stays the plan's.
+  {
+    name: 'in sync, but the audit finds a warning: the last stderr line points to audit with the same -f',
+    args: ['-f', inSyncUnhealthy],
+    expectExit: 0,
+    check: (res) => {
+      assert.equal(res.stdout, IN_SYNC_LINE)
+      assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f ${inSyncUnhealthy}`)
+    },
+  },
+  {
+    name: 'in sync and unhealthy, -o json: the report as before, the pointer on stderr',
+    args: ['-f', inSyncUnhealthy, '-o', 'json'],
+    expectExit: 0,
+    check: (res) => {
+      assert.deepEqual(report(res).actions, [])
+      assert.match(res.stderr, /^pvctl: in sync with the controller; 1 problem .*: pvctl audit -f \S+\n$/)
+    },
+  },
+  {
+    name: 'the pointer carries the scope: -n other and the -f directory',
+    args: ['-f', twoNamespaces, '-n', 'other'],
+    expectExit: 0,
+    check: (res) => assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -n other -f ${twoNamespaces}`),
+  },
+  {
+    name: 'in sync and the problem silenced by pvctl.io/audit-ignore: no pointer',
+    args: ['-f', inSyncSilenced],
+    expectExit: 0,
+    check: (res) => assert.equal(res.stderr, ''),
+  },
+
   // Help.
   {
     name: '--help documents the exit status',
@@ -358,4 +410,12 @@ test('pvctl sync through the built CLI', {concurrency: 4}, async (t) => {
       }),
     ),
   )
+})
+
+test('the command the pointer prints audits what sync read: it finds the problem', async () => {
+  const sync = await runCli(['sync', '--dry-run', '-f', inSyncUnhealthy])
+  const command = /: pvctl (audit .*)$/m.exec(sync.stderr)![1].split(' ')
+  const audit = await runCli(command)
+  assert.equal(audit.code, 1)
+  assert.match(audit.stdout, /^Audit: 0\/0 claims and 0\/1 volumes healthy; 0 errors, 1 warning, 0 info; no changes planned\./)
 })
