@@ -11,6 +11,7 @@ import {parseObjectArgs} from '../cli/object-args.js'
 import {writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
 import {unknownCodes, type FailOn} from '../engine/audit/report.js'
+import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {UsageError} from '../errors.js'
 import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
 import {auditJunitChunks} from '../render/audit-junit.js'
@@ -38,12 +39,17 @@ ${Object.entries(FINDING_CODES)
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
 
+-o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment.
+
+The annotation ${AUDIT_IGNORE_ANNOTATION}: CODE,... on a claim, volume or class silences those codes on that object, as --ignore does everywhere; the summary counts what was silenced (ignored, ignoredByAnnotation). A name that is no finding code silences nothing and is said on stderr.
+
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override examples = [
     {description: 'Audit a snapshot:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml'},
     {description: 'Fail only on errors, as JSON:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml --fail-on error -o json'},
+    {description: 'In CI: JUnit XML for the test report view, Markdown for the job summary:', command: '<%= config.bin %> <%= command.id %> -o junit > audit.xml; <%= config.bin %> <%= command.id %> -o markdown >> "$GITHUB_STEP_SUMMARY"'},
     {description: 'One namespace of the live cluster, without the expected waits:', command: '<%= config.bin %> <%= command.id %> -n shop --ignore ClaimWaitingForConsumer,ClaimWaitingForScheduling'},
   ]
 
@@ -58,7 +64,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ...scopeFlags,
     ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
-    ignore: Flags.string({summary: 'Finding codes to leave out, comma-separated (the summary counts them).', helpValue: 'CODE,...'}),
+    ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
   }
 
