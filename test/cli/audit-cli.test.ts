@@ -6,21 +6,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {FINDING_CODES} from '../../src/engine/audit/findings.js'
-import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
-
-// A Released Retain volume (VolumeReleasedRetained), with the pvctl.io/audit-ignore annotation it is given.
-const keptVolume = (ignore?: string) => `apiVersion: v1
-kind: PersistentVolume
-metadata: {name: pv-kept, uid: u-pv-kept${ignore !== undefined ? `, annotations: {pvctl.io/audit-ignore: "${ignore}"}` : ''}}
-spec:
-  accessModes: [ReadWriteOnce]
-  capacity: {storage: 1Gi}
-  hostPath: {path: /tmp/pv-kept}
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: ""
-  claimRef: {apiVersion: v1, kind: PersistentVolumeClaim, namespace: app, name: gone, uid: u-gone}
-status: {phase: Released}
-`
+import {example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
   {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 2 errors, 2 warnings, 1 info; the controller would make 11 writes first/},
@@ -29,12 +15,12 @@ const rows: Array<{name: string; args: string[]; stdin?: string; code: number; s
   {name: '-o junit: the JUnit XML, the same exit status', args: ['audit', '-f', example, '-o', 'junit'], code: 1, stdout: /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="pvctl audit" tests="15" failures="5" errors="0">\n/},
   {name: '-o junit --fail-on none: only the plan fails', args: ['audit', '-f', example, '-o', 'junit', '--fail-on', 'none'], code: 1, stdout: /<testsuites name="pvctl audit" tests="15" failures="1" errors="0">/},
   {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nAudit: 3\/7 claims .*\n\n### Errors \(2\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
-  {name: 'a volume without the annotation: its warning fails the audit', args: ['audit', '-f', '-'], stdin: keptVolume(), code: 1, stdout: /0 errors, 1 warning, 0 info; no changes planned\./},
-  {name: 'pvctl.io/audit-ignore silences it there: counted, exit 0', args: ['audit', '-f', '-'], stdin: keptVolume('VolumeReleasedRetained'), code: 0, stdout: /0 errors, 0 warnings, 0 info \(1 ignored\); no changes planned\./},
+  {name: 'a volume without the annotation: its warning fails the audit', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot(), code: 1, stdout: /0 errors, 1 warning, 0 info; no changes planned\./},
+  {name: 'pvctl.io/audit-ignore silences it there: counted, exit 0', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot('VolumeReleasedRetained'), code: 0, stdout: /0 errors, 0 warnings, 0 info \(1 ignored\); no changes planned\./},
   {
     name: 'an unknown code in the annotation silences nothing, and stderr says so',
     args: ['audit', '-f', '-'],
-    stdin: keptVolume('VolumeReleasedRetaind'),
+    stdin: keptVolumeSnapshot('VolumeReleasedRetaind'),
     code: 1,
     stdout: /1 warning/,
     stderr: /^pvctl: pv\/pv-kept: pvctl\.io\/audit-ignore names VolumeReleasedRetaind, not a finding code: it silences nothing/m,
@@ -62,7 +48,7 @@ test('audit -o json: an AuditReport with nothing else on stdout', async () => {
 })
 
 test('audit -o json: what the annotation silenced, counted apart from --ignore', async () => {
-  const r = await runCli(['audit', '-f', '-', '-o', 'json'], {stdin: keptVolume('VolumeReleasedRetained')})
+  const r = await runCli(['audit', '-f', '-', '-o', 'json'], {stdin: keptVolumeSnapshot('VolumeReleasedRetained')})
   const doc = JSON.parse(r.stdout)
   assert.deepEqual([doc.summary.ignored, doc.summary.ignoredByAnnotation, doc.findings], [{VolumeReleasedRetained: 1}, {VolumeReleasedRetained: 1}, []])
 })

@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {type CliResult, example, IN_SYNC_SNAPSHOT, runCli, tempDir} from './run-cli.js'
+import {type CliResult, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, runCli, tempDir} from './run-cli.js'
 
 // Reports are read loosely: the schema test (test/contract) pins their shape.
 type Json = Record<string, any>
@@ -79,24 +79,11 @@ spec:
   claimRef: {namespace: gone, name: claim, uid: u-claim}
 `)
 
-// In sync, but not healthy: a Released Retain volume the controller leaves as it is (VolumeReleasedRetained);
-// the same with the volume's pvctl.io/audit-ignore silencing it.
-const keptVolume = (annotations: string) => `apiVersion: v1
-kind: PersistentVolume
-metadata: {name: pv-kept, uid: u-pv-kept, resourceVersion: "5"${annotations}}
-spec:
-  accessModes: [ReadWriteOnce]
-  capacity: {storage: 1Gi}
-  hostPath: {path: /tmp/pv-kept}
-  persistentVolumeReclaimPolicy: Retain
-  storageClassName: ""
-  claimRef: {apiVersion: v1, kind: PersistentVolumeClaim, namespace: app, name: gone, uid: u-gone}
-status: {phase: Released}
-`
+// In sync, but not healthy (audit finds a warning); the same with the warning silenced by the annotation.
 const inSyncUnhealthy = path.join(work, 'in-sync-unhealthy.yaml')
-writeFileSync(inSyncUnhealthy, keptVolume(''))
+writeFileSync(inSyncUnhealthy, keptVolumeSnapshot())
 const inSyncSilenced = path.join(work, 'in-sync-silenced.yaml')
-writeFileSync(inSyncSilenced, keptVolume(', annotations: {pvctl.io/audit-ignore: VolumeReleasedRetained}'))
+writeFileSync(inSyncSilenced, keptVolumeSnapshot('VolumeReleasedRetained'))
 const IN_SYNC_LINE = 'No changes: the cluster is in sync with the controller.\n'
 
 const report = (res: CliResult): Json => JSON.parse(res.stdout) as Json
