@@ -139,13 +139,12 @@ function checkScope(state: ClusterState, opts: RunSyncOptions, ui: Pick<SyncUi, 
 /**
  * In sync is not healthy: when the plan is empty, the audit of the same state (judged with that plan, not a
  * second one) says whether the controller leaves errors or warnings to a person, and the last line points to
- * `pvctl audit`. The exit status stays the plan's. The audit is loaded only then.
+ * `pvctl audit`. The exit status stays the plan's. The audit is loaded only then, and only counts.
  */
 async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyncOptions, ui: Pick<SyncUi, 'notice'>): Promise<void> {
   if (hasChanges(report) || opts.auditArgs === undefined) return
-  const {auditState} = await import('./audit.js')
-  const {error, warning} = auditState(state, {...opts, failOn: 'warning', ignore: new Set()}, {plan: report}).summary.findings
-  const problems = error + warning
+  const {auditProblemCount} = await import('./audit.js')
+  const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)
   if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}`)
 }
 

@@ -6,7 +6,7 @@ import {bindingPointers} from './explain-binding.js'
 import type {ClusterLookup} from './explain-lookup.js'
 import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './explain-candidates.js'
 import {ControllerQueries, type ExplainOptions} from './explain-controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './explain-model.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './explain-model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './explain-evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './explain-liveness.js'
 import {summarizeClaim} from './explain-summary.js'
@@ -159,6 +159,16 @@ export class Explainer {
     if (claim === undefined) return undefined
     const decision = decideClaim(this.q, this.state, claim, inPass ? this.syncPass().turnOf(claim) : undefined)
     return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? provisionerLeaseName(decision.provisioner) : null
+  }
+
+  /**
+   * The verdict on claim namespace/name alone, as `claim` gives it, or undefined when there is no such
+   * claim: without the candidates and words, so that counting verdicts stays linear in the cluster (sync's
+   * pointer to audit counts findings).
+   */
+  verdict(namespace: string, name: string): Verdict | undefined {
+    const claim = this.q.claim(`${namespace}/${name}`)
+    return claim === undefined ? undefined : decideClaim(this.q, this.state, claim, undefined).verdict
   }
 
   /** The explanation of volume `name`, or undefined when the state has no such volume. */

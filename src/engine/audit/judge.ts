@@ -4,7 +4,7 @@
 import type {ClaimExplanation, Verdict} from '../explain-model.js'
 import {defaultClassesNewestFirst} from '../explain-verdict.js'
 import {IsDefaultStorageClassAnnotation} from '../constants.js'
-import type {ClusterState, PersistentVolume} from '../model.js'
+import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../model.js'
 import {FINDING_CODES, type Finding, type FindingCode, type FindingObject} from './findings.js'
 
 export interface AuditInput {
@@ -50,7 +50,9 @@ export function verdictOfCode(code: FindingCode): Verdict | undefined {
 
 export function judge(input: AuditInput): Finding[] {
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
-  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, input.after)), ...(input.classes ? judgeClasses(input.after) : [])]
+  // The claims by namespace/name, looked up once per volume's claimRef (a scan each would be volumes × claims).
+  const claimsByKey = new Map(input.after.claims.map((c) => [claimKey(c), c]))
+  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, claimsByKey)), ...(input.classes ? judgeClasses(input.after) : [])]
 }
 
 function finding(code: FindingCode, object: FindingObject, message: string, evidence: Finding['evidence'], fix: string): Finding {
@@ -94,7 +96,7 @@ function judgeClaim(e: ClaimExplanation, source: string): Finding[] {
   }
 }
 
-function judgeVolume(v: PersistentVolume, after: ClusterState): Finding[] {
+function judgeVolume(v: PersistentVolume, claimsByKey: ReadonlyMap<string, PersistentVolumeClaim>): Finding[] {
   const name = v.metadata.name ?? ''
   const object: FindingObject = {kind: 'PersistentVolume', name}
   const phase = v.status?.phase ?? null
@@ -123,7 +125,7 @@ function judgeVolume(v: PersistentVolume, after: ClusterState): Finding[] {
   }
   const uid = ref?.uid ?? ''
   if (ref && uid !== '') {
-    const claim = after.claims.find((c) => c.metadata.namespace === (ref.namespace ?? '') && c.metadata.name === (ref.name ?? ''))
+    const claim = claimsByKey.get(`${ref.namespace ?? ''}/${ref.name ?? ''}`)
     if (claim !== undefined && (claim.metadata.uid ?? '') !== uid) {
       found.push(
         finding(

@@ -62,7 +62,7 @@ export function buildAuditReport(all: readonly Finding[], totals: AuditTotals, i
   const findings: Finding[] = []
   const silenced: SilencedFinding[] = []
   for (const f of all) {
-    const by = ignore.has(f.code) ? 'ignore' : annotated.get(objectKey(f.object))?.has(f.code) === true ? 'annotation' : undefined
+    const by = silencedBy(f, ignore, annotated)
     if (by !== undefined) {
       ignored[f.code] = (ignored[f.code] ?? 0) + 1
       silenced.push({finding: f, by})
@@ -99,6 +99,11 @@ export function buildAuditReport(all: readonly Finding[], totals: AuditTotals, i
     ...(totals.audited !== undefined ? {audited: totals.audited} : {}),
     silenced,
   }
+}
+
+/** What silences a finding: --ignore (`ignore`) first, then its object's annotation (`annotated`), or nothing. */
+export function silencedBy(f: Pick<Finding, 'code' | 'object'>, ignore: ReadonlySet<string>, annotated: ReadonlyMap<string, ReadonlySet<string>>): SilencedFinding['by'] | undefined {
+  return ignore.has(f.code) ? 'ignore' : annotated.get(objectKey(f.object))?.has(f.code) === true ? 'annotation' : undefined
 }
 
 function key(f: Finding): string {
