@@ -1,7 +1,9 @@
 // The audit use-case: load the state once, plan as `sync --dry-run` does, then judge the state *after* the
 // plan with explain's verdicts. What the controller is about to fix is a planned change, not a finding.
-import {judge} from '../engine/audit/judge.js'
-import {auditFails, buildAuditReport, type AuditReport, type FailOn} from '../engine/audit/report.js'
+import {FINDING_CODES, objectKey, objectName, type FindingObject} from '../engine/audit/findings.js'
+import {codeOfVerdict, judge} from '../engine/audit/judge.js'
+import {auditFails, buildAuditReport, silencedBy, type AuditReport, type FailOn} from '../engine/audit/report.js'
+import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {Explainer} from '../engine/explain/explainer.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
@@ -11,6 +13,7 @@ import {ExitCode} from '../errors.js'
 import {auditEvidence} from './audit-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {planSync, type SyncOptions} from './sync.js'
+import type {SyncReport} from './sync-report.js'
 
 export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' | 'operations'> {
   failOn: FailOn
@@ -33,31 +36,77 @@ export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadSt
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
   const evidence = await auditEvidence(loaded, opts.namespace)
-  const report = auditState(loaded.state, {...opts, evidence})
+  const report = auditState(loaded.state, {...opts, evidence}, {notice: (line) => void after.push(line)})
   return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after}
 }
 
+export interface AuditStateExtras {
+  /** The plan of this state with these options, when the caller has it already (sync's pointer to audit). */
+  plan?: SyncReport
+  /** Told what the audit's input leaves unsaid: an annotation naming a code that does not exist. */
+  notice?: (line: string) => void
+}
+
 /** The audit of one state: plan, apply the plan to a copy, explain and judge the result. */
-export function auditState(state: ClusterState, opts: AuditOptions): AuditReport {
-  const plan = planSync(state, {...opts, dryRun: true})
-  const afterState = withPlanApplied(state, plan.objects)
-  const targets = opts.targets ?? []
-  const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
-  const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
-  const claims = afterState.claims.filter((c) => (targets.length > 0 ? named.has(`PersistentVolumeClaim/${claimKey(c)}`) : inScope.claim(c)))
-  const volumes = afterState.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
-  // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
-  const explainer = new Explainer(afterState, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
+export function auditState(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras = {}): AuditReport {
+  const s = auditScope(state, opts, extras)
   // The evidence (each claim's events) only where a finding reads it: a claim handed to an external
   // provisioner, and the volumes judge() asks about; the rest stays one pass over the claims.
-  const withEvidence = explainer.with({evidence: opts.evidence})
-  const explained = claims.map((c) => {
-    const e = explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!
+  const withEvidence = s.explainer.with({evidence: opts.evidence})
+  const explained = s.claims.map((c) => {
+    const e = s.explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!
     return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claim(e.claim.namespace, e.claim.name)! : e
   })
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: afterState, claims: explained, volumes, explainVolume, classes: targets.length === 0, sourceArgs: opts.sourceArgs})
-  return buildAuditReport(findings, {claims: claims.length, volumes: volumes.length, plannedChanges: {...plan.summary}}, opts.ignore)
+  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs})
+  const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
+  return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: {...s.plan.summary}, audited}, opts.ignore, s.annotated)
+}
+
+/**
+ * How many errors and warnings the audit of the state reports (sync's pointer to audit), counted on the
+ * same codes as auditState but each claim by its explain verdict alone: without the candidates its
+ * message weighs, linear in the cluster rather than claims × volumes.
+ */
+export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan: SyncReport): number {
+  const s = auditScope(state, opts, {plan})
+  const claimCodes = s.claims.flatMap((c, i) => {
+    const code = codeOfVerdict(s.explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
+  })
+  const rest = judge({after: s.after, claims: [], volumes: s.volumes, classes: s.classes})
+  return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
+}
+
+/** What both audits start from: the state after the plan, the objects in scope, the Explainer, the annotations. */
+function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
+  const plan = extras.plan ?? planSync(state, {...opts, dryRun: true})
+  const after = withPlanApplied(state, plan.objects)
+  const targets = opts.targets ?? []
+  const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
+  const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
+  const claims = after.claims.filter((c) => (targets.length > 0 ? named.has(`PersistentVolumeClaim/${claimKey(c)}`) : inScope.claim(c)))
+  const volumes = after.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
+  // Classes are judged unless objects are named (the audit is then about those objects).
+  const classes = targets.length === 0
+  // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
+  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
+  const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
+  const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
+  const annotated = annotationIgnores([
+    ...claims.map((c, i) => ({object: claimObjects[i], metadata: c.metadata})),
+    ...volumes.map((v, i) => ({object: volumeObjects[i], metadata: v.metadata})),
+    ...(classes ? after.classes.map((c) => ({object: {kind: 'StorageClass' as const, name: c.metadata.name ?? ''}, metadata: c.metadata})) : []),
+  ])
+  for (const {object, names} of annotated.unknown) {
+    extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: docs/codes.md)`)
+  }
+  return {plan, after, claims, volumes, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
+}
+
+function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {
+  const keyed = objects.map((o) => ({o, key: objectKey(o)}))
+  return keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((k) => k.o)
 }
 
 /**

@@ -7,6 +7,7 @@ import {ExitCode, UsageError} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
+import {shellArgs} from '../render/explain-claim.js'
 import type {SyncReport} from './sync-report.js'
 import {hasChanges, planSync, type SyncOptions} from './sync.js'
 
@@ -21,6 +22,11 @@ export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
   failOnEmpty?: boolean
   /** --recycler-pod-template: a file holding one Pod. */
   recyclerPodTemplate?: string
+  /**
+   * The arguments of the `pvctl audit` that reads what this sync reads (objects, scope, source): a dry run
+   * in sync points to it when the audit finds errors or warnings. Without them it says nothing.
+   */
+  auditArgs?: readonly string[]
 }
 
 export interface SyncUi extends LoadStateUi {
@@ -58,12 +64,14 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
     if (!opts.dryRun) later.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
     noticeMassRelease(loaded.state, report, opts, later)
     noticeCaveats(loaded, later)
+    await noticeAudit(loaded.state, report, opts, later)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok, after}
   }
   const {state, session} = loaded
   if (opts.dryRun) {
     const report = planSync(state, opts)
     noticeMassRelease(state, report, opts, later)
+    await noticeAudit(state, report, opts, later)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok, after}
   }
 
@@ -126,6 +134,18 @@ function checkScope(state: ClusterState, opts: RunSyncOptions, ui: Pick<SyncUi, 
   } else {
     noticeEmptyNamespace(state, opts.namespace, ui)
   }
+}
+
+/**
+ * In sync is not healthy: when the plan is empty, the audit of the same state (judged with that plan, not a
+ * second one) says whether the controller leaves errors or warnings to a person, and the last line points to
+ * `pvctl audit`. The exit status stays the plan's. The audit is loaded only then, and only counts.
+ */
+async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyncOptions, ui: Pick<SyncUi, 'notice'>): Promise<void> {
+  if (hasChanges(report) || opts.auditArgs === undefined) return
+  const {auditProblemCount} = await import('./audit.js')
+  const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)
+  if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}`)
 }
 
 /** How often, off a terminal, a line says which plugin pod is still waited for. */

@@ -11,11 +11,14 @@ import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
-import {unknownCodes, type FailOn} from '../engine/audit/report.js'
+import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
+import {unknownCodes, type AuditReport, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
 import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
 import {auditFleetJsonChunks, auditFleetYamlChunks} from '../render/audit-fleet-doc.js'
 import {renderAuditFleetTable} from '../render/audit-fleet-table.js'
+import {auditJunitChunks} from '../render/audit-junit.js'
+import {renderAuditMarkdown} from '../render/audit-markdown.js'
 import {renderAuditTable} from '../render/audit-table.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 
@@ -41,6 +44,10 @@ With -f the state comes from a snapshot; otherwise from the cluster of the kubec
 
 A fleet: --context a,b,c or --all-contexts audit the cluster of each context (--concurrency at a time, each read once with its own rate limit and --request-timeout), one section per cluster in the table after a table of the clusters, an AuditReportList of one AuditReport per cluster (with its context) in json and yaml. A cluster that cannot be read is a finding of its own, and the others are still audited. pvc/NAME without -n is in each context's namespace.
 
+-o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment.
+
+The annotation ${AUDIT_IGNORE_ANNOTATION}: CODE,... on a claim, volume or class silences those codes on that object, as --ignore does everywhere; the summary counts what was silenced (ignored, ignoredByAnnotation). A name that is no finding code silences nothing and is said on stderr.
+
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
@@ -48,6 +55,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     {description: 'Audit a snapshot:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml'},
     {description: 'Fail only on errors, as JSON:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml --fail-on error -o json'},
     {description: 'One namespace of the live cluster, without the expected waits:', command: '<%= config.bin %> <%= command.id %> -n shop --ignore ClaimWaitingForConsumer,ClaimWaitingForScheduling'},
+    {description: 'In CI: JUnit XML for the test report view, Markdown for the job summary:', command: '<%= config.bin %> <%= command.id %> -o junit > audit.xml; <%= config.bin %> <%= command.id %> -o markdown >> "$GITHUB_STEP_SUMMARY"'},
     {description: 'Three clusters of the kubeconfig, one report each:', command: '<%= config.bin %> <%= command.id %> --context prod-eu,prod-us,staging -o json'},
     {description: 'Every context of the kubeconfig, failing on errors only:', command: '<%= config.bin %> <%= command.id %> --all-contexts --fail-on error'},
   ]
@@ -64,9 +72,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
     concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
-    ...outputFlags(['table', 'json', 'yaml'], 'table'),
+    ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
-    ignore: Flags.string({summary: 'Finding codes to leave out, comma-separated (the summary counts them).', helpValue: 'CODE,...'}),
+    ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
   }
 
@@ -78,31 +86,48 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
     if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
+    const failOn = flags['fail-on'] as FailOn
     const options = {
       gates: parseFeatureGatesFlag(flags['feature-gates']),
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
       labelSelectorText: flags.selector,
-      failOn: flags['fail-on'] as FailOn,
+      failOn,
       ignore: new Set(ignore),
       stdin: process.stdin,
       ...connectionOptions(flags),
     }
     const ui = {notice: writeNotice, spinner: startSpinner}
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
+    // junit and markdown take every report (a suite or a section each); table, json and yaml have a form of
+    // their own for one cluster and for a fleet.
+    type Own = Record<'json' | 'yaml' | 'table', (reports: readonly AuditReport[]) => Iterable<string>>
+    const formatted = (reports: readonly AuditReport[], own: Own): Iterable<string> => {
+      switch (flags.output) {
+        case 'junit':
+          return auditJunitChunks(reports, {failOn})
+        case 'markdown':
+          return [renderAuditMarkdown(reports)]
+        case 'json':
+        case 'yaml':
+          return own[flags.output](reports)
+        default:
+          return own.table(reports)
+      }
+    }
     if (fleet !== undefined) {
       const targetsFor = (contextNamespace: string | undefined) =>
         targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
       const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
-      const chunks = flags.output === 'json' ? auditFleetJsonChunks(reports) : flags.output === 'yaml' ? auditFleetYamlChunks(reports) : [renderAuditFleetTable(reports, palette)]
+      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette)]})
       await writeChunks(process.stdout, chunks)
       for (const line of after) writeNotice(line)
       process.exitCode = exitCode
       return
     }
     const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    const chunks = flags.output === 'json' ? auditJsonChunks(report) : flags.output === 'yaml' ? auditYamlChunks(report) : [renderAuditTable(report, palette)]
+    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette)]})
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

@@ -5,7 +5,7 @@ import type {Logger} from '../cli/log.js'
 import type {SyncReport} from '../app/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
-import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceFlags} from '../cli/flags.js'
+import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
@@ -28,6 +28,8 @@ Claims are synced before volumes, each in name order (namespace, then name), as 
 With -f the state comes from a snapshot and nothing is ever written: the plan is a simulation.
 
 Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. Ctrl-C stops issuing writes; a re-run completes the job.
+
+In sync is not healthy: when a dry run has nothing to change but pvctl audit finds errors or warnings in the same state, the last line on stderr says how many, with the pvctl audit command to run (same objects, scope and source). The exit status stays 0.
 
 With --watch pvctl runs as the controller does, until SIGTERM: informers list and watch volumes, claims, classes, pods and nodes; each change queues its object; one worker syncs claims and one volumes, each sync written as above, a volume plugin's operation (a recycler or cleanup pod) carried out in the background while the workers go on; every --resync everything is listed and synced again. --interval runs a full sync every interval instead. Writing needs --yes (--dry-run streams what would be written). Unless --controllers says kube-controller-manager's binder is disabled, pvctl does not write while the kube-system/kube-controller-manager Lease is live. --leader-elect lets several replicas run with one writer. Lines on stdout are actions, logs go to stderr; SIGTERM exits 0.
 
@@ -144,6 +146,14 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           filename: flags.filename,
           stdin: process.stdin,
           recyclerPodTemplate: flags['recycler-pod-template'],
+          auditArgs: [
+            ...objects,
+            ...(flags['all-namespaces'] ? ['-A'] : flags.namespace !== undefined ? ['-n', flags.namespace] : []),
+            ...(flags.selector !== undefined ? ['-l', flags.selector] : []),
+            ...(flags['feature-gates'] !== undefined ? ['--feature-gates', flags['feature-gates']] : []),
+            ...(flags['enable-hostpath-provisioner'] ? ['--enable-hostpath-provisioner'] : []),
+            ...sourceArgs(flags),
+          ],
         },
         {
           notice: writeNotice,

@@ -1,6 +1,6 @@
 // The human form of `pvctl audit`: a one-line summary, then the findings grouped by severity as
 // `kubectl get`-style tables (CODE, OBJECT, MESSAGE), each followed by its fix. PURE.
-import {SEVERITIES, type FindingObject, type Severity} from '../engine/audit/findings.js'
+import {objectName, SEVERITIES, type Severity} from '../engine/audit/findings.js'
 import type {AuditReport, AuditSummary} from '../engine/audit/report.js'
 import type {Palette} from './color.js'
 import {kubectlTable} from './kubectl-table.js'
@@ -29,13 +29,6 @@ export function auditFindingBlocks(report: AuditReport, palette: Palette): strin
   return blocks
 }
 
-const SHORT_KINDS: Record<FindingObject['kind'], string> = {PersistentVolumeClaim: 'pvc', PersistentVolume: 'pv', StorageClass: 'storageclass', Cluster: 'cluster'}
-
-function objectName(o: FindingObject): string {
-  const short = SHORT_KINDS[o.kind]
-  return o.namespace !== undefined ? `${short}/${o.namespace}/${o.name}` : `${short}/${o.name}`
-}
-
 /** "2 errors, 1 warning, 0 info (3 ignored)": findings per severity, and how many were silenced. */
 export function findingCounts(found: Readonly<Record<Severity, number>>, ignored: number): string {
   return `${found.error} error${found.error === 1 ? '' : 's'}, ${found.warning} warning${found.warning === 1 ? '' : 's'}, ${found.info} info${ignored > 0 ? ` (${ignored} ignored)` : ''}`
@@ -45,6 +38,7 @@ export function ignoredCount(s: AuditSummary): number {
   return Object.values(s.ignored).reduce((a, b) => a + (b ?? 0), 0)
 }
 
+/** The one line every audit output opens with: health, findings per severity, silenced, planned writes. */
 export function auditSummaryLine(r: AuditReport): string {
   const s = r.summary
   const writes = s.plannedWrites === 0 ? 'no changes planned' : `the controller would make ${s.plannedWrites} write${s.plannedWrites === 1 ? '' : 's'} first (pvctl sync --dry-run shows them)`

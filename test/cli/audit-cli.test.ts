@@ -6,12 +6,25 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {FINDING_CODES} from '../../src/engine/audit/findings.js'
-import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
+import {example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
   {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 2 errors, 2 warnings, 1 info; the controller would make 11 writes first/},
   {name: 'a state in sync and healthy exits 0', args: ['audit', '-f', '-'], stdin: IN_SYNC_SNAPSHOT, code: 0, stdout: /0 errors, 0 warnings, 0 info; no changes planned\./},
   {name: 'an unknown --ignore code is a usage error', args: ['audit', '-f', example, '--ignore', 'ClaimLots'], code: 2, stderr: /unknown finding code ClaimLots/},
+  {name: '-o junit: the JUnit XML, the same exit status', args: ['audit', '-f', example, '-o', 'junit'], code: 1, stdout: /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="pvctl audit" tests="15" failures="5" errors="0">\n/},
+  {name: '-o junit --fail-on none: only the plan fails', args: ['audit', '-f', example, '-o', 'junit', '--fail-on', 'none'], code: 1, stdout: /<testsuites name="pvctl audit" tests="15" failures="1" errors="0">/},
+  {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nAudit: 3\/7 claims .*\n\n### Errors \(2\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
+  {name: 'a volume without the annotation: its warning fails the audit', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot(), code: 1, stdout: /0 errors, 1 warning, 0 info; no changes planned\./},
+  {name: 'pvctl.io/audit-ignore silences it there: counted, exit 0', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot('VolumeReleasedRetained'), code: 0, stdout: /0 errors, 0 warnings, 0 info \(1 ignored\); no changes planned\./},
+  {
+    name: 'an unknown code in the annotation silences nothing, and stderr says so',
+    args: ['audit', '-f', '-'],
+    stdin: keptVolumeSnapshot('VolumeReleasedRetaind'),
+    code: 1,
+    stdout: /1 warning/,
+    stderr: /^pvctl: pv\/pv-kept: pvctl\.io\/audit-ignore names VolumeReleasedRetaind, not a finding code: it silences nothing/m,
+  },
   {name: '--ignore is counted in the summary', args: ['audit', '-f', example, '--ignore', 'ClaimLost,ClaimMisbound'], code: 1, stdout: /0 errors, 2 warnings, 1 info \(2 ignored\)/},
 ]
 
@@ -31,6 +44,13 @@ test('audit -o json: an AuditReport with nothing else on stdout', async () => {
   assert.equal(doc.kind, 'AuditReport')
   assert.equal(doc.plannedChanges.writes, 11)
   for (const f of doc.findings) assert.deepEqual(Object.keys(f), ['code', 'severity', 'object', 'message', 'evidence', 'fix'])
+  assert.deepEqual(doc.summary.ignoredByAnnotation, {})
+})
+
+test('audit -o json: what the annotation silenced, counted apart from --ignore', async () => {
+  const r = await runCli(['audit', '-f', '-', '-o', 'json'], {stdin: keptVolumeSnapshot('VolumeReleasedRetained')})
+  const doc = JSON.parse(r.stdout)
+  assert.deepEqual([doc.summary.ignored, doc.summary.ignoredByAnnotation, doc.findings], [{VolumeReleasedRetained: 1}, {VolumeReleasedRetained: 1}, []])
 })
 
 test('docs/codes.md lists every finding code with its severity', () => {

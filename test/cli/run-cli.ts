@@ -127,3 +127,22 @@ status:
   accessModes: [ReadWriteOnce]
   capacity: {storage: 1Gi}
 `
+
+/**
+ * In sync but not healthy: a Released Retain volume whose claim is gone, which the controller leaves as it is
+ * (audit's VolumeReleasedRetained); with `ignore`, the volume's pvctl.io/audit-ignore annotation.
+ */
+export function keptVolumeSnapshot(ignore?: string): string {
+  return `apiVersion: v1
+kind: PersistentVolume
+metadata: {name: pv-kept, uid: u-pv-kept, resourceVersion: "5"${ignore !== undefined ? `, annotations: {pvctl.io/audit-ignore: "${ignore}"}` : ''}}
+spec:
+  accessModes: [ReadWriteOnce]
+  capacity: {storage: 1Gi}
+  hostPath: {path: /tmp/pv-kept}
+  persistentVolumeReclaimPolicy: Retain
+  storageClassName: ""
+  claimRef: {apiVersion: v1, kind: PersistentVolumeClaim, namespace: app, name: gone, uid: u-gone}
+status: {phase: Released}
+`
+}

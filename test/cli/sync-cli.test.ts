@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {type CliResult, example, IN_SYNC_SNAPSHOT, runCli, tempDir} from './run-cli.js'
+import {type CliResult, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, runCli, tempDir} from './run-cli.js'
 
 // Reports are read loosely: the schema test (test/contract) pins their shape.
 type Json = Record<string, any>
@@ -78,6 +78,13 @@ spec:
   persistentVolumeReclaimPolicy: Retain
   claimRef: {namespace: gone, name: claim, uid: u-claim}
 `)
+
+// In sync, but not healthy (audit finds a warning); the same with the warning silenced by the annotation.
+const inSyncUnhealthy = path.join(work, 'in-sync-unhealthy.yaml')
+writeFileSync(inSyncUnhealthy, keptVolumeSnapshot())
+const inSyncSilenced = path.join(work, 'in-sync-silenced.yaml')
+writeFileSync(inSyncSilenced, keptVolumeSnapshot('VolumeReleasedRetained'))
+const IN_SYNC_LINE = 'No changes: the cluster is in sync with the controller.\n'
 
 const report = (res: CliResult): Json => JSON.parse(res.stdout) as Json
 const namespaces = (r: Json): string[] => [...new Set<string>(r.objects.map((o: Json) => o.metadata.namespace ?? '<none>'))].sort()
@@ -333,6 +340,38 @@ items:
     },
   },
 
+  // In sync is not healthy: the last line on stderr points to pvctl audit, the exit status stays the plan's.
+  {
+    name: 'in sync, but the audit finds a warning: the last stderr line points to audit with the same -f',
+    args: ['-f', inSyncUnhealthy],
+    expectExit: 0,
+    check: (res) => {
+      assert.equal(res.stdout, IN_SYNC_LINE)
+      assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f ${inSyncUnhealthy}`)
+    },
+  },
+  {
+    name: 'in sync and unhealthy, -o json: the report as before, the pointer on stderr',
+    args: ['-f', inSyncUnhealthy, '-o', 'json'],
+    expectExit: 0,
+    check: (res) => {
+      assert.deepEqual(report(res).actions, [])
+      assert.match(res.stderr, /^pvctl: in sync with the controller; 1 problem .*: pvctl audit -f \S+\n$/)
+    },
+  },
+  {
+    name: 'the pointer carries the scope: -n other and the -f directory',
+    args: ['-f', twoNamespaces, '-n', 'other'],
+    expectExit: 0,
+    check: (res) => assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -n other -f ${twoNamespaces}`),
+  },
+  {
+    name: 'in sync and the problem silenced by pvctl.io/audit-ignore: no pointer',
+    args: ['-f', inSyncSilenced],
+    expectExit: 0,
+    check: (res) => assert.equal(res.stderr, ''),
+  },
+
   // Help.
   {
     name: '--help documents the exit status',
@@ -358,4 +397,12 @@ test('pvctl sync through the built CLI', {concurrency: 4}, async (t) => {
       }),
     ),
   )
+})
+
+test('the command the pointer prints audits what sync read: it finds the problem', async () => {
+  const sync = await runCli(['sync', '--dry-run', '-f', inSyncUnhealthy])
+  const command = /: pvctl (audit .*)$/m.exec(sync.stderr)![1].split(' ')
+  const audit = await runCli(command)
+  assert.equal(audit.code, 1)
+  assert.match(audit.stdout, /^Audit: 0\/0 claims and 0\/1 volumes healthy; 0 errors, 1 warning, 0 info; no changes planned\./)
 })

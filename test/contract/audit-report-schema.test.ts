@@ -33,7 +33,19 @@ const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
   {name: 'a finding without evidence', breakIt: (d) => delete d.findings[0].evidence},
   {name: 'another kind', breakIt: (d) => (d.kind = 'SyncReport')},
   {name: 'an extra top-level field', breakIt: (d) => (d.extra = 1)},
+  {name: 'an annotation count of an unknown code', breakIt: (d) => (d.summary.ignoredByAnnotation = {ClaimLots: 1})},
+  {name: 'an annotation count of zero', breakIt: (d) => (d.summary.ignoredByAnnotation = {ClaimLost: 0})},
 ]
+
+test('a report with findings silenced by pvctl.io/audit-ignore matches the schema; one without ignoredByAnnotation still does', async () => {
+  const annotated = readFileSync(example, 'utf8').replace(/(\n {4}name: pv-0004\n {4}annotations:\n)/, '$1      pvctl.io/audit-ignore: VolumeReleasedRetained\n')
+  assert.notEqual(annotated, readFileSync(example, 'utf8'), 'the example has pv-0004 to annotate')
+  const doc = JSON.parse((await runCli(['audit', '-f', '-', '-o', 'json'], {stdin: annotated})).stdout) as Json
+  assert.deepEqual(doc.summary.ignoredByAnnotation, {VolumeReleasedRetained: 1})
+  assert.ok(validate(doc), ajv.errorsText(validate.errors))
+  delete doc.summary.ignoredByAnnotation
+  assert.ok(validate(doc), 'a report of before the annotation stays valid')
+})
 
 test('the schema rejects broken reports', async () => {
   const base = JSON.parse((await runCli(['audit', '-f', example, '-o', 'json'])).stdout) as Json

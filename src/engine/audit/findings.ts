@@ -82,3 +82,16 @@ export function removeClaimRefFix(volume: string): string {
 export function removeClaimRefUidFix(volume: string): string {
   return `kubectl patch pv ${volume} --type json -p '[{"op":"remove","path":"/spec/claimRef/uid"},{"op":"remove","path":"/spec/claimRef/resourceVersion"}]'`
 }
+
+/** One key per object (kind, namespace, name), as the report counts and silences objects. */
+export function objectKey(o: FindingObject): string {
+  return `${o.kind}/${o.namespace ?? ''}/${o.name}`
+}
+
+const SHORT_KINDS: Record<FindingObject['kind'], string> = {PersistentVolumeClaim: 'pvc', PersistentVolume: 'pv', StorageClass: 'storageclass', Cluster: 'cluster'}
+
+/** The object as the audit's outputs name it: pvc/NAMESPACE/NAME, pv/NAME, storageclass/NAME, cluster/CONTEXT. */
+export function objectName(o: FindingObject): string {
+  const short = SHORT_KINDS[o.kind]
+  return o.namespace !== undefined ? `${short}/${o.namespace}/${o.name}` : `${short}/${o.name}`
+}

@@ -1,5 +1,5 @@
 // The AuditReport document (docs/output-contract.md, "pvctl audit"), and the exit status it implies. PURE.
-import {FINDING_CODES, SEVERITIES, type Finding, type FindingCode, type Severity} from './findings.js'
+import {FINDING_CODES, objectKey, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from './findings.js'
 
 export const AUDIT_API_VERSION = 'pvctl/v1alpha1'
 
@@ -13,8 +13,10 @@ export interface AuditSummary {
   healthyVolumes: number
   /** Findings reported, per severity (the silenced ones not among them). */
   findings: Record<Severity, number>
-  /** Findings left out by --ignore, per code. */
+  /** Findings left out, per code: by --ignore or by the objects' pvctl.io/audit-ignore annotation. */
   ignored: Partial<Record<FindingCode, number>>
+  /** Of those, the ones the annotation silenced (a finding silenced both ways counts as --ignore's). */
+  ignoredByAnnotation: Partial<Record<FindingCode, number>>
   /** The writes the controller's plan would make (plannedChanges.writes). */
   plannedWrites: number
 }
@@ -22,31 +24,61 @@ export interface AuditSummary {
 export interface AuditReport {
   apiVersion: typeof AUDIT_API_VERSION
   kind: 'AuditReport'
-  /** The kubeconfig context audited, in a fleet audit (--context a,b, --all-contexts); absent otherwise. */
+  /** The kubeconfig context audited, in a fleet audit (--context a,b, --all-contexts): names its table section, junit suite and markdown section; absent otherwise. */
   context?: string
   summary: AuditSummary
   /** The plan's summary, as SyncReport.summary: what the controller is about to change before the judging. */
   plannedChanges: {writes: number} & Record<string, number>
   findings: Finding[]
+  /**
+   * The objects judged, claims then volumes (not in the -o json document, whose summary counts them): the
+   * junit renderer gives each a test case, a healthy one passes.
+   */
+  audited?: readonly FindingObject[]
+  /** The findings left out and why (not in the -o json document, whose summary counts them). */
+  silenced?: readonly SilencedFinding[]
+}
+
+export interface SilencedFinding {
+  finding: Finding
+  by: 'ignore' | 'annotation'
 }
 
 export interface AuditTotals {
   claims: number
   volumes: number
   plannedChanges: {writes: number} & Record<string, number>
+  /** The objects judged, for AuditReport.audited. */
+  audited?: readonly FindingObject[]
 }
 
-/** Orders findings by severity (error first), then kind, namespace, name, code: a stable report. */
-export function buildAuditReport(all: readonly Finding[], totals: AuditTotals, ignore: ReadonlySet<string>): AuditReport {
+/**
+ * Orders findings by severity (error first), then kind, namespace, name, code: a stable report. `ignore` is
+ * --ignore; `annotated` the codes each object's pvctl.io/audit-ignore silences, by objectKey.
+ */
+export function buildAuditReport(all: readonly Finding[], totals: AuditTotals, ignore: ReadonlySet<string>, annotated: ReadonlyMap<string, ReadonlySet<string>> = new Map()): AuditReport {
   const ignored: Partial<Record<FindingCode, number>> = {}
+  const ignoredByAnnotation: Partial<Record<FindingCode, number>> = {}
   const findings: Finding[] = []
+  const silenced: SilencedFinding[] = []
   for (const f of all) {
-    if (ignore.has(f.code)) ignored[f.code] = (ignored[f.code] ?? 0) + 1
-    else findings.push(f)
+    const by = silencedBy(f, ignore, annotated)
+    if (by !== undefined) {
+      ignored[f.code] = (ignored[f.code] ?? 0) + 1
+      silenced.push({finding: f, by})
+      if (by === 'annotation') ignoredByAnnotation[f.code] = (ignoredByAnnotation[f.code] ?? 0) + 1
+      else {
+        // Silenced by --ignore: counted in ignored only.
+      }
+    } else {
+      findings.push(f)
+    }
   }
-  findings.sort((a, b) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || key(a).localeCompare(key(b)))
+  const bySeverityThenObject = (a: Finding, b: Finding) => SEVERITIES.indexOf(a.severity) - SEVERITIES.indexOf(b.severity) || key(a).localeCompare(key(b))
+  findings.sort(bySeverityThenObject)
+  silenced.sort((a, b) => bySeverityThenObject(a.finding, b.finding))
   // Healthy: no finding at all, silenced ones included (an ignored code is not a clean bill of health).
-  const sick = new Set(all.map((f) => `${f.object.kind}/${f.object.namespace ?? ''}/${f.object.name}`))
+  const sick = new Set(all.map((f) => objectKey(f.object)))
   const sickOf = (kind: string) => [...sick].filter((k) => k.startsWith(`${kind}/`)).length
   const count = (s: Severity) => findings.filter((f) => f.severity === s).length
   return {
@@ -59,11 +91,19 @@ export function buildAuditReport(all: readonly Finding[], totals: AuditTotals, i
       healthyVolumes: totals.volumes - sickOf('PersistentVolume'),
       findings: {error: count('error'), warning: count('warning'), info: count('info')},
       ignored,
+      ignoredByAnnotation,
       plannedWrites: totals.plannedChanges.writes,
     },
     plannedChanges: totals.plannedChanges,
     findings,
+    ...(totals.audited !== undefined ? {audited: totals.audited} : {}),
+    silenced,
   }
+}
+
+/** What silences a finding: --ignore (`ignore`) first, then its object's annotation (`annotated`), or nothing. */
+export function silencedBy(f: Pick<Finding, 'code' | 'object'>, ignore: ReadonlySet<string>, annotated: ReadonlyMap<string, ReadonlySet<string>>): SilencedFinding['by'] | undefined {
+  return ignore.has(f.code) ? 'ignore' : annotated.get(objectKey(f.object))?.has(f.code) === true ? 'annotation' : undefined
 }
 
 function key(f: Finding): string {
@@ -72,10 +112,12 @@ function key(f: Finding): string {
 
 /** 0: no finding at or above failOn and no planned change; 1 otherwise. */
 export function auditFails(report: AuditReport, failOn: FailOn): boolean {
-  if (report.summary.plannedWrites > 0) return true
-  if (failOn === 'none') return false
-  const bar = SEVERITIES.indexOf(failOn)
-  return report.findings.some((f) => SEVERITIES.indexOf(f.severity) <= bar)
+  return report.summary.plannedWrites > 0 || report.findings.some((f) => failsAt(f.severity, failOn))
+}
+
+/** A finding of this severity fails an audit run with --fail-on failOn. */
+export function failsAt(severity: Severity, failOn: FailOn): boolean {
+  return failOn !== 'none' && SEVERITIES.indexOf(severity) <= SEVERITIES.indexOf(failOn)
 }
 
 /** The codes --ignore names, refused when one is not a finding code (a typo would silence nothing). */

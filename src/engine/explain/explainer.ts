@@ -1,12 +1,12 @@
 // `pvctl explain pvc/NAME`: why a claim is (or is not) bound, from the controller's own decision path.
-// PURE: state in, a ClaimExplanation out. The verdict comes from explain-verdict.ts (syncClaim walked
-// without writes), the candidates from explain-candidates.ts (every reason, not only the first), the words
-// from explain-summary.ts and explain-suggestions.ts.
+// PURE: state in, a ClaimExplanation out. The verdict comes from verdict.ts (syncClaim walked without
+// writes), the candidates from candidates.ts (every reason, not only the first), the words from
+// summary.ts and suggestions.ts.
 import {bindingPointers} from './binding.js'
 import type {ClusterLookup} from './lookup.js'
 import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
 import {ControllerQueries, type ExplainOptions} from './controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type VolumeExplanation} from './model.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
@@ -160,6 +160,16 @@ export class Explainer {
     if (claim === undefined) return undefined
     const decision = decideClaim(this.q, this.state, claim, inPass ? this.syncPass().turnOf(claim) : undefined)
     return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? provisionerLeaseName(decision.provisioner) : null
+  }
+
+  /**
+   * The verdict on claim namespace/name alone, as `claim` gives it, or undefined when there is no such
+   * claim: without the candidates and words, so that counting verdicts stays linear in the cluster (sync's
+   * pointer to audit counts findings).
+   */
+  verdict(namespace: string, name: string): Verdict | undefined {
+    const claim = this.q.claim(`${namespace}/${name}`)
+    return claim === undefined ? undefined : decideClaim(this.q, this.state, claim, undefined).verdict
   }
 
   /** The explanation of volume `name`, or undefined when the state has no such volume; `wantedBy`: see describeVolume. */
