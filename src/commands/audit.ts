@@ -8,12 +8,13 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
 import {unknownCodes, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
 import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
 import {renderAuditTable} from '../render/audit-table.js'
+import {auditNames} from '../render/object-names.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 
 /** audit's own exit codes (docs/output-contract.md: every command documents them in its help). */
@@ -54,7 +55,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override flags = {
     ...sourceFlags,
     ...scopeFlags,
-    ...outputFlags(['table', 'json', 'yaml'], 'table'),
+    ...outputFlags(['table', 'json', 'yaml', 'name'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: 'Finding codes to leave out, comma-separated (the summary counts them).', helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -85,7 +86,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       {notice: writeNotice, spinner: startSpinner},
     )
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const chunks = flags.output === 'json' ? auditJsonChunks(report) : flags.output === 'yaml' ? auditYamlChunks(report) : [renderAuditTable(report, palette)]
+    const table = () => renderAuditTable(report, palette, {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)})
+    const chunks = flags.output === 'json' ? auditJsonChunks(report) : flags.output === 'yaml' ? auditYamlChunks(report) : flags.output === 'name' ? [auditNames(report)] : [table()]
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

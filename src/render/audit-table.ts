@@ -3,11 +3,12 @@
 import {SEVERITIES, type Severity} from '../engine/audit/findings.js'
 import type {AuditReport} from '../engine/audit/report.js'
 import type {Palette} from './color.js'
-import {kubectlTable} from './kubectl-table.js'
+import {kubectlTable, type TableLayout} from './kubectl-table.js'
 
 const HEADINGS: Record<Severity, string> = {error: 'Errors:', warning: 'Warnings:', info: 'Info:'}
 
-export function renderAuditTable(report: AuditReport, palette: Palette): string {
+/** `layout`: --no-headers, and the terminal the tables are fitted to (the message wraps, never cut). */
+export function renderAuditTable(report: AuditReport, palette: Palette, layout: TableLayout = {}): string {
   const blocks = [summaryLine(report)]
   for (const severity of SEVERITIES) {
     const found = report.findings.filter((f) => f.severity === severity)
@@ -15,7 +16,7 @@ export function renderAuditTable(report: AuditReport, palette: Palette): string 
     const colour = severity === 'error' ? palette.red : severity === 'warning' ? palette.yellow : (t: string) => t
     const rows = found.map((f) => [colour(f.code), objectName(f.object), f.message])
     const fixes = found.map((f) => `  ${objectName(f.object)}: ${f.fix}`)
-    blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows)}\nFix:\n${fixes.join('\n')}`)
+    blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows, {...layout, wrap: 2})}\nFix:\n${fixes.join('\n')}`)
   }
   if (report.findings.length > 0) blocks.push('Every code is described in docs/codes.md.')
   return blocks.join('\n\n') + '\n'
