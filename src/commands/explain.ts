@@ -105,14 +105,14 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const controller = controllerExplainer(state, request)
     request.evidence = await gatherEvidence(controller, request, evidence)
 
+    const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}), controller)
+      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
       return
     }
     const explained = explainInState(state, request, controller)
     const {exitCode} = explained
     const document = withMissingKindCaveats(explained.document, missing)
-    const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     const chunks =
       flags.output === 'json'
         ? explainJsonChunks(document)
