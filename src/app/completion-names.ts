@@ -4,24 +4,31 @@
 // the user's prompt.
 import type {NameSource, NamesFound} from '../cli/completion/candidates.js'
 
-/** How long a live read may take before completion gives up (kubectl's completion has no deadline; a shell waiting on TAB should). */
-export const LIVE_NAMES_DEADLINE_MS = 2000
+/**
+ * How long the live list may take, from its first request, before completion gives up, unless the line
+ * gives a --request-timeout (kubectl's completion waits as long as that; a shell waiting on TAB should not
+ * wait for ever).
+ */
+export const LIVE_NAMES_DEADLINE_MS = 5000
 
 const NONE: NamesFound = {claims: [], volumes: [], contexts: []}
 
 export interface NamesRequest {
   kind: 'claims' | 'volumes' | 'namespaces' | 'contexts'
   source: NameSource
+  /** The line's --request-timeout, when it gives one (not 0): the deadline of each request and of the list. */
+  requestTimeoutMs?: number
 }
 
-export async function readCompletionNames(request: NamesRequest, deadlineMs = LIVE_NAMES_DEADLINE_MS): Promise<NamesFound> {
+export async function readCompletionNames(request: NamesRequest): Promise<NamesFound> {
+  const deadlineMs = request.requestTimeoutMs !== undefined && request.requestTimeoutMs > 0 ? request.requestTimeoutMs : LIVE_NAMES_DEADLINE_MS
   try {
     if (request.kind === 'contexts') {
       const {contextNames} = await import('../cluster/kubeconfig.js')
       return {...NONE, contexts: contextNames({kubeconfig: request.source.kubeconfig})}
     }
     if (request.source.filename !== undefined) return await fromSnapshot(request.source.filename)
-    return await withDeadline(fromCluster(request), deadlineMs)
+    return await fromCluster(request, deadlineMs)
   } catch {
     // Unreadable file, no kubeconfig, unreachable or forbidden cluster, past the deadline: no names.
     return NONE
@@ -36,13 +43,13 @@ async function fromSnapshot(filename: readonly string[]): Promise<NamesFound> {
   return {claims: state.claims.map((c) => ({namespace: c.metadata.namespace ?? 'default', name: c.metadata.name ?? ''})), volumes: state.volumes.map((v) => v.metadata.name ?? ''), contexts: []}
 }
 
-/** Lists only the kind asked for (namespaces come from the claims' namespaces), with one short timeout per request. */
-async function fromCluster(request: NamesRequest): Promise<NamesFound> {
+/** Lists only the kind asked for (namespaces come from the claims' namespaces), within the deadline. */
+async function fromCluster(request: NamesRequest, deadlineMs: number): Promise<NamesFound> {
   const {openLiveSession} = await import('./live-session.js')
   const {listAll} = await import('../cluster/live-loader.js')
-  const session = openLiveSession({kubeconfig: request.source.kubeconfig, context: request.source.context, qps: 5, burst: 10, requestTimeoutMs: LIVE_NAMES_DEADLINE_MS})
-  if (request.kind === 'volumes') return {...NONE, volumes: (await listAll((p) => session.api.listVolumes(p))).map((v) => v.metadata.name ?? '')}
-  const claims = await listAll((p) => session.api.listClaims(undefined, p))
+  const session = openLiveSession({kubeconfig: request.source.kubeconfig, context: request.source.context, qps: 5, burst: 10, requestTimeoutMs: deadlineMs})
+  if (request.kind === 'volumes') return {...NONE, volumes: (await withDeadline(listAll((p) => session.api.listVolumes(p)), deadlineMs)).map((v) => v.metadata.name ?? '')}
+  const claims = await withDeadline(listAll((p) => session.api.listClaims(undefined, p)), deadlineMs)
   return {...NONE, claims: claims.map((c) => ({namespace: c.metadata.namespace ?? 'default', name: c.metadata.name ?? ''}))}
 }
 

@@ -8,6 +8,7 @@ import {readCompletionNames} from '../app/completion-names.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {complete, type CompletionCommand, Directive, formatAnswer, withNames} from '../cli/completion/candidates.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
+import {parseDuration} from '../cli/duration.js'
 
 export default class Complete extends PvctlCommand {
   static override hidden = true
@@ -27,13 +28,14 @@ EXIT STATUS
       return
     }
     const want = answer.names
-    const found = await readCompletionNames({kind: want.kind, source: want.source})
-    let namespace = 'default'
+    const namespace = want.kind === 'claims' ? defaultNamespace({namespace: want.namespace, ...want.source}) : 'default'
+    let requestTimeoutMs: number | undefined
     try {
-      namespace = want.kind === 'claims' ? defaultNamespace({namespace: want.namespace, ...want.source}) : 'default'
+      requestTimeoutMs = want.source.requestTimeout !== undefined ? parseDuration(want.source.requestTimeout, '--request-timeout', {bareSeconds: true}) : undefined
     } catch {
-      // Only claims need a namespace; an unreadable kubeconfig has already left them with none.
+      // A --request-timeout being typed (`3`, then `30s`) that does not parse yet: the default deadline.
     }
+    const found = await readCompletionNames({kind: want.kind, source: want.source, requestTimeoutMs})
     process.stdout.write(formatAnswer(withNames(want, found, namespace)))
     // A kept-alive connection to the cluster must not hold the shell's prompt.
     setTimeout(() => process.exit(), 50).unref()

@@ -10,7 +10,7 @@ const PROGRAM = 'pvctl'
 export default class Completion extends PvctlCommand {
   static override summary = 'Print the shell completion script for bash, zsh, fish or PowerShell.'
 
-  static override description = `The script completes commands, flags, the values of flags with fixed ones (-o, --fail-on), and object arguments (pvc/NAME, pv/NAME, pvc NAME, -n NAMESPACE, --context NAME) with the names of the claims, volumes and namespaces of the snapshot named by -f on the line being completed, else of the cluster of the kubeconfig and context on the line (read-only, given up after 2 seconds; a cluster that cannot be read offers no names).
+  static override description = `The script completes commands, flags, the values of flags with fixed ones (-o, --fail-on), and object arguments (pvc/NAME, pv/NAME, pvc NAME, -n NAMESPACE, --context NAME) with the names of the claims, volumes and namespaces of the snapshot named by -f on the line being completed, else of the cluster of the kubeconfig and context on the line (read-only, given up after the line's --request-timeout, else 5 seconds; a cluster that cannot be read offers no names).
 
 To load it in bash: source <(pvctl completion bash), a line to add to ~/.bashrc for every new shell. In zsh, the same with zsh, after compinit (in ~/.zshrc). In fish: pvctl completion fish | source, or save it as ~/.config/fish/completions/pvctl.fish. In PowerShell: pvctl completion powershell | Out-String | Invoke-Expression, in $PROFILE.
 

@@ -3,16 +3,20 @@
 // `j`), and COMPREPLY read back. The built CLI answers it (`pvctl` on the PATH is bin/run.js), names
 // from -f examples/cluster.yaml. zsh and fish load theirs where installed; PowerShell's is checked for shape.
 import assert from 'node:assert/strict'
-import {spawnSync} from 'node:child_process'
+import {execFile, spawnSync} from 'node:child_process'
 import {symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
+import {promisify} from 'node:util'
 
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {startEmulator} from '../emulator/emulator.js'
 import {bin, cleanEnv, example, repoRoot, runCli, tempDir} from './run-cli.js'
 
 const pathDir = tempDir('completion-path')
 symlinkSync(bin, path.join(pathDir, 'pvctl'))
 symlinkSync(path.join(repoRoot, 'bin', 'kubectl_complete-pvctl.js'), path.join(pathDir, 'kubectl_complete-pvctl'))
+const execFileAsync = promisify(execFile)
 const env = cleanEnv({PATH: `${pathDir}${path.delimiter}${process.env.PATH ?? ''}`, HOME: tempDir('completion-home')})
 
 function installed(shell: string): boolean {
@@ -58,26 +62,52 @@ const rows: BashRow[] = [
   {words: ['pvctl', 'explain', '--kubeconfig', '/nonexistent', 'pvc', ''], want: []},
 ]
 
-/** Sources the script and drives its function once per row, as bash would at a TAB; COMPREPLY per row, one line each. */
-function driveBash(source: string, lines: ReadonlyArray<readonly string[]>): {replies: string[][]; stderr: string} {
+/**
+ * Sources the script and drives its function once per row, as bash would at a TAB; COMPREPLY per row. Not
+ * spawnSync: an emulator in this process must go on answering while bash runs.
+ */
+async function driveBash(source: string, lines: ReadonlyArray<readonly string[]>): Promise<{replies: string[][]; stderr: string}> {
   const file = path.join(tempDir('completion-bash'), 'pvctl.bash')
   writeFileSync(file, source)
   const quote = (w: string) => `'${w.replace(/'/g, "'\\''")}'`
   const calls = lines.map((words) => `COMP_WORDS=(${words.map(quote).join(' ')}); COMP_CWORD=${words.length - 1}; COMPREPLY=(); __pvctl_complete; printf '%s\\x1f' "\${COMPREPLY[@]}"; printf '\\n'`)
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `source ${quote(file)}\n${calls.join('\n')}`], {cwd: repoRoot, env, encoding: 'utf8'})
-  assert.equal(r.status, 0, r.stderr)
-  const replies = r.stdout.split('\n').slice(0, lines.length).map((l) => l.split('\x1f').filter((w) => w !== ''))
-  return {replies, stderr: r.stderr}
+  const {stdout, stderr} = await execFileAsync('bash', ['--norc', '--noprofile', '-c', `source ${quote(file)}\n${calls.join('\n')}`], {cwd: repoRoot, env, encoding: 'utf8'})
+  const replies = stdout.split('\n').slice(0, lines.length).map((l) => l.split('\x1f').filter((w) => w !== ''))
+  return {replies, stderr}
 }
 
 test('bash: the sourced script completes commands, flags, -o values and names from -f', {skip: installed('bash') ? false : 'bash is not installed'}, async () => {
-  const {replies, stderr} = driveBash(await script('bash'), rows.map((r) => r.words))
+  const {replies, stderr} = await driveBash(await script('bash'), rows.map((r) => r.words))
   assert.equal(stderr, '')
   rows.forEach((row, i) => {
     const line = row.words.join(' ')
     if (row.includes === true) for (const w of row.want) assert.ok(replies[i].includes(w), `${line}: ${w} not in ${replies[i].join(' ')}`)
     else assert.deepEqual(replies[i], row.want, line)
   })
+})
+
+test("bash, live: names from the cluster of the line's --kubeconfig (claims of the context's namespace), read-only", {skip: installed('bash') ? false : 'bash is not installed'}, async () => {
+  const {state} = await loadSnapshot(example)
+  const api = await startEmulator({tls: true, objects: structuredClone([...state.volumes, ...state.claims]) as never})
+  try {
+    const kubeconfig = path.join(tempDir('completion-live'), 'kubeconfig')
+    writeFileSync(kubeconfig, api.kubeconfig({namespace: 'shop', name: 'demo'}))
+    // The line's --request-timeout is completion's deadline: a minute, so that a busy machine does not fail the test.
+    const live = ['--kubeconfig', kubeconfig, '--request-timeout', '1m']
+    const lines = [
+      ['pvctl', 'explain', ...live, 'pvc', 'o'],
+      ['pvctl', 'sync', ...live, '--context', 'demo', 'pv/pv-000'],
+      ['pvctl', 'audit', ...live, '-n', ''],
+      ['pvctl', 'audit', ...live, '--context', ''],
+    ]
+    const {replies} = await driveBash(await script('bash'), lines)
+    assert.deepEqual(replies, [['orders'], ['pv/pv-0001', 'pv/pv-0002', 'pv/pv-0003', 'pv/pv-0004', 'pv/pv-0005', 'pv/pv-0006', 'pv/pv-0008'], ['shop'], ['demo']])
+    const reads = api.requests.filter((r) => r.resource === 'persistentvolumeclaims' || r.resource === 'persistentvolumes')
+    assert.ok(reads.length >= 2, 'the claims and volumes were listed')
+    assert.deepEqual([...new Set(api.requests.map((r) => r.method))], ['GET'])
+  } finally {
+    await api.stop()
+  }
 })
 
 test('bash: the script registers its function for pvctl, with file names as the fallback', async () => {

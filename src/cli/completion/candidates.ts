@@ -44,11 +44,12 @@ export interface Candidate {
   description?: string
 }
 
-/** Where names come from: the `-f`, `--kubeconfig` and `--context` on the line being completed. */
+/** Where names come from: the `-f`, `--kubeconfig` and `--context` on the line being completed (and its `--request-timeout`). */
 export interface NameSource {
   filename?: readonly string[]
   kubeconfig?: string
   context?: string
+  requestTimeout?: string
 }
 
 export type NameKind = 'claims' | 'volumes' | 'namespaces' | 'contexts'
@@ -117,7 +118,12 @@ interface LineState {
 
 function completeCommand(command: CompletionCommand, before: readonly string[], current: string, visible: readonly CompletionCommand[]): Answer {
   const line = readLine(command, before)
-  const source: NameSource = {filename: line.given.get('filename'), kubeconfig: last(line.given.get('kubeconfig')), context: last(line.given.get('context'))}
+  const source: NameSource = {
+    filename: line.given.get('filename'),
+    kubeconfig: last(line.given.get('kubeconfig')),
+    context: last(line.given.get('context')),
+    requestTimeout: last(line.given.get('request-timeout')),
+  }
   if (line.pending !== undefined) return flagValue(line.pending, current, '', line, source)
   if (current.startsWith('-') && !line.given.has('--')) {
     const eq = current.indexOf('=')
