@@ -104,6 +104,7 @@ const namesRows: NamesRow[] = [
   {line: ['sync', 'pvc/shop-x', 'persistentvolume/'], kind: 'volumes', want: ['persistentvolume/pv-0001', 'persistentvolume/pv-0002']},
   {line: ['sync', 'pv/pv-0001', 'pv/'], kind: 'volumes', want: ['pv/pv-0002']},
   {line: ['audit', '-f', 'a.yaml', '-f', 'b.yaml', 'pv', ''], kind: 'volumes', want: ['pv-0001', 'pv-0002'], source: {filename: ['a.yaml', 'b.yaml']}},
+  {line: ['audit', '-fa.yaml,b.yaml', 'pv', ''], kind: 'volumes', want: ['pv-0001', 'pv-0002'], source: {filename: ['a.yaml', 'b.yaml']}},
   {line: ['audit', '-n', ''], kind: 'namespaces', want: ['default', 'shop']},
   {line: ['audit', '--namespace=s'], kind: 'namespaces', want: ['--namespace=shop']},
   {line: ['sync', '--kubeconfig', 'k.yaml', '--context', 's'], kind: 'contexts', want: ['staging'], source: {kubeconfig: 'k.yaml'}},

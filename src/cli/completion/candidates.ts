@@ -119,7 +119,8 @@ interface LineState {
 function completeCommand(command: CompletionCommand, before: readonly string[], current: string, visible: readonly CompletionCommand[]): Answer {
   const line = readLine(command, before)
   const source: NameSource = {
-    filename: line.given.get('filename'),
+    // -f a.yaml,b.yaml is two files, as the commands read it.
+    filename: line.given.get('filename')?.flatMap((f) => f.split(',')).filter((f) => f !== ''),
     kubeconfig: last(line.given.get('kubeconfig')),
     context: last(line.given.get('context')),
     requestTimeout: last(line.given.get('request-timeout')),

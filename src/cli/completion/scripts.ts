@@ -104,6 +104,10 @@ ${fn}() {
 if (( \${+functions[compdef]} )); then
     compdef ${fn} ${program}
 fi
+# Autoloaded from fpath as _${program}: this first call completes too.
+if [[ \${funcstack[1]} == _${program} ]]; then
+    ${fn} "$@"
+fi
 `
 }
 
