@@ -21,8 +21,8 @@ EXIT STATUS
   2  usage error: a shell pvctl has no script for`
 
   static override examples = [
-    {description: 'Complete pvctl in this bash:', command: 'source <(<%= config.bin %> <%= command.id %> bash)'},
-    {description: 'In every new zsh:', command: "echo 'source <(pvctl completion zsh)' >> ~/.zshrc"},
+    {description: 'The bash script (source <(pvctl completion bash) loads it into this shell):', command: '<%= config.bin %> <%= command.id %> bash'},
+    {description: 'The zsh script (source <(pvctl completion zsh) in ~/.zshrc, after compinit, loads it into every new zsh):', command: '<%= config.bin %> <%= command.id %> zsh'},
   ]
 
   static override args = {
