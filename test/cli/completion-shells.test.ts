@@ -16,6 +16,7 @@ import {bin, cleanEnv, example, repoRoot, runCli, tempDir} from './run-cli.js'
 const pathDir = tempDir('completion-path')
 symlinkSync(bin, path.join(pathDir, 'pvctl'))
 symlinkSync(path.join(repoRoot, 'bin', 'kubectl_complete-pvctl.js'), path.join(pathDir, 'kubectl_complete-pvctl'))
+symlinkSync(path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), path.join(pathDir, 'kubectl-pvctl'))
 const execFileAsync = promisify(execFile)
 const env = cleanEnv({PATH: `${pathDir}${path.delimiter}${process.env.PATH ?? ''}`, HOME: tempDir('completion-home')})
 
@@ -123,6 +124,11 @@ test('kubectl_complete-pvctl answers kubectl as pvctl __complete does', () => {
   assert.equal(plugin.status, 0, plugin.stderr)
   assert.equal(plugin.stdout, 'pvc/orders\n:4\n')
   assert.equal(own.stdout, plugin.stdout)
+})
+
+test('kubectl completes kubectl pvctl through kubectl_complete-pvctl (kubectl 1.26+)', {skip: installed('kubectl') ? false : 'kubectl is not installed'}, async () => {
+  const {stdout} = await execFileAsync('kubectl', ['__complete', 'pvctl', 'explain', '-f', example, '-n', 'shop', 'pvc/o'], {cwd: repoRoot, env, encoding: 'utf8'})
+  assert.match(stdout, /^pvc\/orders\n:4\n/)
 })
 
 test('pvctl __complete: a -h or --help being completed is a word, not a request for help', async () => {
