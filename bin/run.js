@@ -24,6 +24,9 @@ const {execute} = await import('../dist/vendor/oclif-core.js')
 // (oclif's own answer is its user agent, "pvctl/0.1.0 linux-x64 node-v20").
 const args = process.argv.slice(2)
 if (args[0] === '--version') args.splice(0, 1, 'version', '--client')
+// `pvctl __complete WORD...` (the completion scripts' call): the words are the line being completed, never
+// flags of its own; after `--`, oclif does not take a `-h` among them for a request for help.
+if (args[0] === '__complete') args.splice(1, 0, '--')
 
 // Run as `kubectl pvctl` (bin/kubectl-pvctl.js, which kubectl finds on PATH): help and messages say so.
 let loadOptions

@@ -5,19 +5,21 @@ import {ExitCode} from '../errors.js'
 import type {Palette} from '../render/color.js'
 import {writeNotice} from './interaction.js'
 import {type ExplainSource, renderClaimExplanation} from '../render/explain-claim.js'
+import type {TableLayout} from '../render/kubectl-table.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
 import {renderSyncTable} from '../render/sync-table.js'
 
 /** How many choices a menu shows at once. */
 const PAGE_SIZE = 12
 
-export function terminalExplainUi(palette: Palette, source?: ExplainSource): ExplainSessionUi {
+/** `layout`: --no-headers, and the terminal's width the tables are fitted to. */
+export function terminalExplainUi(palette: Palette, source: ExplainSource | undefined, layout: TableLayout): ExplainSessionUi {
   const out = (text: string) => process.stdout.write(`\n${text}\n`)
   return {
     choose: chooseOnTerminal,
-    showClaim: (e) => out(renderClaimExplanation(e, palette, source)),
+    showClaim: (e) => out(renderClaimExplanation(e, palette, source, layout)),
     showVolume: (volume) => out(kubectlYaml(volume)),
-    showPlan: (report) => out(renderSyncTable(report, {wide: false, palette, width: process.stdout.columns})),
+    showPlan: (report) => out(renderSyncTable(report, {wide: false, palette, ...layout})),
     notice: writeNotice,
   }
 }

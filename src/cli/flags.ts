@@ -57,7 +57,15 @@ export const scopeFlags = {
 }
 
 export const outputFlags = (options: readonly string[], defaultValue: string) => ({
-  output: Flags.string({char: 'o', summary: `Output format: ${options.join('|')}.`, options: [...options], default: defaultValue, helpValue: 'FORMAT'}),
+  output: Flags.string({
+    char: 'o',
+    summary: `Output format: ${options.join('|')}.`,
+    description: options.includes('name') ? 'name: one object a line as kubectl prints it, RESOURCE/NAME without the namespace (persistentvolumeclaim/orders, persistentvolume/pv-0004).' : undefined,
+    options: [...options],
+    default: defaultValue,
+    helpValue: 'FORMAT',
+  }),
+  'no-headers': Flags.boolean({summary: "Print tables without their header line, as kubectl's --no-headers.", default: false}),
   color: Flags.boolean({summary: 'Colour the output (default: on a terminal, unless NO_COLOR is set).', allowNo: true}),
 })
 

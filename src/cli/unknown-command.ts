@@ -5,8 +5,9 @@ import type {Interfaces} from '@oclif/core'
 import {closeNames} from '../engine/explain/close-names.js'
 import {UsageError} from '../errors.js'
 
-export function unknownCommand(config: Pick<Interfaces.Config, 'bin' | 'commandIDs'>, id: string): UsageError {
-  const commands = config.commandIDs.filter((c) => c !== 'help').sort()
+export function unknownCommand(config: Pick<Interfaces.Config, 'bin' | 'commands'>, id: string): UsageError {
+  // Not the hidden ones (__complete, which only the completion scripts call).
+  const commands = config.commands.filter((c) => c.hidden !== true && c.id !== 'help').map((c) => c.id).sort()
   const close = closeNames(id, commands)
   const hint = close.length > 0 ? `did you mean ${close.map((c) => `"${c}"`).join(' or ')}?` : `its commands: ${commands.join(', ')}`
   return new UsageError(`unknown command "${id}" for "${config.bin}"; ${hint} (see ${config.bin} --help)`)

@@ -243,6 +243,15 @@ function noKubeconfig(env: Record<string, string | undefined>, what: string, inC
   ])
 }
 
+/** The names of the contexts the kubeconfig loading rules find (for shell completion of --context); none without a file. */
+export function contextNames(opts: Pick<KubeconfigOptions, 'kubeconfig' | 'env' | 'home'> = {}): string[] {
+  const env = opts.env ?? process.env
+  const list = opts.kubeconfig !== undefined ? [opts.kubeconfig] : (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
+  const files = list.length > 0 ? list : [path.join(opts.home ?? env.HOME ?? homedir(), '.kube', 'config')]
+  const existing = files.filter((p) => existsSync(p))
+  return (mergeKubeconfigs(existing.map(readDoc)).contexts ?? []).map((c) => c.name)
+}
+
 /** rest.InClusterConfig: the service account token and CA, and the API's service address. */
 function inClusterConfig(env: Record<string, string | undefined>, dir: string): ResolvedConfig | undefined {
   const host = env.KUBERNETES_SERVICE_HOST

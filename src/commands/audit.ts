@@ -9,7 +9,7 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {unknownCodes, type AuditReport, type FailOn} from '../engine/audit/report.js'
@@ -20,6 +20,7 @@ import {renderAuditFleetTable} from '../render/audit-fleet-table.js'
 import {auditJunitChunks} from '../render/audit-junit.js'
 import {renderAuditMarkdown} from '../render/audit-markdown.js'
 import {renderAuditTable} from '../render/audit-table.js'
+import {auditNames} from '../render/object-names.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 
 /** audit's own exit codes (docs/output-contract.md: every command documents them in its help). */
@@ -72,7 +73,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
     concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
-    ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown'], 'table'),
+    ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown', 'name'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -100,8 +101,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     }
     const ui = {notice: writeNotice, spinner: startSpinner}
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    // junit and markdown take every report (a suite or a section each); table, json and yaml have a form of
-    // their own for one cluster and for a fleet.
+    // junit, markdown and name take every report (a suite, a section, the names of each); table, json and
+    // yaml have a form of their own for one cluster and for a fleet.
+    const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     type Own = Record<'json' | 'yaml' | 'table', (reports: readonly AuditReport[]) => Iterable<string>>
     const formatted = (reports: readonly AuditReport[], own: Own): Iterable<string> => {
       switch (flags.output) {
@@ -109,6 +111,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
           return auditJunitChunks(reports, {failOn})
         case 'markdown':
           return [renderAuditMarkdown(reports)]
+        case 'name':
+          return reports.map(auditNames)
         case 'json':
         case 'yaml':
           return own[flags.output](reports)
@@ -120,14 +124,14 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       const targetsFor = (contextNamespace: string | undefined) =>
         targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
       const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
-      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette)]})
+      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout)]})
       await writeChunks(process.stdout, chunks)
       for (const line of after) writeNotice(line)
       process.exitCode = exitCode
       return
     }
     const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette)]})
+    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout)]})
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

@@ -11,9 +11,10 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {explainTarget} from '../cli/object-args.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
+import {explainNames} from '../render/object-names.js'
 
 /** explain's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -65,7 +66,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // The shared scope flags, in explain's words.
     namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, explain only the claims of this namespace.', helpValue: 'NS'}),
     selector: Flags.string({char: 'l', summary: 'With no object named: only claims whose labels match this selector (e.g. app=db).', helpValue: 'SELECTOR'}),
-    ...outputFlags(['table', 'json', 'yaml'], 'table'),
+    ...outputFlags(['table', 'json', 'yaml', 'name'], 'table'),
     'only-relevant': Flags.boolean({summary: 'Leave out volumes that cannot matter: in use by another claim, or not considered at all.', default: false}),
     candidates: Flags.integer({
       summary: `How many candidate volumes each explanation lists, nearest first; 0 lists every volume. Default: every volume for pvc/NAME, the nearest ${LIST_CANDIDATES} for each claim of a List.`,
@@ -104,14 +105,22 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const controller = controllerExplainer(state, request)
     request.evidence = await gatherEvidence(controller, request, evidence)
 
+    const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}), controller)
+      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
       return
     }
     const explained = explainInState(state, request, controller)
     const {exitCode} = explained
     const document = withMissingKindCaveats(explained.document, missing)
-    const chunks = flags.output === 'json' ? explainJsonChunks(document) : flags.output === 'yaml' ? explainYamlChunks(document) : explainTextChunks(document, palette, {args: sourceArgs(flags)})
+    const chunks =
+      flags.output === 'json'
+        ? explainJsonChunks(document)
+        : flags.output === 'yaml'
+          ? explainYamlChunks(document)
+          : flags.output === 'name'
+            ? [explainNames(document)]
+            : explainTextChunks(document, palette, {args: sourceArgs(flags)}, layout)
     await writeChunks(process.stdout, chunks)
     answered()
     process.exitCode = exitCode

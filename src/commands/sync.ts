@@ -16,6 +16,7 @@ import {parseObjectArgs} from '../cli/object-args.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {reportJsonChunks, reportYamlChunks} from '../render/report-doc.js'
+import {syncNames} from '../render/object-names.js'
 import {renderSyncTable} from '../render/sync-table.js'
 
 export default class Sync extends PvctlCommand {
@@ -54,7 +55,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override flags = {
     ...sourceFlags,
     ...scopeFlags,
-    ...outputFlags(['table', 'wide', 'diff', 'json', 'yaml'], 'table'),
+    ...outputFlags(['table', 'wide', 'diff', 'json', 'yaml', 'name'], 'table'),
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
     rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
@@ -123,11 +124,13 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           return reportYamlChunks(report)
         case 'diff':
           return diff!.syncDiffChunks(report, palette)
+        case 'name':
+          return [syncNames(report)]
         default:
-          return [renderSyncTable(report, {wide: flags.output === 'wide', palette, width: terminalWidth(process.stdout)})]
+          return [renderSyncTable(report, {wide: flags.output === 'wide', palette, width: terminalWidth(process.stdout), noHeaders: flags['no-headers']})]
       }
     }
-    const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || !process.stdout.isTTY ? process.stderr : process.stdout)
+    const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || flags.output === 'name' || !process.stdout.isTTY ? process.stderr : process.stdout)
     const stderrPalette = shouldColor(process.env, Boolean(process.stderr.isTTY), flags.color) ? ansi : plain
     const abort = new AbortController()
     const onSigint = () => {

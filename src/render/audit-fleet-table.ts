@@ -5,16 +5,17 @@ import {isUnread} from '../engine/audit/fleet.js'
 import type {AuditReport} from '../engine/audit/report.js'
 import {auditFindingBlocks, auditSummaryLine, CODES_LINE, findingCounts, ignoredCount} from './audit-table.js'
 import type {Palette} from './color.js'
-import {kubectlTable} from './kubectl-table.js'
+import {kubectlTable, type TableLayout} from './kubectl-table.js'
 
 const UNKNOWN = '<unknown>'
 
-export function renderAuditFleetTable(reports: readonly AuditReport[], palette: Palette): string {
-  const blocks: string[] = reports.length > 1 ? [fleetSummary(reports), clustersTable(reports)] : []
+/** `layout`: --no-headers, and the terminal the tables are fitted to. */
+export function renderAuditFleetTable(reports: readonly AuditReport[], palette: Palette, layout: TableLayout = {}): string {
+  const blocks: string[] = reports.length > 1 ? [fleetSummary(reports), clustersTable(reports, layout)] : []
   for (const r of reports) {
     // The section is the audit of one cluster but for the pointer to codes.md, said once at the end.
     const summary = isUnread(r) ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.` : auditSummaryLine(r)
-    blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...auditFindingBlocks(r, palette))
+    blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...auditFindingBlocks(r, palette, layout))
   }
   if (reports.some((r) => r.findings.length > 0)) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
@@ -32,7 +33,7 @@ function fleetSummary(reports: readonly AuditReport[]): string {
   )
 }
 
-function clustersTable(reports: readonly AuditReport[]): string {
+function clustersTable(reports: readonly AuditReport[], layout: TableLayout): string {
   const rows = reports.map((r) => {
     const s = r.summary
     const read = !isUnread(r)
@@ -47,5 +48,5 @@ function clustersTable(reports: readonly AuditReport[]): string {
       read ? String(s.plannedWrites) : UNKNOWN,
     ]
   })
-  return kubectlTable(['CONTEXT', 'STATUS', 'HEALTHY CLAIMS', 'HEALTHY VOLUMES', 'ERRORS', 'WARNINGS', 'INFO', 'WRITES'], rows)
+  return kubectlTable(['CONTEXT', 'STATUS', 'HEALTHY CLAIMS', 'HEALTHY VOLUMES', 'ERRORS', 'WARNINGS', 'INFO', 'WRITES'], rows, {noHeaders: layout.noHeaders})
 }

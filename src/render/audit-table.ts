@@ -3,12 +3,13 @@
 import {objectName, SEVERITIES, type Severity} from '../engine/audit/findings.js'
 import type {AuditReport, AuditSummary} from '../engine/audit/report.js'
 import type {Palette} from './color.js'
-import {kubectlTable} from './kubectl-table.js'
+import {kubectlTable, type TableLayout} from './kubectl-table.js'
 
 const HEADINGS: Record<Severity, string> = {error: 'Errors:', warning: 'Warnings:', info: 'Info:'}
 
-export function renderAuditTable(report: AuditReport, palette: Palette): string {
-  const blocks = [auditSummaryLine(report), ...auditFindingBlocks(report, palette)]
+/** `layout`: --no-headers, and the terminal the tables are fitted to (the message wraps, never cut). */
+export function renderAuditTable(report: AuditReport, palette: Palette, layout: TableLayout = {}): string {
+  const blocks = [auditSummaryLine(report), ...auditFindingBlocks(report, palette, layout)]
   if (report.findings.length > 0) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
 }
@@ -16,7 +17,7 @@ export function renderAuditTable(report: AuditReport, palette: Palette): string 
 export const CODES_LINE = 'Every code is described in docs/codes.md.'
 
 /** Per severity, its heading, its table of findings and their fixes. */
-export function auditFindingBlocks(report: AuditReport, palette: Palette): string[] {
+export function auditFindingBlocks(report: AuditReport, palette: Palette, layout: TableLayout = {}): string[] {
   const blocks: string[] = []
   for (const severity of SEVERITIES) {
     const found = report.findings.filter((f) => f.severity === severity)
@@ -24,7 +25,7 @@ export function auditFindingBlocks(report: AuditReport, palette: Palette): strin
     const colour = severity === 'error' ? palette.red : severity === 'warning' ? palette.yellow : (t: string) => t
     const rows = found.map((f) => [colour(f.code), objectName(f.object), f.message])
     const fixes = found.map((f) => `  ${objectName(f.object)}: ${f.fix}`)
-    blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows)}\nFix:\n${fixes.join('\n')}`)
+    blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows, {...layout, wrap: 2})}\nFix:\n${fixes.join('\n')}`)
   }
   return blocks
 }

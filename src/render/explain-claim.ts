@@ -4,7 +4,7 @@
 import type {BindingPointers, Candidate, ClaimExplanation, ClaimPod, Reason, StorageClassInPlay, Verdict} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {eventsBlock, livenessLines} from './explain-evidence.js'
-import {bullets, fields, kubectlTable, NONE} from './explain-layout.js'
+import {bullets, fields, kubectlTable, NONE, type TableLayout} from './explain-layout.js'
 
 const GOOD: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
 /** Waits that end by themselves when the cluster works as it should. */
@@ -23,16 +23,17 @@ export function shellArgs(source: ExplainSource | undefined): string {
   return (source?.args ?? []).map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).map((a) => ` ${a}`).join('')
 }
 
-export function renderClaimExplanation(e: ClaimExplanation, p: Palette, source?: ExplainSource): string {
+/** `layout`: --no-headers, and the terminal the tables are fitted to (each reason and message wraps, never cut). */
+export function renderClaimExplanation(e: ClaimExplanation, p: Palette, source?: ExplainSource, layout: TableLayout = {}): string {
   const blocks = [
     `${p.bold(`pvc/${e.claim.namespace}/${e.claim.name}`)} (${e.phase}): ${colorVerdict(e.verdict, p)}\n${e.summary}`,
     fields(facts(e, p)),
-    candidatesBlock(e, p, source),
+    candidatesBlock(e, p, source, layout),
   ]
   if (e.caveats !== undefined && e.caveats.length > 0) blocks.push(bullets(p.bold('Caveats:'), e.caveats))
   if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
   // Last, as `kubectl describe` has them.
-  blocks.push(eventsBlock(e.events, p))
+  blocks.push(eventsBlock(e.events, p, layout))
   return blocks.join('\n\n') + '\n'
 }
 
@@ -114,7 +115,7 @@ function describePointers(b: BindingPointers): string {
  * names another volume) is said once above the table instead of on every row; when it is all there is
  * to say about every volume, the table is left out.
  */
-function candidatesBlock(e: ClaimExplanation, p: Palette, source: ExplainSource | undefined): string {
+function candidatesBlock(e: ClaimExplanation, p: Palette, source: ExplainSource | undefined, layout: TableLayout): string {
   const eligible = e.candidates.filter((c) => c.eligible).length
   // A bounded explanation (a List's) shows the nearest few; eligible volumes come first, so "none" holds.
   const more = e.candidatesTotal !== undefined && e.candidatesTotal > e.candidates.length
@@ -127,7 +128,7 @@ function candidatesBlock(e: ClaimExplanation, p: Palette, source: ExplainSource 
   const rest = (c: Candidate) => c.reasons.filter((r) => !shared.has(r.message))
   if (e.candidates.every((c) => !c.eligible && rest(c).length === 0) && shared.size > 0) return lines.join('\n')
   const rows = e.candidates.map((c) => [c.volume, c.capacity ?? NONE, c.accessModes, c.storageClass === '' ? '""' : c.storageClass, c.phase ?? NONE, why(c, rest(c), e, p)])
-  lines.push(kubectlTable(['VOLUME', 'CAPACITY', 'MODES', 'CLASS', 'PHASE', 'WHY (NOT)'], rows))
+  lines.push(kubectlTable(['VOLUME', 'CAPACITY', 'MODES', 'CLASS', 'PHASE', 'WHY (NOT)'], rows, {...layout, wrap: 5}))
   return lines.join('\n')
 }
 

@@ -5,7 +5,7 @@
 import type {ExplainDocument, ExplanationList} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {colorVerdict, type ExplainSource, renderClaimExplanation} from './explain-claim.js'
-import {kubectlTable, NONE} from './explain-layout.js'
+import {kubectlTable, NONE, type TableLayout} from './explain-layout.js'
 import {renderVolumeExplanation} from './explain-volume.js'
 import {kubectlYaml} from './kubectl-yaml.js'
 import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
@@ -35,26 +35,26 @@ export function explainYamlChunks(doc: ExplainDocument, itemsPerChunk = EXPLANAT
 }
 
 /** renderExplainText's text, one claim of a List at a time. */
-export function explainTextChunks(doc: ExplainDocument, p: Palette, source?: ExplainSource): Iterable<string> {
-  return doc.kind === 'List' ? explanationListChunks(doc, p, source) : [renderExplainText(doc, p, source)]
+export function explainTextChunks(doc: ExplainDocument, p: Palette, source?: ExplainSource, layout: TableLayout = {}): Iterable<string> {
+  return doc.kind === 'List' ? explanationListChunks(doc, p, source, layout) : [renderExplainText(doc, p, source, layout)]
 }
 
-export function renderExplainText(doc: ExplainDocument, p: Palette, source?: ExplainSource): string {
+export function renderExplainText(doc: ExplainDocument, p: Palette, source?: ExplainSource, layout: TableLayout = {}): string {
   switch (doc.kind) {
     case 'ClaimExplanation':
-      return renderClaimExplanation(doc, p, source)
+      return renderClaimExplanation(doc, p, source, layout)
     case 'VolumeExplanation':
-      return renderVolumeExplanation(doc, p)
+      return renderVolumeExplanation(doc, p, layout)
     case 'List':
-      return renderExplanationList(doc, p, source)
+      return renderExplanationList(doc, p, source, layout)
   }
 }
 
-function renderExplanationList(list: ExplanationList, p: Palette, source?: ExplainSource): string {
-  return [...explanationListChunks(list, p, source)].join('')
+function renderExplanationList(list: ExplanationList, p: Palette, source: ExplainSource | undefined, layout: TableLayout): string {
+  return [...explanationListChunks(list, p, source, layout)].join('')
 }
 
-function* explanationListChunks(list: ExplanationList, p: Palette, source?: ExplainSource): Generator<string> {
+function* explanationListChunks(list: ExplanationList, p: Palette, source: ExplainSource | undefined, layout: TableLayout): Generator<string> {
   if (list.items.length === 0) {
     yield 'Every claim in scope is Bound: nothing to explain.\n'
     return
@@ -62,7 +62,8 @@ function* explanationListChunks(list: ExplanationList, p: Palette, source?: Expl
   yield kubectlTable(
     ['NAMESPACE', 'NAME', 'PHASE', 'VERDICT', 'VOLUME'],
     list.items.map((e) => [e.claim.namespace, e.claim.name, e.phase, colorVerdict(e.verdict, p), e.volume ?? NONE]),
+    {noHeaders: layout.noHeaders},
   ) + '\n'
   // Each explanation follows a blank line, as the joined form has them.
-  for (const e of list.items) yield '\n' + renderClaimExplanation(e, p, source)
+  for (const e of list.items) yield '\n' + renderClaimExplanation(e, p, source, layout)
 }

@@ -4,7 +4,7 @@
 
 import {NONE} from './kubectl-table.js'
 
-export {GAP, kubectlTable, NONE} from './kubectl-table.js'
+export {GAP, kubectlTable, NONE, type TableLayout} from './kubectl-table.js'
 
 /**
  * "Label:" padded to a common width, then the value, as `kubectl describe` aligns its fields; the lines

@@ -3,11 +3,11 @@
 import type {ReclaimPlan, VolumeExplanation, VolumeState} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {attachmentsBlock, eventsBlock, livenessLines} from './explain-evidence.js'
-import {bullets, fields, kubectlTable, NONE} from './explain-layout.js'
+import {bullets, fields, kubectlTable, NONE, type TableLayout} from './explain-layout.js'
 
 const GOOD: ReadonlySet<VolumeState> = new Set<VolumeState>(['Available', 'Bound', 'PreBound', 'Binding'])
 
-export function renderVolumeExplanation(e: VolumeExplanation, p: Palette): string {
+export function renderVolumeExplanation(e: VolumeExplanation, p: Palette, layout: TableLayout = {}): string {
   const state = e.state === 'Failed' ? p.red(e.state) : GOOD.has(e.state) ? p.green(e.state) : p.yellow(e.state)
   const blocks = [`${p.bold(`pv/${e.volume.name}`)} (${e.phase ?? 'no phase'}): ${state}${e.terminating !== null ? `, ${p.yellow('Terminating')}` : ''}\n${e.summary}`]
   const rows: Array<[string, string]> = [['Claim', describeClaim(e)]]
@@ -21,13 +21,13 @@ export function renderVolumeExplanation(e: VolumeExplanation, p: Palette): strin
     blocks.push(
       finalizers.length === 0
         ? `${p.bold('Finalizers:')} ${NONE}`
-        : `${p.bold('Finalizers:')}\n${kubectlTable(['FINALIZER', 'HOLDS', 'OWNER', 'UNTIL'], finalizers)}`,
+        : `${p.bold('Finalizers:')}\n${kubectlTable(['FINALIZER', 'HOLDS', 'OWNER', 'UNTIL'], finalizers, {...layout, wrap: 3})}`,
     )
   }
   // Attachments matter to a volume being deleted (the attacher's finalizer) or one that lists some.
-  if (e.terminating !== null || e.attachments.items.length > 0) blocks.push(attachmentsBlock(e.attachments, p))
+  if (e.terminating !== null || e.attachments.items.length > 0) blocks.push(attachmentsBlock(e.attachments, p, layout))
   if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
-  blocks.push(eventsBlock(e.events, p))
+  blocks.push(eventsBlock(e.events, p, layout))
   return blocks.join('\n\n') + '\n'
 }
 

@@ -19,13 +19,31 @@ const PLAIN = /^[\x20-\x7e]*$/
 
 const widthOf = (line: string): number => (PLAIN.test(line) ? line.length : stringWidth(line))
 
+/** How a command's tables are laid out: kubectl's --no-headers, and the terminal they are fitted to. */
+export interface TableLayout {
+  /** --no-headers: the rows alone, as kubectl prints them. */
+  noHeaders?: boolean
+  /** The terminal's width; undefined (a pipe, a file): nothing is wrapped, a line runs as long as its cells. */
+  width?: number
+}
+
+export interface TableOptions extends TableLayout {
+  /** The free-text column (a reason, a message) that wraps at spaces to what the others leave of `width`; never cut. */
+  wrap?: number
+}
+
+/** Below this a wrapped free-text column stops being readable: the line runs long instead. */
+export const MIN_TEXT_WIDTH = 24
+
 /**
  * A table as kubectl lays it out. A cell may hold several lines (one reason per line): the other cells
  * of its row stay on the first.
  */
-export function kubectlTable(head: string[], rows: string[][]): string {
+export function kubectlTable(head: string[], rows: string[][], opts: TableOptions = {}): string {
+  const filled = rows.map((row) => row.map((cell) => (cell === '' ? NONE : cell)))
+  const body = opts.wrap !== undefined && opts.width !== undefined ? wrapColumn(opts.noHeaders === true ? filled : [head, ...filled], filled, opts.wrap, opts.width) : filled
   // Each cell as its lines, with each line's width: measured once, used for the widths and the padding.
-  const table = [head, ...rows.map((row) => row.map((cell) => (cell === '' ? NONE : cell)))].map((row) =>
+  const table = [...(opts.noHeaders === true ? [] : [head]), ...body].map((row) =>
     row.map((cell) => {
       const lines = cell.split('\n')
       return {lines, widths: lines.map(widthOf)}
@@ -49,4 +67,42 @@ export function kubectlTable(head: string[], rows: string[][]): string {
     }
   }
   return out.join('\n')
+}
+
+/** The rows with column `wrap` wrapped to what the other columns (as wide as their widest cell of `measured`) leave of `width`. */
+function wrapColumn(measured: readonly string[][], rows: readonly string[][], wrap: number, width: number): string[][] {
+  const others: number[] = []
+  for (const row of measured) {
+    row.forEach((cell, i) => {
+      if (i === wrap) return
+      for (const line of cell.split('\n')) others[i] = Math.max(others[i] ?? 0, widthOf(line))
+    })
+  }
+  // A loop, not Math.max(...cells) above: a hundred thousand arguments overflow the stack.
+  const used = others.reduce((sum, w) => sum + (w ?? 0) + GAP, 0)
+  const budget = Math.max(width - used, MIN_TEXT_WIDTH)
+  return rows.map((row) => row.map((cell, i) => (i === wrap ? cell.split('\n').map((line) => wrapText(line, budget)).join('\n') : cell)))
+}
+
+/** The text in lines of at most max columns, broken at spaces (a longer word on lines of its own): a cell of several lines. */
+export function wrapText(s: string, max: number): string {
+  if (widthOf(s) <= max) return s
+  const lines: string[] = []
+  let line = ''
+  for (const word of s.split(' ')) {
+    const candidate = line === '' ? word : `${line} ${word}`
+    if (widthOf(candidate) <= max) {
+      line = candidate
+      continue
+    }
+    if (line !== '') lines.push(line)
+    let rest = Array.from(word)
+    while (rest.length > max) {
+      lines.push(rest.slice(0, max).join(''))
+      rest = rest.slice(max)
+    }
+    line = rest.join('')
+  }
+  if (line !== '') lines.push(line)
+  return lines.join('\n')
 }

@@ -6,18 +6,13 @@ import type {SyncReport, SyncSummary} from '../app/sync-report.js'
 import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../engine/simulation/plan.js'
 import {refKey} from '../engine/simulation/plan.js'
 import type {Palette} from './color.js'
-import {GAP, kubectlTable as table, NONE} from './kubectl-table.js'
+import {kubectlTable as table, NONE, type TableLayout} from './kubectl-table.js'
 
-export interface SyncTableOptions {
-  /** `-o wide`: more columns, nothing truncated. */
+export interface SyncTableOptions extends TableLayout {
+  /** `-o wide`: more columns, nothing wrapped. */
   wide: boolean
   palette: Palette
-  /** The terminal's width, to fit the table to (the reason column wraps); undefined (not a terminal): nothing is cut or wrapped. */
-  width?: number
 }
-
-/** Below this a wrapped free-text column stops being readable: let the line run long instead. */
-const MIN_TEXT_WIDTH = 24
 
 export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): string {
   const {palette: p} = opts
@@ -29,7 +24,7 @@ export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): str
   }
   if (report.events.length > 0) blocks.push(`${p.bold('Events:')}\n${eventsTable(report.events, opts)}`)
   if (report.errors.length > 0) {
-    blocks.push(`${p.bold('Errors (retried on the next sync):')}\n${errorsTable(report.errors, p)}`)
+    blocks.push(`${p.bold('Errors (retried on the next sync):')}\n${errorsTable(report.errors, opts)}`)
   }
   if (report.actions.length > 0) blocks.push(summaryLine(report, p))
   return blocks.join('\n\n') + '\n'
@@ -40,33 +35,30 @@ function outcomeOf(a: Action): string | undefined {
   return (a as Action & {outcome?: string}).outcome
 }
 
-function actionsTable(actions: readonly Action[], {wide, palette, width: terminal}: SyncTableOptions): string {
+function actionsTable(actions: readonly Action[], {wide, palette, width, noHeaders}: SyncTableOptions): string {
   const executed = actions.some((a) => outcomeOf(a) !== undefined)
   const head = executed ? ['ACTION', 'OBJECT', 'OUTCOME', 'REASON'] : ['ACTION', 'OBJECT', 'REASON']
   if (wide) head.push('ROUND', 'SUBRESOURCE', 'RESOURCEVERSION', 'CHANGES')
-  const objects = actions.map((a) => refKey(a.object))
   // What became of each write is never cut: it is why the table is read after a run.
   const outcomes = actions.map((a) => oneLine(outcomeOf(a) ?? '') || NONE)
-  // On a terminal: REASON wraps within what ACTION, OBJECT (and OUTCOME) leave of its width (they are never
-  // cut: they identify the row). In a pipe, and with -o wide, nothing is cut or wrapped.
-  const fixed = [['ACTION', ...actions.map((a) => a.action)], ['OBJECT', ...objects]]
-  if (executed) fixed.push(['OUTCOME', ...outcomes])
-  const budget = wide || terminal === undefined ? Infinity : remainingWidth(fixed, terminal)
-  const reasons = actions.map((a) => wrap(oneLine(a.reason) || NONE, budget))
   const rows = actions.map((a, i) => {
     const outcome = outcomes[i].startsWith('failed') ? palette.red(outcomes[i]) : outcomes[i]
-    const row = executed ? [colorAction(a.action, palette), objects[i], outcome, reasons[i]] : [colorAction(a.action, palette), objects[i], reasons[i]]
+    const reason = oneLine(a.reason) || NONE
+    const row = executed ? [colorAction(a.action, palette), refKey(a.object), outcome, reason] : [colorAction(a.action, palette), refKey(a.object), reason]
     if (wide) {
       row.push(String(a.round), a.subresource ?? NONE, a.resourceVersion ?? NONE, changes(a.patch))
     }
     return row
   })
-  return table(head, rows)
+  // On a terminal: REASON wraps within what ACTION, OBJECT (and OUTCOME) leave of its width (they are never
+  // cut: they identify the row). In a pipe, and with -o wide, nothing is cut or wrapped.
+  return table(head, rows, {noHeaders, width: wide ? undefined : width, wrap: head.indexOf('REASON')})
 }
 
-// Messages are not cut: like `kubectl get events`, the event is only useful whole. Narrow output folds the
-// count into the message as kubectl describe does ("(x3)"); wide output gives it a column.
-function eventsTable(events: readonly PlannedEvent[], {wide, palette}: SyncTableOptions): string {
+// Messages are not cut: like `kubectl get events`, the event is only useful whole (on a terminal the message
+// wraps). Narrow output folds the count into the message as kubectl describe does ("(x3)"); wide output gives
+// it a column.
+function eventsTable(events: readonly PlannedEvent[], {wide, palette, width, noHeaders}: SyncTableOptions): string {
   const head = ['TYPE', 'REASON', 'OBJECT', 'MESSAGE']
   if (wide) head.push('COUNT')
   const rows = events.map((e) => {
@@ -75,13 +67,13 @@ function eventsTable(events: readonly PlannedEvent[], {wide, palette}: SyncTable
     if (wide) return [type, e.reason, refKey(e.object), message, String(e.count)]
     return [type, e.reason, refKey(e.object), e.count > 1 ? `${message} (x${e.count})` : message]
   })
-  return table(head, rows)
+  return table(head, rows, {noHeaders, width: wide ? undefined : width, wrap: 3})
 }
 
-// Errors are never truncated: the message is what the user has to act on.
-function errorsTable(errors: readonly SyncError[], palette: Palette): string {
+// Errors are never truncated: the message is what the user has to act on (on a terminal it wraps).
+function errorsTable(errors: readonly SyncError[], {palette, width, noHeaders}: SyncTableOptions): string {
   const rows = errors.map((e) => [refKey(e.object), palette.red(oneLine(e.message) || NONE)])
-  return table(['OBJECT', 'ERROR'], rows)
+  return table(['OBJECT', 'ERROR'], rows, {noHeaders, width, wrap: 1})
 }
 
 function summaryLine(report: SyncReport, p: Palette): string {
@@ -121,40 +113,6 @@ function colorAction(action: ActionType, p: Palette): string {
 function changes(patch: readonly JsonPatchOp[]): string {
   const paths = [...new Set(patch.map((op) => op.path))]
   return paths.length === 0 ? NONE : paths.join(',')
-}
-
-/** What is left of the terminal's width for a last free-text column after the given columns (header and cells). */
-function remainingWidth(columns: ReadonlyArray<readonly string[]>, terminal: number): number {
-  // A loop, not Math.max(...cells): a hundred thousand arguments overflow the stack.
-  const used = columns.reduce((sum, cells) => sum + cells.reduce((widest, cell) => Math.max(widest, width(cell)), 0) + GAP, 0)
-  return Math.max(terminal - used, MIN_TEXT_WIDTH)
-}
-
-function width(s: string): number {
-  return Array.from(s).length
-}
-
-/** The text in lines of at most max characters, broken at spaces (a longer word on its own lines): a cell of several lines. */
-function wrap(s: string, max: number): string {
-  if (width(s) <= max) return s
-  const lines: string[] = []
-  let line = ''
-  for (const word of s.split(' ')) {
-    const candidate = line === '' ? word : `${line} ${word}`
-    if (width(candidate) <= max) {
-      line = candidate
-      continue
-    }
-    if (line !== '') lines.push(line)
-    let rest = Array.from(word)
-    while (rest.length > max) {
-      lines.push(rest.slice(0, max).join(''))
-      rest = rest.slice(max)
-    }
-    line = rest.join('')
-  }
-  if (line !== '') lines.push(line)
-  return lines.join('\n')
 }
 
 /** A cell is one line: kubectlTable would otherwise split a row across lines. */

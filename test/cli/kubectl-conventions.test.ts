@@ -85,3 +85,47 @@ test('in a pipe the sync table is never truncated: every reason whole', async ()
   assert.ok(!table.stdout.includes('…'), table.stdout)
   for (const a of JSON.parse(json.stdout).actions as Array<{reason: string}>) assert.ok(table.stdout.includes(a.reason.replace(/\s*\n\s*/g, ' ')), a.reason)
 })
+
+test("-o name, as kubectl's name printer: RESOURCE/NAME without the namespace, each object once, the exit status unchanged", async () => {
+  const [sync, syncJson, audit, auditJson, explainList, explainClaim, explainVolume] = await Promise.all([
+    runCli(['sync', '--dry-run', '-f', example, '-o', 'name']),
+    runCli(['sync', '--dry-run', '-f', example, '-o', 'json']),
+    runCli(['audit', '-f', example, '-o', 'name']),
+    runCli(['audit', '-f', example, '-o', 'json']),
+    runCli(['explain', '-A', '-f', example, '-o', 'name']),
+    runCli(['explain', 'pvc', 'logs', '-n', 'shop', '-f', example, '-o', 'name']),
+    runCli(['explain', 'pv/pv-0004', '-f', example, '-o', 'name']),
+  ])
+  const resource = (o: {kind: string; name: string}) => `${o.kind === 'PersistentVolumeClaim' ? 'persistentvolumeclaim' : o.kind === 'PersistentVolume' ? 'persistentvolume' : 'storageclass.storage.k8s.io'}/${o.name}`
+  const once = (names: string[]) => [...new Set(names)].map((n) => `${n}\n`).join('')
+  assert.equal(sync.code, syncJson.code, sync.stderr)
+  assert.equal(sync.stdout, once((JSON.parse(syncJson.stdout).actions as Array<{object: {kind: string; name: string}}>).map((a) => resource(a.object))))
+  assert.match(sync.stdout, /^persistentvolumeclaim\/carts\npersistentvolume\/pv-0002\n/)
+  assert.equal(audit.code, auditJson.code, audit.stderr)
+  assert.equal(audit.stdout, once((JSON.parse(auditJson.stdout).findings as Array<{object: {kind: string; name: string}}>).map((f) => resource(f.object))))
+  assert.equal(explainList.stdout, 'persistentvolumeclaim/carts\npersistentvolumeclaim/logs\npersistentvolumeclaim/orders\npersistentvolumeclaim/search\n')
+  assert.equal(explainClaim.stdout, 'persistentvolumeclaim/logs\n')
+  assert.equal(explainClaim.code, 1)
+  assert.equal(explainVolume.stdout, 'persistentvolume/pv-0004\n')
+})
+
+test('--no-headers: every table without its header line, the rows as they were', async () => {
+  const runs = [
+    {args: ['sync', '--dry-run', '-f', example], headers: [/^ACTION +OBJECT +REASON$/m, /^TYPE +REASON +OBJECT +MESSAGE$/m]},
+    {args: ['audit', '-f', example], headers: [/^CODE +OBJECT +MESSAGE$/m]},
+    {args: ['explain', 'pvc/logs', '-n', 'shop', '-f', example], headers: [/^VOLUME +CAPACITY +MODES/m]},
+    {args: ['explain', '-A', '-f', example], headers: [/^NAMESPACE +NAME +PHASE +VERDICT/m, /^VOLUME +CAPACITY +MODES/m]},
+  ]
+  for (const run of runs) {
+    const [withHeaders, without] = await Promise.all([runCli(run.args), runCli([...run.args, '--no-headers'])])
+    assert.equal(without.code, withHeaders.code, without.stderr)
+    for (const header of run.headers) {
+      assert.match(withHeaders.stdout, header)
+      assert.doesNotMatch(without.stdout, header, run.args.join(' '))
+    }
+    // Nothing but the header lines went: the other lines are the same, column widths aside.
+    const squeeze = (text: string) => text.split('\n').map((l) => l.replace(/ {3,}/g, '   ').trimEnd())
+    const kept = squeeze(withHeaders.stdout).filter((l) => !run.headers.some((h) => new RegExp(h.source).test(l)))
+    assert.deepEqual(squeeze(without.stdout), kept, run.args.join(' '))
+  }
+})

@@ -44,8 +44,8 @@ after(async () => {
   await api?.stop()
 })
 
-test('the global install puts pvctl and kubectl-pvctl on PATH and the man pages under share/man', () => {
-  for (const name of ['pvctl', 'kubectl-pvctl']) assert.ok(existsSync(path.join(prefix, 'bin', name)), name)
+test('the global install puts pvctl, kubectl-pvctl and kubectl_complete-pvctl on PATH and the man pages under share/man', () => {
+  for (const name of ['pvctl', 'kubectl-pvctl', 'kubectl_complete-pvctl']) assert.ok(existsSync(path.join(prefix, 'bin', name)), name)
   assert.ok(existsSync(path.join(prefix, 'share', 'man', 'man1', 'pvctl-sync.1')))
 })
 

@@ -13,6 +13,7 @@ import {explainClaim, explainVolume} from '../../src/engine/explain/explainer.js
 import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain/model.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {ansi, plain} from '../../src/render/color.js'
+import {MIN_TEXT_WIDTH} from '../../src/render/kubectl-table.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks, renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
 import {bound, pvc, pv, sc, state} from '../engine/builders.js'
 import {ago, csiDriver, event, evidence, lease, volumeAttachment} from '../engine/evidence-builders.js'
@@ -116,6 +117,41 @@ describe('explain renderers (golden)', () => {
       const {parse} = await import('yaml')
       assert.deepEqual(parse(renderExplainYaml(doc)), JSON.parse(renderExplainJson(doc)))
     }
+  })
+})
+
+describe('explain on a terminal: tables fitted to its width, nothing cut', () => {
+  const fitted: Array<[string, ExplainDocument]> = [
+    ['claim-no-matching-volume', claim('logs')],
+    ['claim-external-silent', explainClaim(handedOff, 'app', 'data', {...opts, evidence: handedOffEvidence})!],
+    ['volume-terminating-attached', explainVolume(terminating, 'pv-data', {...opts, evidence: attachedEvidence})!],
+  ]
+  /** The lines of the tables (a header line and the rows below it), up to the blank line that ends each. */
+  const tableLines = (text: string) =>
+    text.split('\n\n').flatMap((block) => {
+      const lines = block.split('\n')
+      const header = lines.findIndex((l) => /^[A-Z][A-Z()]*( [A-Z()]+)? {3,}[A-Z]/.test(l))
+      return header === -1 ? [] : lines.slice(header)
+    })
+  const words = (text: string) => text.split(/\s+/).filter((w) => w !== '')
+  for (const [name, doc] of fitted) {
+    it(`${name}: at 80 columns every table line fits (the text wraps), and the words are those of the pipe's text`, () => {
+      const narrow = renderExplainText(doc, plain, undefined, {width: 80})
+      golden(`explain-${name}-80`, narrow)
+      const lines = tableLines(narrow)
+      assert.ok(lines.length > 2, 'the text has tables')
+      // Longer only where the other columns leave the text less than it needs to stay readable: it is at that floor.
+      for (const line of lines) assert.ok(line.length <= 80 || line.trim().split(/ {3,}/).at(-1)!.length <= MIN_TEXT_WIDTH, `too long (${line.length}): ${line}`)
+      assert.deepEqual(words(narrow), words(renderExplainText(doc, plain)))
+    })
+  }
+  it('--no-headers: the tables without their header lines', () => {
+    const text = renderExplainText(claim('logs'), plain, undefined, {noHeaders: true})
+    assert.doesNotMatch(text, /^VOLUME +CAPACITY/m)
+    assert.match(text, /^pv-0002 +10Gi +RWO/m)
+    const list = renderExplainText({apiVersion: EXPLAIN_API_VERSION, kind: 'List', items: ['carts', 'logs'].map(claim)}, plain, undefined, {noHeaders: true})
+    assert.match(list, /^shop +carts +Pending/)
+    assert.doesNotMatch(list, /NAMESPACE +NAME/)
   })
 })
 

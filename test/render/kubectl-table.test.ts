@@ -47,3 +47,44 @@ describe('kubectlTable', () => {
     })
   }
 })
+
+describe('kubectlTable options: --no-headers and fitting a terminal', () => {
+  const head = ['TYPE', 'OBJECT', 'MESSAGE']
+  const message = 'no persistent volumes available for this claim and no storage class is set'
+  const rows = [
+    ['Normal', 'pvc/shop/logs', message],
+    ['Warning', 'pv/pv-0001', 'short'],
+  ]
+  it('--no-headers: the rows alone, laid out as without the option', () => {
+    assert.equal(kubectlTable(head, rows, {noHeaders: true}), kubectlTable(head, rows).split('\n').slice(1).join('\n'))
+  })
+  it('--no-headers: columns as wide as the rows need, not the header', () => {
+    assert.equal(kubectlTable(['A-LONG-HEADER', 'B'], [['x', 'y']], {noHeaders: true}), 'x   y')
+  })
+  const fits: Array<{name: string; width: number | undefined; noHeaders?: boolean; want: string[]}> = [
+    {name: 'a pipe: nothing wraps', width: undefined, want: [`Normal    pvc/shop/logs   ${message}`]},
+    {name: 'wide enough: nothing wraps', width: 200, want: [`Normal    pvc/shop/logs   ${message}`]},
+    {
+      name: '60 columns: the message wraps at spaces within what TYPE and OBJECT leave',
+      width: 60,
+      want: ['Normal    pvc/shop/logs   no persistent volumes available', '                          for this claim and no storage', '                          class is set'],
+    },
+    {
+      name: 'too narrow to read: the message keeps its floor of 24 columns',
+      width: 30,
+      want: ['Normal    pvc/shop/logs   no persistent volumes', '                          available for this claim', '                          and no storage class is', '                          set'],
+    },
+  ]
+  for (const f of fits) {
+    it(f.name, () => {
+      const lines = kubectlTable(head, rows, {width: f.width, wrap: 2}).split('\n')
+      assert.deepEqual(lines.slice(1, 1 + f.want.length), f.want)
+      assert.equal(lines.at(-1), 'Warning   pv/pv-0001      short')
+    })
+  }
+  it('a word longer than the column is split over lines, never cut', () => {
+    const long = 'x'.repeat(30)
+    const table = kubectlTable(['A', 'B'], [['a', long]], {width: 10, wrap: 1, noHeaders: true})
+    assert.equal(table, `a   ${'x'.repeat(24)}\n    ${'x'.repeat(6)}`)
+  })
+})
