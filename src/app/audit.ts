@@ -43,7 +43,7 @@ export function auditState(state: ClusterState, opts: AuditOptions): AuditReport
   const volumes = afterState.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
   const explainer = new Explainer(afterState, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
-  const explained = claims.map((c) => explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  const explained = claims.map((c) => explainer.claimBrief(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const findings = judge({after: afterState, claims: explained, volumes, classes: targets.length === 0, sourceArgs: opts.sourceArgs})
   return buildAuditReport(findings, {claims: claims.length, volumes: volumes.length, plannedChanges: {...plan.summary}}, opts.ignore)
 }

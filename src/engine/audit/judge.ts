@@ -1,17 +1,17 @@
 // The judge of `pvctl audit`: the state after the controller's plan, and explain's verdicts on its claims,
 // in; findings out. PURE. A claim's finding is read off its ClaimExplanation (the Explainer's verdict), never
 // decided again here: audit cannot disagree with `pvctl explain` on a claim.
-import type {ClaimExplanation, Verdict} from '../explain/model.js'
+import type {ClaimExplanationBrief, Verdict} from '../explain/model.js'
 import {defaultClassesNewestFirst} from '../explain/verdict.js'
 import {IsDefaultStorageClassAnnotation} from '../api/constants.js'
-import type {ClusterState, PersistentVolume} from '../api/model.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
 import {FINDING_CODES, type Finding, type FindingCode, type FindingObject} from './findings.js'
 
 export interface AuditInput {
   /** The state after the plan: what the controller is about to fix is fixed here. */
   after: ClusterState
-  /** explain's explanation of every claim in scope, on `after`. */
-  claims: readonly ClaimExplanation[]
+  /** explain's explanation of every claim in scope, on `after` (its candidates are not read). */
+  claims: readonly ClaimExplanationBrief[]
   /** The volumes in scope, from `after`. */
   volumes: readonly PersistentVolume[]
   /** Judge the StorageClasses too (not when objects are named: they are about those objects). */
@@ -50,14 +50,32 @@ export function verdictOfCode(code: FindingCode): Verdict | undefined {
 
 export function judge(input: AuditInput): Finding[] {
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
-  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, input.after)), ...(input.classes ? judgeClasses(input.after) : [])]
+  const claims = claimsByName(input.after.claims)
+  return [...input.claims.flatMap((e) => judgeClaim(e, source)), ...input.volumes.flatMap((v) => judgeVolume(v, claims)), ...(input.classes ? judgeClasses(input.after) : [])]
 }
+
+/** The claims by namespace, then name; of two with one name the first, as a scan finds it. */
+function claimsByName(claims: readonly PersistentVolumeClaim[]): ClaimsByName {
+  const byName: ClaimsByName = new Map()
+  for (const c of claims) {
+    const names = byName.get(c.metadata.namespace) ?? new Map<string | undefined, PersistentVolumeClaim>()
+    if (!names.has(c.metadata.name)) {
+      names.set(c.metadata.name, c)
+    } else {
+      // A second claim of that name: the first stays.
+    }
+    byName.set(c.metadata.namespace, names)
+  }
+  return byName
+}
+
+type ClaimsByName = Map<string | undefined, Map<string | undefined, PersistentVolumeClaim>>
 
 function finding(code: FindingCode, object: FindingObject, message: string, evidence: Finding['evidence'], fix: string): Finding {
   return {code, severity: FINDING_CODES[code].severity, object, message, evidence, fix}
 }
 
-function judgeClaim(e: ClaimExplanation, source: string): Finding[] {
+function judgeClaim(e: ClaimExplanationBrief, source: string): Finding[] {
   const code = CLAIM_VERDICT_CODES[e.verdict]
   if (code === undefined) return []
   const {namespace, name} = e.claim
@@ -94,7 +112,7 @@ function judgeClaim(e: ClaimExplanation, source: string): Finding[] {
   }
 }
 
-function judgeVolume(v: PersistentVolume, after: ClusterState): Finding[] {
+function judgeVolume(v: PersistentVolume, claims: ClaimsByName): Finding[] {
   const name = v.metadata.name ?? ''
   const object: FindingObject = {kind: 'PersistentVolume', name}
   const phase = v.status?.phase ?? null
@@ -123,7 +141,7 @@ function judgeVolume(v: PersistentVolume, after: ClusterState): Finding[] {
   }
   const uid = ref?.uid ?? ''
   if (ref && uid !== '') {
-    const claim = after.claims.find((c) => c.metadata.namespace === (ref.namespace ?? '') && c.metadata.name === (ref.name ?? ''))
+    const claim = claims.get(ref.namespace ?? '')?.get(ref.name ?? '')
     if (claim !== undefined && (claim.metadata.uid ?? '') !== uid) {
       found.push(
         finding(
