@@ -239,7 +239,7 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
           `  | cli ${s(row.cli)} = ${(row.cli / row.floor).toFixed(2)}× floor, peak RSS ${row.cliMaxRssMB.toFixed(0)} MB` +
           `  | ${row.rounds} rounds, ${row.actions} actions, ${row.outputMB.toFixed(0)} MB of report in ${row.outputChunks} chunks`,
       )
-      log(`  audit -o json ${s(row.audit)} = ${row.auditRatio.toFixed(2)}× the sync of its run, peak RSS ${row.auditMaxRssMB.toFixed(0)} MB`)
+      log(`  audit -o json ${s(row.audit)}, ${row.auditRatio.toFixed(2)}× the sync of the same run (medians), peak RSS ${row.auditMaxRssMB.toFixed(0)} MB`)
       log(`  explain -A -o json ${s(row.explain)}, peak RSS ${row.explainMaxRssMB.toFixed(0)} MB`)
       if (!opts.keep) rmSync(file)
     }
