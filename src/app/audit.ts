@@ -2,7 +2,7 @@
 // plan with explain's verdicts. What the controller is about to fix is a planned change, not a finding.
 import {FINDING_CODES, objectKey, objectName, type FindingObject} from '../engine/audit/findings.js'
 import {codeOfVerdict, judge} from '../engine/audit/judge.js'
-import {auditFails, buildAuditReport, silencedBy, type AuditReport, type FailOn} from '../engine/audit/report.js'
+import {auditFails, buildAuditReport, silencedBy, type AuditReport, type AuditTotals, type FailOn} from '../engine/audit/report.js'
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {Explainer} from '../engine/explain/explainer.js'
@@ -53,14 +53,16 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   // The evidence (each claim's events) only where a finding reads it: a claim handed to an external
   // provisioner, and the volumes judge() asks about; the rest stays one pass over the claims.
   const withEvidence = s.explainer.with({evidence: opts.evidence})
+  // claimBrief: explain's answer without its candidates, which no finding reads (every claim weighed
+  // against every volume would make the audit claims × volumes).
   const explained = s.claims.map((c) => {
-    const e = s.explainer.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!
-    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claim(e.claim.namespace, e.claim.name)! : e
+    const e = s.explainer.claimBrief(c.metadata.namespace ?? '', c.metadata.name ?? '')!
+    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claimBrief(e.claim.namespace, e.claim.name)! : e
   })
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
   const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
-  return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: {...s.plan.summary}, audited}, opts.ignore, s.annotated)
+  return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
 }
 
 /**
@@ -80,8 +82,7 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
 
 /** What both audits start from: the state after the plan, the objects in scope, the Explainer, the annotations. */
 function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
-  const plan = extras.plan ?? planSync(state, {...opts, dryRun: true})
-  const after = withPlanApplied(state, plan.objects)
+  const {after, plannedChanges} = planned(state, opts, extras.plan)
   const targets = opts.targets ?? []
   const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
   const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
@@ -101,7 +102,16 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
   for (const {object, names} of annotated.unknown) {
     extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: docs/codes.md)`)
   }
-  return {plan, after, claims, volumes, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
+  return {plannedChanges, after, claims, volumes, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
+}
+
+/**
+ * The state after the plan, and the plan's summary: the rest of the plan (its actions, events and the
+ * objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining starts.
+ */
+function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']} {
+  const plan = made ?? planSync(state, {...opts, dryRun: true})
+  return {after: withPlanApplied(state, plan.objects), plannedChanges: {...plan.summary}}
 }
 
 function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {

@@ -1,11 +1,11 @@
 // The benchmark at smoke size (1k volumes and 1k claims), end to end: the generator, the in-process
-// measurement of the built code, the CLI with its peak RSS, and the indexed engine beside the literal
-// scan. No timing is judged here (`npm run bench` does that at full size); only that every part runs,
-// the plan reaches its fixpoint and both engines plan the same thing.
+// measurement of the built code, the CLI with its peak RSS, audit beside the sync of its run, and the
+// indexed engine beside the literal scan. No timing is judged here (`npm run bench` does that at full
+// size); only that every part runs, the plan reaches its fixpoint and both engines plan the same thing.
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {runBench, table} from '../../bench/bench.js'
+import {auditTargets, runBench, table} from '../../bench/bench.js'
 
 test('npm run bench, smoke size: every measurement runs and both engines agree', async () => {
   const lines: string[] = []
@@ -16,7 +16,7 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   assert.equal(row.claims, 1000)
   assert.equal(row.converged, true)
   assert.ok(row.rounds >= 2 && row.actions > 0, JSON.stringify(row))
-  for (const field of ['load', 'plan', 'render', 'floor', 'cli', 'cliMaxRssMB', 'inputMB', 'outputMB', 'explain', 'explainMaxRssMB'] as const) {
+  for (const field of ['load', 'plan', 'render', 'floor', 'cli', 'cliMaxRssMB', 'inputMB', 'outputMB', 'audit', 'auditMaxRssMB', 'auditRatio', 'explain', 'explainMaxRssMB'] as const) {
     assert.ok(Number.isFinite(row[field]) && row[field] > 0, `${field}: ${row[field]}`)
   }
   // The report went out in pieces, none of them the whole (what lets a report past 512 MiB print).
@@ -24,5 +24,11 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   assert.equal(result.reference?.identical, true, 'the indexed engine and the scan planned the same')
   assert.ok(result.help > 0 && result.nodeStartup > 0 && result.nodeStartup < result.help, `${result.nodeStartup} of ${result.help}`)
   assert.match(table(result), /\| 1,000 \+ 1,000 \|/)
+  assert.match(table(result), /`pvctl audit -f … -o json`/)
+  // Judged at 100k and more only; at any size each target is printed beside its measure.
+  const [ratio, rss, ...more] = auditTargets(row)
+  assert.match(ratio, /^target: audit at 1000 \+ 1000 within 1\.3× of sync --dry-run in the same run: \d+\.\d\d× — (met|NOT met)$/)
+  assert.match(rss, /^target: audit at 1000 \+ 1000 under 1\.5 GB peak RSS: \d+ MB — (met|NOT met)$/)
+  assert.deepEqual(more, [])
   assert.ok(lines.some((l) => l.startsWith('machine: ')))
 })

@@ -1,7 +1,7 @@
-// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation, never
+// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation (its brief form), never
 // decided again here; the others (being deleted, being resized) are about fields the controller does not
 // decide on, and carry explain's verdict in their evidence all the same.
-import type {ClaimExplanation, Verdict} from '../explain/model.js'
+import type {ClaimExplanationBrief, Verdict} from '../explain/model.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
@@ -41,7 +41,7 @@ export interface ClaimContext {
   source: string
 }
 
-export function judgeClaim(e: ClaimExplanation, ctx: ClaimContext): Finding[] {
+export function judgeClaim(e: ClaimExplanationBrief, ctx: ClaimContext): Finding[] {
   const claim = ctx.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
   const found = verdictFindings(e, ctx.source)
   if (claim !== undefined) {
@@ -52,18 +52,18 @@ export function judgeClaim(e: ClaimExplanation, ctx: ClaimContext): Finding[] {
   return found
 }
 
-function objectOf(e: ClaimExplanation): FindingObject {
+function objectOf(e: ClaimExplanationBrief): FindingObject {
   return {kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}
 }
 
 /** What every claim finding's evidence starts with: explain's verdict and the fields it rests on. */
-function baseEvidence(e: ClaimExplanation): Finding['evidence'] {
+function baseEvidence(e: ClaimExplanationBrief): Finding['evidence'] {
   const evidence: Finding['evidence'] = {verdict: e.verdict, phase: e.phase, 'spec.volumeName': e.request.volumeName, storageClass: e.storageClass.name}
   if (e.error !== null) evidence.controllerError = e.error
   return evidence
 }
 
-function verdictFindings(e: ClaimExplanation, source: string): Finding[] {
+function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
   const {namespace, name} = e.claim
   const object = objectOf(e)
   const explain = `pvctl explain pvc/${name} -n ${namespace}${source}`
@@ -110,7 +110,7 @@ function verdictFindings(e: ClaimExplanation, source: string): Finding[] {
  * the volume's claimRef holding another uid (Misbound). The finding names the cause and what still points
  * at the claim's namespace/name, since that decides whether its data can be reached again.
  */
-function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanation, evidence: Finding['evidence']): Finding {
+function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBrief, evidence: Finding['evidence']): Finding {
   const {namespace, name} = e.claim
   const key = `${namespace}/${name}`
   const p = e.pointers
@@ -151,7 +151,7 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanation, e
 }
 
 /** Being deleted and held by pvc-protection: the pods that still use it, as that controller counts them. */
-function terminating(e: ClaimExplanation, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
+function terminating(e: ClaimExplanationBrief, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
   const since = claim.metadata.deletionTimestamp
   const finalizers = claim.metadata.finalizers ?? []
   if (since == null || !finalizers.includes(PVCProtectionFinalizer)) return []
@@ -197,7 +197,7 @@ const RESIZE_FAILED_CONDITIONS = new Set(['ControllerResizeError', 'NodeResizeEr
 const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'])
 
 /** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
-function resizing(e: ClaimExplanation, claim: PersistentVolumeClaim): Finding[] {
+function resizing(e: ClaimExplanationBrief, claim: PersistentVolumeClaim): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
   const {namespace, name} = e.claim
   const conditions = ((claim.status.conditions ?? []) as ClaimCondition[]).filter((c) => (c.status ?? 'True') === 'True')

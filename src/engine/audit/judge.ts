@@ -1,10 +1,10 @@
 // The judge of `pvctl audit`: the state after the controller's plan, and explain's verdicts on its claims,
-// in; findings out. PURE. A claim's finding is read off its ClaimExplanation (the Explainer's verdict), never
+// in; findings out. PURE. A claim's finding is read off its ClaimExplanationBrief (the Explainer's verdict), never
 // decided again here: audit cannot disagree with `pvctl explain` on a claim. Each kind is judged in its own
 // file (judge-claims, judge-volumes, judge-classes, judge-restores), each linear in the objects: what one
 // object is checked against is looked up in maps built once here.
 import {clusterLookup} from '../explain/lookup.js'
-import type {ClaimExplanation, Verdict, VolumeExplanation} from '../explain/model.js'
+import type {ClaimExplanationBrief, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {Finding, FindingCode} from './findings.js'
 import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, judgeClaim} from './judge-claims.js'
@@ -16,7 +16,7 @@ export interface AuditInput {
   /** The state after the plan: what the controller is about to fix is fixed here. */
   after: ClusterState
   /** explain's explanation of every claim in scope, on `after`. */
-  claims: readonly ClaimExplanation[]
+  claims: readonly ClaimExplanationBrief[]
   /** The volumes in scope, from `after`. */
   volumes: readonly PersistentVolume[]
   /**

@@ -6,7 +6,7 @@ import {bindingPointers} from './binding.js'
 import type {ClusterLookup} from './lookup.js'
 import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
 import {ControllerQueries, type ExplainOptions} from './controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './model.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './model.js'
 import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
@@ -74,7 +74,22 @@ export class Explainer {
     return this.explain(namespace, name, limit, true)
   }
 
-  private explain(namespace: string, name: string, limit: number, inPass: boolean): ClaimExplanation | undefined {
+  /**
+   * claim(), without `candidates` and `candidatesTotal`: what `pvctl audit` judges a claim by. The volumes
+   * are judged only for the decisions whose summary or suggestions read them (READS_CANDIDATES), and then
+   * for the nearest one and those the summary and suggestions name, as a List item keeps them; all the rest
+   * is claim()'s (test/engine/explain-brief.test.ts). Most claims of a cluster are Bound, and nothing of a
+   * Bound claim's explanation reads another volume than its own: auditing every claim stays linear.
+   */
+  claimBrief(namespace: string, name: string): ClaimExplanationBrief | undefined {
+    const e = this.explain(namespace, name, 'unlisted', false)
+    if (e === undefined) return undefined
+    const {candidates: _candidates, candidatesTotal: _total, ...brief} = e
+    return brief
+  }
+
+  /** `limit`: how many candidates to list, 0 for all, 'unlisted' for none (claimBrief). */
+  private explain(namespace: string, name: string, limit: number | 'unlisted', inPass: boolean): ClaimExplanation | undefined {
     const {q, state, opts} = this
     const claim = q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
@@ -89,11 +104,17 @@ export class Explainer {
     let pool: Candidate[]
     let candidates: Candidate[]
     let bounded: {candidatesTotal: number; eligible: number} | undefined
-    if (limit > 0) {
+    if (limit === 'unlisted' && !READS_CANDIDATES.has(decision.verdict)) {
+      // No candidate is listed, and neither the summary nor the suggestions of this verdict read one.
+      pool = []
+      candidates = []
+    } else if (limit !== 0) {
       // A list of many claims: the nearest few of every claim, and the candidates its summary and
-      // suggestions read wherever they rank (the volume it gets or names, the near misses).
+      // suggestions read wherever they rank (the volume it gets or names, the near misses). Unlisted: the
+      // nearest one, as a List item of one candidate ranks them.
+      const keep = limit === 'unlisted' ? 1 : limit
       const ranked = {
-        keep: limit,
+        keep,
         onlyRelevant: opts.onlyRelevant ?? false,
         named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName, takenFirst].filter((n): n is string => (n ?? '') !== ''),
       }
@@ -113,7 +134,7 @@ export class Explainer {
         eligible -= atTurn.filter((c, i) => pool[i].eligible && !c.eligible).length
         pool = atTurn.sort(passOrder(order, chosen, takenFirst))
       }
-      candidates = pool.slice(0, limit).map(describeReasons)
+      candidates = limit === 'unlisted' ? [] : pool.slice(0, keep).map(describeReasons)
       bounded = {candidatesTotal: ranking.total, eligible}
     } else {
       pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter((c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c))
@@ -207,6 +228,13 @@ function passOrder(order: CandidateOrder, chosen: string | null, takenFirst: str
     return order(a, b)
   }
 }
+
+/**
+ * The verdicts whose summary (summarizeClaim) or suggestions (suggestFixes) read candidates: WillBind's
+ * count of matching volumes, the near misses, the reasons of the volume the claim names. The words of every
+ * other verdict come from the decision alone.
+ */
+const READS_CANDIDATES: ReadonlySet<Verdict> = new Set<Verdict>([...NEAR_MISS_VERDICTS, 'WillBind', 'RequestedVolumeMismatch'])
 
 /** What nearMisses (explain-suggestions.ts) picks from: the nearest fixable volume, the nearest two Released ones. */
 function nearMisses(cluster: ClusterLookup, claim: PersistentVolumeClaim): NearestPassing[] {

@@ -11,8 +11,8 @@ export interface VolumeFacts {
   volume: PersistentVolume
   /** getAccessModesAsString: "RWO,ROX". */
   accessModes: string
-  /** The modes the access-mode index files the volume under: only the known ones. */
-  indexModes: PersistentVolumeAccessMode[]
+  /** The modes the access-mode index files the volume under: only the known ones (shared: not to be changed). */
+  indexModes: readonly PersistentVolumeAccessMode[]
   /** The modes as a set, for the index's containsAllAccessModes. */
   indexModeSet: ReadonlySet<PersistentVolumeAccessMode>
   /** namespace/name of the claimRef, null without one. */
@@ -47,14 +47,23 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
   // Keyed by object: a list of claims judges every volume once per distinct request.
   const facts = new WeakMap<PersistentVolume, VolumeFacts>()
+  // The modes of each access-mode string, made once: a cluster's volumes offer a handful of mode sets.
+  const modesOf = new Map<string, Pick<VolumeFacts, 'indexModes' | 'indexModeSet'>>()
   const factsOf = (volume: PersistentVolume): VolumeFacts => {
     let f = facts.get(volume)
     if (f === undefined) {
       const accessModes = getAccessModesAsString(volume.spec.accessModes)
       const ref = volume.spec.claimRef
-      const indexModes = getAccessModesFromString(accessModes)
+      let modes = modesOf.get(accessModes)
+      if (modes === undefined) {
+        const indexModes = getAccessModesFromString(accessModes)
+        modes = {indexModes, indexModeSet: new Set(indexModes)}
+        modesOf.set(accessModes, modes)
+      } else {
+        // Made for an earlier volume offering the same modes.
+      }
       const key = ref == null ? null : claimRefKey(ref)
-      f = {volume, accessModes, indexModes, indexModeSet: new Set(indexModes), claimRefKey: key, holder: key === null ? undefined : claims.get(key)}
+      f = {volume, accessModes, indexModes: modes.indexModes, indexModeSet: modes.indexModeSet, claimRefKey: key, holder: key === null ? undefined : claims.get(key)}
       facts.set(volume, f)
     }
     return f

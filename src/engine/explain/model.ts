@@ -258,6 +258,9 @@ export interface ClaimExplanation {
   caveats?: string[]
 }
 
+/** A ClaimExplanation without its candidates (Explainer.claimBrief): what `pvctl audit` judges a claim by. */
+export type ClaimExplanationBrief = Omit<ClaimExplanation, 'candidates' | 'candidatesTotal'>
+
 /** What the controller does with a volume, as syncVolume decides it. */
 export const VOLUME_STATES = ['Available', 'PreBound', 'Binding', 'Bound', 'Unbinding', 'Released', 'Failed'] as const
 export type VolumeState = (typeof VOLUME_STATES)[number]
