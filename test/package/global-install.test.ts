@@ -7,6 +7,8 @@ import {cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:f
 import path from 'node:path'
 import {after, before, test} from 'node:test'
 
+import {parse, stringify} from 'yaml'
+
 import {kubelet} from '../e2e/kubelet.js'
 import {startEmulator, type Emulator} from '../emulator/emulator.js'
 import {cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, tempDir} from '../cli/run-cli.js'
@@ -17,8 +19,19 @@ const prefix = path.join(root, 'prefix')
 const work = path.join(root, 'work')
 let tarball = ''
 let api: Emulator
+/** pvctl reclaim's examples name a Released pv-0004 and a claim shop/db: examples/reclaim.yaml, served apart. */
+let reclaimApi: Emulator
 let stopKubelet: () => void
 let env: NodeJS.ProcessEnv
+let reclaimEnv: NodeJS.ProcessEnv
+
+/** The emulator's kubeconfig with the contexts the fleet examples name, each pointing at the emulator too. */
+function fleetKubeconfig(kubeconfig: string): string {
+  const config = parse(kubeconfig) as {contexts: Array<{name: string; context: unknown}>}
+  const [own] = config.contexts
+  for (const name of ['prod-eu', 'prod-us', 'staging']) config.contexts.push({name, context: own.context})
+  return stringify(config)
+}
 
 const npm = (args: string[], cwd: string) =>
   execFileSync('npm', args, {cwd, encoding: 'utf8', env: cleanEnv({npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false'})})
@@ -30,18 +43,23 @@ before(async () => {
   const {state} = await loadSnapshot(example)
   api = await startEmulator({objects: structuredClone([...state.classes, ...state.volumes, ...state.claims, ...state.pods, ...state.nodes]) as never})
   stopKubelet = kubelet(api, 'Succeeded')
-  mkdirSync(path.join(work, 'examples'), {recursive: true})
+  const reclaim = await loadSnapshot(path.join(repoRoot, 'examples', 'reclaim.yaml'))
+  reclaimApi = await startEmulator({objects: structuredClone([...reclaim.state.classes, ...reclaim.state.volumes, ...reclaim.state.claims]) as never})
+  mkdirSync(work, {recursive: true})
   mkdirSync(path.join(work, 'home'))
-  cpSync(example, path.join(work, 'examples', 'cluster.yaml'))
+  cpSync(path.join(repoRoot, 'examples'), path.join(work, 'examples'), {recursive: true})
   // The examples' snapshot.yaml, holding the claim team-a/data they name.
   writeFileSync(path.join(work, 'snapshot.yaml'), IN_SYNC_SNAPSHOT.replaceAll('namespace: app', 'namespace: team-a'))
-  writeFileSync(path.join(work, 'kubeconfig'), api.kubeconfig({namespace: 'default'}))
+  writeFileSync(path.join(work, 'kubeconfig'), fleetKubeconfig(api.kubeconfig({namespace: 'default'})))
+  writeFileSync(path.join(work, 'reclaim.kubeconfig'), reclaimApi.kubeconfig({namespace: 'default'}))
   env = cleanEnv({PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, KUBECONFIG: path.join(work, 'kubeconfig'), HOME: path.join(work, 'home')})
+  reclaimEnv = {...env, KUBECONFIG: path.join(work, 'reclaim.kubeconfig')}
 })
 
 after(async () => {
   stopKubelet?.()
   await api?.stop()
+  await reclaimApi?.stop()
 })
 
 test('the global install puts pvctl, kubectl-pvctl and kubectl_complete-pvctl on PATH and the man pages under share/man', () => {
@@ -68,10 +86,10 @@ function helpExamples(): Array<{id: string; command: string}> {
 test('every help example runs from the installed pvctl', {timeout: 300_000}, async (t) => {
   const examples = helpExamples()
   assert.ok(examples.length >= 10, `${examples.length} examples`)
-  for (const {command} of examples) {
+  for (const {id, command} of examples) {
     await t.test(command, async () => {
       const loop = command.includes('--watch')
-      const child = spawn('bash', ['-c', command], {cwd: work, env, stdio: ['ignore', 'pipe', 'pipe']})
+      const child = spawn('bash', ['-c', command], {cwd: work, env: id === 'reclaim' ? reclaimEnv : env, stdio: ['ignore', 'pipe', 'pipe']})
       let out = ''
       let err = ''
       child.stdout.on('data', (b: Buffer) => (out += b))

@@ -51,7 +51,7 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
       finding(
         'VolumeReleasedRetained',
         object,
-        `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or remove spec.claimRef so a new claim can bind it (the data is kept, not wiped).`,
+        `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or reclaim it for a new claim (the data is kept, not wiped).`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
         `pvctl reclaim pv/${name}${ctx.source}`,
       ),
