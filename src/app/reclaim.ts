@@ -9,7 +9,8 @@ import {RECLAIM_CHECKS, type ClaimName, decideReclaim, type ReclaimCheckName, ty
 import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
-import {ClusterError, ExitCode, UsageError} from '../errors.js'
+import {ExitCode, UsageError} from '../errors.js'
+import {reclaimPermissions, requirePermissions} from '../executor/permissions.js'
 import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
@@ -91,9 +92,11 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
   } else {
     // --yes: consent given in advance; the report says what was written.
   }
-  if (!(await session.api.canI({verb: 'update', group: '', resource: 'persistentvolumes', name: opts.volumeName}))) {
-    throw new ClusterError(`missing permissions: update persistentvolumes (cluster-wide) for pv/${opts.volumeName}`, ['ask a cluster admin for them, or run with --dry-run'])
-  }
+  // Every call the guard makes, asked before the first of them: a missing one is named here, not found
+  // halfway (a forbidden pod list after the volume was read again).
+  const oldRef = decision.volume.spec.claimRef
+  const oldClaim = oldRef == null ? undefined : {namespace: oldRef.namespace ?? '', name: oldRef.name ?? ''}
+  await requirePermissions(session.api, reclaimPermissions(opts.volumeName, oldClaim, opts.target), 'grant them (deploy/repair-rbac.yaml is a role for the repairs)')
   const {guardedReclaim, isRefusal} = await import('../executor/destruction-guard.js')
   const written = await guardedReclaim(liveReclaimIo(session), loaded.state, decision, request)
   if (isRefusal(written)) {

@@ -16,7 +16,7 @@ import type {Logger} from '../cli/log.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import type {LabelSelector} from '../engine/api/model.js'
-import {ClusterError, ExitCode, UsageError} from '../errors.js'
+import {ExitCode, UsageError} from '../errors.js'
 import {AuditStream} from '../controller/audit-stream.js'
 import {checkBuiltinBinder, builtinBinderEnabled, type BinderCheck} from '../controller/builtin-binder.js'
 import {ControllerMetrics} from '../controller/controller-metrics.js'
@@ -27,7 +27,7 @@ import {LeaderElector, validateLeaderElection} from '../controller/leader-electi
 import {type MetricsServer, parseBindAddress, startMetricsServer} from '../controller/metrics-server.js'
 import {loopPermissions} from '../controller/permissions.js'
 import {PersistentVolumeLoop} from '../controller/pv-loop.js'
-import {describePermission, missingPermissions} from '../executor/permissions.js'
+import {requirePermissions} from '../executor/permissions.js'
 import {openLoopSession} from './loop-session.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {Events} from '../engine/api/constants.js'
@@ -188,10 +188,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
       lease: elector !== undefined ? {namespace: elector.config.namespace, name: elector.config.name} : undefined,
       readsKcmLease: !opts.dryRun && builtinBinderEnabled(opts.controllers),
     })
-    const missing = await missingPermissions(session.api, wanted)
-    if (missing.length > 0) {
-      throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, ['grant them (see deploy/rbac.yaml), or run with --dry-run'])
-    }
+    await requirePermissions(session.api, wanted, 'grant them (see deploy/rbac.yaml)')
     await checkBinder()
 
     const audit = new AuditStream(opts.output, ui.out)

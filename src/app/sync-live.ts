@@ -2,7 +2,7 @@
 // check) write it with the executor, and report what became of every write.
 import type {ClusterApi} from '../cluster/live-api.js'
 import type {ClusterState} from '../engine/api/model.js'
-import {ExitCode, ClusterError, UsageError} from '../errors.js'
+import {ExitCode, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/api/model.js'
 import {type ObjectRef, type PlannedEvent, refKey} from '../engine/simulation/plan.js'
@@ -12,7 +12,7 @@ import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destr
 import {executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import type {PodWait} from '../plugins/pod-runner.js'
-import {describePermission, missingPermissions, permissionsFor} from '../executor/permissions.js'
+import {permissionsFor, requirePermissions} from '../executor/permissions.js'
 import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
 import type {SyncReport} from './sync-report.js'
 
@@ -100,10 +100,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     }
   }
   const recyclerNamespace = opts.recyclerTemplate?.metadata.namespace ?? 'default'
-  const missing = await missingPermissions(api, permissionsFor(plan.actions, opts.events, opts.workload === undefined ? undefined : {recyclerNamespace}))
-  if (missing.length > 0) {
-    throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, ['ask a cluster admin for them, or run with --dry-run'])
-  }
+  await requirePermissions(api, permissionsFor(plan.actions, opts.events, opts.workload === undefined ? undefined : {recyclerNamespace}), 'ask a cluster admin for them')
 
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
   // Pod events of recyclers, relayed on the volume as the controller's recycler event recorder does.

@@ -19,7 +19,7 @@ const EXIT_STATUS = [
   '0  the reclaim was written (with --sync: and the sync after it too)',
   '1  --dry-run, or a snapshot (-f): the reclaim is allowed and shown, not written; or it was not confirmed at the prompt',
   '2  usage or input error, or the reclaim is refused: the checks that hold it back are named, nothing is written',
-  '3  cluster error: unreachable or forbidden API, or the volume changed before the write (read again, nothing is written)',
+  '3  cluster error: unreachable or forbidden API, a missing permission, or the volume changed before the write (read again, nothing is written)',
 ]
 
 export default class Reclaim extends PvctlCommand {
@@ -36,7 +36,7 @@ ${Object.entries(RECLAIM_CHECKS)
 
 The proof is the controller's plan on the edited state: pvctl writes only when that plan does what the reclaim promises and destroys nothing, and says what the controller does next.
 
-With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the reclaim, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), then reads again the volume, its old claim, the pods of that claim's namespace and the VolumeAttachments, decides again on them, and PUTs the volume conditional on the resourceVersion just read (a conflict reads and decides again, at most 3 times). --sync runs the controller's sync of the volume and the claim afterwards.
+With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the reclaim, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; a missing permission is named and nothing is written; deploy/repair-rbac.yaml is a role that grants them), then reads again the volume, its old claim, the pods of that claim's namespace and the VolumeAttachments, decides again on them, and PUTs the volume conditional on the resourceVersion just read (a conflict reads and decides again, at most 3 times). --sync runs the controller's sync of the volume and the claim afterwards.
 
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`

@@ -2,6 +2,7 @@
 // the missing ones — better than failing halfway through a repair.
 import type {ClusterApi, ResourceAttributes} from '../cluster/live-api.js'
 import type {Action} from '../engine/simulation/plan.js'
+import {ClusterError} from '../errors.js'
 
 const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
 
@@ -38,8 +39,40 @@ export function permissionsFor(actions: readonly Action[], events: boolean, plug
   return [...needed.values()]
 }
 
+/**
+ * What `pvctl reclaim` asks of the API server, live: the load's lists (the loader's kinds, and the
+ * VolumeAttachments), then the guard's calls — the volume read again, the old claim and the target claim,
+ * the pods of the old claim's namespace, the VolumeAttachments, and the PUT of the volume.
+ * deploy/repair-rbac.yaml grants exactly this (test/controller/repair-rbac.test.ts holds the two together).
+ */
+export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: string; name: string}, target?: {namespace: string; name: string}): ResourceAttributes[] {
+  const core = (verb: string, resource: string, where: {namespace?: string; name?: string} = {}): ResourceAttributes => ({verb, group: '', resource, ...where})
+  const lists = [core('list', 'persistentvolumes'), core('list', 'persistentvolumeclaims'), {verb: 'list', group: 'storage.k8s.io', resource: 'storageclasses'}, core('list', 'pods'), core('list', 'nodes')]
+  const claims = [oldClaim, target].flatMap((c) => (c === undefined ? [] : [core('get', 'persistentvolumeclaims', c)]))
+  return [
+    ...lists,
+    {verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments'},
+    core('get', 'persistentvolumes', {name: volumeName}),
+    ...claims,
+    ...(oldClaim === undefined ? [] : [core('list', 'pods', {namespace: oldClaim.namespace})]),
+    core('update', 'persistentvolumes', {name: volumeName}),
+  ]
+}
+
 export function describePermission(a: ResourceAttributes): string {
-  return `${a.verb} ${a.resource}${a.subresource ? `/${a.subresource}` : ''} ${a.namespace ? `in namespace ${a.namespace}` : '(cluster-wide)'}`
+  // The group only where it is not the core one: "list volumeattachments.storage.k8s.io", as kubectl auth can-i takes it.
+  const resource = `${a.resource}${a.group ? `.${a.group}` : ''}${a.subresource ? `/${a.subresource}` : ''}`
+  // The name where the check asked for one object: RBAC may grant that object alone (resourceNames).
+  return `${a.verb} ${resource}${a.name ? ` named ${a.name}` : ''} ${a.namespace ? `in namespace ${a.namespace}` : '(cluster-wide)'}`
+}
+
+/**
+ * Throws, naming each permission of `wanted` the current user lacks, in one line; `grant` says where they
+ * come from. Every writing command calls it before its first write.
+ */
+export async function requirePermissions(api: ClusterApi, wanted: readonly ResourceAttributes[], grant: string): Promise<void> {
+  const missing = await missingPermissions(api, wanted)
+  if (missing.length > 0) throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, [`${grant}, or run with --dry-run`])
 }
 
 /** The permissions the current user lacks, of those given. */

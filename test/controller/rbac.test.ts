@@ -1,71 +1,26 @@
 // deploy/rbac.yaml is the least privilege of loop mode: derived from what the code calls
 // (src/controller/permissions.ts), it grants all of that and nothing more, and pvctl runs as the binder
-// against an emulator that grants nothing else.
-//
-// The emulator's tokens take deny lists, so the grant is made by denying every (verb, resource,
-// subresource) the RBAC does not allow, and — for what only a Role allows — every other namespace. A deny
-// list cannot say "every name but one": resourceNames are checked statically below, and the emulator
-// allows the other names of a granted (verb, resource, namespace).
+// against an emulator that grants nothing else (rbac-grants.ts: how the emulator enforces a manifest).
 import assert from 'node:assert/strict'
-import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {parseAllDocuments} from 'yaml'
-
-import type {ResourceAttributes} from '../../src/cluster/live-api.js'
 import {loopPermissions} from '../../src/controller/permissions.js'
 import {microTime} from '../../src/controller/leader-election.js'
 import {repoRoot} from '../cli/run-cli.js'
 import type {DenyRule} from '../emulator/emulator.js'
-import {RESOURCES} from '../emulator/resources.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {kubelet} from '../e2e/kubelet.js'
+import {allows, boundGrantsOf, denyAllBut as denyAllButGrants, unusedGrants} from './rbac-grants.js'
 import {claim, cluster, FAST, getClaim, getLease, getVolume, Pvctl, SHORT_LEASE, volume, waitFor} from './loop-harness.js'
 
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
-interface Grant {
-  verbs: string[]
-  apiGroups: string[]
-  resources: string[]
-  resourceNames?: string[]
-  /** A Role's namespace; undefined for a ClusterRole (bound cluster-wide). */
-  namespace?: string
-}
-
 const SA = {kind: 'ServiceAccount', name: 'pvctl', namespace: 'pvctl-system'}
 const LEASE = {namespace: 'pvctl-system', name: 'pvctl'}
-/** The namespaces the test's requests can name ('' is cluster scope and across namespaces). */
-const NAMESPACES = ['', 'default', 'kube-system', 'kube-public', 'kube-node-lease', 'pvctl-system', 'team']
-const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'] as const
 
-function grantsOf(file: string): Grant[] {
-  const docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJSON() as Record<string, any>)
-  const roles = new Map(docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role').map((d) => [`${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`, d]))
-  const grants: Grant[] = []
-  for (const b of docs.filter((d) => d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding')) {
-    assert.ok(
-      b.subjects.some((s: typeof SA) => s.kind === SA.kind && s.name === SA.name && s.namespace === SA.namespace),
-      `${b.metadata.name} binds pvctl's service account`,
-    )
-    const roleNs = b.roleRef.kind === 'Role' ? b.metadata.namespace : ''
-    const role = roles.get(`${b.roleRef.kind}/${roleNs}/${b.roleRef.name}`)
-    assert.ok(role, `${b.metadata.name}: role ${b.roleRef.name} exists`)
-    for (const r of role.rules) grants.push({...r, namespace: b.kind === 'RoleBinding' ? b.metadata.namespace : undefined})
-  }
-  return grants
-}
-
-const grants = grantsOf(path.join(repoRoot, 'deploy', 'rbac.yaml'))
-
-function allows(g: Grant, a: ResourceAttributes, opts: {ignoreNames?: boolean} = {}): boolean {
-  const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource
-  if (!g.verbs.includes(a.verb) || !g.apiGroups.includes(a.group) || !g.resources.includes(resource)) return false
-  if (g.namespace !== undefined && g.namespace !== (a.namespace ?? '')) return false
-  if (!opts.ignoreNames && g.resourceNames !== undefined && !(a.name !== undefined && g.resourceNames.includes(a.name))) return false
-  return true
-}
+const grants = boundGrantsOf(path.join(repoRoot, 'deploy', 'rbac.yaml'), SA)
+const denyAllBut = () => denyAllButGrants(grants)
 
 /** Everything `pvctl sync --watch --yes --leader-elect` asks for, in every configuration that asks more. */
 const needed = loopPermissions({dryRun: false, events: true, lease: LEASE, readsKcmLease: true, recyclerNamespace: 'default'})
@@ -75,42 +30,8 @@ test('deploy/rbac.yaml grants every permission loop mode needs (names included)'
 })
 
 test('deploy/rbac.yaml grants nothing loop mode does not use', () => {
-  for (const g of grants) {
-    for (const verb of g.verbs) {
-      for (const resource of g.resources) {
-        const [plural, subresource] = resource.split('/')
-        const used = needed.some(
-          (p) =>
-            p.verb === verb &&
-            g.apiGroups.includes(p.group) &&
-            p.resource === plural &&
-            (p.subresource ?? '') === (subresource ?? '') &&
-            (g.namespace === undefined || g.namespace === p.namespace) &&
-            (g.resourceNames === undefined || (p.name !== undefined && g.resourceNames.includes(p.name))),
-        )
-        assert.ok(used, `granted but never used: ${verb} ${resource}${g.namespace ? ` in ${g.namespace}` : ''}`)
-      }
-    }
-  }
+  assert.deepEqual(unusedGrants(grants, needed), [], 'granted but never used')
 })
-
-/** The emulator's deny list that leaves exactly the RBAC's grants (names aside). */
-function denyAllBut(): DenyRule[] {
-  const deny: DenyRule[] = []
-  for (const def of RESOURCES) {
-    if (def.virtual) continue // SelfSubjectAccessReviews: every authenticated user may create them
-    for (const subresource of ['', ...def.subresources]) {
-      for (const verb of VERBS) {
-        const attrs = (namespace: string): ResourceAttributes => ({verb, group: def.group, resource: def.plural, ...(subresource ? {subresource} : {}), namespace})
-        const where = NAMESPACES.filter((ns) => grants.some((g) => allows(g, attrs(ns), {ignoreNames: true})))
-        const rule = {verb, resource: def.plural, group: def.group, ...(subresource ? {subresource} : {})}
-        if (where.length === 0) deny.push(rule)
-        else if (where.length < NAMESPACES.length) for (const ns of NAMESPACES.filter((n) => !where.includes(n))) deny.push({...rule, namespace: ns})
-      }
-    }
-  }
-  return deny
-}
 
 test('pvctl runs as the binder, leader-elected, with only the permissions of deploy/rbac.yaml', async () => {
   const deny = denyAllBut()
