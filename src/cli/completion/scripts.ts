@@ -142,7 +142,7 @@ complete -c ${program} -f -a '(${fn})'
 }
 
 function powershell(program: string, fn: string): string {
-  return `# PowerShell completion for ${program}. Load it in this session with
+  return `# PowerShell completion for ${program}. Load it in the current shell with
 #   ${program} completion powershell | Out-String | Invoke-Expression
 # or for every new session: add that line to $PROFILE.
 
