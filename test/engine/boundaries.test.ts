@@ -54,15 +54,16 @@ for (const rule of rules) {
 // The engine's folders, each with the folders it may import (its own always): api is the ground; the
 // controller writes through the simulated cluster as the Go controller writes through its client and
 // cache, and reconcile drives the controller, so those two know each other; what pvctl adds on top
-// (explain, audit, repair) is built from them and never imported by them; nothing imports repair.
+// (explain, repair, audit) is built from them and never imported by them; audit offers the repairs
+// that fix what it finds, so it sits on top.
 const ENGINE_LAYERS: Record<string, readonly string[]> = {
   api: [],
   matching: ['api'],
   controller: ['api', 'matching', 'simulation'],
   simulation: ['api', 'matching', 'controller'],
   explain: ['api', 'matching', 'controller', 'simulation'],
-  audit: ['api', 'matching', 'controller', 'simulation', 'explain'],
-  repair: ['api', 'matching', 'controller', 'simulation', 'explain', 'audit'],
+  repair: ['api', 'matching', 'controller', 'simulation', 'explain'],
+  audit: ['api', 'matching', 'controller', 'simulation', 'explain', 'repair'],
 }
 
 test('engine: every file is in a folder that says what it is, and imports only the folders below it', () => {
