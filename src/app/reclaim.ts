@@ -16,6 +16,7 @@ import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
 import {volumeNotFound} from './not-found.js'
+import {type ConsentUi, consented, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface ReclaimOptions extends LoadStateOptions, VolumePluginOptions {
@@ -34,11 +35,7 @@ export interface ReclaimOptions extends LoadStateOptions, VolumePluginOptions {
   events: boolean
 }
 
-export interface ReclaimUi extends LoadStateUi {
-  /** Asks for a typed "yes" to `question`, warned with `warning`; undefined when nobody can be asked. */
-  confirm?: (question: string, warning: string) => Promise<boolean>
-  /** Shows the reclaim before consent is asked. */
-  showPlan(report: ReclaimReport): void
+export interface ReclaimUi extends LoadStateUi, ConsentUi<ReclaimReport> {
   /** For --sync: the sync's own UI. */
   syncUi: SyncUi
 }
@@ -79,18 +76,12 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
 
   const {session} = loaded as Extract<LoadedClusterState, {source: 'live'}>
   const planned = report('planned')
-  if (!opts.yes) {
-    if (ui.confirm === undefined) {
-      throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')
-    }
-    ui.showPlan(planned)
-    const question = `Reclaim pv/${opts.volumeName}${opts.target === undefined ? '' : ` for pvc/${opts.target.namespace}/${opts.target.name}`} on context ${session.contextName}?`
-    if (!(await ui.confirm(question, planned.dataSafety))) {
-      later.notice('nothing written (not confirmed)')
-      return {report: planned, exitCode: ExitCode.Changes, declined: true, after, edit}
-    }
+  const question = `Reclaim pv/${opts.volumeName}${opts.target === undefined ? '' : ` for pvc/${opts.target.namespace}/${opts.target.name}`} on context ${session.contextName}?`
+  if (!(await consented(opts.yes, ui, planned, question, planned.dataSafety))) {
+    later.notice('nothing written (not confirmed)')
+    return {report: planned, exitCode: ExitCode.Changes, declined: true, after, edit}
   } else {
-    // --yes: consent given in advance; the report says what was written.
+    // Consent given (typed, or --yes): the permissions, then the guarded write.
   }
   // Every call the guard makes, asked before the first of them: a missing one is named here, not found
   // halfway (a forbidden pod list after the volume was read again).
@@ -107,10 +98,9 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
   const writtenEdit = {before: written.done.decision.volume, after: written.done.volume}
   later.notice(`pv/${opts.volumeName} written (resourceVersion ${written.done.volume.metadata.resourceVersion ?? '?'}): ${done.next ?? ''}`)
   if (!opts.sync) return {report: done, exitCode: ExitCode.Ok, after, edit: writtenEdit}
-  const {runSync} = await import('./run-sync.js')
   const targets = [refOfVolume(opts.volumeName), ...(done.for?.exists === true ? [refOfClaim(done.for.namespace, done.for.name)] : [])]
-  const synced = await runSync({...opts, dryRun: false, targets}, ui.syncUi)
-  done.sync = {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions}
+  const synced = await syncAfterRepair(opts, targets, ui.syncUi)
+  done.sync = synced.sync
   after.push(...synced.after)
   return {report: done, exitCode: synced.exitCode, after, edit: writtenEdit}
 }

@@ -1,5 +1,6 @@
 // kubectl's object arguments: TYPE/NAME (pvc/NAME, persistentvolumeclaim/NAME, pv/NAME, persistentvolume/NAME)
 // or TYPE NAME... (`pvc orders`, `pv pv-0001 pv-0002`), not both at once, as `kubectl get` takes them.
+import type {RelinkTarget} from '../engine/repair/relink.js'
 import type {ObjectRef} from '../engine/simulation/plan.js'
 import {UsageError} from '../errors.js'
 
@@ -68,3 +69,14 @@ export function parseClaimName(text: string, namespace: string): {namespace: str
 
 /** A claim's or a namespace's name, as the API server accepts it (RFC 1123 subdomain; namespaces are stricter still). */
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
+
+/** relink's one pair, by its volume (pv/NAME) or its claim (pvc/NAME in `namespace`); none with --all. */
+export function relinkTarget(args: readonly string[], namespace: string, all: boolean): RelinkTarget | undefined {
+  if (all && args.length > 0) throw new UsageError(`--all relinks every relinkable pair: do not name one too (${args.join(' ')})`)
+  if (all) return undefined
+  if (args.length === 0) throw new UsageError('name the pair to relink: pvc/NAME (-n NS) or pv/NAME, or --all, e.g. pvctl relink pvc/db -n shop')
+  const refs = parseObjectArgs(args, namespace)
+  if (refs.length > 1) throw new UsageError(`Unexpected argument: ${args[args.length - 1]} (relink takes one pvc/NAME or pv/NAME)`)
+  const ref = refs[0]
+  return ref.kind === 'PersistentVolume' ? {kind: 'PersistentVolume', name: ref.name} : {kind: 'PersistentVolumeClaim', namespace: ref.namespace ?? namespace, name: ref.name}
+}

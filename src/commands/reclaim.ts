@@ -6,13 +6,13 @@ import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {connectionOptions, engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
-import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
+import {writeNotice} from '../cli/interaction.js'
+import {planStream, repairUi} from '../cli/repair-ui.js'
 import {parseClaimName, reclaimTarget} from '../cli/object-args.js'
-import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
+import {writeChunks} from '../cli/write-chunks.js'
 import {RECLAIM_CHECKS} from '../engine/repair/reclaim.js'
 import {ansi, type Palette, plain, shouldColor} from '../render/color.js'
 import {reclaimJsonChunks, reclaimYamlChunks, renderReclaimTable} from '../render/reclaim-table.js'
-import {renderSyncTable} from '../render/sync-table.js'
 
 /** reclaim's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -70,7 +70,6 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const volumeName = reclaimTarget(argv as string[])
     const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || !process.stdout.isTTY ? process.stderr : process.stdout)
     const {report, exitCode, declined, refusal, after, edit} = await runReclaim(
       {
         volumeName,
@@ -87,21 +86,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
         concurrency: 1,
         events: true,
       },
-      {
-        notice: writeNotice,
-        spinner: startSpinner,
-        confirm: canPrompt() ? (question, warning) => confirmOnTerminal(question, true, warning) : undefined,
-        showPlan: (plan) => planStream().write(renderReclaimTable(plan, planStream() === process.stdout ? palette : plain)),
-        syncUi: {
-          notice: writeNotice,
-          spinner: startSpinner,
-          confirm: canPrompt() ? (question, destructive) => confirmOnTerminal(question, destructive) : undefined,
-          logWaits: !canSpin(),
-          showPlan: (plan) => planStream().write(renderSyncTable(plan, {wide: false, palette: plain, width: terminalWidth(planStream())})),
-        },
-      },
+      repairUi(flags.output, palette, renderReclaimTable),
     )
-    const shownAlready = declined === true && planStream() === process.stdout
+    const shownAlready = declined === true && planStream(flags.output) === process.stdout
     if (!shownAlready) await writeChunks(process.stdout, await render(report, flags.output, palette, edit))
     for (const line of after) writeNotice(line)
     if (refusal !== undefined) throw refusal

@@ -26,6 +26,7 @@ import type {WorkloadApi} from '../cluster/workload-api.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../engine/api/model.js'
 import type {VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {decideReclaim, type ReclaimDecision, type ReclaimInput} from '../engine/repair/reclaim.js'
+import {decideRelink, type RelinkDecision, type RelinkInput} from '../engine/repair/relink.js'
 import type {Action} from '../engine/simulation/plan.js'
 import type {DeleteOutcome, LiveVolumePlugins} from '../plugins/live-plugins.js'
 
@@ -280,36 +281,62 @@ export async function guardedReclaim(
   request: Omit<ReclaimInput, 'state' | 'attachments'>,
 ): Promise<Guarded<{volume: PersistentVolume; decision: ReclaimDecision; attempts: number}>> {
   const name = consented.volume.metadata.name ?? ''
-  for (let attempt = 1; attempt <= RECLAIM_ATTEMPTS; attempt++) {
-    let fresh: PersistentVolume
-    try {
-      fresh = await io.readVolume(name)
-    } catch (err) {
-      if (err instanceof NotFoundError) return {refused: `volume ${name} is gone`, volumeGone: true}
-      else throw err
-    }
-    const why = changedSincePlanned(consented.volume, fresh)
-    if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh}
-    const freshState = await rereadForReclaim(io, state, fresh, request.target)
+  return conflictRetries(`volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`, async (attempt) => {
+    const fresh = await readVolumeOrGone(io, name)
+    if (isRefusal(fresh)) return fresh
+    const why = changedSincePlanned(consented.volume, fresh.done)
+    if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh.done}
+    const freshState = await rereadForReclaim(io, state, fresh.done, request.target)
     const decision = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}})!
-    if (!decision.allowed) {
-      const blocked = decision.checks.filter((c) => !c.ok && !c.forced)
-      return {refused: `the reclaim of ${name} no longer holds on the objects read again: ${blocked.map((c) => `${c.name}: ${c.message}`).join('; ')}`, volume: fresh}
-    } else if (decision.next !== consented.next) {
-      // The consent was to what the controller does next: the fresh objects change it.
-      return {refused: `what the controller does next with ${name} changed since it was shown: ${decision.next ?? '<nothing>'}, not ${consented.next ?? '<nothing>'}`, volume: fresh}
-    } else {
-      // Decided again on the fresh objects, allowed, and to the same end. A resourceVersion that moved on
-      // since the list (an unrelated write) is what a conflict would be: the edit is made on the fresh object.
-    }
+    const stale = decidedAgain('reclaim', name, decision, consented)
+    if (stale !== undefined) return {...stale, volume: fresh.done}
+    // Decided again on the fresh objects, allowed, and to the same end. A resourceVersion that moved on
+    // since the list (an unrelated write) is what a conflict would be: the edit is made on the fresh object.
+    return {done: {volume: await io.replaceVolume(decision.edited), decision, attempts: attempt}}
+  })
+}
+
+/**
+ * Runs `attempt` until it is not stopped by a conflict (409), at most RECLAIM_ATTEMPTS times: each attempt
+ * reads again and decides again, so a conflict is a new decision on the fresh objects, never a blind retry.
+ */
+async function conflictRetries<T>(gaveUp: string, attempt: (n: number) => Promise<Guarded<T>>): Promise<Guarded<T>> {
+  for (let n = 1; n <= RECLAIM_ATTEMPTS; n++) {
     try {
-      return {done: {volume: await io.replaceVolume(decision.edited), decision, attempts: attempt}}
+      return await attempt(n)
     } catch (err) {
       if (err instanceof ConflictError) continue
       else throw err
     }
   }
-  return {refused: `volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`}
+  return {refused: gaveUp}
+}
+
+async function readVolumeOrGone(io: Pick<ReclaimIo, 'readVolume'>, name: string): Promise<Guarded<PersistentVolume>> {
+  try {
+    return {done: await io.readVolume(name)}
+  } catch (err) {
+    if (err instanceof NotFoundError) return {refused: `volume ${name} is gone`, volumeGone: true}
+    else throw err
+  }
+}
+
+/** A repair decided again on the fresh objects stops unless it is still allowed and still leads where the consent was given. */
+function decidedAgain(
+  repair: string,
+  name: string,
+  decision: {allowed: boolean; next: string | null; checks: ReadonlyArray<{name: string; ok: boolean; forced: boolean; message: string}>},
+  consented: {next: string | null},
+): Refusal | undefined {
+  if (!decision.allowed) {
+    const blocked = decision.checks.filter((c) => !c.ok && !c.forced)
+    return {refused: `the ${repair} of ${name} no longer holds on the objects read again: ${blocked.map((c) => `${c.name}: ${c.message}`).join('; ')}`}
+  } else if (decision.next !== consented.next) {
+    // The consent was to what the controller does next: the fresh objects change it.
+    return {refused: `what the controller does next with ${name} changed since it was shown: ${decision.next ?? '<nothing>'}, not ${consented.next ?? '<nothing>'}`}
+  } else {
+    return undefined
+  }
 }
 
 /** `state` with what the reclaim rests on replaced by the API server's answers now. */
@@ -350,4 +377,62 @@ function changedSincePlanned(planned: PersistentVolume, fresh: PersistentVolume)
   } else {
     return undefined
   }
+}
+
+/** What a relink reads again from the API server before it writes, and its writes. */
+export interface RelinkIo {
+  readVolume(name: string): Promise<PersistentVolume>
+  readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim>
+  replaceVolume(volume: PersistentVolume): Promise<PersistentVolume>
+  replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim>
+}
+
+/** The objects a relink wrote, in the order written, and the decision they were written on. */
+export interface RelinkWritten {
+  written: Array<PersistentVolume | PersistentVolumeClaim>
+  decision: RelinkDecision
+  attempts: number
+}
+
+/**
+ * `pvctl relink`'s writes for one pair. `consented` is the decision shown (and agreed to) on `state`. Each
+ * attempt re-reads the volume and the claim (each must be the same object, by uid, as decided on), decides
+ * the relink again on them, and PUTs the volume, then the claim, each conditional on the resourceVersion
+ * just read. A conflict starts the next attempt, which decides again on what the API server has then: a
+ * volume already written is found pointing at the claim, and only the claim is left to write.
+ */
+export async function guardedRelink(io: RelinkIo, state: ClusterState, consented: RelinkDecision, request: Omit<RelinkInput, 'state' | 'target'>): Promise<Guarded<RelinkWritten>> {
+  const name = consented.volume?.name ?? ''
+  const claimName = consented.claim!
+  const written: RelinkWritten['written'] = []
+  const result = await conflictRetries(`pv/${name} or pvc/${claimName.namespace}/${claimName.name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row`, async (attempt) => {
+    const volume = await readVolumeOrGone(io, name)
+    if (isRefusal(volume)) return volume
+    let claim: PersistentVolumeClaim
+    try {
+      claim = await io.readClaim(claimName.namespace, claimName.name)
+    } catch (err) {
+      if (err instanceof NotFoundError) return {refused: `claim ${claimName.namespace}/${claimName.name} is gone`, volume: volume.done}
+      else throw err
+    }
+    const sameObjects = volume.done.metadata.uid === consented.volume?.object?.metadata.uid && claim.metadata.uid === claimName.object?.metadata.uid
+    if (!sameObjects) return {refused: `pv/${name} or pvc/${claimName.namespace}/${claimName.name} was re-created since it was read`, volume: volume.done, claim}
+    const fresh = {
+      ...state,
+      volumes: state.volumes.map((v) => (v.metadata.name === name ? volume.done : v)),
+      claims: state.claims.map((c) => (claimKey(c) === claimKey(claim) ? claim : c)),
+    }
+    const decision = decideRelink({...request, state: fresh, target: consented.target})!
+    // After a conflict on the claim, the volume written already is part of the fresh state: the decision on
+    // it writes the claim alone, to the same end.
+    const stale = decidedAgain('relink', name, decision, consented)
+    if (stale !== undefined) return {...stale, volume: volume.done, claim}
+    for (const w of decision.writes) {
+      // The volume first (relinkWrites orders them): an interrupted run leaves the volume pointing at the
+      // claim, which the next run finds and completes with the claim's write.
+      written.push(w.object.kind === 'PersistentVolume' ? await io.replaceVolume(w.after as PersistentVolume) : await io.replaceClaim(w.after as PersistentVolumeClaim))
+    }
+    return {done: {written, decision, attempts: attempt}}
+  })
+  return isRefusal(result) && written.length > 0 ? {...result, refused: `${result.refused}; written already: ${written.map((o) => `${o.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${o.metadata.name ?? ''}`).join(', ')} (a re-run completes the relink)`} : result
 }

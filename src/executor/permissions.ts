@@ -46,11 +46,9 @@ export function permissionsFor(actions: readonly Action[], events: boolean, plug
  * deploy/repair-rbac.yaml grants exactly this (test/controller/repair-rbac.test.ts holds the two together).
  */
 export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: string; name: string}, target?: {namespace: string; name: string}): ResourceAttributes[] {
-  const core = (verb: string, resource: string, where: {namespace?: string; name?: string} = {}): ResourceAttributes => ({verb, group: '', resource, ...where})
-  const lists = [core('list', 'persistentvolumes'), core('list', 'persistentvolumeclaims'), {verb: 'list', group: 'storage.k8s.io', resource: 'storageclasses'}, core('list', 'pods'), core('list', 'nodes')]
   const claims = [oldClaim, target].flatMap((c) => (c === undefined ? [] : [core('get', 'persistentvolumeclaims', c)]))
   return [
-    ...lists,
+    ...LOAD_LISTS,
     {verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments'},
     core('get', 'persistentvolumes', {name: volumeName}),
     ...claims,
@@ -58,6 +56,26 @@ export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: st
     core('update', 'persistentvolumes', {name: volumeName}),
   ]
 }
+
+/**
+ * What `pvctl relink` asks of the API server, live, for each pair: the load's lists, then the guard's calls
+ * — the volume and the claim read again, and the PUT of each it writes (the volume, then the claim).
+ * deploy/repair-rbac.yaml grants it (test/controller/repair-rbac.test.ts holds the two together).
+ */
+export function relinkPermissions(pairs: ReadonlyArray<{volume: string; claim: {namespace: string; name: string}; writes: ReadonlyArray<'PersistentVolume' | 'PersistentVolumeClaim'>}>): ResourceAttributes[] {
+  return [
+    ...LOAD_LISTS,
+    ...pairs.flatMap((p) => [
+      core('get', 'persistentvolumes', {name: p.volume}),
+      core('get', 'persistentvolumeclaims', p.claim),
+      ...p.writes.map((kind) => (kind === 'PersistentVolume' ? core('update', 'persistentvolumes', {name: p.volume}) : core('update', 'persistentvolumeclaims', p.claim))),
+    ]),
+  ]
+}
+
+const core = (verb: string, resource: string, where: {namespace?: string; name?: string} = {}): ResourceAttributes => ({verb, group: '', resource, ...where})
+/** The load's lists (the loader's kinds). */
+const LOAD_LISTS: ResourceAttributes[] = [core('list', 'persistentvolumes'), core('list', 'persistentvolumeclaims'), {verb: 'list', group: 'storage.k8s.io', resource: 'storageclasses'}, core('list', 'pods'), core('list', 'nodes')]
 
 export function describePermission(a: ResourceAttributes): string {
   // The group only where it is not the core one: "list volumeattachments.storage.k8s.io", as kubectl auth can-i takes it.

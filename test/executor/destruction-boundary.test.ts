@@ -27,6 +27,9 @@ const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
   // reclaim use-case (the plan shown, on the state as read) may make them.
   {what: "a reclaim's decision (decideReclaim)", pattern: /\bdecideReclaim\(/, alsoIn: 'src/app/reclaim.ts'},
   {what: "a reclaim's edit (reclaimedVolume)", pattern: /\breclaimedVolume\(/},
+  // A relink's likewise: its edits are the engine's, its decision the guard's and the relink use-case's.
+  {what: "a relink's decision (decideRelink)", pattern: /\bdecideRelink\(/, alsoIn: 'src/app/relink.ts'},
+  {what: "a relink's edits (relinkWrites)", pattern: /\brelinkWrites\(/},
 ]
 
 function sources(dir: string): string[] {
@@ -57,12 +60,18 @@ test('destructive calls are made by the destruction guard alone', () => {
 
 test('the guard makes each of those calls (the rules above match real code, not nothing)', () => {
   const guard = readFileSync(path.join(repoRoot, GUARD), 'utf8')
-  const guardMakes = (r: (typeof rules)[number]) => r.alsoIn === undefined || r.alsoIn === 'src/executor/executor.ts' || r.alsoIn === 'src/app/reclaim.ts'
-  for (const rule of rules.filter((r) => guardMakes(r) && !/reclaimedVolume/.test(r.what))) assert.match(guard, rule.pattern, rule.what)
+  const guardMakes = (r: (typeof rules)[number]) => r.alsoIn === undefined || r.alsoIn === 'src/executor/executor.ts' || r.alsoIn === 'src/app/reclaim.ts' || r.alsoIn === 'src/app/relink.ts'
+  for (const rule of rules.filter((r) => guardMakes(r) && !/reclaimedVolume|relinkWrites/.test(r.what))) assert.match(guard, rule.pattern, rule.what)
 })
 
 test("the reclaim use-case writes through the guard's reclaim alone", () => {
   const app = readFileSync(path.join(repoRoot, 'src/app/reclaim.ts'), 'utf8')
   assert.match(app, /\bguardedReclaim\(/)
+  assert.doesNotMatch(app, /\.replace(Volume|VolumeStatus|Claim|ClaimStatus)\(/)
+})
+
+test("the relink use-case writes through the guard's relink alone", () => {
+  const app = readFileSync(path.join(repoRoot, 'src/app/relink.ts'), 'utf8')
+  assert.match(app, /\bguardedRelink\(/)
   assert.doesNotMatch(app, /\.replace(Volume|VolumeStatus|Claim|ClaimStatus)\(/)
 })

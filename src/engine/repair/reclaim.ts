@@ -23,6 +23,7 @@ import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
+import {destroys, releases, type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
 
 /** The checks, each with whether --force may override it (docs/usage.md lists them). */
 export const RECLAIM_CHECKS = {
@@ -39,16 +40,8 @@ export const RECLAIM_CHECKS = {
 
 export type ReclaimCheckName = keyof typeof RECLAIM_CHECKS
 
-export interface ReclaimCheck {
-  name: ReclaimCheckName
-  /** The check holds. */
-  ok: boolean
-  /** --force may override it (for this state: the pods of OldClaimUnused decide). */
-  overridable: boolean
-  /** Not ok, overridable, and overridden by --force. */
-  forced: boolean
-  message: string
-}
+/** A reclaim's check; --force may override it where `overridable` (for this state: the pods of OldClaimUnused decide). */
+export type ReclaimCheck = RepairCheck<ReclaimCheckName>
 
 export interface ClaimName {
   namespace: string
@@ -154,15 +147,13 @@ function check(name: ReclaimCheckName, ok: boolean, message: string, overridable
   return {name, ok, overridable, message}
 }
 
-const destroys = (a: Action) => a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume'
-const releases = (a: Action) => a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
 
 function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Omit<ReclaimCheck, 'forced'> {
   const name = volume.metadata.name ?? ''
   const phase = volume.status?.phase ?? '<none>'
   if (phase === 'Released' || phase === 'Failed') {
     return check('VolumeReleased', true, `${name} is ${phase}`)
-  } else if (unedited.actions.some((a) => a.object.name === name && a.object.kind === 'PersistentVolume' && releases(a))) {
+  } else if (volumeAction(unedited.actions, name, releases) !== undefined) {
     return check('VolumeReleased', false, `${name} is ${phase}, and the next sync releases it (its claim is gone): run pvctl sync pv/${name}, then reclaim it`)
   } else {
     return check('VolumeReleased', false, `${name} is ${phase}: only a Released or Failed volume is reclaimed`)
@@ -170,8 +161,7 @@ function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Omi
 }
 
 function deletingCheck(volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
-  const since = volume.metadata.deletionTimestamp
-  return since == null ? check('VolumeNotDeleting', true, 'not being deleted') : check('VolumeNotDeleting', false, `${volume.metadata.name ?? ''} is being deleted (since ${since})`)
+  return check('VolumeNotDeleting', ...volumeDeleting(volume))
 }
 
 function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
@@ -228,7 +218,7 @@ const KEEP_THE_DATA = 'to keep its data, set persistentVolumeReclaimPolicy: Reta
 function policyCheck(q: ControllerQueries, volume: PersistentVolume, unedited: ReconcileResult): Omit<ReclaimCheck, 'forced'> {
   const name = volume.metadata.name ?? ''
   const policy = volume.spec.persistentVolumeReclaimPolicy ?? ''
-  const acting = unedited.actions.find((a) => a.object.kind === 'PersistentVolume' && a.object.name === name && destroys(a))
+  const acting = volumeAction(unedited.actions, name, destroys)
   if (acting !== undefined) {
     return check('ReclaimPolicyKeepsData', false, `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${KEEP_THE_DATA}`)
   } else if (policy === 'Delete' && q.isVolumeReleased(volume)) {

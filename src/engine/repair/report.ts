@@ -10,7 +10,8 @@ export const RECLAIM_API_VERSION = 'pvctl/v1alpha1'
  * What became of the write: `refused` (a check blocks it), `planned` (--dry-run), `simulated` (a snapshot),
  * `declined` (not confirmed), `written`, or `not-written: WHY` (the guard's re-read stopped it).
  */
-export type ReclaimOutcome = 'refused' | 'planned' | 'simulated' | 'declined' | 'written' | `not-written: ${string}`
+export type RepairOutcome = 'refused' | 'planned' | 'simulated' | 'declined' | 'written' | `not-written: ${string}`
+export type ReclaimOutcome = RepairOutcome
 
 export interface ReclaimReport {
   apiVersion: typeof RECLAIM_API_VERSION
@@ -32,7 +33,14 @@ export interface ReclaimReport {
   /** What happens to the data. */
   dataSafety: string
   /** --sync: the controller's sync of the pair, run once the reclaim was written. */
-  sync?: {converged: boolean; writes: number; actions: Action[]}
+  sync?: RepairSync
+}
+
+/** --sync: the controller's sync of what a repair wrote, run once it was written. */
+export interface RepairSync {
+  converged: boolean
+  writes: number
+  actions: Action[]
 }
 
 export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome}): ReclaimReport {
@@ -61,6 +69,6 @@ export function dataSafety(d: Pick<ReclaimDecision, 'target'>): string {
 }
 
 /** The checks that block the reclaim (neither holding nor forced). */
-export function blockingChecks(r: Pick<ReclaimReport, 'checks'>): ReclaimCheck[] {
+export function blockingChecks<C extends {ok: boolean; forced: boolean}>(r: {checks: readonly C[]}): C[] {
   return r.checks.filter((c) => !c.ok && !c.forced)
 }

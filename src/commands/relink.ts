@@ -1,0 +1,108 @@
+import {Args, Flags} from '@oclif/core'
+
+import {type RelinkResult, runRelink} from '../app/relink.js'
+import {PvctlCommand} from '../cli/base-command.js'
+import {defaultNamespace} from '../cli/default-namespace.js'
+import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
+import {connectionOptions, engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
+import {writeNotice} from '../cli/interaction.js'
+import {relinkTarget} from '../cli/object-args.js'
+import {planStream, repairUi} from '../cli/repair-ui.js'
+import {writeChunks} from '../cli/write-chunks.js'
+import {RELINK_CHECKS} from '../engine/repair/relink.js'
+import type {RelinkReport} from '../engine/repair/relink-report.js'
+import {ansi, type Palette, plain, shouldColor} from '../render/color.js'
+import {relinkJsonChunks, relinkYamlChunks, renderRelinkTable} from '../render/relink-table.js'
+
+/** relink's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
+const EXIT_STATUS = [
+  '0  the relink was written (with --sync: and the sync after it too); with --all, also: no pair to relink',
+  '1  --dry-run, or a snapshot (-f): the relink is allowed and shown, not written; or it was not confirmed at the prompt',
+  '2  usage or input error, or the relink of the pair named is refused: the checks that hold it back are named, nothing is written',
+  '3  cluster error: unreachable or forbidden API, a missing permission, or the pair changed before the write (read again, not written)',
+]
+
+export default class Relink extends PvctlCommand {
+  static override summary = 'Re-close the pointers of a volume and its claim that a restore or a re-created claim broke.'
+
+  static override description = `Where a volume's spec.claimRef names an existing claim by namespace and name but holds another uid (a claim re-created, or restored onto a volume that kept its old claimRef), the controller never binds them: it releases the volume (and with reclaimPolicy Delete deletes it), leaves a claim that names the volume Pending, and turns a claim that completed binding Lost. relink points the claimRef at the claim as it is now (its uid; no resourceVersion), and for a claim that completed binding and lost its spec.volumeName, sets it again (the volume is written first): the next sync binds them. No data is moved or wiped.
+
+pvc/NAME relinks that claim (-n NS) and its volume (spec.volumeName, or the one volume naming it); pv/NAME that volume and the claim its claimRef names; --all every pair pvctl audit offers the relink for.
+
+Checks (none can be overridden: each guards the volume's data or another claim's binding):
+${Object.entries(RELINK_CHECKS)
+  .map(([name, c]) => `  ${name}: ${c.meaning}`)
+  .join('\n')}
+
+With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the relink, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; deploy/repair-rbac.yaml is a role that grants them), then reads the volume and the claim again, decides again on them, and PUTs the volume, then the claim, conditional on the resourceVersions just read (a conflict reads and decides again, at most 3 times). Interrupted between the two writes, a re-run writes the claim alone. --sync runs the controller's sync of the pairs afterwards.
+
+EXIT STATUS
+${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
+
+  static override examples = [
+    {description: 'Relink a restored claim and the volume that names it with its old uid (a simulation on a snapshot):', command: '<%= config.bin %> <%= command.id %> pvc/db -n shop -f examples/relink.yaml'},
+    {description: 'Every pair the audit offers the relink for, as a diff, writing nothing:', command: '<%= config.bin %> <%= command.id %> --all --dry-run -o diff'},
+    {description: 'Relink by the volume, then let the controller bind the pair:', command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --yes --sync'},
+  ]
+
+  static override strict = false
+
+  static override args = {
+    object: Args.string({description: 'The pair, by its claim (pvc/NAME, with -n) or its volume (pv/NAME).', required: false, ignoreStdin: true}),
+  }
+
+  static override flags = {
+    ...sourceFlags,
+    namespace: Flags.string({char: 'n', summary: "Namespace of the pvc/NAME claim (else the context's, else default).", helpValue: 'NS'}),
+    all: Flags.boolean({summary: 'Relink every pair that pvctl audit reports as relinkable.', default: false}),
+    ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
+    'dry-run': Flags.boolean({summary: 'Decide and show the relink; write nothing.', default: false}),
+    yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
+    sync: Flags.boolean({summary: "Run the controller's sync of the pairs once the relink is written.", default: false}),
+    ...engineFlags,
+  }
+
+  public async run(): Promise<void> {
+    const {argv, flags} = await this.parse(Relink)
+    const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all)
+    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
+    const {report, exitCode, declined, refusal, after, edits} = await runRelink(
+      {
+        target,
+        all: flags.all,
+        dryRun: flags['dry-run'],
+        yes: flags.yes,
+        sync: flags.sync,
+        gates: parseFeatureGatesFlag(flags['feature-gates']),
+        hostPathProvisioning: flags['enable-hostpath-provisioner'],
+        filename: flags.filename,
+        stdin: process.stdin,
+        ...connectionOptions(flags),
+        concurrency: 1,
+        events: true,
+      },
+      repairUi(flags.output, palette, renderRelinkTable),
+    )
+    const shownAlready = declined === true && planStream(flags.output) === process.stdout
+    if (!shownAlready) await writeChunks(process.stdout, await render(report, flags.output, palette, edits))
+    for (const line of after) writeNotice(line)
+    if (refusal !== undefined) throw refusal
+    process.exitCode = exitCode
+  }
+}
+
+async function render(report: RelinkReport, output: string, palette: Palette, edits: RelinkResult['edits']): Promise<Iterable<string>> {
+  switch (output) {
+    case 'json':
+      return relinkJsonChunks(report)
+    case 'yaml':
+      return relinkYamlChunks(report)
+    case 'diff': {
+      // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
+      const {objectDiff} = await import('../render/sync-diff.js')
+      return edits.map((e) => objectDiff(e.before, e.after, palette))
+    }
+    default:
+      return [renderRelinkTable(report, palette)]
+  }
+}

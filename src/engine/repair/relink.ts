@@ -1,0 +1,364 @@
+// `pvctl relink pvc/NAME | pv/NAME | --all`: re-close the pointers of a pair that a restore or a re-created
+// claim broke, decided from the controller's own rules. PURE.
+//
+// The pair: a volume whose spec.claimRef names a claim by namespace and name, and that claim. Its pointers
+// are broken when
+//   - the claimRef holds another uid than the claim's: syncVolume takes the claim for gone and releases the
+//     volume; syncUnboundClaim leaves a claim that names the volume Pending ("already bound to a different
+//     claim"); syncBoundClaim turns a claim that completed binding Lost (Misbound) — clearing the uid, as
+//     Velero does for the claims it re-creates unbound, does not help there: only the claim's own uid does;
+//   - a claim that completed binding has lost its spec.volumeName while the volume still names it:
+//     syncBoundClaim turns it Lost whatever the volume says.
+// The edit: the volume's claimRef {kind, apiVersion, namespace, name, uid: the claim's uid now}, no
+// resourceVersion; and, for a claim that completed binding with no spec.volumeName, spec.volumeName set
+// (the API server lets it be set once while empty). The volume is written first: if the claim's write
+// never comes, the next relink finds the volume already pointing at the claim and writes the claim alone.
+// Every check is judged on the state; then the controller's plan on the edited state is the proof: the
+// edit is offered only if that plan binds exactly this pair and writes nothing else.
+// No check is overridable: each guards the volume's data or another claim's binding.
+import type {FeatureGates} from '../api/feature-gates.js'
+import {AnnBindCompleted} from '../api/constants.js'
+import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {copyForWrite, hasAnnotation} from '../api/storage-helpers.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
+import {diffJson} from '../simulation/json-patch.js'
+import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
+import {refOfClaim, refOfVolume} from '../simulation/plan.js'
+import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
+import {destroys, releases, type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import type {ClaimName} from './reclaim.js'
+
+/** The checks (docs/usage.md lists them); none is overridable. */
+export const RELINK_CHECKS = {
+  PairNamed: {overridable: false, meaning: "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty"},
+  VolumeExists: {overridable: false, meaning: 'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)'},
+  ClaimExists: {overridable: false, meaning: 'the claim the volume names exists'},
+  PointersBroken: {overridable: false, meaning: 'the pair does not close now: the claimRef holds another uid, or a claim that completed binding lost its spec.volumeName'},
+  NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
+  VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
+  ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
+  VolumeKept: {overridable: false, meaning: 'the controller is not about to recycle or delete the volume, and no external provisioner may delete it (a Released volume keeps it only with reclaimPolicy Retain)'},
+  Proof: {overridable: false, meaning: "the controller's plan on the edited state binds exactly this pair and writes nothing else"},
+} as const
+
+export type RelinkCheckName = keyof typeof RELINK_CHECKS
+export type RelinkCheck = RepairCheck<RelinkCheckName>
+
+/** What to relink: a volume (its claim is the one its claimRef names) or a claim (its volume, or the one volume naming it). */
+export type RelinkTarget = {kind: 'PersistentVolume'; name: string} | {kind: 'PersistentVolumeClaim'; namespace: string; name: string}
+
+export interface RelinkInput {
+  state: ClusterState
+  target: RelinkTarget
+  gates: FeatureGates
+  plugins?: VolumePluginMgr
+}
+
+/** One write of a relink, in the order written (the volume first). */
+export interface RelinkWrite {
+  object: ObjectRef
+  before: PersistentVolume | PersistentVolumeClaim
+  after: PersistentVolume | PersistentVolumeClaim
+  /** From before to after (RFC 6902). */
+  patch: JsonPatchOp[]
+}
+
+export interface RelinkDecision {
+  target: RelinkTarget
+  /** The pair's volume by name, and whether it exists; null when no volume could be named. */
+  volume: {name: string; object: PersistentVolume | null} | null
+  /** The pair's claim by namespace and name, and the object if it exists; null when no claim could be named. */
+  claim: (ClaimName & {object: PersistentVolumeClaim | null}) | null
+  writes: RelinkWrite[]
+  checks: RelinkCheck[]
+  /** Every check holds, the proof included: the writes may be made. */
+  allowed: boolean
+  /** What the controller does next with the pair, from the plan on the edited state (null: not planned). */
+  next: string | null
+  /** The plan on the edited state's writes (null: not planned). */
+  nextActions: Action[] | null
+}
+
+/**
+ * Decides a relink; undefined when the state has no such target object. Every check is judged (an operator
+ * wants all the reasons); the proof only when the others hold.
+ */
+export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
+  const {state, target} = input
+  const pair = pairOf(state, target)
+  if (pair === undefined) return undefined
+  const plugins = input.plugins ?? defaultVolumePluginMgr()
+  const {volume, claim} = pair
+  const base = {target, volume: pair.volumeName === null ? null : {name: pair.volumeName, object: volume ?? null}, claim: pair.claimName === null ? null : {...pair.claimName, object: claim ?? null}}
+  const refused = (checks: RelinkCheck[]): RelinkDecision => ({...base, writes: [], checks, allowed: false, next: null, nextActions: null})
+  const checks: RelinkCheck[] = [pair.named]
+  if (volume === undefined || claim === undefined || !pair.named.ok) {
+    return refused([...checks, ...existenceChecks(pair)])
+  } else {
+    // Both ends exist and name each other: judge the pair.
+  }
+  const writes = relinkWrites(volume, claim)
+  const targets = [refOfVolume(volume.metadata.name ?? ''), refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')]
+  const unedited = reconcile(state, {gates: input.gates, plugins, targets})
+  checks.push(
+    ...existenceChecks(pair),
+    brokenCheck(volume, claim, writes),
+    otherClaimCheck(state, volume, claim),
+    check('VolumeNotDeleting', ...volumeDeleting(volume)),
+    claim.metadata.deletionTimestamp == null ? check('ClaimNotDeleting', true, 'not being deleted') : check('ClaimNotDeleting', false, `pvc/${claimKey(claim)} is being deleted (since ${claim.metadata.deletionTimestamp})`),
+    keptCheck(volume, unedited),
+  )
+  if (!checks.every((c) => c.ok)) {
+    return refused(checks)
+  } else {
+    // Every check holds: the plan on the edited state is the proof.
+  }
+  const edited = editedState(state, writes)
+  const proof = proveRelink(reconcile(edited, {gates: input.gates, plugins, targets}), volume, claim)
+  const proofCheck = check('Proof', proof.problem === undefined, proof.problem ?? `the plan on the edited state: ${proof.next}`)
+  return {...base, writes, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
+}
+
+/**
+ * The pairs a relink may close, each once by its volume, or by its claim where the claim's side is all that
+ * is broken: every volume whose claimRef names an existing claim of another uid, and every claim that
+ * completed binding, lost its spec.volumeName and is named by exactly one volume with its own uid.
+ */
+export function relinkCandidates(state: ClusterState): RelinkTarget[] {
+  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  const byVolume: RelinkTarget[] = []
+  const naming = new Map<string, PersistentVolume[]>()
+  for (const v of state.volumes) {
+    const ref = v.spec.claimRef
+    if (ref == null) continue
+    const key = claimRefKey(ref)
+    naming.set(key, [...(naming.get(key) ?? []), v])
+    const claim = claims.get(key)
+    if ((ref.uid ?? '') !== '' && claim !== undefined && claim.metadata.uid !== ref.uid) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
+    else {
+      // Pre-bound by name, bound to the claim of its uid, or naming a claim that is gone: not a relink's.
+    }
+  }
+  const byClaim: RelinkTarget[] = state.claims
+    .filter((c) => hasAnnotation(c.metadata, AnnBindCompleted) && (c.spec.volumeName ?? '') === '')
+    .filter((c) => (naming.get(claimKey(c)) ?? []).filter((v) => v.spec.claimRef?.uid === c.metadata.uid).length === 1)
+    .map((c) => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
+  return [...byVolume, ...byClaim]
+}
+
+/** "pvctl relink pv/NAME" or "pvctl relink pvc/NAME -n NS": the command of a target, as audit and explain print it. */
+export function relinkCommand(target: RelinkTarget, source = ''): string {
+  return target.kind === 'PersistentVolume' ? `pvctl relink pv/${target.name}${source}` : `pvctl relink pvc/${target.name} -n ${target.namespace}${source}`
+}
+
+/** The state with the writes made. */
+export function editedState(state: ClusterState, writes: readonly RelinkWrite[]): ClusterState {
+  const replaced = new Map(writes.map((w) => [w.before, w.after]))
+  return {
+    ...state,
+    volumes: state.volumes.map((v) => (replaced.get(v) as PersistentVolume | undefined) ?? v),
+    claims: state.claims.map((c) => (replaced.get(c) as PersistentVolumeClaim | undefined) ?? c),
+  }
+}
+
+/** The volume's claimRef with the claim's uid, no resourceVersion; a bind-completed claim's spec.volumeName set. Volume first. */
+export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkWrite[] {
+  const writes: RelinkWrite[] = []
+  const ref = volume.spec.claimRef
+  if ((ref?.uid ?? '') !== '' && ref?.uid !== claim.metadata.uid) {
+    const after = copyForWrite(volume)
+    // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
+    const relinked: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: claim.metadata.name, namespace: claim.metadata.namespace, uid: claim.metadata.uid}
+    after.spec.claimRef = relinked
+    writes.push({object: refOfVolume(volume.metadata.name ?? ''), before: volume, after, patch: diffJson(volume, after)})
+  } else {
+    // Pre-bound by name (no uid) or already the claim's uid: the volume's side closes.
+  }
+  if (hasAnnotation(claim.metadata, AnnBindCompleted) && (claim.spec.volumeName ?? '') === '') {
+    const after = copyForWrite(claim)
+    after.spec.volumeName = volume.metadata.name
+    writes.push({object: refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''), before: claim, after, patch: diffJson(claim, after)})
+  } else {
+    // A claim that never completed binding is bound by its next sync (syncUnboundClaim finds the volume
+    // that names it); one that names the volume already closes its side.
+  }
+  return writes
+}
+
+function check(name: RelinkCheckName, ok: boolean, message: string): RelinkCheck {
+  return {name, ok, overridable: false, forced: false, message}
+}
+
+interface Pair {
+  volumeName: string | null
+  volume: PersistentVolume | undefined
+  claimName: ClaimName | null
+  claim: PersistentVolumeClaim | undefined
+  named: RelinkCheck
+}
+
+/** The pair of a target, and whether its two ends name each other; undefined when the target object does not exist. */
+function pairOf(state: ClusterState, target: RelinkTarget): Pair | undefined {
+  if (target.kind === 'PersistentVolume') {
+    const volume = state.volumes.find((v) => v.metadata.name === target.name)
+    if (volume === undefined) return undefined
+    const ref = volume.spec.claimRef
+    if (ref == null) {
+      return {volumeName: target.name, volume, claimName: null, claim: undefined, named: check('PairNamed', false, `pv/${target.name} has no claimRef: there is no pair to relink (pvctl reclaim pv/${target.name} --for NS/CLAIM gives it to a claim)`)}
+    } else {
+      // The claim of the pair is the one the claimRef names.
+    }
+    const claimName = {namespace: ref.namespace ?? '', name: ref.name ?? ''}
+    const claim = state.claims.find((c) => claimKey(c) === claimRefKey(ref))
+    const named = claim?.spec.volumeName ?? ''
+    return {
+      volumeName: target.name,
+      volume,
+      claimName,
+      claim,
+      named:
+        named !== '' && named !== target.name
+          ? check('PairNamed', false, `pvc/${claimRefKey(ref)} names volume ${named}, not ${target.name} (spec.volumeName cannot be changed once set): relink pvc/${claimName.name} -n ${claimName.namespace} instead, or recreate the claim`)
+          : check('PairNamed', true, `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`),
+    }
+  }
+  const claim = state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
+  if (claim === undefined) return undefined
+  const key = claimKey(claim)
+  const claimName = {namespace: target.namespace, name: target.name}
+  const volumeName = claim.spec.volumeName ?? ''
+  if (volumeName !== '') {
+    const volume = state.volumes.find((v) => v.metadata.name === volumeName)
+    const ref = volume?.spec.claimRef
+    const back = ref == null ? undefined : claimRefKey(ref)
+    return {
+      volumeName,
+      volume,
+      claimName,
+      claim,
+      named:
+        volume === undefined || back === key
+          ? check('PairNamed', true, `pvc/${key} names volume ${volumeName}${volume === undefined ? '' : ', which names it back'}`)
+          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the next sync binds them: pvctl sync pvc/${target.name} -n ${target.namespace})` : ''}`),
+    }
+  } else {
+    // No spec.volumeName: the pair's volume is the one volume that names this claim.
+  }
+  const naming = state.volumes.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key)
+  if (naming.length === 1) {
+    const volume = naming[0]
+    return {volumeName: volume.metadata.name ?? '', volume, claimName, claim, named: check('PairNamed', true, `pv/${volume.metadata.name ?? ''} names pvc/${key}, which names no volume`)}
+  } else {
+    const why = naming.length === 0 ? 'no volume names it (spec.claimRef)' : `several volumes name it (${naming.map((v) => v.metadata.name ?? '').join(', ')}): relink one of them by pv/NAME`
+    return {volumeName: null, volume: undefined, claimName, claim, named: check('PairNamed', false, `pvc/${key} names no volume and ${why}`)}
+  }
+}
+
+/** The two ends exist; a missing one is refused with what the operator can do instead. */
+function existenceChecks(pair: Pair): RelinkCheck[] {
+  const found: RelinkCheck[] = []
+  const claimName = pair.claimName
+  if (pair.volumeName !== null && pair.volume === undefined && claimName !== null) {
+    const {namespace, name} = claimName
+    const v = pair.volumeName
+    found.push(
+      check(
+        'VolumeExists',
+        false,
+        `volume ${v}, which pvc/${namespace}/${name} names, does not exist (spec.volumeName cannot be changed once set): restore the PV object (kubectl apply -f ${v}.yaml, or velero restore create --from-backup BACKUP --include-resources persistentvolumes), then run pvctl relink pvc/${name} -n ${namespace}; or recreate the claim without spec.volumeName (kubectl delete pvc ${name} -n ${namespace}, then apply it again)`,
+      ),
+    )
+  } else if (pair.volume !== undefined) {
+    found.push(check('VolumeExists', true, `pv/${pair.volumeName ?? ''} exists`))
+  } else {
+    // No volume could be named: PairNamed says why.
+  }
+  if (claimName !== null && pair.claim === undefined && pair.volumeName !== null) {
+    const {namespace, name} = claimName
+    const v = pair.volumeName
+    found.push(
+      check(
+        'ClaimExists',
+        false,
+        `claim ${namespace}/${name}, which pv/${v} names, does not exist: recreate it with spec.volumeName: ${v} (kubectl apply -f ${name}.yaml), then run pvctl relink pv/${v}; or give the volume to another claim (pvctl reclaim pv/${v} --for NS/CLAIM)`,
+      ),
+    )
+  } else if (pair.claim !== undefined) {
+    found.push(check('ClaimExists', true, `pvc/${claimKey(pair.claim)} exists (uid ${pair.claim.metadata.uid ?? '<none>'})`))
+  } else {
+    // No claim could be named: PairNamed says why.
+  }
+  return found
+}
+
+function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
+  const ref = volume.spec.claimRef!
+  const key = claimKey(claim)
+  const broken: string[] = []
+  if (writes.some((w) => w.object.kind === 'PersistentVolume')) broken.push(`the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`)
+  if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
+  if (broken.length > 0) {
+    return check('PointersBroken', true, broken.join('; '))
+  } else {
+    return check('PointersBroken', false, `the pointers of pv/${volume.metadata.name ?? ''} and pvc/${key} close already: nothing to relink (pvctl sync pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} binds them if they are not Bound)`)
+  }
+}
+
+function otherClaimCheck(state: ClusterState, volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkCheck {
+  const name = volume.metadata.name ?? ''
+  const others = state.claims.filter((c) => c !== claim && c.spec.volumeName === name)
+  if (others.length === 0) {
+    return check('NoOtherClaim', true, `no other claim names ${name}`)
+  } else {
+    const which = others.map((c) => `pvc/${claimKey(c)} (${c.status?.phase ?? 'Pending'})`).join(', ')
+    return check('NoOtherClaim', false, `${which} name${others.length === 1 ? 's' : ''} ${name} too: decide which claim keeps the volume and delete the other`)
+  }
+}
+
+const RETAIN_FIRST = (name: string) => `set persistentVolumeReclaimPolicy: Retain first (kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}')`
+
+function keptCheck(volume: PersistentVolume, unedited: ReconcileResult): RelinkCheck {
+  const name = volume.metadata.name ?? ''
+  const policy = volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+  const phase = volume.status?.phase ?? '<none>'
+  const acting = volumeAction(unedited.actions, name, destroys)
+  if (acting !== undefined) {
+    return check('VolumeKept', false, `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${RETAIN_FIRST(name)}`)
+  } else if ((phase === 'Released' || phase === 'Failed') && policy !== 'Retain') {
+    return check('VolumeKept', false, `${name} is ${phase} with reclaimPolicy ${policy}: its reclaim may run before the relink is seen; ${RETAIN_FIRST(name)}`)
+  } else if (volumeAction(unedited.actions, name, releases) !== undefined) {
+    return check('VolumeKept', true, `as things are, the next sync releases ${name} (reclaimPolicy ${policy}, its claim taken for gone); relinked, it binds instead`)
+  } else {
+    return check('VolumeKept', true, `${name} is ${phase}, reclaimPolicy ${policy}: the controller plans no recycle or delete of it`)
+  }
+}
+
+/** What the plan on the edited state does with the pair, and why it breaks the relink's promise if it does. */
+function proveRelink(plan: ReconcileResult, volume: PersistentVolume, claim: PersistentVolumeClaim): {next: string; problem?: string; actions: Action[]} {
+  const name = volume.metadata.name ?? ''
+  const key = claimKey(claim)
+  const ours = (a: {object: ObjectRef}) => (a.object.kind === 'PersistentVolume' ? a.object.name === name : `${a.object.namespace ?? ''}/${a.object.name}` === key)
+  const actions = plan.actions.filter(ours)
+  const others = plan.actions.filter((a) => !ours(a))
+  const v = plan.volumes.find((x) => x.metadata.name === name)
+  const c = plan.claims.find((x) => claimKey(x) === key)
+  const boundPair = v?.status?.phase === 'Bound' && v.spec.claimRef?.uid === claim.metadata.uid && c?.status?.phase === 'Bound' && c.spec.volumeName === name
+  const next = boundPair
+    ? `the next sync binds pvc/${key} to ${name}`
+    : `the next sync leaves pv/${name} ${v?.status?.phase ?? 'deleted'} and pvc/${key} ${c?.status?.phase ?? 'deleted'}`
+  const why = plan.events
+    .filter(ours)
+    .map((e) => `${e.reason}: ${e.message}`)
+    .join('; ')
+  if (actions.some(destroys)) {
+    return {next, actions, problem: `the plan on the edited state would not keep the volume: ${actions.find(destroys)!.reason}; nothing is written`}
+  } else if (!plan.converged) {
+    return {next, actions, problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`}
+  } else if (!boundPair) {
+    return {next, actions, problem: `the plan on the edited state does not bind pvc/${key} to ${name} (${next}${why === '' ? '' : `; ${why}`}); nothing is written`}
+  } else if (others.length > 0) {
+    return {next, actions, problem: `the plan on the edited state writes more than the pair: ${others.map((a) => `${a.action} ${a.object.name}`).join(', ')}; nothing is written`}
+  } else {
+    return {next, actions}
+  }
+}

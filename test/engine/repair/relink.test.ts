@@ -1,0 +1,196 @@
+// Every check of `pvctl relink`, blocked by one state and holding in the state next to it, then the edits
+// (the volume's claimRef uid, a bind-completed claim's spec.volumeName), the proof, and the candidates of --all.
+import assert from 'node:assert/strict'
+import {describe, test} from 'node:test'
+
+import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
+import type {ClusterState} from '../../../src/engine/api/model.js'
+import {decideRelink, editedState, RELINK_CHECKS, relinkCandidates, type RelinkCheckName, type RelinkDecision, type RelinkTarget} from '../../../src/engine/repair/relink.js'
+import {reconcile} from '../../../src/engine/simulation/reconcile.js'
+import {bound, byController, pv, pvc, state} from '../builders.js'
+
+const byVolume: RelinkTarget = {kind: 'PersistentVolume', name: 'pv-1'}
+const byClaim: RelinkTarget = {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'db'}
+
+function decide(s: ClusterState, target: RelinkTarget = byVolume): RelinkDecision {
+  return decideRelink({state: s, target, gates: defaultFeatureGates})!
+}
+
+const checkOf = (d: RelinkDecision, name: RelinkCheckName) => d.checks.find((c) => c.name === name)
+
+/** pv-1, Bound by controller to default/db with the uid of the claim before it was re-created. */
+const stale = (o: Parameters<typeof pv>[1] = {}) => pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, ...o})
+/** default/db as Velero restores it: a new uid, spec.volumeName pv-1, no bind-completed annotation. */
+const restored = (o: Parameters<typeof pvc>[2] = {}) => pvc('db', 'u-new', {className: '', volumeName: 'pv-1', ...o})
+
+const rows: Array<{check: RelinkCheckName; blocked: [ClusterState, RelinkTarget?]; near: [ClusterState, RelinkTarget?]; message: RegExp}> = [
+  {
+    check: 'PairNamed',
+    blocked: [state({volumes: [stale()], claims: [restored({volumeName: 'pv-9'}), pvc('x', 'u-x', {className: '', volumeName: 'pv-9'})]})],
+    near: [state({volumes: [stale()], claims: [restored()]})],
+    message: /pvc\/default\/db names volume pv-9, not pv-1 \(spec.volumeName cannot be changed once set\)/,
+  },
+  {
+    check: 'VolumeExists',
+    blocked: [state({claims: [restored({phase: 'Lost', annotations: bound})]}), byClaim],
+    near: [state({volumes: [stale()], claims: [restored({phase: 'Lost', annotations: bound})]}), byClaim],
+    message: /volume pv-1, which pvc\/default\/db names, does not exist .*restore the PV object \(kubectl apply -f pv-1.yaml, or velero restore create .*\), then run pvctl relink pvc\/db -n default; or recreate the claim without spec.volumeName \(kubectl delete pvc db -n default/,
+  },
+  {
+    check: 'ClaimExists',
+    blocked: [state({volumes: [stale()]})],
+    near: [state({volumes: [stale()], claims: [restored()]})],
+    message: /claim default\/db, which pv\/pv-1 names, does not exist: recreate it with spec.volumeName: pv-1 .*pvctl reclaim pv\/pv-1 --for NS\/CLAIM/,
+  },
+  {
+    check: 'PointersBroken',
+    blocked: [state({volumes: [stale({claim: {name: 'db', uid: 'u-new'}})], claims: [restored()]})],
+    near: [state({volumes: [stale()], claims: [restored()]})],
+    message: /the pointers of pv\/pv-1 and pvc\/default\/db close already: nothing to relink/,
+  },
+  {
+    check: 'NoOtherClaim',
+    blocked: [state({volumes: [stale()], claims: [restored(), pvc('other', 'u-o', {className: '', volumeName: 'pv-1', phase: 'Lost', annotations: bound})]})],
+    near: [state({volumes: [stale()], claims: [restored(), pvc('other', 'u-o', {className: ''})]})],
+    message: /pvc\/default\/other \(Lost\) names pv-1 too/,
+  },
+  {check: 'VolumeNotDeleting', blocked: [state({volumes: [stale({deleting: true})], claims: [restored()]})], near: [state({volumes: [stale()], claims: [restored()]})], message: /pv-1 is being deleted/},
+  {
+    check: 'ClaimNotDeleting',
+    blocked: [state({volumes: [stale()], claims: [{...restored(), metadata: {...restored().metadata, deletionTimestamp: '2026-01-01T00:00:00Z'}}]})],
+    near: [state({volumes: [stale()], claims: [restored()]})],
+    message: /pvc\/default\/db is being deleted/,
+  },
+  {
+    check: 'VolumeKept',
+    blocked: [state({volumes: [stale({phase: 'Released', policy: 'Recycle', source: {nfs: {server: 'nfs', path: '/x'}}})], claims: [restored()]})],
+    near: [state({volumes: [stale({phase: 'Released', policy: 'Retain', source: {nfs: {server: 'nfs', path: '/x'}}})], claims: [restored()]})],
+    message: /reclaimPolicy Recycle: the next sync will recycle it .*set persistentVolumeReclaimPolicy: Retain first \(kubectl patch pv pv-1/,
+  },
+]
+
+describe('relink: each check blocks one state and holds in the next', () => {
+  for (const row of rows) {
+    test(row.check, () => {
+      const blocked = decide(...row.blocked)
+      const c = checkOf(blocked, row.check)
+      assert.equal(c?.ok, false, JSON.stringify(blocked.checks))
+      assert.match(c!.message, row.message)
+      assert.equal(blocked.allowed, false)
+      assert.deepEqual(blocked.writes, [], 'a refused relink writes nothing')
+      assert.equal(blocked.next, null, 'no proof is planned for a refused relink')
+      const near = decide(...row.near)
+      assert.equal(checkOf(near, row.check)?.ok, true, JSON.stringify(near.checks))
+      assert.equal(near.allowed, true, JSON.stringify(near.checks))
+    })
+  }
+  test('every check has a row (the proof has its own tests below), and none is overridable', () => {
+    assert.deepEqual(
+      rows.map((r) => r.check),
+      Object.keys(RELINK_CHECKS).filter((c) => c !== 'Proof'),
+    )
+    assert.deepEqual(
+      Object.values(RELINK_CHECKS).filter((c) => c.overridable !== false),
+      [],
+    )
+  })
+  test('a claim that names no volume, and no volume names it; several volumes naming it', () => {
+    const none = decide(state({claims: [restored({volumeName: undefined})]}), byClaim)
+    assert.match(checkOf(none, 'PairNamed')!.message, /pvc\/default\/db names no volume and no volume names it/)
+    const two = decide(state({volumes: [stale(), stale().metadata && pv('pv-2', {className: '', claim: {name: 'db', uid: 'u-old'}})], claims: [pvc('db', 'u-new', {className: ''})]}), byClaim)
+    assert.match(checkOf(two, 'PairNamed')!.message, /several volumes name it \(pv-1, pv-2\): relink one of them by pv\/NAME/)
+    assert.equal(two.allowed, false)
+  })
+  test('a volume with no claimRef has no pair', () => {
+    const d = decide(state({volumes: [pv('pv-1', {className: ''})]}))
+    assert.match(checkOf(d, 'PairNamed')!.message, /pv\/pv-1 has no claimRef/)
+  })
+})
+
+describe('relink: the edits, and the plan on the edited state', () => {
+  test('a restored claim naming the volume: the claimRef gets its uid, no resourceVersion; the next sync binds them', () => {
+    const volume = stale()
+    volume.spec.claimRef!.resourceVersion = '180'
+    const d = decide(state({volumes: [volume], claims: [restored()]}))
+    assert.equal(d.allowed, true, JSON.stringify(d.checks))
+    assert.deepEqual(
+      d.writes.map((w) => w.object),
+      [{kind: 'PersistentVolume', name: 'pv-1'}],
+    )
+    assert.deepEqual((d.writes[0].after as typeof volume).spec.claimRef, {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'default', uid: 'u-new'})
+    assert.equal(d.next, 'the next sync binds pvc/default/db to pv-1')
+    assert.ok(d.nextActions!.every((a) => a.object.name === 'pv-1' || a.object.name === 'db'))
+  })
+  test('a Misbound claim (completed binding, the volume names it with an old uid): the volume alone; syncBoundClaim binds', () => {
+    const d = decide(state({volumes: [stale({phase: 'Released'})], claims: [restored({phase: 'Lost', annotations: bound})]}), byClaim)
+    assert.equal(d.allowed, true, JSON.stringify(d.checks))
+    assert.deepEqual(
+      d.writes.map((w) => w.object.kind),
+      ['PersistentVolume'],
+    )
+    assert.equal(d.next, 'the next sync binds pvc/default/db to pv-1')
+  })
+  test('a Lost claim that lost its spec.volumeName: the volume first, then the claim; clearing the uid would not do', () => {
+    const s = state({volumes: [stale()], claims: [restored({volumeName: undefined, phase: 'Lost', annotations: bound})]})
+    const d = decide(s, byClaim)
+    assert.equal(d.allowed, true, JSON.stringify(d.checks))
+    assert.deepEqual(
+      d.writes.map((w) => [w.object.kind, w.patch.map((p) => `${p.op} ${p.path}`).join(', ')]),
+      [
+        ['PersistentVolume', 'replace /spec/claimRef/uid'],
+        ['PersistentVolumeClaim', 'add /spec/volumeName'],
+      ],
+    )
+    // Velero's way (the uid cleared, the claim left alone) leaves a claim that completed binding Lost.
+    const cleared = stale()
+    delete cleared.spec.claimRef!.uid
+    const plan = reconcile(state({volumes: [cleared], claims: [restored({volumeName: undefined, phase: 'Lost', annotations: bound})]}), {gates: defaultFeatureGates})
+    assert.equal(plan.claims.find((c) => c.metadata.name === 'db')?.status?.phase, 'Lost')
+  })
+  test('interrupted after the volume write: the state left is one the next relink completes with the claim alone', () => {
+    const s = state({volumes: [stale()], claims: [restored({volumeName: undefined, phase: 'Lost', annotations: bound})]})
+    const first = decide(s, byClaim)
+    const halfway = editedState(s, first.writes.slice(0, 1))
+    const again = decide(halfway, byClaim)
+    assert.equal(again.allowed, true, JSON.stringify(again.checks))
+    assert.deepEqual(
+      again.writes.map((w) => w.object.kind),
+      ['PersistentVolumeClaim'],
+    )
+    assert.equal(again.next, first.next)
+  })
+  test('a re-created claim that names no volume yet: the volume alone, and the claim sync binds it', () => {
+    const d = decide(state({volumes: [stale({phase: 'Released'})], claims: [pvc('db', 'u-new', {className: ''})]}), byClaim)
+    assert.equal(d.allowed, true, JSON.stringify(d.checks))
+    assert.equal(d.next, 'the next sync binds pvc/default/db to pv-1')
+  })
+  test('the proof refuses a pair the controller will not bind: a re-created claim of another volumeMode', () => {
+    const d = decide(state({volumes: [stale({phase: 'Released'})], claims: [pvc('db', 'u-new', {className: '', volumeMode: 'Block'})]}), byClaim)
+    assert.equal(d.allowed, false)
+    assert.match(checkOf(d, 'Proof')!.message, /does not bind pvc\/default\/db to pv-1 .*nothing is written/)
+  })
+  test('a Released volume with reclaimPolicy Delete is not relinked while its reclaim may run', () => {
+    const d = decide(state({volumes: [stale({phase: 'Released', policy: 'Delete', source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1'}}})], claims: [restored()]}))
+    assert.match(checkOf(d, 'VolumeKept')!.message, /pv-1 is Released with reclaimPolicy Delete/)
+    assert.equal(d.allowed, false)
+  })
+  test('nothing is written into the state: the input is not modified', () => {
+    const s = state({volumes: [stale()], claims: [restored({volumeName: undefined, phase: 'Lost', annotations: bound})]})
+    const before = structuredClone(s)
+    decide(s, byClaim)
+    assert.deepEqual(s, before)
+  })
+})
+
+describe('relink --all: the candidates', () => {
+  test('a volume naming an existing claim of another uid; a Lost claim without spec.volumeName that one volume names with its uid', () => {
+    const s = state({
+      volumes: [stale(), pv('pv-2', {phase: 'Bound', className: '', claim: {name: 'logs', uid: 'u-logs'}}), pv('pv-3', {className: '', claim: {name: 'gone', uid: 'u-gone'}}), pv('pv-4', {className: '', claim: {name: 'pre'}})],
+      claims: [restored(), pvc('logs', 'u-logs', {className: '', phase: 'Lost', annotations: bound}), pvc('pre', 'u-pre', {className: ''})],
+    })
+    assert.deepEqual(relinkCandidates(s), [
+      {kind: 'PersistentVolume', name: 'pv-1'},
+      {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'logs'},
+    ])
+  })
+})
