@@ -168,6 +168,16 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
         await effect.run()
         continue
       }
+      if (effect.type === 'beforeAnswer') {
+        // The answer waits for `run`: whatever the handler did (a write stored) is done by then.
+        const end = res.end.bind(res) as (...args: unknown[]) => typeof res
+        const run = effect.run
+        res.end = ((...args: unknown[]) => {
+          void Promise.resolve(run()).then(() => end(...args))
+          return res
+        }) as typeof res.end
+        continue
+      }
       record.fault = effect.type
       if (effect.type === 'drop') {
         // No answer at all: the client sees a reset connection (ECONNRESET / "socket hang up").
