@@ -60,7 +60,7 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
     return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claimBrief(e.claim.namespace, e.claim.name)! : e
   })
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs})
+  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
   return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
 }
@@ -76,7 +76,7 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
     const code = codeOfVerdict(s.explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
-  const rest = judge({after: s.after, claims: [], volumes: s.volumes, classes: s.classes})
+  const rest = judge({after: s.after, claims: [], volumes: s.volumes, classes: s.classes, gates: opts.gates})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
 }
 

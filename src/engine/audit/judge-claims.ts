@@ -6,6 +6,7 @@ import type {ClusterLookup} from '../explain/lookup.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
 import {finding, type Finding, type FindingCode, type FindingObject} from './findings.js'
+import type {RelinkFix} from './relink-fix.js'
 
 /** The claim verdicts that are a finding, with its code; every other verdict is healthy or on its way. */
 export const CLAIM_VERDICT_CODES: Partial<Record<Verdict, FindingCode>> = {
@@ -39,11 +40,13 @@ export interface ClaimContext {
   podsRead: boolean
   /** ` -f FILE` and the like, for the pvctl commands a fix prints. */
   source: string
+  /** `pvctl relink …` where relink's decision allows it. */
+  relink: RelinkFix
 }
 
 export function judgeClaim(e: ClaimExplanationBrief, ctx: ClaimContext): Finding[] {
   const claim = ctx.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
-  const found = verdictFindings(e, ctx.source)
+  const found = verdictFindings(e, ctx)
   if (claim !== undefined) {
     found.push(...terminating(e, claim, ctx), ...resizing(e, claim))
   } else {
@@ -63,7 +66,7 @@ function baseEvidence(e: ClaimExplanationBrief): Finding['evidence'] {
   return evidence
 }
 
-function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
+function verdictFindings(e: ClaimExplanationBrief, {source, relink}: Pick<ClaimContext, 'source' | 'relink'>): Finding[] {
   const {namespace, name} = e.claim
   const object = objectOf(e)
   const explain = `pvctl explain pvc/${name} -n ${namespace}${source}`
@@ -89,7 +92,7 @@ function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
-      return [lostFinding(code, e, evidence)]
+      return [lostFinding(code, e, evidence, relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}))]
     case 'ClaimWaitingForConsumer':
       return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.`, evidence, explain)]
     case 'ClaimWaitingForScheduling': {
@@ -97,6 +100,11 @@ function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
       return [
         finding(code, object, `The claim waits for its pod (${pods.join(', ')}) to be scheduled (class ${e.storageClass.name} binds on first consumer); look at the pod if it stays unscheduled.`, evidence, `kubectl get pods -n ${namespace} ${pods.join(' ')} -o wide`),
       ]
+    }
+    case 'ClaimRequestedVolumeBoundElsewhere': {
+      // The volume it names names this claim's namespace/name with an old uid: the relink, where it holds.
+      evidence.suggestions = e.suggestions
+      return [finding(code, object, e.summary, evidence, relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? explain)]
     }
     default:
       // The Pending verdicts and SyncError: explain's summary says what blocks the claim, its suggestions the way out.
@@ -110,7 +118,7 @@ function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
  * the volume's claimRef holding another uid (Misbound). The finding names the cause and what still points
  * at the claim's namespace/name, since that decides whether its data can be reached again.
  */
-function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBrief, evidence: Finding['evidence']): Finding {
+function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBrief, evidence: Finding['evidence'], relinked: string | undefined): Finding {
   const {namespace, name} = e.claim
   const key = `${namespace}/${name}`
   const p = e.pointers
@@ -133,7 +141,13 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
   }
   let pointing: string
   let fix: string
-  if (sameUid.length > 0 && p?.claimVolumeName == null) {
+  if (relinked !== undefined) {
+    // relink's checks and proof hold: the volume that names this claim is given its uid (and the claim its
+    // spec.volumeName where it lost it), and the controller binds them again.
+    const volume = p?.claimVolumeName ?? here[0]?.name ?? p?.volume?.name ?? ''
+    pointing = `volume ${volume} still names ${key}: relink them and the controller binds them again.`
+    fix = relinked
+  } else if (sameUid.length > 0 && p?.claimVolumeName == null) {
     // spec.volumeName may be set once while it is empty (PVC update validation): the binding closes again.
     pointing = `volume ${sameUid[0]} still points at ${key} with this claim's uid: set spec.volumeName to it and the controller binds them again.`
     fix = `kubectl patch pvc ${name} -n ${namespace} -p '{"spec":{"volumeName":"${sameUid[0]}"}}'`

@@ -7,20 +7,21 @@
 // restored one side onto an existing other side, leaves pairs that never bind.
 import type {ClusterLookup} from '../explain/lookup.js'
 import {claimRefKey, type PersistentVolume} from '../api/model.js'
+import type {RelinkFix} from './relink-fix.js'
 import {finding, isRestored, removeClaimRefFix, removeClaimRefUidFix, VeleroRestoreNameLabel, type Finding} from './findings.js'
 
 /** Velero's annotation on a renamed (velero-clone-*) volume: the name of the volume it copies. */
 export const VeleroOriginalPVNameAnnotation = 'velero.io/original-pv-name'
 
-export function judgeRestoredVolume(v: PersistentVolume, lookup: ClusterLookup): Finding[] {
-  return [...claimRefFindings(v, lookup), ...cloneFindings(v, lookup)]
+export function judgeRestoredVolume(v: PersistentVolume, lookup: ClusterLookup, relink: RelinkFix): Finding[] {
+  return [...claimRefFindings(v, lookup, relink), ...cloneFindings(v, lookup)]
 }
 
 function restoreName(o: {metadata: {labels?: Record<string, string> | null}}): string | null {
   return o.metadata.labels?.[VeleroRestoreNameLabel] ?? null
 }
 
-function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup): Finding[] {
+function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup, relink: RelinkFix): Finding[] {
   const ref = v.spec.claimRef
   if (ref == null) return []
   const name = v.metadata.name ?? ''
@@ -39,13 +40,15 @@ function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup): Finding[]
     ]
   } else if (uid !== '' && claim !== undefined && (claim.metadata.uid ?? '') !== uid && (isRestored(v) || isRestored(claim))) {
     const restored = isRestored(v) ? `volume (restore ${restoreName(v)})` : `claim (restore ${restoreName(claim)})`
+    // The relink where its checks and proof hold; else the claimRef's uid dropped (a pre-binding by name).
+    const relinked = relink({kind: 'PersistentVolume', name})
     return [
       finding(
         'RestoredUidMismatch',
         {kind: 'PersistentVolume', name},
-        `The restored ${restored} and its other side do not close: spec.claimRef names ${key} with uid ${uid}, that claim has uid ${claim.metadata.uid ?? '<none>'}; drop the claimRef uid so the claim of that name binds it.`,
+        `The restored ${restored} and its other side do not close: spec.claimRef names ${key} with uid ${uid}, that claim has uid ${claim.metadata.uid ?? '<none>'}; ${relinked === undefined ? 'drop the claimRef uid so the claim of that name binds it' : 'relink them (the claimRef gets the claim\'s uid) and the controller binds them'}.`,
         {restore: restoreName(v) ?? restoreName(claim), 'spec.claimRef': key, 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, 'claim.spec.volumeName': claim.spec.volumeName ?? null, phase: v.status?.phase ?? null},
-        removeClaimRefUidFix(name),
+        relinked ?? removeClaimRefUidFix(name),
       ),
     ]
   } else {

@@ -11,6 +11,7 @@ import {claimRefKey, type Node, type PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import {finding, isRestored, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
+import type {RelinkFix} from './relink-fix.js'
 
 /** What judging a volume reads besides the volume. */
 export interface VolumeContext {
@@ -22,6 +23,8 @@ export interface VolumeContext {
   /** The Nodes by label; undefined when the state holds no Node (nothing is judged by them). */
   nodes: NodeIndex | undefined
   source: string
+  /** `pvctl relink …` where relink's decision allows it. */
+  relink: RelinkFix
 }
 
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
@@ -46,7 +49,20 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   const phase = v.status?.phase ?? null
   const policy = v.spec.persistentVolumeReclaimPolicy ?? 'Retain'
   const found: Finding[] = []
-  if (phase === 'Released' && policy === 'Retain') {
+  // A Released volume whose claim of that name exists again is the relink's: reclaimed, its data would go
+  // to whichever claim binds it next.
+  const relinked = phase === 'Released' ? ctx.relink({kind: 'PersistentVolume', name}) : undefined
+  if (phase === 'Released' && policy === 'Retain' && relinked !== undefined) {
+    found.push(
+      finding(
+        'VolumeReleasedRetained',
+        object,
+        `Released by ${refText(v) ?? 'its claim'} and kept (Retain), and a claim of that name exists again (another uid): relink them and the controller binds them; reclaimed, its data would go to another claim.`,
+        {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
+        relinked,
+      ),
+    )
+  } else if (phase === 'Released' && policy === 'Retain') {
     found.push(
       finding(
         'VolumeReleasedRetained',
@@ -97,13 +113,15 @@ function claimRefFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
     return []
   } else {
     const name = v.metadata.name ?? ''
+    // The relink where its checks and proof hold; else the claimRef's uid dropped (a pre-binding by name).
+    const relinked = ctx.relink({kind: 'PersistentVolume', name})
     return [
       finding(
         'VolumeClaimRefUidMismatch',
         objectOf(v),
-        `spec.claimRef names claim ${refText(v)} with uid ${uid}, but that claim has uid ${claim.metadata.uid ?? '<none>'} (re-created): to give it this volume, drop the uid from the claimRef.`,
+        `spec.claimRef names claim ${refText(v)} with uid ${uid}, but that claim has uid ${claim.metadata.uid ?? '<none>'} (re-created): to give it this volume, ${relinked === undefined ? 'drop the uid from the claimRef' : "relink them (the claimRef gets the claim's uid)"}.`,
         {'spec.claimRef': refText(v), 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, phase: v.status?.phase ?? null},
-        removeClaimRefUidFix(name),
+        relinked ?? removeClaimRefUidFix(name),
       ),
     ]
   }

@@ -4,6 +4,8 @@
 // file (judge-claims, judge-volumes, judge-classes, judge-restores), each linear in the objects: what one
 // object is checked against is looked up in maps built once here.
 import {clusterLookup} from '../explain/lookup.js'
+import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
+import {relinkFixOn} from './relink-fix.js'
 import type {ClaimExplanationBrief, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {Finding, FindingCode} from './findings.js'
@@ -31,7 +33,10 @@ export interface AuditInput {
    * prints: pasted, they read what the audit read, not another cluster.
    */
   sourceArgs?: readonly string[]
+  /** The controller's feature gates, for the repairs a fix offers (`pvctl relink` where its decision allows it). */
+  gates?: FeatureGates
 }
+
 
 /** The finding a claim verdict is, or undefined for a healthy (or soon healthy) one. */
 export function codeOfVerdict(v: Verdict): FindingCode | undefined {
@@ -50,7 +55,8 @@ export function judge(input: AuditInput): Finding[] {
   const {after} = input
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
   const lookup = clusterLookup(after)
-  const claimContext = {lookup, podsRead: after.pods.length > 0, source}
+  const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source)
+  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink}
   const volumeContext = {
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
@@ -58,10 +64,11 @@ export function judge(input: AuditInput): Finding[] {
     classNames: after.classes.length > 0 ? new Set(after.classes.map((c) => c.metadata.name ?? '')) : undefined,
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
+    relink,
   }
   return [
     ...input.claims.flatMap((e) => judgeClaim(e, claimContext)),
-    ...input.volumes.flatMap((v) => [...judgeVolume(v, volumeContext), ...judgeRestoredVolume(v, lookup)]),
+    ...input.volumes.flatMap((v) => [...judgeVolume(v, volumeContext), ...judgeRestoredVolume(v, lookup, relink)]),
     ...(input.classes ? judgeClasses(after, input.claims) : []),
   ]
 }

@@ -9,7 +9,7 @@ import type {ClusterLookup} from './lookup.js'
 import {livenessAdvice} from './liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './model.js'
 import type {Decision} from './verdict.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolumeClaim} from '../api/model.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
 
 export function suggestFixes(
@@ -95,7 +95,11 @@ export function suggestFixes(
       break
     }
     case 'RequestedVolumeBoundElsewhere':
-      out.push(`${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`)
+      out.push(
+        relinkable(state, d.volume!, claim)
+          ? relinkSuggestion(d.volume!, claim)
+          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`,
+      )
       break
     case 'RequestedVolumeMismatch': {
       const requested = candidates.find((c) => c.volume === d.volume?.metadata.name)
@@ -110,13 +114,38 @@ export function suggestFixes(
       )
       break
     case 'Misbound':
-      out.push(`${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`)
+      out.push(
+        relinkable(state, d.volume!, claim)
+          ? relinkSuggestion(d.volume!, claim)
+          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`,
+      )
       break
     case 'SyncError':
       out.push(`fix what the controller reports; it retries the claim on every sync`)
       break
   }
   return dedupe(out)
+}
+
+/**
+ * The volume names this claim by namespace and name with another uid (a claim restored or re-created under
+ * it), and nothing stands in the way of pointing it at the claim as it is now: no other claim names the
+ * volume, neither is being deleted, and a Released or Failed volume is kept (Retain). The same condition
+ * as pvctl relink's checks (engine/repair/relink.ts; explain may not import it): a test holds the two to
+ * the same answer on the examples.
+ */
+function relinkable(state: ClusterState, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  const ref = volume.spec.claimRef
+  const phase = volume.status?.phase
+  const kept = (phase !== 'Released' && phase !== 'Failed') || (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
+  const otherClaim = state.claims.some((c) => c !== claim && claimKey(c) !== claimKey(claim) && c.spec.volumeName === volume.metadata.name)
+  return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
+}
+
+/** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */
+function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+  const v = volume.metadata.name ?? ''
+  return `${v} names this claim with the uid of an older claim of that name (uid ${volume.spec.claimRef?.uid ?? ''}): relink them, and the controller binds them with ${v}'s data: pvctl relink pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''}`
 }
 
 /** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */

@@ -24,13 +24,13 @@ const pointing = (name: string, uid: string, policy = 'Delete') => pv(name, {pha
 describe('a Lost claim names which of the controller\'s three causes holds, and what still points at it', () => {
   const cases: Array<{name: string; s: ClusterState; code: FindingCode; cause: string; pointingHere: string[]; fix: RegExp; message: RegExp}> = [
     {
-      name: 'volumeName cleared, a volume still points at it with its uid: set volumeName again',
+      name: 'volumeName cleared, a volume still points at it with its uid: relink them (spec.volumeName set again)',
       s: state({claims: [lostClaim()], volumes: [pointing('pv-1', 'u1')]}),
       code: 'ClaimLost',
       cause: 'VolumeNameCleared',
       pointingHere: ['pv-1'],
-      fix: /^kubectl patch pvc data -n default -p '\{"spec":\{"volumeName":"pv-1"\}\}'$/,
-      message: /spec\.volumeName was cleared; volume pv-1 still points at default\/data with this claim's uid/,
+      fix: /^pvctl relink pvc\/data -n default$/,
+      message: /spec\.volumeName was cleared; volume pv-1 still names default\/data: relink them and the controller binds them again/,
     },
     {
       name: 'volume gone, a volume pre-bound to the name (its uid cleared by the plan): not this claim\'s',
