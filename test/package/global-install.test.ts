@@ -21,9 +21,12 @@ let tarball = ''
 let api: Emulator
 /** pvctl reclaim's examples name a Released pv-0004 and a claim shop/db: examples/reclaim.yaml, served apart. */
 let reclaimApi: Emulator
+/** pvctl relink's examples name a restored shop/db and pv-0004 that names it with an old uid: examples/relink.yaml, served apart. */
+let relinkApi: Emulator
 let stopKubelet: () => void
 let env: NodeJS.ProcessEnv
 let reclaimEnv: NodeJS.ProcessEnv
+let relinkEnv: NodeJS.ProcessEnv
 
 /** The emulator's kubeconfig with the contexts the fleet examples name, each pointing at the emulator too. */
 function fleetKubeconfig(kubeconfig: string): string {
@@ -45,6 +48,8 @@ before(async () => {
   stopKubelet = kubelet(api, 'Succeeded')
   const reclaim = await loadSnapshot(path.join(repoRoot, 'examples', 'reclaim.yaml'))
   reclaimApi = await startEmulator({objects: structuredClone([...reclaim.state.classes, ...reclaim.state.volumes, ...reclaim.state.claims]) as never})
+  const relink = await loadSnapshot(path.join(repoRoot, 'examples', 'relink.yaml'))
+  relinkApi = await startEmulator({objects: structuredClone([...relink.state.classes, ...relink.state.volumes, ...relink.state.claims]) as never})
   mkdirSync(work, {recursive: true})
   mkdirSync(path.join(work, 'home'))
   cpSync(path.join(repoRoot, 'examples'), path.join(work, 'examples'), {recursive: true})
@@ -52,14 +57,17 @@ before(async () => {
   writeFileSync(path.join(work, 'snapshot.yaml'), IN_SYNC_SNAPSHOT.replaceAll('namespace: app', 'namespace: team-a'))
   writeFileSync(path.join(work, 'kubeconfig'), fleetKubeconfig(api.kubeconfig({namespace: 'default'})))
   writeFileSync(path.join(work, 'reclaim.kubeconfig'), reclaimApi.kubeconfig({namespace: 'default'}))
+  writeFileSync(path.join(work, 'relink.kubeconfig'), relinkApi.kubeconfig({namespace: 'default'}))
   env = cleanEnv({PATH: `${path.join(prefix, 'bin')}:${process.env.PATH}`, KUBECONFIG: path.join(work, 'kubeconfig'), HOME: path.join(work, 'home')})
   reclaimEnv = {...env, KUBECONFIG: path.join(work, 'reclaim.kubeconfig')}
+  relinkEnv = {...env, KUBECONFIG: path.join(work, 'relink.kubeconfig')}
 })
 
 after(async () => {
   stopKubelet?.()
   await api?.stop()
   await reclaimApi?.stop()
+  await relinkApi?.stop()
 })
 
 test('the global install puts pvctl, kubectl-pvctl and kubectl_complete-pvctl on PATH and the man pages under share/man', () => {
@@ -89,7 +97,7 @@ test('every help example runs from the installed pvctl', {timeout: 300_000}, asy
   for (const {id, command} of examples) {
     await t.test(command, async () => {
       const loop = command.includes('--watch')
-      const child = spawn('bash', ['-c', command], {cwd: work, env: id === 'reclaim' ? reclaimEnv : env, stdio: ['ignore', 'pipe', 'pipe']})
+      const child = spawn('bash', ['-c', command], {cwd: work, env: id === 'reclaim' ? reclaimEnv : id === 'relink' ? relinkEnv : env, stdio: ['ignore', 'pipe', 'pipe']})
       let out = ''
       let err = ''
       child.stdout.on('data', (b: Buffer) => (out += b))
