@@ -2,37 +2,28 @@
 // (engine/repair), and — live, without --dry-run, with consent — write it through the destruction guard,
 // which reads again what the decision rests on and writes the volume conditional on its resourceVersion.
 // With --sync the controller's sync of the pair follows.
-import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {RECLAIM_CHECKS, type ClaimName, decideReclaim, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
 import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
+import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {reclaimPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
 import {volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
-export interface ReclaimOptions extends LoadStateOptions, VolumePluginOptions {
+export interface ReclaimOptions extends RepairOptions {
   volumeName: string
   /** --for NS/CLAIM. */
   target?: ClaimName
   /** --force: override the checks that may be overridden. */
   force: boolean
-  dryRun: boolean
-  yes: boolean
-  /** --sync: run the controller's sync of the volume (and the claim) once written. */
-  sync: boolean
-  gates: FeatureGates
-  /** For --sync. */
-  concurrency: number
-  events: boolean
 }
 
 export interface ReclaimUi extends LoadStateUi, ConsentUi<ReclaimReport> {

@@ -2,33 +2,24 @@
 // (engine/repair), and — live, without --dry-run, with consent — write each through the guard, which reads
 // the volume and the claim again, decides again on them, and PUTs the volume, then the claim, conditional
 // on the resourceVersions just read. With --sync the controller's sync of the pairs follows.
-import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
+import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {decideRelink, relinkCandidates, type RelinkTarget} from '../engine/repair/relink.js'
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
-export interface RelinkOptions extends LoadStateOptions, VolumePluginOptions {
+export interface RelinkOptions extends RepairOptions {
   /** The pair named (pv/NAME or pvc/NAME -n NS); undefined with --all. */
   target?: RelinkTarget
   all: boolean
-  dryRun: boolean
-  yes: boolean
-  /** --sync: run the controller's sync of the pairs once written. */
-  sync: boolean
-  gates: FeatureGates
-  /** For --sync. */
-  concurrency: number
-  events: boolean
 }
 
 export interface RelinkUi extends LoadStateUi, ConsentUi<RelinkReport> {

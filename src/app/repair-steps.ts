@@ -8,6 +8,18 @@ import {UsageError} from '../errors.js'
 import type {LoadStateOptions} from './load-cluster-state.js'
 import type {SyncUi} from './run-sync.js'
 
+/** What both repairs are run with besides their target. */
+export interface RepairOptions extends LoadStateOptions, VolumePluginOptions {
+  dryRun: boolean
+  yes: boolean
+  /** --sync: run the controller's sync of what was written, once it is. */
+  sync: boolean
+  gates: FeatureGates
+  /** For --sync. */
+  concurrency: number
+  events: boolean
+}
+
 export interface ConsentUi<P> {
   /** Asks for a typed "yes" to `question`, warned with `warning`; undefined when nobody can be asked. */
   confirm?: (question: string, warning: string) => Promise<boolean>
@@ -33,7 +45,7 @@ export async function consented<P>(yes: boolean, ui: ConsentUi<P>, plan: P, ques
 
 /** --sync: the controller's sync of `targets`, run once the repair was written; its result for the report. */
 export async function syncAfterRepair(
-  opts: LoadStateOptions & VolumePluginOptions & {gates: FeatureGates; concurrency: number; events: boolean; yes: boolean},
+  opts: RepairOptions,
   targets: ObjectRef[],
   ui: SyncUi,
 ): Promise<{sync: RepairSync; exitCode: number; after: string[]}> {

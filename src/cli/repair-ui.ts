@@ -1,10 +1,12 @@
-// The terminal side of the repairs (reclaim, relink): where the plan goes before consent, the typed "yes",
-// and the UI of the sync that --sync runs after the write.
+// The terminal side of the repairs (reclaim, relink): their common flags, where the plan goes before
+// consent, the typed "yes", the UI of the sync that --sync runs after the write, and the report by -o.
 import type {SyncUi} from '../app/run-sync.js'
 import {renderSyncTable} from '../render/sync-table.js'
 import {plain, type Palette} from '../render/color.js'
+import {parseFeatureGatesFlag} from './feature-gates-flag.js'
+import {connectionOptions} from './flags.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
-import {terminalWidth} from './write-chunks.js'
+import {terminalWidth, writeChunks} from './write-chunks.js'
 
 /**
  * The plan goes to stdout on a terminal; with -o json|yaml, or off a terminal, to stderr, so that the
@@ -28,5 +30,65 @@ export function repairUi<P>(output: string, palette: Palette, render: (plan: P, 
       logWaits: !canSpin(),
       showPlan: (plan) => planStream(output).write(renderSyncTable(plan, {wide: false, palette: plain, width: terminalWidth(planStream(output))})),
     } satisfies SyncUi,
+  }
+}
+
+/** The flags both repairs take alike, as the options of their use-cases (sync's for --sync). */
+export function repairOptions(
+  flags: Parameters<typeof connectionOptions>[0] & {'dry-run': boolean; yes: boolean; sync: boolean; 'feature-gates'?: string; 'enable-hostpath-provisioner': boolean; filename?: readonly string[]},
+) {
+  return {
+    dryRun: flags['dry-run'],
+    yes: flags.yes,
+    sync: flags.sync,
+    gates: parseFeatureGatesFlag(flags['feature-gates']),
+    hostPathProvisioning: flags['enable-hostpath-provisioner'],
+    filename: flags.filename,
+    stdin: process.stdin,
+    ...connectionOptions(flags),
+    concurrency: 1,
+    events: true,
+  }
+}
+
+/** How a repair's report is printed, by -o. */
+export interface RepairRenderers<R> {
+  json(report: R): Iterable<string>
+  yaml(report: R): Iterable<string>
+  table(report: R, palette: Palette): string
+  /** The objects as read and as written, for `-o diff`. */
+  edits: ReadonlyArray<{before: object; after: object}>
+}
+
+/**
+ * Prints a repair's result: the report (unless it is the plan shown already at a prompt declined on stdout),
+ * the notices after it, then the refusal as the one error line, or the exit code.
+ */
+export async function showRepair<R>(
+  result: {report: R; exitCode: number; declined?: boolean; refusal?: Error; after: string[]},
+  output: string,
+  palette: Palette,
+  render: RepairRenderers<R>,
+): Promise<void> {
+  const shownAlready = result.declined === true && planStream(output) === process.stdout
+  if (!shownAlready) await writeChunks(process.stdout, await rendered(result.report, output, palette, render))
+  for (const line of result.after) writeNotice(line)
+  if (result.refusal !== undefined) throw result.refusal
+  process.exitCode = result.exitCode
+}
+
+async function rendered<R>(report: R, output: string, palette: Palette, render: RepairRenderers<R>): Promise<Iterable<string>> {
+  switch (output) {
+    case 'json':
+      return render.json(report)
+    case 'yaml':
+      return render.yaml(report)
+    case 'diff': {
+      // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
+      const {objectDiff} = await import('../render/sync-diff.js')
+      return render.edits.map((e) => objectDiff(e.before as never, e.after as never, palette))
+    }
+    default:
+      return [render.table(report, palette)]
   }
 }

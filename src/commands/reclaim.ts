@@ -1,17 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 
-import type {ReclaimReport} from '../engine/repair/report.js'
-import {type ReclaimResult, runReclaim} from '../app/reclaim.js'
+import {runReclaim} from '../app/reclaim.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
-import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
-import {connectionOptions, engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
-import {writeNotice} from '../cli/interaction.js'
-import {planStream, repairUi} from '../cli/repair-ui.js'
+import {engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
 import {parseClaimName, reclaimTarget} from '../cli/object-args.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {repairOptions, repairUi, showRepair} from '../cli/repair-ui.js'
 import {RECLAIM_CHECKS} from '../engine/repair/reclaim.js'
-import {ansi, type Palette, plain, shouldColor} from '../render/color.js'
+import {ansi, plain, shouldColor} from '../render/color.js'
 import {reclaimJsonChunks, reclaimYamlChunks, renderReclaimTable} from '../render/reclaim-table.js'
 
 /** reclaim's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
@@ -70,44 +66,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const volumeName = reclaimTarget(argv as string[])
     const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {report, exitCode, declined, refusal, after, edit} = await runReclaim(
-      {
-        volumeName,
-        target,
-        force: flags.force,
-        dryRun: flags['dry-run'],
-        yes: flags.yes,
-        sync: flags.sync,
-        gates: parseFeatureGatesFlag(flags['feature-gates']),
-        hostPathProvisioning: flags['enable-hostpath-provisioner'],
-        filename: flags.filename,
-        stdin: process.stdin,
-        ...connectionOptions(flags),
-        concurrency: 1,
-        events: true,
-      },
-      repairUi(flags.output, palette, renderReclaimTable),
-    )
-    const shownAlready = declined === true && planStream(flags.output) === process.stdout
-    if (!shownAlready) await writeChunks(process.stdout, await render(report, flags.output, palette, edit))
-    for (const line of after) writeNotice(line)
-    if (refusal !== undefined) throw refusal
-    process.exitCode = exitCode
-  }
-}
-
-async function render(report: ReclaimReport, output: string, palette: Palette, edit: ReclaimResult['edit']): Promise<Iterable<string>> {
-  switch (output) {
-    case 'json':
-      return reclaimJsonChunks(report)
-    case 'yaml':
-      return reclaimYamlChunks(report)
-    case 'diff': {
-      // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
-      const {objectDiff} = await import('../render/sync-diff.js')
-      return [objectDiff(edit.before, edit.after, palette)]
-    }
-    default:
-      return [renderReclaimTable(report, palette)]
+    const result = await runReclaim({...repairOptions(flags), volumeName, target, force: flags.force}, repairUi(flags.output, palette, renderReclaimTable))
+    await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]})
   }
 }

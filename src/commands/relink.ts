@@ -1,17 +1,13 @@
 import {Args, Flags} from '@oclif/core'
 
-import {type RelinkResult, runRelink} from '../app/relink.js'
+import {runRelink} from '../app/relink.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
-import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
-import {connectionOptions, engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
-import {writeNotice} from '../cli/interaction.js'
+import {engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
 import {relinkTarget} from '../cli/object-args.js'
-import {planStream, repairUi} from '../cli/repair-ui.js'
-import {writeChunks} from '../cli/write-chunks.js'
+import {repairOptions, repairUi, showRepair} from '../cli/repair-ui.js'
 import {RELINK_CHECKS} from '../engine/repair/relink.js'
-import type {RelinkReport} from '../engine/repair/relink-report.js'
-import {ansi, type Palette, plain, shouldColor} from '../render/color.js'
+import {ansi, plain, shouldColor} from '../render/color.js'
 import {relinkJsonChunks, relinkYamlChunks, renderRelinkTable} from '../render/relink-table.js'
 
 /** relink's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
@@ -66,43 +62,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Relink)
     const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {report, exitCode, declined, refusal, after, edits} = await runRelink(
-      {
-        target,
-        all: flags.all,
-        dryRun: flags['dry-run'],
-        yes: flags.yes,
-        sync: flags.sync,
-        gates: parseFeatureGatesFlag(flags['feature-gates']),
-        hostPathProvisioning: flags['enable-hostpath-provisioner'],
-        filename: flags.filename,
-        stdin: process.stdin,
-        ...connectionOptions(flags),
-        concurrency: 1,
-        events: true,
-      },
-      repairUi(flags.output, palette, renderRelinkTable),
-    )
-    const shownAlready = declined === true && planStream(flags.output) === process.stdout
-    if (!shownAlready) await writeChunks(process.stdout, await render(report, flags.output, palette, edits))
-    for (const line of after) writeNotice(line)
-    if (refusal !== undefined) throw refusal
-    process.exitCode = exitCode
-  }
-}
-
-async function render(report: RelinkReport, output: string, palette: Palette, edits: RelinkResult['edits']): Promise<Iterable<string>> {
-  switch (output) {
-    case 'json':
-      return relinkJsonChunks(report)
-    case 'yaml':
-      return relinkYamlChunks(report)
-    case 'diff': {
-      // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
-      const {objectDiff} = await import('../render/sync-diff.js')
-      return edits.map((e) => objectDiff(e.before, e.after, palette))
-    }
-    default:
-      return [renderRelinkTable(report, palette)]
+    const result = await runRelink({...repairOptions(flags), target, all: flags.all}, repairUi(flags.output, palette, renderRelinkTable))
+    await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits})
   }
 }

@@ -254,41 +254,29 @@ function pairOf(state: ClusterState, target: RelinkTarget): Pair | undefined {
   }
 }
 
-/** The two ends exist; a missing one is refused with what the operator can do instead. */
-function existenceChecks(pair: Pair): RelinkCheck[] {
+/**
+ * The two ends exist; a missing one is refused with what the operator can do instead. (A volume is missing
+ * only when a claim names it, a claim only when a volume does: the other end is then known.)
+ */
+function existenceChecks({volumeName: v, volume, claimName: c, claim}: Pair): RelinkCheck[] {
   const found: RelinkCheck[] = []
-  const claimName = pair.claimName
-  if (pair.volumeName !== null && pair.volume === undefined && claimName !== null) {
-    const {namespace, name} = claimName
-    const v = pair.volumeName
-    found.push(
-      check(
-        'VolumeExists',
-        false,
-        `volume ${v}, which pvc/${namespace}/${name} names, does not exist (spec.volumeName cannot be changed once set): restore the PV object (kubectl apply -f ${v}.yaml, or velero restore create --from-backup BACKUP --include-resources persistentvolumes), then run pvctl relink pvc/${name} -n ${namespace}; or recreate the claim without spec.volumeName (kubectl delete pvc ${name} -n ${namespace}, then apply it again)`,
-      ),
-    )
-  } else if (pair.volume !== undefined) {
-    found.push(check('VolumeExists', true, `pv/${pair.volumeName ?? ''} exists`))
-  } else {
+  if (v !== null) found.push(volume !== undefined ? check('VolumeExists', true, `pv/${v} exists`) : check('VolumeExists', false, volumeGone(v, c!)))
+  else {
     // No volume could be named: PairNamed says why.
   }
-  if (claimName !== null && pair.claim === undefined && pair.volumeName !== null) {
-    const {namespace, name} = claimName
-    const v = pair.volumeName
-    found.push(
-      check(
-        'ClaimExists',
-        false,
-        `claim ${namespace}/${name}, which pv/${v} names, does not exist: recreate it with spec.volumeName: ${v} (kubectl apply -f ${name}.yaml), then run pvctl relink pv/${v}; or give the volume to another claim (pvctl reclaim pv/${v} --for NS/CLAIM)`,
-      ),
-    )
-  } else if (pair.claim !== undefined) {
-    found.push(check('ClaimExists', true, `pvc/${claimKey(pair.claim)} exists (uid ${pair.claim.metadata.uid ?? '<none>'})`))
-  } else {
+  if (c !== null) found.push(claim !== undefined ? check('ClaimExists', true, `pvc/${claimKey(claim)} exists (uid ${claim.metadata.uid ?? '<none>'})`) : check('ClaimExists', false, claimGone(c, v!)))
+  else {
     // No claim could be named: PairNamed says why.
   }
   return found
+}
+
+function volumeGone(v: string, {namespace, name}: ClaimName): string {
+  return `volume ${v}, which pvc/${namespace}/${name} names, does not exist (spec.volumeName cannot be changed once set): restore the PV object (kubectl apply -f ${v}.yaml, or velero restore create --from-backup BACKUP --include-resources persistentvolumes), then run pvctl relink pvc/${name} -n ${namespace}; or recreate the claim without spec.volumeName (kubectl delete pvc ${name} -n ${namespace}, then apply it again)`
+}
+
+function claimGone({namespace, name}: ClaimName, v: string): string {
+  return `claim ${namespace}/${name}, which pv/${v} names, does not exist: recreate it with spec.volumeName: ${v} (kubectl apply -f ${name}.yaml), then run pvctl relink pv/${v}; or give the volume to another claim (pvctl reclaim pv/${v} --for NS/CLAIM)`
 }
 
 function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {

@@ -8,6 +8,7 @@ import type {ClusterState} from '../../../src/engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../../../src/engine/explain/evidence.js'
 import {type ClaimName, decideReclaim, RECLAIM_CHECKS, type ReclaimCheckName, type ReclaimDecision} from '../../../src/engine/repair/reclaim.js'
 import {bound, byController, pod, pv, pvc, state} from '../builders.js'
+import {type CheckRow, checkRowTests} from './check-rows.js'
 
 const notRead: Observed<VolumeAttachmentObject> = {observed: false, reason: 'the snapshot holds no VolumeAttachment objects'}
 const attachment = (volume: string): Observed<VolumeAttachmentObject> => ({
@@ -32,7 +33,7 @@ const released = (o: Parameters<typeof pv>[1] = {}) => pv('pv-1', {phase: 'Relea
 const db = (o: Parameters<typeof pvc>[2] = {}) => pvc('db', 'u-db', {className: '', ...o})
 const forDb: Case = {target: {namespace: 'default', name: 'db'}}
 
-const rows: Array<{check: ReclaimCheckName; blocked: [ClusterState, Case?]; near: [ClusterState, Case?]; message: RegExp}> = [
+const rows: Array<CheckRow<ReclaimCheckName, [ClusterState, Case?]>> = [
   {check: 'VolumeReleased', blocked: [state({volumes: [released({phase: 'Available', claim: undefined})]})], near: [state({volumes: [released({phase: 'Failed'})]})], message: /pv-1 is Available: only a Released or Failed volume/},
   {check: 'VolumeNotDeleting', blocked: [state({volumes: [released({deleting: true})]})], near: [state({volumes: [released()]})], message: /pv-1 is being deleted \(since 2026-01-01T00:00:00Z\)/},
   {
@@ -64,25 +65,7 @@ const rows: Array<{check: ReclaimCheckName; blocked: [ClusterState, Case?]; near
 ]
 
 describe('reclaim: each check blocks one state and holds in the next', () => {
-  for (const row of rows) {
-    test(row.check, () => {
-      const blocked = decide(...row.blocked)
-      const c = checkOf(blocked, row.check)
-      assert.equal(c?.ok, false, JSON.stringify(blocked.checks))
-      assert.match(c!.message, row.message)
-      assert.equal(blocked.allowed, false)
-      assert.equal(blocked.next, null, 'no proof is planned for a refused reclaim')
-      const near = decide(...row.near)
-      assert.equal(checkOf(near, row.check)?.ok, true, JSON.stringify(near.checks))
-      assert.equal(near.allowed, true, JSON.stringify(near.checks))
-    })
-  }
-  test('every check has a row (the proof has its own tests below)', () => {
-    assert.deepEqual(
-      rows.map((r) => r.check),
-      Object.keys(RECLAIM_CHECKS).filter((c) => c !== 'Proof'),
-    )
-  })
+  checkRowTests(rows, decide, Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[])
 })
 
 describe('reclaim: --force overrides only what may be overridden, each named', () => {

@@ -8,6 +8,7 @@ import type {ClusterState} from '../../../src/engine/api/model.js'
 import {decideRelink, editedState, RELINK_CHECKS, relinkCandidates, type RelinkCheckName, type RelinkDecision, type RelinkTarget} from '../../../src/engine/repair/relink.js'
 import {reconcile} from '../../../src/engine/simulation/reconcile.js'
 import {bound, byController, pv, pvc, state} from '../builders.js'
+import {type CheckRow, checkRowTests} from './check-rows.js'
 
 const byVolume: RelinkTarget = {kind: 'PersistentVolume', name: 'pv-1'}
 const byClaim: RelinkTarget = {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'db'}
@@ -23,7 +24,7 @@ const stale = (o: Parameters<typeof pv>[1] = {}) => pv('pv-1', {phase: 'Bound', 
 /** default/db as Velero restores it: a new uid, spec.volumeName pv-1, no bind-completed annotation. */
 const restored = (o: Parameters<typeof pvc>[2] = {}) => pvc('db', 'u-new', {className: '', volumeName: 'pv-1', ...o})
 
-const rows: Array<{check: RelinkCheckName; blocked: [ClusterState, RelinkTarget?]; near: [ClusterState, RelinkTarget?]; message: RegExp}> = [
+const rows: Array<CheckRow<RelinkCheckName, [ClusterState, RelinkTarget?]>> = [
   {
     check: 'PairNamed',
     blocked: [state({volumes: [stale()], claims: [restored({volumeName: 'pv-9'}), pvc('x', 'u-x', {className: '', volumeName: 'pv-9'})]})],
@@ -70,25 +71,8 @@ const rows: Array<{check: RelinkCheckName; blocked: [ClusterState, RelinkTarget?
 ]
 
 describe('relink: each check blocks one state and holds in the next', () => {
-  for (const row of rows) {
-    test(row.check, () => {
-      const blocked = decide(...row.blocked)
-      const c = checkOf(blocked, row.check)
-      assert.equal(c?.ok, false, JSON.stringify(blocked.checks))
-      assert.match(c!.message, row.message)
-      assert.equal(blocked.allowed, false)
-      assert.deepEqual(blocked.writes, [], 'a refused relink writes nothing')
-      assert.equal(blocked.next, null, 'no proof is planned for a refused relink')
-      const near = decide(...row.near)
-      assert.equal(checkOf(near, row.check)?.ok, true, JSON.stringify(near.checks))
-      assert.equal(near.allowed, true, JSON.stringify(near.checks))
-    })
-  }
-  test('every check has a row (the proof has its own tests below), and none is overridable', () => {
-    assert.deepEqual(
-      rows.map((r) => r.check),
-      Object.keys(RELINK_CHECKS).filter((c) => c !== 'Proof'),
-    )
+  checkRowTests(rows, decide, Object.keys(RELINK_CHECKS) as RelinkCheckName[], (blocked) => assert.deepEqual(blocked.writes, [], 'a refused relink writes nothing'))
+  test('no check is overridable', () => {
     assert.deepEqual(
       Object.values(RELINK_CHECKS).filter((c) => c.overridable !== false),
       [],
