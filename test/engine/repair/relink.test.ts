@@ -85,6 +85,12 @@ describe('relink: each check blocks one state and holds in the next', () => {
     assert.match(checkOf(two, 'PairNamed')!.message, /several volumes name it \(pv-1, pv-2\): relink one of them by pv\/NAME/)
     assert.equal(two.allowed, false)
   })
+  test("a Misbound claim whose volume names another claim: not this claim's to relink", () => {
+    const s = state({volumes: [stale({claim: {name: 'other', uid: 'u-o'}})], claims: [restored({phase: 'Lost', annotations: bound}), pvc('other', 'u-o', {className: '', phase: 'Bound', volumeName: 'pv-1', annotations: bound})]})
+    const d = decide(s, byClaim)
+    assert.match(checkOf(d, 'PairNamed')!.message, /pvc\/default\/db names volume pv-1, whose claimRef names default\/other: the volume is not this claim's to relink/)
+    assert.equal(d.allowed, false)
+  })
   test('a volume with no claimRef has no pair', () => {
     const d = decide(state({volumes: [pv('pv-1', {className: ''})]}))
     assert.match(checkOf(d, 'PairNamed')!.message, /pv\/pv-1 has no claimRef/)
