@@ -130,14 +130,14 @@ export function suggestFixes(
 /**
  * The volume names this claim by namespace and name with another uid (a claim restored or re-created under
  * it), and nothing stands in the way of pointing it at the claim as it is now: no other claim names the
- * volume, neither is being deleted, and a Released or Failed volume is kept (Retain). The same condition
+ * volume, neither is being deleted, and the volume is kept (Retain). The same condition
  * as pvctl relink's checks (engine/repair/relink.ts; explain may not import it): a test holds the two to
  * the same answer on the examples.
  */
 function relinkable(state: ClusterState, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec.claimRef
-  const phase = volume.status?.phase
-  const kept = (phase !== 'Released' && phase !== 'Failed') || (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
+  // With another uid the controller releases it (or has): only Retain keeps its data meanwhile.
+  const kept = (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
   const otherClaim = state.claims.some((c) => c !== claim && claimKey(c) !== claimKey(claim) && c.spec.volumeName === volume.metadata.name)
   return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
 }

@@ -37,7 +37,7 @@ export const RELINK_CHECKS = {
   NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
-  VolumeKept: {overridable: false, meaning: 'the controller is not about to recycle or delete the volume, and no external provisioner may delete it (a Released volume keeps it only with reclaimPolicy Retain)'},
+  VolumeKept: {overridable: false, meaning: 'the controller is not about to recycle or delete the volume, and no external provisioner may delete it (a volume that is, or is about to be, Released keeps its data only with reclaimPolicy Retain)'},
   Proof: {overridable: false, meaning: "the controller's plan on the edited state binds exactly this pair and writes nothing else"},
 } as const
 
@@ -314,6 +314,10 @@ function keptCheck(volume: PersistentVolume, unedited: ReconcileResult): RelinkC
     return check('VolumeKept', false, `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${RETAIN_FIRST(name)}`)
   } else if ((phase === 'Released' || phase === 'Failed') && policy !== 'Retain') {
     return check('VolumeKept', false, `${name} is ${phase} with reclaimPolicy ${policy}: its reclaim may run before the relink is seen; ${RETAIN_FIRST(name)}`)
+  } else if (volumeAction(unedited.actions, name, releases) !== undefined && policy !== 'Retain') {
+    // Released, the volume is its reclaim policy's: a deleter or recycler of the controller's, or an
+    // external provisioner, may act before the relink is seen.
+    return check('VolumeKept', false, `as things are, the next sync releases ${name} (its claim taken for gone), and reclaimPolicy ${policy} then reclaims it; ${RETAIN_FIRST(name)}`)
   } else if (volumeAction(unedited.actions, name, releases) !== undefined) {
     return check('VolumeKept', true, `as things are, the next sync releases ${name} (reclaimPolicy ${policy}, its claim taken for gone); relinked, it binds instead`)
   } else {

@@ -21,8 +21,10 @@ const examples = readdirSync(path.join(repoRoot, 'examples'))
 test("explain's relink suggestion and relink's decision agree on every claim of the examples (and on the states around a restore)", async () => {
   const states = [
     ...(await Promise.all(examples.map(async (f) => ({name: f, state: (await loadSnapshot(f)).state})))),
-    // Around the restore: another claim naming the volume, a Released Delete volume, a claim being deleted.
+    // Around the restore: another claim naming the volume, volumes of reclaimPolicy Delete.
     {name: 'another claim names the volume', state: state({volumes: [pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'}), pvc('x', 'u-x', {className: '', volumeName: 'pv-1', phase: 'Lost', annotations: bound})]})},
+    {name: 'Bound with Delete, an external deleter', state: state({volumes: [pv('pv-1', {phase: 'Bound', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},
+    {name: 'Bound with Delete, the controller deletes it', state: state({volumes: [pv('pv-1', {phase: 'Bound', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: {hostPath: {path: '/tmp/x'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},
     {name: 'Released with Delete', state: state({volumes: [pv('pv-1', {phase: 'Released', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},
   ]
   let offered = 0

@@ -164,6 +164,12 @@ describe('relink: the edits, and the plan on the edited state', () => {
     assert.match(checkOf(d, 'VolumeKept')!.message, /pv-1 is Released with reclaimPolicy Delete/)
     assert.equal(d.allowed, false)
   })
+  test('a Bound volume of reclaimPolicy Delete that the next sync would release is not relinked until it is Retain', () => {
+    const csi = {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1'}}
+    const d = decide(state({volumes: [stale({policy: 'Delete', source: csi})], claims: [restored()]}))
+    assert.match(checkOf(d, 'VolumeKept')!.message, /the next sync releases pv-1 .*reclaimPolicy Delete then reclaims it; set persistentVolumeReclaimPolicy: Retain first/)
+    assert.equal(decide(state({volumes: [stale({policy: 'Retain', source: csi})], claims: [restored()]})).allowed, true)
+  })
   test('nothing is written into the state: the input is not modified', () => {
     const s = state({volumes: [stale()], claims: [restored({volumeName: undefined, phase: 'Lost', annotations: bound})]})
     const before = structuredClone(s)
