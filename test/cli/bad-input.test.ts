@@ -425,7 +425,7 @@ test('sync: bad input exits 2 with one `error:` line on stderr and nothing on st
 })
 
 test('an unknown command: one `error:` line naming it, the nearest command, exit 2 (also as `pvctl help COMMAND`)', async () => {
-  for (const [command, hint] of [['synk', /; did you mean "sync"\? \(see pvctl --help\)$/], ['frobnicate', /; its commands: audit, completion, explain, reclaim, sync/]] as const) {
+  for (const [command, hint] of [['synk', /; did you mean "sync"\? \(see pvctl --help\)$/], ['frobnicate', /; its commands: audit, completion, explain, reclaim, relink, sync/]] as const) {
     for (const args of [[command], ['help', command]]) {
       const res = await runCli(args)
       assert.equal(res.code, 2, res.stderr)

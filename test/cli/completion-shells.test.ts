@@ -40,7 +40,7 @@ interface BashRow {
 }
 
 const rows: BashRow[] = [
-  {words: ['pvctl', ''], want: ['audit', 'completion', 'explain', 'help', 'reclaim', 'sync', 'version']},
+  {words: ['pvctl', ''], want: ['audit', 'completion', 'explain', 'help', 'reclaim', 'relink', 'sync', 'version']},
   {words: ['pvctl', 'ex'], want: ['explain']},
   {words: ['pvctl', 'sync', '--dry'], want: ['--dry-run']},
   {words: ['pvctl', 'audit', '--fail'], want: ['--fail-on']},
