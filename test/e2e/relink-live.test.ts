@@ -132,20 +132,12 @@ test('a claim re-created between the load and the write: the guard reads it agai
   const {api, kubeconfig} = await relinkCluster()
   try {
     // Another writer, just before the guard reads the volume again: shop/db deleted and created anew.
-    api.faults.add({
-      verb: 'get',
-      resource: 'pv',
-      name: 'pv-0004',
-      count: 1,
-      effect: {
-        type: 'hook',
-        run: () => {
-          const claim = api.get('pvc', 'shop', 'db') as unknown as {metadata: Record<string, unknown>}
-          api.delete('pvc', 'shop', 'db')
-          api.create({...claim, metadata: {name: 'db', namespace: 'shop'}} as never)
-        },
-      },
-    })
+    const recreate = () => {
+      const claim = api.get('pvc', 'shop', 'db') as unknown as {metadata: Record<string, unknown>}
+      api.delete('pvc', 'shop', 'db')
+      api.create({...claim, metadata: {name: 'db', namespace: 'shop'}} as never)
+    }
+    api.faults.add({verb: 'get', resource: 'pv', name: 'pv-0004', count: 1, effect: {type: 'hook', run: recreate}})
     const run = await pvctl(kubeconfig, 'relink', 'pvc/db', '-n', 'shop', '--yes')
     assert.equal(run.code, 3, run.stderr)
     assert.match(run.stderr, /not written: pv\/pv-0004 or pvc\/shop\/db was re-created since it was read/)
