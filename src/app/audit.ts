@@ -60,7 +60,7 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
     return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claimBrief(e.claim.namespace, e.claim.name)! : e
   })
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs})
+  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
   return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
 }

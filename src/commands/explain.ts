@@ -89,6 +89,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       target,
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
+      sourceArgs: sourceArgs(flags),
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const {state, evidence, answered, missing} = await loadExplainState(

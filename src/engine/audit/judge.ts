@@ -5,12 +5,14 @@
 // object is checked against is looked up in maps built once here.
 import {clusterLookup} from '../explain/lookup.js'
 import type {ClaimExplanationBrief, Verdict, VolumeExplanation} from '../explain/model.js'
+import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {Finding, FindingCode} from './findings.js'
 import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, judgeClaim} from './judge-claims.js'
 import {judgeClasses} from './judge-classes.js'
 import {judgeRestoredVolume} from './judge-restores.js'
 import {judgeVolume, NodeIndex} from './judge-volumes.js'
+import {reclaimFits} from '../repair/offers.js'
 
 export interface AuditInput {
   /** The state after the plan: what the controller is about to fix is fixed here. */
@@ -31,6 +33,8 @@ export interface AuditInput {
    * prints: pasted, they read what the audit read, not another cluster.
    */
   sourceArgs?: readonly string[]
+  /** The controller's feature gates, for the checks of a volume against a claim a reclaim fix rests on (default: the release's). */
+  gates?: FeatureGates
 }
 
 /** The finding a claim verdict is, or undefined for a healthy (or soon healthy) one. */
@@ -58,6 +62,7 @@ export function judge(input: AuditInput): Finding[] {
     classNames: after.classes.length > 0 ? new Set(after.classes.map((c) => c.metadata.name ?? '')) : undefined,
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
+    reclaimFits: reclaimFits(lookup, input.claims, input.gates ?? defaultFeatureGates),
   }
   return [
     ...input.claims.flatMap((e) => judgeClaim(e, claimContext)),
