@@ -10,7 +10,7 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/contro
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {type EvidenceScope, type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
@@ -66,11 +66,13 @@ export async function loadExplainState(
   answered: () => void
   /** The kinds the snapshot lacks (none for a live cluster, which lists every kind). */
   missing: ReadonlySet<MissingKind>
+  /** The state as loaded, with its source: the interactive flow's reclaim writes through it. */
+  loaded: LoadedClusterState
 }> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : [])}
+  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : []), loaded}
 }
 
 /**

@@ -92,7 +92,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       sourceArgs: sourceArgs(flags),
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {state, evidence, answered, missing} = await loadExplainState(
+    const {state, evidence, answered, missing, loaded} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -108,7 +108,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
+      await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
       return
     }
     const explained = explainInState(state, request, controller)
