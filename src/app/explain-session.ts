@@ -13,7 +13,7 @@ import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {PvctlError} from '../errors.js'
 import {claimPickerLabels} from '../render/claim-picker.js'
 import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES, withRepairOffers} from './explain.js'
-import type {LoadedClusterState} from './load-cluster-state.js'
+import type {LoadedClusterState, LoadStateUi} from './load-cluster-state.js'
 import {reclaimInLoadedState} from './reclaim.js'
 import {planSync} from './sync.js'
 import type {SyncReport} from './sync-report.js'
@@ -46,6 +46,8 @@ export interface ExplainSessionUi {
   /** Asks for a typed "yes" to `question`, warned with `warning`, as `pvctl reclaim` does; undefined when nobody can be asked. */
   confirm?: (question: string, warning: string) => Promise<boolean>
   notice(line: string): void
+  /** Says what takes a while (the controller's pass over thousands of claims before the first prompt). */
+  spinner: LoadStateUi['spinner']
 }
 
 /** What can follow an explanation. */
@@ -130,8 +132,10 @@ export async function runExplainSession(loaded: LoadedClusterState, req: Explain
   const explainer = base.with({onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
   // The menu is a List: each claim as its sync in the controller's pass decides it (listItem), and so is
   // the claim picked, so that its explanation says what its line in the menu said.
+  const spinner = await ui.spinner(`weighing ${claims.length.toLocaleString('en')} claims not Bound against ${state.volumes.length.toLocaleString('en')} volumes`)
   const explanations = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const choices = claimChoices(explanations)
+  spinner.stop()
   for (;;) {
     const picked = await ui.search<ClaimExplanation | null>(`Which claim? (${explanations.length.toLocaleString('en')}; type to filter by namespace/name or verdict)`, choices)
     if (picked === undefined || picked === null) return

@@ -3,7 +3,7 @@
 import {type Choice, type ExplainSessionUi, type FilterableChoice, filterChoices} from '../app/explain-session.js'
 import {ExitCode} from '../errors.js'
 import type {Palette} from '../render/color.js'
-import {confirmOnTerminal, writeNotice} from './interaction.js'
+import {confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
 import {type ExplainSource, renderClaimExplanation} from '../render/explain-claim.js'
 import type {TableLayout} from '../render/kubectl-table.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
@@ -26,6 +26,7 @@ export function terminalExplainUi(palette: Palette, source: ExplainSource | unde
     // The typed "yes" of `pvctl reclaim`: the volume's data goes to another claim.
     confirm: (question, warning) => confirmOnTerminal(question, true, warning),
     notice: writeNotice,
+    spinner: startSpinner,
   }
 }
 

@@ -46,6 +46,7 @@ function scriptedUi(answers: Array<(choices: ReadonlyArray<Choice<unknown>>) => 
             return confirm(question, warning)
           },
     notice: (line) => void seen.notices.push(line),
+    spinner: quiet.spinner,
   }
   return {ui, seen}
 }
