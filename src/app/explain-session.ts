@@ -117,6 +117,11 @@ export interface SessionContext {
   loaded: LoadedClusterState
   req: ExplainRequest
   ui: ExplainSessionUi
+  /**
+   * The volumes reclaimed (or, on a snapshot, simulated) in this run of the flow: the state it explains is
+   * the one read at the start, and no other claim is offered a volume already given away.
+   */
+  reclaimed: Set<string>
 }
 
 /** `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused. */
@@ -136,12 +141,13 @@ export async function runExplainSession(loaded: LoadedClusterState, req: Explain
   const explanations = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const choices = claimChoices(explanations)
   spinner.stop()
+  const ctx: SessionContext = {loaded, req, ui, reclaimed: new Set()}
   for (;;) {
     const picked = await ui.search<ClaimExplanation | null>(`Which claim? (${explanations.length.toLocaleString('en')}; type to filter by namespace/name or verdict)`, choices)
     if (picked === undefined || picked === null) return
     const {explanation, offers} = withRepairOffers(state, req, explainer.listItem(picked.claim.namespace, picked.claim.name, req.candidates ?? 0)!)
     ui.showClaim(explanation)
-    const next = await followUp({loaded, req, ui}, explanation, offers)
+    const next = await followUp(ctx, explanation, offers.filter((o) => !ctx.reclaimed.has(o.volume)))
     if (next === 'quit') return
   }
 }
@@ -156,9 +162,11 @@ async function followUp(ctx: SessionContext, e: ClaimExplanation, offers: readon
     if (step === undefined || step.kind === 'quit') return 'quit'
     switch (step.kind) {
       case 'reclaim':
-        // Carried out (or simulated) once: the menu stops offering it; refused or declined, it stays.
-        if (await reclaimFromSession(ctx, step)) offered = offered.filter((o) => o.volume !== step.volume)
-        else {
+        // Carried out (or simulated) once: no menu offers it again; refused or declined, it stays.
+        if (await reclaimFromSession(ctx, step)) {
+          ctx.reclaimed.add(step.volume)
+          offered = offered.filter((o) => o.volume !== step.volume)
+        } else {
           // Refused, declined or failed: said already; the offer stays for another try.
         }
         break

@@ -142,6 +142,22 @@ describe('the "Next?" menu offers the reclaim and carries it out', () => {
   })
 
 
+  test('a volume reclaimed for one claim is not offered to the next claim picked', async () => {
+    // Two claims pv-0004 fits: shop/db, and shop/db-copy.
+    const copy = {...structuredClone(snapshot.claims[0]), metadata: {...structuredClone(snapshot.claims[0].metadata), name: 'db-copy', uid: 'u-db-copy'}}
+    const file = path.join(dir, 'two-claims.json')
+    writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...snapshot.classes, ...snapshot.volumes, ...snapshot.claims, copy]}))
+    const loaded = await loadExplainState({...request(['-f', file]), filename: [file], stdin: process.stdin, qps: 5, burst: 10}, quiet)
+    const another = () => ({kind: 'another'}) satisfies NextStep
+    const {ui, seen} = scriptedUi([byName('shop/db '), byName('Reclaim pv/pv-0004'), another, byName('shop/db-copy'), quit])
+    await runExplainSession(loaded.loaded, request(['-f', file]), ui)
+    assert.equal(seen.menus[1].names[0], 'Reclaim pv/pv-0004 for this claim')
+    assert.equal(seen.claims.length, 2)
+    const copyMenu = seen.menus.at(-1)!
+    assert.equal(copyMenu.message, 'Next?')
+    assert.ok(!copyMenu.names.some((n) => n.startsWith('Reclaim')), copyMenu.names.join(' | '))
+  })
+
   async function live(tokens?: NonNullable<Parameters<typeof startEmulator>[0]>['tokens']): Promise<{api: Emulator; loaded: Awaited<ReturnType<typeof loadExplainState>>}> {
     const api = await startEmulator({tls: true, listItemTypeMeta: false, tokens, objects: structuredClone([...snapshot.classes, ...snapshot.volumes, ...snapshot.claims]) as never})
     const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
