@@ -5,11 +5,12 @@ import {claimsInScope, Explainer} from '../engine/explain/explainer.js'
 import {type ClaimExplanation, EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain/model.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {ClusterState} from '../engine/api/model.js'
+import {type ReclaimOffer, reclaimOffers, withReclaimOffers} from '../engine/repair/offers.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {type EvidenceScope, type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
@@ -23,6 +24,8 @@ export interface ExplainRequest extends Pick<VolumePluginOptions, 'hostPathProvi
    * claim, LIST_CANDIDATES for each claim of a List.
    */
   candidates?: number
+  /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the repair commands a suggestion names. */
+  sourceArgs?: readonly string[]
 }
 
 /**
@@ -63,11 +66,13 @@ export async function loadExplainState(
   answered: () => void
   /** The kinds the snapshot lacks (none for a live cluster, which lists every kind). */
   missing: ReadonlySet<MissingKind>
+  /** The state as loaded, with its source: the interactive flow's reclaim writes through it. */
+  loaded: LoadedClusterState
 }> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : [])}
+  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : []), loaded}
 }
 
 /**
@@ -127,8 +132,9 @@ export function explainInState(state: ClusterState, req: ExplainRequest, base = 
     return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}, exitCode: settled ? ExitCode.Ok : ExitCode.Changes}
   } else if (target.kind === 'PersistentVolumeClaim') {
     const namespace = target.namespace ?? 'default'
-    const e = explainer.claim(namespace, target.name)
-    if (e === undefined) throw claimNotFound(state, namespace, target.name)
+    const found = explainer.claim(namespace, target.name)
+    if (found === undefined) throw claimNotFound(state, namespace, target.name)
+    const e = withRepairOffers(state, req, found).explanation
     return {document: e, exitCode: SETTLED_VERDICTS.has(e.verdict) ? ExitCode.Ok : ExitCode.Changes}
   } else {
     const e = explainer.volume(target.name)
@@ -137,3 +143,19 @@ export function explainInState(state: ClusterState, req: ExplainRequest, base = 
   }
 }
 
+
+/**
+ * One claim's explanation with the repairs pvctl can carry out for it (engine/repair/offers.ts): each named
+ * in its suggestions, with the flags that read the same state. Only for one claim: each offer is decided on
+ * the whole cluster, too much for every claim of a List.
+ */
+export function withRepairOffers(state: ClusterState, req: ExplainRequest, e: ClaimExplanation): {explanation: ClaimExplanation; offers: ReclaimOffer[]} {
+  const offers = reclaimOffers(e, {
+    state,
+    gates: req.gates,
+    plugins: defaultVolumePluginMgr(req),
+    attachments: req.evidence?.volumeAttachments ?? {observed: false, reason: 'not read by explain'},
+    sourceArgs: req.sourceArgs ?? [],
+  })
+  return {explanation: withReclaimOffers(e, offers), offers}
+}

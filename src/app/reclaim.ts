@@ -6,7 +6,7 @@ import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {RECLAIM_CHECKS, type ClaimName, decideReclaim, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
 import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
-import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {reclaimPermissions, requirePermissions} from '../executor/permissions.js'
@@ -46,6 +46,23 @@ export interface ReclaimResult {
 
 export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<ReclaimResult> {
   const loaded = await loadClusterState(opts, ui)
+  const result = await reclaimInLoadedState(loaded, opts, ui)
+  if (!opts.sync || result.exitCode !== ExitCode.Ok) return result
+  const done = result.report
+  const targets = [refOfVolume(opts.volumeName), ...(done.for?.exists === true ? [refOfClaim(done.for.namespace, done.for.name)] : [])]
+  const synced = await syncAfterRepair(opts, targets, ui.syncUi)
+  done.sync = synced.sync
+  return {...result, exitCode: synced.exitCode, after: [...result.after, ...synced.after]}
+}
+
+/** What deciding and writing a reclaim needs of the options: no loading, no --sync. */
+export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'dryRun' | 'yes' | 'gates' | keyof VolumePluginOptions>
+
+/**
+ * The reclaim on a state loaded already (`pvctl reclaim`, and explain's interactive flow, which offers it
+ * on the state it explained): decide, refuse, simulate (a snapshot), plan (--dry-run), or ask and write.
+ */
+export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: ReclaimRequest, ui: Pick<ReclaimUi, 'confirm' | 'showPlan'>): Promise<ReclaimResult> {
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
@@ -88,16 +105,11 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
   const done = report('written', written.done.decision)
   const writtenEdit = {before: written.done.decision.volume, after: written.done.volume}
   later.notice(`pv/${opts.volumeName} written (resourceVersion ${written.done.volume.metadata.resourceVersion ?? '?'}): ${done.next ?? ''}`)
-  if (!opts.sync) return {report: done, exitCode: ExitCode.Ok, after, edit: writtenEdit}
-  const targets = [refOfVolume(opts.volumeName), ...(done.for?.exists === true ? [refOfClaim(done.for.namespace, done.for.name)] : [])]
-  const synced = await syncAfterRepair(opts, targets, ui.syncUi)
-  done.sync = synced.sync
-  after.push(...synced.after)
-  return {report: done, exitCode: synced.exitCode, after, edit: writtenEdit}
+  return {report: done, exitCode: ExitCode.Ok, after, edit: writtenEdit}
 }
 
 /** The engine's request: the checks --force overrides are every overridable one. */
-function reclaimRequest(state: ClusterState, opts: ReclaimOptions) {
+function reclaimRequest(state: ClusterState, opts: ReclaimRequest) {
   if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
   const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter((c) => RECLAIM_CHECKS[c].overridable !== false) : [])
   return {volumeName: opts.volumeName, target: opts.target, force, gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}

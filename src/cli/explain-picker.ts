@@ -1,12 +1,13 @@
 // The terminal side of the interactive `pvctl explain`: inquirer's select for the choices (on stderr, so
 // that stdout carries only what is shown), the renderers for what is shown. Used only when canPrompt().
-import type {Choice, ExplainSessionUi} from '../app/explain-session.js'
+import {type Choice, type ExplainSessionUi, type FilterableChoice, filterChoices} from '../app/explain-session.js'
 import {ExitCode} from '../errors.js'
 import type {Palette} from '../render/color.js'
-import {writeNotice} from './interaction.js'
+import {confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
 import {type ExplainSource, renderClaimExplanation} from '../render/explain-claim.js'
 import type {TableLayout} from '../render/kubectl-table.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
+import {renderReclaimTable} from '../render/reclaim-table.js'
 import {renderSyncTable} from '../render/sync-table.js'
 
 /** How many choices a menu shows at once. */
@@ -17,20 +18,44 @@ export function terminalExplainUi(palette: Palette, source: ExplainSource | unde
   const out = (text: string) => process.stdout.write(`\n${text}\n`)
   return {
     choose: chooseOnTerminal,
+    search: searchOnTerminal,
     showClaim: (e) => out(renderClaimExplanation(e, palette, source, layout)),
     showVolume: (volume) => out(kubectlYaml(volume)),
     showPlan: (report) => out(renderSyncTable(report, {wide: false, palette, ...layout})),
+    showReclaim: (report) => out(renderReclaimTable(report, palette)),
+    // The typed "yes" of `pvctl reclaim`: the volume's data goes to another claim.
+    confirm: (question, warning) => confirmOnTerminal(question, true, warning),
     notice: writeNotice,
+    spinner: startSpinner,
   }
 }
 
 export async function chooseOnTerminal<T>(message: string, choices: ReadonlyArray<Choice<T>>): Promise<T | undefined> {
   const {select} = await import('@inquirer/prompts')
-  try {
-    return await select<T>(
-      {message, pageSize: PAGE_SIZE, choices: choices.map((c) => ({value: c.value, name: c.name, description: c.description}))},
+  return answered(() => select<T>({message, pageSize: PAGE_SIZE, choices: choices.map(inquirerChoice)}, {output: process.stderr}))
+}
+
+/** inquirer's search: what is typed narrows the list (filterChoices) on every key, the page redrawn. */
+export async function searchOnTerminal<T>(message: string, choices: ReadonlyArray<FilterableChoice<T>>): Promise<T | undefined> {
+  const {search} = await import('@inquirer/prompts')
+  // Made once: a keystroke filters the list, it does not build its choices again.
+  const all = choices.map((c) => ({choice: inquirerChoice(c), filterText: c.filterText, always: c.always}))
+  return answered(() =>
+    search<T>(
+      {message, pageSize: PAGE_SIZE, source: (term) => filterChoices(all, term).map((c) => c.choice)},
       {output: process.stderr},
-    )
+    ),
+  )
+}
+
+function inquirerChoice<T>(c: Choice<T>) {
+  return {value: c.value, name: c.name, description: c.description, short: c.short}
+}
+
+/** The prompt's answer; undefined when the user gives up (Ctrl-C). */
+async function answered<T>(ask: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await ask()
   } catch (err) {
     // Ctrl-C at the prompt (ExitPromptError): the user is done, and the exit status says it was an interrupt.
     if ((err as Error).name === 'ExitPromptError') {

@@ -27,13 +27,13 @@ const EXIT_STATUS = [
 export default class Explain extends PvctlCommand {
   static override summary = 'Explain why a claim is (not) bound, or what the controller will do with a volume.'
 
-  static override description = `For pvc/NAME, follows the Kubernetes v1.31 PV controller's syncClaim for that claim and reports its verdict (Bound, WillBind, NoMatchingVolume, WillProvision, ExternalProvisioning, ProvisioningNotSupported, StorageClassNotFound, WaitForFirstConsumer, WaitForPodScheduled, RequestedVolumeNotFound, RequestedVolumeBoundElsewhere, RequestedVolumeMismatch, Lost, Misbound, SyncError), the volume it is or will be bound to, the storage class in play and how it was chosen, the pods that use the claim, every volume with all the reasons the controller refuses it (closest first), and what would fix it.
+  static override description = `For pvc/NAME, follows the Kubernetes v1.31 PV controller's syncClaim for that claim and reports its verdict (Bound, WillBind, NoMatchingVolume, WillProvision, ExternalProvisioning, ProvisioningNotSupported, StorageClassNotFound, WaitForFirstConsumer, WaitForPodScheduled, RequestedVolumeNotFound, RequestedVolumeBoundElsewhere, RequestedVolumeMismatch, Lost, Misbound, SyncError), the volume it is or will be bound to, the storage class in play and how it was chosen, the pods that use the claim, every volume with all the reasons the controller refuses it (closest first), and what would fix it: where pvctl reclaim may give the claim a Released volume held back only by its stale claimRef, the pvctl reclaim pv/X --for NS/CLAIM command, with the -f or --context explain read.
 
 For pv/NAME, follows syncVolume: Available, pre-bound and waiting, Bound, Released and the reclaim that follows, Failed and why, and, for a volume being deleted, each finalizer and what it waits for.
 
-With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one and follow up (a near-miss volume's YAML, the dry-run sync of the claim); otherwise (or with -o json|yaml) all of them are printed, as a List. Each claim of a List carries its verdict, volume, summary, suggestions, class, pods, pointers and events in full, but only its ${LIST_CANDIDATES} nearest candidates, with candidatesTotal (every volume for every claim would be claims × volumes); --candidates N changes that, --candidates 0 lists every volume, and pvc/NAME explains one claim with all of them.
+With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one (the claims that will never bind first, typed to filter by namespace/name or verdict) and follow up (a near-miss volume's YAML, the dry-run sync of the claim, the reclaim of a volume it would fit but for a stale claimRef, run as pvctl reclaim runs it); otherwise (or with -o json|yaml) all of them are printed, as a List. Each claim of a List carries its verdict, volume, summary, suggestions, class, pods, pointers and events in full, but only its ${LIST_CANDIDATES} nearest candidates, with candidatesTotal (every volume for every claim would be claims × volumes); --candidates N changes that, --candidates 0 lists every volume, and pvc/NAME explains one claim with all of them.
 
-With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
+With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only: only the reclaim of the interactive flow writes, once confirmed with a typed "yes", as pvctl reclaim does (deploy/repair-rbac.yaml grants what it needs).
 
 Beyond the controller's objects, explain reads what shows the controllers around the object at work: the claim's (or volume's) events, newest first; for a claim waiting for an external provisioner, a CSIDriver of that name, the Lease its leader election holds (external-provisioner's name rule: ebs.csi.aws.com → ebs-csi-aws-com, in any namespace) and its events, so that "waiting for X" becomes "X failed: ...", "X is working on it" or "no controller named X has acted on this claim in the 30m since it was created"; for a volume being deleted, its VolumeAttachments behind an external-attacher/<driver> finalizer and whether that attacher runs. These reads are best-effort: a list that is forbidden or not served is reported as not available, never an error. From a snapshot they come from the Event, CSIDriver, Lease and VolumeAttachment objects it holds (kubectl get pv,pvc,sc,pods,nodes,events,csidrivers,leases,volumeattachments -A -o yaml).
 
@@ -89,9 +89,10 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       target,
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
+      sourceArgs: sourceArgs(flags),
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {state, evidence, answered, missing} = await loadExplainState(
+    const {state, evidence, answered, missing, loaded} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -107,7 +108,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(state, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
+      await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
       return
     }
     const explained = explainInState(state, request, controller)

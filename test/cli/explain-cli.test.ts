@@ -292,10 +292,10 @@ describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : '
   test('pick a claim, show a near-miss volume, the dry-run sync, pick another, quit', async () => {
     const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)])
     let at = await t.waitFor('Which claim?')
-    await t.waitFor('shop/search  WaitForPodScheduled', at)
-    // The second claim: shop/logs.
-    at = t.type(KEYS.down)
-    await t.waitFor('❯ shop/logs', at)
+    // The claim that will never bind first, then the wait, then those that bind; the verdicts in one column.
+    await t.waitFor('❯ shop/logs    NoMatchingVolume', at)
+    await t.waitFor('  shop/search  WaitForPodScheduled', at)
+    await t.waitFor('  shop/carts   WillBind', at)
     at = t.type(KEYS.enter)
     at = await t.waitFor('pvc/shop/logs (Pending): NoMatchingVolume', at)
     at = await t.waitFor('Next?', at)
@@ -316,11 +316,31 @@ describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : '
     await t.waitFor('❯ Pick another claim', at)
     at = t.type(KEYS.enter)
     at = await t.waitFor('Which claim?', at)
-    // Up from the first entry wraps round to Quit.
-    at = t.type(KEYS.up)
+    // Typed, the list narrows to what matches (and Quit, always there).
+    at = t.type('quit')
     await t.waitFor('❯ Quit', at)
     t.type(KEYS.enter)
     assert.equal(await t.exit(), 0, t.screen)
+  })
+
+  test('typed to filter, by verdict; then the reclaim the menu offers, a simulation on a snapshot', async () => {
+    const t = new Terminal(['explain', '-f', 'examples/reclaim.yaml'])
+    let at = await t.waitFor('Which claim?')
+    at = t.type('provisioning')
+    await t.waitFor('❯ shop/db  ProvisioningNotSupported', at)
+    at = t.type(KEYS.enter)
+    at = await t.waitFor('pvctl reclaim pv/pv-0004 --for shop/db -f examples/reclaim.yaml', at)
+    at = await t.waitFor('Next?', at)
+    await t.waitFor('❯ Reclaim pv/pv-0004 for this claim', at)
+    at = t.type(KEYS.enter)
+    at = await t.waitFor('a simulation on a snapshot, nothing is written', at)
+    await t.waitFor('the reclaim is a simulation', at)
+    at = await t.waitFor('set-claim-phase    pvc/shop/db   Pending -> Bound: volume pv-0004', at)
+    at = await t.waitFor('Next?', at)
+    const menuEnd = await t.waitFor('Pick another claim', at)
+    assert.doesNotMatch(t.screen.slice(at, menuEnd), /Reclaim pv\/pv-0004/, 'not offered twice')
+    t.type(KEYS.ctrlC)
+    assert.equal(await t.exit(), 130, t.screen)
   })
 
   test('Ctrl-C at the picker ends it quietly, exit 130 (an interrupt, not a success)', async () => {

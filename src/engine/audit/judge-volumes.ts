@@ -10,6 +10,7 @@ import {closeNames} from '../explain/close-names.js'
 import {claimRefKey, type Node, type PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
+import type {ClaimName} from '../repair/reclaim.js'
 import {finding, isRestored, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
 import type {RelinkFix} from './relink-fix.js'
 
@@ -25,6 +26,8 @@ export interface VolumeContext {
   source: string
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
+  /** The claims nothing binds that a volume would fit once reclaimed, up to `most` (engine/repair/offers.ts). */
+  reclaimFits: (volume: PersistentVolume, most: number) => ClaimName[]
 }
 
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
@@ -40,6 +43,15 @@ function objectOf(v: PersistentVolume): FindingObject {
 function refText(v: PersistentVolume): string | null {
   const ref = v.spec.claimRef
   return ref ? `${ref.namespace ?? ''}/${ref.name ?? ''}` : null
+}
+
+/**
+ * The reclaim of a Released Retain volume: for the one claim it would fit (nothing else binds that claim),
+ * pre-bound to it; with none or several, made Available to whichever claim matches.
+ */
+function reclaimFix(v: PersistentVolume, ctx: VolumeContext): string {
+  const fits = ctx.reclaimFits(v, 2)
+  return `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`
 }
 
 /** Released with Retain, Failed, Released with an external deleter that shows no sign of life. */
@@ -69,7 +81,7 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         object,
         `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or reclaim it for a new claim (the data is kept, not wiped).`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
-        `pvctl reclaim pv/${name}${ctx.source}`,
+        reclaimFix(v, ctx),
       ),
     )
   } else if (phase === 'Released' && policy === 'Delete') {

@@ -13,6 +13,7 @@ import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, judgeClaim} from './j
 import {judgeClasses} from './judge-classes.js'
 import {judgeRestoredVolume} from './judge-restores.js'
 import {judgeVolume, NodeIndex} from './judge-volumes.js'
+import {reclaimFits} from '../repair/offers.js'
 
 export interface AuditInput {
   /** The state after the plan: what the controller is about to fix is fixed here. */
@@ -33,7 +34,10 @@ export interface AuditInput {
    * prints: pasted, they read what the audit read, not another cluster.
    */
   sourceArgs?: readonly string[]
-  /** The controller's feature gates, for the repairs a fix offers (`pvctl relink` where its decision allows it). */
+  /**
+   * The controller's feature gates (default: the release's), for the repairs a fix offers: `pvctl relink`
+   * where its decision allows it, the claim a reclaim is for where the volume fits it.
+   */
   gates?: FeatureGates
 }
 
@@ -65,6 +69,7 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
+    reclaimFits: reclaimFits(lookup, input.claims, input.gates ?? defaultFeatureGates),
   }
   return [
     ...input.claims.flatMap((e) => judgeClaim(e, claimContext)),

@@ -151,6 +151,11 @@ function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim
 /** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */
 export const NEAR_MISS_VERDICTS: ReadonlySet<Decision['verdict']> = new Set(['NoMatchingVolume', 'ProvisioningNotSupported', 'StorageClassNotFound', 'ExternalProvisioning'])
 
+/** The kubectl patch that removes a volume's claimRef by hand (engine/repair offers the guarded reclaim instead, where it is allowed). */
+export function removeClaimRefPatch(volume: string): string {
+  return `kubectl patch pv ${volume} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`
+}
+
 /**
  * The candidates nearMisses picks: the nearest of each test (of the second, the nearest two, since the
  * first of those may be the nearest of the first). A bounded explanation keeps them whatever they rank.
@@ -206,7 +211,7 @@ function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
       // No claimRef: an earlier claim of the pass takes it (a List), and no patch gives it back.
       return c.claimRef !== null && !heldByLiveClaim(ctx, c)
         ? [
-            `${v} still names ${c.claimRef} in spec.claimRef (phase ${c.phase ?? '<none>'}, reclaim policy ${cluster.volumeByName(v)?.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data still on it): to reuse it, kubectl patch pv ${v} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+            `${v} still names ${c.claimRef} in spec.claimRef (phase ${c.phase ?? '<none>'}, reclaim policy ${cluster.volumeByName(v)?.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data still on it): to reuse it, ${removeClaimRefPatch(v)}`,
           ]
         : []
     case 'PreBoundToOtherClaim':

@@ -1,0 +1,151 @@
+// The repairs pvctl offers where the problem is seen: in a claim's explanation and in audit's fixes. PURE.
+// explain cannot know whether a repair is allowed (engine/explain sits below engine/repair), so its
+// suggestions stay advice; here they meet the repair's own decision. Each kind of repair has its offer:
+// a reclaim (a Released or Failed volume held back from a claim only by its stale claimRef).
+import type {FeatureGates} from '../api/feature-gates.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
+import {getPersistentVolumeClass} from '../api/storage-helpers.js'
+import type {VolumePluginMgr} from '../controller/volume-plugins.js'
+import {type MatchingPath, reasonsFor} from '../explain/candidates.js'
+import type {Observed, VolumeAttachmentObject} from '../explain/evidence.js'
+import type {ClusterLookup} from '../explain/lookup.js'
+import type {Candidate, ClaimExplanation, ClaimExplanationBrief, ReasonCode, Verdict} from '../explain/model.js'
+import {NEAR_MISS_VERDICTS, removeClaimRefPatch} from '../explain/suggestions.js'
+import {type ClaimName, decideReclaim} from './reclaim.js'
+
+/** A repair pvctl can carry out for a claim, with the command that does it. */
+export interface ReclaimOffer {
+  kind: 'reclaim'
+  volume: string
+  target: ClaimName
+  /** `pvctl reclaim pv/X --for NS/CLAIM`, with the flags that read the same state. */
+  command: string
+  /** The suggestion that names it, for the claim's explanation. */
+  suggestion: string
+  /** What the controller does once it is written (the decision's proof). */
+  next: string
+}
+
+export interface OfferContext {
+  state: ClusterState
+  gates: FeatureGates
+  plugins?: VolumePluginMgr
+  /** The VolumeAttachments as read (explain reads them only for some volumes: else not read, and the reclaim reads them again). */
+  attachments: Observed<VolumeAttachmentObject>
+  /** The flags that name where the state came from (-f FILE, --context), carried into each command. */
+  sourceArgs: readonly string[]
+}
+
+/**
+ * How many reclaims one explanation decides at the most, nearest first: each decision is the controller's
+ * plan on the whole edited cluster (about a second at 10k volumes), and an operator gives a claim one volume.
+ */
+export const MAX_RECLAIM_OFFERS = 3
+
+/** The verdicts of a claim that nothing will bind as it is: the only ones a volume is reclaimed for. */
+export const RECLAIM_FOR_VERDICTS: ReadonlySet<Verdict> = NEAR_MISS_VERDICTS
+
+/** The refusals a reclaim removes: the stale claimRef, and the phase (Released, Failed) it leaves behind. */
+const LIFTED_BY_RECLAIM: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['BoundToOtherClaim', 'VolumeNotAvailable'])
+
+/** A candidate that would fit the claim but for what a reclaim removes. */
+export function heldOnlyByStaleClaimRef(c: Pick<Candidate, 'phase' | 'claimRef' | 'reasons'>): boolean {
+  return (
+    (c.phase === 'Released' || c.phase === 'Failed') &&
+    c.claimRef !== null &&
+    c.reasons.some((r) => r.code === 'BoundToOtherClaim') &&
+    c.reasons.every((r) => LIFTED_BY_RECLAIM.has(r.code))
+  )
+}
+
+/**
+ * The reclaims that apply to the claim explained: each volume among its candidates held back only by its
+ * stale claimRef, for which `pvctl reclaim pv/X --for` this claim is allowed (decideReclaim, every check and
+ * the proof). A List's items carry only their nearest candidates, and a Failed volume may not be among them:
+ * the offers are for one claim's explanation, which lists every volume.
+ */
+export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOffer[] {
+  if (!RECLAIM_FOR_VERDICTS.has(e.verdict)) {
+    return []
+  } else {
+    // Nothing binds the claim as it is: a volume reclaimed for it may.
+  }
+  const target = {namespace: e.claim.namespace, name: e.claim.name}
+  const source = ctx.sourceArgs.map((a) => ` ${a}`).join('')
+  return e.candidates
+    .filter(heldOnlyByStaleClaimRef)
+    .slice(0, MAX_RECLAIM_OFFERS)
+    .flatMap((c) => {
+      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, gates: ctx.gates, plugins: ctx.plugins})
+      if (d === undefined || !d.allowed) {
+        return []
+      } else {
+        // Allowed, the proof included: offered with what the controller does next.
+      }
+      const command = `pvctl reclaim pv/${c.volume} --for ${target.namespace}/${target.name}${source}`
+      const policy = d.volume.spec.persistentVolumeReclaimPolicy ?? '<none>'
+      const suggestion = `${c.volume} (${c.phase}, reclaim policy ${policy}) would fit but for its stale claimRef to ${c.claimRef}: give it to this claim, its old data with it: ${command}`
+      return [{kind: 'reclaim' as const, volume: c.volume, target, command, suggestion, next: d.next ?? ''}]
+    })
+}
+
+/**
+ * The explanation with the offers in its suggestions: where explain's advice removes a volume's claimRef
+ * by hand (kubectl patch), the guarded reclaim takes its place; otherwise the offer follows the sentence
+ * about that volume as the nearest, or comes first. The verdict and everything else stay explain's.
+ */
+export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimOffer[]): ClaimExplanation {
+  if (offers.length === 0) {
+    return e
+  } else {
+    // Rewrite the suggestions that speak of an offered volume.
+  }
+  let suggestions = [...e.suggestions]
+  for (const offer of offers) {
+    const patch = removeClaimRefPatch(offer.volume)
+    const byHand = suggestions.findIndex((s) => s.includes(patch))
+    if (byHand >= 0) {
+      suggestions = suggestions.flatMap((s, i) => (i === byHand ? [offer.suggestion] : s.includes(patch) ? [] : [s]))
+    } else {
+      const nearest = suggestions.findIndex((s) => s.startsWith(`the nearest volume, ${offer.volume},`))
+      suggestions.splice(nearest + 1, 0, offer.suggestion)
+    }
+  }
+  return {...e, suggestions}
+}
+
+/**
+ * The claims a Released volume would fit but for its stale claimRef, among those nothing binds (audit's
+ * briefs): the controller's own checks of the volume for each, with the refusals a reclaim removes
+ * ignored. The claims are grouped by their class once, so that each volume is checked against the few of
+ * its class; each answer stops at `most` (audit asks whether exactly one fits).
+ */
+export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationBrief[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
+  const byClass = new Map<string, Array<{e: ClaimExplanationBrief; claim: PersistentVolumeClaim}>>()
+  for (const e of claims) {
+    const claim = lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
+    if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
+      byClass.set(e.storageClass.name, [...(byClass.get(e.storageClass.name) ?? []), {e, claim}])
+    } else {
+      // Bound, binding, waiting, or naming its volume: the controller would not match it against a reclaimed one.
+    }
+  }
+  return (volume, most = 2) => {
+    const fit: ClaimName[] = []
+    for (const {e, claim} of byClass.get(getPersistentVolumeClass(volume)) ?? []) {
+      if (fit.length >= most) {
+        break
+      } else if (reasonsFor(lookup, volume, claim, pathOf(e), gates).every((r) => LIFTED_BY_RECLAIM.has(r.code))) {
+        fit.push(e.claim)
+      } else {
+        // Kept out by more than the claimRef: a reclaim does not give it this volume.
+      }
+    }
+    return fit
+  }
+}
+
+/** The claim as syncUnboundClaim matches it: against the class in play (a delayed binding waits for a node, and fits no volume yet). */
+function pathOf(e: ClaimExplanationBrief): MatchingPath {
+  return {kind: 'index', claimClass: e.storageClass.name, delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer'}
+}
