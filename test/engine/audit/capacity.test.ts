@@ -41,9 +41,19 @@ const cases: Array<{name: string; claims: ReturnType<typeof pvc>[]; volumes: Ret
 
 for (const c of cases) {
   test(`auditCapacity: ${c.name}`, () => {
-    assert.deepEqual(auditCapacity(c.claims, c.volumes), {byClass: c.byClass, byNamespace: c.byNamespace})
+    const {byClass, byNamespace} = auditCapacity(c.claims, c.volumes)
+    assert.deepEqual({byClass, byNamespace}, {byClass: c.byClass, byNamespace: c.byNamespace})
   })
 }
+
+test('auditCapacity: claims and volumes counted per phase, phases in order of name', () => {
+  const {claimPhases, volumePhases} = auditCapacity(
+    [pvc('a', 'u1', {phase: 'Pending'}), pvc('b', 'u2', {phase: 'Bound'}), pvc('c', 'u3', {phase: 'Pending'})],
+    [pv('x', {phase: 'Released'}), pv('y', {phase: 'Available'})],
+  )
+  assert.deepEqual(Object.entries(claimPhases), [['Bound', 1], ['Pending', 2]])
+  assert.deepEqual(Object.entries(volumePhases), [['Available', 1], ['Released', 1]])
+})
 
 for (const [bytes, text] of [
   [0, '0B'],
