@@ -46,7 +46,7 @@ With -f the state comes from a snapshot; otherwise from the cluster of the kubec
 
 A fleet: --context a,b,c or --all-contexts audit the cluster of each context (--concurrency at a time, each read once with its own rate limit and --request-timeout), one section per cluster in the table after a table of the clusters, an AuditReportList of one AuditReport per cluster (with its context) in json and yaml. A cluster that cannot be read is a finding of its own, and the others are still audited. pvc/NAME without -n is in each context's namespace.
 
--o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment. -o html prints one self-contained page (no network when it is viewed) to open in a browser or print: the summary, capacity by storage class as a chart, the findings by severity and code with their evidence, fix and a picture of the claim's and volume's pointers, filterable by namespace, code and severity, an anchor per object; with several contexts a table of the clusters first.
+-o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment. On a terminal the table's summary is followed by capacity per storage class (requested, bound, available, released, failed) with a bar of the volumes' storage; -o wide prints it, and the same per namespace, on a terminal or not. -o html prints one self-contained page (no network when it is viewed) to open in a browser or print: the summary, capacity by storage class as a chart, the findings by severity and code with their evidence, fix and a picture of the claim's and volume's pointers, filterable by namespace, code and severity, an anchor per object; with several contexts a table of the clusters first.
 
 The annotation ${AUDIT_IGNORE_ANNOTATION}: CODE,... on a claim, volume or class silences those codes on that object, as --ignore does everywhere; the summary counts what was silenced (ignored, ignoredByAnnotation). A name that is no finding code silences nothing and is said on stderr.
 
@@ -75,7 +75,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
     concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
-    ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -136,7 +136,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       return
     }
     const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout)]})
+    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
+    const capacity = flags.output === 'wide' ? 'namespace' : process.stdout.isTTY ? 'class' : 'none'
+    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout, capacity)]})
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

@@ -109,7 +109,7 @@ describe('audit -o html in Chromium', {skip}, () => {
     })
 
     it('reads on a phone: nothing wider than the screen but the pictures, which scale', async () => {
-      const phone = await browser.newPage({viewport: {width: 390, height: 844}} as never)
+      const phone = await browser.newPage()
       const phoneProblems = pageProblems(phone)
       await phone.setViewportSize({width: 390, height: 844})
       await phone.goto(pathToFileURL(report.file).href)

@@ -55,7 +55,7 @@ describe('audit -o html', () => {
 
   it('capacity by class: a row of bars per class, the released storage of standard among them', () => {
     assert.equal(count(html, /<g class="class-row"/g), example.capacity!.byClass.length)
-    assert.match(html, /<title>standard: released \(data kept\) 60Gi<\/title>/)
+    assert.match(html, /<title>standard: released \(data kept\) 8Gi<\/title>/)
   })
 
   it('self-contained: no address to fetch, one script, a policy that forbids loading anything', () => {

@@ -3,12 +3,13 @@
 // JSON AuditReport does not carry it.
 import {parseQuantity, quantityValue} from '../api/quantity.js'
 import {getPersistentVolumeClaimClass, getPersistentVolumeClass} from '../api/storage-helpers.js'
-import {VolumePhase, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {ReclaimPolicy, VolumePhase, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 
 /**
  * What is counted, each in bytes: `requested` the claims' spec.resources.requests.storage; the volumes'
- * spec.capacity.storage by phase: `bound`, `available`, `released` (the data is still on it, and a Released
- * volume left after the plan is one the controller will not reclaim) and `failed`.
+ * spec.capacity.storage by phase: `bound`, `available`, `released` (Released with reclaimPolicy Retain: its
+ * data is kept and nothing will free it) and `failed`. A Released volume to recycle or delete is on its way
+ * to being freed: counted as a volume, in no measure.
  */
 export const CAPACITY_MEASURES = ['requested', 'bound', 'available', 'released', 'failed'] as const
 export type CapacityMeasure = (typeof CAPACITY_MEASURES)[number]
@@ -64,7 +65,8 @@ export function auditCapacity(claims: readonly PersistentVolumeClaim[], volumes:
   for (const v of volumes) {
     const phase = v.status?.phase ?? ''
     volumePhases[phase] = (volumePhases[phase] ?? 0) + 1
-    const measure = PHASE_MEASURE[phase]
+    const kept = phase !== VolumePhase.Released || v.spec.persistentVolumeReclaimPolicy === ReclaimPolicy.Retain
+    const measure = kept ? PHASE_MEASURE[phase] : undefined
     const size = bytes(v.spec.capacity?.storage)
     const rows = [rowOf(byClass, getPersistentVolumeClass(v))]
     const namespace = v.spec.claimRef?.namespace
@@ -76,7 +78,7 @@ export function auditCapacity(claims: readonly PersistentVolumeClaim[], volumes:
       row.volumes++
       if (measure !== undefined) row[measure] += size
       else {
-        // Pending (or a phase not yet written): no storage to speak of, counted as a volume only.
+        // Pending (or a phase not yet written), or Released to be recycled or deleted: counted as a volume only.
       }
     }
   }

@@ -18,7 +18,7 @@ const cases: Array<{name: string; claims: ReturnType<typeof pvc>[]; volumes: Ret
     byNamespace: [row('shop', {claims: 1, requested: 10 * GI})],
   },
   {
-    name: 'each volume phase has its measure; Pending adds to none; a volume without claimRef is in no namespace',
+    name: 'each volume phase has its measure; Pending, and Released to delete or recycle, add to none; a volume without claimRef is in no namespace',
     claims: [],
     volumes: [
       pv('b', {phase: 'Bound', capacity: '1Gi', className: 'std', claim: {namespace: 'shop', name: 'x'}}),
@@ -26,8 +26,10 @@ const cases: Array<{name: string; claims: ReturnType<typeof pvc>[]; volumes: Ret
       pv('r', {phase: 'Released', capacity: '4Gi', className: 'std', claim: {namespace: 'old', name: 'gone'}}),
       pv('f', {phase: 'Failed', capacity: '8Gi', className: 'std'}),
       pv('p', {phase: 'Pending', capacity: '16Gi', className: 'std'}),
+      pv('d', {phase: 'Released', capacity: '32Gi', className: 'std', policy: 'Delete'}),
+      pv('c', {phase: 'Released', capacity: '64Gi', className: 'std', policy: 'Recycle'}),
     ],
-    byClass: [row('std', {volumes: 5, bound: GI, available: 2 * GI, released: 4 * GI, failed: 8 * GI})],
+    byClass: [row('std', {volumes: 7, bound: GI, available: 2 * GI, released: 4 * GI, failed: 8 * GI})],
     byNamespace: [row('old', {volumes: 1, released: 4 * GI}), row('shop', {volumes: 1, bound: GI})],
   },
   {
