@@ -53,7 +53,8 @@ export function auditHtmlChunks(reports: readonly AuditReport[], opts: AuditHtml
   else {
     // One cluster: its section is the page.
   }
-  for (const r of reports) chunks.push(clusterSection(r, fleet))
+  const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE
+  for (const r of reports) chunks.push(clusterSection(r, fleet, pageSize))
   chunks.push(`</main>\n<script>${SCRIPT}</script>\n</body>\n</html>\n`)
   return chunks
 }
@@ -99,7 +100,7 @@ function clusterTable(reports: readonly AuditReport[]): string {
   return `<section id="clusters"><h2>Clusters</h2><div class="scroll"><table class="clusters"><thead><tr><th>Context</th><th>State</th><th>Claims</th><th>Volumes</th><th>Errors</th><th>Warnings</th><th>Info</th><th>Planned writes</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div></section>\n`
 }
 
-function clusterSection(r: AuditReport, fleet: boolean): string {
+function clusterSection(r: AuditReport, fleet: boolean, pageSize: number): string {
   const id = clusterId(r.context)
   const heading = fleet ? `<h2>${escapeHtml(r.context ?? '')}</h2>` : ''
   return [
@@ -107,7 +108,7 @@ function clusterSection(r: AuditReport, fleet: boolean): string {
     heading,
     summary(r),
     r.capacity !== undefined ? capacityChart(r.capacity) : '',
-    findings(r),
+    findings(r, pageSize),
     '</section>',
     '',
   ].join('\n')
@@ -132,23 +133,30 @@ const BAR_HEIGHT = 12
 const LABEL_WIDTH = 150
 const CHART_WIDTH = 640
 
-/** A bar per measure per class, on one scale (the largest value of all), then the same numbers as a table. */
+/**
+ * A bar per measure per class, on one scale (the largest value of all), then the same numbers as a table. A
+ * measure a class has none of gets no bar (the table says 0B): the classes stay close.
+ */
 function capacityChart(capacity: AuditCapacity): string {
   const rows = capacity.byClass
   if (rows.length === 0) return '<section class="capacity"><h2>Capacity by storage class</h2><p>No claims or volumes.</p></section>'
   const max = Math.max(1, ...rows.flatMap((row) => CAPACITY_MEASURES.map((m) => row[m])))
   const barSpace = CHART_WIDTH - LABEL_WIDTH - 70
-  const groupHeight = CAPACITY_MEASURES.length * (BAR_HEIGHT + 2) + 14
-  const groups = rows.map((row, i) => {
-    const y0 = i * groupHeight + 4
-    const bars = CAPACITY_MEASURES.map((m, j) => {
-      const y = y0 + j * (BAR_HEIGHT + 2)
-      const w = row[m] === 0 ? 0 : Math.max(1, Math.round((row[m] / max) * barSpace))
-      return `<rect class="m-${m}" x="${LABEL_WIDTH}" y="${y}" width="${w}" height="${BAR_HEIGHT}"><title>${escapeHtml(className(row.name))}: ${MEASURE_LABELS[m]} ${formatBytes(row[m])}</title></rect>${row[m] === 0 ? '' : `<text class="v" x="${LABEL_WIDTH + w + 4}" y="${y + BAR_HEIGHT - 2}">${formatBytes(row[m])}</text>`}`
+  const step = BAR_HEIGHT + 2
+  let y = 4
+  const groups = rows.map((row) => {
+    const measures = CAPACITY_MEASURES.filter((m) => row[m] > 0)
+    const y0 = y
+    y += Math.max(1, measures.length) * step + 12
+    const bars = measures.map((m, j) => {
+      const top = y0 + j * step
+      const w = Math.max(1, Math.round((row[m] / max) * barSpace))
+      return `<rect class="m-${m}" x="${LABEL_WIDTH}" y="${top}" width="${w}" height="${BAR_HEIGHT}"><title>${escapeHtml(className(row.name))}: ${MEASURE_LABELS[m]} ${formatBytes(row[m])}</title></rect><text class="v" x="${LABEL_WIDTH + w + 4}" y="${top + BAR_HEIGHT - 2}">${formatBytes(row[m])}</text>`
     })
-    return `<g class="class-row" data-class="${escapeHtml(row.name)}"><text class="k" x="0" y="${y0 + 2 * (BAR_HEIGHT + 2) + BAR_HEIGHT - 2}">${escapeHtml(truncate(className(row.name), 22))}</text>${bars.join('')}</g>`
+    const middle = y0 + (Math.max(1, measures.length) * step) / 2 + 4
+    return `<g class="class-row" data-class="${escapeHtml(row.name)}"><text class="k" x="0" y="${middle}">${escapeHtml(truncate(className(row.name), 22))}</text>${bars.join('')}</g>`
   })
-  const height = rows.length * groupHeight
+  const height = y
   const legend = CAPACITY_MEASURES.map((m) => `<span class="key"><i class="m-${m}"></i>${MEASURE_LABELS[m]}</span>`).join(' ')
   const table = capacityTable(rows, 'Class', className)
   return `<section class="capacity"><h2>Capacity by storage class</h2><p class="legend">${legend}</p><svg class="chart" role="img" aria-label="Capacity by storage class" viewBox="0 0 ${CHART_WIDTH} ${height}" width="${CHART_WIDTH}" height="${height}">${groups.join('')}</svg>${table}</section>`
@@ -164,7 +172,12 @@ function className(name: string): string {
   return name === '' ? '(no class)' : name
 }
 
-function findings(r: AuditReport): string {
+/**
+ * The findings past the first `pageSize` of the cluster are in the page but `later` (not displayed, so not
+ * laid out: a 10k cluster's page opens as fast as its first page); the script pages through them, print
+ * shows them all, and without the script the first page is what there is to see on screen.
+ */
+function findings(r: AuditReport, pageSize: number): string {
   if (r.findings.length === 0) return '<section class="findings"><h2>Findings</h2><p class="clean">No findings.</p></section>'
   const namespaces = [...new Set(r.findings.map((f) => f.object.namespace ?? ''))].sort()
   const codes = [...new Set(r.findings.map((f) => f.code))].sort()
@@ -180,6 +193,8 @@ function findings(r: AuditReport): string {
   ].join('')
   const anchors = new Map<string, number>()
   const blocks: string[] = []
+  let shown = 0
+  const later = () => ++shown > pageSize
   for (const severity of SEVERITIES) {
     const found = r.findings.filter((f) => f.severity === severity)
     if (found.length === 0) continue
@@ -189,16 +204,20 @@ function findings(r: AuditReport): string {
       if (list === undefined) byCode.set(f.code, [f])
       else list.push(f)
     }
-    const groups = [...byCode].map(
-      ([code, list]) =>
-        `<section class="group" data-code="${code}"><h4>${code} <span class="count">(${list.length})</span></h4>\n${list.map((f) => findingArticle(f, r, anchors)).join('\n')}\n</section>`,
-    )
-    blocks.push(`<section class="severity sev-block-${severity}" data-severity="${severity}"><h3 class="sev-${severity}">${HEADINGS[severity]} (${found.length})</h3>\n${groups.join('\n')}\n</section>`)
+    const firstOfSeverity = shown
+    const groups = [...byCode].map(([code, list]) => {
+      const firstOfGroup = shown
+      const articles = list.map((f) => findingArticle(f, r, anchors, later())).join('\n')
+      return `<section class="group${firstOfGroup >= pageSize ? ' later' : ''}" data-code="${code}"><h4>${code} <span class="count">(${list.length})</span></h4>\n${articles}\n</section>`
+    })
+    blocks.push(`<section class="severity sev-block-${severity}${firstOfSeverity >= pageSize ? ' later' : ''}" data-severity="${severity}"><h3 class="sev-${severity}">${HEADINGS[severity]} (${found.length})</h3>\n${groups.join('\n')}\n</section>`)
   }
-  return `<section class="findings"><h2>Findings</h2>${filters}\n${blocks.join('\n')}\n<p class="pager"><button type="button" class="more" hidden>Show more</button></p></section>`
+  const rest = r.findings.length - pageSize
+  const noscript = rest > 0 ? `<noscript><p>${rest} more finding${rest === 1 ? '' : 's'}: the page shows them with its script, and prints them all.</p></noscript>` : ''
+  return `<section class="findings"><h2>Findings</h2>${filters}\n${blocks.join('\n')}\n${noscript}<p class="pager"><button type="button" class="more" hidden>Show more</button></p></section>`
 }
 
-function findingArticle(f: Finding, r: AuditReport, anchors: Map<string, number>): string {
+function findingArticle(f: Finding, r: AuditReport, anchors: Map<string, number>, later: boolean): string {
   // The first finding of an object holds its anchor; the object's further findings number theirs.
   const base = objectAnchor(f.object, r.context)
   const seen = (anchors.get(base) ?? 0) + 1
@@ -209,7 +228,7 @@ function findingArticle(f: Finding, r: AuditReport, anchors: Map<string, number>
     .join('')
   const picture = r.pointers?.get(objectKey(f.object))
   return [
-    `<article class="finding" id="${id}" data-severity="${f.severity}" data-code="${f.code}" data-namespace="${escapeHtml(f.object.namespace ?? '')}">`,
+    `<article class="finding${later ? ' later' : ''}" id="${id}" data-severity="${f.severity}" data-code="${f.code}" data-namespace="${escapeHtml(f.object.namespace ?? '')}">`,
     `<h5><a class="self" href="#${id}">${escapeHtml(objectName(f.object))}</a> <span class="sev-${f.severity}">${f.code}</span></h5>`,
     `<p>${escapeHtml(f.message)}</p>`,
     evidence !== '' ? `<details><summary>Evidence</summary><dl class="evidence">${evidence}</dl></details>` : '',
@@ -350,7 +369,7 @@ function apply(){
 var ns=form.elements.namespace.value,code=form.elements.code.value,sev={},n=0;
 each(form.querySelectorAll('input[name=severity]'),function(c){sev[c.value]=c.checked});
 each(items,function(a){var ok=(ns===''||a.dataset.namespace===ns)&&(code===''||a.dataset.code===code)&&sev[a.dataset.severity];a.hidden=!ok;if(ok)n++;a.classList.toggle('later',ok&&n>limit)});
-each(sec.querySelectorAll('section.group,section.severity'),function(g){g.hidden=!g.querySelector('article.finding:not([hidden])')});
+each(sec.querySelectorAll('section.group,section.severity'),function(g){g.classList.remove('later');g.hidden=!g.querySelector('article.finding:not([hidden]):not(.later)')});
 out.textContent=n+' of '+items.length+' findings'+(n>limit?', '+limit+' shown':'');
 more.hidden=n<=limit}
 form.hidden=false;
@@ -359,6 +378,6 @@ more.addEventListener('click',function(){limit+=page;apply()});
 apply()});
 function reveal(){var id=decodeURIComponent(location.hash.slice(1)),el=id&&document.getElementById(id);
 if(!el||!el.classList.contains('finding'))return;
-el.hidden=false;el.classList.remove('later');for(var g=el.parentElement;g;g=g.parentElement)if(g.hidden)g.hidden=false;el.scrollIntoView()}
+el.hidden=false;el.classList.remove('later');for(var g=el.parentElement;g;g=g.parentElement){g.hidden=false;g.classList.remove('later')}el.scrollIntoView()}
 window.addEventListener('hashchange',reveal);reveal()})();
 `.trim()
