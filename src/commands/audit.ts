@@ -125,19 +125,19 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
           return own.table(reports)
       }
     }
+    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
+    const capacity = flags.output === 'wide' ? 'namespace' : process.stdout.isTTY ? 'class' : 'none'
     if (fleet !== undefined) {
       const targetsFor = (contextNamespace: string | undefined) =>
         targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
       const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
-      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout)]})
+      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout, capacity)]})
       await writeChunks(process.stdout, chunks)
       for (const line of after) writeNotice(line)
       process.exitCode = exitCode
       return
     }
     const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
-    const capacity = flags.output === 'wide' ? 'namespace' : process.stdout.isTTY ? 'class' : 'none'
     const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout, capacity)]})
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)

@@ -357,7 +357,8 @@ table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{border-bottom:
   .trim()
   .replace(/\n/g, '')
 
-// Filters and paging, per cluster section; an anchor in the address shows its finding whatever the filters.
+// Filters and paging, per cluster section: a filter hides (the hidden attribute), paging defers (the later
+// class, which print shows); an anchor in the address shows its finding whatever the filters.
 const SCRIPT = `
 (function(){
 var page=+document.body.dataset.pageSize||100;
@@ -369,7 +370,7 @@ function apply(){
 var ns=form.elements.namespace.value,code=form.elements.code.value,sev={},n=0;
 each(form.querySelectorAll('input[name=severity]'),function(c){sev[c.value]=c.checked});
 each(items,function(a){var ok=(ns===''||a.dataset.namespace===ns)&&(code===''||a.dataset.code===code)&&sev[a.dataset.severity];a.hidden=!ok;if(ok)n++;a.classList.toggle('later',ok&&n>limit)});
-each(sec.querySelectorAll('section.group,section.severity'),function(g){g.classList.remove('later');g.hidden=!g.querySelector('article.finding:not([hidden]):not(.later)')});
+each(sec.querySelectorAll('section.group,section.severity'),function(g){g.hidden=!g.querySelector('article.finding:not([hidden])');g.classList.toggle('later',!g.hidden&&!g.querySelector('article.finding:not([hidden]):not(.later)'))});
 out.textContent=n+' of '+items.length+' findings'+(n>limit?', '+limit+' shown':'');
 more.hidden=n<=limit}
 form.hidden=false;

@@ -24,7 +24,8 @@ export function renderAuditTable(report: AuditReport, palette: Palette, layout: 
   return blocks.join('\n\n') + '\n'
 }
 
-function capacityBlocks(report: AuditReport, palette: Palette, layout: TableLayout, view: CapacityView): string[] {
+/** The capacity bars of `view` (audit-fleet-table.ts puts them in each cluster's section too). */
+export function capacityBlocks(report: AuditReport, palette: Palette, layout: TableLayout, view: CapacityView): string[] {
   if (view === 'none' || report.capacity === undefined) return []
   const byClass = renderCapacityBars(report.capacity.byClass, 'class', palette, layout)
   const byNamespace = view === 'namespace' ? renderCapacityBars(report.capacity.byNamespace, 'namespace', palette, layout) : ''

@@ -36,6 +36,24 @@ async function audit(name: string, snapshot: string): Promise<Audited> {
   return {file, ...json}
 }
 
+/**
+ * The page of `snapshot()`'s audit, opened in a tab of `browser()` before the suite's tests and closed after
+ * them, with the problems (console errors, page errors, failed requests) it had.
+ */
+function openedReport(browser: () => BrowserContext, name: string, snapshot: () => string): {report: Audited; page: Page; problems: string[]} {
+  const opened = {} as {report: Audited; page: Page; problems: string[]}
+  before(async () => {
+    opened.report = await audit(name, snapshot())
+    opened.page = await browser().newPage()
+    opened.problems = pageProblems(opened.page)
+    await opened.page.goto(pathToFileURL(opened.report.file).href)
+  })
+  after(async () => {
+    await opened.page?.close()
+  })
+  return opened
+}
+
 /** The findings the page shows: not hidden by a filter, not beyond the page. */
 const visible = (page: Page) => page.$$eval('article.finding', (as) => as.filter((a) => (a as HTMLElement).offsetParent !== null).length)
 
@@ -50,18 +68,11 @@ describe('audit -o html in Chromium', {skip}, () => {
   })
 
   describe('the bundled example', () => {
+    const opened = openedReport(() => browser, 'example', () => example)
     let report: Audited
     let page: Page
     let problems: string[]
-    before(async () => {
-      report = await audit('example', example)
-      page = await browser.newPage()
-      problems = pageProblems(page)
-      await page.goto(pathToFileURL(report.file).href)
-    })
-    after(async () => {
-      await page?.close()
-    })
+    before(() => ({report, page, problems} = opened))
 
     it('opens with no console error, and its screenshot is kept', async () => {
       await page.screenshot({path: path.join(OUT, 'example.png'), fullPage: true})
@@ -123,20 +134,15 @@ describe('audit -o html in Chromium', {skip}, () => {
   })
 
   describe('a generated 10k + 10k cluster', () => {
+    const opened = openedReport(() => browser, 'cluster-10k', () => {
+      const snapshot = path.join(tempDir('html-10k'), 'cluster.json')
+      writeCluster(snapshot, generateCluster(10_000))
+      return snapshot
+    })
     let report: Audited
     let page: Page
     let problems: string[]
-    before(async () => {
-      const snapshot = path.join(tempDir('html-10k'), 'cluster.json')
-      writeCluster(snapshot, generateCluster(10_000))
-      report = await audit('cluster-10k', snapshot)
-      page = await browser.newPage()
-      problems = pageProblems(page)
-      await page.goto(pathToFileURL(report.file).href)
-    })
-    after(async () => {
-      await page?.close()
-    })
+    before(() => ({report, page, problems} = opened))
 
     it(`stays under ${MAX_BYTES / 1024 / 1024} MB and opens with no console error`, async () => {
       assert.ok(statSync(report.file).size < MAX_BYTES, `${statSync(report.file).size} bytes`)
@@ -161,6 +167,15 @@ describe('audit -o html in Chromium', {skip}, () => {
       await page.selectOption('select[name=code]', '')
       await page.selectOption('select[name=namespace]', 'team-007')
       assert.equal(await visible(page), Math.min(100, team))
+    })
+
+    it('prints every finding, without the filters', async () => {
+      await page.selectOption('select[name=namespace]', '')
+      await page.emulateMedia({media: 'print'})
+      assert.equal(await visible(page), report.findings.length)
+      assert.equal(await page.locator('form.filters').isVisible(), false)
+      await page.emulateMedia({media: 'screen'})
+      assert.equal(await visible(page), 100)
     })
   })
 })
