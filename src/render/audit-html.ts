@@ -351,7 +351,7 @@ table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{border-bottom:
 .head-ok path{fill:var(--ok)}.head-broken path{fill:var(--err)}.head-unset path{fill:#8a94a3}
 .defs{position:absolute}
 .later{display:none}
-@media (max-width:640px){body{font-size:14px}header,main{padding:0 10px}dl{grid-template-columns:1fr}dt{font-weight:600;margin-top:4px}.filters{position:static}}
+@media (max-width:640px){body{font-size:14px}header,main{padding:0 10px}dl{grid-template-columns:1fr}dt{font-weight:600;margin-top:4px}.filters{position:static}.pointers{overflow-x:auto}.pointers svg{max-width:none}}
 @media print{.filters,.pager,.defs{display:none}.later{display:block}.finding{break-inside:avoid}a{color:inherit;text-decoration:none}}
 `
   .trim()
