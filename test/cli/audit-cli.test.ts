@@ -57,6 +57,14 @@ test('audit on a terminal: capacity per class after the summary, not per namespa
   assert.doesNotMatch(plain, /\u001b\[/)
 })
 
+test("audit -o html of the example: the golden page of test/render/audit-html.test.ts but for the time it was made", async () => {
+  const r = await runCli(['audit', '-f', 'examples/cluster.yaml', '-o', 'html'])
+  const time = /<time datetime="([^"]+)">/.exec(r.stdout)?.[1]
+  assert.ok(time !== undefined && !Number.isNaN(Date.parse(time)), 'an RFC 3339 time')
+  const goldenPage = readFileSync(path.join(repoRoot, 'test/render/golden/audit-html-example.txt'), 'utf8')
+  assert.equal(r.stdout, goldenPage.replaceAll('2026-03-01T12:00:00.000Z', time))
+})
+
 test('audit -o json: an AuditReport with nothing else on stdout', async () => {
   const r = await runCli(['audit', '-f', example, '-o', 'json'])
   const doc = JSON.parse(r.stdout)
