@@ -18,6 +18,9 @@ const OUT = path.join(repoRoot, 'test-output', 'browser')
 const MAX_BYTES = 15 * 1024 * 1024
 const skip = chromiumMissing()
 if (skip !== undefined) console.log(`# skipping the browser tests: ${skip}`)
+else {
+  // Chromium is there (chromiumMissing throws when it is not and no skip was asked for).
+}
 
 interface Audited {
   file: string
