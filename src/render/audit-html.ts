@@ -274,8 +274,10 @@ export function pointerSvg(p: PointerPicture): string {
 function nodeSvg(n: PointerNode, at: {x: number; y: number}): string {
   const short = n.kind === 'Pod' ? 'pod' : n.kind === 'PersistentVolumeClaim' ? 'pvc' : 'pv'
   const title = n.name === '' ? 'no volume' : `${short}/${n.namespace !== undefined ? `${n.namespace}/` : ''}${n.name}`
-  const second = !n.exists ? (n.name === '' ? '(none)' : 'does not exist') : [n.phase, n.uid !== undefined ? `uid ${shortUid(n.uid)}` : undefined].filter((x) => x !== undefined).join(' · ')
-  const cls = `node k-${short}${n.exists ? '' : ' missing'}`
+  const detail = n.kind === 'Pod' ? (n.nodeName !== undefined ? `on ${n.nodeName}` : 'not scheduled') : n.uid !== undefined ? `uid ${shortUid(n.uid)}` : undefined
+  const second = !n.exists ? (n.name === '' ? '(none)' : 'does not exist') : [n.phase, detail].filter((x) => x !== undefined).join(' · ')
+  // The end of an empty spec.volumeName is no volume at all, not a missing one: grey, not red.
+  const cls = `node k-${short}${n.exists ? '' : n.name === '' ? ' none' : ' missing'}`
   return `<g class="${cls}" data-node="${escapeHtml(n.id)}"><title>${escapeHtml(title)}${n.uid !== undefined ? ` uid ${escapeHtml(n.uid)}` : ''}</title><rect x="${at.x}" y="${at.y}" width="${NODE_W}" height="${NODE_H}" rx="6"/><text x="${at.x + 8}" y="${at.y + 18}">${escapeHtml(truncate(title, 28))}</text><text class="sub" x="${at.x + 8}" y="${at.y + 35}">${escapeHtml(second)}</text></g>`
 }
 
@@ -344,7 +346,7 @@ table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{border-bottom:
 .evidence{font-size:.9em}.evidence dd{word-break:break-all}
 .pointers{margin:8px 0 0}.pointers svg{max-width:100%;height:auto}
 .node rect{fill:var(--panel);stroke:#8a94a3}.node text{font-size:12px;fill:var(--fg)}.node .sub{fill:var(--muted);font-size:11px}
-.node.missing rect{fill:#fff;stroke:var(--err);stroke-dasharray:5 3}.node.missing .sub{fill:var(--err)}
+.node.missing rect{fill:#fff;stroke:var(--err);stroke-dasharray:5 3}.node.missing .sub{fill:var(--err)}.node.none rect{fill:#fff;stroke:#8a94a3;stroke-dasharray:2 3}
 .arrow path{stroke-width:1.6;fill:none}.arrow .lbl{font-size:11px}
 .arrow.ok path{stroke:var(--ok)}.arrow.broken path{stroke:var(--err);stroke-dasharray:6 4}.arrow.unset path{stroke:#8a94a3;stroke-dasharray:2 3}
 .arrow.broken .lbl,.arrow.broken .cross{fill:var(--err);font-weight:600}.arrow.unset .lbl{fill:var(--muted)}

@@ -3,7 +3,7 @@
 // pod's volumes — each marked whether it closes. PURE. Read from the state after the plan, as the
 // findings are; only for the html renderer: the JSON AuditReport does not carry it.
 import {podClaimKeys} from '../api/storage-helpers.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../api/model.js'
 import {objectKey, type Finding, type FindingObject} from './findings.js'
 
 export interface PointerNode {
@@ -14,6 +14,8 @@ export interface PointerNode {
   name: string
   uid?: string
   phase?: string
+  /** A pod's spec.nodeName: where it is scheduled (absent: not yet). */
+  nodeName?: string
   /** false: named by a pointer but not in the cluster (a deleted claim, a volume gone). */
   exists: boolean
 }
@@ -79,8 +81,8 @@ interface World {
   volumes: Map<string, PersistentVolume>
   /** Volumes by the claim their claimRef names ("ns/name"). */
   referring: Map<string, PersistentVolume[]>
-  /** Pod names by the claims they use ("ns/name"). */
-  podsOf: Map<string, string[]>
+  /** Pods by the claims they use ("ns/name"). */
+  podsOf: Map<string, Pod[]>
 }
 
 function indexed(state: Pick<ClusterState, 'claims' | 'volumes' | 'pods'>): World {
@@ -94,8 +96,8 @@ function indexed(state: Pick<ClusterState, 'claims' | 'volumes' | 'pods'>): Worl
       // A volume no claim holds refers to none.
     }
   }
-  const podsOf = new Map<string, string[]>()
-  for (const p of state.pods) for (const k of podClaimKeys(p)) pushTo(podsOf, k, p.metadata.name ?? '')
+  const podsOf = new Map<string, Pod[]>()
+  for (const p of state.pods) for (const k of podClaimKeys(p)) pushTo(podsOf, k, p)
   return {claims, volumes, referring, podsOf}
 }
 
@@ -135,9 +137,12 @@ class Picture {
   /** The claim's pods, each with its arrow to the claim. */
   pods(namespace: string, name: string, claimId: string): void {
     for (const pod of this.world.podsOf.get(`${namespace}/${name}`) ?? []) {
-      const id = `pod/${namespace}/${pod}`
+      const podName = pod.metadata.name ?? ''
+      const id = `pod/${namespace}/${podName}`
       if (this.nodes.has(id)) continue
-      this.nodes.set(id, {id, kind: 'Pod', namespace, name: pod, exists: true})
+      const phase = pod.status?.phase
+      const nodeName = pod.spec?.nodeName
+      this.nodes.set(id, {id, kind: 'Pod', namespace, name: podName, exists: true, ...(phase !== undefined ? {phase} : {}), ...(nodeName !== undefined && nodeName !== '' ? {nodeName} : {})})
       this.arrows.push({from: id, to: claimId, field: 'spec.volumes', label: name, state: this.nodes.get(claimId)!.exists ? 'ok' : 'broken', ...(this.nodes.get(claimId)!.exists ? {} : {why: 'the claim does not exist'})})
     }
   }

@@ -101,6 +101,18 @@ for (const c of cases) {
   })
 }
 
+test("pointerPictures: a pod's node says its phase and where it runs", () => {
+  const s = state({claims: [pvc('db', 'u1', {namespace: 'shop'})], pods: [pod('a', 'db', {namespace: 'shop', phase: 'Running', nodeName: 'n1'}), pod('b', 'db', {namespace: 'shop'})]})
+  const picture = [...pointerPictures(s, [finding('ClaimNoMatchingVolume', claimObject('db'), 'm', {}, 'fix')]).values()][0]
+  assert.deepEqual(
+    picture.nodes.filter((n) => n.kind === 'Pod').map((n) => [n.name, n.phase, n.nodeName]),
+    [
+      ['a', 'Running', 'n1'],
+      ['b', 'Pending', undefined],
+    ],
+  )
+})
+
 test('pointerPictures: classes and clusters have none', () => {
   const f = finding('NoDefaultStorageClass', {kind: 'StorageClass', name: 'x'}, 'm', {}, 'fix')
   assert.equal(pointerPictures(state({}), [f]).size, 0)
