@@ -14,11 +14,16 @@ export function renderAuditFleetTable(reports: readonly AuditReport[], palette: 
   const blocks: string[] = reports.length > 1 ? [fleetSummary(reports), clustersTable(reports, layout)] : []
   for (const r of reports) {
     // The section is the audit of one cluster but for the pointer to codes.md, said once at the end.
-    const summary = isUnread(r) ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.` : auditSummaryLine(r)
+    const summary = sectionSummaryLine(r)
     blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...capacityBlocks(r, palette, layout, capacity), ...auditFindingBlocks(r, palette, layout))
   }
   if (reports.some((r) => r.findings.length > 0)) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
+}
+
+/** A cluster's summary line: the audit's, or that it could not be read. */
+export function sectionSummaryLine(r: AuditReport): string {
+  return isUnread(r) ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.` : auditSummaryLine(r)
 }
 
 function fleetSummary(reports: readonly AuditReport[]): string {

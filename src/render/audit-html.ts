@@ -7,12 +7,13 @@ import {formatBytes, CAPACITY_MEASURES, type AuditCapacity, type CapacityMeasure
 import {objectKey, objectName, SEVERITIES, type Finding, type FindingObject, type Severity} from '../engine/audit/findings.js'
 import type {PointerArrow, PointerNode, PointerPicture} from '../engine/audit/pointers.js'
 import type {AuditReport} from '../engine/audit/report.js'
-import {auditSummaryLine} from './audit-table.js'
+import {isUnread} from '../engine/audit/fleet.js'
+import {sectionSummaryLine} from './audit-fleet-table.js'
 
 export interface AuditHtmlOptions {
   /** When the audit ran, RFC 3339: the command reads the clock, the renderer never does. */
   generatedAt: string
-  /** Findings shown at first per cluster and added by "Show more" (the script's paging); all without the script. */
+  /** Findings shown at first per cluster and added by "Show more" (the script's paging); the first page without the script. */
   pageSize?: number
 }
 
@@ -92,8 +93,8 @@ function clusterId(context: string | undefined): string {
 function clusterTable(reports: readonly AuditReport[]): string {
   const rows = reports.map((r) => {
     const s = r.summary
-    const unread = r.findings.find((f) => f.object.kind === 'Cluster')
-    const state = unread !== undefined ? `<span class="sev-error">${escapeHtml(unread.code)}</span>` : 'read'
+    const unread = isUnread(r) ? r.findings.find((f) => f.object.kind === 'Cluster') : undefined
+    const state = !isUnread(r) ? 'read' : `<span class="sev-error">${escapeHtml(unread?.code ?? 'not read')}</span>`
     const context = r.context ?? ''
     return `<tr><td><a href="#${clusterId(r.context)}">${escapeHtml(context)}</a></td><td>${state}</td><td class="n">${s.claims}</td><td class="n">${s.volumes}</td><td class="n">${s.findings.error}</td><td class="n">${s.findings.warning}</td><td class="n">${s.findings.info}</td><td class="n">${s.plannedWrites}</td></tr>`
   })
@@ -106,8 +107,9 @@ function clusterSection(r: AuditReport, fleet: boolean, pageSize: number): strin
   return [
     `<section class="cluster" id="${id}"${r.context !== undefined ? ` data-context="${escapeHtml(r.context)}"` : ''}>`,
     heading,
-    summary(r),
-    r.capacity !== undefined ? capacityChart(r.capacity) : '',
+    // A cluster not read has no summary to give beyond its line, nor any capacity.
+    isUnread(r) ? `<section class="summary"><p class="line">${escapeHtml(sectionSummaryLine(r))}</p></section>` : summary(r),
+    r.capacity !== undefined && !isUnread(r) ? capacityChart(r.capacity) : '',
     findings(r, pageSize),
     '</section>',
     '',
@@ -126,7 +128,7 @@ function summary(r: AuditReport): string {
     ['Findings', SEVERITIES.map((sev) => `<span class="sev-${sev}"><span data-count="${sev}">${s.findings[sev]}</span> ${sev}${sev !== 'info' && s.findings[sev] !== 1 ? 's' : ''}</span>`).join(', ') + (Object.keys(s.ignored).length > 0 ? `; silenced: ${Object.entries(s.ignored).map(([c, n]) => `${n} ${escapeHtml(c)}`).join(', ')}` : '')],
     ['Planned changes', s.plannedWrites === 0 ? 'none: the controller would change nothing' : `<span data-count="writes">${s.plannedWrites}</span> writes (pvctl sync --dry-run shows them): ${planned.map(([k, n]) => `${escapeHtml(k)} ${n}`).join(', ')}`],
   ]
-  return `<section class="summary"><h2 class="sr">Summary</h2><p class="line">${escapeHtml(auditSummaryLine(r))}</p><dl>${items.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></section>`
+  return `<section class="summary"><h2 class="sr">Summary</h2><p class="line">${escapeHtml(sectionSummaryLine(r))}</p><dl>${items.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></section>`
 }
 
 const BAR_HEIGHT = 12

@@ -86,6 +86,9 @@ describe('audit -o html: a fleet', () => {
     assert.match(html, /<td><a href="#cluster-down">down<\/a><\/td><td><span class="sev-error">ClusterUnreachable<\/span>/)
     assert.match(html, /id="shop\/pvc\.shop\.sessions"/)
     assert.match(html, /id="down\/cluster\.down"/)
+    const downSection = html.slice(html.indexOf('<section class="cluster" id="cluster-down"'))
+    assert.match(downSection, /<p class="line">Audit: the cluster could not be read, nothing of it was audited; 1 error, 0 warnings, 0 info\.<\/p>/)
+    assert.doesNotMatch(downSection, /Capacity by storage class/)
   })
 })
 
