@@ -1,6 +1,8 @@
 // The audit use-case: load the state once, plan as `sync --dry-run` does, then judge the state *after* the
 // plan with explain's verdicts. What the controller is about to fix is a planned change, not a finding.
 import {FINDING_CODES, objectKey, objectName, type FindingObject} from '../engine/audit/findings.js'
+import {auditCapacity} from '../engine/audit/capacity.js'
+import {pointerPictures} from '../engine/audit/pointers.js'
 import {codeOfVerdict, judge} from '../engine/audit/judge.js'
 import {auditFails, buildAuditReport, silencedBy, type AuditReport, type AuditTotals, type FailOn} from '../engine/audit/report.js'
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
@@ -62,7 +64,8 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
   const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
-  return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
+  const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
+  return {...report, capacity: auditCapacity(s.claims, s.volumes), pointers: pointerPictures(s.after, report.findings)}
 }
 
 /**

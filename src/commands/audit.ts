@@ -17,6 +17,7 @@ import {UsageError} from '../errors.js'
 import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
 import {auditFleetJsonChunks, auditFleetYamlChunks} from '../render/audit-fleet-doc.js'
 import {renderAuditFleetTable} from '../render/audit-fleet-table.js'
+import {auditHtmlChunks} from '../render/audit-html.js'
 import {auditJunitChunks} from '../render/audit-junit.js'
 import {renderAuditMarkdown} from '../render/audit-markdown.js'
 import {renderAuditTable} from '../render/audit-table.js'
@@ -45,7 +46,7 @@ With -f the state comes from a snapshot; otherwise from the cluster of the kubec
 
 A fleet: --context a,b,c or --all-contexts audit the cluster of each context (--concurrency at a time, each read once with its own rate limit and --request-timeout), one section per cluster in the table after a table of the clusters, an AuditReportList of one AuditReport per cluster (with its context) in json and yaml. A cluster that cannot be read is a finding of its own, and the others are still audited. pvc/NAME without -n is in each context's namespace.
 
--o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment.
+-o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment. On a terminal the table's summary is followed by capacity per storage class (requested, bound, available, released, failed) with a bar of the volumes' storage; -o wide prints it, and the same per namespace, on a terminal or not. -o html prints one self-contained page (no network when it is viewed) to open in a browser or print: the summary, capacity by storage class as a chart, the findings by severity and code with their evidence, fix and a picture of the claim's and volume's pointers, filterable by namespace, code and severity, an anchor per object; with several contexts a table of the clusters first.
 
 The annotation ${AUDIT_IGNORE_ANNOTATION}: CODE,... on a claim, volume or class silences those codes on that object, as --ignore does everywhere; the summary counts what was silenced (ignored, ignoredByAnnotation). A name that is no finding code silences nothing and is said on stderr.
 
@@ -57,6 +58,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     {description: 'Fail only on errors, as JSON:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml --fail-on error -o json'},
     {description: 'One namespace of the live cluster, without the expected waits:', command: '<%= config.bin %> <%= command.id %> -n shop --ignore ClaimWaitingForConsumer,ClaimWaitingForScheduling'},
     {description: 'In CI: JUnit XML for the test report view, Markdown for the job summary:', command: '<%= config.bin %> <%= command.id %> -o junit > audit.xml; <%= config.bin %> <%= command.id %> -o markdown >> "$GITHUB_STEP_SUMMARY"'},
+    {description: 'A page to open in a browser (self-contained, offline):', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml -o html > report.html'},
     {description: 'Three clusters of the kubeconfig, one report each:', command: '<%= config.bin %> <%= command.id %> --context prod-eu,prod-us,staging -o json'},
     {description: 'Every context of the kubeconfig, failing on errors only:', command: '<%= config.bin %> <%= command.id %> --all-contexts --fail-on error'},
   ]
@@ -73,7 +75,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
     concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
-    ...outputFlags(['table', 'json', 'yaml', 'junit', 'markdown', 'name'], 'table'),
+    ...outputFlags(['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -111,6 +113,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
           return auditJunitChunks(reports, {failOn})
         case 'markdown':
           return [renderAuditMarkdown(reports)]
+        case 'html':
+          // The clock is read here, once: the renderer is pure.
+          return auditHtmlChunks(reports, {generatedAt: new Date().toISOString()})
         case 'name':
           return reports.map(auditNames)
         case 'json':
@@ -120,18 +125,20 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
           return own.table(reports)
       }
     }
+    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
+    const capacity = flags.output === 'wide' ? 'namespace' : process.stdout.isTTY ? 'class' : 'none'
     if (fleet !== undefined) {
       const targetsFor = (contextNamespace: string | undefined) =>
         targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
       const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
-      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout)]})
+      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout, capacity)]})
       await writeChunks(process.stdout, chunks)
       for (const line of after) writeNotice(line)
       process.exitCode = exitCode
       return
     }
     const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout)]})
+    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout, capacity)]})
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

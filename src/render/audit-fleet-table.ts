@@ -3,22 +3,27 @@
 // heading naming its context and the usual audit (audit-table.ts). PURE.
 import {isUnread} from '../engine/audit/fleet.js'
 import type {AuditReport} from '../engine/audit/report.js'
-import {auditFindingBlocks, auditSummaryLine, CODES_LINE, findingCounts, ignoredCount} from './audit-table.js'
+import {auditFindingBlocks, auditSummaryLine, capacityBlocks, CODES_LINE, findingCounts, ignoredCount, type CapacityView} from './audit-table.js'
 import type {Palette} from './color.js'
 import {kubectlTable, type TableLayout} from './kubectl-table.js'
 
 const UNKNOWN = '<unknown>'
 
-/** `layout`: --no-headers, and the terminal the tables are fitted to. */
-export function renderAuditFleetTable(reports: readonly AuditReport[], palette: Palette, layout: TableLayout = {}): string {
+/** `layout`: --no-headers, and the terminal the tables are fitted to; `capacity`: each section's bars, as for one cluster. */
+export function renderAuditFleetTable(reports: readonly AuditReport[], palette: Palette, layout: TableLayout = {}, capacity: CapacityView = 'none'): string {
   const blocks: string[] = reports.length > 1 ? [fleetSummary(reports), clustersTable(reports, layout)] : []
   for (const r of reports) {
     // The section is the audit of one cluster but for the pointer to codes.md, said once at the end.
-    const summary = isUnread(r) ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.` : auditSummaryLine(r)
-    blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...auditFindingBlocks(r, palette, layout))
+    const summary = sectionSummaryLine(r)
+    blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...capacityBlocks(r, palette, layout, capacity), ...auditFindingBlocks(r, palette, layout))
   }
   if (reports.some((r) => r.findings.length > 0)) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
+}
+
+/** A cluster's summary line: the audit's, or that it could not be read. */
+export function sectionSummaryLine(r: AuditReport): string {
+  return isUnread(r) ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.` : auditSummaryLine(r)
 }
 
 function fleetSummary(reports: readonly AuditReport[]): string {

@@ -2,16 +2,35 @@
 // `kubectl get`-style tables (CODE, OBJECT, MESSAGE), each followed by its fix. PURE.
 import {objectName, SEVERITIES, type Severity} from '../engine/audit/findings.js'
 import type {AuditReport, AuditSummary} from '../engine/audit/report.js'
+import {renderCapacityBars} from './audit-capacity.js'
 import type {Palette} from './color.js'
 import {kubectlTable, type TableLayout} from './kubectl-table.js'
 
 const HEADINGS: Record<Severity, string> = {error: 'Errors:', warning: 'Warnings:', info: 'Info:'}
 
-/** `layout`: --no-headers, and the terminal the tables are fitted to (the message wraps, never cut). */
-export function renderAuditTable(report: AuditReport, palette: Palette, layout: TableLayout = {}): string {
-  const blocks = [auditSummaryLine(report), ...auditFindingBlocks(report, palette, layout)]
+/**
+ * Capacity bars after the summary line: none, per class (the table on a terminal), per class and per
+ * namespace (-o wide).
+ */
+export type CapacityView = 'none' | 'class' | 'namespace'
+
+/**
+ * `layout`: --no-headers, and the terminal the tables are fitted to (the message wraps, never cut);
+ * `capacity`: the bars after the summary, when the report has its capacity.
+ */
+export function renderAuditTable(report: AuditReport, palette: Palette, layout: TableLayout = {}, capacity: CapacityView = 'none'): string {
+  const blocks = [auditSummaryLine(report), ...capacityBlocks(report, palette, layout, capacity), ...auditFindingBlocks(report, palette, layout)]
   if (report.findings.length > 0) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
+}
+
+/** The capacity bars of `view` (audit-fleet-table.ts puts them in each cluster's section too). */
+export function capacityBlocks(report: AuditReport, palette: Palette, layout: TableLayout, view: CapacityView): string[] {
+  if (view === 'none' || report.capacity === undefined) return []
+  const byClass = renderCapacityBars(report.capacity.byClass, 'class', palette, layout)
+  const byNamespace = view === 'namespace' ? renderCapacityBars(report.capacity.byNamespace, 'namespace', palette, layout) : ''
+  // An empty audit has no rows: no block for it.
+  return [byClass, byNamespace].filter((b) => b !== '')
 }
 
 export const CODES_LINE = 'Every code is described in docs/codes.md.'

@@ -1,12 +1,13 @@
-// `pvctl audit` through the built CLI: exit status (0, 1, 2), --fail-on, --ignore, -o json; and docs/codes.md
-// lists every finding code.
+// `pvctl audit` through the built CLI: exit status (0, 1, 2), --fail-on, --ignore, -o json, the capacity bars
+// on a terminal (script(1) gives the CLI one) and with -o wide; and docs/codes.md lists every finding code.
 import assert from 'node:assert/strict'
+import {spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {FINDING_CODES} from '../../src/engine/audit/findings.js'
-import {example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
+import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
   {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 2 errors, 2 warnings, 1 info; the controller would make 11 writes first/},
@@ -25,6 +26,8 @@ const rows: Array<{name: string; args: string[]; stdin?: string; code: number; s
     stdout: /1 warning/,
     stderr: /^pvctl: pv\/pv-kept: pvctl\.io\/audit-ignore names VolumeReleasedRetaind, not a finding code: it silences nothing/m,
   },
+  {name: '-o wide: capacity per class and per namespace after the summary', args: ['audit', '-f', example, '-o', 'wide'], code: 1, stdout: /^Audit: .*\n\nCapacity by class: .*\nCLASS +REQUESTED .*\n[^]*\nstandard +33Gi +31Gi +5Gi +8Gi +0B +█+▒+▓+\n\nCapacity by namespace: .*\nNAMESPACE +REQUESTED/},
+  {name: '-o html: the page on stdout', args: ['audit', '-f', example, '-o', 'html'], code: 1, stdout: /^<!DOCTYPE html>\n[^]*<article class="finding" id="pvc\.shop\.reports-b"[^]*<\/html>\n$/},
   {name: '--ignore is counted in the summary', args: ['audit', '-f', example, '--ignore', 'ClaimLost,ClaimMisbound'], code: 1, stdout: /0 errors, 2 warnings, 1 info \(2 ignored\)/},
 ]
 
@@ -36,6 +39,31 @@ for (const row of rows) {
     if (row.stderr) assert.match(r.stderr, row.stderr)
   })
 }
+
+test('audit in a pipe: the table without capacity bars, as kubectl keeps extras off a pipe', async () => {
+  const r = await runCli(['audit', '-f', example])
+  assert.doesNotMatch(r.stdout, /Capacity by/)
+})
+
+test('audit on a terminal: capacity per class after the summary, not per namespace; NO_COLOR keeps the glyphs, drops the colour', async () => {
+  const onTty = (env: Record<string, string>) =>
+    spawnSync('script', ['-qec', `node ${bin} audit -f ${example}`, '/dev/null'], {env: cleanEnv({COLUMNS: '200', ...env}), encoding: 'utf8'}).stdout.replace(/\r\n/g, '\n')
+  const coloured = onTty({})
+  assert.match(coloured, /^Audit: .*\n\n\u001b\[1mCapacity by class:\u001b\[22m /)
+  assert.match(coloured, /\u001b\[32m█+\u001b\[39m/)
+  assert.doesNotMatch(coloured, /Capacity by namespace/)
+  const plain = onTty({NO_COLOR: '1'})
+  assert.match(plain, /^Audit: .*\n\nCapacity by class: █ bound/)
+  assert.doesNotMatch(plain, /\u001b\[/)
+})
+
+test("audit -o html of the example: the golden page of test/render/audit-html.test.ts but for the time it was made", async () => {
+  const r = await runCli(['audit', '-f', 'examples/cluster.yaml', '-o', 'html'])
+  const time = /<time datetime="([^"]+)">/.exec(r.stdout)?.[1]
+  assert.ok(time !== undefined && !Number.isNaN(Date.parse(time)), 'an RFC 3339 time')
+  const goldenPage = readFileSync(path.join(repoRoot, 'test/render/golden/audit-html-example.txt'), 'utf8')
+  assert.equal(r.stdout, goldenPage.replaceAll('2026-03-01T12:00:00.000Z', time))
+})
 
 test('audit -o json: an AuditReport with nothing else on stdout', async () => {
   const r = await runCli(['audit', '-f', example, '-o', 'json'])

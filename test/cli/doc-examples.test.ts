@@ -38,6 +38,19 @@ function examplesOf(page: string): Example[] {
 const pages = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
 const runnable = pages.flatMap(examplesOf).filter((e) => e.args.some((a) => a.startsWith('examples/')))
 
+test('the README stays under 12 KiB: the first page people read, details in docs/', () => {
+  const bytes = readFileSync(path.join(repoRoot, 'README.md')).length
+  assert.ok(bytes <= 12 * 1024, `README.md is ${bytes} bytes`)
+})
+
+test("the README shows the audit's page, a screenshot test/browser/audit-html.test.ts makes", () => {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8')
+  assert.match(readme, /^`pvctl audit -f examples\/cluster\.yaml -o html > report\.html`/m)
+  assert.match(readme, /!\[[^\]]*\]\(docs\/audit-report\.png\)/)
+  const png = readFileSync(path.join(repoRoot, 'docs', 'audit-report.png'))
+  assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')])
+})
+
 test('the README shows the bundled snapshot audited and explained', () => {
   const readme = runnable.filter((e) => e.page === 'README.md').map((e) => e.args.slice(0, 2).join(' '))
   assert.ok(readme.includes('sync --dry-run'), 'README.md shows `pvctl sync --dry-run -f examples/...`')

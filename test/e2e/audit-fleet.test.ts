@@ -168,6 +168,20 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     assert.deepEqual([broken.evidence.cause, broken.evidence.server, broken.fix], ['kubeconfig', null, `kubectl config view --minify --kubeconfig ${kubeconfig} --context broken`])
   })
 
+  test('--all-contexts -o html: a table of the clusters, then a section per context, each cluster\'s findings in its own', async () => {
+    const r = await audit('--all-contexts', '-o', 'html')
+    assert.equal(r.code, 1, r.stderr)
+    const contexts = ['shop', 'healthy', 'healthy2', 'forbidden', 'liar', 'down', 'broken']
+    const table = /<section id="clusters">[^]*?<\/section>/.exec(r.stdout)?.[0] ?? ''
+    assert.deepEqual([...table.matchAll(/<td><a href="#cluster-([^"]+)">/g)].map((m) => m[1]), contexts)
+    assert.deepEqual([...r.stdout.matchAll(/<section class="cluster" id="cluster-([^"]+)"/g)].map((m) => m[1]), contexts)
+    const shop = r.stdout.slice(r.stdout.indexOf('<section class="cluster" id="cluster-shop"'), r.stdout.indexOf('<section class="cluster" id="cluster-healthy"'))
+    assert.equal((shop.match(/<article class="finding"/g) ?? []).length, 5)
+    assert.match(shop, /<article class="finding" id="shop\/pvc\.shop\.sessions"/)
+    assert.match(r.stdout, /<article class="finding" id="down\/cluster\.down" data-severity="error" data-code="ClusterUnreachable"/)
+    assert.ok(!r.stdout.includes('s3cret'), 'no credentials in the page')
+  })
+
   test('ClusterForbidden says which list was refused and how to check the permission', async () => {
     const r = await audit('--context', 'forbidden,down', '-o', 'json')
     const f = items(r.stdout)[0].findings[0]

@@ -109,7 +109,10 @@ test('every help example runs from the installed pvctl', {timeout: 300_000}, asy
       // 0 in sync, 1 out of sync (sync --dry-run, explain of a Pending claim): never a usage or cluster error.
       assert.ok(code === 0 || code === 1, `exit ${code}\n${out}\n${err}`)
       assert.doesNotMatch(err, /^error:/m)
-      assert.notEqual(out + err, '', 'the example printed nothing')
+      // An example that sends its output to a file (`> report.html`) printed it there.
+      const file = / > (\S+)$/.exec(command)?.[1]
+      const printed = file !== undefined ? readFileSync(path.join(work, file), 'utf8') : out + err
+      assert.notEqual(printed, '', `the example printed nothing${file !== undefined ? ` to ${file}` : ''}`)
     })
   }
 })

@@ -33,6 +33,13 @@ describe('fleet audit renderers', () => {
     // The section is the audit of one cluster as it is printed alone.
     assert.equal(out.replace('=== context shop ===\n', ''), renderAuditTable(shop, plain))
   })
+  it('capacity bars in the section of each cluster read, none for one that was not', () => {
+    const out = renderAuditFleetTable(fleet, plain, {}, 'namespace')
+    assert.equal((out.match(/^Capacity by class:/gm) ?? []).length, 1, 'shop has rows; down was not read and empty has none')
+    assert.ok(out.indexOf('Capacity by namespace:') > out.indexOf('=== context shop ==='))
+    assert.ok(out.indexOf('Capacity by namespace:') < out.indexOf('=== context down ==='))
+    assert.equal(renderAuditFleetTable(fleet, plain, {}, 'none'), renderAuditFleetTable(fleet, plain))
+  })
   it('json', () => golden('audit-fleet-json', [...auditFleetJsonChunks(fleet)].join('')))
   it('yaml: the JSON document', () => {
     const yaml = [...auditFleetYamlChunks(fleet)].join('')

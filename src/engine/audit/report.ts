@@ -1,4 +1,6 @@
 // The AuditReport document (docs/output-contract.md, "pvctl audit"), and the exit status it implies. PURE.
+import type {AuditCapacity} from './capacity.js'
+import type {PointerPicture} from './pointers.js'
 import {FINDING_CODES, objectKey, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from './findings.js'
 
 export const AUDIT_API_VERSION = 'pvctl/v1alpha1'
@@ -37,6 +39,10 @@ export interface AuditReport {
   audited?: readonly FindingObject[]
   /** The findings left out and why (not in the -o json document, whose summary counts them). */
   silenced?: readonly SilencedFinding[]
+  /** Storage per class and namespace (not in the -o json document): the html chart and the terminal's bars. */
+  capacity?: AuditCapacity
+  /** The pointers around each claim and volume with a finding, by objectKey (not in the -o json document): the html pictures. */
+  pointers?: ReadonlyMap<string, PointerPicture>
 }
 
 export interface SilencedFinding {
