@@ -24,7 +24,15 @@ export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' |
   sourceArgs?: readonly string[]
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock, for explain's liveness; none: not read. */
   evidence?: ExplainEvidence
+  /**
+   * What the report carries for its pictures beyond the findings: capacity (the terminal's bars, -o wide and
+   * html) and the pointer pictures (html). Neither is in the JSON document; each costs a pass over the
+   * cluster, so -o json and junit make neither. Default: both.
+   */
+  views?: ReadonlySet<AuditView>
 }
+
+export type AuditView = 'capacity' | 'pointers'
 
 export interface AuditResult {
   report: AuditReport
@@ -65,7 +73,12 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
-  return {...report, capacity: auditCapacity(s.claims, s.volumes), pointers: pointerPictures(s.after, report.findings)}
+  const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers'])
+  return {
+    ...report,
+    capacity: views.has('capacity') ? auditCapacity(s.claims, s.volumes) : undefined,
+    pointers: views.has('pointers') ? pointerPictures(s.after, report.findings) : undefined,
+  }
 }
 
 /**

@@ -147,7 +147,7 @@ export async function runExplainSession(loaded: LoadedClusterState, req: Explain
     if (picked === undefined || picked === null) return
     const {explanation, offers} = withRepairOffers(state, req, explainer.listItem(picked.claim.namespace, picked.claim.name, req.candidates ?? 0)!)
     ui.showClaim(explanation)
-    const next = await followUp(ctx, explanation, offers.filter((o) => !ctx.reclaimed.has(o.volume)))
+    const next = await followUp(ctx, explanation, offers.filter((o) => o.allowed && !ctx.reclaimed.has(o.volume)))
     if (next === 'quit') return
   }
 }

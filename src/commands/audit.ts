@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {runAudit} from '../app/audit.js'
+import {type AuditView, runAudit} from '../app/audit.js'
 import {FLEET_CONCURRENCY, runFleetAudit} from '../app/audit-fleet.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
@@ -90,7 +90,11 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const unknown = unknownCodes(ignore)
     if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
     const failOn = flags['fail-on'] as FailOn
+    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
+    const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
+    const views = new Set<AuditView>([...(capacity !== 'none' || flags.output === 'html' ? ['capacity' as const] : []), ...(flags.output === 'html' ? ['pointers' as const] : [])])
     const options = {
+      views,
       gates: parseFeatureGatesFlag(flags['feature-gates']),
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
@@ -125,8 +129,6 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
           return own.table(reports)
       }
     }
-    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
-    const capacity = flags.output === 'wide' ? 'namespace' : process.stdout.isTTY ? 'class' : 'none'
     if (fleet !== undefined) {
       const targetsFor = (contextNamespace: string | undefined) =>
         targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined

@@ -106,13 +106,17 @@ export function suggestFixes(
       if (requested !== undefined) out.push(...requested.reasons.flatMap((r) => fixFor(ctx, requested, r)))
       break
     }
-    case 'Lost':
+    case 'Lost': {
+      const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(state, claim)
       out.push(
         d.claim.spec.volumeName
           ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, or delete the claim and create a new one`
-          : `delete the claim and create a new one: a Lost claim never binds again`,
+          : namedBy !== undefined
+            ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${relinkCommand(claim)}`
+            : `delete the claim and create a new one: a Lost claim never binds again`,
       )
       break
+    }
     case 'Misbound':
       out.push(
         relinkable(state, d.volume!, claim)
@@ -142,10 +146,33 @@ function relinkable(state: ClusterState, volume: PersistentVolume, claim: Persis
   return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
 }
 
+/**
+ * The one volume whose claimRef names this claim by namespace and name, for a claim that completed binding
+ * and lost its spec.volumeName (syncBoundClaim: Lost): relink sets it again (and the uid, where it is an
+ * older claim's: then as relinkable judges it). Not when another claim names the volume or either is being
+ * deleted.
+ */
+function volumeStillNaming(state: ClusterState, claim: PersistentVolumeClaim): PersistentVolume | undefined {
+  const naming = state.volumes.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === claimKey(claim))
+  const volume = naming.length === 1 ? naming[0] : undefined
+  if (volume === undefined || volume.metadata.deletionTimestamp != null || claim.metadata.deletionTimestamp != null) {
+    return undefined
+  } else if (volume.spec.claimRef?.uid !== claim.metadata.uid) {
+    return relinkable(state, volume, claim) ? volume : undefined
+  } else {
+    // The volume names the claim as it is (the controller does not release it): relinked unless another claim holds it.
+  }
+  return state.claims.some((c) => c !== claim && c.spec.volumeName === volume.metadata.name) ? undefined : volume
+}
+
 /** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */
 function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
   const v = volume.metadata.name ?? ''
-  return `${v} names this claim with the uid of an older claim of that name (uid ${volume.spec.claimRef?.uid ?? ''}): relink them, and the controller binds them with ${v}'s data: pvctl relink pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''}`
+  return `${v} names this claim with the uid of an older claim of that name (uid ${volume.spec.claimRef?.uid ?? ''}): relink them, and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
+}
+
+function relinkCommand(claim: PersistentVolumeClaim): string {
+  return `pvctl relink pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''}`
 }
 
 /** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */

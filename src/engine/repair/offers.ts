@@ -16,6 +16,8 @@ import {type ClaimName, decideReclaim} from './reclaim.js'
 /** A repair pvctl can carry out for a claim, with the command that does it. */
 export interface ReclaimOffer {
   kind: 'reclaim'
+  /** The reclaim's decision allows it (every check and the proof); refused, only its suggestion says why. */
+  allowed: boolean
   volume: string
   target: ClaimName
   /** `pvctl reclaim pv/X --for NS/CLAIM`, with the flags that read the same state. */
@@ -60,8 +62,9 @@ export function heldOnlyByStaleClaimRef(c: Pick<Candidate, 'phase' | 'claimRef' 
 
 /**
  * The reclaims that apply to the claim explained: each volume among its candidates held back only by its
- * stale claimRef, for which `pvctl reclaim pv/X --for` this claim is allowed (decideReclaim, every check and
- * the proof). A List's items carry only their nearest candidates, and a Failed volume may not be among them:
+ * stale claimRef, with decideReclaim's answer to `pvctl reclaim pv/X --for` this claim (every check and the
+ * proof). A refused one is kept so that its suggestion says why in place of explain's hand-made patch, which
+ * would do what the reclaim refuses. A List's items carry only their nearest candidates, and a Failed volume may not be among them:
  * the offers are for one claim's explanation, which lists every volume.
  */
 export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOffer[] {
@@ -77,15 +80,18 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
     .slice(0, MAX_RECLAIM_OFFERS)
     .flatMap((c) => {
       const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, gates: ctx.gates, plugins: ctx.plugins})
-      if (d === undefined || !d.allowed) {
+      if (d === undefined) {
         return []
       } else {
-        // Allowed, the proof included: offered with what the controller does next.
+        // Decided: offered where allowed, and where refused said why (no hand-made patch in its place).
       }
       const command = `pvctl reclaim pv/${c.volume} --for ${target.namespace}/${target.name}${source}`
       const policy = d.volume.spec.persistentVolumeReclaimPolicy ?? '<none>'
-      const suggestion = `${c.volume} (${c.phase}, reclaim policy ${policy}) would fit but for its stale claimRef to ${c.claimRef}: give it to this claim, its old data with it: ${command}`
-      return [{kind: 'reclaim' as const, volume: c.volume, target, command, suggestion, next: d.next ?? ''}]
+      const held = `${c.volume} (${c.phase}, reclaim policy ${policy}) would fit but for its stale claimRef to ${c.claimRef}`
+      const suggestion = d.allowed
+        ? `${held}: give it to this claim, its old data with it: ${command}`
+        : `${held}, and it is not safe to reuse: ${d.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.message}`).join('; ')} (pvctl reclaim pv/${c.volume} --dry-run${source} says the same)`
+      return [{kind: 'reclaim' as const, allowed: d.allowed, volume: c.volume, target, command, suggestion, next: d.next ?? ''}]
     })
 }
 
@@ -125,7 +131,9 @@ export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplana
   for (const e of claims) {
     const claim = lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
     if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
-      byClass.set(e.storageClass.name, [...(byClass.get(e.storageClass.name) ?? []), {e, claim}])
+      const group = byClass.get(e.storageClass.name)
+      if (group === undefined) byClass.set(e.storageClass.name, [{e, claim}])
+      else group.push({e, claim})
     } else {
       // Bound, binding, waiting, or naming its volume: the controller would not match it against a reclaimed one.
     }

@@ -25,25 +25,29 @@ function explainWithOffers(s: ClusterState, sourceArgs: string[] = ['-f', 'snap.
 }
 
 describe('explain: a reclaim is offered where its decision allows it', () => {
-  const rows: Array<{name: string; s: ClusterState; sourceArgs?: string[]; offered: string[]}> = [
+  // refused: the checks that refuse the reclaim; explain's hand-made patch gives way to why.
+  const rows: Array<{name: string; s: ClusterState; sourceArgs?: string[]; offered: string[]; refused?: string}> = [
     {name: 'a Released Retain volume kept out only by its stale claimRef', s: state({volumes: [released()], claims: [db()]}), offered: ['pvctl reclaim pv/pv-1 --for default/db -f snap.yaml']},
     {name: 'the same on a live cluster: the context is carried', s: state({volumes: [released()], claims: [db()]}), sourceArgs: ['--context', 'prod'], offered: ['pvctl reclaim pv/pv-1 --for default/db --context prod']},
     {name: 'a Failed Retain volume', s: state({volumes: [released({phase: 'Failed'})], claims: [db()]}), offered: ['pvctl reclaim pv/pv-1 --for default/db -f snap.yaml']},
     {name: 'the volume is too small besides', s: state({volumes: [released({capacity: '512Mi'})], claims: [db()]}), offered: []},
-    {name: 'a pod on a node still mounts the old claim (OldClaimUnused)', s: state({volumes: [released()], claims: [db()], pods: [pod('app', 'old', {phase: 'Running', nodeName: 'n1'})]}), offered: []},
-    {name: 'the old claim still exists (OldClaimGone)', s: state({volumes: [released()], claims: [db(), pvc('old', 'u-old', {className: ''})]}), offered: []},
-    {name: 'Delete left to an external provisioner (ReclaimPolicyKeepsData)', s: state({volumes: [released({policy: 'Delete', source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'h'}}})], claims: [db()]}), offered: []},
+    {name: 'a pod on a node still mounts the old claim (OldClaimUnused)', s: state({volumes: [released()], claims: [db()], pods: [pod('app', 'old', {phase: 'Running', nodeName: 'n1'})]}), offered: [], refused: 'OldClaimUnused'},
+    {name: 'the old claim still exists (OldClaimGone)', s: state({volumes: [released()], claims: [db(), pvc('old', 'u-old', {className: ''})]}), offered: [], refused: 'OldClaimGone'},
+    {name: 'Delete left to an external provisioner (ReclaimPolicyKeepsData)', s: state({volumes: [released({policy: 'Delete', source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'h'}}})], claims: [db()]}), offered: [], refused: 'ReclaimPolicyKeepsData'},
     {name: 'the claim binds anyway (WillBind)', s: state({volumes: [released(), pv('pv-2', {className: ''})], claims: [db()]}), offered: []},
   ]
   for (const row of rows) {
     test(row.name, () => {
       const {before, offers, after} = explainWithOffers(row.s, row.sourceArgs)
       assert.deepEqual(
-        offers.map((o) => o.command),
+        offers.filter((o) => o.allowed).map((o) => o.command),
         row.offered,
       )
       assert.equal(after.verdict, before.verdict, 'an offer never changes the verdict')
-      if (row.offered.length === 0) {
+      if (row.refused !== undefined) {
+        assert.ok(!after.suggestions.some((s) => s.includes(removeClaimRefPatch('pv-1'))), 'no hand-made patch where the reclaim refuses')
+        assert.equal(after.suggestions.filter((s) => s.includes(`not safe to reuse: ${row.refused}:`)).length, 1, after.suggestions.join('\n'))
+      } else if (row.offered.length === 0) {
         assert.deepEqual(after.suggestions, before.suggestions, "no offer: explain's advice as it was")
       } else {
         assert.equal(after.suggestions.filter((s) => s.includes(row.offered[0])).length, 1, after.suggestions.join('\n'))

@@ -25,6 +25,8 @@ test("explain's relink suggestion and relink's decision agree on every claim of 
     {name: 'another claim names the volume', state: state({volumes: [pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'}), pvc('x', 'u-x', {className: '', volumeName: 'pv-1', phase: 'Lost', annotations: bound})]})},
     {name: 'Bound with Delete, an external deleter', state: state({volumes: [pv('pv-1', {phase: 'Bound', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},
     {name: 'Bound with Delete, the controller deletes it', state: state({volumes: [pv('pv-1', {phase: 'Bound', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: {hostPath: {path: '/tmp/x'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},
+    {name: 'spec.volumeName cleared, the volume names the claim as it is', state: state({volumes: [pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'db', uid: 'u-1'}, annotations: byController})], claims: [pvc('db', 'u-1', {className: '', phase: 'Lost', annotations: bound})]})},
+    {name: 'spec.volumeName cleared, another claim holds the volume', state: state({volumes: [pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'db', uid: 'u-1'}, annotations: byController})], claims: [pvc('db', 'u-1', {className: '', phase: 'Lost', annotations: bound}), pvc('x', 'u-x', {className: '', volumeName: 'pv-1'})]})},
     {name: 'Released with Delete', state: state({volumes: [pv('pv-1', {phase: 'Released', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},
   ]
   let offered = 0
@@ -35,9 +37,9 @@ test("explain's relink suggestion and relink's decision agree on every claim of 
       const e = explainClaim(s, ns, claim, {gates: defaultFeatureGates})!
       const suggests = e.suggestions.some((line) => line.endsWith(`pvctl relink pvc/${claim} -n ${ns}`))
       const allowed = decideRelink({state: s, target: {kind: 'PersistentVolumeClaim', namespace: ns, name: claim}, gates: defaultFeatureGates})!.allowed
-      // explain offers relink for the volume's side of the pair (its verdicts RequestedVolumeBoundElsewhere
-      // and Misbound); relink also closes a claim's lost spec.volumeName, which audit's ClaimLost offers.
-      if (e.verdict === 'RequestedVolumeBoundElsewhere' || e.verdict === 'Misbound') assert.equal(suggests, allowed, `${name}: pvc/${ns}/${claim} (${e.verdict}): ${e.suggestions.join(' | ')}`)
+      // explain offers relink where a volume names the claim and the claim does not bind it: its verdicts
+      // RequestedVolumeBoundElsewhere, Misbound, and Lost (a spec.volumeName cleared).
+      if (e.verdict === 'RequestedVolumeBoundElsewhere' || e.verdict === 'Misbound' || e.verdict === 'Lost') assert.equal(suggests, allowed, `${name}: pvc/${ns}/${claim} (${e.verdict}): ${e.suggestions.join(' | ')}`)
       else assert.equal(suggests, false, `${name}: pvc/${ns}/${claim} (${e.verdict})`)
       if (suggests) offered++
     }
