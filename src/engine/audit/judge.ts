@@ -59,7 +59,7 @@ export function judge(input: AuditInput): Finding[] {
   const {after} = input
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
   const lookup = clusterLookup(after)
-  const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source)
+  const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
   const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink}
   const volumeContext = {
     lookup,

@@ -39,6 +39,8 @@ export interface ClusterLookup {
   podsUsing(key: string): readonly Pod[]
   /** The volumes whose claimRef names the claim key (any uid), in the state's order. */
   volumesClaiming(key: string): readonly PersistentVolume[]
+  /** The claims whose spec.volumeName is the volume, in the state's order. */
+  claimsNaming(volumeName: string): readonly PersistentVolumeClaim[]
 }
 
 /** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
@@ -95,7 +97,12 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
     claiming ??= groupBy(state.volumes.flatMap((v) => (v.spec.claimRef == null ? [] : [[claimRefKey(v.spec.claimRef), v] as [string, PersistentVolume]])))
     return claiming.get(key) ?? []
   }
-  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming}
+  let naming: Map<string, PersistentVolumeClaim[]> | undefined
+  const claimsNaming = (volumeName: string): readonly PersistentVolumeClaim[] => {
+    naming ??= groupBy(state.claims.flatMap((c) => ((c.spec.volumeName ?? '') === '' ? [] : [[c.spec.volumeName ?? '', c] as [string, PersistentVolumeClaim]])))
+    return naming.get(volumeName) ?? []
+  }
+  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming}
 }
 
 /** The values by key, each group in the order given (a value repeated in a row kept once). */

@@ -96,7 +96,7 @@ export function suggestFixes(
     }
     case 'RequestedVolumeBoundElsewhere':
       out.push(
-        relinkable(state, d.volume!, claim)
+        relinkable(q.lookup, d.volume!, claim)
           ? relinkSuggestion(d.volume!, claim)
           : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`,
       )
@@ -107,7 +107,7 @@ export function suggestFixes(
       break
     }
     case 'Lost': {
-      const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(state, claim)
+      const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(q.lookup, claim)
       out.push(
         d.claim.spec.volumeName
           ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, or delete the claim and create a new one`
@@ -119,7 +119,7 @@ export function suggestFixes(
     }
     case 'Misbound':
       out.push(
-        relinkable(state, d.volume!, claim)
+        relinkable(q.lookup, d.volume!, claim)
           ? relinkSuggestion(d.volume!, claim)
           : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`,
       )
@@ -138,11 +138,11 @@ export function suggestFixes(
  * as pvctl relink's checks (engine/repair/relink.ts; explain may not import it): a test holds the two to
  * the same answer on the examples.
  */
-function relinkable(state: ClusterState, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+function relinkable(lookup: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec.claimRef
   // With another uid the controller releases it (or has): only Retain keeps its data meanwhile.
   const kept = (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
-  const otherClaim = state.claims.some((c) => c !== claim && claimKey(c) !== claimKey(claim) && c.spec.volumeName === volume.metadata.name)
+  const otherClaim = lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim && claimKey(c) !== claimKey(claim))
   return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
 }
 
@@ -152,17 +152,17 @@ function relinkable(state: ClusterState, volume: PersistentVolume, claim: Persis
  * older claim's: then as relinkable judges it). Not when another claim names the volume or either is being
  * deleted.
  */
-function volumeStillNaming(state: ClusterState, claim: PersistentVolumeClaim): PersistentVolume | undefined {
-  const naming = state.volumes.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === claimKey(claim))
+function volumeStillNaming(lookup: ClusterLookup, claim: PersistentVolumeClaim): PersistentVolume | undefined {
+  const naming = lookup.volumesClaiming(claimKey(claim))
   const volume = naming.length === 1 ? naming[0] : undefined
   if (volume === undefined || volume.metadata.deletionTimestamp != null || claim.metadata.deletionTimestamp != null) {
     return undefined
   } else if (volume.spec.claimRef?.uid !== claim.metadata.uid) {
-    return relinkable(state, volume, claim) ? volume : undefined
+    return relinkable(lookup, volume, claim) ? volume : undefined
   } else {
     // The volume names the claim as it is (the controller does not release it): relinked unless another claim holds it.
   }
-  return state.claims.some((c) => c !== claim && c.spec.volumeName === volume.metadata.name) ? undefined : volume
+  return lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim) ? undefined : volume
 }
 
 /** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */

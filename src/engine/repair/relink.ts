@@ -25,6 +25,7 @@ import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
+import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
 import {destroys, releases, type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
 import type {ClaimName} from './reclaim.js'
 
@@ -52,6 +53,11 @@ export interface RelinkInput {
   target: RelinkTarget
   gates: FeatureGates
   plugins?: VolumePluginMgr
+  /**
+   * The state indexed (clusterLookup(state)), when the caller decides many relinks on one state: audit asks
+   * for every Released volume and Lost claim, and a scan of the cluster for each would make it quadratic.
+   */
+  lookup?: ClusterLookup
 }
 
 /** One write of a relink, in the order written (the volume first). */
@@ -85,7 +91,8 @@ export interface RelinkDecision {
  */
 export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   const {state, target} = input
-  const pair = pairOf(state, target)
+  const lookup = input.lookup ?? clusterLookup(state)
+  const pair = pairOf(lookup, target)
   if (pair === undefined) return undefined
   const plugins = input.plugins ?? defaultVolumePluginMgr()
   const {volume, claim} = pair
@@ -103,7 +110,7 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   checks.push(
     ...existenceChecks(pair),
     brokenCheck(volume, claim, writes),
-    otherClaimCheck(state, volume, claim),
+    otherClaimCheck(lookup, volume, claim),
     check('VolumeNotDeleting', ...volumeDeleting(volume)),
     claim.metadata.deletionTimestamp == null ? check('ClaimNotDeleting', true, 'not being deleted') : check('ClaimNotDeleting', false, `pvc/${claimKey(claim)} is being deleted (since ${claim.metadata.deletionTimestamp})`),
     keptCheck(volume, unedited),
@@ -198,9 +205,9 @@ interface Pair {
 }
 
 /** The pair of a target, and whether its two ends name each other; undefined when the target object does not exist. */
-function pairOf(state: ClusterState, target: RelinkTarget): Pair | undefined {
+function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
   if (target.kind === 'PersistentVolume') {
-    const volume = state.volumes.find((v) => v.metadata.name === target.name)
+    const volume = lookup.volumeByName(target.name)
     if (volume === undefined) return undefined
     const ref = volume.spec.claimRef
     if (ref == null) {
@@ -209,7 +216,7 @@ function pairOf(state: ClusterState, target: RelinkTarget): Pair | undefined {
       // The claim of the pair is the one the claimRef names.
     }
     const claimName = {namespace: ref.namespace ?? '', name: ref.name ?? ''}
-    const claim = state.claims.find((c) => claimKey(c) === claimRefKey(ref))
+    const claim = lookup.claimByKey(claimRefKey(ref))
     const named = claim?.spec.volumeName ?? ''
     return {
       volumeName: target.name,
@@ -222,13 +229,13 @@ function pairOf(state: ClusterState, target: RelinkTarget): Pair | undefined {
           : check('PairNamed', true, `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`),
     }
   }
-  const claim = state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
+  const claim = lookup.claimByKey(`${target.namespace}/${target.name}`)
   if (claim === undefined) return undefined
   const key = claimKey(claim)
   const claimName = {namespace: target.namespace, name: target.name}
   const volumeName = claim.spec.volumeName ?? ''
   if (volumeName !== '') {
-    const volume = state.volumes.find((v) => v.metadata.name === volumeName)
+    const volume = lookup.volumeByName(volumeName)
     const ref = volume?.spec.claimRef
     const back = ref == null ? undefined : claimRefKey(ref)
     return {
@@ -244,7 +251,7 @@ function pairOf(state: ClusterState, target: RelinkTarget): Pair | undefined {
   } else {
     // No spec.volumeName: the pair's volume is the one volume that names this claim.
   }
-  const naming = state.volumes.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key)
+  const naming = lookup.volumesClaiming(key)
   if (naming.length === 1) {
     const volume = naming[0]
     return {volumeName: volume.metadata.name ?? '', volume, claimName, claim, named: check('PairNamed', true, `pv/${volume.metadata.name ?? ''} names pvc/${key}, which names no volume`)}
@@ -292,9 +299,9 @@ function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, wri
   }
 }
 
-function otherClaimCheck(state: ClusterState, volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkCheck {
+function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkCheck {
   const name = volume.metadata.name ?? ''
-  const others = state.claims.filter((c) => c !== claim && c.spec.volumeName === name)
+  const others = lookup.claimsNaming(name).filter((c) => c !== claim)
   if (others.length === 0) {
     return check('NoOtherClaim', true, `no other claim names ${name}`)
   } else {
