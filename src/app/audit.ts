@@ -6,6 +6,7 @@ import {auditFails, buildAuditReport, silencedBy, type AuditReport, type AuditTo
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {Explainer} from '../engine/explain/explainer.js'
+import type {ClaimExplanationFacts, Verdict} from '../engine/explain/model.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
 import {scopePredicate} from '../engine/simulation/reconcile.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
@@ -53,14 +54,19 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   // The evidence (each claim's events) only where a finding reads it: a claim handed to an external
   // provisioner, and the volumes judge() asks about; the rest stays one pass over the claims.
   const withEvidence = s.explainer.with({evidence: opts.evidence})
-  // claimBrief: explain's answer without its candidates, which no finding reads (every claim weighed
-  // against every volume would make the audit claims × volumes).
-  const explained = s.claims.map((c) => {
-    const e = s.explainer.claimBrief(c.metadata.namespace ?? '', c.metadata.name ?? '')!
-    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claimBrief(e.claim.namespace, e.claim.name)! : e
-  })
+  const explained = <T extends {verdict: Verdict}>(ask: (explainer: Explainer) => T): T => {
+    const e = ask(s.explainer)
+    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? ask(withEvidence) : e
+  }
+  // claimFacts of every claim, judged one at a time as they come; claimBrief (explain's answer without its
+  // candidates, which no finding reads: every claim weighed against every volume would make the audit
+  // claims × volumes) of those whose finding words what blocks them.
+  function* claimFacts(): Generator<ClaimExplanationFacts> {
+    for (const c of s.claims) yield explained((e) => e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  }
+  const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs})
+  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
   return buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
 }
@@ -76,7 +82,7 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
     const code = codeOfVerdict(s.explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
-  const rest = judge({after: s.after, claims: [], volumes: s.volumes, classes: s.classes})
+  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: [], explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
 }
 

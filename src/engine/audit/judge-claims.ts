@@ -1,7 +1,8 @@
-// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation (its brief form), never
-// decided again here; the others (being deleted, being resized) are about fields the controller does not
-// decide on, and carry explain's verdict in their evidence all the same.
-import type {ClaimExplanationBrief, Verdict} from '../explain/model.js'
+// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation (the facts
+// its decision gives, and its brief form where the finding words what blocks the claim), never decided again
+// here; the others (being deleted, being resized) are about fields the controller does not decide on, and
+// carry explain's verdict in their evidence all the same.
+import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict} from '../explain/model.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
@@ -39,11 +40,13 @@ export interface ClaimContext {
   podsRead: boolean
   /** ` -f FILE` and the like, for the pvctl commands a fix prints. */
   source: string
+  /** explain's explanation of the claim without its candidates (Explainer.claimBrief), for the findings that read more than its facts. */
+  explain: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
 }
 
-export function judgeClaim(e: ClaimExplanationBrief, ctx: ClaimContext): Finding[] {
+export function judgeClaim(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
   const claim = ctx.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
-  const found = verdictFindings(e, ctx.source)
+  const found = verdictFindings(e, ctx)
   if (claim !== undefined) {
     found.push(...terminating(e, claim, ctx), ...resizing(e, claim))
   } else {
@@ -52,21 +55,21 @@ export function judgeClaim(e: ClaimExplanationBrief, ctx: ClaimContext): Finding
   return found
 }
 
-function objectOf(e: ClaimExplanationBrief): FindingObject {
+function objectOf(e: ClaimExplanationFacts): FindingObject {
   return {kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}
 }
 
 /** What every claim finding's evidence starts with: explain's verdict and the fields it rests on. */
-function baseEvidence(e: ClaimExplanationBrief): Finding['evidence'] {
+function baseEvidence(e: ClaimExplanationFacts): Finding['evidence'] {
   const evidence: Finding['evidence'] = {verdict: e.verdict, phase: e.phase, 'spec.volumeName': e.request.volumeName, storageClass: e.storageClass.name}
   if (e.error !== null) evidence.controllerError = e.error
   return evidence
 }
 
-function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
+function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
   const {namespace, name} = e.claim
   const object = objectOf(e)
-  const explain = `pvctl explain pvc/${name} -n ${namespace}${source}`
+  const explain = `pvctl explain pvc/${name} -n ${namespace}${ctx.source}`
   const evidence = baseEvidence(e)
   if (e.verdict === 'ExternalProvisioning') {
     const l = e.provisionerLiveness
@@ -89,19 +92,21 @@ function verdictFindings(e: ClaimExplanationBrief, source: string): Finding[] {
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
-      return [lostFinding(code, e, evidence)]
+      return [lostFinding(code, ctx.explain(e.claim), evidence)]
     case 'ClaimWaitingForConsumer':
       return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.`, evidence, explain)]
     case 'ClaimWaitingForScheduling': {
-      const pods = e.pods.map((x) => x.name)
+      const pods = ctx.explain(e.claim).pods.map((x) => x.name)
       return [
         finding(code, object, `The claim waits for its pod (${pods.join(', ')}) to be scheduled (class ${e.storageClass.name} binds on first consumer); look at the pod if it stays unscheduled.`, evidence, `kubectl get pods -n ${namespace} ${pods.join(' ')} -o wide`),
       ]
     }
-    default:
+    default: {
       // The Pending verdicts and SyncError: explain's summary says what blocks the claim, its suggestions the way out.
-      evidence.suggestions = e.suggestions
-      return [finding(code, object, e.summary, evidence, explain)]
+      const brief = ctx.explain(e.claim)
+      evidence.suggestions = brief.suggestions
+      return [finding(code, object, brief.summary, evidence, explain)]
+    }
   }
 }
 
@@ -151,7 +156,7 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
 }
 
 /** Being deleted and held by pvc-protection: the pods that still use it, as that controller counts them. */
-function terminating(e: ClaimExplanationBrief, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
+function terminating(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
   const since = claim.metadata.deletionTimestamp
   const finalizers = claim.metadata.finalizers ?? []
   if (since == null || !finalizers.includes(PVCProtectionFinalizer)) return []
@@ -197,7 +202,7 @@ const RESIZE_FAILED_CONDITIONS = new Set(['ControllerResizeError', 'NodeResizeEr
 const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'])
 
 /** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
-function resizing(e: ClaimExplanationBrief, claim: PersistentVolumeClaim): Finding[] {
+function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
   const {namespace, name} = e.claim
   const conditions = ((claim.status.conditions ?? []) as ClaimCondition[]).filter((c) => (c.status ?? 'True') === 'True')
