@@ -209,22 +209,24 @@ function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Findi
   const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string>).storage ?? null
   const requested = claim.spec.resources?.requests?.storage ?? null
   const capacity = claim.status.capacity?.storage ?? null
-  const larger = requested !== null && capacity !== null && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
+  // The same text is the same quantity (most claims have what they asked for): nothing to parse.
+  const larger = requested !== null && capacity !== null && requested !== capacity && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
   const failed = conditions.filter((c) => RESIZE_FAILED_CONDITIONS.has(c.type ?? ''))
   const pending = conditions.filter((c) => RESIZE_PENDING_CONDITIONS.has(c.type ?? ''))
   const allocationFailed = allocation !== null && (allocation.endsWith('Failed') || allocation.endsWith('Infeasible'))
   const allocationPending = allocation !== null && (allocation.endsWith('InProgress') || allocation.endsWith('Pending'))
-  const evidence = {
+  // Made for a finding only: most Bound claims of a cluster are not being resized.
+  const evidence = () => ({
     ...baseEvidence(e),
     'spec.resources.requests.storage': requested,
     'status.capacity.storage': capacity,
     'status.conditions': conditions.map((c) => `${c.type}${(c.message ?? '') !== '' ? `: ${c.message}` : ''}`),
     'status.allocatedResourceStatuses.storage': allocation,
-  }
+  })
   const describe = `kubectl describe pvc ${name} -n ${namespace}`
   if (failed.length > 0 || allocationFailed) {
     const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || allocation!
-    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed (or the request lowered back, with RecoverVolumeExpansionFailure).`, evidence, describe)]
+    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed (or the request lowered back, with RecoverVolumeExpansionFailure).`, evidence(), describe)]
   } else if (pending.length > 0 || allocationPending || larger) {
     const state =
       pending.some((c) => c.type === 'FileSystemResizePending')
@@ -232,7 +234,7 @@ function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Findi
         : pending.length > 0 || allocationPending
           ? `the resizer is expanding the volume (${[...pending.map((c) => c.type ?? ''), ...(allocation === null ? [] : [allocation])].join(', ')})`
           : 'no condition shows a resizer working on it: check that the class allows expansion and its CSI driver runs csi-resizer'
-    return [finding('ClaimResizePending', objectOf(e), `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`, evidence, describe)]
+    return [finding('ClaimResizePending', objectOf(e), `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`, evidence(), describe)]
   } else {
     // No resize shown: the request is what the claim has.
     return []
