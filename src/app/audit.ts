@@ -13,7 +13,8 @@ import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {auditEvidence} from './audit-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
-import {planSync, type SyncOptions} from './sync.js'
+import {planSyncKeepingCache, type SyncOptions} from './sync.js'
+import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
 
 export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' | 'operations'> {
@@ -88,7 +89,7 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
 
 /** What both audits start from: the state after the plan, the objects in scope, the Explainer, the annotations. */
 function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
-  const {after, plannedChanges} = planned(state, opts, extras.plan)
+  const {after, plannedChanges, cache} = planned(state, opts, extras.plan)
   const targets = opts.targets ?? []
   const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
   const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
@@ -96,8 +97,9 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
   const volumes = after.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
   // Classes are judged unless objects are named (the audit is then about those objects).
   const classes = targets.length === 0
-  // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
-  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
+  // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction; over the plan's own
+  // informer caches when they hold `after`, not cached and indexed again.
+  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts), ...(cache === undefined ? {} : {cache})})
   const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
   const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
   const annotated = annotationIgnores([
@@ -113,11 +115,12 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
 
 /**
  * The state after the plan, and the plan's summary: the rest of the plan (its actions, events and the
- * objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining starts.
+ * objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining starts. A plan made
+ * here leaves its informer caches too, when they hold that state (planSyncKeepingCache).
  */
-function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']} {
-  const plan = made ?? planSync(state, {...opts, dryRun: true})
-  return {after: withPlanApplied(state, plan.objects), plannedChanges: {...plan.summary}}
+function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']; cache: SimulatedCluster | undefined} {
+  const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, {...opts, dryRun: true})
+  return {after: withPlanApplied(state, report.objects), plannedChanges: {...report.summary}, cache}
 }
 
 function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {

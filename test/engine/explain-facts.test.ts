@@ -5,10 +5,8 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {withPlanApplied} from '../../src/app/audit.js'
 import {planSync} from '../../src/app/sync.js'
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
@@ -16,6 +14,7 @@ import {type ExplainEvidence, noEvidence} from '../../src/engine/explain/evidenc
 import {Explainer, type ExplainOptions} from '../../src/engine/explain/explainer.js'
 import type {ClaimExplanation, ClaimExplanationFacts} from '../../src/engine/explain/model.js'
 import {loadCases, stateOf} from '../conformance/cases.js'
+import {claimsAgainstOracle, generatedState} from './explain-oracle.js'
 
 const gates = defaultFeatureGates
 const FACTS = ['claim', 'phase', 'verdict', 'volume', 'request', 'storageClass', 'selectedNode', 'provisioner', 'error', 'provisionerLiveness'] as const satisfies ReadonlyArray<keyof ClaimExplanationFacts>
@@ -30,21 +29,7 @@ function factsOf(e: ClaimExplanation): ClaimExplanationFacts {
 /** The claims whose facts differ from those of claim(), and the verdicts seen. */
 function differences(state: ClusterState, opts: ExplainOptions, oracle: 'fresh' | 'shared'): {problems: string[]; verdicts: Set<string>} {
   const explainer = new Explainer(state, opts)
-  const shared = new Explainer(state, opts)
-  const problems: string[] = []
-  const verdicts = new Set<string>()
-  for (const c of state.claims) {
-    const ns = c.metadata.namespace ?? ''
-    const name = c.metadata.name ?? ''
-    const full = (oracle === 'fresh' ? new Explainer(state, opts) : shared).claim(ns, name)!
-    verdicts.add(full.verdict)
-    try {
-      assert.deepEqual(explainer.claimFacts(ns, name), factsOf(full))
-    } catch (err) {
-      problems.push(`${ns}/${name} (${full.verdict}): ${(err as Error).message.split('\n').slice(0, 12).join('\n')}`)
-    }
-  }
-  return {problems, verdicts}
+  return claimsAgainstOracle(state, opts, oracle, (full, ns, name) => assert.deepEqual(explainer.claimFacts(ns, name), factsOf(full)))
 }
 
 function statesOf(state: ClusterState): Array<[string, ClusterState, ExplainOptions]> {
@@ -66,7 +51,7 @@ describe('explain: claimFacts is the fields of claim() that the decision gives',
     })
   }
   test('a claim the state does not have has no facts', () => {
-    const state = parseSnapshotText(clusterJson(generateCluster(10, 1)), 'generated-10-1').state
+    const state = generatedState(10, 1)
     assert.equal(new Explainer(state, {gates}).claimFacts('nowhere', 'nothing'), undefined)
   })
   for (const [volumes, seed] of [
@@ -74,7 +59,7 @@ describe('explain: claimFacts is the fields of claim() that the decision gives',
     [1000, 6],
   ] as const) {
     test(`a generated cluster of ${volumes} volumes, seed ${seed}`, () => {
-      const state = parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state
+      const state = generatedState(volumes, seed)
       const seen = new Set<string>()
       let liveness = 0
       for (const [when, s, opts] of statesOf(state)) {
