@@ -8,13 +8,15 @@ import {auditFails, buildAuditReport, silencedBy, type AuditReport, type AuditTo
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {Explainer} from '../engine/explain/explainer.js'
+import type {ClaimExplanationFacts, Verdict} from '../engine/explain/model.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
 import {scopePredicate} from '../engine/simulation/reconcile.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {auditEvidence} from './audit-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
-import {planSync, type SyncOptions} from './sync.js'
+import {planSyncKeepingCache, type SyncOptions} from './sync.js'
+import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
 
 export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' | 'operations'> {
@@ -63,14 +65,19 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   // The evidence (each claim's events) only where a finding reads it: a claim handed to an external
   // provisioner, and the volumes judge() asks about; the rest stays one pass over the claims.
   const withEvidence = s.explainer.with({evidence: opts.evidence})
-  // claimBrief: explain's answer without its candidates, which no finding reads (every claim weighed
-  // against every volume would make the audit claims × volumes).
-  const explained = s.claims.map((c) => {
-    const e = s.explainer.claimBrief(c.metadata.namespace ?? '', c.metadata.name ?? '')!
-    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? withEvidence.claimBrief(e.claim.namespace, e.claim.name)! : e
-  })
+  const explained = <T extends {verdict: Verdict}>(ask: (explainer: Explainer) => T): T => {
+    const e = ask(s.explainer)
+    return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? ask(withEvidence) : e
+  }
+  // claimFacts of every claim, judged one at a time as they come; claimBrief (explain's answer without its
+  // candidates, which no finding reads: every claim weighed against every volume would make the audit
+  // claims × volumes) of those whose finding words what blocks them.
+  function* claimFacts(): Generator<ClaimExplanationFacts> {
+    for (const c of s.claims) yield explained((e) => e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  }
+  const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, claims: explained, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
+  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
   const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers'])
@@ -92,13 +99,13 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
     const code = codeOfVerdict(s.explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
-  const rest = judge({after: s.after, claims: [], volumes: s.volumes, classes: s.classes, gates: opts.gates})
+  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: [], explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
 }
 
 /** What both audits start from: the state after the plan, the objects in scope, the Explainer, the annotations. */
 function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
-  const {after, plannedChanges} = planned(state, opts, extras.plan)
+  const {after, plannedChanges, cache} = planned(state, opts, extras.plan)
   const targets = opts.targets ?? []
   const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
   const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
@@ -106,8 +113,9 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
   const volumes = after.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
   // Classes are judged unless objects are named (the audit is then about those objects).
   const classes = targets.length === 0
-  // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction.
-  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)})
+  // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction; over the plan's own
+  // informer caches when they hold `after`, not cached and indexed again.
+  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts), ...(cache === undefined ? {} : {cache})})
   const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
   const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
   const annotated = annotationIgnores([
@@ -123,11 +131,12 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
 
 /**
  * The state after the plan, and the plan's summary: the rest of the plan (its actions, events and the
- * objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining starts.
+ * objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining starts. A plan made
+ * here leaves its informer caches too, when they hold that state (planSyncKeepingCache).
  */
-function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']} {
-  const plan = made ?? planSync(state, {...opts, dryRun: true})
-  return {after: withPlanApplied(state, plan.objects), plannedChanges: {...plan.summary}}
+function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']; cache: SimulatedCluster | undefined} {
+  const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, {...opts, dryRun: true})
+  return {after: withPlanApplied(state, report.objects), plannedChanges: {...report.summary}, cache}
 }
 
 function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {

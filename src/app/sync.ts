@@ -4,7 +4,8 @@ import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {claimKey} from '../engine/api/model.js'
 import type {Action, ObjectRef} from '../engine/simulation/plan.js'
-import {reconcile, scopePredicate} from '../engine/simulation/reconcile.js'
+import {reconcile, reconcileKeepingCache, type ReconcileOptions, type ReconcileResult, type ReconcileScope, scopePredicate} from '../engine/simulation/reconcile.js'
+import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
@@ -25,6 +26,32 @@ export interface SyncOptions extends VolumePluginOptions {
 
 /** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
 export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
+  return planWith(state, opts, reconcile)
+}
+
+/**
+ * planSync, and the informer caches after the plan (reconcileKeepingCache) when they hold what the report's
+ * objects put in place of the state's (withPlanApplied in app/audit.ts): every object the plan wrote is in
+ * the report (no -n, -l leaves one out), and no volume came or went (a deleted one stays in that state as
+ * read). Otherwise undefined.
+ */
+export function planSyncKeepingCache(state: ClusterState, opts: SyncOptions): {report: SyncReport; cache: SimulatedCluster | undefined} {
+  let cache: SimulatedCluster | undefined
+  const report = planWith(state, opts, (s, options) => {
+    const kept = reconcileKeepingCache(s, options)
+    cache = kept.cache
+    return kept.result
+  })
+  const whole = scopePredicate(planScope(opts)).everything && cache!.volumeNamesGeneration === 0
+  return {report, cache: whole ? cache : undefined}
+}
+
+/** What a plan syncs: the objects named, else those of -n and -l (undefined: every object). */
+function planScope(opts: SyncOptions): ReconcileScope | undefined {
+  return opts.targets !== undefined && opts.targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
+}
+
+function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterState, options: ReconcileOptions) => ReconcileResult): SyncReport {
   // Names looked up once, not one scan of the state per named object.
   const volumeNames = opts.targets?.length ? new Set(state.volumes.map((v) => v.metadata.name)) : undefined
   const claimKeys = opts.targets?.length ? new Set(state.claims.map(claimKey)) : undefined
@@ -36,8 +63,8 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
     }
   }
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
-  const scope = hasTargets ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
-  const result = reconcile(state, {
+  const scope = planScope(opts)
+  const result = run(state, {
     gates: opts.gates,
     plugins: defaultVolumePluginMgr(opts),
     maxRounds: opts.maxRounds,

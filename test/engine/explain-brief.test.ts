@@ -13,9 +13,9 @@ import {parseSnapshotText} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
-import {Explainer, explainClaim} from '../../src/engine/explain/explainer.js'
-import type {ClaimExplanation} from '../../src/engine/explain/model.js'
+import {Explainer} from '../../src/engine/explain/explainer.js'
 import {loadCases, stateOf} from '../conformance/cases.js'
+import {claimsAgainstOracle} from './explain-oracle.js'
 
 const gates = defaultFeatureGates
 const opts = {gates, plugins: defaultVolumePluginMgr({})}
@@ -23,22 +23,10 @@ const opts = {gates, plugins: defaultVolumePluginMgr({})}
 /** The claims whose brief differs from claim() less its candidates, and the verdicts seen. */
 function differences(state: ClusterState, oracle: 'fresh' | 'shared'): {problems: string[]; verdicts: Set<string>} {
   const brief = new Explainer(state, opts)
-  const shared = new Explainer(state, opts)
-  const problems: string[] = []
-  const verdicts = new Set<string>()
-  for (const c of state.claims) {
-    const ns = c.metadata.namespace ?? ''
-    const name = c.metadata.name ?? ''
-    const full: ClaimExplanation = oracle === 'fresh' ? explainClaim(state, ns, name, opts)! : shared.claim(ns, name)!
+  return claimsAgainstOracle(state, opts, oracle, (full, ns, name) => {
     const {candidates: _candidates, ...want} = full
-    verdicts.add(full.verdict)
-    try {
-      assert.deepEqual(brief.claimBrief(ns, name), want)
-    } catch (err) {
-      problems.push(`${ns}/${name} (${full.verdict}): ${(err as Error).message.split('\n').slice(0, 12).join('\n')}`)
-    }
-  }
-  return {problems, verdicts}
+    assert.deepEqual(brief.claimBrief(ns, name), want)
+  })
 }
 
 function asReadAndAfterPlan(state: ClusterState): Array<[string, ClusterState]> {

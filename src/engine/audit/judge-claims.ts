@@ -1,7 +1,8 @@
-// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation (its brief form), never
-// decided again here; the others (being deleted, being resized) are about fields the controller does not
-// decide on, and carry explain's verdict in their evidence all the same.
-import type {ClaimExplanationBrief, Verdict} from '../explain/model.js'
+// The findings about claims. PURE. A claim's verdict finding is read off explain's ClaimExplanation (the facts
+// its decision gives, and its brief form where the finding words what blocks the claim), never decided again
+// here; the others (being deleted, being resized) are about fields the controller does not decide on, and
+// carry explain's verdict in their evidence all the same.
+import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict} from '../explain/model.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
@@ -42,9 +43,11 @@ export interface ClaimContext {
   source: string
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
+  /** explain's explanation of the claim without its candidates (Explainer.claimBrief), for the findings that read more than its facts. */
+  explain: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
 }
 
-export function judgeClaim(e: ClaimExplanationBrief, ctx: ClaimContext): Finding[] {
+export function judgeClaim(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
   const claim = ctx.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
   const found = verdictFindings(e, ctx)
   if (claim !== undefined) {
@@ -55,21 +58,21 @@ export function judgeClaim(e: ClaimExplanationBrief, ctx: ClaimContext): Finding
   return found
 }
 
-function objectOf(e: ClaimExplanationBrief): FindingObject {
+function objectOf(e: ClaimExplanationFacts): FindingObject {
   return {kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}
 }
 
 /** What every claim finding's evidence starts with: explain's verdict and the fields it rests on. */
-function baseEvidence(e: ClaimExplanationBrief): Finding['evidence'] {
+function baseEvidence(e: ClaimExplanationFacts): Finding['evidence'] {
   const evidence: Finding['evidence'] = {verdict: e.verdict, phase: e.phase, 'spec.volumeName': e.request.volumeName, storageClass: e.storageClass.name}
   if (e.error !== null) evidence.controllerError = e.error
   return evidence
 }
 
-function verdictFindings(e: ClaimExplanationBrief, {source, relink}: Pick<ClaimContext, 'source' | 'relink'>): Finding[] {
+function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
   const {namespace, name} = e.claim
   const object = objectOf(e)
-  const explain = `pvctl explain pvc/${name} -n ${namespace}${source}`
+  const explain = `pvctl explain pvc/${name} -n ${namespace}${ctx.source}`
   const evidence = baseEvidence(e)
   if (e.verdict === 'ExternalProvisioning') {
     const l = e.provisionerLiveness
@@ -92,24 +95,27 @@ function verdictFindings(e: ClaimExplanationBrief, {source, relink}: Pick<ClaimC
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
-      return [lostFinding(code, e, evidence, relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}))]
+      return [lostFinding(code, ctx.explain(e.claim), evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}))]
     case 'ClaimWaitingForConsumer':
       return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.`, evidence, explain)]
     case 'ClaimWaitingForScheduling': {
-      const pods = e.pods.map((x) => x.name)
+      const pods = ctx.explain(e.claim).pods.map((x) => x.name)
       return [
         finding(code, object, `The claim waits for its pod (${pods.join(', ')}) to be scheduled (class ${e.storageClass.name} binds on first consumer); look at the pod if it stays unscheduled.`, evidence, `kubectl get pods -n ${namespace} ${pods.join(' ')} -o wide`),
       ]
     }
     case 'ClaimRequestedVolumeBoundElsewhere': {
       // The volume it names names this claim's namespace/name with an old uid: the relink, where it holds.
-      evidence.suggestions = e.suggestions
-      return [finding(code, object, e.summary, evidence, relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? explain)]
+      const brief = ctx.explain(e.claim)
+      evidence.suggestions = brief.suggestions
+      return [finding(code, object, brief.summary, evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? explain)]
     }
-    default:
+    default: {
       // The Pending verdicts and SyncError: explain's summary says what blocks the claim, its suggestions the way out.
-      evidence.suggestions = e.suggestions
-      return [finding(code, object, e.summary, evidence, explain)]
+      const brief = ctx.explain(e.claim)
+      evidence.suggestions = brief.suggestions
+      return [finding(code, object, brief.summary, evidence, explain)]
+    }
   }
 }
 
@@ -165,7 +171,7 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
 }
 
 /** Being deleted and held by pvc-protection: the pods that still use it, as that controller counts them. */
-function terminating(e: ClaimExplanationBrief, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
+function terminating(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
   const since = claim.metadata.deletionTimestamp
   const finalizers = claim.metadata.finalizers ?? []
   if (since == null || !finalizers.includes(PVCProtectionFinalizer)) return []
@@ -211,29 +217,31 @@ const RESIZE_FAILED_CONDITIONS = new Set(['ControllerResizeError', 'NodeResizeEr
 const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'])
 
 /** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
-function resizing(e: ClaimExplanationBrief, claim: PersistentVolumeClaim): Finding[] {
+function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
   const {namespace, name} = e.claim
   const conditions = ((claim.status.conditions ?? []) as ClaimCondition[]).filter((c) => (c.status ?? 'True') === 'True')
   const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string>).storage ?? null
   const requested = claim.spec.resources?.requests?.storage ?? null
   const capacity = claim.status.capacity?.storage ?? null
-  const larger = requested !== null && capacity !== null && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
+  // The same text is the same quantity (most claims have what they asked for): nothing to parse.
+  const larger = requested !== null && capacity !== null && requested !== capacity && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
   const failed = conditions.filter((c) => RESIZE_FAILED_CONDITIONS.has(c.type ?? ''))
   const pending = conditions.filter((c) => RESIZE_PENDING_CONDITIONS.has(c.type ?? ''))
   const allocationFailed = allocation !== null && (allocation.endsWith('Failed') || allocation.endsWith('Infeasible'))
   const allocationPending = allocation !== null && (allocation.endsWith('InProgress') || allocation.endsWith('Pending'))
-  const evidence = {
+  // Made for a finding only: most Bound claims of a cluster are not being resized.
+  const evidence = () => ({
     ...baseEvidence(e),
     'spec.resources.requests.storage': requested,
     'status.capacity.storage': capacity,
     'status.conditions': conditions.map((c) => `${c.type}${(c.message ?? '') !== '' ? `: ${c.message}` : ''}`),
     'status.allocatedResourceStatuses.storage': allocation,
-  }
+  })
   const describe = `kubectl describe pvc ${name} -n ${namespace}`
   if (failed.length > 0 || allocationFailed) {
     const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || allocation!
-    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed (or the request lowered back, with RecoverVolumeExpansionFailure).`, evidence, describe)]
+    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed (or the request lowered back, with RecoverVolumeExpansionFailure).`, evidence(), describe)]
   } else if (pending.length > 0 || allocationPending || larger) {
     const state =
       pending.some((c) => c.type === 'FileSystemResizePending')
@@ -241,7 +249,7 @@ function resizing(e: ClaimExplanationBrief, claim: PersistentVolumeClaim): Findi
         : pending.length > 0 || allocationPending
           ? `the resizer is expanding the volume (${[...pending.map((c) => c.type ?? ''), ...(allocation === null ? [] : [allocation])].join(', ')})`
           : 'no condition shows a resizer working on it: check that the class allows expansion and its CSI driver runs csi-resizer'
-    return [finding('ClaimResizePending', objectOf(e), `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`, evidence, describe)]
+    return [finding('ClaimResizePending', objectOf(e), `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`, evidence(), describe)]
   } else {
     // No resize shown: the request is what the claim has.
     return []

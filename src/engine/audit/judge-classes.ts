@@ -1,7 +1,7 @@
 // The findings about StorageClasses. PURE. Judged only when StorageClasses were read (a snapshot without
 // any says nothing about them) and no objects are named.
 import {IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
-import type {ClaimExplanationBrief} from '../explain/model.js'
+import type {ClaimExplanationFacts, Verdict} from '../explain/model.js'
 import {defaultClassesNewestFirst} from '../explain/verdict.js'
 import type {ClusterState} from '../api/model.js'
 import {finding, type Finding} from './findings.js'
@@ -9,7 +9,11 @@ import {finding, type Finding} from './findings.js'
 /** The most claims a class finding names; the evidence counts them all. */
 const NAMED_CLAIMS = 10
 
-export function judgeClasses(after: ClusterState, claims: readonly ClaimExplanationBrief[]): Finding[] {
+/** The verdicts of the claims the class findings count (noDefault, bindingModeUnset): no other claim is read here. */
+export const CLASS_FINDING_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>(['NoMatchingVolume', 'SyncError'])
+
+/** `claims`: explain's facts of the claims in scope, or only those of CLASS_FINDING_VERDICTS (the rest are not read). */
+export function judgeClasses(after: ClusterState, claims: readonly ClaimExplanationFacts[]): Finding[] {
   if (after.classes.length === 0) return []
   return [...multipleDefaults(after), ...noDefault(after, claims), ...bindingModeUnset(after, claims)]
 }
@@ -35,7 +39,7 @@ function multipleDefaults(after: ClusterState): Finding[] {
  * retroactive default-class assignment; with no default class it has nothing to give them. explain says
  * so per claim (NoMatchingVolume, selection Unset); this says it once, for the cluster.
  */
-function noDefault(after: ClusterState, claims: readonly ClaimExplanationBrief[]): Finding[] {
+function noDefault(after: ClusterState, claims: readonly ClaimExplanationFacts[]): Finding[] {
   if (defaultClassesNewestFirst(after.classes).length > 0) return []
   const waiting = claims.filter((e) => e.verdict === 'NoMatchingVolume' && e.storageClass.selection === 'Unset').map((e) => `${e.claim.namespace}/${e.claim.name}`)
   if (waiting.length === 0) return []
@@ -58,7 +62,7 @@ function noDefault(after: ClusterState, claims: readonly ClaimExplanationBrief[]
  * is an error ("VolumeBindingMode not set for StorageClass"), and every claim of it fails to sync. Any other
  * value is taken as Immediate unless it is WaitForFirstConsumer: not rejected, so not judged here.
  */
-function bindingModeUnset(after: ClusterState, claims: readonly ClaimExplanationBrief[]): Finding[] {
+function bindingModeUnset(after: ClusterState, claims: readonly ClaimExplanationFacts[]): Finding[] {
   const unset = after.classes.filter((c) => c.volumeBindingMode == null)
   if (unset.length === 0) return []
   const byClass = new Map<string, string[]>()

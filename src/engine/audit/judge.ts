@@ -1,25 +1,36 @@
 // The judge of `pvctl audit`: the state after the controller's plan, and explain's verdicts on its claims,
-// in; findings out. PURE. A claim's finding is read off its ClaimExplanationBrief (the Explainer's verdict), never
+// in; findings out. PURE. A claim's finding is read off explain's explanation of it (the Explainer's verdict), never
 // decided again here: audit cannot disagree with `pvctl explain` on a claim. Each kind is judged in its own
 // file (judge-claims, judge-volumes, judge-classes, judge-restores), each linear in the objects: what one
 // object is checked against is looked up in maps built once here.
-import {clusterLookup} from '../explain/lookup.js'
+import {clusterLookup, type ClusterLookup} from '../explain/lookup.js'
 import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
 import {relinkFixOn} from './relink-fix.js'
-import type {ClaimExplanationBrief, Verdict, VolumeExplanation} from '../explain/model.js'
+import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {Finding, FindingCode} from './findings.js'
 import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, judgeClaim} from './judge-claims.js'
-import {judgeClasses} from './judge-classes.js'
+import {CLASS_FINDING_VERDICTS, judgeClasses} from './judge-classes.js'
 import {judgeRestoredVolume} from './judge-restores.js'
 import {judgeVolume, NodeIndex} from './judge-volumes.js'
-import {reclaimFits} from '../repair/offers.js'
+import {RECLAIM_FOR_VERDICTS, reclaimFits} from '../repair/offers.js'
 
 export interface AuditInput {
   /** The state after the plan: what the controller is about to fix is fixed here. */
   after: ClusterState
-  /** explain's explanation of every claim in scope, on `after`. */
-  claims: readonly ClaimExplanationBrief[]
+  /**
+   * What explain's decision says of every claim in scope, on `after` (Explainer.claimFacts): each is judged
+   * as it comes and let go, so that a large cluster's claims are never all held at once.
+   */
+  claims: Iterable<ClaimExplanationFacts>
+  /**
+   * explain's explanation of a claim of `claims`, without its candidates (Explainer.claimBrief, on the same
+   * state): asked only of the claims whose finding words what blocks them (its summary and suggestions),
+   * names their pods or their binding's pointers.
+   */
+  explainClaim: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
+  /** `after` looked up (the Explainer's lookup); none: looked up here. */
+  lookup?: ClusterLookup
   /** The volumes in scope, from `after`. */
   volumes: readonly PersistentVolume[]
   /**
@@ -58,10 +69,10 @@ export function verdictOfCode(code: FindingCode): Verdict | undefined {
 export function judge(input: AuditInput): Finding[] {
   const {after} = input
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
-  const lookup = clusterLookup(after)
+  const lookup = input.lookup ?? clusterLookup(after)
   const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
-  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink}
-  const volumeContext = {
+  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, explain: input.explainClaim}
+  const volumeBase = {
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
     // A kind the state holds none of was not read (a partial snapshot): nothing is judged by it.
@@ -69,11 +80,31 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
-    reclaimFits: reclaimFits(lookup, input.claims, input.gates ?? defaultFeatureGates),
   }
-  return [
-    ...input.claims.flatMap((e) => judgeClaim(e, claimContext)),
-    ...input.volumes.flatMap((v) => [...judgeVolume(v, volumeContext), ...judgeRestoredVolume(v, lookup, relink)]),
-    ...(input.classes ? judgeClasses(after, input.claims) : []),
-  ]
+  const found: Finding[] = []
+  // Of the claims, only those a later finding reads are kept past their own judging: those the class
+  // findings count, and those a Released volume may be reclaimed for.
+  const counted: ClaimExplanationFacts[] = []
+  const reclaimable: ClaimExplanationFacts[] = []
+  for (const e of input.claims) {
+    for (const f of judgeClaim(e, claimContext)) found.push(f)
+    if (input.classes && CLASS_FINDING_VERDICTS.has(e.verdict)) {
+      counted.push(e)
+    } else {
+      // No class finding counts a claim of this verdict, or the classes are not judged.
+    }
+    if (RECLAIM_FOR_VERDICTS.has(e.verdict)) {
+      reclaimable.push(e)
+    } else {
+      // Bound, binding or waiting: no reclaimed volume is offered to it.
+    }
+  }
+  const volumeContext = {...volumeBase, reclaimFits: reclaimFits(lookup, reclaimable, input.gates ?? defaultFeatureGates)}
+  for (const v of input.volumes) found.push(...judgeVolume(v, volumeContext), ...judgeRestoredVolume(v, lookup, relink))
+  if (input.classes) {
+    found.push(...judgeClasses(after, counted))
+  } else {
+    // Objects are named: the audit is about them, not the classes.
+  }
+  return found
 }

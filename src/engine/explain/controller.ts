@@ -34,6 +34,12 @@ export interface ExplainOptions {
   ranking?: 'grouped' | 'per-claim'
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock; without it they are reported as not read. */
   evidence?: ExplainEvidence
+  /**
+   * The informer caches of the state, with their matching index, as a plan left them
+   * (SimulatedCluster.informerCache): used instead of caching and indexing the state again. They must
+   * hold the state explained (test/engine/explain-plan-cache.test.ts).
+   */
+  cache?: SimulatedCluster
 }
 
 /** A Go `error` return, as text, or a value. */
@@ -55,7 +61,7 @@ export class ControllerQueries {
     state: ClusterState,
     readonly opts: ExplainOptions,
   ) {
-    this.cluster = new SimulatedCluster(state)
+    this.cluster = opts.cache ?? new SimulatedCluster(state)
     this.lookup = clusterLookup(state)
     this.plugins = opts.plugins ?? defaultVolumePluginMgr()
     this.enableDynamicProvisioning = opts.enableDynamicProvisioning ?? true

@@ -6,14 +6,14 @@ import {bindingPointers} from './binding.js'
 import type {ClusterLookup} from './lookup.js'
 import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
 import {ControllerQueries, type ExplainOptions} from './controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './model.js'
-import {ageSeconds, eventsOf, noEvidence, NOT_READ} from './evidence.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimExplanationFacts, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './model.js'
+import {ageSeconds, type ExplainEvidence, eventsOf, noEvidence, NOT_READ, type ObjectKey} from './evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
 import {RequestGroups} from './request-groups.js'
 import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
 import {type ClaimTurn, SyncPass} from './pass.js'
-import {decideClaim} from './verdict.js'
+import {type Decision, decideClaim} from './verdict.js'
 import {describeVolume} from './volume.js'
 import {claimKey, type ClusterState, type LabelSelector, type PersistentVolumeClaim} from '../api/model.js'
 import {scopePredicate} from '../simulation/reconcile.js'
@@ -88,6 +88,22 @@ export class Explainer {
     return brief
   }
 
+  /**
+   * The fields of claim() that its decision gives by itself (ClaimExplanationFacts), or undefined when the
+   * state has no such claim: no volume judged, no word written. What `pvctl audit` judges every claim by:
+   * at 100k claims, most of them Bound and healthy, the rest of an explanation is most of its cost.
+   */
+  claimFacts(namespace: string, name: string): ClaimExplanationFacts | undefined {
+    const claim = this.q.claim(`${namespace}/${name}`)
+    if (claim === undefined) return undefined
+    return decisionFacts({namespace, name}, claim, decideClaim(this.q, this.state, claim, undefined), this.opts.evidence ?? noEvidence(NOT_READ))
+  }
+
+  /** The state looked up as the explanations look it up (claims, volumes, pods and claimRefs by name). */
+  get lookup(): ClusterLookup {
+    return this.q.lookup
+  }
+
   /** `limit`: how many candidates to list, 0 for all, 'unlisted' for none (claimBrief). */
   private explain(namespace: string, name: string, limit: number | 'unlisted', inPass: boolean): ClaimExplanation | undefined {
     const {q, state, opts} = this
@@ -95,8 +111,11 @@ export class Explainer {
     if (claim === undefined) return undefined
     const turn = inPass ? this.syncPass().turnOf(claim) : undefined
     const decision = decideClaim(q, state, claim, turn)
-    const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
-    const chosen = bound ? (decision.volume?.metadata.name ?? null) : null
+    // What the cluster shows beyond the controller's objects: the claim's events, and whether the
+    // provisioner it is handed to runs at all.
+    const evidence = opts.evidence ?? noEvidence(NOT_READ)
+    const facts = decisionFacts({namespace, name}, claim, decision, evidence)
+    const chosen = facts.volume
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
     const order = candidateOrder(claim, chosen)
     // The volume it would get alone, taken by an earlier claim of the pass: listed wherever it ranks.
@@ -142,31 +161,27 @@ export class Explainer {
       pool.sort(turn === undefined ? order : passOrder(order, chosen, takenFirst))
       candidates = pool
     }
-    // What the cluster shows beyond the controller's objects: the claim's events, and whether the
-    // provisioner it is handed to runs at all.
-    const evidence = opts.evidence ?? noEvidence(NOT_READ)
-    const self = {kind: 'PersistentVolumeClaim', namespace, name, uid: claim.metadata.uid}
-    const provisionerLiveness = decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [self]) : null
+    const provisionerLiveness = facts.provisionerLiveness
     const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
     return {
       apiVersion: EXPLAIN_API_VERSION,
       kind: 'ClaimExplanation',
-      claim: {namespace, name},
-      phase: claim.status?.phase ?? 'Pending',
-      verdict: decision.verdict,
+      claim: facts.claim,
+      phase: facts.phase,
+      verdict: facts.verdict,
       volume: chosen,
       summary: summarizeClaim(decision, claim, pool, waiting, bounded?.eligible),
       candidates,
       ...(bounded === undefined ? {} : {candidatesTotal: bounded.candidatesTotal}),
       suggestions: suggestFixes(q, state, claim, decision, pool, order, provisionerLiveness),
-      request: requestOf(claim),
-      storageClass: decision.storageClass,
-      selectedNode: claim.metadata.annotations?.[AnnSelectedNode] ?? null,
+      request: facts.request,
+      storageClass: facts.storageClass,
+      selectedNode: facts.selectedNode,
       pods: podsUsing(q.lookup, claim),
       pointers: bindingPointers(q.lookup, claim),
-      provisioner: decision.provisioner,
-      error: decision.error,
-      events: eventsOf(evidence, self),
+      provisioner: facts.provisioner,
+      error: facts.error,
+      events: eventsOf(evidence, claimObject(facts.claim, claim)),
       provisionerLiveness,
     }
   }
@@ -201,6 +216,33 @@ export class Explainer {
   private syncPass(): SyncPass {
     return (this.pass.run ??= new SyncPass(this.state, this.q))
   }
+}
+
+/**
+ * What the decision on the claim says by itself, as claim() and claimFacts() both give it: the volume of a
+ * Bound or WillBind claim, the class, the provisioner and, for ExternalProvisioning, whether the evidence
+ * shows the provisioner running.
+ */
+function decisionFacts(key: {namespace: string; name: string}, claim: PersistentVolumeClaim, decision: Decision, evidence: ExplainEvidence): ClaimExplanationFacts {
+  const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
+  const provisionerLiveness = decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [claimObject(key, claim)]) : null
+  return {
+    claim: key,
+    phase: claim.status?.phase ?? 'Pending',
+    verdict: decision.verdict,
+    volume: bound ? (decision.volume?.metadata.name ?? null) : null,
+    request: requestOf(claim),
+    storageClass: decision.storageClass,
+    selectedNode: claim.metadata.annotations?.[AnnSelectedNode] ?? null,
+    provisioner: decision.provisioner,
+    error: decision.error,
+    provisionerLiveness,
+  }
+}
+
+/** The claim of that namespace and name as the evidence names the objects it is about. */
+function claimObject(key: {namespace: string; name: string}, claim: PersistentVolumeClaim): ObjectKey {
+  return {kind: 'PersistentVolumeClaim', namespace: key.namespace, name: key.name, uid: claim.metadata.uid}
 }
 
 /**

@@ -258,8 +258,15 @@ export interface ClaimExplanation {
   caveats?: string[]
 }
 
-/** A ClaimExplanation without its candidates (Explainer.claimBrief): what `pvctl audit` judges a claim by. */
+/** A ClaimExplanation without its candidates (Explainer.claimBrief): what `pvctl audit` words a finding by. */
 export type ClaimExplanationBrief = Omit<ClaimExplanation, 'candidates' | 'candidatesTotal'>
+
+/**
+ * The fields of a ClaimExplanation that the controller's decision on the claim gives by itself, without a
+ * volume judged, a word written or a pod and claimRef looked up (Explainer.claimFacts): what `pvctl audit`
+ * judges every claim by, asking for the rest (claimBrief) of the few whose finding reads it.
+ */
+export type ClaimExplanationFacts = Pick<ClaimExplanation, 'claim' | 'phase' | 'verdict' | 'volume' | 'request' | 'storageClass' | 'selectedNode' | 'provisioner' | 'error' | 'provisionerLiveness'>
 
 /** What the controller does with a volume, as syncVolume decides it. */
 export const VOLUME_STATES = ['Available', 'PreBound', 'Binding', 'Bound', 'Unbinding', 'Released', 'Failed'] as const

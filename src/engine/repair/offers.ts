@@ -9,7 +9,7 @@ import type {VolumePluginMgr} from '../controller/volume-plugins.js'
 import {type MatchingPath, reasonsFor} from '../explain/candidates.js'
 import type {Observed, VolumeAttachmentObject} from '../explain/evidence.js'
 import type {ClusterLookup} from '../explain/lookup.js'
-import type {Candidate, ClaimExplanation, ClaimExplanationBrief, ReasonCode, Verdict} from '../explain/model.js'
+import type {Candidate, ClaimExplanation, ClaimExplanationFacts, ReasonCode, Verdict} from '../explain/model.js'
 import {NEAR_MISS_VERDICTS, removeClaimRefPatch} from '../explain/suggestions.js'
 import {type ClaimName, decideReclaim} from './reclaim.js'
 
@@ -126,8 +126,8 @@ export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimO
  * ignored. The claims are grouped by their class once, so that each volume is checked against the few of
  * its class; each answer stops at `most` (audit asks whether exactly one fits).
  */
-export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationBrief[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
-  const byClass = new Map<string, Array<{e: ClaimExplanationBrief; claim: PersistentVolumeClaim}>>()
+export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationFacts[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
+  const byClass = new Map<string, Array<{e: ClaimExplanationFacts; claim: PersistentVolumeClaim}>>()
   for (const e of claims) {
     const claim = lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
     if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
@@ -154,6 +154,6 @@ export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplana
 }
 
 /** The claim as syncUnboundClaim matches it: against the class in play (a delayed binding waits for a node, and fits no volume yet). */
-function pathOf(e: ClaimExplanationBrief): MatchingPath {
+function pathOf(e: ClaimExplanationFacts): MatchingPath {
   return {kind: 'index', claimClass: e.storageClass.name, delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer'}
 }

@@ -68,6 +68,14 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     return true
   }
 
+  /** Lets go of every slot's last sync and peer: the cache is not synced from again by whoever kept them. */
+  forgetSyncs(): void {
+    for (const slot of this.slots.values()) {
+      slot.sync = undefined
+      slot.peer = undefined
+    }
+  }
+
   /** The slots that hold an object, in the order their keys were first seen. */
   filledSlots(): Array<CacheSlot<T, S>> {
     const filled: Array<CacheSlot<T, S>> = []

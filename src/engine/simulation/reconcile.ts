@@ -84,6 +84,20 @@ export interface ReconcileResult {
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
+  return runRounds(state, options).result
+}
+
+/**
+ * reconcile, and the informer caches its cluster holds after the plan (SimulatedCluster.informerCache): the
+ * cache of the state after the plan, its matching index current, for explaining that state without
+ * caching and indexing it again.
+ */
+export function reconcileKeepingCache(state: ClusterState, options: ReconcileOptions = {}): {result: ReconcileResult; cache: SimulatedCluster} {
+  const {result, cluster} = runRounds(state, options)
+  return {result, cache: cluster.informerCache()}
+}
+
+function runRounds(state: ClusterState, options: ReconcileOptions): {result: ReconcileResult; cluster: SimulatedCluster} {
   const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
   const ctrl = new PersistentVolumeController(cluster, {
@@ -128,7 +142,7 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
 
   const volumeSlots = order.volumeSlots()
   const claimSlots = order.claimSlots()
-  return {
+  const result = {
     rounds,
     converged,
     actions: cluster.actions,
@@ -140,6 +154,7 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
     operationsStarted: cluster.startedOperations,
   }
+  return {result, cluster}
 }
 
 /**

@@ -30,6 +30,11 @@ export interface SimulatedClusterOptions {
    * of a name still running.
    */
   runningOperations?: Iterable<string>
+  /**
+   * Another cluster whose informer caches and matching index this one takes as they are, instead of
+   * caching `state` (informerCache()); `state` must then be what they hold.
+   */
+  caches?: SimulatedCluster
 }
 
 /**
@@ -127,11 +132,11 @@ function higherResourceVersion(max: string, rv: string | undefined): string {
 }
 
 export class SimulatedCluster {
-  readonly volumes = new CacheStore<PersistentVolume, QuietSync>()
-  readonly claims = new CacheStore<PersistentVolumeClaim, QuietSync>()
-  readonly classes = new Map<string, StorageClass>()
-  readonly nodes = new Map<string, Node>()
-  private readonly podsByClaimKey = new Map<string, Pod[]>()
+  readonly volumes: CacheStore<PersistentVolume, QuietSync>
+  readonly claims: CacheStore<PersistentVolumeClaim, QuietSync>
+  readonly classes: Map<string, StorageClass>
+  readonly nodes: Map<string, Node>
+  private readonly podsByClaimKey: Map<string, Pod[]>
 
   readonly actions: Action[] = []
   readonly errors: SyncError[] = []
@@ -175,6 +180,23 @@ export class SimulatedCluster {
     this.matching = options.matching ?? 'indexed'
     this.replaying = options.replayQuietSyncs === true
     this.runningOperations = new Set(options.runningOperations)
+    const caches = options.caches
+    if (caches !== undefined) {
+      this.volumes = caches.volumes
+      this.claims = caches.claims
+      this.classes = caches.classes
+      this.nodes = caches.nodes
+      this.podsByClaimKey = caches.podsByClaimKey
+      this.index = caches.index
+      this.lastResourceVersion = caches.lastResourceVersion
+      return
+    } else {
+      this.volumes = new CacheStore()
+      this.claims = new CacheStore()
+      this.classes = new Map()
+      this.nodes = new Map()
+      this.podsByClaimKey = new Map()
+    }
     let maxRv = '0'
     for (const v of state.volumes) {
       this.volumes.set(v.metadata.name ?? '', v)
@@ -196,6 +218,19 @@ export class SimulatedCluster {
     }
     const last = BigInt(maxRv)
     this.lastResourceVersion = last < BigInt(Number.MAX_SAFE_INTEGER) ? Number(last) : last
+  }
+
+  /**
+   * A cluster of this one's informer caches and matching index as they are, the state after its plan, for
+   * a controller that only asks (explain's): what a cluster made of that state would cache and answer,
+   * without caching and indexing it all again (about a second of CPU at 100k volumes). Nothing of the plan
+   * comes with it (its actions, events, errors, running operations), and the quiet syncs kept in the cache
+   * slots are let go: only a further round of this cluster would replay them, and none runs.
+   */
+  informerCache(): SimulatedCluster {
+    this.volumes.forgetSyncs()
+    this.claims.forgetSyncs()
+    return new SimulatedCluster({volumes: [], claims: [], classes: [], pods: [], nodes: []}, {matching: this.matching, caches: this})
   }
 
   /**
