@@ -41,6 +41,8 @@ export interface AuditResult {
   exitCode: number
   /** Notices about the answer, to say after it (caveats of a partial snapshot). */
   after: string[]
+  /** Where the state came from, for a report that names it: "snapshot FILE", "context NAME (SERVER)". */
+  origin: string
 }
 
 export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
@@ -49,7 +51,8 @@ export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadSt
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
   const evidence = await auditEvidence(loaded, opts.namespace)
   const report = auditState(loaded.state, {...opts, evidence}, {notice: (line) => void after.push(line)})
-  return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after}
+  const origin = loaded.source === 'snapshot' ? `snapshot ${(opts.filename ?? []).join(', ')}` : `context ${loaded.session.contextName} (${loaded.session.server})`
+  return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after, origin}
 }
 
 export interface AuditStateExtras {

@@ -111,7 +111,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // yaml have a form of their own for one cluster and for a fleet.
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     type Own = Record<'json' | 'yaml' | 'table', (reports: readonly AuditReport[]) => Iterable<string>>
-    const formatted = (reports: readonly AuditReport[], own: Own): Iterable<string> => {
+    const formatted = (reports: readonly AuditReport[], own: Own, origin?: string): Iterable<string> => {
       switch (flags.output) {
         case 'junit':
           return auditJunitChunks(reports, {failOn})
@@ -119,7 +119,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
           return [renderAuditMarkdown(reports)]
         case 'html':
           // The clock is read here, once: the renderer is pure.
-          return auditHtmlChunks(reports, {generatedAt: new Date().toISOString()})
+          return auditHtmlChunks(reports, {generatedAt: new Date().toISOString(), origin})
         case 'name':
           return reports.map(auditNames)
         case 'json':
@@ -139,8 +139,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       process.exitCode = exitCode
       return
     }
-    const {report, exitCode, after} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout, capacity)]})
+    const {report, exitCode, after, origin} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
+    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout, capacity)]}, origin)
     await writeChunks(process.stdout, chunks)
     for (const line of after) writeNotice(line)
     process.exitCode = exitCode

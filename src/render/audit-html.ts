@@ -15,6 +15,8 @@ export interface AuditHtmlOptions {
   generatedAt: string
   /** Findings shown at first per cluster and added by "Show more" (the script's paging); the first page without the script. */
   pageSize?: number
+  /** Where the state of a report without a context came from ("snapshot FILE", "context NAME (SERVER)"). */
+  origin?: string
 }
 
 const DEFAULT_PAGE_SIZE = 100
@@ -55,7 +57,7 @@ export function auditHtmlChunks(reports: readonly AuditReport[], opts: AuditHtml
     // One cluster: its section is the page.
   }
   const pageSize = opts.pageSize ?? DEFAULT_PAGE_SIZE
-  for (const r of reports) chunks.push(clusterSection(r, fleet, pageSize))
+  for (const r of reports) chunks.push(clusterSection(r, fleet, pageSize, opts.origin))
   chunks.push(`</main>\n<script>${SCRIPT}</script>\n</body>\n</html>\n`)
   return chunks
 }
@@ -101,14 +103,14 @@ function clusterTable(reports: readonly AuditReport[]): string {
   return `<section id="clusters"><h2>Clusters</h2><div class="scroll"><table class="clusters"><thead><tr><th>Context</th><th>State</th><th>Claims</th><th>Volumes</th><th>Errors</th><th>Warnings</th><th>Info</th><th>Planned writes</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div></section>\n`
 }
 
-function clusterSection(r: AuditReport, fleet: boolean, pageSize: number): string {
+function clusterSection(r: AuditReport, fleet: boolean, pageSize: number, origin: string | undefined): string {
   const id = clusterId(r.context)
   const heading = fleet ? `<h2>${escapeHtml(r.context ?? '')}</h2>` : ''
   return [
     `<section class="cluster" id="${id}"${r.context !== undefined ? ` data-context="${escapeHtml(r.context)}"` : ''}>`,
     heading,
     // A cluster not read has no summary to give beyond its line, nor any capacity.
-    isUnread(r) ? `<section class="summary"><p class="line">${escapeHtml(sectionSummaryLine(r))}</p></section>` : summary(r),
+    isUnread(r) ? `<section class="summary"><p class="line">${escapeHtml(sectionSummaryLine(r))}</p></section>` : summary(r, origin),
     r.capacity !== undefined && !isUnread(r) ? capacityChart(r.capacity) : '',
     findings(r, pageSize),
     '</section>',
@@ -116,13 +118,13 @@ function clusterSection(r: AuditReport, fleet: boolean, pageSize: number): strin
   ].join('\n')
 }
 
-function summary(r: AuditReport): string {
+function summary(r: AuditReport, origin: string | undefined): string {
   const s = r.summary
   const phases = (counts: Record<string, number> | undefined) =>
     counts === undefined || Object.keys(counts).length === 0 ? 'none' : Object.entries(counts).map(([phase, n]) => `${n} ${escapeHtml(phase === '' ? '(no phase)' : phase)}`).join(', ')
   const planned = Object.entries(r.plannedChanges).filter(([k, n]) => k !== 'writes' && n > 0)
   const items = [
-    ['Context', r.context !== undefined ? escapeHtml(r.context) : 'the snapshot or the current context'],
+    r.context !== undefined ? ['Context', escapeHtml(r.context)] : ['Read from', escapeHtml(origin ?? 'the snapshot or the current context')],
     ['Claims', `<span data-count="claims">${s.claims}</span> (${s.healthyClaims} healthy): ${phases(r.capacity?.claimPhases)}`],
     ['Volumes', `<span data-count="volumes">${s.volumes}</span> (${s.healthyVolumes} healthy): ${phases(r.capacity?.volumePhases)}`],
     ['Findings', SEVERITIES.map((sev) => `<span class="sev-${sev}"><span data-count="${sev}">${s.findings[sev]}</span> ${sev}${sev !== 'info' && s.findings[sev] !== 1 ? 's' : ''}</span>`).join(', ') + (Object.keys(s.ignored).length > 0 ? `; silenced: ${Object.entries(s.ignored).map(([c, n]) => `${n} ${escapeHtml(c)}`).join(', ')}` : '')],

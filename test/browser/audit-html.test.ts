@@ -71,7 +71,8 @@ describe('audit -o html in Chromium', {skip}, () => {
   })
 
   describe('the bundled example', () => {
-    const opened = openedReport(() => browser, 'example', () => example)
+    // Named as the README names it (the CLI runs in the repository): the page, and its screenshot, say so.
+    const opened = openedReport(() => browser, 'example', () => path.relative(repoRoot, example))
     let report: Audited
     let page: Page
     let problems: string[]

@@ -22,13 +22,13 @@ const example = auditState(state, {...opts, sourceArgs: ['-f', 'examples/cluster
 const count = (html: string, re: RegExp) => (html.match(re) ?? []).length
 
 describe('audit -o html', () => {
-  const html = renderAuditHtml([example], {generatedAt: GENERATED_AT})
+  const html = renderAuditHtml([example], {generatedAt: GENERATED_AT, origin: 'snapshot examples/cluster.yaml'})
 
   it('the example, as a golden file', () => golden('audit-html-example', html))
 
   it('the time is the one passed in, and the page is the same for the same report', () => {
     assert.equal(count(html, /2026-03-01T12:00:00\.000Z/g), 2, 'the <time> element, its datetime and its text')
-    assert.equal(renderAuditHtml([example], {generatedAt: 'T'}), html.replaceAll(GENERATED_AT, 'T'))
+    assert.equal(renderAuditHtml([example], {generatedAt: 'T', origin: 'snapshot examples/cluster.yaml'}), html.replaceAll(GENERATED_AT, 'T'))
   })
 
   it('a finding an article, each with its fix; the summary counts are the report\'s', () => {
