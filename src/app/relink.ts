@@ -8,6 +8,7 @@ import {decideRelink, relinkCandidates, type RelinkTarget} from '../engine/repai
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan.js'
+import {listAll} from '../cluster/live-loader.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
 import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
@@ -130,6 +131,7 @@ function liveRelinkIo(session: LiveSession) {
   return {
     readVolume: (name: string) => session.api.readVolume(name),
     readClaim: (namespace: string, name: string) => session.api.readClaim(namespace, name),
+    listClaims: () => listAll((p) => session.api.listClaims(undefined, p)),
     replaceVolume: session.api.replaceVolume.bind(session.api),
     replaceClaim: session.api.replaceClaim.bind(session.api),
   }

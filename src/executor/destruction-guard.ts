@@ -383,6 +383,8 @@ function changedSincePlanned(planned: PersistentVolume, fresh: PersistentVolume)
 export interface RelinkIo {
   readVolume(name: string): Promise<PersistentVolume>
   readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim>
+  /** Every claim of the cluster, read again: NoOtherClaim rests on them (a claim naming the volume may have come). */
+  listClaims(): Promise<PersistentVolumeClaim[]>
   replaceVolume(volume: PersistentVolume): Promise<PersistentVolume>
   replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim>
 }
@@ -417,11 +419,10 @@ export async function guardedRelink(io: RelinkIo, state: ClusterState, consented
     }
     const sameObjects = volume.done.metadata.uid === consented.volume?.object?.metadata.uid && claim.metadata.uid === claimName.object?.metadata.uid
     if (!sameObjects) return {refused: `pv/${name} or pvc/${claimName.namespace}/${claimName.name} was re-created since it was read`, volume: volume.done, claim}
-    const fresh = {
-      ...state,
-      volumes: state.volumes.map((v) => (v.metadata.name === name ? volume.done : v)),
-      claims: state.claims.map((c) => (claimKey(c) === claimKey(claim) ? claim : c)),
-    }
+    // The claims as they are now (a claim that names the volume since the load would be handed its data
+    // otherwise), the pair's own as just read.
+    const claims = (await io.listClaims()).map((c) => (claimKey(c) === claimKey(claim) ? claim : c))
+    const fresh = {...state, volumes: state.volumes.map((v) => (v.metadata.name === name ? volume.done : v)), claims}
     const decision = decideRelink({...request, state: fresh, target: consented.target})!
     // After a conflict on the claim, the volume written already is part of the fresh state: the decision on
     // it writes the claim alone, to the same end.

@@ -146,3 +146,20 @@ test('a claim re-created between the load and the write: the guard reads it agai
     await api.stop()
   }
 })
+
+test('a claim naming the volume created between the load and the write: the guard lists the claims again and writes nothing, exit 3', async () => {
+  const {api, kubeconfig} = await relinkCluster()
+  try {
+    // Another writer, just before the guard reads the volume again: a claim of another namespace names pv-0004.
+    const intrude = () => {
+      api.create({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'intruder', namespace: 'other'}, spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '1Gi'}}, volumeName: 'pv-0004', storageClassName: ''}} as never)
+    }
+    api.faults.add({verb: 'get', resource: 'pv', name: 'pv-0004', count: 1, effect: {type: 'hook', run: intrude}})
+    const run = await pvctl(kubeconfig, 'relink', 'pvc/db', '-n', 'shop', '--yes')
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(run.stderr, /not written: .*NoOtherClaim/)
+    assert.equal(api.countWrites({resource: 'pv'}), 0)
+  } finally {
+    await api.stop()
+  }
+})
