@@ -21,6 +21,8 @@ export interface RelinkOptions extends RepairOptions {
   /** The pair named (pv/NAME or pvc/NAME -n NS); undefined with --all. */
   target?: RelinkTarget
   all: boolean
+  /** With --all and -n: only the pairs whose claim is in this namespace (the cluster is read whole either way). */
+  allNamespace?: string
 }
 
 export interface RelinkUi extends LoadStateUi, ConsentUi<RelinkReport> {
@@ -115,7 +117,11 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
 function targetsOf(loaded: LoadedClusterState, opts: RelinkOptions): RelinkTarget[] {
   const {state} = loaded
   const t = opts.target
-  if (t === undefined) {
+  if (t === undefined && opts.allNamespace !== undefined) {
+    const ns = opts.allNamespace
+    const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+    return relinkCandidates(state).filter((c) => (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns)
+  } else if (t === undefined) {
     return relinkCandidates(state)
   } else if (t.kind === 'PersistentVolume' && !state.volumes.some((v) => v.metadata.name === t.name)) {
     throw volumeNotFound(state, t.name)

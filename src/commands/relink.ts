@@ -30,7 +30,7 @@ ${Object.entries(RELINK_CHECKS)
   .map(([name, c]) => `  ${name}: ${c.meaning}`)
   .join('\n')}
 
-With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the relink, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; deploy/repair-rbac.yaml is a role that grants them), then reads the volume and the claim again, decides again on them, and PUTs the volume, then the claim, conditional on the resourceVersions just read (a conflict reads and decides again, at most 3 times). Interrupted between the two writes, a re-run writes the claim alone. --sync runs the controller's sync of the pairs afterwards.
+With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the relink, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; deploy/repair-rbac.yaml is a role that grants them), then reads the volume and the claim again and lists the claims again (one that names the volume since the load stops the relink), decides again on them, and PUTs the volume, then the claim, conditional on the resourceVersions just read (a conflict reads and decides again, at most 3 times). Interrupted between the two writes, a re-run writes the claim alone. --sync runs the controller's sync of the pairs afterwards.
 
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
@@ -49,7 +49,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override flags = {
     ...sourceFlags,
-    namespace: Flags.string({char: 'n', summary: "Namespace of the pvc/NAME claim (else the context's, else default).", helpValue: 'NS'}),
+    namespace: Flags.string({char: 'n', summary: "Namespace of the pvc/NAME claim (else the context's, else default); with --all, only the pairs of its claims.", helpValue: 'NS'}),
     all: Flags.boolean({summary: 'Relink every pair that pvctl audit reports as relinkable.', default: false}),
     ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
     'dry-run': Flags.boolean({summary: 'Decide and show the relink; write nothing.', default: false}),
@@ -62,7 +62,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Relink)
     const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const result = await runRelink({...repairOptions(flags), target, all: flags.all}, repairUi(flags.output, palette, renderRelinkTable))
+    const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined}, repairUi(flags.output, palette, renderRelinkTable))
     await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits})
   }
 }

@@ -34,6 +34,12 @@ describe('relink on a snapshot', () => {
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
   })
 
+  test('--all -n NS: only the pairs of that namespace\'s claims', async () => {
+    const pairs = async (ns: string) => (JSON.parse((await relink('--all', '-n', ns, '-o', 'json')).stdout) as {pairs: Array<{command: string}>}).pairs.map((p) => p.command)
+    assert.deepEqual(await pairs('shop'), ['pvctl relink pv/pv-0004', 'pvctl relink pv/pv-0005', 'pvctl relink pv/pv-0006'])
+    assert.deepEqual(await pairs('other'), [])
+  })
+
   test('--all: every relinkable pair, each said with its command (-o json)', async () => {
     const run = await relink('--all', '-o', 'json')
     assert.equal(run.code, 1, run.stderr)
