@@ -247,11 +247,11 @@ export class PersistentVolumeLoop {
     this.resyncTimer.unref()
   }
 
-  /** The seed's resync(), with the informers relisted first. */
+  /** The seed's resync(), with the informers listed first (beside their watches: an event meanwhile is not held). */
   async resync(): Promise<void> {
     if (this.stopped) return
     this.deps.log.v(4).info('Resyncing PV controller')
-    await Promise.all(this.informers.map((i) => i.relist('resync')))
+    await Promise.all(this.informers.map((i) => i.listBesideWatch('resync')))
     if (this.stopped) return
     await this.opts.onResync?.()
     // The pass goes into the bulk lane: a watch event arriving meanwhile is synced before what is left of it.
