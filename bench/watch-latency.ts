@@ -5,8 +5,10 @@
 //   npm run build && npx tsx bench/watch-latency.ts                       100k + 100k, 50 trials
 //   npx tsx bench/watch-latency.ts --size 10000 --trials 50 --resync 5
 //
-// The emulator (in this process) serves the generated cluster as pvctl's own plan leaves it (its fixpoint:
-// the start-up has nothing to bind), plus one Available volume of class `watch-latency` per trial.
+// The emulator (in this process) serves N volumes bound to N claims, as the controller leaves them (every
+// sync of a pass quiet), plus one Available volume of class `watch-latency` per trial. (The generated mix
+// of bench/generate-cluster.ts is not served: its fixpoint still starts recyclers and deleters, whose pods
+// no kubelet runs here, and loop mode would wait on them; bench/loop-sync.ts plans that mix dry.)
 // `pvctl sync --watch --yes` (dist/, in its own process, --qps 1000 --burst 2000, events on) syncs it;
 // the first resync pass is timed (from its LIST of claims to both queues empty), and in each later one
 // PER_PASS claims of that class are created at uniformly random moments within the length of the pass
@@ -19,11 +21,7 @@ import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {loadSnapshot} from '../src/cluster/snapshot.js'
-import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../src/engine/api/model.js'
-import {reconcile} from '../src/engine/simulation/reconcile.js'
-import {clusterJson, generateCluster} from './generate-cluster.js'
 import {freePort} from './loop-sync.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -79,20 +77,37 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
 }
 
-/** The generated cluster as pvctl's plan leaves it, and one Available volume per trial. */
-async function converged(size: number, trials: number, dir: string): Promise<{objects: unknown[]; volumes: number; claims: number}> {
-  const cluster = generateCluster(size)
-  const file = path.join(dir, 'cluster.json')
-  writeFileSync(file, clusterJson(cluster))
-  const {state} = await loadSnapshot(file)
-  const planned = reconcile(state, {gates: defaultFeatureGates})
-  const items = cluster.list.items as Array<{kind?: string}>
-  const rest = items.filter((o) => o.kind !== 'PersistentVolume' && o.kind !== 'PersistentVolumeClaim')
-  const volumes = planned.volumes.map((v) => ({...v, apiVersion: 'v1', kind: 'PersistentVolume'}))
-  const claims = planned.claims.map((c) => ({...c, apiVersion: 'v1', kind: 'PersistentVolumeClaim'}))
-  const spare = Array.from({length: trials}, (_, i) => trialVolume(`wl-pv-${i}`))
-  const namespace = {apiVersion: 'v1', kind: 'Namespace', metadata: {name: NAMESPACE}, status: {phase: 'Active'}}
-  return {objects: [...rest, namespace, ...volumes, ...claims, ...spare], volumes: volumes.length, claims: claims.length}
+/**
+ * N volumes bound to N claims, every pair as the controller leaves it (a steady state: each sync of the
+ * pass is a quiet one, as in a cluster between changes), and one Available volume per trial.
+ */
+function steadyCluster(size: number, spares: number): {objects: unknown[]; volumes: number; claims: number} {
+  const objects: unknown[] = []
+  const namespaces = Math.max(1, Math.ceil(size / 1000))
+  for (let n = 0; n < namespaces; n++) objects.push({apiVersion: 'v1', kind: 'Namespace', metadata: {name: `team-${n}`}, status: {phase: 'Active'}})
+  objects.push({apiVersion: 'v1', kind: 'Namespace', metadata: {name: NAMESPACE}, status: {phase: 'Active'}})
+  for (let i = 0; i < size; i++) {
+    const namespace = `team-${i % namespaces}`
+    const name = `data-${i}`
+    const uid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`
+    const pv = `pv-${i}`
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: {name: pv, annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}},
+      spec: {...trialVolume(pv).spec, storageClassName: 'standard', claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name, uid}},
+      status: {phase: 'Bound'},
+    })
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: {name, namespace, uid, annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}},
+      spec: {...trialClaim(name).spec, storageClassName: 'standard', volumeName: pv},
+      status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '1Gi'}},
+    })
+  }
+  for (let i = 0; i < spares; i++) objects.push(trialVolume(`wl-pv-${i}`))
+  return {objects, volumes: size + spares, claims: size}
 }
 
 function trialVolume(name: string): PersistentVolume {
@@ -131,12 +146,12 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
   const {startEmulator} = await import('../test/emulator/emulator.js')
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pvctl-watch-latency-'))
   // Volumes for twice the trials: passes that end before their trials are created are run again.
-  const cluster = await converged(opts.size, 2 * wanted, dir)
+  const cluster = steadyCluster(opts.size, 2 * wanted)
   const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: cluster.objects as never})
   try {
     const kubeconfig = path.join(dir, 'kubeconfig.yaml')
     writeFileSync(kubeconfig, api.kubeconfig({token: 'bench'}))
-    log(`emulator up: ${cluster.volumes} volumes, ${cluster.claims} claims (pvctl's fixpoint of the generated cluster), ${2 * wanted} spare volumes`)
+    log(`emulator up: ${cluster.volumes} volumes, ${cluster.claims} claims, all bound but ${2 * wanted} spare volumes`)
     const port = await freePort()
     const args = ['sync', '--watch', '--yes', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--resync', `${resyncSeconds}s`]
     args.push('--qps', '1000', '--burst', '2000', '--controllers=*,-persistentvolume-binder-controller', '-o', 'json')
