@@ -9,6 +9,8 @@
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
 //   npm run bench -- --live-size 0                  no live list (bench/live-list.ts; 100k by default)
 //   npm run bench -- --loop-size 0                  no loop-mode full sync (bench/loop-sync.ts; 100k by default)
+//   npm run bench -- --watch-size 0                 no watch latency under a resync pass (bench/watch-latency.ts; 100k by default)
+//   npm run bench -- --watch-trials 100             its trials (claims created during a pass; default 50)
 //   npm run bench -- --json results.json            the numbers as JSON too
 //   npm run bench -- --runs 3                       each size measured 3 times (default 5; 1 with --smoke)
 //
@@ -347,6 +349,8 @@ function parseArgs(argv: string[]): BenchOptions {
   let json: string | undefined
   let live = 100_000
   let loop = 100_000
+  let watch = 100_000
+  let trials = 50
   let runs: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -363,14 +367,17 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (arg === '--json') json = value()
     else if (arg === '--live-size') live = Number(value())
     else if (arg === '--loop-size') loop = Number(value())
+    else if (arg === '--watch-size') watch = Number(value())
+    else if (arg === '--watch-trials') trials = positive(value(), arg)
     else if (arg === '--runs') runs = positive(value(), arg)
     else throw new Error(`unknown argument ${arg}`)
   }
   if (smoke) {
     judgeTargets = false
-    // test/e2e/live-list-bench.test.ts and loop-sync-bench.test.ts run those at smoke size.
+    // test/e2e/live-list-bench.test.ts, loop-sync-bench.test.ts and watch-latency-bench.test.ts run those at smoke size.
     live = 0
     loop = 0
+    watch = 0
     if (sizes.length === 0) sizes.push(1000)
     referenceSize = Math.min(referenceSize, 1000)
   } else if (sizes.length === 0) {
@@ -381,6 +388,8 @@ function parseArgs(argv: string[]): BenchOptions {
   jsonOut = json
   liveSize = live
   loopSize = loop
+  watchSize = watch
+  watchTrials = trials
   return {sizes, referenceSize, judge: judgeTargets, dir, keep, runs: runs ?? (smoke ? 1 : 5)}
 }
 
@@ -393,6 +402,8 @@ function positive(v: string, flag: string): number {
 let jsonOut: string | undefined
 let liveSize = 0
 let loopSize = 0
+let watchSize = 0
+let watchTrials = 50
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
@@ -415,6 +426,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       // Loop mode syncing every object once, as at start-up and at every resync.
       const {benchLoopSync, describe} = await import('./loop-sync.js')
       process.stdout.write(`${describe(await benchLoopSync({size: loopSize}))}\n`)
+    }
+    if (watchSize > 0) {
+      // A claim created during a resync pass: creation to its bind's writes, beside the 1 s target.
+      const {benchWatchLatency, describeWatchLatency} = await import('./watch-latency.js')
+      process.stdout.write(`${describeWatchLatency(await benchWatchLatency({size: watchSize, trials: watchTrials})).join('\n')}\n`)
     }
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).message}\n`)

@@ -32,7 +32,7 @@ export interface LoopSyncResult {
   perSyncMs: number
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.on('error', reject)

@@ -10,7 +10,12 @@
 //            reflector does; a watch that ends at once, empty, is resumed after a back-off)
 //   relist   on 410 Gone (that resourceVersion left the server's history: as an ERROR event or as the
 //            answer), after a watch or list that fails to start (with back-off, 0.8 s doubling to 30 s,
-//            as the reflector's), and on request (relist(): loop mode's --resync)
+//            as the reflector's), and on request (relist())
+//   resync   loop mode's --resync lists beside the watch (listBesideWatch()): the watch goes on while the
+//            pages come, so that an event during a resync's LIST of 100k objects is not held until the
+//            list ends; the list is merged by resourceVersion (what the watch brought after the list's
+//            snapshot stays). client-go's resync replays the store and lists nothing; pvctl lists to see
+//            a change the watch missed, and must not stop watching to do it.
 //
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
 import {ApiError, MalformedAnswerError} from '../cluster/api-errors.js'
@@ -72,6 +77,9 @@ export class Informer<T extends WireObject> {
   private relistWaiters: Array<() => void> = []
   private syncWaiters: Array<{resolve: () => void; reject: (e: Error) => void}> = []
   private failures = 0
+  /** Keys the watch deleted while a list beside it was under way, with the deletion's resourceVersion. */
+  private deletedDuringList: Map<string, number> | undefined
+  private listsBesideWatch = 0
 
   constructor(private readonly opts: InformerOptions<T>) {}
 
@@ -106,6 +114,36 @@ export class Informer<T extends WireObject> {
       this.listReason = reason
       this.watchAbort?.abort()
     })
+  }
+
+  /**
+   * A resync's LIST while the watch goes on; resolves when it is merged into the store. Before the first
+   * list, or when resourceVersions are not numbers (the merge compares them, as the PV controller's
+   * storeObjectUpdate does), or when the list fails, it is relist(): the watch ends, the list is retried.
+   */
+  async listBesideWatch(reason: string): Promise<void> {
+    if (this.stopped) return
+    if (!this.synced) return this.relist(reason)
+    const {log, resource} = this.opts
+    this.listsBesideWatch++
+    this.deletedDuringList ??= new Map()
+    const deleted = this.deletedDuringList
+    let listed: {items: T[]; resourceVersion?: string}
+    try {
+      listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
+    } catch (err) {
+      if (this.stopped) return
+      log.v(2).info('List beside the watch failed; relisting', {resource, err})
+      return this.relist(reason)
+    } finally {
+      if (--this.listsBesideWatch === 0) this.deletedDuringList = undefined
+    }
+    if (this.stopped) return
+    const listRv = Number(listed.resourceVersion)
+    if (!Number.isFinite(listRv) || listed.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) return this.relist(reason)
+    this.merge(listed.items, listRv, deleted)
+    this.opts.metrics?.relisted(resource, reason)
+    log.v(4).info('Listed', {resource, reason, resourceVersion: listed.resourceVersion, objects: this.store.size})
   }
 
   async stop(): Promise<void> {
@@ -201,6 +239,31 @@ export class Informer<T extends WireObject> {
     }
   }
 
+  /**
+   * Replace, for a list taken beside the watch: what the watch brought after the list's snapshot (an
+   * object newer than `listRv`, or deleted after it) stays as the watch left it; the rest is replaced.
+   */
+  private merge(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>): void {
+    const h = this.opts.handlers
+    const seen = new Set<string>()
+    for (const obj of items) {
+      const key = objectKey(obj)
+      seen.add(key)
+      if ((deletedAfter.get(key) ?? 0) > listRv) continue // the watch deleted it after the snapshot
+      const old = this.store.get(key)
+      if (old !== undefined && Number(old.metadata.resourceVersion) > listRv) continue // the watch brought a newer one
+      this.store.set(key, obj)
+      if (old === undefined) h?.onAdd?.(obj)
+      else h?.onUpdate?.(old, obj)
+    }
+    for (const [key, old] of this.store) {
+      if (seen.has(key)) continue
+      if (Number(old.metadata.resourceVersion) > listRv) continue // created (or changed) after the snapshot
+      this.store.delete(key)
+      h?.onDelete?.(old)
+    }
+  }
+
   /** One watch, until it ends; returns how many events it brought. */
   private async watchOnce(): Promise<number> {
     const abort = new AbortController()
@@ -256,8 +319,13 @@ export class Informer<T extends WireObject> {
     const key = objectKey(obj)
     const old = this.store.get(key)
     if (event.type === 'DELETED') {
+      this.deletedDuringList?.set(key, Number(rv))
       this.store.delete(key)
       h?.onDelete?.(old ?? obj)
+    } else if (old !== undefined && Number(old.metadata.resourceVersion) > Number(rv)) {
+      // Older than the store's: a list beside the watch merged a snapshot the watch has not caught up
+      // with yet. The newer object stays (the watch brings it again); never so after a list the watch
+      // started from, whose events are all newer.
     } else {
       this.store.set(key, obj)
       if (old === undefined) h?.onAdd?.(obj)

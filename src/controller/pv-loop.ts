@@ -44,7 +44,7 @@ import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
 import {Informer, type WireObject} from './informer.js'
-import {WorkQueue} from './work-queue.js'
+import {type Lane, WorkQueue} from './work-queue.js'
 
 export interface LoopOptions {
   gates: FeatureGates
@@ -157,15 +157,22 @@ export class PersistentVolumeLoop {
     this.inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
     const common = {watchApi: deps.watchApi, log: deps.log, metrics: deps.metrics.informers, chunkSize: opts.chunkSize}
     const api = deps.api
-    const enqueueVolume = (v: PersistentVolume) => {
-      if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '')
+    // The lane of a key (work-queue.ts): a change is an event, synced before the keys of a pass; the
+    // start-up's list and a relisted object whose resourceVersion has not moved are the pass itself.
+    const laneOf = (old: WireObject | undefined, obj: WireObject): Lane => {
+      if (!this.started) return 'bulk' // the start-up's list: every object, the first pass
+      if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion) return 'bulk' // a relist of an unchanged object
+      return 'event' // created, changed, or deleted: what a watch delivers
     }
-    const enqueueClaim = (c: PersistentVolumeClaim) => this.claimQueue.add(claimKey(c))
+    const enqueueVolume = (v: PersistentVolume, lane: Lane) => {
+      if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '', lane)
+    }
+    const enqueueClaim = (c: PersistentVolumeClaim, lane: Lane) => this.claimQueue.add(claimKey(c), lane)
     this.volumeInformer = new Informer<Wire<PersistentVolume>>({
       ...common,
       resource: 'persistentvolumes',
       list: (p) => api.listVolumes(p) as never,
-      handlers: {onAdd: enqueueVolume, onUpdate: (_o, v) => enqueueVolume(v), onDelete: enqueueVolume},
+      handlers: {onAdd: (v) => enqueueVolume(v, laneOf(undefined, v)), onUpdate: (o, v) => enqueueVolume(v, laneOf(o, v)), onDelete: (v) => enqueueVolume(v, laneOf(undefined, v))},
     })
     this.claimInformer = new Informer<Wire<PersistentVolumeClaim>>({
       ...common,
@@ -173,7 +180,7 @@ export class PersistentVolumeLoop {
       namespace: opts.namespace,
       labelSelector: opts.labelSelectorText,
       list: (p) => api.listClaims(opts.namespace, p) as never,
-      handlers: {onAdd: enqueueClaim, onUpdate: (_o, c) => enqueueClaim(c), onDelete: enqueueClaim},
+      handlers: {onAdd: (c) => enqueueClaim(c, laneOf(undefined, c)), onUpdate: (o, c) => enqueueClaim(c, laneOf(o, c)), onDelete: (c) => enqueueClaim(c, laneOf(undefined, c))},
     })
     this.classInformer = new Informer<Wire<StorageClass>>({...common, resource: 'storageclasses', list: (p) => api.listClasses(p) as never})
     const pods = this.podsByClaim
@@ -240,15 +247,16 @@ export class PersistentVolumeLoop {
     this.resyncTimer.unref()
   }
 
-  /** The seed's resync(), with the informers relisted first. */
+  /** The seed's resync(), with the informers listed first (beside their watches: an event meanwhile is not held). */
   async resync(): Promise<void> {
     if (this.stopped) return
     this.deps.log.v(4).info('Resyncing PV controller')
-    await Promise.all(this.informers.map((i) => i.relist('resync')))
+    await Promise.all(this.informers.map((i) => i.listBesideWatch('resync')))
     if (this.stopped) return
     await this.opts.onResync?.()
-    for (const key of this.claimInformer.store.keys()) this.claimQueue.add(key)
-    for (const v of this.volumeInformer.store.values()) if (this.inScope.volume(v)) this.volumeQueue.add(v.metadata.name ?? '')
+    // The pass goes into the bulk lane: a watch event arriving meanwhile is synced before what is left of it.
+    for (const key of this.claimInformer.store.keys()) this.claimQueue.add(key, 'bulk')
+    for (const v of this.volumeInformer.store.values()) if (this.inScope.volume(v)) this.volumeQueue.add(v.metadata.name ?? '', 'bulk')
   }
 
   private async worker(queue: WorkQueue, process: (key: string) => Promise<void>): Promise<void> {

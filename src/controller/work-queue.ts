@@ -6,6 +6,22 @@
 //
 // The seed's claimQueue and volumeQueue are plain queues (errors wait for the next resync); pvctl adds
 // the back-off so that a failed write is retried soon, but not in a hot loop.
+//
+// Two lanes, where client-go has one FIFO. kube-controller-manager's resync adds every claim and volume
+// to the same queue the watch handlers add to, so an event arriving during a resync waits behind the
+// whole pass (100k + 100k: seconds here; minutes in kube-controller-manager, whose every unbound claim's
+// sync scans every volume). Here a key is added to the `event` lane (a watch event: an object created,
+// changed or deleted, and the controller's own requeues) or to the `bulk` lane (the resync's every key,
+// the start-up's list, a relisted object unchanged). get() hands out the event lane first, the bulk
+// lane when the event lane is empty — and also after every EVENT_BURST event keys in a row while bulk
+// keys wait, so that a steady stream of events slows a pass down but never stops it.
+// What client-go guarantees stays: a key waits in at most one place (in both lanes, it is processed
+// once, at the event lane's position: an event add moves a bulk key up, a bulk add of an event key is a
+// no-op), is never handed to two workers at once (re-added while processing, it is queued when done(),
+// in the better of the lanes asked for), and a failed key comes back after its back-off into the lane
+// it was taken from (a failing resync does not crowd out the events).
+// The order cannot change what a sync decides: every sync re-reads the controller's cache, as the Go
+// controller's do (its syncs are order-independent by design), so moving a key up only makes it sooner.
 
 export interface QueueMetrics {
   /** workqueue_adds_total */
@@ -50,12 +66,32 @@ export class ItemExponentialBackOff {
   }
 }
 
+/** Where a key waits: `event` keys are handed out before `bulk` keys (see the top of this file). */
+export type Lane = 'event' | 'bulk'
+
+/** At most this many event keys in a row while bulk keys wait; then one bulk key. */
+export const EVENT_BURST = 16
+
+/** One lane's FIFO; an entry is live while the queue's `waiting` map holds its key at its ticket. */
+interface Fifo {
+  keys: string[]
+  tickets: number[]
+  head: number
+  /** Live entries (depth); the array also holds stale ones, skipped when reached. */
+  live: number
+}
+
 export class WorkQueue {
-  private readonly queue: string[] = []
-  private head = 0
-  /** Keys waiting to be processed (in `queue`, or re-added while processing). */
-  private readonly dirty = new Set<string>()
-  private readonly processing = new Set<string>()
+  private readonly lanes: Record<Lane, Fifo> = {event: fifo(), bulk: fifo()}
+  /** Keys waiting in a lane: their lane and the ticket of their live entry (client-go's queue + dirty set). */
+  private readonly waiting = new Map<string, {lane: Lane; ticket: number}>()
+  /** Keys re-added while processing: the lane they go to at done() (client-go's dirty set, for those). */
+  private readonly readded = new Map<string, Lane>()
+  /** Keys handed to a worker, with the lane they were taken from. */
+  private readonly processing = new Map<string, Lane>()
+  private nextTicket = 0
+  /** Event keys handed out in a row while bulk keys waited. */
+  private eventRun = 0
   private readonly addedAt = new Map<string, number>()
   private readonly startedAt = new Map<string, number>()
   private readonly delayed = new Map<string, NodeJS.Timeout>()
@@ -72,9 +108,14 @@ export class WorkQueue {
     this.backOff = new ItemExponentialBackOff(backOff)
   }
 
-  /** Keys waiting (workqueue_depth). */
+  /** Keys waiting, both lanes (workqueue_depth). */
   get depth(): number {
-    return this.queue.length - this.head
+    return this.lanes.event.live + this.lanes.bulk.live
+  }
+
+  /** Keys waiting in one lane. */
+  laneDepth(lane: Lane): number {
+    return this.lanes[lane].live
   }
 
   /** Keys being processed now. */
@@ -82,28 +123,50 @@ export class WorkQueue {
     return this.processing.size
   }
 
-  add(key: string): void {
-    if (this.shuttingDown || this.dirty.has(key)) return
-    this.metrics?.added()
-    this.dirty.add(key)
-    this.addedAt.set(key, this.now())
-    if (this.processing.has(key)) return // queued again when done()
-    this.push(key)
-  }
-
-  /** Adds the key after its back-off (a failure). */
-  addRateLimited(key: string): void {
-    this.metrics?.retried()
-    this.addAfter(key, this.backOff.when(key))
-  }
-
-  addAfter(key: string, ms: number): void {
+  /** Adds a key (a watch event's, by default; the resync's with `bulk`). */
+  add(key: string, lane: Lane = 'event'): void {
     if (this.shuttingDown) return
-    if (ms <= 0) return this.add(key)
+    if (this.processing.has(key)) {
+      // Queued again when done(), in the better lane asked for meanwhile.
+      const asked = this.readded.get(key)
+      if (asked === undefined) {
+        this.metrics?.added()
+        this.addedAt.set(key, this.now())
+        this.readded.set(key, lane)
+      } else if (asked === 'bulk' && lane === 'event') {
+        this.readded.set(key, 'event')
+      } else {
+        // Already asked for in this lane or a better one: de-duplicated.
+      }
+      return
+    }
+    const w = this.waiting.get(key)
+    if (w === undefined) {
+      this.metrics?.added()
+      this.addedAt.set(key, this.now())
+      this.push(key, lane)
+    } else if (w.lane === 'bulk' && lane === 'event') {
+      // Moved up: its bulk entry goes stale (skipped when reached), a live one is made in the event lane.
+      this.lanes.bulk.live--
+      this.push(key, 'event')
+    } else {
+      // Waiting already, in this lane or a better one: de-duplicated, its place in the FIFO kept.
+    }
+  }
+
+  /** Adds the key after its back-off (a failure), into the lane it was taken from (`event` if it is not being processed). */
+  addRateLimited(key: string, lane: Lane = this.processing.get(key) ?? 'event'): void {
+    this.metrics?.retried()
+    this.addAfter(key, this.backOff.when(key), lane)
+  }
+
+  addAfter(key: string, ms: number, lane: Lane = 'event'): void {
+    if (this.shuttingDown) return
+    if (ms <= 0) return this.add(key, lane)
     if (this.delayed.has(key)) return // an earlier retry is already due
     const timer = setTimeout(() => {
       this.delayed.delete(key)
-      this.add(key)
+      this.add(key, lane)
     }, ms)
     this.delayed.set(key, timer)
   }
@@ -126,7 +189,10 @@ export class WorkQueue {
     const started = this.startedAt.get(key)
     this.startedAt.delete(key)
     if (started !== undefined) this.metrics?.worked((this.now() - started) / 1000)
-    if (this.dirty.has(key)) this.push(key)
+    const lane = this.readded.get(key)
+    if (lane === undefined) return // not added again while processing: nothing to queue
+    this.readded.delete(key)
+    this.push(key, lane)
   }
 
   /** Stops handing out keys; workers waiting in get() receive undefined. */
@@ -137,30 +203,60 @@ export class WorkQueue {
     for (const w of this.waiters.splice(0)) w(undefined)
   }
 
-  private push(key: string): void {
+  private push(key: string, lane: Lane): void {
+    const ticket = this.nextTicket++
+    const f = this.lanes[lane]
+    f.keys.push(key)
+    f.tickets.push(ticket)
+    f.live++
+    this.waiting.set(key, {lane, ticket})
     const waiter = this.waiters.shift()
     if (waiter !== undefined) {
       // Hand it straight to a waiting worker (the queue is empty, or the waiter would not be waiting).
-      this.queue.push(key)
       waiter(this.take())
-      return
+    } else {
+      // Every worker is busy: the key waits its turn.
     }
-    this.queue.push(key)
+  }
+
+  /** The lane get() serves next: events first, but one bulk key after EVENT_BURST events in a row. */
+  private nextLane(): Lane {
+    const {event, bulk} = this.lanes
+    if (event.live === 0) return 'bulk'
+    if (bulk.live === 0) return 'event'
+    return this.eventRun >= EVENT_BURST ? 'bulk' : 'event'
   }
 
   private take(): string {
-    const key = this.queue[this.head++]
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      // Compact now and then so the array does not grow for ever.
-      this.queue.splice(0, this.head)
-      this.head = 0
+    const lane = this.nextLane()
+    if (lane === 'event' && this.lanes.bulk.live > 0) this.eventRun++
+    else this.eventRun = 0
+    const f = this.lanes[lane]
+    let key: string
+    for (;;) {
+      key = f.keys[f.head]
+      const ticket = f.tickets[f.head]
+      f.head++
+      if (this.waiting.get(key)?.ticket === ticket) break
+      // A stale entry: the key moved up to the event lane, or was taken from there already.
     }
-    this.dirty.delete(key)
-    this.processing.add(key)
+    f.live--
+    if (f.head > 1024 && f.head * 2 > f.keys.length) {
+      // Compact now and then so the arrays do not grow for ever.
+      f.keys.splice(0, f.head)
+      f.tickets.splice(0, f.head)
+      f.head = 0
+    }
+    this.waiting.delete(key)
+    this.processing.set(key, lane)
     const added = this.addedAt.get(key)
     this.addedAt.delete(key)
     if (added !== undefined) this.metrics?.waited((this.now() - added) / 1000)
     this.startedAt.set(key, this.now())
     return key
   }
+}
+
+function fifo(): Fifo {
+  return {keys: [], tickets: [], head: 0, live: 0}
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {ItemExponentialBackOff, WorkQueue} from '../../src/controller/work-queue.js'
+import {EVENT_BURST, ItemExponentialBackOff, type Lane, WorkQueue} from '../../src/controller/work-queue.js'
 
 const BACK_OFF = {baseMs: 5, maxMs: 1000}
 
@@ -66,4 +66,93 @@ test('addRateLimited brings the key back after its back-off, counted as a retry'
   assert.equal(retries, 2)
   q.done('ns/a')
   q.shutDown()
+})
+
+// The two lanes (event keys before bulk keys), as a table: each row a script of operations on one
+// queue and the keys get() hands out, in order, once the script has run.
+type Op = ['add', string, Lane?] | ['take'] | ['done', string]
+
+const LANE_ROWS: Array<{name: string; ops: Op[]; order: string[]; depth?: number}> = [
+  {name: 'one lane alone is a FIFO', ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'c', 'bulk']], order: ['a', 'b', 'c']},
+  {name: 'event keys before bulk keys, each lane in its order', ops: [['add', 'b1', 'bulk'], ['add', 'b2', 'bulk'], ['add', 'e1'], ['add', 'e2', 'event']], order: ['e1', 'e2', 'b1', 'b2']},
+  {name: 'a bulk key added as an event moves up, and is handed out once', ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'b', 'event']], order: ['b', 'a'], depth: 2},
+  {name: 'an event key added to bulk keeps its place', ops: [['add', 'a', 'bulk'], ['add', 'b', 'event'], ['add', 'b', 'bulk']], order: ['b', 'a'], depth: 2},
+  {name: 'a bulk key added again keeps its place in the FIFO', ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'a', 'bulk']], order: ['a', 'b'], depth: 2},
+  {
+    name: 'a key moved up, taken, and added to bulk again waits at its new place, not its stale one',
+    ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'a', 'event'], ['take'], ['done', 'a'], ['add', 'a', 'bulk']],
+    order: ['b', 'a'],
+    depth: 2,
+  },
+  {name: 're-added while processing, it comes back in the better lane asked for', ops: [['add', 'a', 'bulk'], ['add', 'x', 'bulk'], ['take'], ['add', 'a', 'bulk'], ['add', 'a', 'event'], ['done', 'a']], order: ['a', 'x']},
+  {name: 're-added to bulk while processing, it comes back behind the bulk keys', ops: [['add', 'a'], ['add', 'x', 'bulk'], ['take'], ['add', 'a', 'bulk'], ['done', 'a']], order: ['x', 'a']},
+  {
+    name: 'after EVENT_BURST event keys in a row, one bulk key gets its turn',
+    ops: [['add', 'bulk-1', 'bulk'], ['add', 'bulk-2', 'bulk'], ...Array.from({length: EVENT_BURST + 2}, (_, i): Op => ['add', `e${i}`])],
+    order: [...Array.from({length: EVENT_BURST}, (_, i) => `e${i}`), 'bulk-1', `e${EVENT_BURST}`, `e${EVENT_BURST + 1}`, 'bulk-2'],
+  },
+]
+
+for (const row of LANE_ROWS) {
+  test(`lanes: ${row.name}`, async () => {
+    const q = new WorkQueue('claims', BACK_OFF)
+    for (const op of row.ops) {
+      if (op[0] === 'add') q.add(op[1], op[2])
+      else if (op[0] === 'take') await q.get()
+      else q.done(op[1])
+    }
+    if (row.depth !== undefined) assert.equal(q.depth, row.depth, 'depth counts each waiting key once')
+    const order: string[] = []
+    while (q.depth > 0) {
+      const key = (await q.get())!
+      order.push(key)
+      q.done(key)
+    }
+    assert.deepEqual(order, row.order)
+    assert.equal(q.laneDepth('event') + q.laneDepth('bulk'), 0)
+  })
+}
+
+test('lanes: a key is never handed to two workers, whichever lanes it is added to while processing', async () => {
+  const q = new WorkQueue('claims', BACK_OFF)
+  q.add('a', 'bulk')
+  assert.equal(await q.get(), 'a')
+  for (const lane of ['event', 'bulk', 'event'] as const) q.add('a', lane)
+  assert.equal(q.depth, 0, 'waits for done()')
+  assert.equal(q.inFlight, 1)
+  q.done('a')
+  assert.deepEqual([q.laneDepth('event'), q.laneDepth('bulk')], [1, 0], 'once, in the event lane')
+})
+
+for (const [from, other] of [['bulk', 'event'], ['event', 'bulk']] as const) {
+  test(`lanes: a failed ${from} key comes back after its back-off into the ${from} lane`, async () => {
+    const q = new WorkQueue('claims', {baseMs: 10, maxMs: 1000})
+    q.add('a', from)
+    assert.equal(await q.get(), 'a')
+    q.addRateLimited('a')
+    q.done('a')
+    assert.equal(q.depth, 0, 'not before its back-off')
+    q.add('z', other)
+    const next = [(await q.get())!]
+    q.done(next[0])
+    next.push((await q.get())!)
+    assert.deepEqual(next, ['z', 'a'])
+    assert.deepEqual([q.laneDepth(from), q.laneDepth(other)], [0, 0])
+    q.shutDown()
+  })
+}
+
+test('lanes: shutDown hands out no key to a waiting worker, accepts none, and cancels the back-offs due', async () => {
+  const q = new WorkQueue('claims', {baseMs: 10, maxMs: 1000})
+  q.add('a', 'bulk')
+  assert.equal(await q.get(), 'a')
+  q.addRateLimited('a')
+  q.done('a')
+  const waiting = q.get()
+  q.shutDown()
+  assert.equal(await waiting, undefined)
+  q.add('b', 'event')
+  q.add('c', 'bulk')
+  await new Promise((r) => setTimeout(r, 30))
+  assert.equal(q.depth, 0, 'neither the adds nor the retry came in')
 })
