@@ -27,7 +27,7 @@ import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type Pe
 import type {VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {decideReclaim, type ReclaimDecision, type ReclaimInput} from '../engine/repair/reclaim.js'
 import {decideRelink, type RelinkDecision, type RelinkInput} from '../engine/repair/relink.js'
-import type {Action} from '../engine/simulation/plan.js'
+import {type Action, destroys, releases} from '../engine/simulation/plan.js'
 import type {DeleteOutcome, LiveVolumePlugins} from '../plugins/live-plugins.js'
 
 /** The guard found the picture stale: the objects as the API server has them now, and why it stopped. */
@@ -117,8 +117,7 @@ export function volumesDestroyedBy(actions: readonly Action[]): Set<string> {
   const names = new Set<string>()
   for (const a of actions) {
     if (a.object.kind !== 'PersistentVolume') continue
-    const releases = a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
-    if (releases || a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume') names.add(a.object.name)
+    if (releases(a) || destroys(a)) names.add(a.object.name)
   }
   return names
 }

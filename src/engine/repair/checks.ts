@@ -1,5 +1,5 @@
-// What the repairs (reclaim, relink) judge alike: a check's shape, the plan's writes that destroy or release
-// a volume, and a volume being deleted. PURE.
+// What the repairs (reclaim, relink) judge alike: a check's shape, the plan's action on a volume, and a
+// volume being deleted. PURE.
 import type {PersistentVolume} from '../api/model.js'
 import type {Action} from '../simulation/plan.js'
 
@@ -14,12 +14,6 @@ export interface RepairCheck<N extends string> {
   forced: boolean
   message: string
 }
-
-/** A planned action that recycles or deletes a volume's storage, or deletes the PV object. */
-export const destroys = (a: Action): boolean => a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume'
-
-/** A planned status write that makes a volume Released. */
-export const releases = (a: Action): boolean => a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
 
 /** The plan's first action on volume `name` that `what` matches. */
 export function volumeAction(actions: readonly Action[], name: string, what: (a: Action) => boolean): Action | undefined {

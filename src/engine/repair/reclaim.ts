@@ -23,7 +23,8 @@ import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
-import {destroys, releases, type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import {type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import {destroys, releases} from '../simulation/plan.js'
 
 /** The checks, each with whether --force may override it (docs/usage.md lists them). */
 export const RECLAIM_CHECKS = {

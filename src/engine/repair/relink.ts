@@ -26,7 +26,8 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {destroys, releases, type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import {type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import {destroys, releases} from '../simulation/plan.js'
 import type {ClaimName} from './reclaim.js'
 
 /** The checks (docs/usage.md lists them); none is overridable. */
