@@ -126,6 +126,14 @@ export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, cla
 }
 
 /**
+ * The volume's refusals worded only when read, and on the index path cut short past `cap` as rankCandidates
+ * cuts them: for a caller that weighs the codes of many pairs and words none of them.
+ */
+export function refusalsWithin(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, cap: number): Reason[] {
+  return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedLater, cap)
+}
+
+/**
  * The volume's reasons; with a `cap`, the index path may stop as soon as there are more than that (the
  * words of each only when read, with describedLater).
  */

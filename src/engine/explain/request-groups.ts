@@ -115,10 +115,9 @@ export class RequestGroups {
 
   /** The group of the claim's request, ranked when first asked for. */
   private groupOf(claim: PersistentVolumeClaim, path: MatchingPath, opts: GroupRankingOptions): RequestGroup {
-    // Unset and null are not the same request (a null storage does not parse): JSON alone would merge them.
     // Near misses only for the claims whose verdict names them: a group that keeps them judges every volume
     // in full until it has found them all (rankCandidates), so the claims that need none get a group of their own.
-    const key = JSON.stringify([opts.keep, opts.onlyRelevant, opts.nearestPassing, requestKey(claim, path)], (_, v: unknown) => (v === undefined ? {unset: true} : v))
+    const key = requestKeyText(claim, path, opts.keep, opts.onlyRelevant, opts.nearestPassing)
     let group = this.groups.get(key)
     if (group === undefined) {
       const {standIn, path: standInPath} = this.standInFor(claim, path)
@@ -198,6 +197,15 @@ function requestKey(claim: PersistentVolumeClaim, path: MatchingPath): unknown[]
       // size. A bound claim without a volume name is compared with spec.volumeName as it is ("" or unset).
       return [path.kind, path.volumeName === '' ? claim.spec.volumeName : 'names its volume', storage]
   }
+}
+
+/**
+ * requestKey as one string, after `prefix`: two claims with one text get the same reasons from every volume
+ * whose claimRef names neither of them and that neither names. Unset and null are not the same request (a
+ * null storage does not parse): JSON alone would merge them.
+ */
+export function requestKeyText(claim: PersistentVolumeClaim, path: MatchingPath, ...prefix: unknown[]): string {
+  return JSON.stringify([...prefix, requestKey(claim, path)], (_, v: unknown) => (v === undefined ? {unset: true} : v))
 }
 
 /** Whether the nearest `have` of a ranking, less the claim's own volumes, still hold the nearest `need`. */

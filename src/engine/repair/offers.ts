@@ -3,13 +3,14 @@
 // suggestions stay advice; here they meet the repair's own decision. Each kind of repair has its offer:
 // a reclaim (a Released or Failed volume held back from a claim only by its stale claimRef).
 import type {FeatureGates} from '../api/feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
+import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import type {VolumePluginMgr} from '../controller/volume-plugins.js'
-import {type MatchingPath, reasonsFor} from '../explain/candidates.js'
+import {type MatchingPath, refusalsWithin} from '../explain/candidates.js'
 import type {Observed, VolumeAttachmentObject} from '../explain/evidence.js'
-import type {ClusterLookup} from '../explain/lookup.js'
+import {type ClusterLookup, groupBy} from '../explain/lookup.js'
 import type {Candidate, ClaimExplanation, ClaimExplanationFacts, ReasonCode, Verdict} from '../explain/model.js'
+import {requestKeyText} from '../explain/request-groups.js'
 import {NEAR_MISS_VERDICTS, removeClaimRefPatch} from '../explain/suggestions.js'
 import {type ClaimName, decideReclaim} from './reclaim.js'
 
@@ -49,6 +50,12 @@ export const RECLAIM_FOR_VERDICTS: ReadonlySet<Verdict> = NEAR_MISS_VERDICTS
 
 /** The refusals a reclaim removes: the stale claimRef, and the phase (Released, Failed) it leaves behind. */
 const LIFTED_BY_RECLAIM: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['BoundToOtherClaim', 'VolumeNotAvailable'])
+
+/**
+ * The cap of reclaimFits' refusals: before the phase is weighed (where the judge may stop), the one refusal
+ * a reclaim can lift is the claimRef's; a second one there keeps the claim out of the volume whatever follows.
+ */
+const CLAIM_REF_REFUSALS = 1
 
 /** A candidate that would fit the claim but for what a reclaim removes. */
 export function heldOnlyByStaleClaimRef(c: Pick<Candidate, 'phase' | 'claimRef' | 'reasons'>): boolean {
@@ -120,36 +127,52 @@ export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimO
   return {...e, suggestions}
 }
 
+/** A claim reclaimFits may give a volume to, and its place among the claims it was given. */
+interface Asking {
+  e: ClaimExplanationFacts
+  claim: PersistentVolumeClaim
+  path: MatchingPath
+  order: number
+}
+
 /**
  * The claims a Released volume would fit but for its stale claimRef, among those nothing binds (audit's
- * briefs): the controller's own checks of the volume for each, with the refusals a reclaim removes
- * ignored. The claims are grouped by their class once, so that each volume is checked against the few of
- * its class; each answer stops at `most` (audit asks whether exactly one fits).
+ * briefs), in their order: the controller's own checks of the volume for each, with the refusals a
+ * reclaim removes ignored. The claims are grouped by their class, and within it by what they ask for
+ * (requestKeyText): a volume is checked once per request of its class, for the first claim of it, and
+ * the claims its claimRef names (whose refusals may differ) each for themselves. Each answer stops at
+ * `most` (audit asks whether exactly one fits).
  */
 export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationFacts[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
-  const byClass = new Map<string, Array<{e: ClaimExplanationFacts; claim: PersistentVolumeClaim}>>()
+  const asking: Asking[] = []
   for (const e of claims) {
     const claim = lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
     if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
-      const group = byClass.get(e.storageClass.name)
-      if (group === undefined) byClass.set(e.storageClass.name, [{e, claim}])
-      else group.push({e, claim})
+      asking.push({e, claim, path: pathOf(e), order: asking.length})
     } else {
       // Bound, binding, waiting, or naming its volume: the controller would not match it against a reclaimed one.
     }
   }
+  const byKey = groupBy(asking.map((a): [string, Asking] => [claimKey(a.claim), a]))
+  const byClass = new Map([...groupBy(asking.map((a): [string, Asking] => [a.e.storageClass.name, a]))].map(([name, of]) => [name, groupBy(of.map((a): [string, Asking] => [requestKeyText(a.claim, a.path), a]))]))
   return (volume, most = 2) => {
-    const fit: ClaimName[] = []
-    for (const {e, claim} of byClass.get(getPersistentVolumeClass(volume)) ?? []) {
-      if (fit.length >= most) {
-        break
-      } else if (reasonsFor(lookup, volume, claim, pathOf(e), gates).every((r) => LIFTED_BY_RECLAIM.has(r.code))) {
-        fit.push(e.claim)
+    const fits = (a: Asking) => refusalsWithin(lookup, volume, a.claim, a.path, gates, CLAIM_REF_REFUSALS).every((r) => LIFTED_BY_RECLAIM.has(r.code))
+    const volumeClass = getPersistentVolumeClass(volume)
+    const own = volume.spec.claimRef == null ? [] : (byKey.get(claimRefKey(volume.spec.claimRef)) ?? []).filter((a) => a.e.storageClass.name === volumeClass)
+    const others = (members: readonly Asking[]) => (own.length === 0 ? members : members.filter((a) => !own.includes(a)))
+    const fit: Asking[] = own.filter(fits)
+    for (const members of byClass.get(volumeClass)?.values() ?? []) {
+      const alike = others(members)
+      if (alike.length > 0 && fits(alike[0])) {
+        fit.push(...alike.slice(0, most))
       } else {
-        // Kept out by more than the claimRef: a reclaim does not give it this volume.
+        // Kept out by more than the claimRef (every claim of this request alike): a reclaim does not give it this volume.
       }
     }
     return fit
+      .sort((a, b) => a.order - b.order)
+      .slice(0, most)
+      .map((a) => a.e.claim)
   }
 }
 
