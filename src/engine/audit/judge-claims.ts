@@ -70,6 +70,12 @@ function baseEvidence(e: ClaimExplanationFacts): Finding['evidence'] {
 }
 
 function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
+  if (e.verdict !== 'ExternalProvisioning' && CLAIM_VERDICT_CODES[e.verdict] === undefined) {
+    // Healthy or on its way (most claims of a cluster): no finding, and nothing to word.
+    return []
+  } else {
+    // A finding, or ExternalProvisioning's liveness to weigh.
+  }
   const {namespace, name} = e.claim
   const object = objectOf(e)
   const explain = `pvctl explain pvc/${name} -n ${namespace}${ctx.source}`

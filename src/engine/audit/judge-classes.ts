@@ -2,7 +2,7 @@
 // any says nothing about them) and no objects are named.
 import {IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
 import type {ClaimExplanationFacts, Verdict} from '../explain/model.js'
-import {defaultClassesNewestFirst} from '../explain/verdict.js'
+import {defaultClassesNewestFirst} from '../explain/lookup.js'
 import type {ClusterState} from '../api/model.js'
 import {finding, type Finding} from './findings.js'
 

@@ -2,9 +2,9 @@
 // claimRefs by claim, and what judging a volume needs that is the same for every claim. A list of every
 // pending claim of a large cluster judges each volume once per distinct request (explain-request-groups.ts);
 // nothing here is redone per request.
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod} from '../api/model.js'
+import {claimKey, claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
 import {compileLabelSelector, type CompiledSelector, SelectorError} from '../api/selector.js'
-import {getAccessModesAsString, getAccessModesFromString, podClaimKeys} from '../api/storage-helpers.js'
+import {getAccessModesAsString, getAccessModesFromString, getDefaultClass, isDefaultStorageClass, podClaimKeys} from '../api/storage-helpers.js'
 
 /** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
 export interface VolumeFacts {
@@ -29,6 +29,8 @@ export interface ClusterLookup {
   readonly volumes: readonly PersistentVolume[]
   claimByKey(key: string): PersistentVolumeClaim | undefined
   volumeByName(name: string): PersistentVolume | undefined
+  /** No two volumes of the state bear one name: volumeByName finds every volume of a name. */
+  readonly volumeNamesUnique: boolean
   /** What judging a volume needs that is the same for every claim, worked out once per volume. */
   factsOf(volume: PersistentVolume): VolumeFacts
   /** factsOf every volume, in the state's order: a pass over all of them looks nothing up. */
@@ -41,14 +43,21 @@ export interface ClusterLookup {
   volumesClaiming(key: string): readonly PersistentVolume[]
   /** The claims whose spec.volumeName is the volume, in the state's order. */
   claimsNaming(volumeName: string): readonly PersistentVolumeClaim[]
+  /** The first StorageClass of that name in the state, as a scan of the classes finds it. */
+  classNamed(name: string): StorageClass | undefined
+  /** Every default class, in getDefaultClass's order of preference (defaultClassesNewestFirst). */
+  defaultClasses(): readonly StorageClass[]
+  /** The first Node of that name in the state. */
+  nodeNamed(name: string): Node | undefined
 }
 
 /** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
 export function clusterLookup(state: ClusterState): ClusterLookup {
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-  // Keyed by object: a list of claims judges every volume once per distinct request.
-  const facts = new WeakMap<PersistentVolume, VolumeFacts>()
+  // Keyed by object: a list of claims judges every volume once per distinct request. A Map, not a WeakMap:
+  // the volumes are the state's, which lives as long as the lookup, and 100k weak entries cost every GC.
+  const facts = new Map<PersistentVolume, VolumeFacts>()
   // The modes of each access-mode string, made once: a cluster's volumes offer a handful of mode sets.
   const modesOf = new Map<string, Pick<VolumeFacts, 'indexModes' | 'indexModeSet'>>()
   const factsOf = (volume: PersistentVolume): VolumeFacts => {
@@ -94,15 +103,40 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   }
   let claiming: Map<string, PersistentVolume[]> | undefined
   const volumesClaiming = (key: string): readonly PersistentVolume[] => {
-    claiming ??= groupBy(state.volumes.flatMap((v) => (v.spec.claimRef == null ? [] : [[claimRefKey(v.spec.claimRef), v] as [string, PersistentVolume]])))
+    claiming ??= groupByKey(state.volumes, (v) => (v.spec.claimRef == null ? undefined : claimRefKey(v.spec.claimRef)))
     return claiming.get(key) ?? []
   }
   let naming: Map<string, PersistentVolumeClaim[]> | undefined
   const claimsNaming = (volumeName: string): readonly PersistentVolumeClaim[] => {
-    naming ??= groupBy(state.claims.flatMap((c) => ((c.spec.volumeName ?? '') === '' ? [] : [[c.spec.volumeName ?? '', c] as [string, PersistentVolumeClaim]])))
+    naming ??= groupByKey(state.claims, (c) => ((c.spec.volumeName ?? '') === '' ? undefined : c.spec.volumeName))
     return naming.get(volumeName) ?? []
   }
-  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming}
+  // Asked for by every claim's decision, of a handful of classes and nodes: found once.
+  const firstByName = <T extends {metadata: {name?: string}}>(objects: readonly T[]) => {
+    const byName = new Map<string, T>()
+    for (const o of objects) if (!byName.has(o.metadata.name ?? '')) byName.set(o.metadata.name ?? '', o)
+    return byName
+  }
+  let classes: Map<string, StorageClass> | undefined
+  let defaults: readonly StorageClass[] | undefined
+  let nodes: Map<string, Node> | undefined
+  const classNamed = (name: string) => (classes ??= firstByName(state.classes)).get(name)
+  const defaultClasses = () => (defaults ??= defaultClassesNewestFirst(state.classes))
+  const nodeNamed = (name: string) => (nodes ??= firstByName(state.nodes)).get(name)
+  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), volumeNamesUnique: volumes.size === state.volumes.length, factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming, classNamed, defaultClasses, nodeNamed}
+}
+
+/** The values by their key (none: left out), each group in the order given; one pass, no entry made per value. */
+function groupByKey<T>(values: readonly T[], keyOf: (value: T) => string | undefined): Map<string, T[]> {
+  const groups = new Map<string, T[]>()
+  for (const value of values) {
+    const key = keyOf(value)
+    if (key === undefined) continue
+    const group = groups.get(key)
+    if (group === undefined) groups.set(key, [value])
+    else group.push(value)
+  }
+  return groups
 }
 
 /** The values by key, each group in the order given (a value repeated in a row kept once). */
@@ -114,4 +148,16 @@ export function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]
     else if (group[group.length - 1] !== value) group.push(value)
   }
   return groups
+}
+
+/** Every default class, in getDefaultClass's order of preference (newest first). */
+export function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageClass[] {
+  const remaining = classes.filter(isDefaultStorageClass)
+  const ordered: StorageClass[] = []
+  while (remaining.length > 0) {
+    const next = getDefaultClass(remaining)!
+    ordered.push(next)
+    remaining.splice(remaining.indexOf(next), 1)
+  }
+  return ordered
 }

@@ -170,12 +170,19 @@ export class RequestGroups {
   }
 
   private volumesNamed(name: string): readonly VolumeFacts[] {
+    if (this.cluster.volumeNamesUnique) {
+      const volume = this.cluster.volumeByName(name)
+      return volume === undefined ? [] : [this.cluster.factsOf(volume)]
+    } else {
+      // Two volumes of one name: the lookup finds one of them.
+    }
     this.byName ??= groupBy(this.cluster.allFacts().map((f): [string, VolumeFacts] => [f.volume.metadata.name ?? '', f]))
     return this.byName.get(name) ?? []
   }
 
   /** The names more than one volume bears (the informer cache would keep one; a snapshot may hold both). */
   private sharedNames(): string[] {
+    if (this.cluster.volumeNamesUnique) return []
     return (this.duplicated ??= this.cluster.volumes.map((v) => v.metadata.name ?? '').filter((name) => this.volumesNamed(name).length > 1))
   }
 }

@@ -11,6 +11,7 @@ import type {ControllerQueries} from './controller.js'
 import type {ClaimTurn} from './pass.js'
 import type {ClassSelection, StorageClassInPlay, Verdict} from './model.js'
 import type {MatchingPath} from './candidates.js'
+import type {ClusterLookup} from './lookup.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
 import type {NodeInfo} from '../api/node-affinity.js'
 import {checkVolumeSatisfyClaim, getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
@@ -19,7 +20,6 @@ import {
   getDefaultClass,
   getPersistentVolumeClaimClass,
   hasAnnotation,
-  isDefaultStorageClass,
   isDelayBindingProvisioning,
   isPodTerminated,
   isVolumeBoundToClaim,
@@ -249,7 +249,7 @@ function baseDecision(q: ControllerQueries, state: ClusterState, claim: Persiste
   return {
     volume: undefined,
     route: undefined,
-    storageClass: classInPlay(state, claim, assigned),
+    storageClass: classInPlay(q.lookup, claim, assigned),
     claim,
     provisioner: null,
     plugin: null,
@@ -262,10 +262,10 @@ function baseDecision(q: ControllerQueries, state: ClusterState, claim: Persiste
 }
 
 /** The class the decision is made with, and how it came to be that one. */
-export function classInPlay(state: ClusterState, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): StorageClassInPlay {
-  const defaults = defaultClassesNewestFirst(state.classes)
+export function classInPlay(lookup: ClusterLookup, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): StorageClassInPlay {
+  const defaults = lookup.defaultClasses()
   const name = assigned?.metadata.name ?? getPersistentVolumeClaimClass(claim)
-  const klass = name === '' ? undefined : state.classes.find((c) => c.metadata.name === name)
+  const klass = name === '' ? undefined : lookup.classNamed(name)
   let selection: ClassSelection
   if (assigned !== undefined) {
     selection = defaults.length > 1 ? 'NewestDefault' : 'Default'
@@ -289,18 +289,6 @@ export function classInPlay(state: ClusterState, claim: PersistentVolumeClaim, a
   }
 }
 
-/** Every default class, in getDefaultClass's order of preference (newest first). */
-export function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageClass[] {
-  const remaining = classes.filter(isDefaultStorageClass)
-  const ordered: StorageClass[] = []
-  while (remaining.length > 0) {
-    const next = getDefaultClass(remaining)!
-    ordered.push(next)
-    remaining.splice(remaining.indexOf(next), 1)
-  }
-  return ordered
-}
-
 /** The node a delayed binding is heading for: the scheduler's choice, else the node of a scheduled pod. */
 function nodeOfInterest(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim): NodeInfo | undefined {
   let name = claim.metadata.annotations?.[AnnSelectedNode]
@@ -310,7 +298,7 @@ function nodeOfInterest(q: ControllerQueries, state: ClusterState, claim: Persis
     name = pod?.spec?.nodeName
   }
   if (name === undefined) return undefined
-  const node = state.nodes.find((n) => n.metadata.name === name)
+  const node = q.lookup.nodeNamed(name)
   // Without the Node object its labels are unknown, and node affinity cannot be judged.
   return node === undefined ? undefined : {name, labels: node.metadata.labels}
 }
