@@ -225,11 +225,14 @@ const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'
 /** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
 function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
-  const {namespace, name} = e.claim
-  const conditions = ((claim.status.conditions ?? []) as ClaimCondition[]).filter((c) => (c.status ?? 'True') === 'True')
+  const shown = (claim.status.conditions ?? []) as ClaimCondition[]
   const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string>).storage ?? null
   const requested = claim.spec.resources?.requests?.storage ?? null
   const capacity = claim.status.capacity?.storage ?? null
+  // Most Bound claims of a cluster: no condition, no allocation status, and what they asked for.
+  if (shown.length === 0 && allocation === null && (requested === null || capacity === null || requested === capacity)) return []
+  const {namespace, name} = e.claim
+  const conditions = shown.filter((c) => (c.status ?? 'True') === 'True')
   // The same text is the same quantity (most claims have what they asked for): nothing to parse.
   const larger = requested !== null && capacity !== null && requested !== capacity && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
   const failed = conditions.filter((c) => RESIZE_FAILED_CONDITIONS.has(c.type ?? ''))

@@ -33,6 +33,16 @@ interface Member {
   readonly labels: LabelClass
 }
 
+/** The same text for the same labels in any order: each key and value as a JSON string, keys sorted. */
+function labelSetKey(labels: Labels | undefined): string {
+  if (labels == null) return ''
+  const keys = Object.keys(labels)
+  if (keys.length > 1) keys.sort(compareNames)
+  let key = ''
+  for (const k of keys) key += `${JSON.stringify(k)}:${JSON.stringify(labels[k])},`
+  return key
+}
+
 /** Members by size, then name: a Stream walks them up from the request's size, or down from it. */
 type Sorted = readonly Member[]
 
@@ -91,7 +101,7 @@ export class VolumeClasses {
       let cls = byKey.get(key)
       if (cls === undefined) byKey.set(key, (cls = {members: [], byLabels: new Map()}))
       const labels = facts.volume.metadata.labels
-      const labelKey = JSON.stringify(Object.entries(labels ?? {}).sort(([a], [b]) => compareNames(a, b)))
+      const labelKey = labelSetKey(labels)
       let labelClass = cls.byLabels.get(labelKey)
       if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels}))
       cls.members.push({facts, nanos, name, labels: labelClass})
