@@ -82,14 +82,13 @@ export class VolumeClasses {
 
   /** The classes of the cluster's volumes; undefined when a name or a size does not tell its volumes apart. */
   static of(cluster: ClusterLookup): VolumeClasses | undefined {
-    const names = new Set<string>()
+    // Two volumes of one name tie in candidateOrder (the earlier in the state wins), and a name finds
+    // one of them only: ranking them is rankCandidates' part.
+    if (!cluster.volumeNamesUnique) return undefined
     const byKey = new Map<string, {members: Member[]; byLabels: Map<string, LabelClass>}>()
     for (const facts of cluster.allFacts()) {
       const name = facts.volume.metadata.name ?? ''
-      // Two volumes of one name tie in candidateOrder (the earlier in the state wins), and a name finds
-      // one of them only: ranking them is rankCandidates' part.
-      if (name === '' || names.has(name)) return undefined
-      names.add(name)
+      if (name === '') return undefined
       let nanos: bigint
       try {
         nanos = storageQuantity(facts.volume.spec.capacity).nanos
