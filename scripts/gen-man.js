@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Generates man/pvctl.1 and man/pvctl-<command>.1 from the commands' own help (the oclif manifest
 // built by `npm run build`), through ronn-style markdown and marked-man. `--check` compares instead of
-// writing, for the test that keeps the committed pages in step with the help.
+// writing, for the test that keeps the committed pages in step with the help. package.json's "man" is kept
+// equal to the pages written: npm installs only the pages listed there, so a command added without its
+// entry would have a page in the tarball that `man` never finds.
 import {Config} from '@oclif/core'
 import {marked} from 'marked'
 import markedMan from 'marked-man'
@@ -10,7 +12,9 @@ import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+const pkgFile = path.join(root, 'package.json')
+const pkgText = readFileSync(pkgFile, 'utf8')
+const pkg = JSON.parse(pkgText)
 // A fixed date keeps the pages reproducible; bump it with the version.
 const MAN_DATE = Date.UTC(2026, 10, 30)
 
@@ -133,5 +137,19 @@ for (const page of pages) {
     writeFileSync(file, roff)
     process.stdout.write(`wrote man/${page.name}.1\n`)
   }
+}
+// The root page first, then the commands' pages in the order of their ids, as the pages are built.
+const manList = pages.map((page) => `./man/${page.name}.1`)
+// npm writes package.json as 2-space JSON with a final newline; writing it the same way keeps the diff to
+// the "man" lines, and a file already in step is not rewritten (its mtime stays).
+const pkgWanted = `${JSON.stringify({...pkg, man: manList}, null, 2)}\n`
+if (pkgWanted === pkgText) {
+  // Already in step: nothing to write or report.
+} else if (check) {
+  process.stderr.write('stale package.json "man": it does not list exactly the generated pages (run npm run man)\n')
+  stale++
+} else {
+  writeFileSync(pkgFile, pkgWanted)
+  process.stdout.write('wrote package.json "man"\n')
 }
 process.exit(stale > 0 ? 1 : 0)

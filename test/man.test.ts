@@ -2,7 +2,7 @@
 // followed by `npm run man`. Needs the oclif manifest (npm test builds first).
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -14,7 +14,18 @@ test('man pages are up to date with the help', () => {
   assert.equal(r.status, 0, r.stderr)
 })
 
-test('package.json lists every man page', async () => {
+// npm installs the pages package.json's "man" names, and only those: a command whose page is missing from
+// the list has no `man pvctl-<command>` after a global install, although its page is in the tarball.
+test('package.json "man" lists a page for every command, and every listed page exists', async () => {
   const pkg = (await import(path.join(root, 'package.json'), {with: {type: 'json'}})).default
-  for (const page of pkg.man as string[]) assert.ok(existsSync(path.join(root, page)), `${page} is listed but missing`)
+  const manifest = JSON.parse(readFileSync(path.join(root, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, {hidden?: boolean}>}
+  const listed = new Set(pkg.man as string[])
+  const rows = [
+    {page: './man/pvctl.1', why: 'the root page'},
+    ...Object.entries(manifest.commands)
+      .filter(([, command]) => command.hidden !== true)
+      .map(([id]) => ({page: `./man/pvctl-${id.replace(/:/g, '-')}.1`, why: `the page of pvctl ${id.replace(/:/g, ' ')}`})),
+  ]
+  for (const {page, why} of rows) assert.ok(listed.has(page), `${page} (${why}) is not listed in package.json "man" (run npm run man)`)
+  for (const page of listed) assert.ok(existsSync(path.join(root, page)), `${page} is listed in package.json "man" but missing`)
 })

@@ -6,11 +6,12 @@ import {type ClaimExplanation, EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VO
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {type ReclaimOffer, reclaimOffers, withReclaimOffers} from '../engine/repair/offers.js'
+import type {PodsRead} from '../engine/repair/reclaim.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {type EvidenceScope, type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, type MissingKind, noticeEmptyNamespace, noticeCaveats, podsRead} from './load-cluster-state.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
 
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
@@ -24,6 +25,8 @@ export interface ExplainRequest extends Pick<VolumePluginOptions, 'hostPathProvi
    * claim, LIST_CANDIDATES for each claim of a List.
    */
   candidates?: number
+  /** Whether the state's pods were read (podsRead in load-cluster-state.ts), for the repairs offered; unset: read. */
+  pods?: PodsRead
   /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the repair commands a suggestion names. */
   sourceArgs?: readonly string[]
 }
@@ -68,11 +71,13 @@ export async function loadExplainState(
   missing: ReadonlySet<MissingKind>
   /** The state as loaded, with its source: the interactive flow's reclaim writes through it. */
   loaded: LoadedClusterState
+  /** Whether its pods were read, for the repairs offered (ExplainRequest.pods). */
+  pods: PodsRead
 }> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
   const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : []), loaded}
+  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : []), loaded, pods: podsRead(loaded)}
 }
 
 /**
@@ -155,6 +160,7 @@ export function withRepairOffers(state: ClusterState, req: ExplainRequest, e: Cl
     gates: req.gates,
     plugins: defaultVolumePluginMgr(req),
     attachments: req.evidence?.volumeAttachments ?? {observed: false, reason: 'not read by explain'},
+    pods: req.pods ?? {observed: true},
     sourceArgs: req.sourceArgs ?? [],
   })
   return {explanation: withReclaimOffers(e, offers), offers}

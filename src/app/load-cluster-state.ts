@@ -3,6 +3,7 @@
 import {withSimulatedClaimUids} from '../cluster/simulated-uids.js'
 import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
 import type {ClusterState} from '../engine/api/model.js'
+import type {PodsRead} from '../engine/repair/reclaim.js'
 import type {LiveSession} from './live-session.js'
 
 export interface LoadStateOptions {
@@ -70,6 +71,14 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
 }
 
 const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml'
+
+/**
+ * Whether the state's pods are the cluster's: live they were listed (a list that fails stops the load); a
+ * snapshot that holds no Pod was taken without them, as a kind it holds none of is taken everywhere else.
+ */
+export function podsRead(loaded: LoadedClusterState): PodsRead {
+  return loaded.source === 'snapshot' && loaded.state.pods.length === 0 ? {observed: false, reason: 'the snapshot holds no Pod objects'} : {observed: true}
+}
 
 /**
  * The kinds a snapshot lacks that the plan would judge by (`kubectl get pv,pvc -A -o yaml` is the obvious

@@ -10,7 +10,7 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/contro
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {reclaimPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, podsRead} from './load-cluster-state.js'
 import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
@@ -68,7 +68,7 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
   noticeCaveats(loaded, later)
   const request = reclaimRequest(loaded.state, opts)
   const attachments = await attachmentsOf(loaded)
-  const decision = decideReclaim({...request, state: loaded.state, attachments})!
+  const decision = decideReclaim({...request, state: loaded.state, attachments, pods: podsRead(loaded)})!
   const simulation = loaded.source === 'snapshot'
   const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome})
   const edit = {before: decision.volume, after: decision.edited}

@@ -92,7 +92,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       sourceArgs: sourceArgs(flags),
     }
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {state, evidence, answered, missing, loaded} = await loadExplainState(
+    const {state, evidence, answered, missing, loaded, pods} = await loadExplainState(
       {
         ...request,
         filename: flags.filename,
@@ -105,6 +105,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // One controller view for both: what evidence to read is decided from the verdicts the explanation gives.
     const controller = controllerExplainer(state, request)
     request.evidence = await gatherEvidence(controller, request, evidence)
+    request.pods = pods
 
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {

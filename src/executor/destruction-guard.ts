@@ -277,7 +277,7 @@ export async function guardedReclaim(
   io: ReclaimIo,
   state: ClusterState,
   consented: ReclaimDecision,
-  request: Omit<ReclaimInput, 'state' | 'attachments'>,
+  request: Omit<ReclaimInput, 'state' | 'attachments' | 'pods'>,
 ): Promise<Guarded<{volume: PersistentVolume; decision: ReclaimDecision; attempts: number}>> {
   const name = consented.volume.metadata.name ?? ''
   return conflictRetries(`volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`, async (attempt) => {
@@ -286,7 +286,8 @@ export async function guardedReclaim(
     const why = changedSincePlanned(consented.volume, fresh.done)
     if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh.done}
     const freshState = await rereadForReclaim(io, state, fresh.done, request.target)
-    const decision = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}})!
+    // Both lists were just read from the API server: a list that fails throws, and nothing is written.
+    const decision = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}, pods: {observed: true}})!
     const stale = decidedAgain('reclaim', name, decision, consented)
     if (stale !== undefined) return {...stale, volume: fresh.done}
     // Decided again on the fresh objects, allowed, and to the same end. A resourceVersion that moved on

@@ -1,19 +1,19 @@
 // The human form of `pvctl reclaim`: the checks as a `kubectl get`-style table, then the write, what the
 // controller does next, and what happens to the data. PURE.
 import type {ReclaimReport} from '../engine/repair/report.js'
+import {checkResultCell} from './check-result.js'
 import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
 import type {Palette} from './color.js'
 import {kubectlTable} from './kubectl-table.js'
 
 export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
-  const result = (c: ReclaimReport['checks'][number]) => (c.ok ? palette.green('ok') : c.forced ? palette.yellow('forced') : palette.red('blocked'))
-  const lines = [heading(r), kubectlTable(['CHECK', 'RESULT', 'MESSAGE'], r.checks.map((c) => [c.name, result(c), c.message]))]
+  const lines = [heading(r), kubectlTable(['CHECK', 'RESULT', 'MESSAGE'], r.checks.map((c) => [c.name, checkResultCell(c.result, palette), c.message]))]
   if (r.allowed) {
     lines.push(`Write (${r.write.outcome}): pv/${r.volume.name} ${describeWrite(r)}`)
     lines.push(`Next: ${r.next ?? '<none>'}`)
     lines.push(r.dataSafety)
   } else {
-    const forceable = r.checks.filter((c) => !c.ok && !c.forced && c.overridable).map((c) => c.name)
+    const forceable = r.checks.filter((c) => c.result === 'blocked' && c.overridable).map((c) => c.name)
     lines.push(`Not reclaimed: nothing is written.${forceable.length > 0 ? ` --force overrides ${forceable.join(', ')}.` : ''}`)
   }
   if (r.sync !== undefined) lines.push(`Sync: ${r.sync.writes} write${r.sync.writes === 1 ? '' : 's'}${r.sync.converged ? '' : ' (not converged)'}: ${r.sync.actions.map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : `pvc/${a.object.namespace}`}/${a.object.name}`).join(', ') || 'nothing to do'}`)

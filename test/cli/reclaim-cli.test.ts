@@ -46,3 +46,35 @@ test('-o diff shows the one edit: claimRef pointed at the claim, without uid', a
   assert.match(r.stdout, /^\+    name: db$/m)
   assert.doesNotMatch(r.stdout, /^\+.*uid/m)
 })
+
+/** A snapshot's extra objects, fed on stdin beside examples/reclaim.yaml (`-f reclaim.yaml -f -`). */
+const attachmentOf = (volume: string) =>
+  `apiVersion: storage.k8s.io/v1\nkind: VolumeAttachment\nmetadata:\n  name: csi-abc\nspec:\n  attacher: hostpath.csi.k8s.io\n  nodeName: node-1\n  source:\n    persistentVolumeName: ${volume}\n`
+const podOf = (claim: string, o: {phase: string; nodeName?: string}) =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: app-0\n  namespace: shop\nspec:\n${o.nodeName === undefined ? '' : `  nodeName: ${o.nodeName}\n`}  volumes:\n  - name: data\n    persistentVolumeClaim:\n      claimName: ${claim}\nstatus:\n  phase: ${o.phase}\n`
+
+// What the snapshot holds decides each result: a kind it holds none of is `not read`, never `ok`, and
+// stops nothing; what it holds is judged; --force turns an overridable block into `forced`.
+const resultRows: Array<{name: string; extra: string[]; force?: boolean; code: number; results: {OldClaimUnused: string; VolumeDetached: string}}> = [
+  {name: 'neither Pods nor VolumeAttachments', extra: [], code: 1, results: {OldClaimUnused: 'not-read', VolumeDetached: 'not-read'}},
+  {name: 'a VolumeAttachment of another volume, a pod of another claim', extra: [attachmentOf('pv-9999'), podOf('other', {phase: 'Running', nodeName: 'node-1'})], code: 1, results: {OldClaimUnused: 'ok', VolumeDetached: 'ok'}},
+  {name: 'a VolumeAttachment names the volume', extra: [attachmentOf('pv-0004')], code: 2, results: {OldClaimUnused: 'not-read', VolumeDetached: 'blocked'}},
+  {name: 'a VolumeAttachment names the volume, --force', extra: [attachmentOf('pv-0004')], force: true, code: 1, results: {OldClaimUnused: 'not-read', VolumeDetached: 'forced'}},
+  {name: 'a pod on a node uses the old claim', extra: [podOf('old-db', {phase: 'Running', nodeName: 'node-1'})], code: 2, results: {OldClaimUnused: 'blocked', VolumeDetached: 'not-read'}},
+  {name: 'a pod no node runs uses the old claim, --force', extra: [podOf('old-db', {phase: 'Pending'})], force: true, code: 1, results: {OldClaimUnused: 'forced', VolumeDetached: 'not-read'}},
+]
+
+for (const row of resultRows) {
+  test(`the checks' results, table and JSON: ${row.name}`, async () => {
+    const args = ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', snapshot, ...(row.extra.length > 0 ? ['-f', '-'] : []), ...(row.force === true ? ['--force'] : [])]
+    const stdin = row.extra.join('---\n')
+    const [table, json] = await Promise.all([runCli(args, {stdin}), runCli([...args, '-o', 'json'], {stdin})])
+    assert.equal(table.code, row.code, table.stderr)
+    assert.equal(json.code, row.code, json.stderr)
+    const checks = (JSON.parse(json.stdout) as {checks: Array<{name: string; result: string}>}).checks
+    for (const [name, result] of Object.entries(row.results)) {
+      assert.equal(checks.find((c) => c.name === name)?.result, result, json.stdout)
+      assert.match(table.stdout, new RegExp(`^${name} +${result.replace('-', ' ')} `, 'm'), table.stdout)
+    }
+  })
+}

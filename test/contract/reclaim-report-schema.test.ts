@@ -20,6 +20,7 @@ test('reclaim -o json and -o yaml match the schema, and each other (allowed, and
 const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
   {name: 'an unknown check', breakIt: (d) => (d.checks[0].name = 'VolumeIsNice')},
   {name: 'a check without its message', breakIt: (d) => delete d.checks[0].message},
+  {name: 'an unknown result', breakIt: (d) => (d.checks[0].result = 'fine')},
   {name: 'an unknown outcome', breakIt: (d) => (d.write.outcome = 'maybe')},
   {name: 'a target without its namespace', breakIt: (d) => delete d.for.namespace},
   {name: 'another kind', breakIt: (d) => (d.kind = 'SyncReport')},

@@ -21,6 +21,7 @@ test('relink -o json and -o yaml match the schema, and each other (allowed, refu
 const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
   {name: 'an unknown check', breakIt: (d) => (d.pairs[0].checks[0].name = 'PairIsNice')},
   {name: 'a check overridden', breakIt: (d) => (d.pairs[0].checks[0].forced = true)},
+  {name: 'a check not read', breakIt: (d) => (d.pairs[0].checks[0].result = 'not-read')},
   {name: 'an unknown outcome', breakIt: (d) => (d.pairs[0].writes[0].outcome = 'maybe')},
   {name: 'three writes for one pair', breakIt: (d) => d.pairs[0].writes.push(d.pairs[0].writes[0])},
   {name: 'a claim without its namespace', breakIt: (d) => delete d.pairs[0].claim.namespace},

@@ -14,7 +14,7 @@ import {byController, pod, pv, pvc, state} from '../engine/builders.js'
 const volume = pv('pv-1', {uid: 'v-1', phase: 'Released', className: '', claim: {name: 'old', uid: 'u-old'}, annotations: byController})
 const s = state({volumes: [volume], claims: [pvc('db', 'u-db', {className: ''})]})
 const request = {volumeName: 'pv-1', target: {namespace: 'default', name: 'db'}, force: new Set<never>(), gates: defaultFeatureGates}
-const consented = decideReclaim({...request, state: s, attachments: {observed: true, items: []}})!
+const consented = decideReclaim({...request, state: s, attachments: {observed: true, items: []}, pods: {observed: true}})!
 
 function fakeIo(o: {volume?: PersistentVolume; oldClaim?: PersistentVolumeClaim; pods?: Pod[]; conflicts?: number} = {}): ReclaimIo & {puts: PersistentVolume[]} {
   let conflicts = o.conflicts ?? 0

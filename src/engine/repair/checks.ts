@@ -3,16 +3,35 @@
 import type {PersistentVolume} from '../api/model.js'
 import type {Action} from '../simulation/plan.js'
 
+/**
+ * A check's answer in one word: `ok` (it holds on what was read), `not-read` (what it judges was not there
+ * to read, a snapshot without those objects: it does not stop the repair, and does not pass either),
+ * `forced` (it does not hold, and --force overrode it), `blocked` (it does not hold: the repair is refused).
+ */
+export type RepairCheckResult = 'ok' | 'not-read' | 'forced' | 'blocked'
+
 /** One named check of a repair, judged on the state. */
 export interface RepairCheck<N extends string> {
   name: N
-  /** The check holds. */
+  result: RepairCheckResult
+  /** Nothing read stops it: the result is `ok` or `not-read`. */
   ok: boolean
   /** --force may override it. */
   overridable: boolean
   /** Not ok, overridable, and overridden by --force. */
   forced: boolean
   message: string
+}
+
+/** The result of a check judged `ok` (nothing read stops it) on what it `read`, and `forced` by --force. */
+export function repairCheckResult(c: {ok: boolean; read: boolean; forced: boolean}): RepairCheckResult {
+  if (!c.ok) {
+    return c.forced ? 'forced' : 'blocked'
+  } else if (!c.read) {
+    return 'not-read'
+  } else {
+    return 'ok'
+  }
 }
 
 /** The plan's first action on volume `name` that `what` matches. */

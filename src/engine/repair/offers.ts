@@ -12,7 +12,7 @@ import {type ClusterLookup, groupBy} from '../explain/lookup.js'
 import type {Candidate, ClaimExplanation, ClaimExplanationFacts, ReasonCode, Verdict} from '../explain/model.js'
 import {requestKeyText} from '../explain/request-groups.js'
 import {NEAR_MISS_VERDICTS, removeClaimRefPatch} from '../explain/suggestions.js'
-import {type ClaimName, decideReclaim} from './reclaim.js'
+import {type ClaimName, decideReclaim, type PodsRead} from './reclaim.js'
 
 /** A repair pvctl can carry out for a claim, with the command that does it. */
 export interface ReclaimOffer {
@@ -35,6 +35,8 @@ export interface OfferContext {
   plugins?: VolumePluginMgr
   /** The VolumeAttachments as read (explain reads them only for some volumes: else not read, and the reclaim reads them again). */
   attachments: Observed<VolumeAttachmentObject>
+  /** Whether the state's pods were read (a snapshot without any was not taken with them). */
+  pods: PodsRead
   /** The flags that name where the state came from (-f FILE, --context), carried into each command. */
   sourceArgs: readonly string[]
 }
@@ -86,7 +88,7 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
     .filter(heldOnlyByStaleClaimRef)
     .slice(0, MAX_RECLAIM_OFFERS)
     .flatMap((c) => {
-      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, gates: ctx.gates, plugins: ctx.plugins})
+      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins})
       if (d === undefined) {
         return []
       } else {

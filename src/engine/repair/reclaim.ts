@@ -23,7 +23,7 @@ import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
-import {type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import {type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 
 /** The checks, each with whether --force may override it (docs/usage.md lists them). */
@@ -44,6 +44,15 @@ export type ReclaimCheckName = keyof typeof RECLAIM_CHECKS
 /** A reclaim's check; --force may override it where `overridable` (for this state: the pods of OldClaimUnused decide). */
 export type ReclaimCheck = RepairCheck<ReclaimCheckName>
 
+/** A check as judged, before --force: whether nothing read stops it, and whether what it judges was `read`. */
+type Judged = Omit<ReclaimCheck, 'forced' | 'result'> & {read: boolean}
+
+/**
+ * Whether the state's pods are all the cluster's: live they were listed; a snapshot that holds no Pod was
+ * taken without them (`kubectl get pv,pvc -o yaml`), and then no pod's absence is known.
+ */
+export type PodsRead = {observed: true} | {observed: false; reason: string}
+
 export interface ClaimName {
   namespace: string
   name: string
@@ -58,6 +67,8 @@ export interface ReclaimInput {
   force: ReadonlySet<ReclaimCheckName>
   /** The VolumeAttachments (live, or the snapshot's), or why they could not be read. */
   attachments: Observed<VolumeAttachmentObject>
+  /** Whether the state's pods were read, or why not. */
+  pods: PodsRead
   gates: FeatureGates
   plugins?: VolumePluginMgr
 }
@@ -97,16 +108,19 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   const targetClaim = target === undefined ? undefined : state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
   // The controller's plan for the volume as it is: what it is about to do to it (release, recycle, delete).
   const unedited = reconcile(state, {gates: input.gates, plugins, targets: [refOfVolume(volumeName)]})
-  const judged: Array<Omit<ReclaimCheck, 'forced'>> = [
+  const judged: Judged[] = [
     releasedCheck(volume, unedited),
     deletingCheck(volume),
     oldClaimCheck(state, volume),
-    oldClaimPodsCheck(state, volume),
+    oldClaimPodsCheck(state, input.pods, volume),
     attachmentsCheck(input.attachments, volumeName),
     policyCheck(new ControllerQueries(state, {gates: input.gates, plugins}), volume, unedited),
     ...(target === undefined ? [] : targetChecks(editedState, edited, target, targetClaim, input.gates, plugins)),
   ]
-  const checks = judged.map(({name, ok, overridable, message}) => ({name, ok, overridable, forced: !ok && overridable && input.force.has(name), message}))
+  const checks = judged.map(({name, ok, overridable, message, read}): ReclaimCheck => {
+    const forced = !ok && overridable && input.force.has(name)
+    return {name, result: repairCheckResult({ok, read, forced}), ok, overridable, forced, message}
+  })
   const base = {volume, edited, patch: diffJson(volume, edited), target: target === undefined ? null : {...target, exists: targetClaim !== undefined}}
   if (!checks.every((c) => c.ok || c.forced)) {
     return {...base, checks, allowed: false, next: null, nextActions: null}
@@ -114,7 +128,8 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     // Every check holds or was forced: the plan on the edited state is the proof.
   }
   const proof = proveReclaim(reconcile(editedState, {gates: input.gates, plugins}), volumeName, target, targetClaim)
-  const proofCheck: ReclaimCheck = {name: 'Proof', ok: proof.problem === undefined, overridable: false, forced: false, message: proof.problem ?? `the plan on the edited state: ${proof.next}`}
+  const proved = proof.problem === undefined
+  const proofCheck: ReclaimCheck = {name: 'Proof', result: proved ? 'ok' : 'blocked', ok: proved, overridable: false, forced: false, message: proof.problem ?? `the plan on the edited state: ${proof.next}`}
   return {...base, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
 }
 
@@ -144,12 +159,20 @@ export function reclaimedVolume(volume: PersistentVolume, target: ClaimName | un
   return edited
 }
 
-function check(name: ReclaimCheckName, ok: boolean, message: string, overridable: boolean = RECLAIM_CHECKS[name].overridable === true): Omit<ReclaimCheck, 'forced'> {
-  return {name, ok, overridable, message}
+function check(name: ReclaimCheckName, ok: boolean, message: string, overridable: boolean = RECLAIM_CHECKS[name].overridable === true): Judged {
+  return {name, ok, overridable, message, read: true}
+}
+
+/**
+ * A check whose objects were not read: it does not stop the reclaim (on a snapshot there is nothing to read
+ * them from, and live the guard reads them again before it writes), and it is never `ok`.
+ */
+function notRead(name: ReclaimCheckName, message: string): Judged {
+  return {...check(name, true, message), read: false}
 }
 
 
-function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Omit<ReclaimCheck, 'forced'> {
+function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Judged {
   const name = volume.metadata.name ?? ''
   const phase = volume.status?.phase ?? '<none>'
   if (phase === 'Released' || phase === 'Failed') {
@@ -161,11 +184,11 @@ function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Omi
   }
 }
 
-function deletingCheck(volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
+function deletingCheck(volume: PersistentVolume): Judged {
   return check('VolumeNotDeleting', ...volumeDeleting(volume))
 }
 
-function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
+function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Judged {
   const ref = volume.spec.claimRef
   if (ref == null) {
     return check('OldClaimGone', true, 'the volume has no claimRef')
@@ -183,7 +206,7 @@ function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Omit<Recl
   }
 }
 
-function oldClaimPodsCheck(state: ClusterState, volume: PersistentVolume): Omit<ReclaimCheck, 'forced'> {
+function oldClaimPodsCheck(state: ClusterState, read: PodsRead, volume: PersistentVolume): Judged {
   const ref = volume.spec.claimRef
   if (ref == null) {
     return check('OldClaimUnused', true, 'no claim, no pod')
@@ -191,6 +214,11 @@ function oldClaimPodsCheck(state: ClusterState, volume: PersistentVolume): Omit<
     // The pods of the old claim's namespace and name (PodPVCIndexFunc), whatever their claim's uid.
   }
   const key = claimRefKey(ref)
+  if (!read.observed) {
+    return notRead('OldClaimUnused', `Pods not read (${read.reason})`)
+  } else {
+    // Read: look for the old claim's.
+  }
   const pods = clusterLookup(state)
     .podsUsing(key)
     .filter((p) => !isPodTerminated(p))
@@ -204,9 +232,9 @@ function oldClaimPodsCheck(state: ClusterState, volume: PersistentVolume): Omit<
   return check('OldClaimUnused', false, `pod${pods.length === 1 ? '' : 's'} ${names.join(', ')} still use${pods.length === 1 ? 's' : ''} ${key}`, onNode.length === 0)
 }
 
-function attachmentsCheck(attachments: Observed<VolumeAttachmentObject>, name: string): Omit<ReclaimCheck, 'forced'> {
+function attachmentsCheck(attachments: Observed<VolumeAttachmentObject>, name: string): Judged {
   if (!attachments.observed) {
-    return check('VolumeDetached', true, `VolumeAttachments not read (${attachments.reason})`)
+    return notRead('VolumeDetached', `VolumeAttachments not read (${attachments.reason})`)
   } else {
     // Read: look for this volume's.
   }
@@ -216,7 +244,7 @@ function attachmentsCheck(attachments: Observed<VolumeAttachmentObject>, name: s
 
 const KEEP_THE_DATA = 'to keep its data, set persistentVolumeReclaimPolicy: Retain first'
 
-function policyCheck(q: ControllerQueries, volume: PersistentVolume, unedited: ReconcileResult): Omit<ReclaimCheck, 'forced'> {
+function policyCheck(q: ControllerQueries, volume: PersistentVolume, unedited: ReconcileResult): Judged {
   const name = volume.metadata.name ?? ''
   const policy = volume.spec.persistentVolumeReclaimPolicy ?? ''
   const acting = volumeAction(unedited.actions, name, destroys)
@@ -242,7 +270,7 @@ function targetChecks(
   claim: PersistentVolumeClaim | undefined,
   gates: FeatureGates,
   plugins: VolumePluginMgr,
-): Array<Omit<ReclaimCheck, 'forced'>> {
+): Judged[] {
   const key = `${target.namespace}/${target.name}`
   const name = edited.metadata.name ?? ''
   const named = claim?.spec.volumeName ?? ''

@@ -26,7 +26,7 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type RepairCheck, volumeAction, volumeDeleting} from './checks.js'
+import {type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 import type {ClaimName} from './reclaim.js'
 
@@ -194,7 +194,8 @@ export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeCl
 }
 
 function check(name: RelinkCheckName, ok: boolean, message: string): RelinkCheck {
-  return {name, ok, overridable: false, forced: false, message}
+  // Every relink check reads the volume and the claim it judges, and none is overridable: ok or blocked.
+  return {name, result: repairCheckResult({ok, read: true, forced: false}), ok, overridable: false, forced: false, message}
 }
 
 interface Pair {

@@ -20,7 +20,7 @@ const notRead = {observed: false as const, reason: 'not read'}
 
 function explainWithOffers(s: ClusterState, sourceArgs: string[] = ['-f', 'snap.yaml']) {
   const e = explainClaim(s, 'default', 'db', {gates: defaultFeatureGates})!
-  const offers = reclaimOffers(e, {state: s, gates: defaultFeatureGates, attachments: notRead, sourceArgs})
+  const offers = reclaimOffers(e, {state: s, gates: defaultFeatureGates, attachments: notRead, pods: {observed: true}, sourceArgs})
   return {before: e, offers, after: withReclaimOffers(e, offers)}
 }
 

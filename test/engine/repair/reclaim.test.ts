@@ -6,11 +6,14 @@ import {describe, test} from 'node:test'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../../src/engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../../../src/engine/explain/evidence.js'
-import {type ClaimName, decideReclaim, RECLAIM_CHECKS, type ReclaimCheckName, type ReclaimDecision} from '../../../src/engine/repair/reclaim.js'
+import type {RepairCheckResult} from '../../../src/engine/repair/checks.js'
+import {type ClaimName, decideReclaim, type PodsRead, RECLAIM_CHECKS, type ReclaimCheckName, type ReclaimDecision} from '../../../src/engine/repair/reclaim.js'
 import {bound, byController, pod, pv, pvc, state} from '../builders.js'
 import {type CheckRow, checkRowTests} from './check-rows.js'
 
 const notRead: Observed<VolumeAttachmentObject> = {observed: false, reason: 'the snapshot holds no VolumeAttachment objects'}
+const noAttachments: Observed<VolumeAttachmentObject> = {observed: true, items: []}
+const podsNotRead: PodsRead = {observed: false, reason: 'the snapshot holds no Pod objects'}
 const attachment = (volume: string): Observed<VolumeAttachmentObject> => ({
   observed: true,
   items: [{metadata: {name: 'csi-abc'}, spec: {attacher: 'ebs.csi.aws.com', nodeName: 'node-1', source: {persistentVolumeName: volume}}}],
@@ -19,11 +22,13 @@ const attachment = (volume: string): Observed<VolumeAttachmentObject> => ({
 interface Case {
   target?: ClaimName
   attachments?: Observed<VolumeAttachmentObject>
+  /** Unset: the state's pods were read. */
+  pods?: PodsRead
   force?: ReclaimCheckName[]
 }
 
 function decide(s: ClusterState, c: Case = {}): ReclaimDecision {
-  return decideReclaim({state: s, volumeName: 'pv-1', target: c.target, force: new Set(c.force ?? []), attachments: c.attachments ?? notRead, gates: defaultFeatureGates})!
+  return decideReclaim({state: s, volumeName: 'pv-1', target: c.target, force: new Set(c.force ?? []), attachments: c.attachments ?? notRead, pods: c.pods ?? {observed: true}, gates: defaultFeatureGates})!
 }
 
 const checkOf = (d: ReclaimDecision, name: ReclaimCheckName) => d.checks.find((c) => c.name === name)
@@ -68,10 +73,45 @@ describe('reclaim: each check blocks one state and holds in the next', () => {
   checkRowTests(rows, decide, Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[])
 })
 
+describe('reclaim: a check says whether it held, was not read, was forced or blocks', () => {
+  // A check whose objects were not read never reads `ok`, and stops nothing (on a snapshot there is
+  // nothing to read them from); what was read decides whether it blocks; --force turns a block into `forced`.
+  const rows: Array<{name: string; check: ReclaimCheckName; s: ClusterState; c: Case; result: RepairCheckResult; ok: boolean; allowed: boolean; message: RegExp}> = [
+    {name: 'a snapshot without VolumeAttachments', check: 'VolumeDetached', s: state({volumes: [released()]}), c: {attachments: notRead}, result: 'not-read', ok: true, allowed: true, message: /^VolumeAttachments not read \(the snapshot holds no VolumeAttachment objects\)$/},
+    {name: 'VolumeAttachments read, none at all', check: 'VolumeDetached', s: state({volumes: [released()]}), c: {attachments: noAttachments}, result: 'ok', ok: true, allowed: true, message: /^no VolumeAttachment names it$/},
+    {name: 'VolumeAttachments read, none of this volume', check: 'VolumeDetached', s: state({volumes: [released()]}), c: {attachments: attachment('pv-2')}, result: 'ok', ok: true, allowed: true, message: /^no VolumeAttachment names it$/},
+    {name: 'a VolumeAttachment names the volume', check: 'VolumeDetached', s: state({volumes: [released()]}), c: {attachments: attachment('pv-1')}, result: 'blocked', ok: false, allowed: false, message: /still attaches it/},
+    {name: 'a VolumeAttachment names the volume, --force', check: 'VolumeDetached', s: state({volumes: [released()]}), c: {attachments: attachment('pv-1'), force: ['VolumeDetached']}, result: 'forced', ok: false, allowed: true, message: /still attaches it/},
+    {name: 'a snapshot without Pods', check: 'OldClaimUnused', s: state({volumes: [released()]}), c: {pods: podsNotRead}, result: 'not-read', ok: true, allowed: true, message: /^Pods not read \(the snapshot holds no Pod objects\)$/},
+    {name: 'Pods read, none at all', check: 'OldClaimUnused', s: state({volumes: [released()]}), c: {}, result: 'ok', ok: true, allowed: true, message: /^no pod mounts default\/old$/},
+    {name: 'Pods read, only a terminated one of the old claim', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old', {phase: 'Succeeded', nodeName: 'node-1'})]}), c: {}, result: 'ok', ok: true, allowed: true, message: /^no pod mounts default\/old$/},
+    {name: 'a pod on a node uses the old claim', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old', {phase: 'Running', nodeName: 'node-1'})]}), c: {}, result: 'blocked', ok: false, allowed: false, message: /app-0 \(on node-1\) still uses/},
+    {name: 'a pod on a node uses the old claim, --force', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old', {phase: 'Running', nodeName: 'node-1'})]}), c: {force: ['OldClaimUnused']}, result: 'blocked', ok: false, allowed: false, message: /app-0 \(on node-1\) still uses/},
+    {name: 'a pod no node runs uses the old claim, --force', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old')]}), c: {force: ['OldClaimUnused']}, result: 'forced', ok: false, allowed: true, message: /app-0 \(not scheduled\) still uses/},
+    {name: 'no claimRef: no claim, no pod, whether Pods were read or not', check: 'OldClaimUnused', s: state({volumes: [released({phase: 'Failed', claim: undefined})]}), c: {pods: podsNotRead}, result: 'ok', ok: true, allowed: true, message: /^no claim, no pod$/},
+  ]
+  for (const row of rows) {
+    test(`${row.check} ${row.result}: ${row.name}`, () => {
+      const d = decide(row.s, row.c)
+      const c = checkOf(d, row.check)!
+      assert.deepEqual({result: c.result, ok: c.ok, forced: c.forced}, {result: row.result, ok: row.ok, forced: row.result === 'forced'}, JSON.stringify(d.checks))
+      assert.match(c.message, row.message)
+      assert.equal(d.allowed, row.allowed, JSON.stringify(d.checks))
+    })
+  }
+  test('every other check of a reclaim allowed on what was read is ok, the proof included', () => {
+    const d = decide(state({volumes: [released()], claims: [db()]}), {...forDb, attachments: noAttachments})
+    assert.deepEqual(
+      d.checks.map((c) => [c.name, c.result]),
+      (['VolumeReleased', 'VolumeNotDeleting', 'OldClaimGone', 'OldClaimUnused', 'VolumeDetached', 'ReclaimPolicyKeepsData', 'TargetClaimFree', 'TargetClaimFits', 'Proof'] as const).map((n) => [n, 'ok']),
+    )
+  })
+})
+
 describe('reclaim: --force overrides only what may be overridden, each named', () => {
   test('a VolumeAttachment left behind is overridden', () => {
     const d = decide(state({volumes: [released()]}), {attachments: attachment('pv-1'), force: ['VolumeDetached']})
-    assert.deepEqual(checkOf(d, 'VolumeDetached'), {...checkOf(d, 'VolumeDetached'), ok: false, forced: true, overridable: true})
+    assert.deepEqual(checkOf(d, 'VolumeDetached'), {...checkOf(d, 'VolumeDetached'), result: 'forced', ok: false, forced: true, overridable: true})
     assert.equal(d.allowed, true)
   })
   test('a pod no node runs is overridden; a pod on a node never is', () => {
