@@ -29,6 +29,7 @@ Checks (--force overrides only those marked so, each named in the output):
 ${Object.entries(RECLAIM_CHECKS)
   .map(([name, c]) => `  ${name}: ${c.meaning}${c.overridable === false ? '' : ` (--force: ${c.overridable === true ? 'yes' : c.overridable})`}`)
   .join('\n')}
+Each check's result is ok, blocked (the reclaim is refused), forced (blocked, overridden by --force) or not read: a snapshot that holds no VolumeAttachments or no Pods cannot show what the check looks for, and says so instead of passing it (live, both are always read).
 
 The proof is the controller's plan on the edited state: pvctl writes only when that plan does what the reclaim promises and destroys nothing, and says what the controller does next.
 
