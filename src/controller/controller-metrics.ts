@@ -11,7 +11,7 @@
 import type {ExecutedAction} from '../executor/executor.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import type {InformerMetrics} from './informer.js'
-import {type Labels, OPERATION_BUCKETS, Registry} from './metrics.js'
+import {type CounterSeries, type Labels, OPERATION_BUCKETS, Registry} from './metrics.js'
 import type {QueueMetrics} from './work-queue.js'
 
 export interface MetricsSource {
@@ -37,6 +37,8 @@ export class ControllerMetrics {
   readonly leader = this.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.')
   readonly writing = this.registry.gauge('pvctl_writing', '1 when pvctl writes (leader, built-in binder disabled, not --dry-run), 0 when it only plans')
   private readonly syncs = this.registry.counter('pvctl_syncs_total', 'Syncs of one object by queue and result (ok, error, planned)')
+  /** pvctl_syncs_total's series by queue/result, bound at the first sync of each: one per sync is counted. */
+  private readonly syncSeries = new Map<string, CounterSeries>()
   private readonly actions = this.registry.counter('pvctl_actions_total', 'Actions of the syncs by action and outcome')
   private readonly relists = this.registry.counter('pvctl_informer_lists_total', 'LISTs of an informer by resource and reason (initial, resync, expired, error)')
   private readonly watchEvents = this.registry.counter('pvctl_watch_events_total', 'Watch events received by resource and type')
@@ -57,11 +59,13 @@ export class ControllerMetrics {
   }
 
   queue(name: string): QueueMetrics {
+    // Bound once per queue: every key added and worked counts in these.
+    const [adds, retries, waits, works] = [this.adds.series({name}), this.retries.series({name}), this.queueDuration.bind({name}), this.workDuration.bind({name})]
     return {
-      added: () => this.adds.inc({name}),
-      retried: () => this.retries.inc({name}),
-      waited: (s) => this.queueDuration.observe(s, {name}),
-      worked: (s) => this.workDuration.observe(s, {name}),
+      added: () => adds.inc(),
+      retried: () => retries.inc(),
+      waited: (s) => waits.observe(s),
+      worked: (s) => works.observe(s),
     }
   }
 
@@ -71,7 +75,10 @@ export class ControllerMetrics {
   }
 
   synced(queue: string, result: 'ok' | 'error' | 'planned', _seconds: number): void {
-    this.syncs.inc({queue, result})
+    const key = `${queue}/${result}`
+    let series = this.syncSeries.get(key)
+    if (series === undefined) this.syncSeries.set(key, (series = this.syncs.series({queue, result})))
+    series.inc()
   }
 
   executed(actions: readonly ExecutedAction[]): void {

@@ -14,7 +14,14 @@ interface Family {
   samples(): Sample[]
 }
 
-const labelKey = (labels: Labels) => JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+/** The same text for the same labels in any order: names sorted, each value as a JSON string. */
+function labelKey(labels: Labels): string {
+  const names = Object.keys(labels)
+  if (names.length > 1) names.sort()
+  let key = ''
+  for (const name of names) key += `${name}=${JSON.stringify(labels[name])},`
+  return key
+}
 
 function escapeLabel(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"')
@@ -27,14 +34,37 @@ function formatValue(v: number): string {
   return String(v)
 }
 
+/** One series of a counter, its labels keyed once: what a caller that counts every sync holds. */
+export interface CounterSeries {
+  inc(by?: number): void
+}
+
+/** One series of a histogram, its labels keyed once. */
+export interface HistogramSeries {
+  observe(value: number): void
+}
+
 export class Counter {
   private readonly values = new Map<string, Sample>()
 
   inc(labels: Labels = {}, by = 1): void {
+    this.sampleOf(labelKey(labels), labels).value += by
+  }
+
+  /**
+   * The series of these labels (client-go's WithLabelValues): each inc skips keying the labels again. As
+   * with inc, the series is exposed from its first inc on, not from the binding.
+   */
+  series(labels: Labels = {}): CounterSeries {
     const key = labelKey(labels)
-    const s = this.values.get(key)
-    if (s !== undefined) s.value += by
-    else this.values.set(key, {labels, value: by})
+    let sample: Sample | undefined
+    return {inc: (by = 1) => void ((sample ??= this.sampleOf(key, labels)).value += by)}
+  }
+
+  private sampleOf(key: string, labels: Labels): Sample {
+    let s = this.values.get(key)
+    if (s === undefined) this.values.set(key, (s = {labels, value: 0}))
+    return s
   }
 
   get(labels: Labels = {}): number {
@@ -67,18 +97,34 @@ export const DEFAULT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5
 /** volume_operation_total_seconds' buckets (pkg/volume/util/metrics.go). */
 export const OPERATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120, 300, 600]
 
+type HistogramSample = {labels: Labels; counts: number[]; sum: number; count: number}
+
 export class Histogram {
-  private readonly series = new Map<string, {labels: Labels; counts: number[]; sum: number; count: number}>()
+  private readonly series = new Map<string, HistogramSample>()
 
   constructor(private readonly buckets: readonly number[] = DEFAULT_BUCKETS) {}
 
   observe(value: number, labels: Labels = {}): void {
+    this.record(this.seriesOf(labelKey(labels), labels), value)
+  }
+
+  /** The series of these labels, as Counter.series: exposed from its first observation on. */
+  bind(labels: Labels = {}): HistogramSeries {
     const key = labelKey(labels)
+    let s: HistogramSample | undefined
+    return {observe: (value) => this.record((s ??= this.seriesOf(key, labels)), value)}
+  }
+
+  private seriesOf(key: string, labels: Labels): HistogramSample {
     let s = this.series.get(key)
     if (s === undefined) {
       s = {labels, counts: this.buckets.map(() => 0), sum: 0, count: 0}
       this.series.set(key, s)
     }
+    return s
+  }
+
+  private record(s: HistogramSample, value: number): void {
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++
     s.sum += value
     s.count++

@@ -145,6 +145,28 @@ test('the Prometheus text format: HELP, TYPE, labels escaped, histograms with bu
   )
 })
 
+test('a bound series counts into the same sample as inc with those labels, and is exposed only once counted', () => {
+  const r = new Registry()
+  const things = r.counter('things_total', 'Things.')
+  const waits = r.histogram('wait_seconds', 'Waits.', [1])
+  const a = things.series({kind: 'a', zone: 'z'})
+  const w = waits.bind({q: 'x'})
+  things.series({kind: 'never'})
+  waits.bind({q: 'never'})
+  assert.doesNotMatch(r.render(), /things_total\{|wait_seconds_count/, 'bound, not yet counted: no series')
+  a.inc()
+  things.inc({zone: 'z', kind: 'a'}, 2)
+  a.inc(3)
+  w.observe(0.5)
+  waits.observe(2, {q: 'x'})
+  assert.equal(things.get({kind: 'a', zone: 'z'}), 6)
+  assert.equal(waits.count({q: 'x'}), 2)
+  const text = r.render()
+  assert.match(text, /^things_total\{kind="a",zone="z"\} 6$/m)
+  assert.match(text, /^wait_seconds_bucket\{q="x",le="1"\} 1$/m)
+  assert.doesNotMatch(text, /never/)
+})
+
 test('--metrics-bind-address: HOST:PORT, :PORT, PORT, 0 (off)', () => {
   assert.deepEqual(parseBindAddress(':8080'), {host: '0.0.0.0', port: 8080})
   assert.deepEqual(parseBindAddress('127.0.0.1:9090'), {host: '127.0.0.1', port: 9090})
