@@ -60,7 +60,7 @@ export class ControllerMetrics {
 
   queue(name: string): QueueMetrics {
     // Bound once per queue: every key added and worked counts in these.
-    const [adds, retries, waits, works] = [this.adds.series({name}), this.retries.series({name}), this.queueDuration.bind({name}), this.workDuration.bind({name})]
+    const [adds, retries, waits, works] = [this.adds.series({name}), this.retries.series({name}), this.queueDuration.series({name}), this.workDuration.series({name})]
     return {
       added: () => adds.inc(),
       retried: () => retries.inc(),

@@ -100,26 +100,26 @@ export const OPERATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 25, 50, 120
 type HistogramSample = {labels: Labels; counts: number[]; sum: number; count: number}
 
 export class Histogram {
-  private readonly series = new Map<string, HistogramSample>()
+  private readonly byLabels = new Map<string, HistogramSample>()
 
   constructor(private readonly buckets: readonly number[] = DEFAULT_BUCKETS) {}
 
   observe(value: number, labels: Labels = {}): void {
-    this.record(this.seriesOf(labelKey(labels), labels), value)
+    this.record(this.sampleOf(labelKey(labels), labels), value)
   }
 
   /** The series of these labels, as Counter.series: exposed from its first observation on. */
-  bind(labels: Labels = {}): HistogramSeries {
+  series(labels: Labels = {}): HistogramSeries {
     const key = labelKey(labels)
     let s: HistogramSample | undefined
-    return {observe: (value) => this.record((s ??= this.seriesOf(key, labels)), value)}
+    return {observe: (value) => this.record((s ??= this.sampleOf(key, labels)), value)}
   }
 
-  private seriesOf(key: string, labels: Labels): HistogramSample {
-    let s = this.series.get(key)
+  private sampleOf(key: string, labels: Labels): HistogramSample {
+    let s = this.byLabels.get(key)
     if (s === undefined) {
       s = {labels, counts: this.buckets.map(() => 0), sum: 0, count: 0}
-      this.series.set(key, s)
+      this.byLabels.set(key, s)
     }
     return s
   }
@@ -131,12 +131,12 @@ export class Histogram {
   }
 
   count(labels: Labels = {}): number {
-    return this.series.get(labelKey(labels))?.count ?? 0
+    return this.byLabels.get(labelKey(labels))?.count ?? 0
   }
 
   samples(): Sample[] {
     const out: Sample[] = []
-    for (const s of this.series.values()) {
+    for (const s of this.byLabels.values()) {
       this.buckets.forEach((le, i) => out.push({labels: {...s.labels, le: String(le)}, value: s.counts[i], suffix: '_bucket'}))
       out.push({labels: {...s.labels, le: '+Inf'}, value: s.count, suffix: '_bucket'})
       out.push({labels: s.labels, value: s.sum, suffix: '_sum'})
