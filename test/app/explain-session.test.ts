@@ -3,8 +3,7 @@
 // out: a simulation on a snapshot, a typed "yes" and a guarded write on a live cluster (the API-server
 // emulator), refusals and missing permissions said, never thrown.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 
@@ -17,8 +16,9 @@ import type {ReclaimReport} from '../../src/engine/repair/report.js'
 import type {SyncReport} from '../../src/app/sync-report.js'
 import {claimPickerLabels} from '../../src/render/claim-picker.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-explain-session-'))
+const dir = tempDir('explain-session')
 const snapshot = (await loadSnapshot('examples/reclaim.yaml')).state
 const quiet = {notice: () => {}, spinner: async () => ({text: () => {}, stop: () => {}})}
 

@@ -1,11 +1,11 @@
 // Debian's Chromium, headless, driven by playwright-core: never a browser downloaded by playwright (CI has
 // no network for it). .ci/run installs the package; without it the tests fail, unless
 // PVCTL_SKIP_BROWSER=1 says to skip them (and they print why).
-import {existsSync, mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 
 import {chromium, type BrowserContext, type Page} from 'playwright-core'
+import {tempDir} from '../temp-dir.js'
 
 export const CHROMIUM = process.env.PVCTL_CHROMIUM ?? '/usr/bin/chromium'
 
@@ -21,7 +21,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '
 
 /** A browser with a fresh profile of its own. */
 export function launchChromium(viewport = {width: 1100, height: 900}): Promise<BrowserContext> {
-  const profile = mkdtempSync(path.join(tmpdir(), 'pvctl-chromium-'))
+  const profile = tempDir('chromium')
   return chromium.launchPersistentContext(profile, {executablePath: CHROMIUM, headless: true, args: ARGS, viewport})
 }
 

@@ -4,8 +4,7 @@
 // matches the row (naming the file, object and field where there are some), no stack trace, empty stdout.
 // Rows that succeed (expectExit < 2) check that stderr carries only notices and stdout the output.
 import assert from 'node:assert/strict'
-import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -453,7 +452,7 @@ test('pvctl help COMMAND prints what COMMAND --help prints; pvctl help, the root
 
 
 test('explain agrees with sync on whether a snapshot is readable: the same refusal, nothing on stdout', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-explain-bad-'))
+  const dir = tempDir('explain-bad')
   for (const [name, text] of [['deep.json', DEEP_JSON], ['deep.yaml', DEEP_YAML], ['long.json', LONG_NAME_JSON]] as const) {
     writeFileSync(path.join(dir, name), text)
     const run = await runCli(['explain', '-f', path.join(dir, name)])

@@ -1,13 +1,13 @@
 // pvc/NAME without -n is looked for in the namespace kubectl would use: the context's, else "default".
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {defaultNamespace} from '../../src/cli/default-namespace.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-default-ns-'))
+const dir = tempDir('default-ns')
 
 function kubeconfig(name: string, contexts: Array<{name: string; namespace?: string}>, current: string): string {
   const file = path.join(dir, name)

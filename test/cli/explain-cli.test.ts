@@ -3,8 +3,7 @@
 // the interactive picker driven through a pseudo-terminal (util-linux `script`).
 import assert from 'node:assert/strict'
 import {spawn, spawnSync} from 'node:child_process'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
@@ -14,6 +13,7 @@ import {MAX_LIST_CANDIDATES} from '../../src/app/explain.js'
 import {pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
 import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
+import {tempDir} from '../temp-dir.js'
 
 type Json = Record<string, any>
 
@@ -38,7 +38,7 @@ describe('pvctl explain through the built CLI', () => {
   test('-f split across files (volumes in one, the rest from stdin) explains as the whole snapshot does', async () => {
     const docs = parseYaml(readFileSync(example, 'utf8')) as {items: Json[]}
     const list = (items: Json[]) => stringifyYaml({apiVersion: 'v1', kind: 'List', items})
-    const volumes = path.join(mkdtempSync(path.join(tmpdir(), 'pvctl-explain-f-')), 'pv.yaml')
+    const volumes = path.join(tempDir('explain-f'), 'pv.yaml')
     writeFileSync(volumes, list(docs.items.filter((o) => o.kind === 'PersistentVolume')))
     const [split, whole] = await Promise.all([
       runCli(['explain', '-f', volumes, '-f', '-', 'pvc/logs', '-n', 'shop', '-o', 'json'], {stdin: list(docs.items.filter((o) => o.kind !== 'PersistentVolume'))}),

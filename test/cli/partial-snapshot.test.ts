@@ -1,16 +1,16 @@
 // A snapshot that lacks a kind the plan judges by (`kubectl get pv,pvc -A -o yaml`, the obvious first
 // try) says so, one line per missing kind that matters, for sync and explain alike; a whole one says nothing.
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {parse, stringify} from 'yaml'
 
 import {runCli} from './run-cli.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-partial-'))
+const dir = tempDir('partial')
 const example = parse(readFileSync('examples/cluster.yaml', 'utf8')) as {items: Array<{kind: string; spec?: Record<string, unknown>}>}
 
 function snapshot(name: string, keep: (o: {kind: string}) => boolean, change: (o: {kind: string; spec?: Record<string, unknown>}) => object = (o) => o): string {

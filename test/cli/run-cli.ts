@@ -2,8 +2,7 @@
 // copy of the environment (no colour or debug settings inherited from the developer's shell, CI=true) and
 // stdin either fed and closed or closed at once, so that nothing ever waits on a terminal.
 import {spawn} from 'node:child_process'
-import {existsSync, mkdtempSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {existsSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -61,9 +60,7 @@ export function runCli(args: readonly string[], opts: CliOptions = {}): Promise<
   })
 }
 
-export function tempDir(prefix: string): string {
-  return mkdtempSync(path.join(tmpdir(), `pvctl-${prefix}-`))
-}
+export {tempDir} from '../temp-dir.js'
 
 /** Two volumes and a claim the controller has nothing to do with: `sync --dry-run` exits 0. */
 export const IN_SYNC_SNAPSHOT = `apiVersion: v1

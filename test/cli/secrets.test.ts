@@ -1,16 +1,16 @@
 // Credentials never reach the screen: a password in the kubeconfig's server URL is redacted from every
 // error and notice, and credentials bound for a plain-HTTP server are warned about.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {redactUrlCredentials} from '../../src/redact.js'
 import {startEmulator} from '../emulator/emulator.js'
 import {runCli} from './run-cli.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-secrets-'))
+const dir = tempDir('secrets')
 
 const kubeconfig = (server: string, user: Record<string, unknown>) => `apiVersion: v1
 kind: Config

@@ -4,8 +4,7 @@
 // CLI uses, so that hundreds of cases stay quick; a sample goes through the built CLI too, for the exit
 // status, the one `error:` line and the empty stdout.
 import assert from 'node:assert/strict'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -23,9 +22,10 @@ import {explainTextChunks} from '../../src/render/explain-doc.js'
 import {reportJsonChunks} from '../../src/render/report-doc.js'
 import {renderSyncTable} from '../../src/render/sync-table.js'
 import {runCli} from './run-cli.js'
+import {tempDir} from '../temp-dir.js'
 
 const RUNS = Number(process.env.PVCTL_FUZZ_RUNS ?? 300)
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-fuzz-'))
+const dir = tempDir('fuzz')
 const example = parse(readFileSync('examples/cluster.yaml', 'utf8')) as {items: unknown[]}
 
 type Path = Array<string | number>

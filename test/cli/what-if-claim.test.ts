@@ -1,14 +1,14 @@
 // "What if I create this claim?": a snapshot plus a hand-written claim manifest (no uid, as manifests
 // are). sync plans as the cluster would once the claim is created (it binds), and explain agrees.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {runCli} from './run-cli.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-what-if-'))
+const dir = tempDir('what-if')
 const manifest = path.join(dir, 'new-claim.yaml')
 writeFileSync(
   manifest,

@@ -1,15 +1,15 @@
 // kubectl's kubeconfig loading rules: first wins when KUBECONFIG merges files, --kubeconfig alone,
 // ~/.kube/config, in-cluster, and an error (never localhost:8080) when nothing is configured.
 import assert from 'node:assert/strict'
-import {mkdirSync, mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {mkdirSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {kubeconfigContextNames, loadKubeconfig} from '../../src/cluster/kubeconfig.js'
 import {UsageError} from '../../src/errors.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-kubeconfig-'))
+const dir = tempDir('kubeconfig')
 function file(name: string, body: string): string {
   const p = path.join(dir, name)
   mkdirSync(path.dirname(p), {recursive: true})

@@ -1,13 +1,13 @@
 // TokenFileAuth reads a token file as client-go does: trimmed, and again a minute after the last read.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {TOKEN_FILE_PROVIDER, TokenFileAuth} from '../../src/cluster/token-file-auth.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-token-'))
+const dir = tempDir('token')
 
 function userOf(file: string) {
   return {name: 'u', authProvider: {name: TOKEN_FILE_PROVIDER, config: {path: file}}}

@@ -5,8 +5,7 @@
 // documented difference (docs/fidelity.md, "Conformance exceptions").
 import assert from 'node:assert/strict'
 import {execFile} from 'node:child_process'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 import {promisify} from 'node:util'
@@ -14,10 +13,11 @@ import {promisify} from 'node:util'
 import {type ConformanceCase, loadCases, repoRoot} from './cases.js'
 import {KNOWN_EXCEPTIONS} from './exceptions.js'
 import {diffEvents, diffObjects} from './judge.js'
+import {tempDir} from '../temp-dir.js'
 
 const run = promisify(execFile)
 const bin = path.join(repoRoot, 'bin', 'run.js')
-const work = mkdtempSync(path.join(tmpdir(), 'pvctl-conformance-'))
+const work = tempDir('conformance')
 
 function cliArgs(c: ConformanceCase, file: string, gates: Record<string, unknown>): string[] {
   const args = [bin, 'sync', '-f', file, '--dry-run', '-o', 'json']

@@ -2,16 +2,16 @@
 // child process, stdout the audit stream, stderr the logs, stopped by a signal. Helpers wait for lines,
 // for the emulator's objects to reach a state, and for the process to exit.
 import {type ChildProcessWithoutNullStreams, spawn} from 'node:child_process'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import type {Lease} from '../../src/cluster/live-api.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {bin, cleanEnv} from '../cli/run-cli.js'
 import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.js'
+import {tempDir} from '../temp-dir.js'
 
-export const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-loop-'))
+export const dir = tempDir('loop')
 
 /** Lease settings short enough for tests (validated as kube-controller-manager's: 2s > 1.5s > 1.2 × 0.25s). */
 export const SHORT_LEASE = ['--leader-elect-lease-duration', '2s', '--leader-elect-renew-deadline', '1500ms', '--leader-elect-retry-period', '250ms']

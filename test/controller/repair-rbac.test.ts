@@ -3,8 +3,7 @@
 // run by a user bound to it alone succeeds, and with any one of its permissions taken away fails before it
 // writes, naming what is missing.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -13,8 +12,9 @@ import {reclaimPermissions, relinkPermissions} from '../../src/executor/permissi
 import {repoRoot, runCli} from '../cli/run-cli.js'
 import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.js'
 import {allows, clusterRoleGrantsOf, denyAllBut, unusedGrants} from './rbac-grants.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-repair-rbac-'))
+const dir = tempDir('repair-rbac')
 // pv-0004 Released (Retain) by the deleted shop/old-db; shop/db Pending.
 const {state: snapshot} = await loadSnapshot('examples/reclaim.yaml')
 const grants = clusterRoleGrantsOf(path.join(repoRoot, 'deploy', 'repair-rbac.yaml'), 'pvctl-repair')

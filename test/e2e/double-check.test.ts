@@ -2,8 +2,7 @@
 // `sync --yes` on the bundled example and no volume whose claim exists is released, scrubbed or deleted;
 // a plan that would release most of the cluster is refused before anything is written.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -18,8 +17,9 @@ import {runCli} from '../cli/run-cli.js'
 import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
 import type {FaultSpec} from '../emulator/faults.js'
 import {kubelet} from './kubelet.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-double-check-'))
+const dir = tempDir('double-check')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
 async function cluster(change: (objects: K8sObject[]) => K8sObject[] = (o) => o, tls = true): Promise<{api: Emulator; kubeconfig: string; stop: () => Promise<void>}> {

@@ -5,8 +5,7 @@
 // failing it. Each row starts a fresh emulator; timestamps are relative to the real clock, which the CLI
 // reads.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 
@@ -15,11 +14,12 @@ import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.
 import {runCli} from '../cli/run-cli.js'
 import {pv, pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease, volumeAttachment} from '../engine/evidence-builders.js'
+import {tempDir} from '../temp-dir.js'
 
 type Json = Record<string, any>
 
 const TOKEN = 'e2e-explain-token-9a41'
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-e2e-explain-'))
+const dir = tempDir('e2e-explain')
 const PROVISIONER = 'ebs.csi.aws.com'
 /** external-provisioner's event source: "<provisioner>_<host>_<uuid>". */
 const SIDECAR = `${PROVISIONER}_ip-10-0-0-1_77d1`

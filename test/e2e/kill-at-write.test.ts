@@ -4,16 +4,16 @@
 // applied), or once the server has applied it, before the answer is sent: the two ways a run dies at a write.
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {bin, cleanEnv, repoRoot, runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-kill-'))
+const dir = tempDir('kill')
 
 async function cluster(example: string): Promise<{api: Emulator; kubeconfig: string}> {
   const {state} = await loadSnapshot(example)

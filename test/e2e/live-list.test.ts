@@ -4,9 +4,8 @@
 // not show), with that snapshot's resourceVersion — and a continue token the server has forgotten (410
 // Expired) makes the loader list the kind again in one request, as client-go's pager does.
 import assert from 'node:assert/strict'
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import {get} from 'node:https'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 
@@ -16,8 +15,9 @@ import {ApiError} from '../../src/cluster/api-errors.js'
 import {listAll, listKind, loadLiveState, PAGE_SIZE} from '../../src/cluster/live-loader.js'
 import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
 import {pv, pvc} from '../emulator/fixtures.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-live-list-'))
+const dir = tempDir('live-list')
 const VOLUMES = 1234
 const names = (objs: readonly {metadata: {name?: string}}[]) => objs.map((o) => o.metadata.name)
 

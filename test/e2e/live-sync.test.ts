@@ -2,8 +2,7 @@
 // API-server emulator (test/emulator). Each row starts a fresh emulator holding the bundled example.
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -16,9 +15,10 @@ import {repoRoot} from '../conformance/cases.js'
 import type {VolumeOperations} from '../../src/engine/controller/volume-operations.js'
 import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.js'
 import {kubelet} from './kubelet.js'
+import {tempDir} from '../temp-dir.js'
 
 const TOKEN = 'e2e-secret-token-5f2c'
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-e2e-'))
+const dir = tempDir('e2e')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
 /** A fresh emulator with the example; a kubelet completes the plugin pods pvctl starts. */

@@ -3,8 +3,7 @@
 // pod, a claim of a host-path class gets a provisioned, bound volume, and nothing destroys data without
 // consent.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -14,8 +13,9 @@ import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 import {HOSTPATH_CLASS, SCRATCH_CLAIM} from './hostpath-provisioning.js'
 import {kubelet} from './kubelet.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-plugins-'))
+const dir = tempDir('plugins')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
 async function cluster(extra: object[] = []): Promise<{api: Emulator; kubeconfig: string}> {

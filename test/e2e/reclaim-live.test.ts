@@ -2,8 +2,7 @@
 // API-server emulator. Each test starts a fresh emulator holding examples/reclaim.yaml: pv-0004 Released
 // (Retain) by the deleted shop/old-db, and shop/db Pending.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -12,8 +11,9 @@ import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-reclaim-'))
+const dir = tempDir('reclaim')
 const {state: snapshot} = await loadSnapshot('examples/reclaim.yaml')
 
 async function cluster(extra: object[] = []): Promise<{api: Emulator; kubeconfig: string}> {

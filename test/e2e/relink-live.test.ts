@@ -3,16 +3,16 @@
 // Velero with a new uid, naming pv-0004 whose claimRef holds the old one; shop/logs Lost with its
 // spec.volumeName cleared and pv-0006 naming it with the old uid; shop/sessions Lost, its volume gone.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-relink-'))
+const dir = tempDir('relink')
 const {state: snapshot} = await loadSnapshot('examples/relink.yaml')
 
 async function relinkCluster(dirName = dir): Promise<{api: Emulator; kubeconfig: string}> {

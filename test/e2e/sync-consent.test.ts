@@ -3,8 +3,7 @@
 // interrupted run reports what it did (exit 130), and the plan is shown where the question is asked.
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -15,8 +14,9 @@ import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {bin, cleanEnv, runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 import {kubelet} from './kubelet.js'
+import {tempDir} from '../temp-dir.js'
 
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-consent-'))
+const dir = tempDir('consent')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
 async function cluster(): Promise<{api: Emulator; kubeconfig: string}> {

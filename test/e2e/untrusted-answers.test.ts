@@ -5,8 +5,7 @@
 // wait an hour. Each is exit 3 with one `error:` line naming the request (a failed write: the executor's
 // report of it), nothing written, no stack trace, no "internal error", and no hang.
 import assert from 'node:assert/strict'
-import {mkdtempSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 
@@ -15,9 +14,10 @@ import {MAX_RETRY_AFTER_SECONDS} from '../../src/cluster/throttled-api.js'
 import {MAX_ANSWER_DEPTH} from '../../src/cluster/json-depth.js'
 import {runCli, type CliResult} from '../cli/run-cli.js'
 import {type Emulator, type FaultEffect, type FaultSpec, startEmulator} from '../emulator/emulator.js'
+import {tempDir} from '../temp-dir.js'
 
 const TOKEN = 'e2e-untrusted-token-3b7e'
-const dir = mkdtempSync(path.join(tmpdir(), 'pvctl-e2e-untrusted-'))
+const dir = tempDir('e2e-untrusted')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
 let api: Emulator

@@ -4,13 +4,13 @@
 // Each kubectl runs with a temporary HOME (its discovery cache lives there) and its own KUBECONFIG.
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {accessSync, constants, mkdtempSync, rmSync, writeFileSync} from 'node:fs'
-import {tmpdir} from 'node:os'
+import {accessSync, constants, rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 
 import {startEmulator, type Emulator, type K8sObject} from './emulator.js'
 import {pv, pvc} from './fixtures.js'
+import {tempDir} from '../temp-dir.js'
 
 /** The last element matching (Array.prototype.findLast is ES2023, past this project's lib). */
 function lastOf<T>(items: readonly T[], pred: (item: T) => boolean): T | undefined {
@@ -92,7 +92,7 @@ describe('kubectl against the emulator (http)', {skip: SKIP}, () => {
         aged(pvc('team-b', 'c2')),
       ],
     })
-    home = mkdtempSync(path.join(tmpdir(), 'pvctl-kubectl-home-'))
+    home = tempDir('kubectl-home')
     kubectl = kubectlFor(api, home, {name: 'admin'})
   })
   after(async () => {
@@ -292,7 +292,7 @@ describe('kubectl against the emulator (https, tokens)', {skip: SKIP}, () => {
         'admin-token': {user: 'admin'},
       },
     })
-    home = mkdtempSync(path.join(tmpdir(), 'pvctl-kubectl-home-'))
+    home = tempDir('kubectl-home')
   })
   after(async () => {
     await api.stop()
