@@ -18,6 +18,8 @@
 //   load    loadSnapshot (read, JSON.parse, checks)        plan    planSync (reconcile + the report)
 //   render  -o json, its chunks written to /dev/null       floor   JSON.parse of the input + JSON.stringify of the report
 //           (one string per list past 512 MiB)
+//   strict floor  in a process of its own (a fresh heap, as the CLI's): JSON.parse of the input + JSON.stringify
+//           of its PVs and of its PVCs, nothing else (the sync targets: SYNC_TARGET_RATIO, SYNC_TARGET_RSS_MB)
 //   cli     wall time of `pvctl sync -f FILE --dry-run -o json > /dev/null`, and its peak RSS
 //   audit   wall time and peak RSS of `pvctl audit -f FILE -o json > /dev/null`, right after each cli run,
 //           and its ratio to that run's cli time (the audit targets: AUDIT_TARGET_RATIO, AUDIT_TARGET_RSS_MB)
@@ -33,6 +35,11 @@ import {generateCluster, type GeneratedCluster, writeCluster} from './generate-c
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(repoRoot, 'bin', 'run.js')
 const measureScript = path.join(repoRoot, 'bench', 'measure.ts')
+
+/** At 100k + 100k, `pvctl sync --dry-run -o json` from a file takes at most this many times the strict floor's time… */
+export const SYNC_TARGET_RATIO = 2.5
+/** …and peaks under this RSS. */
+export const SYNC_TARGET_RSS_MB = 1024
 
 /** docs/performance.md: at 100k + 100k, audit takes at most this many times sync --dry-run's time in the same run… */
 export const AUDIT_TARGET_RATIO = 1.3
@@ -62,6 +69,10 @@ export interface SizeResult {
   floor: number
   floorParse: number
   floorStringify: number
+  /** The strict floor (parse + stringify of the PVs and PVCs, in a fresh process): median of the runs. */
+  strictFloor: number
+  strictFloorParse: number
+  strictFloorStringify: number
   cli: number
   cliMaxRssMB: number
   inProcessMaxRssMB: number
@@ -106,7 +117,7 @@ export interface BenchResult {
   reference?: ReferenceResult
 }
 
-function runMeasure(mode: 'sync' | 'compare', file: string): Promise<Record<string, number | boolean>> {
+function runMeasure(mode: 'sync' | 'floor' | 'compare', file: string): Promise<Record<string, number | boolean>> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', measureScript, mode, file], {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']})
     let out = ''
@@ -191,23 +202,32 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
       log(`${size} volumes, ${cluster.counts.claims} claims, ${cluster.counts.pods} pods: ${(bytes / 1e6).toFixed(0)} MB of JSON`)
       // In turn, so that a slow spell of the machine falls on both sides: the medians, the highest RSS.
       const measured: Array<Record<string, number | boolean>> = []
+      const floors: Array<Record<string, number | boolean>> = []
       const clis: Array<{seconds: number; maxRssMB: number}> = []
       // Each right after the sync of its run: the ratio of the two is taken within a minute.
       const audits: Array<{seconds: number; maxRssMB: number}> = []
       const runs = opts.runs ?? 1
       for (let run = 1; run <= runs; run++) {
         measured.push(await runMeasure('sync', file))
+        floors.push(await runMeasure('floor', file))
+        const printed = floors.at(-1)!
+        if (printed.volumes !== cluster.counts.volumes || printed.claims !== cluster.counts.claims) {
+          throw new Error(`the strict floor printed ${printed.volumes} volumes and ${printed.claims} claims of ${cluster.counts.volumes} and ${cluster.counts.claims}`)
+        } else {
+          // It printed what sync prints: every volume and every claim of the file.
+        }
         clis.push(await runCli(['sync', '-f', file, '--dry-run', '-o', 'json']))
         audits.push(await runCli(['audit', '-f', file, '-o', 'json']))
-        const [m, cli, audit] = [measured.at(-1)!, clis.at(-1)!, audits.at(-1)!]
+        const [m, strict, cli, audit] = [measured.at(-1)!, Number(floors.at(-1)!.floor), clis.at(-1)!, audits.at(-1)!]
         if (runs > 1) {
           log(
-            `  run ${run}: floor ${s(Number(m.floor))}, cli ${s(cli.seconds)} = ${(cli.seconds / Number(m.floor)).toFixed(2)}×, peak RSS ${cli.maxRssMB.toFixed(0)} MB` +
+            `  run ${run}: floor ${s(Number(m.floor))}, strict floor ${s(strict)}, cli ${s(cli.seconds)} = ${(cli.seconds / Number(m.floor)).toFixed(2)}× floor, ${(cli.seconds / strict).toFixed(2)}× strict floor, peak RSS ${cli.maxRssMB.toFixed(0)} MB` +
               ` | audit ${s(audit.seconds)} = ${(audit.seconds / cli.seconds).toFixed(2)}× cli, peak RSS ${audit.maxRssMB.toFixed(0)} MB`,
           )
         }
       }
       const m = medianOf(measured)
+      const strict = medianOf(floors)
       const cli = {seconds: median(clis.map((c) => c.seconds)), maxRssMB: Math.max(...clis.map((c) => c.maxRssMB))}
       const audit = {seconds: median(audits.map((a) => a.seconds)), maxRssMB: Math.max(...audits.map((a) => a.maxRssMB)), ratio: median(audits.map((a, i) => a.seconds / clis[i].seconds))}
       const explain = await runCli(['explain', '-A', '-f', file, '-o', 'json'])
@@ -221,6 +241,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
         floor: Number(m.floor),
         floorParse: Number(m.floorParse),
         floorStringify: Number(m.floorStringify),
+        strictFloor: Number(strict.floor),
+        strictFloorParse: Number(strict.parse),
+        strictFloorStringify: Number(strict.stringify),
         cli: cli.seconds,
         cliMaxRssMB: cli.maxRssMB,
         inProcessMaxRssMB: Number(m.maxRssMB),
@@ -238,7 +261,8 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
       result.sizes.push(row)
       log(
         `  load ${s(row.load)}  plan ${s(row.plan)}  render ${s(row.render)}  | floor ${s(row.floor)} (parse ${s(row.floorParse)} + stringify ${s(row.floorStringify)})` +
-          `  | cli ${s(row.cli)} = ${(row.cli / row.floor).toFixed(2)}× floor, peak RSS ${row.cliMaxRssMB.toFixed(0)} MB` +
+          `  | strict floor ${s(row.strictFloor)} (parse ${s(row.strictFloorParse)} + stringify ${s(row.strictFloorStringify)})` +
+          `  | cli ${s(row.cli)} = ${(row.cli / row.floor).toFixed(2)}× floor, ${(row.cli / row.strictFloor).toFixed(2)}× strict floor, peak RSS ${row.cliMaxRssMB.toFixed(0)} MB` +
           `  | ${row.rounds} rounds, ${row.actions} actions, ${row.outputMB.toFixed(0)} MB of report in ${row.outputChunks} chunks`,
       )
       log(`  audit -o json ${s(row.audit)}, ${row.auditRatio.toFixed(2)}× the sync of the same run (medians), peak RSS ${row.auditMaxRssMB.toFixed(0)} MB`)
@@ -302,11 +326,11 @@ function ms(seconds: number): string {
 /** The tables of docs/performance.md. */
 export function table(r: BenchResult): string {
   const lines = [
-    '| volumes + claims | input | load | plan | render | I/O floor | `pvctl sync -f … -o json` | ÷ floor | peak RSS |',
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| volumes + claims | input | load | plan | render | I/O floor | strict floor | `pvctl sync -f … -o json` | ÷ floor | ÷ strict floor | peak RSS |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...r.sizes.map(
       (x) =>
-        `| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${x.inputMB.toFixed(0)} MB | ${s(x.load)} | ${s(x.plan)} | ${s(x.render)} | ${s(x.floor)} | ${s(x.cli)} | ${(x.cli / x.floor).toFixed(2)}× | ${x.cliMaxRssMB.toFixed(0)} MB |`,
+        `| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${x.inputMB.toFixed(0)} MB | ${s(x.load)} | ${s(x.plan)} | ${s(x.render)} | ${s(x.floor)} | ${s(x.strictFloor)} | ${s(x.cli)} | ${(x.cli / x.floor).toFixed(2)}× | ${(x.cli / x.strictFloor).toFixed(2)}× | ${x.cliMaxRssMB.toFixed(0)} MB |`,
     ),
   ]
   lines.push('', '| volumes + claims | `pvctl audit -f … -o json` | `pvctl sync --dry-run -f … -o json`, same runs | ratio | peak RSS |', '| ---: | ---: | ---: | ---: | ---: |')
@@ -325,9 +349,19 @@ export function table(r: BenchResult): string {
   return lines.join('\n')
 }
 
-/** The targets docs/performance.md states, judged on this run: audit's, at 100k + 100k and more. */
+/** The targets, judged on this run: one-shot sync's and audit's, at 100k + 100k and more. */
 function judge(r: BenchResult): string[] {
-  return r.sizes.filter((x) => x.volumes >= 100_000).flatMap(auditTargets)
+  return r.sizes.filter((x) => x.volumes >= 100_000).flatMap((x) => [...syncTargets(x), ...auditTargets(x)])
+}
+
+/** One-shot sync's targets, each beside its measure: the medians of the runs, the highest peak RSS. */
+export function syncTargets(x: SizeResult): string[] {
+  const size = `${x.volumes} + ${x.claims}`
+  const ratio = x.cli / x.strictFloor
+  return [
+    `target: sync --dry-run -o json at ${size} within ${SYNC_TARGET_RATIO}× of the strict floor: ${s(x.cli)} ÷ ${s(x.strictFloor)} = ${ratio.toFixed(2)}× — ${ratio <= SYNC_TARGET_RATIO ? 'met' : 'NOT met'}`,
+    `target: sync at ${size} under ${(SYNC_TARGET_RSS_MB / 1024).toFixed(0)} GB peak RSS: ${x.cliMaxRssMB.toFixed(0)} MB — ${x.cliMaxRssMB < SYNC_TARGET_RSS_MB ? 'met' : 'NOT met'}`,
+  ]
 }
 
 /** Audit's targets, each beside its measure. */

@@ -2,8 +2,9 @@
 // (dist/, as built): prints one JSON line on stdout.
 //
 //   node --import tsx bench/measure.ts sync FILE          load, plan, render and the I/O floor of FILE
+//   node --import tsx bench/measure.ts floor FILE         the strict floor of FILE: parse it, stringify its PVs and PVCs
 //   node --import tsx bench/measure.ts compare FILE       plan time of pvctl's engine and of the literal controller
-import {closeSync, openSync, writeSync} from 'node:fs'
+import {closeSync, openSync, readFileSync, writeSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
@@ -103,6 +104,23 @@ async function measureSync(file: string): Promise<Record<string, number | boolea
 }
 
 /**
+ * The strict floor of a one-shot sync from FILE, alone in its process (a fresh heap, as the CLI's): read
+ * and JSON.parse the file, then JSON.stringify, indented as -o json is, its PersistentVolumes and its
+ * PersistentVolumeClaims. Any sync from the file parses it and prints those objects; nothing else is done.
+ */
+function measureFloor(file: string): Record<string, number> {
+  let t = performance.now()
+  const items = (JSON.parse(readFileSync(file, 'utf8')) as {items?: Array<{kind?: unknown}>}).items ?? []
+  const parse = seconds(t)
+  t = performance.now()
+  const volumes = items.filter((o) => o.kind === 'PersistentVolume')
+  const claims = items.filter((o) => o.kind === 'PersistentVolumeClaim')
+  const bytes = JSON.stringify(volumes, null, 2).length + JSON.stringify(claims, null, 2).length
+  const stringify = seconds(t)
+  return {parse, stringify, floor: parse + stringify, bytes, volumes: volumes.length, claims: claims.length, maxRssMB: process.resourceUsage().maxRSS / 1024}
+}
+
+/**
  * Seconds spent in the matching index's methods (finding a claim's volume, keeping the index current as
  * volumes are written), over all instances of the class, from the moment of the call on.
  */
@@ -179,9 +197,9 @@ async function measureCompare(file: string): Promise<Record<string, number | boo
 }
 
 const [mode, file] = process.argv.slice(2)
-if ((mode !== 'sync' && mode !== 'compare') || file === undefined) {
-  process.stderr.write('usage: measure.ts sync|compare FILE\n')
+if ((mode !== 'sync' && mode !== 'floor' && mode !== 'compare') || file === undefined) {
+  process.stderr.write('usage: measure.ts sync|floor|compare FILE\n')
   process.exit(2)
 }
-const result = mode === 'sync' ? await measureSync(file) : await measureCompare(file)
+const result = mode === 'sync' ? await measureSync(file) : mode === 'floor' ? measureFloor(file) : await measureCompare(file)
 process.stdout.write(JSON.stringify(result) + '\n')
