@@ -183,6 +183,14 @@ export class WorkQueue {
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
+  /**
+   * The next key if one is waiting (event lane first, as get()), else undefined at once: a worker that
+   * syncs keys in a slice of the event loop's time takes the next without a turn of the event loop.
+   */
+  tryGet(): string | undefined {
+    return this.depth > 0 ? this.take() : undefined
+  }
+
   /** The worker finished the key; if it was added again meanwhile, it is queued now. */
   done(key: string): void {
     this.processing.delete(key)
