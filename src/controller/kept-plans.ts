@@ -41,14 +41,15 @@ export class KeptPlans {
       this.planned++
       return keptPart(run())
     } else {
-      const fingerprint = this.fingerprint(state, writing)
+      const classes = this.classesToken(state.classes)
       const kept = this.plans.get(sync)
-      if (kept !== undefined && sameFingerprint(kept.fingerprint, fingerprint)) {
+      if (kept !== undefined && matches(kept.fingerprint, state, writing, classes)) {
+        // Compared where it lies, without building the new fingerprint: most syncs of a resync end here.
         this.replayed++
         return kept.plan
       } else {
         const plan = keptPart(run())
-        this.plans.set(sync, {fingerprint, plan})
+        this.plans.set(sync, {fingerprint: fingerprintOf(state, writing, classes), plan})
         this.planned++
         return plan
       }
@@ -64,15 +65,6 @@ export class KeptPlans {
     return this.plans.size
   }
 
-  private fingerprint(state: ClusterState, writing: boolean): Fingerprint {
-    const f: Fingerprint = [writing, this.classesToken(state.classes), state.volumes.length, state.claims.length, state.pods.length, state.nodes.length]
-    for (const o of state.volumes) push(f, o)
-    for (const o of state.claims) push(f, o)
-    for (const o of state.pods) push(f, o)
-    for (const o of state.nodes) push(f, o)
-    return f
-  }
-
   private classesToken(classes: readonly StorageClass[]): object {
     const members: Fingerprint = [classes.length]
     for (const c of classes) push(members, c)
@@ -82,6 +74,30 @@ export class KeptPlans {
     }
     return this.classes.token
   }
+}
+
+function fingerprintOf(state: ClusterState, writing: boolean, classes: object): Fingerprint {
+  const f: Fingerprint = [writing, classes, state.volumes.length, state.claims.length, state.pods.length, state.nodes.length]
+  for (const o of state.volumes) push(f, o)
+  for (const o of state.claims) push(f, o)
+  for (const o of state.pods) push(f, o)
+  for (const o of state.nodes) push(f, o)
+  return f
+}
+
+/** fingerprintOf(state, writing, classes) equals `f`, walked in the same order. */
+function matches(f: Fingerprint, state: ClusterState, writing: boolean, classes: object): boolean {
+  if (f[0] !== writing || f[1] !== classes || f[2] !== state.volumes.length || f[3] !== state.claims.length || f[4] !== state.pods.length || f[5] !== state.nodes.length) return false
+  let i = 6
+  for (const list of [state.volumes, state.claims, state.pods, state.nodes] as ReadonlyArray<ReadonlyArray<{metadata: {uid?: string; resourceVersion?: string}}>>) {
+    for (const o of list) {
+      const {uid, resourceVersion} = o.metadata
+      const versioned = uid !== undefined && uid !== '' && resourceVersion !== undefined && resourceVersion !== ''
+      if (versioned ? f[i] !== uid || f[i + 1] !== resourceVersion : f[i] !== o || f[i + 1] !== null) return false
+      i += 2
+    }
+  }
+  return true
 }
 
 function push(f: Fingerprint, o: {metadata: {uid?: string; resourceVersion?: string}}): void {
@@ -96,12 +112,32 @@ function sameFingerprint(a: Fingerprint, b: Fingerprint): boolean {
   return true
 }
 
+/** The plan of a sync that has nothing to do or say (shared: never changed by who reads it). */
+const NOTHING: ReconcileResult = Object.freeze({
+  rounds: 1,
+  converged: true,
+  actions: Object.freeze([]) as unknown as ReconcileResult['actions'],
+  events: Object.freeze([]) as unknown as ReconcileResult['events'],
+  errors: Object.freeze([]) as unknown as ReconcileResult['errors'],
+  volumes: Object.freeze([]) as unknown as ReconcileResult['volumes'],
+  claims: Object.freeze([]) as unknown as ReconcileResult['claims'],
+  before: Object.freeze({volumes: Object.freeze([]), claims: Object.freeze([])}) as unknown as ReconcileResult['before'],
+  syncs: Object.freeze({run: 1, replayed: 0}),
+  operationsStarted: Object.freeze([]) as unknown as string[],
+})
+
 /**
  * What a sync reads of its plan (the audit stream, metrics, the executor): its actions, events, errors
  * and operations started, and the objects after it only where a create-volume action needs the volume it
  * creates. The rest (every object of the slice after the plan, and before it) is not kept for each object.
  */
 function keptPart(plan: ReconcileResult): ReconcileResult {
+  if (plan.actions.length === 0 && plan.events.length === 0 && plan.errors.length === 0 && plan.operationsStarted.length === 0 && plan.converged && plan.rounds === 1) {
+    // Most syncs (a bound pair, a volume waiting for its claim): one plan kept for them all.
+    return NOTHING
+  } else {
+    // A plan of its own.
+  }
   const creates = plan.actions.some((a) => a.action === 'create-volume')
   return {
     rounds: plan.rounds,

@@ -101,6 +101,9 @@ type Wire<T> = T & WireObject
  */
 export const WORKER_SLICE_MS = 10
 
+/** The goroutinemap of a sync while no operation runs (most syncs): one set for them all, never changed. */
+const NONE_RUNNING: ReadonlySet<string> = new Set()
+
 /** storeObjectUpdate: false when `obj` is older than the cached version (the same version passes: periodic syncs). */
 export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(store: Map<string, T>, key: string, obj: T): boolean {
   const old = store.get(key)
@@ -359,7 +362,7 @@ export class PersistentVolumeLoop {
     const state = stateForSync(this.sources, ref, this.opts.gates)
     this.syncs++
     const started = this.now()
-    const runningOperations = new Set(this.running.keys())
+    const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())
     // The sync's plan: all there is to it when not writing; else the executor's first, which also says
     // whether the sync starts an operation.
     // The slice holds a handful of volumes, matched once: the literal scan builds no index to ask it.
