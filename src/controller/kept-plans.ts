@@ -29,7 +29,7 @@ interface Kept {
 export class KeptPlans {
   private readonly plans = new Map<string, Kept>()
   /** The classes of the last sync and their token: the same token while they stay the same objects. */
-  private classes: {members: Fingerprint; token: object} = {members: [], token: {}}
+  private classes: {list: readonly StorageClass[] | undefined; members: Fingerprint; token: object} = {list: undefined, members: [], token: {}}
   replayed = 0
   planned = 0
 
@@ -66,11 +66,14 @@ export class KeptPlans {
   }
 
   private classesToken(classes: readonly StorageClass[]): object {
+    // The slices share one list of classes while the store holds the same ones (sync-slice.ts).
+    if (classes === this.classes.list) return this.classes.token
     const members: Fingerprint = [classes.length]
     for (const c of classes) push(members, c)
-    if (!sameFingerprint(members, this.classes.members)) this.classes = {members, token: {}}
+    if (!sameFingerprint(members, this.classes.members)) this.classes = {list: classes, members, token: {}}
     else {
-      // The same classes: the same token, and the kept plans of every sync stand.
+      // The same classes (relisted): the same token, and the kept plans of every sync stand.
+      this.classes.list = classes
     }
     return this.classes.token
   }
