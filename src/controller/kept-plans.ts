@@ -88,7 +88,11 @@ function fingerprintOf(state: ClusterState, writing: boolean, classes: object): 
   return f
 }
 
-/** fingerprintOf(state, writing, classes) equals `f`, walked in the same order. */
+/**
+ * fingerprintOf(state, writing, classes) equals `f`, walked in the same order. Where it does, `f` takes the
+ * slice's own strings (equal, but of the objects held now: a relist's new objects), so that a kept
+ * fingerprint holds nothing of objects the caches have let go; where it does not, `f` is replaced whole.
+ */
 function matches(f: Fingerprint, state: ClusterState, writing: boolean, classes: object): boolean {
   if (f[0] !== writing || f[1] !== classes || f[2] !== state.volumes.length || f[3] !== state.claims.length || f[4] !== state.pods.length || f[5] !== state.nodes.length) return false
   let i = 6
@@ -97,6 +101,12 @@ function matches(f: Fingerprint, state: ClusterState, writing: boolean, classes:
       const {uid, resourceVersion} = o.metadata
       const versioned = uid !== undefined && uid !== '' && resourceVersion !== undefined && resourceVersion !== ''
       if (versioned ? f[i] !== uid || f[i + 1] !== resourceVersion : f[i] !== o || f[i + 1] !== null) return false
+      if (versioned) {
+        f[i] = uid
+        f[i + 1] = resourceVersion
+      } else {
+        // The very object: nothing to take.
+      }
       i += 2
     }
   }
