@@ -129,6 +129,8 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
   let binder: BinderCheck = {write: false, reason: 'not checked yet'}
   let role: 'starting' | 'standby' | 'running' = 'starting'
   let loop: PersistentVolumeLoop | IntervalLoop | undefined
+  // Batched: a pass prints a line for most objects; flushed when the loop ends.
+  const audit = new AuditStream(opts.output, ui.out, undefined, true)
   let lost = false
 
   const writeRefusal = (): string | undefined => {
@@ -191,7 +193,6 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     await requirePermissions(session.api, wanted, 'grant them (see deploy/rbac.yaml)')
     await checkBinder()
 
-    const audit = new AuditStream(opts.output, ui.out)
     const plugins = defaultVolumePluginMgr(opts)
     const events = opts.events && !opts.dryRun ? new EventSink(api) : undefined
     // The volume plugins' pods and PV objects are writes like any other: fenced by leadership.
@@ -265,6 +266,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
   } finally {
     ui.signal.removeEventListener('abort', stopping)
     stop.abort()
+    audit.flush()
     if (elector !== undefined && !lost) await elector.release()
     await server?.close()
     if (exitCode >= 0) log.info('Stopped', {exitCode})

@@ -16,25 +16,40 @@ export interface AuditLine extends Action {
   outcome: string
 }
 
+/** A plan printed and not written: its actions, each with its outcome ('planned', or not carried out). */
+interface Printed {
+  actions: readonly Action[]
+  /** The outcome of every action: 'planned' (a dry run's, an audit's), else each action's own. */
+  planned: boolean
+}
+
 export class AuditStream {
   /** The last plan printed per sync ("pvc/NS/NAME", "pv/NAME"): what was planned, not written. */
-  private readonly lastPlan = new Map<string, string>()
+  private readonly lastPlan = new Map<string, Printed>()
   lines = 0
+  /** Lines not yet written (batched): written together at the event loop's next turn, or by flush(). */
+  private pending = ''
+  private flushing: NodeJS.Immediate | undefined
 
   constructor(
     private readonly format: AuditFormat,
     private readonly write: (line: string) => void,
     private readonly now: () => Date = () => new Date(),
+    /**
+     * Lines of many syncs in one write: a pass plans for every object, and a write per line costs more
+     * than the sync. Who batches flush()es before exiting.
+     */
+    private readonly batched = false,
   ) {}
 
   /** A sync's actions that were planned only (dry run, audit). */
   planned(sync: string, actions: readonly Action[]): void {
-    this.emit(sync, actions.map((a) => ({...a, outcome: 'planned'})))
+    this.emit(sync, {actions, planned: true})
   }
 
   /** A sync's actions as the executor left them. */
   executed(sync: string, actions: readonly ExecutedAction[]): void {
-    this.emit(sync, actions)
+    this.emit(sync, {actions, planned: false})
   }
 
   /** The object is gone: its next plan is news. */
@@ -42,28 +57,72 @@ export class AuditStream {
     this.lastPlan.delete(sync)
   }
 
-  private emit(sync: string, actions: ReadonlyArray<Action & {outcome: string}>): void {
+  /** Writes the lines batched so far. */
+  flush(): void {
+    if (this.flushing !== undefined) clearImmediate(this.flushing)
+    this.flushing = undefined
+    const text = this.pending
+    this.pending = ''
+    if (text !== '') this.write(text)
+  }
+
+  private emit(sync: string, plan: Printed): void {
+    const {actions} = plan
     if (actions.length === 0) {
       // Most syncs (every object at every resync): nothing to print, and the next plan is news.
       this.lastPlan.delete(sync)
       return
     }
     // Writes are news every time; what is only planned (or cannot be carried out) is news when it changes.
-    const repeatable = actions.filter((a) => a.outcome === 'planned' || a.outcome.startsWith('not-'))
-    const fingerprint = JSON.stringify(repeatable.map((a) => [a.action, refKey(a.object), a.patch, a.outcome]))
-    const repeat = this.lastPlan.get(sync) === fingerprint
-    if (repeatable.length === 0) this.lastPlan.delete(sync)
-    else this.lastPlan.set(sync, fingerprint)
+    const repeatable = plan.planned ? plan : {actions: actions.filter((a) => isRepeatable(outcomeOf(a, false))), planned: false}
+    const last = this.lastPlan.get(sync)
+    const repeat = last !== undefined && samePlan(last, repeatable)
+    if (repeatable.actions.length === 0) this.lastPlan.delete(sync)
+    else this.lastPlan.set(sync, repeatable)
+    if (repeat && repeatable.actions.length === actions.length) return // nothing new: not even the time is asked
     const time = this.now().toISOString()
     for (const a of actions) {
-      if (repeat && repeatable.includes(a)) continue
+      if (repeat && repeatable.actions.includes(a)) continue
       this.lines++
-      if (this.format === 'json') {
-        const line: AuditLine = {time, ...a, outcome: a.outcome}
-        this.write(`${JSON.stringify(line)}\n`)
-      } else {
-        this.write(`${time}  ${a.outcome.padEnd(9)} ${a.action.padEnd(22)} ${refKey(a.object).padEnd(30)} (sync ${a.sync}) ${a.reason}\n`)
-      }
+      this.line(this.format === 'json' ? jsonLine(time, a, plan.planned) : `${time}  ${outcomeOf(a, plan.planned).padEnd(9)} ${a.action.padEnd(22)} ${refKey(a.object).padEnd(30)} (sync ${a.sync}) ${a.reason}\n`)
     }
   }
+
+  private line(text: string): void {
+    if (!this.batched) return this.write(text)
+    this.pending += text
+    this.flushing ??= setImmediate(() => this.flush())
+  }
+}
+
+function outcomeOf(a: Action, planned: boolean): string {
+  return planned ? 'planned' : (a as ExecutedAction).outcome
+}
+
+function isRepeatable(outcome: string): boolean {
+  return outcome === 'planned' || outcome.startsWith('not-')
+}
+
+/**
+ * An AuditLine as JSON: {time, ...action, outcome}, the action's own keys in its order, without the
+ * spread's copy of every action (a pass prints one line for most objects).
+ */
+function jsonLine(time: string, a: Action, planned: boolean): string {
+  const body = JSON.stringify(a)
+  // An action's outcome, when it has one, is among its own keys, where the spread keeps it.
+  return planned ? `{"time":${JSON.stringify(time)},${body.slice(1, -1)},"outcome":"planned"}\n` : `{"time":${JSON.stringify(time)},${body.slice(1)}\n`
+}
+
+/** The same repeatable plan: each action the same write (kind, object, patch) with the same outcome. */
+function samePlan(a: Printed, b: Printed): boolean {
+  if (a.actions === b.actions && a.planned === b.planned) return true // a plan replayed: the very actions
+  if (a.actions.length !== b.actions.length) return false
+  for (let i = 0; i < a.actions.length; i++) {
+    const x = a.actions[i]
+    const y = b.actions[i]
+    if (x === y && a.planned === b.planned) continue
+    if (x.action !== y.action || refKey(x.object) !== refKey(y.object) || outcomeOf(x, a.planned) !== outcomeOf(y, b.planned)) return false
+    if (JSON.stringify(x.patch) !== JSON.stringify(y.patch)) return false
+  }
+  return true
 }

@@ -7,7 +7,8 @@
 //   retroactive_storageclass_total, retroactive_storageclass_errors_total
 //   workqueue_depth / _adds_total / _retries_total / _queue_duration_seconds / _work_duration_seconds {name}
 //   leader_election_master_status{name}
-// and pvctl's own, prefixed pvctl_: syncs, actions by outcome, relists, watch events, whether it writes.
+// and pvctl's own, prefixed pvctl_: syncs, actions by outcome, relists, watch events, whether it writes,
+// when the last resync's pass was queued.
 import type {ExecutedAction} from '../executor/executor.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import type {InformerMetrics} from './informer.js'
@@ -19,6 +20,8 @@ export interface MetricsSource {
   readonly claims: ReadonlyMap<string, PersistentVolumeClaim>
   readonly claimQueue: {readonly depth: number; readonly name: string}
   readonly volumeQueue: {readonly depth: number; readonly name: string}
+  /** Moves whenever `volumes` or `claims` change: the gauges counted at a scrape are counted again only then. */
+  readonly generation?: number
 }
 
 const WORKQUEUE_BUCKETS = [0.001, 0.01, 0.1, 1, 10, 100]
@@ -26,6 +29,8 @@ const WORKQUEUE_BUCKETS = [0.001, 0.01, 0.1, 1, 10, 100]
 export class ControllerMetrics {
   readonly registry = new Registry()
   private source: MetricsSource | undefined
+  /** The pv_collector gauges of the last scrape, by family, and the source's generation they counted. */
+  private readonly counted = new Map<string, {generation: number; samples: Array<{labels: Labels; value: number}>}>()
   private readonly adds = this.registry.counter('workqueue_adds_total', 'Total number of adds handled by workqueue')
   private readonly retries = this.registry.counter('workqueue_retries_total', 'Total number of retries handled by workqueue')
   private readonly queueDuration = this.registry.histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested.', WORKQUEUE_BUCKETS)
@@ -36,6 +41,8 @@ export class ControllerMetrics {
   private readonly retroactiveErrors = this.registry.counter('retroactive_storageclass_errors_total', 'Total number of failed retroactive StorageClass assignments to persistent volume claim')
   readonly leader = this.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.')
   readonly writing = this.registry.gauge('pvctl_writing', '1 when pvctl writes (leader, built-in binder disabled, not --dry-run), 0 when it only plans')
+  /** When the last resync's relists ended and its pass was queued (as client-go's *_last_*_timestamp_seconds). */
+  readonly resyncQueued = this.registry.gauge('pvctl_resync_queued_timestamp_seconds', 'Unix time at which the last resync had listed again and queued every claim and volume')
   private readonly syncs = this.registry.counter('pvctl_syncs_total', 'Syncs of one object by queue and result (ok, error, planned)')
   /** pvctl_syncs_total's series by queue/result, bound at the first sync of each: one per sync is counted. */
   private readonly syncSeries = new Map<string, CounterSeries>()
@@ -47,10 +54,10 @@ export class ControllerMetrics {
     this.registry.collect('workqueue_depth', 'Current depth of workqueue', () =>
       this.source === undefined ? [] : [this.source.claimQueue, this.source.volumeQueue].map((q) => ({labels: {name: q.name}, value: q.depth})),
     )
-    this.registry.collect('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', () => this.countVolumes(true))
-    this.registry.collect('pv_collector_unbound_pv_count', 'Gauge measuring number of persistent volume currently unbound', () => this.countVolumes(false))
-    this.registry.collect('pv_collector_bound_pvc_count', 'Gauge measuring number of persistent volume claim currently bound', () => this.countClaims(true))
-    this.registry.collect('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', () => this.countClaims(false))
+    this.registry.collect('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', () => this.once('bound_pv', () => this.countVolumes(true)))
+    this.registry.collect('pv_collector_unbound_pv_count', 'Gauge measuring number of persistent volume currently unbound', () => this.once('unbound_pv', () => this.countVolumes(false)))
+    this.registry.collect('pv_collector_bound_pvc_count', 'Gauge measuring number of persistent volume claim currently bound', () => this.once('bound_pvc', () => this.countClaims(true)))
+    this.registry.collect('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', () => this.once('unbound_pvc', () => this.countClaims(false)))
   }
 
   /** The controller whose cache the pv_collector gauges count (metrics.Register in Run). */
@@ -102,6 +109,20 @@ export class ControllerMetrics {
 
   render(): string {
     return this.registry.render()
+  }
+
+  /**
+   * A gauge counted over the whole cache, counted again only when the cache has changed since the last
+   * scrape (a scrape during a pass that changes nothing, as a dry run's, costs nothing per object).
+   */
+  private once(family: string, count: () => Array<{labels: Labels; value: number}>): Array<{labels: Labels; value: number}> {
+    const generation = this.source?.generation
+    if (generation === undefined) return count()
+    const last = this.counted.get(family)
+    if (last !== undefined && last.generation === generation) return last.samples
+    const samples = count()
+    this.counted.set(family, {generation, samples})
+    return samples
   }
 
   private countVolumes(bound: boolean): Array<{labels: Labels; value: number}> {

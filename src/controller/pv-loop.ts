@@ -44,6 +44,7 @@ import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
 import {Informer, type WireObject} from './informer.js'
+import {KeptPlans} from './kept-plans.js'
 import {type Lane, WorkQueue} from './work-queue.js'
 
 export interface LoopOptions {
@@ -93,10 +94,23 @@ export interface LoopDeps {
 
 type Wire<T> = T & WireObject
 
+/**
+ * How long a worker syncs keys before the event loop gets a turn (watch events, the lease's renewal,
+ * /metrics, SIGTERM): long enough that the turns cost little beside the syncs, short beside the lease's
+ * renew deadline and the 1 s a watch event's sync is meant to take.
+ */
+export const WORKER_SLICE_MS = 10
+
+/** The goroutinemap of a sync while no operation runs (most syncs): one set for them all, never changed. */
+const NONE_RUNNING: ReadonlySet<string> = new Set()
+
 /** storeObjectUpdate: false when `obj` is older than the cached version (the same version passes: periodic syncs). */
 export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(store: Map<string, T>, key: string, obj: T): boolean {
   const old = store.get(key)
-  if (old !== undefined) {
+  if (old === obj) {
+    // The very object cached (a resync's sync of an object unchanged): nothing to store, nor to index again.
+    return true
+  } else if (old !== undefined) {
     const oldRv = Number(old.metadata.resourceVersion)
     const newRv = Number(obj.metadata.resourceVersion)
     if (Number.isFinite(oldRv) && Number.isFinite(newRv) && oldRv > newRv) return false
@@ -131,6 +145,8 @@ export class PersistentVolumeLoop {
   /** The goroutinemap: operations carried out in the background, by the controller's names, until they end. */
   private readonly running = new Map<string, Promise<void>>()
   private workers: Promise<void>[] = []
+  /** Each object's last plan, replayed while its sync reads the same objects. */
+  readonly plans = new KeptPlans()
   /** How many volumes the loop may release, recycle or delete within a window (destruction-guard.ts). */
   private readonly budget: ReleaseBudget
   private resyncTimer: NodeJS.Timeout | undefined
@@ -138,6 +154,8 @@ export class PersistentVolumeLoop {
   private stopped = false
   private readonly now: () => number
   syncs = 0
+  /** Counts the changes of the controller's cache of volumes and claims (what the pv_collector gauges count). */
+  generation = 0
 
   constructor(
     private readonly opts: LoopOptions,
@@ -212,6 +230,7 @@ export class PersistentVolumeLoop {
     // initializeCaches: the controller's cache starts as the informers' contents.
     for (const [key, v] of this.volumeInformer.store) this.volumes.set(key, v)
     for (const [key, c] of this.claimInformer.store) this.claims.set(key, c)
+    this.generation++
     this.started = true
     log.info('Caches are synced', {volumes: this.volumes.size, claims: this.claims.size})
     this.deps.metrics.collect(this)
@@ -257,24 +276,35 @@ export class PersistentVolumeLoop {
     // The pass goes into the bulk lane: a watch event arriving meanwhile is synced before what is left of it.
     for (const key of this.claimInformer.store.keys()) this.claimQueue.add(key, 'bulk')
     for (const v of this.volumeInformer.store.values()) if (this.inScope.volume(v)) this.volumeQueue.add(v.metadata.name ?? '', 'bulk')
+    this.deps.metrics.resyncQueued.set(Date.now() / 1000)
   }
 
   private async worker(queue: WorkQueue, process: (key: string) => Promise<void>): Promise<void> {
     for (;;) {
-      const key = await queue.get()
+      let key = await queue.get()
       if (key === undefined) return
-      try {
-        await process(key)
-      } catch (err) {
-        this.deps.log.error('Sync failed', {queue: queue.name, key, err})
-        if (!this.stopped) queue.addRateLimited(key)
-      } finally {
-        queue.done(key)
+      // A slice of the event loop's time: keys one after the other for up to WORKER_SLICE_MS, then a
+      // turn of the event loop. A sync that only plans awaits nothing, and the next key is at hand:
+      // without the turn, a burst (the start-up's, a resync's: every object) would hold off the watches,
+      // the lease's renewal and SIGTERM until both queues are empty; with a turn after every key, the
+      // turns cost more than the syncs. An event added meanwhile is taken first (tryGet, as get).
+      const sliceEnds = performance.now() + WORKER_SLICE_MS
+      while (key !== undefined) {
+        await this.processKey(queue, process, key)
+        key = performance.now() < sliceEnds ? queue.tryGet() : undefined
       }
-      // A sync that only plans awaits nothing, and the next key is at hand: without a turn of the event
-      // loop between keys, a burst (the start-up's, a resync's: every object) would hold off the watches,
-      // the lease's renewal and SIGTERM until both queues are empty (12 s at 10,000 + 10,000).
       await yieldToEventLoop()
+    }
+  }
+
+  private async processKey(queue: WorkQueue, process: (key: string) => Promise<void>, key: string): Promise<void> {
+    try {
+      await process(key)
+    } catch (err) {
+      this.deps.log.error('Sync failed', {queue: queue.name, key, err})
+      if (!this.stopped) queue.addRateLimited(key)
+    } finally {
+      queue.done(key)
     }
   }
 
@@ -283,7 +313,7 @@ export class PersistentVolumeLoop {
     const claim = this.claimInformer.store.get(key)
     if (claim !== undefined) {
       // updateClaim
-      if (!storeObjectUpdate(this.claims, key, claim)) return
+      if (!this.store(this.claims, key, claim)) return
       this.operationFinishedIfBound(claim)
       const [namespace, name] = splitKey(key)
       await this.syncOne(refOfClaim(namespace, name), this.claimQueue, key)
@@ -293,8 +323,10 @@ export class PersistentVolumeLoop {
     const cached = this.claims.get(key)
     if (cached === undefined) return
     this.claims.delete(key)
+    this.generation++
     this.operations.delete(`pvc/${key}`)
     this.deps.audit.forget(`pvc/${key}`)
+    this.plans.forget(`pvc/${key}`)
     this.claimQueue.forget(key)
     this.deps.log.v(4).info('Claim deleted', {claim: key})
     const volumeName = cached.spec.volumeName ?? ''
@@ -306,14 +338,16 @@ export class PersistentVolumeLoop {
   private async processVolume(name: string): Promise<void> {
     const volume = this.volumeInformer.store.get(name)
     if (volume !== undefined) {
-      if (!storeObjectUpdate(this.volumes, name, volume)) return
+      if (!this.store(this.volumes, name, volume)) return
       await this.syncOne(refOfVolume(name), this.volumeQueue, name)
       return
     }
     const cached = this.volumes.get(name)
     if (cached === undefined) return
     this.volumes.delete(name)
+    this.generation++
     this.deps.audit.forget(`pv/${name}`)
+    this.plans.forget(`pv/${name}`)
     this.volumeQueue.forget(name)
     this.deps.log.v(4).info('Volume deleted', {volume: name})
     this.operationFinished(`pv/${name}`)
@@ -328,12 +362,17 @@ export class PersistentVolumeLoop {
     const state = stateForSync(this.sources, ref, this.opts.gates)
     this.syncs++
     const started = this.now()
-    const runningOperations = new Set(this.running.keys())
+    const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())
     // The sync's plan: all there is to it when not writing; else the executor's first, which also says
     // whether the sync starts an operation.
     // The slice holds a handful of volumes, matched once: the literal scan builds no index to ask it.
-    const planned = reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations, matching: 'scan'})
-    if (!this.opts.writing()) {
+    // Kept and replayed while the sync reads the same objects (kept-plans.ts): a resync's pass over what
+    // has not changed asks the engine nothing.
+    const writing = this.opts.writing()
+    const planned = this.plans.plan(sync, state, runningOperations, writing, () =>
+      reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations, matching: 'scan'}),
+    )
+    if (!writing) {
       this.deps.audit.planned(sync, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
       this.deps.log.v(planned.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: planned.actions.length})
@@ -408,6 +447,18 @@ export class PersistentVolumeLoop {
     else queue.forget(key)
   }
 
+  /** storeObjectUpdate into the controller's cache, counting a change (not the very object stored again). */
+  private store<T extends PersistentVolume | PersistentVolumeClaim>(store: Map<string, T>, key: string, obj: T): boolean {
+    const before = store.get(key)
+    const stored = storeObjectUpdate(store, key, obj)
+    const rv = obj.metadata.resourceVersion
+    if (stored && before !== obj && (rv === undefined || rv === '' || before?.metadata.resourceVersion !== rv)) this.generation++
+    else {
+      // Older than the cached one, the very object, or the same version of it (a relist): the same content.
+    }
+    return stored
+  }
+
   private cacheFrom(state: ClusterState, ref: string): void {
     const obj = ref.startsWith('pv/') ? state.volumes.find((o) => o.metadata.name === ref.slice(3)) : state.claims.find((o) => claimKey(o) === ref.slice(4))
     if (obj !== undefined) this.cacheObject(obj)
@@ -416,10 +467,10 @@ export class PersistentVolumeLoop {
   /** storeVolumeUpdate / storeClaimUpdate of an object read or written (never older than the cached one). */
   private cacheObject(obj: PersistentVolume | PersistentVolumeClaim): void {
     if (isVolume(obj)) {
-      storeObjectUpdate(this.volumes, obj.metadata.name ?? '', obj)
+      this.store(this.volumes, obj.metadata.name ?? '', obj)
     } else {
       const claim = obj as PersistentVolumeClaim
-      storeObjectUpdate(this.claims, claimKey(claim), claim)
+      this.store(this.claims, claimKey(claim), claim)
       this.operationFinishedIfBound(claim)
     }
   }

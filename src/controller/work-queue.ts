@@ -72,6 +72,22 @@ export type Lane = 'event' | 'bulk'
 /** At most this many event keys in a row while bulk keys wait; then one bulk key. */
 export const EVENT_BURST = 16
 
+/** A key waiting: its lane, the ticket of its live entry, when it was added (workqueue_queue_duration_seconds). */
+interface Waiting {
+  lane: Lane
+  ticket: number
+  addedAt: number
+}
+
+/** A key handed to a worker: the lane it was taken from, since when, and the lane asked for meanwhile. */
+interface Processing {
+  lane: Lane
+  startedAt: number
+  /** Re-added while processing: the lane it goes to at done() (client-go's dirty set, for those), and when. */
+  readded: Lane | undefined
+  readdedAt: number
+}
+
 /** One lane's FIFO; an entry is live while the queue's `waiting` map holds its key at its ticket. */
 interface Fifo {
   keys: string[]
@@ -83,17 +99,16 @@ interface Fifo {
 
 export class WorkQueue {
   private readonly lanes: Record<Lane, Fifo> = {event: fifo(), bulk: fifo()}
-  /** Keys waiting in a lane: their lane and the ticket of their live entry (client-go's queue + dirty set). */
-  private readonly waiting = new Map<string, {lane: Lane; ticket: number}>()
-  /** Keys re-added while processing: the lane they go to at done() (client-go's dirty set, for those). */
-  private readonly readded = new Map<string, Lane>()
+  /**
+   * Keys waiting in a lane: their lane, the ticket of their live entry, and when they were added
+   * (client-go's queue + dirty set).
+   */
+  private readonly waiting = new Map<string, Waiting>()
   /** Keys handed to a worker, with the lane they were taken from. */
-  private readonly processing = new Map<string, Lane>()
+  private readonly processing = new Map<string, Processing>()
   private nextTicket = 0
   /** Event keys handed out in a row while bulk keys waited. */
   private eventRun = 0
-  private readonly addedAt = new Map<string, number>()
-  private readonly startedAt = new Map<string, number>()
   private readonly delayed = new Map<string, NodeJS.Timeout>()
   private readonly waiters: Array<(key: string | undefined) => void> = []
   private shuttingDown = false
@@ -126,15 +141,16 @@ export class WorkQueue {
   /** Adds a key (a watch event's, by default; the resync's with `bulk`). */
   add(key: string, lane: Lane = 'event'): void {
     if (this.shuttingDown) return
-    if (this.processing.has(key)) {
+    const p = this.processing.get(key)
+    if (p !== undefined) {
       // Queued again when done(), in the better lane asked for meanwhile.
-      const asked = this.readded.get(key)
+      const asked = p.readded
       if (asked === undefined) {
         this.metrics?.added()
-        this.addedAt.set(key, this.now())
-        this.readded.set(key, lane)
+        p.readdedAt = this.now()
+        p.readded = lane
       } else if (asked === 'bulk' && lane === 'event') {
-        this.readded.set(key, 'event')
+        p.readded = 'event'
       } else {
         // Already asked for in this lane or a better one: de-duplicated.
       }
@@ -143,19 +159,18 @@ export class WorkQueue {
     const w = this.waiting.get(key)
     if (w === undefined) {
       this.metrics?.added()
-      this.addedAt.set(key, this.now())
-      this.push(key, lane)
+      this.push(key, lane, this.now())
     } else if (w.lane === 'bulk' && lane === 'event') {
       // Moved up: its bulk entry goes stale (skipped when reached), a live one is made in the event lane.
       this.lanes.bulk.live--
-      this.push(key, 'event')
+      this.push(key, 'event', w.addedAt)
     } else {
       // Waiting already, in this lane or a better one: de-duplicated, its place in the FIFO kept.
     }
   }
 
   /** Adds the key after its back-off (a failure), into the lane it was taken from (`event` if it is not being processed). */
-  addRateLimited(key: string, lane: Lane = this.processing.get(key) ?? 'event'): void {
+  addRateLimited(key: string, lane: Lane = this.processing.get(key)?.lane ?? 'event'): void {
     this.metrics?.retried()
     this.addAfter(key, this.backOff.when(key), lane)
   }
@@ -183,16 +198,22 @@ export class WorkQueue {
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
+  /**
+   * The next key if one is waiting (event lane first, as get()), else undefined at once: a worker that
+   * syncs keys in a slice of the event loop's time takes the next without a turn of the event loop.
+   */
+  tryGet(): string | undefined {
+    return this.depth > 0 ? this.take() : undefined
+  }
+
   /** The worker finished the key; if it was added again meanwhile, it is queued now. */
   done(key: string): void {
+    const p = this.processing.get(key)
+    if (p === undefined) return // not handed out (or done twice): nothing to account for
     this.processing.delete(key)
-    const started = this.startedAt.get(key)
-    this.startedAt.delete(key)
-    if (started !== undefined) this.metrics?.worked((this.now() - started) / 1000)
-    const lane = this.readded.get(key)
-    if (lane === undefined) return // not added again while processing: nothing to queue
-    this.readded.delete(key)
-    this.push(key, lane)
+    this.metrics?.worked((this.now() - p.startedAt) / 1000)
+    if (p.readded === undefined) return // not added again while processing: nothing to queue
+    this.push(key, p.readded, p.readdedAt)
   }
 
   /** Stops handing out keys; workers waiting in get() receive undefined. */
@@ -203,13 +224,13 @@ export class WorkQueue {
     for (const w of this.waiters.splice(0)) w(undefined)
   }
 
-  private push(key: string, lane: Lane): void {
+  private push(key: string, lane: Lane, addedAt: number): void {
     const ticket = this.nextTicket++
     const f = this.lanes[lane]
     f.keys.push(key)
     f.tickets.push(ticket)
     f.live++
-    this.waiting.set(key, {lane, ticket})
+    this.waiting.set(key, {lane, ticket, addedAt})
     const waiter = this.waiters.shift()
     if (waiter !== undefined) {
       // Hand it straight to a waiting worker (the queue is empty, or the waiter would not be waiting).
@@ -233,11 +254,13 @@ export class WorkQueue {
     else this.eventRun = 0
     const f = this.lanes[lane]
     let key: string
+    let w: Waiting | undefined
     for (;;) {
       key = f.keys[f.head]
       const ticket = f.tickets[f.head]
       f.head++
-      if (this.waiting.get(key)?.ticket === ticket) break
+      w = this.waiting.get(key)
+      if (w?.ticket === ticket) break
       // A stale entry: the key moved up to the event lane, or was taken from there already.
     }
     f.live--
@@ -248,11 +271,9 @@ export class WorkQueue {
       f.head = 0
     }
     this.waiting.delete(key)
-    this.processing.set(key, lane)
-    const added = this.addedAt.get(key)
-    this.addedAt.delete(key)
-    if (added !== undefined) this.metrics?.waited((this.now() - added) / 1000)
-    this.startedAt.set(key, this.now())
+    const now = this.now()
+    this.processing.set(key, {lane, startedAt: now, readded: undefined, readdedAt: 0})
+    this.metrics?.waited((now - w!.addedAt) / 1000)
     return key
   }
 }

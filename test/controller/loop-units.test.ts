@@ -8,11 +8,13 @@ import type {CoreEvent, Lease, LeaseApi} from '../../src/cluster/live-api.js'
 import {createLogger} from '../../src/cli/log.js'
 import {AuditStream} from '../../src/controller/audit-stream.js'
 import {builtinBinderEnabled, checkBuiltinBinder} from '../../src/controller/builtin-binder.js'
+import {ControllerMetrics} from '../../src/controller/controller-metrics.js'
 import {EventSink} from '../../src/controller/event-sink.js'
 import {microTime} from '../../src/controller/leader-election.js'
 import {Registry} from '../../src/controller/metrics.js'
 import {parseBindAddress} from '../../src/controller/metrics-server.js'
 import {storeObjectUpdate} from '../../src/controller/pv-loop.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {Action, PlannedEvent} from '../../src/engine/simulation/plan.js'
 import {UsageError} from '../../src/errors.js'
 
@@ -90,6 +92,61 @@ test('the audit stream prints a plan when it appears or changes, and every write
   audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
   assert.equal(lines.length, 5, 'writes are always news')
   assert.deepEqual(JSON.parse(lines[0]), {time: '1970-01-01T00:00:00.000Z', ...action('a', 'Released'), outcome: 'planned'})
+})
+
+test('the audit stream, batched, writes the lines of many syncs at once: at the next turn, or at flush()', async () => {
+  const writes: string[] = []
+  const audit = new AuditStream('json', (l) => writes.push(l), () => new Date(0), true)
+  audit.planned('pv/a', [action('a', 'Released')])
+  audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
+  assert.equal(writes.length, 0, 'not before the event loop turns')
+  await new Promise((resolve) => setImmediate(resolve))
+  assert.equal(writes.length, 1)
+  assert.deepEqual(
+    writes[0].trimEnd().split('\n').map((l) => JSON.parse(l)),
+    [
+      {time: '1970-01-01T00:00:00.000Z', ...action('a', 'Released'), outcome: 'planned'},
+      {time: '1970-01-01T00:00:00.000Z', ...action('b', 'Bound'), outcome: 'written'},
+    ],
+  )
+  audit.planned('pv/c', [action('c', 'Failed')])
+  audit.flush()
+  assert.equal(writes.length, 2, 'flush() writes what waits')
+  audit.flush()
+  assert.equal(writes.length, 2, 'and nothing when nothing waits')
+})
+
+test('the audit stream: a planned plan made again (the same writes, new objects) is not news; its JSON line keeps the keys in order', () => {
+  const lines: string[] = []
+  const audit = new AuditStream('json', (l) => lines.push(l), () => new Date(0))
+  const plan = [action('a', 'Released'), {...action('a', 'Released'), action: 'set-claim-phase' as const}]
+  audit.planned('pv/a', plan)
+  audit.planned('pv/a', plan)
+  audit.planned('pv/a', plan.map((a) => ({...a, patch: a.patch.map((p) => ({...p}))})))
+  assert.equal(lines.length, 2)
+  audit.planned('pv/a', [plan[1], plan[0]])
+  assert.equal(lines.length, 4, 'the same writes in another order are a new plan')
+  audit.executed('pv/a', plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})))
+  assert.equal(lines.length, 6, 'not carried out is news after planned')
+  audit.executed('pv/a', plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})))
+  assert.equal(lines.length, 6)
+  assert.deepEqual(Object.keys(JSON.parse(lines[0])), ['time', 'action', 'object', 'reason', 'patch', 'subresource', 'round', 'sync', 'outcome'])
+  const text: string[] = []
+  new AuditStream('text', (l) => text.push(l), () => new Date(0)).executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
+  assert.equal(text[0], `1970-01-01T00:00:00.000Z  written   set-volume-phase       ${'pv/b'.padEnd(30)} (sync pv/b) -> Bound\n`)
+})
+
+test('the pv_collector gauges are counted again when the cache has changed (its generation), not at every scrape', () => {
+  const volumes = new Map<string, PersistentVolume>([['a', {metadata: {name: 'a'}, spec: {storageClassName: 'gold'}, status: {phase: 'Bound'}}]])
+  const source = {volumes, claims: new Map<string, PersistentVolumeClaim>(), claimQueue: {depth: 0, name: 'claims'}, volumeQueue: {depth: 0, name: 'volumes'}, generation: 1}
+  const metrics = new ControllerMetrics()
+  metrics.collect(source)
+  const bound = () => metrics.render().split('\n').find((l) => l.startsWith('pv_collector_bound_pv_count{'))
+  assert.equal(bound(), 'pv_collector_bound_pv_count{storage_class="gold"} 1')
+  volumes.set('b', {metadata: {name: 'b'}, spec: {storageClassName: 'gold'}, status: {phase: 'Bound'}})
+  assert.equal(bound(), 'pv_collector_bound_pv_count{storage_class="gold"} 1', 'the same generation: the last count')
+  source.generation++
+  assert.equal(bound(), 'pv_collector_bound_pv_count{storage_class="gold"} 2')
 })
 
 test('the event sink counts repeats on one Event, drops a storm beyond 25 per object, and stays bounded', async () => {

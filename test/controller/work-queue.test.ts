@@ -94,6 +94,22 @@ const LANE_ROWS: Array<{name: string; ops: Op[]; order: string[]; depth?: number
 ]
 
 for (const row of LANE_ROWS) {
+  test(`lanes: ${row.name} (tryGet hands out the same order)`, async () => {
+    const q = new WorkQueue('claims', BACK_OFF)
+    for (const op of row.ops) {
+      if (op[0] === 'add') q.add(op[1], op[2])
+      else if (op[0] === 'take') q.tryGet()
+      else q.done(op[1])
+    }
+    const order: string[] = []
+    for (let key = q.tryGet(); key !== undefined; key = q.tryGet()) {
+      order.push(key)
+      q.done(key)
+    }
+    assert.deepEqual(order, row.order)
+    assert.equal(q.depth, 0)
+  })
+
   test(`lanes: ${row.name}`, async () => {
     const q = new WorkQueue('claims', BACK_OFF)
     for (const op of row.ops) {
@@ -155,4 +171,22 @@ test('lanes: shutDown hands out no key to a waiting worker, accepts none, and ca
   q.add('c', 'bulk')
   await new Promise((r) => setTimeout(r, 30))
   assert.equal(q.depth, 0, 'neither the adds nor the retry came in')
+})
+
+test('tryGet: undefined at once when no key waits, without taking the next add from get(); never a key being processed', async () => {
+  const q = new WorkQueue('claims', BACK_OFF)
+  assert.equal(q.tryGet(), undefined)
+  q.add('a', 'bulk')
+  assert.equal(q.tryGet(), 'a')
+  q.add('a')
+  assert.equal(q.tryGet(), undefined, 'a is being processed: it waits for done()')
+  q.done('a')
+  const waiting = q.get()
+  assert.equal(await waiting, 'a', 'the re-added key, once done')
+  q.add('b')
+  assert.equal(q.tryGet(), 'b', 'no waiter left behind by tryGet')
+  q.done('a')
+  q.done('b')
+  q.shutDown()
+  assert.equal(q.tryGet(), undefined)
 })

@@ -109,8 +109,9 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     ...(options.migration !== undefined ? {migration: options.migration} : {}),
   })
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
-  const inScope = scopePredicate(options.scope)
   const targets = options.targets
+  // Asked only by a round over every object in scope: named targets are synced whatever the scope.
+  const inScope = targets === undefined ? scopePredicate(options.scope) : undefined
 
   let rounds = 0
   let converged = false
@@ -123,7 +124,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     rounds++
     cluster.round = rounds
     const writesBefore = cluster.actions.length
-    const {claims, volumes} = targets === undefined ? allInScope(order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
+    const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.requeuedClaims.clear()
     for (const slot of claims) ctrl.syncClaimIn(slot)
     for (const slot of volumes) ctrl.syncVolumeIn(slot)

@@ -118,7 +118,8 @@ export class PodsByClaim {
 
   of(claimKey: string): Pod[] {
     const pods = this.byClaim.get(claimKey)
-    return pods === undefined ? [] : [...pods.values()]
+    // Most claims have no pod: one empty list for them all (a slice is read, never changed).
+    return pods === undefined ? (NO_PODS as Pod[]) : [...pods.values()]
   }
 }
 
@@ -131,9 +132,40 @@ export interface SyncSources {
   pods: PodsByClaim
 }
 
+const NO_PODS: readonly Pod[] = Object.freeze([])
+
+/** The classes of the last slice made from a store, by store: the same list while the store holds the same classes. */
+const classLists = new WeakMap<ReadonlyMap<string, StorageClass>, StorageClass[]>()
+
+/** Every class of the store, as the list the last slice had if the store holds the very same classes. */
+function classesOf(store: ReadonlyMap<string, StorageClass>): StorageClass[] {
+  const last = classLists.get(store)
+  if (last !== undefined && last.length === store.size) {
+    let i = 0
+    let same = true
+    for (const c of store.values()) {
+      if (last[i++] !== c) {
+        same = false
+        break
+      }
+    }
+    if (same) return last
+  } else {
+    // First asked, or classes were added or deleted.
+  }
+  const classes = [...store.values()]
+  classLists.set(store, classes)
+  return classes
+}
+
+function addVolume(volumes: Map<string, PersistentVolume>, volume: PersistentVolume | undefined): void {
+  if (volume !== undefined) volumes.set(volume.metadata.name ?? '', volume)
+}
+
 /** The state the sync of `ref` reads (see the top of this file), the controller's gates on. */
 export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates): ClusterState {
-  const classes = [...sources.classes.values()]
+  // One list shared by the slices while the classes stay the same: a slice is read, never changed.
+  const classes = classesOf(sources.classes)
   if (ref.kind === 'PersistentVolume') {
     const volume = sources.volumes.get(ref.name)
     const claimRef = volume?.spec.claimRef
@@ -149,21 +181,18 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   const claim = sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
   const volumes = new Map<string, PersistentVolume>()
-  const add = (volume: PersistentVolume | undefined) => {
-    if (volume !== undefined) volumes.set(volume.metadata.name ?? '', volume)
-  }
   const volumeName = claim.spec.volumeName ?? ''
   if (volumeName !== '') {
-    add(sources.volumes.get(volumeName))
+    addVolume(volumes, sources.volumes.get(volumeName))
   } else {
     const best = sources.volumes.bestMatchFor(claim, gates)
     if (best === 'cannot tell') {
       // Rare (a claim in error): the engine raises it over every volume, where the controller would.
-      for (const volume of sources.volumes.values()) add(volume)
+      for (const volume of sources.volumes.values()) addVolume(volumes, volume)
     } else {
-      for (const volume of sources.volumes.claimedBy(key)) add(volume)
-      add(best)
-      add(sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
+      for (const volume of sources.volumes.claimedBy(key)) addVolume(volumes, volume)
+      addVolume(volumes, best)
+      addVolume(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
     }
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
