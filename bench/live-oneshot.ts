@@ -230,6 +230,8 @@ export interface CommandResult {
   file: Side
   /** live ÷ file, of the wall medians. */
   ratio: number
+  /** The median of each run's live ÷ file (the two timed one after the other). */
+  pairedRatio: number
   cpuRatio: number
   comparison: ReportComparison
 }
@@ -289,7 +291,8 @@ export async function benchLiveOneshot(opts: {size: number; runs: number; dir?: 
         }
         const side = (xs: CliRun[]): Side => ({seconds: median(xs.map((x) => x.seconds)), cpu: median(xs.map((x) => x.cpu)), maxRssMB: Math.max(...xs.map((x) => x.maxRssMB))})
         const [l, f] = [side(runs[i]!.live), side(runs[i]!.file)]
-        commands.push({command: c.command, args: c.args, live: l, file: f, ratio: l.seconds / f.seconds, cpuRatio: l.cpu / f.cpu, comparison})
+        const pairedRatio = median(runs[i]!.live.map((x, run) => x.seconds / runs[i]!.file[run]!.seconds))
+        commands.push({command: c.command, args: c.args, live: l, file: f, ratio: l.seconds / f.seconds, pairedRatio, cpuRatio: l.cpu / f.cpu, comparison})
       }
       return {volumes, claims, pods, fileMB, runs: opts.runs, load, commands}
     } finally {
@@ -315,7 +318,7 @@ export function describeLiveOneshot(r: LiveOneshotResult): string[] {
         : `reports DIFFER in ${k.differingBeyondSource} of ${k.lines} lines beyond the source (first at line ${k.firstDifference!.line}: live ${JSON.stringify(k.firstDifference!.live)}, file ${JSON.stringify(k.firstDifference!.file)})`
     lines.push(
       `pvctl ${c.args.join(' ')} at ${r.volumes} + ${r.claims} (medians of ${r.runs}): live ${c.live.seconds.toFixed(2)} s (CPU ${c.live.cpu.toFixed(2)} s, peak RSS ${c.live.maxRssMB.toFixed(0)} MB), ` +
-        `file ${c.file.seconds.toFixed(2)} s (CPU ${c.file.cpu.toFixed(2)} s, peak RSS ${c.file.maxRssMB.toFixed(0)} MB); CPU ${c.cpuRatio.toFixed(2)}×; ${same}`,
+        `file ${c.file.seconds.toFixed(2)} s (CPU ${c.file.cpu.toFixed(2)} s, peak RSS ${c.file.maxRssMB.toFixed(0)} MB); CPU live ÷ file ${c.cpuRatio.toFixed(2)}×, wall of each run's pair ${c.pairedRatio.toFixed(2)}× (median); ${same}`,
     )
   }
   lines.push(`load average (1 min): ${r.load[0].toFixed(2)} before the runs, ${r.load[1].toFixed(2)} after`)
