@@ -4,11 +4,6 @@ export interface PageOptions {
   limit: number
   continueToken?: string
   labelSelector?: string
-  /**
-   * Told the page's continue token as soon as the head of the answer holds it (list-head.ts), before the
-   * rest arrives; the page's parsed metadata.continue, not this, decides what comes next.
-   */
-  onContinue?: (continueToken: string) => void
 }
 
 export interface Page<T> {

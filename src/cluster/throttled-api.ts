@@ -95,10 +95,7 @@ function withTimeout<T>(call: () => Promise<T>, ms: number, what: string): Promi
       deadline.abort(err)
     }, ms)
   })
-  // A caller's own signal (the loader aborting a page it read ahead for nothing) still tears the call down.
-  const outer = requestSignal()
-  const signal = outer === undefined ? deadline.signal : AbortSignal.any([outer, deadline.signal])
-  return Promise.race([withRequestSignal(signal, call), timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([withRequestSignal(deadline.signal, call), timeout]).finally(() => clearTimeout(timer))
 }
 
 /** A wait that ends early, rejecting, when the call it belongs to is aborted (its deadline passed). */

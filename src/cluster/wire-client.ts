@@ -12,7 +12,6 @@ import type * as k8s from '@kubernetes/client-node'
 import {type ApiTarget, describeTarget, MalformedAnswerError, toApiError} from './api-errors.js'
 import {type ExpectedKind, listAnswer, objectAnswer} from './answer-shape.js'
 import {JsonDepthGauge} from './json-depth.js'
-import {ListHeadReader} from './list-head.js'
 import type {Page, PageOptions} from './page.js'
 import {requestSignal} from './request-signal.js'
 import {InputError} from '../errors.js'
@@ -120,7 +119,7 @@ export class WireClient {
     if (p.continueToken !== undefined) query.set('continue', p.continueToken)
     if (p.labelSelector !== undefined) query.set('labelSelector', p.labelSelector)
     if (p.fieldSelector !== undefined) query.set('fieldSelector', p.fieldSelector)
-    const answer = await this.send(target, path, {method: 'GET', query}, p.onContinue)
+    const answer = await this.send(target, path, {method: 'GET', query})
     return listAnswer<T>(target, expectedKind(target.resource), answer.status, answer.body)
   }
 
@@ -139,7 +138,7 @@ export class WireClient {
   }
 
   /** Sends a request; a 2xx answer is parsed (undefined when empty), anything else is its ApiError. */
-  private async send(target: ApiTarget, path: string, req: WireRequest, onContinue?: (continueToken: string) => void): Promise<{status: number; body: unknown}> {
+  private async send(target: ApiTarget, path: string, req: WireRequest): Promise<{status: number; body: unknown}> {
     const url = new URL(`${this.server.replace(/\/$/, '')}${path}`)
     for (const [key, value] of req.query ?? []) url.searchParams.set(key, value)
     const opts: https.RequestOptions = {}
@@ -169,13 +168,9 @@ export class WireClient {
         // The nesting is measured as the bytes arrive (json-depth.ts): an answer nested past any object's
         // depth is refused before it is parsed, and the rest of it is not read.
         const gauge = new JsonDepthGauge()
-        // A 200 answer to a LIST whose next page may be asked for early: its head is read for the token.
-        const head = onContinue !== undefined && res.statusCode === 200 ? new ListHeadReader() : undefined
         res.on('data', (chunk: Buffer) => {
           if (gauge.feed(chunk)) {
             chunks.push(chunk)
-            const said = head?.done === false ? head.feed(chunk) : undefined
-            if (said !== undefined && 'continueToken' in said) onContinue!(said.continueToken)
             return
           }
           reject(new MalformedAnswerError(`${describeTarget(target)}: the answer nests deeper than ${gauge.limit} levels, deeper than any object of the cluster`, target, res.statusCode ?? 0, 'TooDeep'))

@@ -6,7 +6,6 @@ import {test} from 'node:test'
 import {RetryAfterRefusedError, TransientApiError, UnreachableError} from '../../src/cluster/api-errors.js'
 import type {Page, PageOptions} from '../../src/cluster/page.js'
 import {MAX_RETRY_AFTER_SECONDS, throttle} from '../../src/cluster/throttled-api.js'
-import {requestSignal, withRequestSignal} from '../../src/cluster/request-signal.js'
 
 /** A port whose calls record the fake clock's time when they reach it; the first `failures` continue pages fail. */
 class FakePort {
@@ -159,19 +158,4 @@ test('--request-timeout bounds the whole call: retries and their back-off includ
   })
   assert.ok(Date.now() - started < 1500, `ended after ${Date.now() - started} ms`)
   assert.equal(port.calls, 2, 'the second back-off (400 ms) is cut short by the deadline')
-})
-
-test('with --request-timeout, a signal the caller set (a page read ahead, dropped) still tears the call down', async () => {
-  const port = {
-    // Waits until the call's signal aborts, as a request does (wire-client.ts).
-    async readVolume(): Promise<string> {
-      const signal = requestSignal()
-      return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new Error('torn down')), {once: true}))
-    },
-  }
-  const api = throttle(port, {qps: 0, burst: 1, requestTimeoutMs: 60_000})
-  const dropped = new AbortController()
-  const call = withRequestSignal(dropped.signal, () => api.readVolume())
-  setTimeout(() => dropped.abort(), 5)
-  await assert.rejects(call, /torn down/)
 })

@@ -12,9 +12,8 @@ import {after, before, describe, test} from 'node:test'
 
 import {openLiveSession} from '../../src/app/live-session.js'
 import {runCli} from '../cli/run-cli.js'
-import {ApiError, MalformedAnswerError} from '../../src/cluster/api-errors.js'
+import {ApiError} from '../../src/cluster/api-errors.js'
 import {listAll, listKind, loadLiveState, PAGE_SIZE} from '../../src/cluster/live-loader.js'
-import type {PageOptions} from '../../src/cluster/page.js'
 import {type Emulator, type K8sObject, startEmulator} from '../emulator/emulator.js'
 import {pv, pvc} from '../emulator/fixtures.js'
 
@@ -73,8 +72,8 @@ describe('pagination over many pages', () => {
     {name: 'chunk size 0: one request', chunkSize: 0, pages: 1},
     {name: 'a chunk bigger than the list', chunkSize: 5000, pages: 1},
   ]
-  for (const row of rows.flatMap((r) => [{...r, readAhead: false}, {...r, readAhead: true}])) {
-    test(`${row.name}${row.readAhead ? ', read ahead' : ''}: every volume once, in order, from one snapshot with its resourceVersion`, async () => {
+  for (const row of rows) {
+    test(`${row.name}: every volume once, in order, from one snapshot with its resourceVersion`, async () => {
       const {api: client} = session()
       const expected = api.list('pv')
       const listRv = api.resourceVersion
@@ -83,7 +82,6 @@ describe('pagination over many pages', () => {
       let added = ''
       const listed = await listKind((p) => client.listVolumes(p), {
         chunkSize: row.chunkSize,
-        readAhead: row.readAhead,
         onPage: () => {
           // Writes between pages: a new volume, and a change to one not read yet. Neither may show up.
           if (pages++ === 0) {
@@ -138,27 +136,6 @@ describe('a continue token the server has forgotten (410 Expired)', () => {
     api.delete('pv', null, 'pv-late')
   })
 
-  test('read ahead: the kind is listed again in one request, at the latest state', async () => {
-    const {api: client} = session()
-    let pages = 0
-    const listed = await listKind((p) => client.listVolumes(p), {
-      chunkSize: 100,
-      readAhead: true,
-      onPage: () => {
-        if (pages++ === 1) {
-          api.create(pv('pv-late'))
-          api.compact()
-        }
-      },
-    })
-    // The page asked for while the second was read may have been answered before the compaction: the 410
-    // comes on it or on the one after, and the list starts over either way.
-    assert.equal(listed.relisted, true)
-    assert.equal(listed.resourceVersion, api.resourceVersion)
-    assert.deepEqual(names(listed.items), names(api.list('pv')))
-    api.delete('pv', null, 'pv-late')
-  })
-
   test('an error of the full list is the error pvctl reports', async () => {
     const {api: client} = session()
     api.faults.add({verb: 'list', resource: 'pv', skip: 1, count: 1, effect: {type: 'status', code: 410}})
@@ -172,29 +149,6 @@ describe('a continue token the server has forgotten (410 Expired)', () => {
       api.faults.clear()
     }
   })
-})
-
-test('read ahead over HTTPS: a page whose head says a token and whose rest is not JSON fails the list', async () => {
-  const {api: client} = session()
-  const first = await getJson('/api/v1/persistentvolumes?limit=100')
-  const second = await getJson(`/api/v1/persistentvolumes?limit=100&continue=${encodeURIComponent(first.metadata.continue!)}`)
-  // The second page: a head with the real token of the third, then an answer cut short. The third page is
-  // asked for as soon as the head is in; the list must fail all the same, never return the pages it has.
-  const torn = `{"kind":"PersistentVolumeList","apiVersion":"v1","metadata":{"resourceVersion":"1","continue":"${second.metadata.continue}"},"items":[{"metadata":{"name":"pv-0100"}},`
-  api.faults.add({verb: 'list', resource: 'pv', skip: 1, count: 1, effect: {type: 'body', code: 200, body: torn, headers: {'Content-Type': 'application/json'}}})
-  api.clearRequests()
-  try {
-    const asked: Array<string | undefined> = []
-    const fetchPage = (p: PageOptions) => {
-      asked.push(p.continueToken)
-      return client.listVolumes(p)
-    }
-    await assert.rejects(listAll(fetchPage, {chunkSize: 100, readAhead: true}), (err: unknown) => err instanceof MalformedAnswerError && err.reason === 'NotJSON')
-    assert.deepEqual(asked, [undefined, first.metadata.continue, second.metadata.continue], 'the third page was asked for from the torn page\'s head, and nothing after')
-    assert.ok(api.countRequests({verb: 'list', resource: 'pv'}) <= 3)
-  } finally {
-    api.faults.clear()
-  }
 })
 
 test('loadLiveState passes --chunk-size to every kind it lists', async () => {
