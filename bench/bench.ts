@@ -8,6 +8,7 @@
 //   npm run bench -- --reference-size 0             no scan comparison
 //   npm run bench -- --smoke                        1k, everything once, no targets judged (CI)
 //   npm run bench -- --live-size 0                  no live list (bench/live-list.ts; 100k by default)
+//   npm run bench -- --live-oneshot-size 0          no live sync and audit beside the file (bench/live-oneshot.ts; 100k by default)
 //   npm run bench -- --loop-size 0                  no loop-mode full sync (bench/loop-sync.ts; 100k by default)
 //   npm run bench -- --watch-size 0                 no watch latency under a resync pass (bench/watch-latency.ts; 100k by default)
 //   npm run bench -- --watch-trials 100             its trials (claims created during a pass; default 50)
@@ -382,6 +383,7 @@ function parseArgs(argv: string[]): BenchOptions {
   let dir: string | undefined
   let json: string | undefined
   let live = 100_000
+  let liveOneshot = 100_000
   let loop = 100_000
   let watch = 100_000
   let trials = 50
@@ -400,6 +402,7 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (arg === '--dir') dir = value()
     else if (arg === '--json') json = value()
     else if (arg === '--live-size') live = Number(value())
+    else if (arg === '--live-oneshot-size') liveOneshot = Number(value())
     else if (arg === '--loop-size') loop = Number(value())
     else if (arg === '--watch-size') watch = Number(value())
     else if (arg === '--watch-trials') trials = positive(value(), arg)
@@ -408,8 +411,9 @@ function parseArgs(argv: string[]): BenchOptions {
   }
   if (smoke) {
     judgeTargets = false
-    // test/e2e/live-list-bench.test.ts, loop-sync-bench.test.ts and watch-latency-bench.test.ts run those at smoke size.
+    // test/e2e/live-list-bench.test.ts, live-oneshot-bench.test.ts, loop-sync-bench.test.ts and watch-latency-bench.test.ts run those at smoke size.
     live = 0
+    liveOneshot = 0
     loop = 0
     watch = 0
     if (sizes.length === 0) sizes.push(1000)
@@ -421,6 +425,7 @@ function parseArgs(argv: string[]): BenchOptions {
   }
   jsonOut = json
   liveSize = live
+  liveOneshotSize = liveOneshot
   loopSize = loop
   watchSize = watch
   watchTrials = trials
@@ -435,6 +440,7 @@ function positive(v: string, flag: string): number {
 
 let jsonOut: string | undefined
 let liveSize = 0
+let liveOneshotSize = 0
 let loopSize = 0
 let watchSize = 0
 let watchTrials = 50
@@ -455,6 +461,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const flow = {chunkSize: 500, qps: 5, burst: 10}
       const r = await benchLiveList({volumes: liveSize, runs: 3, flow})
       process.stdout.write(`live list of ${r.volumes} volumes (--chunk-size 500 --qps 5 --burst 10): ${r.live.toFixed(2)} s, file ${r.file.toFixed(2)} s: ${r.ratio.toFixed(2)}× the file\n`)
+    }
+    if (liveOneshotSize > 0) {
+      // sync --dry-run -o json and audit -o json on the live cluster beside the same on the file, each target beside its measure.
+      // Live reports that differ from the file's are wrong answers, as unidentical plans are (exit 1).
+      const {benchLiveOneshot, describeLiveOneshot, reportsMatch} = await import('./live-oneshot.js')
+      const r = await benchLiveOneshot({size: liveOneshotSize, runs: 3})
+      process.stdout.write(`${describeLiveOneshot(r).join('\n')}\n`)
+      if (!reportsMatch(r)) process.exitCode = 1
     }
     if (loopSize > 0) {
       // Loop mode syncing every object once, as at start-up and at every resync.
