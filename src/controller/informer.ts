@@ -15,9 +15,18 @@
 //            pages come, so that an event during a resync's LIST of 100k objects is not held until the
 //            list ends; the list is merged by resourceVersion (what the watch brought after the list's
 //            snapshot stays). client-go's resync replays the store and lists nothing; pvctl lists to see
-//            a change the watch missed, and must not stop watching to do it.
+//            a change the watch missed, and must not stop watching to do it. The merge goes in slices of
+//            MERGE_SLICE objects with a turn of the event loop between them, so that a watch event is not
+//            held behind the merge of 100k objects either; each slice decides on the store as the watch
+//            has left it by then
+//   unchanged an object listed at the resourceVersion the store holds stays the object held (the same
+//            one: no copy replaces it, its handlers get it as both old and new): the loop puts it in
+//            the bulk lane, and the listed copy is garbage at once rather than the held one in the old
+//            generation
 //
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
+import {setImmediate as yieldToEventLoop} from 'node:timers/promises'
+
 import {ApiError, MalformedAnswerError} from '../cluster/api-errors.js'
 import type {WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
 import type {Page, PageOptions} from '../cluster/page.js'
@@ -57,6 +66,9 @@ export interface InformerOptions<T> {
   backOffMs?: {initial: number; max: number}
 }
 
+/** Listed objects merged per turn of the event loop by a list beside the watch. */
+export const MERGE_SLICE = 2000
+
 /** Thrown inside the loop: the watch asked for a relist. */
 class Gone extends Error {}
 
@@ -80,6 +92,8 @@ export class Informer<T extends WireObject> {
   /** Keys the watch deleted while a list beside it was under way, with the deletion's resourceVersion. */
   private deletedDuringList: Map<string, number> | undefined
   private listsBesideWatch = 0
+  /** Counts the lists that replaced the store: a merge under way when one does is out of date, and stops. */
+  private replaced = 0
 
   constructor(private readonly opts: InformerOptions<T>) {}
 
@@ -128,20 +142,28 @@ export class Informer<T extends WireObject> {
     this.listsBesideWatch++
     this.deletedDuringList ??= new Map()
     const deleted = this.deletedDuringList
+    // The watch's deletions are recorded until the merge is done: it runs in slices, events between them.
+    let merged: boolean
     let listed: {items: T[]; resourceVersion?: string}
     try {
-      listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
-    } catch (err) {
+      try {
+        listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
+      } catch (err) {
+        if (this.stopped) return
+        log.v(2).info('List beside the watch failed; relisting', {resource, err})
+        return this.relist(reason)
+      }
       if (this.stopped) return
-      log.v(2).info('List beside the watch failed; relisting', {resource, err})
-      return this.relist(reason)
+      const listRv = Number(listed.resourceVersion)
+      if (!Number.isFinite(listRv) || listed.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) return this.relist(reason)
+      merged = await this.merge(listed.items, listRv, deleted)
     } finally {
       if (--this.listsBesideWatch === 0) this.deletedDuringList = undefined
     }
-    if (this.stopped) return
-    const listRv = Number(listed.resourceVersion)
-    if (!Number.isFinite(listRv) || listed.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) return this.relist(reason)
-    this.merge(listed.items, listRv, deleted)
+    if (!merged) {
+      // Stopped, or a list the watch restarted from replaced the store meanwhile: it is newer than this one.
+      return
+    }
     this.opts.metrics?.relisted(resource, reason)
     log.v(4).info('Listed', {resource, reason, resourceVersion: listed.resourceVersion, objects: this.store.size})
   }
@@ -216,6 +238,7 @@ export class Informer<T extends WireObject> {
     // Paged as a one-shot load is (--chunk-size), a 410 on a continue token relisting the kind whole.
     const listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
     if (this.stopped) return
+    this.replaced++
     this.replace(listed.items)
     this.lastRv = listed.resourceVersion ?? ''
   }
@@ -224,10 +247,11 @@ export class Informer<T extends WireObject> {
   private replace(items: readonly T[]): void {
     const h = this.opts.handlers
     const seen = new Set<string>()
-    for (const obj of items) {
-      const key = objectKey(obj)
+    for (const listedObj of items) {
+      const key = objectKey(listedObj)
       seen.add(key)
       const old = this.store.get(key)
+      const obj = unchanged(old, listedObj) ? old : listedObj
       this.store.set(key, obj)
       if (old === undefined) h?.onAdd?.(obj)
       else h?.onUpdate?.(old, obj)
@@ -242,26 +266,47 @@ export class Informer<T extends WireObject> {
   /**
    * Replace, for a list taken beside the watch: what the watch brought after the list's snapshot (an
    * object newer than `listRv`, or deleted after it) stays as the watch left it; the rest is replaced.
+   * In slices of MERGE_SLICE, the watch's events applied between them: each object is decided on the
+   * store as it is when its slice runs, `deletedAfter` holding every deletion the watch has brought so far.
+   * False when it stopped before the end (the informer stopped, or a list replaced the store meanwhile).
    */
-  private merge(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>): void {
+  private async merge(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>): Promise<boolean> {
     const h = this.opts.handlers
+    const replaced = this.replaced
+    const current = () => !this.stopped && this.replaced === replaced
     const seen = new Set<string>()
-    for (const obj of items) {
-      const key = objectKey(obj)
-      seen.add(key)
-      if ((deletedAfter.get(key) ?? 0) > listRv) continue // the watch deleted it after the snapshot
-      const old = this.store.get(key)
-      if (old !== undefined && Number(old.metadata.resourceVersion) > listRv) continue // the watch brought a newer one
-      this.store.set(key, obj)
-      if (old === undefined) h?.onAdd?.(obj)
-      else h?.onUpdate?.(old, obj)
+    for (let from = 0; from < items.length; from += MERGE_SLICE) {
+      if (from > 0) {
+        await yieldToEventLoop()
+        if (!current()) return false
+      }
+      for (const listedObj of items.slice(from, from + MERGE_SLICE)) {
+        const key = objectKey(listedObj)
+        seen.add(key)
+        if ((deletedAfter.get(key) ?? 0) > listRv) continue // the watch deleted it after the snapshot
+        const old = this.store.get(key)
+        if (old !== undefined && Number(old.metadata.resourceVersion) > listRv) continue // the watch brought a newer one
+        const obj = unchanged(old, listedObj) ? old : listedObj
+        this.store.set(key, obj)
+        if (old === undefined) h?.onAdd?.(obj)
+        else h?.onUpdate?.(old, obj)
+      }
     }
-    for (const [key, old] of this.store) {
-      if (seen.has(key)) continue
-      if (Number(old.metadata.resourceVersion) > listRv) continue // created (or changed) after the snapshot
-      this.store.delete(key)
-      h?.onDelete?.(old)
+    // What the list no longer holds: keys taken now, each decided when its slice runs.
+    const held = [...this.store.keys()]
+    for (let from = 0; from < held.length; from += MERGE_SLICE) {
+      await yieldToEventLoop()
+      if (!current()) return false
+      for (const key of held.slice(from, from + MERGE_SLICE)) {
+        if (seen.has(key)) continue
+        const old = this.store.get(key)
+        if (old === undefined) continue // the watch deleted it meanwhile (its handlers were told)
+        if (Number(old.metadata.resourceVersion) > listRv) continue // created (or changed) after the snapshot
+        this.store.delete(key)
+        h?.onDelete?.(old)
+      }
     }
+    return true
   }
 
   /** One watch, until it ends; returns how many events it brought. */
@@ -333,6 +378,11 @@ export class Informer<T extends WireObject> {
     }
     if (rv) this.lastRv = rv
   }
+}
+
+/** The listed copy of an object the store holds at the same resourceVersion: the held one stays. */
+function unchanged<T extends WireObject>(held: T | undefined, listed: T): held is T {
+  return held !== undefined && held.metadata.resourceVersion !== undefined && held.metadata.resourceVersion === listed.metadata.resourceVersion
 }
 
 /**
