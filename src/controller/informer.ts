@@ -15,10 +15,10 @@
 //            pages come, so that an event during a resync's LIST of 100k objects is not held until the
 //            list ends; the list is merged by resourceVersion (what the watch brought after the list's
 //            snapshot stays). client-go's resync replays the store and lists nothing; pvctl lists to see
-//            a change the watch missed, and must not stop watching to do it. The merge goes in slices of
-//            MERGE_SLICE objects with a turn of the event loop between them, so that a watch event is not
-//            held behind the merge of 100k objects either; each slice decides on the store as the watch
-//            has left it by then
+//            a change the watch missed, and must not stop watching to do it. Each page is merged as it
+//            comes, in slices of MERGE_SLICE objects with a turn of the event loop between them, so that
+//            a watch event is not held behind the merge of 100k objects either; each slice decides on the
+//            store as the watch has left it by then
 //   unchanged an object listed at the resourceVersion the store holds stays the object held (the same
 //            one: no copy replaces it, its handlers get it as both old and new): the loop puts it in
 //            the bulk lane, and the listed copy is garbage at once rather than the held one in the old
@@ -142,27 +142,47 @@ export class Informer<T extends WireObject> {
     this.listsBesideWatch++
     this.deletedDuringList ??= new Map()
     const deleted = this.deletedDuringList
-    // The watch's deletions are recorded until the merge is done: it runs in slices, events between them.
-    let merged: boolean
-    let listed: {items: T[]; resourceVersion?: string}
+    // Each page is merged as it comes (its copies of unchanged objects are garbage at once, young, and
+    // the pass's keys are queued while the rest is listed); the watch's deletions are recorded until
+    // the merge is done. A full list after an expired continue token is a new snapshot: merged the same.
+    const replaced = this.replaced
+    const current = () => !this.stopped && this.replaced === replaced
+    let listRv = Number.NaN
+    let seen = new Set<string>()
+    let valid = true
+    const mergePage = async (p: PageOptions): Promise<Page<T>> => {
+      const page = await this.opts.list(p)
+      if (p.continueToken === undefined) {
+        listRv = Number(page.resourceVersion)
+        seen = new Set()
+      }
+      if (!valid) {
+        // A page without comparable resourceVersions came: relisted at the end, nothing more merged.
+      } else if (!Number.isFinite(listRv) || page.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) {
+        valid = false // the merge compares resourceVersions: relisted instead
+      } else if (current()) {
+        await this.mergeItems(page.items, listRv, deleted, seen, current)
+      } else {
+        // Stopped, or replaced: the rest of the list is not merged.
+      }
+      return {...page, items: []}
+    }
+    let listed: {resourceVersion?: string}
     try {
       try {
-        listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
+        listed = await listKind(mergePage, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
       } catch (err) {
         if (this.stopped) return
         log.v(2).info('List beside the watch failed; relisting', {resource, err})
         return this.relist(reason)
       }
-      if (this.stopped) return
-      const listRv = Number(listed.resourceVersion)
-      if (!Number.isFinite(listRv) || listed.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) return this.relist(reason)
-      merged = await this.merge(listed.items, listRv, deleted)
+      if (!valid) return this.relist(reason)
+      if (!current() || !(await this.dropUnlisted(listRv, seen, current))) {
+        // Stopped, or a list the watch restarted from replaced the store meanwhile: it is newer than this one.
+        return
+      }
     } finally {
       if (--this.listsBesideWatch === 0) this.deletedDuringList = undefined
-    }
-    if (!merged) {
-      // Stopped, or a list the watch restarted from replaced the store meanwhile: it is newer than this one.
-      return
     }
     this.opts.metrics?.relisted(resource, reason)
     log.v(4).info('Listed', {resource, reason, resourceVersion: listed.resourceVersion, objects: this.store.size})
@@ -264,21 +284,18 @@ export class Informer<T extends WireObject> {
   }
 
   /**
-   * Replace, for a list taken beside the watch: what the watch brought after the list's snapshot (an
-   * object newer than `listRv`, or deleted after it) stays as the watch left it; the rest is replaced.
-   * In slices of MERGE_SLICE, the watch's events applied between them: each object is decided on the
-   * store as it is when its slice runs, `deletedAfter` holding every deletion the watch has brought so far.
-   * False when it stopped before the end (the informer stopped, or a list replaced the store meanwhile).
+   * Replace, for a list taken beside the watch, of one page: what the watch brought after the list's
+   * snapshot (an object newer than `listRv`, or deleted after it) stays as the watch left it; the rest is
+   * replaced. In slices of MERGE_SLICE, the watch's events applied between them: each object is decided
+   * on the store as it is when its slice runs, `deletedAfter` holding every deletion the watch has brought
+   * so far. Stops when `current()` turns false (the informer stopped, or a list replaced the store).
    */
-  private async merge(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>): Promise<boolean> {
+  private async mergeItems(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>, seen: Set<string>, current: () => boolean): Promise<void> {
     const h = this.opts.handlers
-    const replaced = this.replaced
-    const current = () => !this.stopped && this.replaced === replaced
-    const seen = new Set<string>()
     for (let from = 0; from < items.length; from += MERGE_SLICE) {
       if (from > 0) {
         await yieldToEventLoop()
-        if (!current()) return false
+        if (!current()) return
       }
       for (const listedObj of items.slice(from, from + MERGE_SLICE)) {
         const key = objectKey(listedObj)
@@ -292,7 +309,14 @@ export class Informer<T extends WireObject> {
         else h?.onUpdate?.(old, obj)
       }
     }
-    // What the list no longer holds: keys taken now, each decided when its slice runs.
+  }
+
+  /**
+   * The end of a merge: what the list no longer holds is deleted, unless the watch brought it after the
+   * snapshot. Keys taken now, each decided when its slice runs. False when `current()` turned false.
+   */
+  private async dropUnlisted(listRv: number, seen: ReadonlySet<string>, current: () => boolean): Promise<boolean> {
+    const h = this.opts.handlers
     const held = [...this.store.keys()]
     for (let from = 0; from < held.length; from += MERGE_SLICE) {
       await yieldToEventLoop()
