@@ -88,7 +88,7 @@ async function informerOver(first: WireObject[], firstRv: number, afterUpdate?: 
   while (emit === undefined) await new Promise((r) => setImmediate(r))
   calls.length = 0
   updates.length = 0
-  return {informer, calls, updates, emit: (e: WatchEvent) => emit!(e), nextList: (p: Page<WireObject>) => pages.push(p)}
+  return {informer, calls, updates, emit: (e: WatchEvent) => emit!(e), nextList: (p: Page<WireObject> | Promise<Page<WireObject>>) => pages.push(p)}
 }
 
 const named = (prefix: string, n: number, rv: number) => Array.from({length: n}, (_, i) => obj(`${prefix}-${String(i).padStart(5, '0')}`, rv))
@@ -149,4 +149,24 @@ test('a relist keeps the object held when its resourceVersion is unchanged: the 
     assert.equal(informer.store.get('moved'), listedMoved, `${what}: a changed object is replaced by the listed one`)
     await informer.stop()
   }
+})
+
+test('a resync list is merged page by page: each page as it comes, the watch between pages deciding as within one', async () => {
+  const {informer, calls, emit, nextList} = await informerOver([obj('a', 1), obj('b', 1), obj('c', 1), obj('d', 1)], 1)
+  nextList({items: [obj('a', 1), obj('b', 1)], resourceVersion: '10', continueToken: 'page-2'})
+  let answer!: (p: Page<WireObject>) => void
+  nextList(new Promise((resolve) => (answer = resolve)))
+  const resync = informer.listBesideWatch('resync')
+  while (!calls.includes('update b')) await new Promise((r) => setImmediate(r))
+  assert.deepEqual(calls, ['update a', 'update b'], 'the first page was merged before the second came')
+  // Between the pages the watch deletes a (merged) and c (not yet listed), and changes d.
+  emit({type: 'DELETED', object: obj('a', 11)} as never)
+  emit({type: 'DELETED', object: obj('c', 12)} as never)
+  emit({type: 'MODIFIED', object: obj('d', 13)} as never)
+  // The second page, of the snapshot at 10 (its resourceVersion on a continue page is the first's).
+  answer({items: [obj('c', 1), obj('d', 1)], resourceVersion: '10'})
+  await resync
+  assert.deepEqual(rvs(informer.store), {b: '1', d: '13'})
+  assert.deepEqual(calls, ['update a', 'update b', 'delete a', 'delete c', 'update d'])
+  await informer.stop()
 })
