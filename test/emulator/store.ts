@@ -42,6 +42,12 @@ export class Store {
    */
   private readonly sorted = new Map<string, ReadonlyArray<readonly [string, K8sObject]>>()
   private readonly history: StoreEvent[] = []
+  /**
+   * The last past snapshot made of each resource, by revision: the pages of one paginated LIST all read
+   * the same revision, and remaking it (a copy of the kind and a sort) for each page after a write would
+   * cost a page the whole list's size. A past revision's objects never change, so it stays right.
+   */
+  private readonly pastSnapshots = new Map<string, {rv: number; entries: ReadonlyArray<readonly [string, K8sObject]>}>()
   /** Emits `event` with a StoreEvent after each commit, synchronously, so watchers never miss one. */
   readonly events = new EventEmitter()
 
@@ -127,12 +133,16 @@ export class Store {
     }
     // Writes to other kinds since rv (the usual case while a list pages on): this kind is as it is now.
     if (newer.length === 0) return this.current(resource)
+    const made = this.pastSnapshots.get(resource)
+    if (made?.rv === rv) return made.entries
     const state = new Map(this.bucket(resource))
     for (const e of newer) {
       if (e.prev) state.set(e.key, e.prev)
       else state.delete(e.key)
     }
-    return byKey([...state.entries()])
+    const entries = byKey([...state.entries()])
+    this.pastSnapshots.set(resource, {rv, entries})
+    return entries
   }
 
   /** The events after revision `rv` (all resources), or undefined when some of them are compacted away. */
