@@ -31,14 +31,39 @@ function byKey(entries: Array<[string, K8sObject]>): Array<[string, K8sObject]> 
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
+/** The index of the first entry whose key is not below `key` (binary search over the key order). */
+function lowerBound(entries: ReadonlyArray<readonly [string, K8sObject]>, key: string): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entries[mid][0] < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** `key` set to `object` (undefined: removed) in a key-ordered array, in place. */
+function putInOrder(entries: Array<readonly [string, K8sObject]>, key: string, object: K8sObject | undefined): void {
+  const i = lowerBound(entries, key)
+  const present = i < entries.length && entries[i][0] === key
+  if (object === undefined) {
+    if (present) entries.splice(i, 1)
+  } else if (present) {
+    entries[i] = [key, object]
+  } else {
+    entries.splice(i, 0, [key, object])
+  }
+}
+
 export class Store {
   private revision: number
   private compacted: number
   private readonly data = new Map<string, Map<string, K8sObject>>()
   /**
-   * Each resource's objects in key order, kept until the next write to that resource: every page of a
-   * paginated LIST reads this order, and sorting 100k keys per page would make a list quadratic (the
-   * apiserver's watch cache and etcd both keep their keys ordered too).
+   * Each resource's objects in key order, kept across writes (each puts its key in place, in a copy):
+   * every page of a paginated LIST reads this order, and sorting 100k keys per page would make a list
+   * quadratic (the apiserver's watch cache and etcd both keep their keys ordered too).
    */
   private readonly sorted = new Map<string, ReadonlyArray<readonly [string, K8sObject]>>()
   private readonly history: StoreEvent[] = []
@@ -100,7 +125,6 @@ export class Store {
     const prev = bucket.get(key)
     if (!object && !prev) throw new Error(`store: delete of missing ${resource} ${key}`)
     const rv = ++this.revision
-    this.sorted.delete(resource)
     let stored: K8sObject
     let type: StoreEventType
     if (object) {
@@ -113,6 +137,15 @@ export class Store {
       stored.metadata.resourceVersion = String(rv)
       bucket.delete(key)
       type = 'DELETED'
+    }
+    // The key order kept, not made again: a copy with this key put in place (readers may hold the old one).
+    const ordered = this.sorted.get(resource)
+    if (ordered !== undefined) {
+      const next = [...ordered]
+      putInOrder(next, key, object ? stored : undefined)
+      this.sorted.set(resource, next)
+    } else {
+      // Not ordered yet: current() orders it when first asked.
     }
     const event: StoreEvent = {rv, type, resource, key, object: stored, ...(prev ? {prev} : {})}
     this.history.push(event)
@@ -135,12 +168,9 @@ export class Store {
     if (newer.length === 0) return this.current(resource)
     const made = this.pastSnapshots.get(resource)
     if (made?.rv === rv) return made.entries
-    const state = new Map(this.bucket(resource))
-    for (const e of newer) {
-      if (e.prev) state.set(e.key, e.prev)
-      else state.delete(e.key)
-    }
-    const entries = byKey([...state.entries()])
+    // The current order, with the newer events undone, newest first: a copy, no sort.
+    const entries = [...this.current(resource)]
+    for (const e of newer) putInOrder(entries, e.key, e.prev)
     this.pastSnapshots.set(resource, {rv, entries})
     return entries
   }
