@@ -31,6 +31,9 @@ function byKey(entries: Array<[string, K8sObject]>): Array<[string, K8sObject]> 
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
+/** Keys written since a kind was ordered beyond which it is ordered afresh (a sort) rather than patched. */
+const PUT_IN_PLACE_LIMIT = 1000
+
 /** The index of the first entry whose key is not below `key` (binary search over the key order). */
 function lowerBound(entries: ReadonlyArray<readonly [string, K8sObject]>, key: string): number {
   let lo = 0
@@ -61,11 +64,13 @@ export class Store {
   private compacted: number
   private readonly data = new Map<string, Map<string, K8sObject>>()
   /**
-   * Each resource's objects in key order, kept across writes (each puts its key in place, in a copy):
+   * Each resource's objects in key order, kept across writes (their keys put in place, in a copy):
    * every page of a paginated LIST reads this order, and sorting 100k keys per page would make a list
    * quadratic (the apiserver's watch cache and etcd both keep their keys ordered too).
    */
   private readonly sorted = new Map<string, ReadonlyArray<readonly [string, K8sObject]>>()
+  /** The keys written since `sorted` was made or brought up to date, per resource. */
+  private readonly changedSinceSorted = new Map<string, string[]>()
   private readonly history: StoreEvent[] = []
   /**
    * The last past snapshot made of each resource, by revision: the pages of one paginated LIST all read
@@ -109,9 +114,20 @@ export class Store {
   /** The current objects of a resource, in key order (shared until the next write: do not modify it). */
   current(resource: string): ReadonlyArray<readonly [string, K8sObject]> {
     let entries = this.sorted.get(resource)
+    const changed = this.changedSinceSorted.get(resource)
     if (!entries) {
       entries = byKey([...this.bucket(resource).entries()])
       this.sorted.set(resource, entries)
+      this.changedSinceSorted.set(resource, [])
+    } else if (changed !== undefined && changed.length > 0) {
+      // A copy (a page being read, or a past snapshot, may hold the old one) with each changed key put in place.
+      const next = [...entries]
+      const bucket = this.bucket(resource)
+      for (const key of changed) putInOrder(next, key, bucket.get(key))
+      changed.length = 0
+      this.sorted.set(resource, (entries = next))
+    } else {
+      // Unchanged since ordered.
     }
     return entries
   }
@@ -138,14 +154,16 @@ export class Store {
       bucket.delete(key)
       type = 'DELETED'
     }
-    // The key order kept, not made again: a copy with this key put in place (readers may hold the old one).
-    const ordered = this.sorted.get(resource)
-    if (ordered !== undefined) {
-      const next = [...ordered]
-      putInOrder(next, key, object ? stored : undefined)
-      this.sorted.set(resource, next)
-    } else {
+    // The key order is kept: the key is put in place when the order is next read (current()), unless
+    // so many changed that ordering afresh costs less.
+    const changed = this.changedSinceSorted.get(resource)
+    if (changed === undefined) {
       // Not ordered yet: current() orders it when first asked.
+    } else if (changed.length < PUT_IN_PLACE_LIMIT) {
+      changed.push(key)
+    } else {
+      this.sorted.delete(resource)
+      this.changedSinceSorted.delete(resource)
     }
     const event: StoreEvent = {rv, type, resource, key, object: stored, ...(prev ? {prev} : {})}
     this.history.push(event)
