@@ -64,7 +64,7 @@ export interface LoopOptions {
   signal: AbortSignal
   /** Back-off of failed keys (default 5 ms doubling, at most the resync period). */
   backOffBaseMs?: number
-  /** Called after each resync's relists (the binder check is repeated there). */
+  /** Called at each resync, before its relists queue the pass (the binder check is repeated there). */
   onResync?: () => Promise<void>
   /** --allow-mass-release: no bound on the volumes released within MASS_RELEASE_WINDOW_MS. */
   allowMassRelease?: boolean
@@ -251,12 +251,13 @@ export class PersistentVolumeLoop {
   async resync(): Promise<void> {
     if (this.stopped) return
     this.deps.log.v(4).info('Resyncing PV controller')
-    await Promise.all(this.informers.map((i) => i.listBesideWatch('resync')))
-    if (this.stopped) return
+    // The binder check first: the relists' handlers queue the pass as they merge, and its syncs ask writing().
     await this.opts.onResync?.()
-    // The pass is queued already: the relists' handlers added every claim and volume key (an unchanged
-    // object to the bulk lane, laneOf), as they were merged, slice by slice. Adding the stores' keys
-    // again here would be 200k de-duplicated adds at 100k + 100k, in one stretch the watch waits behind.
+    if (this.stopped) return
+    // The pass is queued by the relists: their handlers add every claim and volume key (an unchanged
+    // object to the bulk lane, laneOf) page by page. Adding the stores' keys again here would be 200k
+    // de-duplicated adds at 100k + 100k, in one stretch the watch waits behind.
+    await Promise.all(this.informers.map((i) => i.listBesideWatch('resync')))
   }
 
   private async worker(queue: WorkQueue, process: (key: string) => Promise<void>): Promise<void> {
