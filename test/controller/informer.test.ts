@@ -170,3 +170,23 @@ test('a resync list is merged page by page: each page as it comes, the watch bet
   assert.deepEqual(calls, ['update a', 'update b', 'delete a', 'delete c', 'update d'])
   await informer.stop()
 })
+
+test('a list that replaces the store during a merge (the watch expired) stops the merge: its older snapshot does not bring back what the newer one deleted', async () => {
+  const listed = named('pv', 2 * MERGE_SLICE + 10, 1)
+  const lastOfFirst = listed[MERGE_SLICE - 1].metadata.name!
+  const gone = listed.at(-1)!.metadata.name!
+  let relisting: Promise<void> | undefined
+  const {informer, calls, nextList} = await informerOver(listed.map((o) => structuredClone(o)), 1, (o) => {
+    if (o.metadata.name === lastOfFirst && relisting === undefined) relisting = informer.relist('expired')
+  })
+  // The resync's snapshot at 10 holds every object; the relist's at 20 no longer holds the last one.
+  nextList({items: listed.map((o) => obj(o.metadata.name!, 10)), resourceVersion: '10'})
+  nextList({items: listed.slice(0, -1).map((o) => obj(o.metadata.name!, 10)), resourceVersion: '20'})
+  await informer.listBesideWatch('resync')
+  await relisting
+  assert.equal(informer.store.get(gone), undefined, 'deleted by the newer list, not merged back')
+  assert.equal(informer.store.size, listed.length - 1)
+  assert.equal(informer.resourceVersion, '20')
+  assert.equal(calls.filter((c) => c === `update ${gone}`).length, 0, 'the merge stopped before the last slice')
+  await informer.stop()
+})
