@@ -41,7 +41,8 @@ export class ControllerMetrics {
   private readonly retroactiveErrors = this.registry.counter('retroactive_storageclass_errors_total', 'Total number of failed retroactive StorageClass assignments to persistent volume claim')
   readonly leader = this.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.')
   readonly writing = this.registry.gauge('pvctl_writing', '1 when pvctl writes (leader, built-in binder disabled, not --dry-run), 0 when it only plans')
-  /** When the last resync's relists ended and its pass was queued (as client-go's *_last_*_timestamp_seconds). */
+  /** When the last resync began its relists (after the binder check), and when they ended with its whole pass queued. */
+  readonly resyncStarted = this.registry.gauge('pvctl_resync_started_timestamp_seconds', 'Unix time at which the last resync began to list again')
   readonly resyncQueued = this.registry.gauge('pvctl_resync_queued_timestamp_seconds', 'Unix time at which the last resync had listed again and queued every claim and volume')
   private readonly syncs = this.registry.counter('pvctl_syncs_total', 'Syncs of one object by queue and result (ok, error, planned)')
   /** pvctl_syncs_total's series by queue/result, bound at the first sync of each: one per sync is counted. */

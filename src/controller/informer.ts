@@ -15,9 +15,18 @@
 //            pages come, so that an event during a resync's LIST of 100k objects is not held until the
 //            list ends; the list is merged by resourceVersion (what the watch brought after the list's
 //            snapshot stays). client-go's resync replays the store and lists nothing; pvctl lists to see
-//            a change the watch missed, and must not stop watching to do it.
+//            a change the watch missed, and must not stop watching to do it. Each page is merged as it
+//            comes, in slices of MERGE_SLICE objects with a turn of the event loop between them, so that
+//            a watch event is not held behind the merge of 100k objects either; each slice decides on the
+//            store as the watch has left it by then
+//   unchanged an object listed at the resourceVersion the store holds stays the object held (the same
+//            one: no copy replaces it, its handlers get it as both old and new): the loop puts it in
+//            the bulk lane, and the listed copy is garbage at once rather than the held one in the old
+//            generation
 //
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
+import {setImmediate as yieldToEventLoop} from 'node:timers/promises'
+
 import {ApiError, MalformedAnswerError} from '../cluster/api-errors.js'
 import type {WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
 import type {Page, PageOptions} from '../cluster/page.js'
@@ -57,6 +66,9 @@ export interface InformerOptions<T> {
   backOffMs?: {initial: number; max: number}
 }
 
+/** Listed objects merged per turn of the event loop by a list beside the watch. */
+export const MERGE_SLICE = 2000
+
 /** Thrown inside the loop: the watch asked for a relist. */
 class Gone extends Error {}
 
@@ -80,6 +92,8 @@ export class Informer<T extends WireObject> {
   /** Keys the watch deleted while a list beside it was under way, with the deletion's resourceVersion. */
   private deletedDuringList: Map<string, number> | undefined
   private listsBesideWatch = 0
+  /** Counts the lists that replaced the store: a merge under way when one does is out of date, and stops. */
+  private replaced = 0
 
   constructor(private readonly opts: InformerOptions<T>) {}
 
@@ -128,20 +142,48 @@ export class Informer<T extends WireObject> {
     this.listsBesideWatch++
     this.deletedDuringList ??= new Map()
     const deleted = this.deletedDuringList
-    let listed: {items: T[]; resourceVersion?: string}
+    // Each page is merged as it comes (its copies of unchanged objects are garbage at once, young, and
+    // the pass's keys are queued while the rest is listed); the watch's deletions are recorded until
+    // the merge is done. A full list after an expired continue token is a new snapshot: merged the same.
+    const replaced = this.replaced
+    const current = () => !this.stopped && this.replaced === replaced
+    let listRv = Number.NaN
+    let seen = new Set<string>()
+    let valid = true
+    const mergePage = async (p: PageOptions): Promise<Page<T>> => {
+      const page = await this.opts.list(p)
+      if (p.continueToken === undefined) {
+        listRv = Number(page.resourceVersion)
+        seen = new Set()
+      }
+      if (!valid) {
+        // A page without comparable resourceVersions came: relisted at the end, nothing more merged.
+      } else if (!Number.isFinite(listRv) || page.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) {
+        valid = false // the merge compares resourceVersions: relisted instead
+      } else if (current()) {
+        await this.mergeItems(page.items, listRv, deleted, seen, current)
+      } else {
+        // Stopped, or replaced: the rest of the list is not merged.
+      }
+      return {...page, items: []}
+    }
+    let listed: {resourceVersion?: string}
     try {
-      listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
-    } catch (err) {
-      if (this.stopped) return
-      log.v(2).info('List beside the watch failed; relisting', {resource, err})
-      return this.relist(reason)
+      try {
+        listed = await listKind(mergePage, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
+      } catch (err) {
+        if (this.stopped) return
+        log.v(2).info('List beside the watch failed; relisting', {resource, err})
+        return this.relist(reason)
+      }
+      if (!valid) return this.relist(reason)
+      if (!current() || !(await this.dropUnlisted(listRv, seen, current))) {
+        // Stopped, or a list the watch restarted from replaced the store meanwhile: it is newer than this one.
+        return
+      }
     } finally {
       if (--this.listsBesideWatch === 0) this.deletedDuringList = undefined
     }
-    if (this.stopped) return
-    const listRv = Number(listed.resourceVersion)
-    if (!Number.isFinite(listRv) || listed.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) return this.relist(reason)
-    this.merge(listed.items, listRv, deleted)
     this.opts.metrics?.relisted(resource, reason)
     log.v(4).info('Listed', {resource, reason, resourceVersion: listed.resourceVersion, objects: this.store.size})
   }
@@ -216,6 +258,7 @@ export class Informer<T extends WireObject> {
     // Paged as a one-shot load is (--chunk-size), a 410 on a continue token relisting the kind whole.
     const listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
     if (this.stopped) return
+    this.replaced++
     this.replace(listed.items)
     this.lastRv = listed.resourceVersion ?? ''
   }
@@ -224,10 +267,11 @@ export class Informer<T extends WireObject> {
   private replace(items: readonly T[]): void {
     const h = this.opts.handlers
     const seen = new Set<string>()
-    for (const obj of items) {
-      const key = objectKey(obj)
+    for (const listedObj of items) {
+      const key = objectKey(listedObj)
       seen.add(key)
       const old = this.store.get(key)
+      const obj = unchanged(old, listedObj) ? old : listedObj
       this.store.set(key, obj)
       if (old === undefined) h?.onAdd?.(obj)
       else h?.onUpdate?.(old, obj)
@@ -240,28 +284,53 @@ export class Informer<T extends WireObject> {
   }
 
   /**
-   * Replace, for a list taken beside the watch: what the watch brought after the list's snapshot (an
-   * object newer than `listRv`, or deleted after it) stays as the watch left it; the rest is replaced.
+   * Replace, for a list taken beside the watch, of one page: what the watch brought after the list's
+   * snapshot (an object newer than `listRv`, or deleted after it) stays as the watch left it; the rest is
+   * replaced. In slices of MERGE_SLICE, the watch's events applied between them: each object is decided
+   * on the store as it is when its slice runs, `deletedAfter` holding every deletion the watch has brought
+   * so far. Stops when `current()` turns false (the informer stopped, or a list replaced the store).
    */
-  private merge(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>): void {
+  private async mergeItems(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>, seen: Set<string>, current: () => boolean): Promise<void> {
     const h = this.opts.handlers
-    const seen = new Set<string>()
-    for (const obj of items) {
-      const key = objectKey(obj)
-      seen.add(key)
-      if ((deletedAfter.get(key) ?? 0) > listRv) continue // the watch deleted it after the snapshot
-      const old = this.store.get(key)
-      if (old !== undefined && Number(old.metadata.resourceVersion) > listRv) continue // the watch brought a newer one
-      this.store.set(key, obj)
-      if (old === undefined) h?.onAdd?.(obj)
-      else h?.onUpdate?.(old, obj)
+    for (let from = 0; from < items.length; from += MERGE_SLICE) {
+      if (from > 0) {
+        await yieldToEventLoop()
+        if (!current()) return
+      }
+      for (const listedObj of items.slice(from, from + MERGE_SLICE)) {
+        const key = objectKey(listedObj)
+        seen.add(key)
+        if ((deletedAfter.get(key) ?? 0) > listRv) continue // the watch deleted it after the snapshot
+        const old = this.store.get(key)
+        if (old !== undefined && Number(old.metadata.resourceVersion) > listRv) continue // the watch brought a newer one
+        const obj = unchanged(old, listedObj) ? old : listedObj
+        this.store.set(key, obj)
+        if (old === undefined) h?.onAdd?.(obj)
+        else h?.onUpdate?.(old, obj)
+      }
     }
-    for (const [key, old] of this.store) {
-      if (seen.has(key)) continue
-      if (Number(old.metadata.resourceVersion) > listRv) continue // created (or changed) after the snapshot
-      this.store.delete(key)
-      h?.onDelete?.(old)
+  }
+
+  /**
+   * The end of a merge: what the list no longer holds is deleted, unless the watch brought it after the
+   * snapshot. Keys taken now, each decided when its slice runs. False when `current()` turned false.
+   */
+  private async dropUnlisted(listRv: number, seen: ReadonlySet<string>, current: () => boolean): Promise<boolean> {
+    const h = this.opts.handlers
+    const held = [...this.store.keys()]
+    for (let from = 0; from < held.length; from += MERGE_SLICE) {
+      await yieldToEventLoop()
+      if (!current()) return false
+      for (const key of held.slice(from, from + MERGE_SLICE)) {
+        if (seen.has(key)) continue
+        const old = this.store.get(key)
+        if (old === undefined) continue // the watch deleted it meanwhile (its handlers were told)
+        if (Number(old.metadata.resourceVersion) > listRv) continue // created (or changed) after the snapshot
+        this.store.delete(key)
+        h?.onDelete?.(old)
+      }
     }
+    return true
   }
 
   /** One watch, until it ends; returns how many events it brought. */
@@ -333,6 +402,11 @@ export class Informer<T extends WireObject> {
     }
     if (rv) this.lastRv = rv
   }
+}
+
+/** The listed copy of an object the store holds at the same resourceVersion: the held one stays. */
+function unchanged<T extends WireObject>(held: T | undefined, listed: T): held is T {
+  return held !== undefined && held.metadata.resourceVersion !== undefined && held.metadata.resourceVersion === listed.metadata.resourceVersion
 }
 
 /**

@@ -31,17 +31,53 @@ function byKey(entries: Array<[string, K8sObject]>): Array<[string, K8sObject]> 
   return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
+/** Keys written since a kind was ordered beyond which it is ordered afresh (a sort) rather than patched. */
+const PUT_IN_PLACE_LIMIT = 1000
+
+/** The index of the first entry whose key is not below `key` (binary search over the key order). */
+function lowerBound(entries: ReadonlyArray<readonly [string, K8sObject]>, key: string): number {
+  let lo = 0
+  let hi = entries.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (entries[mid][0] < key) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** `key` set to `object` (undefined: removed) in a key-ordered array, in place. */
+function putInOrder(entries: Array<readonly [string, K8sObject]>, key: string, object: K8sObject | undefined): void {
+  const i = lowerBound(entries, key)
+  const present = i < entries.length && entries[i][0] === key
+  if (object === undefined) {
+    if (present) entries.splice(i, 1)
+  } else if (present) {
+    entries[i] = [key, object]
+  } else {
+    entries.splice(i, 0, [key, object])
+  }
+}
+
 export class Store {
   private revision: number
   private compacted: number
   private readonly data = new Map<string, Map<string, K8sObject>>()
   /**
-   * Each resource's objects in key order, kept until the next write to that resource: every page of a
-   * paginated LIST reads this order, and sorting 100k keys per page would make a list quadratic (the
-   * apiserver's watch cache and etcd both keep their keys ordered too).
+   * Each resource's objects in key order, kept across writes (their keys put in place, in a copy):
+   * every page of a paginated LIST reads this order, and sorting 100k keys per page would make a list
+   * quadratic (the apiserver's watch cache and etcd both keep their keys ordered too).
    */
   private readonly sorted = new Map<string, ReadonlyArray<readonly [string, K8sObject]>>()
+  /** The keys written since `sorted` was made or brought up to date, per resource. */
+  private readonly changedSinceSorted = new Map<string, string[]>()
   private readonly history: StoreEvent[] = []
+  /**
+   * The last past snapshot made of each resource, by revision: the pages of one paginated LIST all read
+   * the same revision, and remaking it (a copy of the kind and a sort) for each page after a write would
+   * cost a page the whole list's size. A past revision's objects never change, so it stays right.
+   */
+  private readonly pastSnapshots = new Map<string, {rv: number; entries: ReadonlyArray<readonly [string, K8sObject]>}>()
   /** Emits `event` with a StoreEvent after each commit, synchronously, so watchers never miss one. */
   readonly events = new EventEmitter()
 
@@ -78,9 +114,20 @@ export class Store {
   /** The current objects of a resource, in key order (shared until the next write: do not modify it). */
   current(resource: string): ReadonlyArray<readonly [string, K8sObject]> {
     let entries = this.sorted.get(resource)
+    const changed = this.changedSinceSorted.get(resource)
     if (!entries) {
       entries = byKey([...this.bucket(resource).entries()])
       this.sorted.set(resource, entries)
+      this.changedSinceSorted.set(resource, [])
+    } else if (changed !== undefined && changed.length > 0) {
+      // A copy (a page being read, or a past snapshot, may hold the old one) with each changed key put in place.
+      const next = [...entries]
+      const bucket = this.bucket(resource)
+      for (const key of changed) putInOrder(next, key, bucket.get(key))
+      changed.length = 0
+      this.sorted.set(resource, (entries = next))
+    } else {
+      // Unchanged since ordered.
     }
     return entries
   }
@@ -94,7 +141,6 @@ export class Store {
     const prev = bucket.get(key)
     if (!object && !prev) throw new Error(`store: delete of missing ${resource} ${key}`)
     const rv = ++this.revision
-    this.sorted.delete(resource)
     let stored: K8sObject
     let type: StoreEventType
     if (object) {
@@ -107,6 +153,17 @@ export class Store {
       stored.metadata.resourceVersion = String(rv)
       bucket.delete(key)
       type = 'DELETED'
+    }
+    // The key order is kept: the key is put in place when the order is next read (current()), unless
+    // so many changed that ordering afresh costs less.
+    const changed = this.changedSinceSorted.get(resource)
+    if (changed === undefined) {
+      // Not ordered yet: current() orders it when first asked.
+    } else if (changed.length < PUT_IN_PLACE_LIMIT) {
+      changed.push(key)
+    } else {
+      this.sorted.delete(resource)
+      this.changedSinceSorted.delete(resource)
     }
     const event: StoreEvent = {rv, type, resource, key, object: stored, ...(prev ? {prev} : {})}
     this.history.push(event)
@@ -127,12 +184,13 @@ export class Store {
     }
     // Writes to other kinds since rv (the usual case while a list pages on): this kind is as it is now.
     if (newer.length === 0) return this.current(resource)
-    const state = new Map(this.bucket(resource))
-    for (const e of newer) {
-      if (e.prev) state.set(e.key, e.prev)
-      else state.delete(e.key)
-    }
-    return byKey([...state.entries()])
+    const made = this.pastSnapshots.get(resource)
+    if (made?.rv === rv) return made.entries
+    // The current order, with the newer events undone, newest first: a copy, no sort.
+    const entries = [...this.current(resource)]
+    for (const e of newer) putInOrder(entries, e.key, e.prev)
+    this.pastSnapshots.set(resource, {rv, entries})
+    return entries
   }
 
   /** The events after revision `rv` (all resources), or undefined when some of them are compacted away. */
