@@ -11,7 +11,7 @@ import {parse} from 'yaml'
 import {cleanEnv, repoRoot, runCli, tempDir} from '../cli/run-cli.js'
 
 test('npm run demo, then pvctl sync --yes: pv-0005 is recycled (Available), pv-0006 deleted', {timeout: 120_000}, async () => {
-  const demo = spawn('npm', ['run', '--silent', 'demo'], {cwd: repoRoot, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true})
+  const demo = spawn('npm', ['run', '--silent', 'demo', '--', '--kubeconfig-out', path.join(tempDir('demo'), 'kubeconfig')], {cwd: repoRoot, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'], detached: true})
   let out = ''
   let err = ''
   demo.stderr.on('data', (b: Buffer) => (err += b))

@@ -8,6 +8,7 @@ import {after, before, describe, test} from 'node:test'
 
 import {startEmulator, type Emulator, type FaultSpec} from './emulator.js'
 import {call, event, node, openWatch, pod, pv, pvc, storageClass} from './fixtures.js'
+import {tempDir} from '../temp-dir.js'
 
 const ms = (n: number) => new Promise((r) => setTimeout(r, n))
 
@@ -884,7 +885,7 @@ describe('https', () => {
 
 test('CLI: main.ts serves objects from a YAML file', async () => {
   const dir = path.dirname(new URL(import.meta.url).pathname)
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(dir, 'main.ts'), '--port', '0', '-f', path.join(dir, 'testdata', 'objects.yaml')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(dir, 'main.ts'), '--port', '0', '-f', path.join(dir, 'testdata', 'objects.yaml'), '--kubeconfig-out', path.join(tempDir('emulator-main'), 'kubeconfig')], {
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   try {
