@@ -11,7 +11,7 @@ import type {MigrationPolicy} from '../controller/csi-migration.js'
 import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
 import type {ApiFaults, VolumeOperations} from '../controller/volume-operations.js'
 import {type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
-import {PersistentVolumeController} from '../controller/pv-controller.js'
+import {type ControllerOptions, PersistentVolumeController} from '../controller/pv-controller.js'
 import type {Action, ObjectRef, PlannedEvent, SyncError} from './plan.js'
 import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
 import type {LabelSelector} from '../api/model.js'
@@ -100,14 +100,16 @@ export function reconcileKeepingCache(state: ClusterState, options: ReconcileOpt
 function runRounds(state: ClusterState, options: ReconcileOptions): {result: ReconcileResult; cluster: SimulatedCluster} {
   const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
-  const ctrl = new PersistentVolumeController(cluster, {
+  // The optional options set one by one, without a spread each: loop mode builds a controller per sync.
+  const ctrlOptions: ControllerOptions = {
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
     enableDynamicProvisioning: options.enableDynamicProvisioning ?? true,
-    ...(options.operations !== undefined ? {operations: options.operations} : {}),
-    ...(options.apiFaults !== undefined ? {apiFaults: options.apiFaults} : {}),
-    ...(options.migration !== undefined ? {migration: options.migration} : {}),
-  })
+  }
+  if (options.operations !== undefined) ctrlOptions.operations = options.operations
+  if (options.apiFaults !== undefined) ctrlOptions.apiFaults = options.apiFaults
+  if (options.migration !== undefined) ctrlOptions.migration = options.migration
+  const ctrl = new PersistentVolumeController(cluster, ctrlOptions)
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   const targets = options.targets
   // Asked only by a round over every object in scope: named targets are synced whatever the scope.
@@ -115,7 +117,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
 
   let rounds = 0
   let converged = false
-  let followUps = new Set<string>()
+  let followUps: ReadonlySet<string> = NO_FOLLOW_UPS
   const order = new ListOrder(cluster)
   // The cache as loaded: writes replace the cache's objects, never these.
   const loadedVolumes = new LoadedObjects(order.volumeSlots())
@@ -131,9 +133,13 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     if (targets === undefined) {
       // Every object in scope is synced in every round: what this one wrote needs no follow-up.
       cluster.forgetTouched()
+    } else if (rounds < maxRounds) {
+      const next = cluster.takeTouched()
+      for (const key of cluster.requeuedClaims) next.add(`pvc/${key}`)
+      followUps = next
     } else {
-      followUps = cluster.takeTouched()
-      for (const key of cluster.requeuedClaims) followUps.add(`pvc/${key}`)
+      // The last round (loop mode's only one): nobody follows its writes up.
+      cluster.forgetTouched()
     }
     if (cluster.actions.length === writesBefore) {
       converged = true
@@ -241,7 +247,19 @@ function allInScope(order: ListOrder, inScope: ScopePredicate): {claims: readonl
   }
 }
 
-function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: Set<string>): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
+/** The follow-ups of the first round: none. */
+const NO_FOLLOW_UPS: ReadonlySet<string> = new Set()
+
+function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: ReadonlySet<string>): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
+  if (targets.length === 1 && followUps.size === 0) {
+    // One object and nothing to follow up (loop mode's every sync): its slot, with no sets to sort.
+    const t = targets[0]
+    if (t.kind === 'PersistentVolume') return {claims: [], volumes: cluster.volumes.has(t.name) ? [cluster.volumes.slot(t.name)] : []}
+    const key = `${t.namespace ?? 'default'}/${t.name}`
+    return {claims: cluster.claims.has(key) ? [cluster.claims.slot(key)] : [], volumes: []}
+  } else {
+    // Several: each once, in key order.
+  }
   const claimKeys = new Set<string>()
   const volumeNames = new Set<string>()
   for (const t of targets) {

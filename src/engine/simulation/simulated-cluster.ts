@@ -131,16 +131,58 @@ function higherResourceVersion(max: string, rv: string | undefined): string {
   return digits.length > max.length || (digits.length === max.length && digits > max) ? digits : max
 }
 
+/** The caches of a state without nodes, or without pods: one empty map for every such cluster (never written). */
+const NO_NODES: ReadonlyMap<string, Node> = new Map()
+const NO_PODS_BY_CLAIM: ReadonlyMap<string, readonly Pod[]> = new Map()
+
+/**
+ * The classes of the last list cached, by list: loop mode's slices share one list of classes while they
+ * stay the same (sync-slice.ts), and a sync is a cluster of a handful of objects, where a map of every
+ * class made again for each would be most of its set-up. Checked member by member, as a list may change.
+ */
+const classMaps = new WeakMap<readonly StorageClass[], {members: StorageClass[]; names: string[]; byName: ReadonlyMap<string, StorageClass>}>()
+
+function classesByName(list: readonly StorageClass[]): ReadonlyMap<string, StorageClass> {
+  const cached = classMaps.get(list)
+  if (cached !== undefined && sameClasses(cached.members, cached.names, list)) return cached.byName
+  const byName = new Map(list.map((sc) => [sc.metadata.name ?? '', sc]))
+  classMaps.set(list, {members: [...list], names: list.map((sc) => sc.metadata.name ?? ''), byName})
+  return byName
+}
+
+function sameClasses(members: readonly StorageClass[], names: readonly string[], list: readonly StorageClass[]): boolean {
+  if (members.length !== list.length) return false
+  for (let i = 0; i < list.length; i++) {
+    if (members[i] !== list[i] || names[i] !== (list[i].metadata.name ?? '')) return false
+  }
+  return true
+}
+
+/** podIndexer's PodPVCIndex over the pods of a state. */
+function podsByClaimKey(pods: readonly Pod[]): Map<string, Pod[]> {
+  const byClaim = new Map<string, Pod[]>()
+  for (const pod of pods) {
+    for (const key of podClaimKeys(pod)) {
+      const list = byClaim.get(key)
+      if (list === undefined) byClaim.set(key, [pod])
+      // A pod that mounts a claim twice is listed once: the indexer keeps a set of pods per key.
+      else if (list[list.length - 1] !== pod) list.push(pod)
+    }
+  }
+  return byClaim
+}
+
 export class SimulatedCluster {
   readonly volumes: CacheStore<PersistentVolume, QuietSync>
   readonly claims: CacheStore<PersistentVolumeClaim, QuietSync>
-  readonly classes: Map<string, StorageClass>
-  readonly nodes: Map<string, Node>
-  private readonly podsByClaimKey: Map<string, Pod[]>
+  readonly classes: ReadonlyMap<string, StorageClass>
+  readonly nodes: ReadonlyMap<string, Node>
+  private readonly podsByClaimKey: ReadonlyMap<string, readonly Pod[]>
 
   readonly actions: Action[] = []
   readonly errors: SyncError[] = []
-  private readonly events = new Map<string, PlannedEvent>()
+  /** Made at the first event: most syncs of loop mode (a cluster of one object's slice) emit none. */
+  private events: Map<string, PlannedEvent> | undefined
   /**
    * The objects written since the last takeTouched() or forgetTouched(), as refs: their keys are made
    * only when asked for (a sync of named objects follows its writes up; a full round has no use for them).
@@ -148,8 +190,14 @@ export class SimulatedCluster {
   private touched: ObjectRef[] = []
   /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
   readonly requeuedClaims = new Set<string>()
-  /** Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. */
-  private readonly runningOperations: Set<string>
+  /**
+   * Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. The caller's
+   * set while this plan starts none (it is copied at the first start, never written): a sync of loop mode
+   * is given one, and most start nothing.
+   */
+  private runningOperations: ReadonlySet<string>
+  /** runningOperations once it is this cluster's own. */
+  private ownRunningOperations: Set<string> | undefined
   /** The operations this plan started (scheduleOperation's names), in order. */
   readonly startedOperations: string[] = []
   /** Bumped when a volume is created or deleted (the set of names changes). */
@@ -179,7 +227,9 @@ export class SimulatedCluster {
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
     this.replaying = options.replayQuietSyncs === true
-    this.runningOperations = new Set(options.runningOperations)
+    const running = options.runningOperations
+    this.ownRunningOperations = running instanceof Set ? undefined : new Set(running)
+    this.runningOperations = this.ownRunningOperations ?? (running as ReadonlySet<string>)
     const caches = options.caches
     if (caches !== undefined) {
       this.volumes = caches.volumes
@@ -193,9 +243,9 @@ export class SimulatedCluster {
     } else {
       this.volumes = new CacheStore()
       this.claims = new CacheStore()
-      this.classes = new Map()
-      this.nodes = new Map()
-      this.podsByClaimKey = new Map()
+      this.classes = classesByName(state.classes)
+      this.nodes = state.nodes.length === 0 ? NO_NODES : new Map(state.nodes.map((n) => [n.metadata.name ?? '', n]))
+      this.podsByClaimKey = state.pods.length === 0 ? NO_PODS_BY_CLAIM : podsByClaimKey(state.pods)
     }
     let maxRv = '0'
     for (const v of state.volumes) {
@@ -205,16 +255,6 @@ export class SimulatedCluster {
     for (const c of state.claims) {
       this.claims.set(claimKey(c), c)
       maxRv = higherResourceVersion(maxRv, c.metadata.resourceVersion)
-    }
-    for (const sc of state.classes) this.classes.set(sc.metadata.name ?? '', sc)
-    for (const n of state.nodes) this.nodes.set(n.metadata.name ?? '', n)
-    for (const pod of state.pods) {
-      for (const key of podClaimKeys(pod)) {
-        const list = this.podsByClaimKey.get(key)
-        if (list === undefined) this.podsByClaimKey.set(key, [pod])
-        // A pod that mounts a claim twice is listed once: the indexer keeps a set of pods per key.
-        else if (list[list.length - 1] !== pod) list.push(pod)
-      }
     }
     const last = BigInt(maxRv)
     this.lastResourceVersion = last < BigInt(Number.MAX_SAFE_INTEGER) ? Number(last) : last
@@ -389,7 +429,9 @@ export class SimulatedCluster {
   }
 
   operationStarted(name: string): void {
-    this.runningOperations.add(name)
+    const running = (this.ownRunningOperations ??= new Set(this.runningOperations))
+    running.add(name)
+    this.runningOperations = running
     this.startedOperations.push(name)
     this.operationStarts++
   }
@@ -534,12 +576,13 @@ export class SimulatedCluster {
   /** eventRecorder.Event; identical events are aggregated with a count, as the recorder does. */
   recordEvent(ref: ObjectRef, type: EventType, reason: string, message: string): void {
     const key = `${refKey(ref)}\u0000${type}\u0000${reason}\u0000${message}`
-    let event = this.events.get(key)
+    const events = (this.events ??= new Map())
+    let event = events.get(key)
     if (event !== undefined) {
       event.count++
     } else {
       event = {object: ref, type, reason, message, count: 1, sync: this.currentSync}
-      this.events.set(key, event)
+      events.set(key, event)
     }
     if (this.reading !== undefined) (this.reading.events ??= []).push(event)
   }
@@ -550,7 +593,7 @@ export class SimulatedCluster {
   }
 
   plannedEvents(): PlannedEvent[] {
-    return [...this.events.values()]
+    return this.events === undefined ? [] : [...this.events.values()]
   }
 
   /** The refKeys of objects written since the last call. */
