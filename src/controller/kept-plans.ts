@@ -80,12 +80,35 @@ export class KeptPlans {
 }
 
 function fingerprintOf(state: ClusterState, writing: boolean, classes: object): Fingerprint {
-  const f: Fingerprint = [writing, classes, state.volumes.length, state.claims.length, state.pods.length, state.nodes.length]
-  for (const o of state.volumes) push(f, o)
-  for (const o of state.claims) push(f, o)
-  for (const o of state.pods) push(f, o)
-  for (const o of state.nodes) push(f, o)
+  // Made at its length, two entries an object: one is kept per object of the cluster, and pushing
+  // would grow (copy) each and leave it with room to spare.
+  const f: Fingerprint = new Array(6 + 2 * (state.volumes.length + state.claims.length + state.pods.length + state.nodes.length))
+  f[0] = writing
+  f[1] = classes
+  f[2] = state.volumes.length
+  f[3] = state.claims.length
+  f[4] = state.pods.length
+  f[5] = state.nodes.length
+  let i = 6
+  for (const o of state.volumes) i = put(f, i, o)
+  for (const o of state.claims) i = put(f, i, o)
+  for (const o of state.pods) i = put(f, i, o)
+  for (const o of state.nodes) i = put(f, i, o)
   return f
+}
+
+/** push's two entries at `i`; returns the index after them. */
+function put(f: Fingerprint, i: number, o: {metadata: {uid?: string; resourceVersion?: string}}): number {
+  const {uid, resourceVersion} = o.metadata
+  if (uid !== undefined && uid !== '' && resourceVersion !== undefined && resourceVersion !== '') {
+    f[i] = uid
+    f[i + 1] = resourceVersion
+  } else {
+    // No version to go by: the very object.
+    f[i] = o
+    f[i + 1] = null
+  }
+  return i + 2
 }
 
 /**

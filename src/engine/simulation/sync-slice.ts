@@ -162,6 +162,24 @@ function addVolume(volumes: Map<string, PersistentVolume>, volume: PersistentVol
   if (volume !== undefined) volumes.set(volume.metadata.name ?? '', volume)
 }
 
+/**
+ * addVolume over a list of a handful (a claim's pre-bound volumes, its pick, its provisioned one): a
+ * name met again takes its first place, as in a Map, without a Map made for each sync.
+ */
+function addListed(volumes: PersistentVolume[], volume: PersistentVolume | undefined): void {
+  if (volume === undefined) return
+  const name = volume.metadata.name ?? ''
+  for (let i = 0; i < volumes.length; i++) {
+    if ((volumes[i].metadata.name ?? '') === name) {
+      volumes[i] = volume
+      return
+    } else {
+      // Another name.
+    }
+  }
+  volumes.push(volume)
+}
+
 /** The state the sync of `ref` reads (see the top of this file), the controller's gates on. */
 export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates): ClusterState {
   // One list shared by the slices while the classes stay the same: a slice is read, never changed.
@@ -180,24 +198,26 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   const key = `${ref.namespace ?? ''}/${ref.name}`
   const claim = sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
-  const volumes = new Map<string, PersistentVolume>()
+  let volumes: PersistentVolume[] = []
   const volumeName = claim.spec.volumeName ?? ''
   if (volumeName !== '') {
-    addVolume(volumes, sources.volumes.get(volumeName))
+    addListed(volumes, sources.volumes.get(volumeName))
   } else {
     const best = sources.volumes.bestMatchFor(claim, gates)
     if (best === 'cannot tell') {
       // Rare (a claim in error): the engine raises it over every volume, where the controller would.
-      for (const volume of sources.volumes.values()) addVolume(volumes, volume)
+      const every = new Map<string, PersistentVolume>()
+      for (const volume of sources.volumes.values()) addVolume(every, volume)
+      volumes = [...every.values()]
     } else {
-      for (const volume of sources.volumes.claimedBy(key)) addVolume(volumes, volume)
-      addVolume(volumes, best)
-      addVolume(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
+      for (const volume of sources.volumes.claimedBy(key)) addListed(volumes, volume)
+      addListed(volumes, best)
+      addListed(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
     }
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
   const node = nodeName === undefined ? undefined : sources.nodes.get(nodeName)
-  return {volumes: [...volumes.values()], claims: [claim], classes, pods: sources.pods.of(key), nodes: node === undefined ? [] : [node]}
+  return {volumes, claims: [claim], classes, pods: sources.pods.of(key), nodes: node === undefined ? [] : [node]}
 }
 
 function podKey(pod: Pod): string {
