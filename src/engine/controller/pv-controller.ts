@@ -61,6 +61,20 @@ import {MatchError, storageQuantity, type VolumeIndex} from '../matching/volume-
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import type {VolumePlugin, VolumePluginMgr} from './volume-plugins.js'
 
+/** The default CSI migration of each gates: it keeps nothing but them, and loop mode makes a controller per sync. */
+const migrations = new WeakMap<FeatureGates, CSIMigration>()
+
+function migrationOf(gates: FeatureGates): CSIMigration {
+  let migration = migrations.get(gates)
+  if (migration === undefined) {
+    migration = new CSIMigration(gates)
+    migrations.set(gates, migration)
+  } else {
+    // Made for these gates before.
+  }
+  return migration
+}
+
 /** A Go `error` return of a sync: the object stays as it is and is synced again later. */
 export class ControllerError extends Error {}
 
@@ -98,7 +112,7 @@ export class PersistentVolumeController {
     readonly cluster: SimulatedCluster,
     readonly opts: ControllerOptions,
   ) {
-    this.migration = opts.migration ?? new CSIMigration(opts.gates)
+    this.migration = opts.migration ?? migrationOf(opts.gates)
   }
 
   // ---------------------------------------------------------------------------------------------

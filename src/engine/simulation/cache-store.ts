@@ -78,8 +78,11 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
 
   /** The slots that hold an object, in the order their keys were first seen. */
   filledSlots(): Array<CacheSlot<T, S>> {
-    const filled: Array<CacheSlot<T, S>> = []
-    for (const slot of this.slots.values()) if (slot.object !== undefined) filled.push(slot)
+    // Made at its length: a sync of loop mode lists a cache of one or two objects, and a list grown by
+    // push would take room for seventeen.
+    const filled = new Array<CacheSlot<T, S>>(this.count)
+    let i = 0
+    for (const slot of this.slots.values()) if (slot.object !== undefined) filled[i++] = slot
     return filled
   }
 

@@ -155,8 +155,8 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     actions: cluster.actions,
     events: cluster.plannedEvents(),
     errors: cluster.errors,
-    volumes: volumeSlots.map((slot) => slot.object!),
-    claims: claimSlots.map((slot) => slot.object!),
+    volumes: objectsOf(volumeSlots),
+    claims: objectsOf(claimSlots),
     before: {volumes: loadedVolumes.of(volumeSlots), claims: loadedClaims.of(claimSlots)},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
     operationsStarted: cluster.startedOperations,
@@ -202,19 +202,28 @@ class LoadedObjects<T> {
   private readonly objects: Array<T | undefined>
 
   constructor(private readonly slots: ReadonlyArray<CacheSlot<T, unknown>>) {
-    this.objects = slots.map((slot) => slot.object)
+    this.objects = objectsOf(slots)
   }
 
   /** Each slot's object as listed then, or as it is now if it had none. */
   of(slots: ReadonlyArray<CacheSlot<T, unknown>>): T[] {
     if (slots === this.slots) {
       // The same list (ListOrder sorts again only when the set of names changes): no lookups.
-      return slots.map((slot, i) => this.objects[i] ?? slot.object!)
+      const objects = new Array<T>(slots.length)
+      for (let i = 0; i < slots.length; i++) objects[i] = this.objects[i] ?? slots[i].object!
+      return objects
     } else {
       const loaded = new Map(this.slots.map((slot, i) => [slot, this.objects[i]]))
       return slots.map((slot) => loaded.get(slot) ?? slot.object!)
     }
   }
+}
+
+/** The object of each slot, in a list made at its length (a plan's lists are of one or two objects in loop mode). */
+function objectsOf<T>(slots: ReadonlyArray<CacheSlot<T, unknown>>): T[] {
+  const objects = new Array<T>(slots.length)
+  for (let i = 0; i < slots.length; i++) objects[i] = slots[i].object!
+  return objects
 }
 
 function compareClaims(a: PersistentVolumeClaim, b: PersistentVolumeClaim): number {
