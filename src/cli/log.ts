@@ -66,18 +66,27 @@ export function createLogger(opts: LoggerOptions): Logger {
     opts.write(`${redactUrlCredentials([head, JSON.stringify(msg), ...kv].join(' '))}\n`)
   }
 
+  // One logger per level, made when first asked for: loop mode asks for one at every sync, and a level
+  // above the verbosity (most of them) gets the logger that drops everything.
+  const byLevel: InfoLogger[] = []
   const logger: Logger = {
     info: (msg, fields) => emit('info', 0, msg, fields),
     error: (msg, fields) => emit('error', 0, msg, fields),
     enabled: (level) => opts.verbosity >= level,
-    v: (level) => ({
-      info: (msg, fields) => {
-        if (opts.verbosity >= level) emit('info', level, msg, fields)
-      },
-    }),
+    v: (level) => {
+      if (!(opts.verbosity >= level)) return DROPPED
+      return (byLevel[level] ??= {
+        info: (msg, fields) => {
+          if (opts.verbosity >= level) emit('info', level, msg, fields)
+        },
+      })
+    },
   }
   return logger
 }
+
+/** The logger of a level above the verbosity. */
+const DROPPED: InfoLogger = {info: () => {}}
 
 /** A logger that drops everything (tests, and library code run without one). */
 export const silentLogger: Logger = {

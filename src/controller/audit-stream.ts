@@ -109,8 +109,9 @@ function isRepeatable(outcome: string): boolean {
  */
 function jsonLine(time: string, a: Action, planned: boolean): string {
   const body = JSON.stringify(a)
+  // The time is an ISO 8601 text (toISOString), with nothing JSON escapes: quoted as JSON.stringify would.
   // An action's outcome, when it has one, is among its own keys, where the spread keeps it.
-  return planned ? `{"time":${JSON.stringify(time)},${body.slice(1, -1)},"outcome":"planned"}\n` : `{"time":${JSON.stringify(time)},${body.slice(1)}\n`
+  return planned ? `{"time":"${time}",${body.slice(1, -1)},"outcome":"planned"}\n` : `{"time":"${time}",${body.slice(1)}\n`
 }
 
 /** The same repeatable plan: each action the same write (kind, object, patch) with the same outcome. */

@@ -45,8 +45,11 @@ export class ControllerMetrics {
   readonly resyncStarted = this.registry.gauge('pvctl_resync_started_timestamp_seconds', 'Unix time at which the last resync began to list again')
   readonly resyncQueued = this.registry.gauge('pvctl_resync_queued_timestamp_seconds', 'Unix time at which the last resync had listed again and queued every claim and volume')
   private readonly syncs = this.registry.counter('pvctl_syncs_total', 'Syncs of one object by queue and result (ok, error, planned)')
-  /** pvctl_syncs_total's series by queue/result, bound at the first sync of each: one per sync is counted. */
-  private readonly syncSeries = new Map<string, CounterSeries>()
+  /**
+   * pvctl_syncs_total's series by queue, then result, bound at the first sync of each: one per sync is
+   * counted, and no key is made for it (the queue's name is the same string at every sync).
+   */
+  private readonly syncSeries = new Map<string, Map<string, CounterSeries>>()
   private readonly actions = this.registry.counter('pvctl_actions_total', 'Actions of the syncs by action and outcome')
   private readonly relists = this.registry.counter('pvctl_informer_lists_total', 'LISTs of an informer by resource and reason (initial, resync, expired, error)')
   private readonly watchEvents = this.registry.counter('pvctl_watch_events_total', 'Watch events received by resource and type')
@@ -83,9 +86,16 @@ export class ControllerMetrics {
   }
 
   synced(queue: string, result: 'ok' | 'error' | 'planned', _seconds: number): void {
-    const key = `${queue}/${result}`
-    let series = this.syncSeries.get(key)
-    if (series === undefined) this.syncSeries.set(key, (series = this.syncs.series({queue, result})))
+    let ofQueue = this.syncSeries.get(queue)
+    if (ofQueue === undefined) this.syncSeries.set(queue, (ofQueue = new Map()))
+    else {
+      // Synced before.
+    }
+    let series = ofQueue.get(result)
+    if (series === undefined) ofQueue.set(result, (series = this.syncs.series({queue, result})))
+    else {
+      // This result before.
+    }
     series.inc()
   }
 

@@ -318,7 +318,7 @@ export class PersistentVolumeLoop {
       if (!this.store(this.claims, key, claim)) return
       this.operationFinishedIfBound(claim)
       const [namespace, name] = splitKey(key)
-      await this.syncOne(refOfClaim(namespace, name), this.claimQueue, key)
+      await this.syncOne(refOfClaim(namespace, name), this.claimQueue, key, claim)
       return
     }
     // deleteClaim: the claim left the informer.
@@ -341,7 +341,7 @@ export class PersistentVolumeLoop {
     const volume = this.volumeInformer.store.get(name)
     if (volume !== undefined) {
       if (!this.store(this.volumes, name, volume)) return
-      await this.syncOne(refOfVolume(name), this.volumeQueue, name)
+      await this.syncOne(refOfVolume(name), this.volumeQueue, name, volume)
       return
     }
     const cached = this.volumes.get(name)
@@ -357,11 +357,11 @@ export class PersistentVolumeLoop {
     if (cached.spec.claimRef != null) this.claimQueue.add(claimRefKey(cached.spec.claimRef))
   }
 
-  /** One sync of one object: planned, or planned and written. */
-  private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string): Promise<void> {
+  /** One sync of one object (`cached`, as just stored in the controller's cache): planned, or planned and written. */
+  private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> {
     if (this.opts.signal.aborted) return
     const sync = refKey(ref)
-    const state = stateForSync(this.sources, ref, this.opts.gates)
+    const state = stateForSync(this.sources, ref, this.opts.gates, cached)
     this.syncs++
     const started = this.now()
     const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())

@@ -177,7 +177,10 @@ export class SimulatedCluster {
   readonly claims: CacheStore<PersistentVolumeClaim, QuietSync>
   readonly classes: ReadonlyMap<string, StorageClass>
   readonly nodes: ReadonlyMap<string, Node>
-  private readonly podsByClaimKey: ReadonlyMap<string, readonly Pod[]>
+  /** podIndexer, made at the first look-up: only a recycle (isVolumeUsed) and a claim waiting for its first consumer ask. */
+  private podsByClaimKey: ReadonlyMap<string, readonly Pod[]> | undefined
+  /** The pods it is made from until then. */
+  private readonly pods: readonly Pod[]
 
   readonly actions: Action[] = []
   readonly errors: SyncError[] = []
@@ -237,6 +240,7 @@ export class SimulatedCluster {
       this.classes = caches.classes
       this.nodes = caches.nodes
       this.podsByClaimKey = caches.podsByClaimKey
+      this.pods = caches.pods
       this.index = caches.index
       this.lastResourceVersion = caches.lastResourceVersion
       return
@@ -245,7 +249,8 @@ export class SimulatedCluster {
       this.claims = new CacheStore()
       this.classes = classesByName(state.classes)
       this.nodes = state.nodes.length === 0 ? NO_NODES : new Map(state.nodes.map((n) => [n.metadata.name ?? '', n]))
-      this.podsByClaimKey = state.pods.length === 0 ? NO_PODS_BY_CLAIM : podsByClaimKey(state.pods)
+      this.podsByClaimKey = state.pods.length === 0 ? NO_PODS_BY_CLAIM : undefined
+      this.pods = state.pods
     }
     let maxRv = '0'
     for (const v of state.volumes) {
@@ -443,7 +448,7 @@ export class SimulatedCluster {
 
   /** podIndexer.ByIndex(PodPVCIndex, key) */
   podsByClaim(key: string): readonly Pod[] {
-    return this.podsByClaimKey.get(key) ?? []
+    return (this.podsByClaimKey ??= podsByClaimKey(this.pods)).get(key) ?? []
   }
 
   private nextResourceVersion(): string {

@@ -180,12 +180,16 @@ function addListed(volumes: PersistentVolume[], volume: PersistentVolume | undef
   volumes.push(volume)
 }
 
-/** The state the sync of `ref` reads (see the top of this file), the controller's gates on. */
-export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates): ClusterState {
+/**
+ * The state the sync of `ref` reads (see the top of this file), the controller's gates on. `cached`, when
+ * given, is the object of `ref` the caller has just read from `sources` (a worker that stored it): it is
+ * not looked up again, as a look-up of a key in a cache of every object costs a part of the sync.
+ */
+export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates, cached?: PersistentVolume | PersistentVolumeClaim): ClusterState {
   // One list shared by the slices while the classes stay the same: a slice is read, never changed.
   const classes = classesOf(sources.classes)
   if (ref.kind === 'PersistentVolume') {
-    const volume = sources.volumes.get(ref.name)
+    const volume = (cached as PersistentVolume | undefined) ?? sources.volumes.get(ref.name)
     const claimRef = volume?.spec.claimRef
     if (volume === undefined || claimRef == null) {
       return {volumes: volume === undefined ? [] : [volume], claims: [], classes, pods: [], nodes: []}
@@ -196,7 +200,7 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
     }
   }
   const key = `${ref.namespace ?? ''}/${ref.name}`
-  const claim = sources.claims.get(key)
+  const claim = (cached as PersistentVolumeClaim | undefined) ?? sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
   let volumes: PersistentVolume[] = []
   const volumeName = claim.spec.volumeName ?? ''
