@@ -34,6 +34,12 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     return this.slots.get(key)?.object !== undefined
   }
 
+  /** The slot of a key when it holds an object (one look-up, where has() and slot() are two). */
+  filledSlot(key: string): CacheSlot<T, S> | undefined {
+    const slot = this.slots.get(key)
+    return slot?.object !== undefined ? slot : undefined
+  }
+
   /** The slot of a key, made (empty) when the key has none: where an object of that key would go. */
   slot(key: string): CacheSlot<T, S> {
     let slot = this.slots.get(key)

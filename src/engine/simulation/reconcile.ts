@@ -263,9 +263,13 @@ function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly Object
   if (targets.length === 1 && followUps.size === 0) {
     // One object and nothing to follow up (loop mode's every sync): its slot, with no sets to sort.
     const t = targets[0]
-    if (t.kind === 'PersistentVolume') return {claims: [], volumes: cluster.volumes.has(t.name) ? [cluster.volumes.slot(t.name)] : []}
-    const key = `${t.namespace ?? 'default'}/${t.name}`
-    return {claims: cluster.claims.has(key) ? [cluster.claims.slot(key)] : [], volumes: []}
+    if (t.kind === 'PersistentVolume') {
+      const slot = cluster.volumes.filledSlot(t.name)
+      return {claims: [], volumes: slot === undefined ? [] : [slot]}
+    } else {
+      const slot = cluster.claims.filledSlot(`${t.namespace ?? 'default'}/${t.name}`)
+      return {claims: slot === undefined ? [] : [slot], volumes: []}
+    }
   } else {
     // Several: each once, in key order.
   }
