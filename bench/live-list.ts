@@ -1,4 +1,4 @@
-// The live list path against the file path (issue 5, "Live"): N generated PersistentVolumes are served by
+// The live list path against the file path (docs/performance.md, "Reading a live cluster"): N generated PersistentVolumes are served by
 // the API-server emulator over HTTPS, and each side is timed in its own fresh process, on the code the
 // CLI runs (dist/, as built):
 //   live  loadLiveState through openLiveSession: kubeconfig, @kubernetes/client-node, TLS, the client-side

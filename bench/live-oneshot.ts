@@ -1,4 +1,4 @@
-// The live one-shot commands against the same commands on a snapshot file (issue 24): N volumes and N
+// The live one-shot commands against the same commands on a snapshot file (docs/performance.md, a target): N volumes and N
 // claims (bench/generate-cluster.ts, with its classes, pods and nodes) are served by the API-server
 // emulator over HTTPS, and the built CLI (bin/run.js on dist/) is timed, stdout to /dev/null, for
 //   sync --dry-run -o json --kubeconfig K     beside     sync --dry-run -o json -f FILE

@@ -1,4 +1,4 @@
-// Loop mode's full pass (issue 24: at most 2.5 s at 100k + 100k, at start-up and at every resync; steady
+// Loop mode's full pass (docs/performance.md: at most 2.5 s at 100k + 100k, at start-up and at every resync; steady
 // RSS under 1 GB): the generated cluster of N volumes and N claims is served by the API-server emulator,
 // and `pvctl sync --watch --dry-run` (dist/, as built, in its own process) lists it and syncs every
 // volume and claim once, then again at its first resync (--resync long enough for the start-up's list and
@@ -26,7 +26,7 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const bin = path.join(repoRoot, 'bin', 'run.js')
 const DEFAULT_RESYNC_S = 15
 
-/** The issue's targets: a full pass at 100k + 100k within 2.5 s, loop mode's steady RSS under 1 GB. */
+/** docs/performance.md's targets: a full pass at 100k + 100k within 2.5 s, loop mode's steady RSS under 1 GB. */
 export const PASS_TARGET = {size: 100_000, seconds: 2.5}
 export const RSS_TARGET_MB = 1024
 

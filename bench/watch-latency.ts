@@ -1,4 +1,4 @@
-// Watch latency under load (the scale issue's first target): while loop mode's resync pass runs over
+// Watch latency under load (a target of docs/performance.md): while loop mode's resync pass runs over
 // N volumes + N claims, a claim created at a random moment of it is bound within WATCH_LATENCY_TARGET_MS
 // at p99 over MIN_TRIALS trials or more — its volume's write (claimRef) and its own (volumeName) held by
 // the API server.
@@ -38,7 +38,7 @@ const self = fileURLToPath(import.meta.url)
 /** docs/performance.md: a claim created during a resync pass is bound within this, at p99. */
 export const WATCH_LATENCY_TARGET_MS = 1000
 const PER_PASS = 5
-/** The count of trials for a p99. */
+/** The count of trials docs/performance.md asks for a p99. */
 export const MIN_TRIALS = 50
 const CLASS = 'watch-latency'
 const NAMESPACE = 'watch-latency'
@@ -395,7 +395,7 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
   }
 }
 
-/** The target beside its measure (judged at any size; the is 100k + 100k over 50 trials or more). */
+/** The target beside its measure (judged at any size; docs/performance.md's is at 100k + 100k over 50 trials or more). */
 export function describeWatchLatency(r: WatchLatencyResult): string[] {
   const met = r.trials >= MIN_TRIALS && r.p99Ms <= WATCH_LATENCY_TARGET_MS ? 'met' : 'NOT met'
   const p = r.parts

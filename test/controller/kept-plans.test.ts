@@ -16,22 +16,9 @@ import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/featu
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
-import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/simulation/sync-slice.js'
+import {stateForSync} from '../../src/engine/simulation/sync-slice.js'
 import {clusterArb, propertyRuns} from '../engine/differential-arbitraries.js'
-
-function sourcesOf(state: ClusterState): SyncSources {
-  const volumes = new VolumeCache()
-  for (const v of state.volumes) volumes.set(v.metadata.name ?? '', v)
-  const pods = new PodsByClaim()
-  for (const p of state.pods) pods.set(p)
-  return {
-    volumes,
-    claims: new Map(state.claims.map((c) => [claimKey(c), c])),
-    classes: new Map(state.classes.map((c) => [c.metadata.name ?? '', c])),
-    nodes: new Map(state.nodes.map((n) => [n.metadata.name ?? '', n])),
-    pods,
-  }
-}
+import {sourcesOf} from '../engine/sync-sources.js'
 
 function everySync(state: ClusterState): ObjectRef[] {
   return [...state.volumes.map((v) => refOfVolume(v.metadata.name ?? '')), ...state.claims.map((c) => refOfClaim(c.metadata.namespace ?? '', c.metadata.name ?? ''))]

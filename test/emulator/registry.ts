@@ -10,7 +10,7 @@ import {
   alreadyExists, ApiError, badRequest, conflict, expired, invalid, invalidValue, notFound, success, timeout,
   type FieldError, type GroupResource, type Status,
 } from './status-errors.js'
-import type {Store} from './store.js'
+import {lowerBound, type Store} from './store.js'
 import {strategyFor, validateFinalizersUpdate, validateName} from './strategies.js'
 import {clone, isObject, jsonEqual, type K8sObject} from './types.js'
 
@@ -84,18 +84,6 @@ const CONTINUE_EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, ' +
   'or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an ' +
   'inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.'
-
-/** The index of the first entry whose key is not less than `key` (entries in key order). */
-function lowerBound(entries: ReadonlyArray<readonly [string, unknown]>, key: string): number {
-  let lo = 0
-  let hi = entries.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (entries[mid][0] < key) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
 
 /** storage.ParseResourceVersion for a LIST/GET/WATCH parameter. */
 export function parseResourceVersion(rv: string): number {

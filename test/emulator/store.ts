@@ -35,7 +35,7 @@ function byKey(entries: Array<[string, K8sObject]>): Array<[string, K8sObject]> 
 const PUT_IN_PLACE_LIMIT = 1000
 
 /** The index of the first entry whose key is not below `key` (binary search over the key order). */
-function lowerBound(entries: ReadonlyArray<readonly [string, K8sObject]>, key: string): number {
+export function lowerBound(entries: ReadonlyArray<readonly [string, unknown]>, key: string): number {
   let lo = 0
   let hi = entries.length
   while (lo < hi) {

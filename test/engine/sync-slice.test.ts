@@ -16,25 +16,11 @@ import {getProvisionedVolumeNameForClaim} from '../../src/engine/controller/pv-c
 import {reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
 import {podClaimKeys} from '../../src/engine/api/storage-helpers.js'
 import {PersistentVolumeOrderedIndex} from '../../src/engine/matching/volume-index.js'
-import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../../src/engine/simulation/sync-slice.js'
+import {PodsByClaim, stateForSync, VolumeCache} from '../../src/engine/simulation/sync-slice.js'
 import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns} from './differential-arbitraries.js'
-
-/** The caches and stores of a loop whose informers listed `state`, in its order. */
-function sourcesOf(state: ClusterState): SyncSources {
-  const volumes = new VolumeCache()
-  for (const v of state.volumes) volumes.set(v.metadata.name ?? '', v)
-  const pods = new PodsByClaim()
-  for (const p of state.pods) pods.set(p)
-  return {
-    volumes,
-    claims: new Map(state.claims.map((c) => [claimKey(c), c])),
-    classes: new Map(state.classes.map((c) => [c.metadata.name ?? '', c])),
-    nodes: new Map(state.nodes.map((n) => [n.metadata.name ?? '', n])),
-    pods,
-  }
-}
+import {sourcesOf} from './sync-sources.js'
 
 /**
  * A cluster of the differential tests, where now and then a volume has the name provisioning would give
