@@ -11,6 +11,9 @@
 // events (after warm-up); the exit status says so (0 flat, 1 not).
 import {spawn} from 'node:child_process'
 import {once} from 'node:events'
+import {mkdtempSync, rmSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import {parseArgs} from 'node:util'
 
 import {openLoopSession} from '../src/app/loop-session.js'
@@ -31,7 +34,9 @@ if (gc === undefined) {
 }
 
 // The emulator, in its own process.
-const emulator = spawn(process.execPath, ['--import', 'tsx', 'test/emulator/main.ts', '--port', '0', '--watch-history', '5000'], {stdio: ['ignore', 'pipe', 'inherit']})
+// Its kubeconfig in a directory of the bench's own, removed at the end.
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pvctl-loop-memory-'))
+const emulator = spawn(process.execPath, ['--import', 'tsx', 'test/emulator/main.ts', '--port', '0', '--watch-history', '5000', '--kubeconfig-out', path.join(dir, 'kubeconfig')], {stdio: ['ignore', 'pipe', 'inherit']})
 let banner = ''
 emulator.stdout.setEncoding('utf8')
 while (!/KUBECONFIG=(\S+)/.test(banner)) banner += (await once(emulator.stdout, 'data'))[0]
@@ -106,6 +111,7 @@ const seconds = (performance.now() - t0) / 1000
 stop.abort()
 await loop.stop(1000)
 emulator.kill('SIGTERM')
+rmSync(dir, {recursive: true, force: true})
 
 console.table(samples)
 const warm = samples.find((s) => s.events >= 2000) ?? samples[0]
