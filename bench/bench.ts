@@ -12,7 +12,7 @@
 //   npm run bench -- --loop-size 0                  no loop-mode full sync (bench/loop-sync.ts; 100k by default)
 //   npm run bench -- --watch-size 0                 no watch latency under a resync pass (bench/watch-latency.ts; 100k by default)
 //   npm run bench -- --watch-trials 100             its trials (claims created during a pass; default 50)
-//   npm run bench -- --json results.json            the numbers as JSON too
+//   npm run bench -- --json results.json            the numbers as JSON too, written at the end (the sizes, then the live, loop and watch benches)
 //   npm run bench -- --runs 3                       each size measured 3 times (default 5; 1 with --smoke)
 //
 // "N" volumes means N PersistentVolumes and N claims (bench/generate-cluster.ts). For each size:
@@ -449,17 +449,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const opts = parseArgs(process.argv.slice(2))
     const result = await runBench(opts)
-    if (jsonOut !== undefined) {
-      const fd = openSync(jsonOut, 'w')
-      writeSync(fd, JSON.stringify(result, null, 2) + '\n')
-      closeSync(fd)
-    }
+    // --json: the sizes' numbers, and those of the benches below as each ends.
+    const measured: Record<string, unknown> = {...result}
     if (result.reference !== undefined && !result.reference.identical) process.exitCode = 1
     if (liveSize > 0) {
       // The live list beside the file, at pvctl's defaults.
       const {benchLiveList} = await import('./live-list.js')
       const flow = {chunkSize: 500, qps: 5, burst: 10}
       const r = await benchLiveList({volumes: liveSize, runs: 3, flow})
+      measured.liveList = r
       process.stdout.write(`live list of ${r.volumes} volumes (--chunk-size 500 --qps 5 --burst 10): ${r.live.toFixed(2)} s, file ${r.file.toFixed(2)} s: ${r.ratio.toFixed(2)}× the file\n`)
     }
     if (liveOneshotSize > 0) {
@@ -467,18 +465,28 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       // Live reports that differ from the file's are wrong answers, as unidentical plans are (exit 1).
       const {benchLiveOneshot, describeLiveOneshot, reportsMatch} = await import('./live-oneshot.js')
       const r = await benchLiveOneshot({size: liveOneshotSize, runs: 3})
+      measured.liveOneshot = r
       process.stdout.write(`${describeLiveOneshot(r).join('\n')}\n`)
       if (!reportsMatch(r)) process.exitCode = 1
     }
     if (loopSize > 0) {
       // Loop mode syncing every object once, as at start-up and at every resync.
       const {benchLoopSync, describe} = await import('./loop-sync.js')
-      process.stdout.write(`${describe(await benchLoopSync({size: loopSize}))}\n`)
+      const r = await benchLoopSync({size: loopSize})
+      measured.loopSync = r
+      process.stdout.write(`${describe(r)}\n`)
     }
     if (watchSize > 0) {
       // A claim created during a resync pass: creation to its bind's writes, beside the 1 s target.
       const {benchWatchLatency, describeWatchLatency} = await import('./watch-latency.js')
-      process.stdout.write(`${describeWatchLatency(await benchWatchLatency({size: watchSize, trials: watchTrials})).join('\n')}\n`)
+      const r = await benchWatchLatency({size: watchSize, trials: watchTrials})
+      measured.watchLatency = r
+      process.stdout.write(`${describeWatchLatency(r).join('\n')}\n`)
+    }
+    if (jsonOut !== undefined) {
+      const fd = openSync(jsonOut, 'w')
+      writeSync(fd, JSON.stringify(measured, null, 2) + '\n')
+      closeSync(fd)
     }
   } catch (err) {
     process.stderr.write(`bench: ${(err as Error).message}\n`)
