@@ -31,6 +31,7 @@ import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {runCli} from './cli-run.js'
 import {generateCluster, type GeneratedCluster, writeCluster} from './generate-cluster.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -133,34 +134,6 @@ function runMeasure(mode: 'sync' | 'floor' | 'compare', file: string): Promise<R
   })
 }
 
-const hasGnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-v', 'true']).status === 0
-
-/** Wall time and peak RSS of `pvctl ARGS`, stdout to /dev/null (GNU time -v when present, else a hook). */
-function runCli(pvctlArgs: readonly string[]): Promise<{seconds: number; maxRssMB: number}> {
-  const cliArgs = [bin, ...pvctlArgs]
-  const [command, args] = hasGnuTime
-    ? ['/usr/bin/time', ['-v', process.execPath, ...cliArgs]]
-    : [process.execPath, ['--import', path.join(repoRoot, 'bench', 'max-rss-hook.mjs'), ...cliArgs]]
-  return new Promise((resolve, reject) => {
-    const devNull = openSync('/dev/null', 'w')
-    const started = performance.now()
-    const env: NodeJS.ProcessEnv = {...process.env, CI: 'true'}
-    delete env.NODE_OPTIONS
-    const child = spawn(command, args, {cwd: repoRoot, stdio: ['ignore', devNull, 'pipe'], env})
-    let err = ''
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      const seconds = (performance.now() - started) / 1000
-      closeSync(devNull)
-      const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(err) ?? /PVCTL_MAX_RSS_KB (\d+)/.exec(err)
-      // Exit 1 is the dry run's "changes to make", and explain's "claims left pending".
-      if (code !== 0 && code !== 1) reject(new Error(`pvctl ${pvctlArgs[0]} failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' ')}`))
-      else if (rss === null) reject(new Error(`no peak RSS reported: ${err.trim()}`))
-      else resolve({seconds, maxRssMB: Number(rss[1]) / 1024})
-    })
-  })
-}
 
 /**
  * Median wall time of `pvctl --help`, of 10 runs after a warm-up, in this environment, and `node -e ""`

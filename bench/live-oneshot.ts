@@ -17,18 +17,18 @@
 // untimed, each command once more with its report kept: the live report and the file's must be the same
 // bytes but for the lines that name the source (audit's fix commands say `--kubeconfig K` or `-f FILE`).
 // Prints each target beside its measure; exits 1 when one is not met or the reports differ.
-import {spawn, spawnSync, type ChildProcess} from 'node:child_process'
-import {closeSync, createReadStream, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {spawn, type ChildProcess} from 'node:child_process'
+import {createReadStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {createInterface} from 'node:readline'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 
+import {type CliRun, runCli} from './cli-run.js'
 import {generateCluster, writeCluster} from './generate-cluster.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
-const bin = path.join(repoRoot, 'bin', 'run.js')
 const self = fileURLToPath(import.meta.url)
 
 /** Issue 24: the live command within this many times the same command on the file. */
@@ -132,48 +132,6 @@ function startServer(dir: string, size: number): Promise<{info: ServerInfo; stop
   })
 }
 
-export interface CliRun {
-  /** Wall time, s. */
-  seconds: number
-  /** User + system CPU time of the CLI's process, s (NaN without GNU time). */
-  cpu: number
-  maxRssMB: number
-}
-
-const hasGnuTime = existsSync('/usr/bin/time') && spawnSync('/usr/bin/time', ['-f', '%e', 'true']).status === 0
-const TIME_MARK = 'PVCTL_BENCH_TIME'
-
-/**
- * `pvctl ARGS`, stdout to `out` (/dev/null when timed): its wall time, CPU time and peak RSS (GNU time when
- * present, else a hook that reports the peak RSS only). Exit 1 is a dry run's "changes to make" and audit's
- * "findings", as bench.ts's runCli takes it; any other failure is an error.
- */
-function runCli(pvctlArgs: readonly string[], out = '/dev/null'): Promise<CliRun> {
-  const cliArgs = [bin, ...pvctlArgs]
-  const [command, args] = hasGnuTime
-    ? ['/usr/bin/time', ['-f', `${TIME_MARK} %U %S %e %M`, process.execPath, ...cliArgs]]
-    : [process.execPath, ['--import', path.join(repoRoot, 'bench', 'max-rss-hook.mjs'), ...cliArgs]]
-  return new Promise((resolve, reject) => {
-    const fd = openSync(out, 'w')
-    const started = performance.now()
-    const env: NodeJS.ProcessEnv = {...process.env, CI: 'true'}
-    delete env.NODE_OPTIONS
-    const child = spawn(command, args, {cwd: repoRoot, stdio: ['ignore', fd, 'pipe'], env})
-    let err = ''
-    child.stderr!.on('data', (b: Buffer) => (err += b.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      const seconds = (performance.now() - started) / 1000
-      closeSync(fd)
-      const time = new RegExp(`${TIME_MARK} ([\\d.]+) ([\\d.]+) [\\d.:]+ (\\d+)`).exec(err)
-      const hook = /PVCTL_MAX_RSS_KB (\d+)/.exec(err)
-      if (code !== 0 && code !== 1) reject(new Error(`pvctl ${pvctlArgs.join(' ')} failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' ')}`))
-      else if (time !== null) resolve({seconds, cpu: Number(time[1]) + Number(time[2]), maxRssMB: Number(time[3]) / 1024})
-      else if (hook !== null) resolve({seconds, cpu: Number.NaN, maxRssMB: Number(hook[1]) / 1024})
-      else reject(new Error(`no peak RSS reported: ${err.trim()}`))
-    })
-  })
-}
 
 export interface ReportComparison {
   /** Lines of the two reports. */
