@@ -3,9 +3,9 @@
 // and `pvctl sync --watch --dry-run` (dist/, as built, in its own process) lists it and syncs every
 // volume and claim once, then again at its first resync (--resync long enough for the start-up's list and
 // pass). The start-up pass is timed from its log line "Caches are synced" (its lists done: the workers
-// start then), the resync's from its pvctl_resync_started_timestamp_seconds, its relists included (their
-// handlers queue the pass page by page, so its syncs run while they list), each to the moment its /metrics
-// count a sync of every object (pvctl_syncs_total; polled sparingly: a scrape costs the CLI).
+// start then), the resync's from its pvctl_resync_started_timestamp_seconds (it queues every key of the
+// caches and lists nothing), each to the moment its /metrics count a sync of every object
+// (pvctl_syncs_total; polled sparingly: a scrape costs the CLI).
 // Beside each, the CLI's CPU seconds over it (/proc/PID/stat), and its RSS after both (/proc/PID/status).
 //
 //   npm run build && npx tsx bench/loop-sync.ts                  10k + 10k
@@ -43,13 +43,12 @@ export interface LoopSyncResult {
   /** The start-up pass: from "Caches are synced". */
   startup: PassMeasure
   /**
-   * The first resync: from its start (pvctl_resync_started_timestamp_seconds), its relists included, to a
-   * sync of every object; undefined without /proc or before it came. The relists' handlers queue the pass
-   * page by page, so its syncs run while they list.
+   * The first resync: from its start (pvctl_resync_started_timestamp_seconds) to a sync of every object;
+   * undefined without /proc or before it came. Its keys are queued a slice at a time, its syncs run meanwhile.
    */
   resync: PassMeasure | undefined
-  /** Of which after its relists had ended (pvctl_resync_queued_timestamp_seconds). */
-  resyncAfterRelistsSeconds: number | undefined
+  /** Of which after its last key was queued (pvctl_resync_queued_timestamp_seconds). */
+  resyncAfterQueuedSeconds: number | undefined
   /** VmRSS of the CLI after the passes, MB (undefined without /proc). */
   rssMb: number | undefined
   /** VmRSS of the CLI after the start-up pass, MB. */
@@ -166,10 +165,10 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; log?:
       const startupEnd = {t: performance.now(), cpu: cpuSeconds(pid)}
       const startupRssMb = rssMb(pid)
       const startup = {seconds: (startupEnd.t - synced.t) / 1000, cpuSeconds: (startupEnd.cpu ?? NaN) - (synced.cpu ?? NaN)}
-      if (resyncS <= 0) return {volumes, claims, startup, resync: undefined, resyncAfterRelistsSeconds: undefined, rssMb: startupRssMb, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects}
+      if (resyncS <= 0) return {volumes, claims, startup, resync: undefined, resyncAfterQueuedSeconds: undefined, rssMb: startupRssMb, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects}
       if (first.resyncStartedMs > 0) log('the resync came before the start-up pass had ended: its pass is timed from its start all the same')
       // The resync: timed from when the CLI began it (its gauge, wall-clock time) to every object synced again
-      // with its relists done. Their handlers queue the pass page by page: its syncs run while they list.
+      // with every key queued.
       await sleep(synced.t + resyncS * 1000 - performance.now())
       const started = await pollUntil(port, performance.now(), Infinity, first.syncs, (s) => s.resyncStartedMs > 0)
       const startedSeen = {t: performance.now(), cpu: cpuSeconds(pid), wallMs: Date.now()}
@@ -178,9 +177,9 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; log?:
       const resyncEnd = {t: performance.now(), cpu: cpuSeconds(pid), wallMs: Date.now()}
       // CPU from the first scrape that saw the resync begun (at most ~50 ms into it: that much is not counted).
       const resync = {seconds: (resyncEnd.t - startedSeen.t + lateMs) / 1000, cpuSeconds: (resyncEnd.cpu ?? NaN) - (startedSeen.cpu ?? NaN)}
-      const resyncAfterRelistsSeconds = (resyncEnd.wallMs - last.resyncQueuedMs) / 1000
+      const resyncAfterQueuedSeconds = (resyncEnd.wallMs - last.resyncQueuedMs) / 1000
       const rss = rssMb(pid)
-      return {volumes, claims, startup, resync, resyncAfterRelistsSeconds, rssMb: rss, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects}
+      return {volumes, claims, startup, resync, resyncAfterQueuedSeconds, rssMb: rss, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects}
     } finally {
       child.kill('SIGTERM')
       await exited
@@ -209,8 +208,8 @@ const cpu = (p: PassMeasure) => (Number.isFinite(p.cpuSeconds) ? `, CPU ${p.cpuS
 
 export function describe(r: LoopSyncResult): string {
   const fits = r.seconds <= DEFAULT_RESYNC_S ? 'fits in' : 'does NOT fit in'
-  const after = r.resyncAfterRelistsSeconds === undefined ? '' : ` (${r.resyncAfterRelistsSeconds.toFixed(2)} s of it after they ended)`
-  const resync = r.resync === undefined ? 'no resync measured' : `resync ${r.resync.seconds.toFixed(2)} s from its start, its relists included${after}${cpu(r.resync)}`
+  const after = r.resyncAfterQueuedSeconds === undefined ? '' : ` (${r.resyncAfterQueuedSeconds.toFixed(2)} s of it after its keys were queued)`
+  const resync = r.resync === undefined ? 'no resync measured' : `resync ${r.resync.seconds.toFixed(2)} s from its start${after}${cpu(r.resync)}`
   const judged = judgeLoopSync(r)
   const verdict = (ok: boolean | undefined, what: string) => (ok === undefined ? `not judged ${what}` : ok ? 'met' : 'NOT met')
   return [

@@ -1,20 +1,22 @@
 // Watch latency under load (a target of docs/performance.md): while loop mode's resync pass runs over
-// N volumes + N claims, a claim created at a random moment of it is bound within WATCH_LATENCY_TARGET_MS
+// N volumes + N claims (with --relist: the pass of a relist, its LISTs and merge included), a claim created at a random moment of it is bound within WATCH_LATENCY_TARGET_MS
 // at p99 over MIN_TRIALS trials or more — its volume's write (claimRef) and its own (volumeName) held by
 // the API server.
 //
 //   npm run build && npx tsx bench/watch-latency.ts                       100k + 100k, 50 trials
 //   npx tsx bench/watch-latency.ts --size 10000 --trials 50 --resync 5
+//   npx tsx bench/watch-latency.ts --relist                               passes of --relist-period 15s instead
 //   npx tsx bench/watch-latency.ts --size 10000 --trials-json FILE        every trial's times, to break one down
 //
 // The emulator runs in its own process (`serve`, as an API server would: its LIST pages and JSON are not
 // served from the bench's process) with N volumes bound to N claims, as the controller leaves them (every
-// sync of a pass quiet), plus two Available volumes of class `watch-latency` per trial. (The generated mix
-// of bench/generate-cluster.ts is not served: its fixpoint still starts recyclers and deleters, whose pods
-// no kubelet runs here, and loop mode would wait on them; bench/loop-sync.ts plans that mix dry.)
+// sync of a pass quiet), plus an Available volume of class `watch-latency` for every claim the passes may
+// create. (The generated mix of bench/generate-cluster.ts is not served: its fixpoint still starts
+// recyclers and deleters, whose pods no kubelet runs here, and loop mode would wait on them;
+// bench/loop-sync.ts plans that mix dry.)
 // `pvctl sync --watch --yes` (dist/, in a third process, --qps 1000 --burst 2000, events on) syncs it.
-// The emulator's process times the passes (from the resync's LIST of claims to both queues empty, read
-// from pvctl's /metrics) and, in each pass after the first, creates PER_PASS claims of that class at
+// The emulator's process times the passes (from the resync's start, pvctl_resync_started_timestamp_seconds,
+// or a relist's LIST of claims, to both queues empty, read from pvctl's /metrics) and, in each pass after the first, creates PER_PASS claims of that class at
 // uniformly random moments within the length of the pass before, one at a time; it sees each claim's
 // writes arrive (its request log) and be held (polling its store every millisecond). A trial counts when
 // its claim was created during its pass. The CLI carries event-loop-hook.mjs: its longest event-loop
@@ -49,6 +51,8 @@ export interface WatchLatencyOptions {
   trials?: number
   /** --resync, seconds (default 15, pvctl's and kube-controller-manager's). */
   resyncSeconds?: number
+  /** Time the passes of --relist-period (at the same period; --resync 1h) instead of the resync's. */
+  relist?: boolean
   log?: (line: string) => void
   /** Writes every trial (its times, epoch ms) to this file as JSON. */
   trialsJson?: string
@@ -63,7 +67,9 @@ export interface WatchLatencyResult {
   trials: number
   created: number
   passes: number
-  /** Median length of a resync pass, seconds (its LIST of claims to both queues empty). */
+  /** Which pass was timed. */
+  pass: 'resync' | 'relist'
+  /** Median length of a pass, seconds (its start to both queues empty). */
   passSeconds: number
   p50Ms: number
   p99Ms: number
@@ -163,6 +169,16 @@ async function queueDepth(port: number): Promise<number> {
   return depth
 }
 
+/** The passes that create trials, at most: twice those `wanted` needs, for passes that end before their trials. */
+const trialPasses = (wanted: number) => 2 * Math.ceil(wanted / PER_PASS)
+
+/** pvctl_resync_started_timestamp_seconds, epoch ms (0: no resync yet). */
+async function resyncStarted(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+  const line = text.split('\n').find((l) => l.startsWith('pvctl_resync_started_timestamp_seconds '))
+  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000
+}
+
 /** Epoch milliseconds with a fraction: comparable across the bench's processes (one machine, one clock). */
 const clock = () => performance.timeOrigin + performance.now()
 
@@ -203,27 +219,36 @@ async function serve(dir: string, size: number, spares: number): Promise<void> {
     input += b.toString()
     const nl = input.indexOf('\n')
     if (nl < 0) return
-    const {port, wanted} = JSON.parse(input.slice(0, nl)) as {port: number; wanted: number}
+    const {port, wanted, pass} = JSON.parse(input.slice(0, nl)) as {port: number; wanted: number; pass: 'resync' | 'relist'}
     input = input.slice(nl + 1)
-    void runTrials(api, arrivals, size, port, wanted).then((run) => process.stdout.write(`${JSON.stringify(run)}\n`))
+    void runTrials(api, arrivals, size, port, wanted, pass).then((run) => process.stdout.write(`${JSON.stringify(run)}\n`))
   })
   process.stdin.on('end', () => void api.stop().then(() => process.exit(0)))
 }
 
 /** The timed passes: in each after the first, PER_PASS claims created at random moments within it. */
-async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, size: number, port: number, wanted: number): Promise<TrialsRun> {
+async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, size: number, port: number, wanted: number, pass: 'resync' | 'relist'): Promise<TrialsRun> {
+  // A relist's pass begins with its LIST of claims; a resync's lists nothing, and is seen by its gauge
+  // (polled every 20 ms while no pass runs, at the time the gauge says).
   const claimLists = () => api.requests.filter((r) => r.verb === 'list' && r.resource === 'persistentvolumeclaims' && !r.query.includes('continue=')).length
+  let lastStart = pass === 'resync' ? await resyncStarted(port) : claimLists()
+  const nextPass = async (): Promise<number> => {
+    for (;;) {
+      const seen = pass === 'resync' ? await resyncStarted(port) : claimLists()
+      if (seen !== lastStart) {
+        lastStart = seen
+        return pass === 'resync' ? seen : clock()
+      }
+      await sleep(pass === 'resync' ? 20 : 2)
+    }
+  }
   const trials: Trial[] = []
   const passLengths: number[] = []
-  let lists = claimLists()
   let created = 0
   const every = Math.max(100, size / 100)
-  const maxPasses = 1 + 2 * Math.ceil(wanted / PER_PASS)
+  const maxPasses = 1 + trialPasses(wanted)
   for (let pass = 0; pass < maxPasses && trials.filter((t) => t.inPass).length < wanted; pass++) {
-    // The pass begins with the resync's LIST of claims.
-    while (claimLists() === lists) await sleep(2)
-    lists = claimLists()
-    const start = clock()
+    const start = await nextPass()
     const estimate = passLengths.at(-1)
     const offsets = estimate === undefined ? [] : Array.from({length: PER_PASS}, () => Math.random() * estimate).sort((a, b) => a - b)
     const ours: Trial[] = []
@@ -289,7 +314,7 @@ async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, s
 }
 
 /** Starts the `serve` child; resolves once the emulator is up. */
-function startServer(dir: string, size: number, spares: number, log: (line: string) => void): Promise<{info: {kubeconfig: string; volumes: number; claims: number}; run: (port: number, wanted: number) => Promise<TrialsRun>; stop: () => Promise<void>}> {
+function startServer(dir: string, size: number, spares: number, log: (line: string) => void): Promise<{info: {kubeconfig: string; volumes: number; claims: number}; run: (port: number, wanted: number, pass: 'resync' | 'relist') => Promise<TrialsRun>; stop: () => Promise<void>}> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', dir, String(size), String(spares)], {cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe']})
     let err = ''
@@ -313,10 +338,10 @@ function startServer(dir: string, size: number, spares: number, log: (line: stri
     answers.push((line) =>
       resolve({
         info: JSON.parse(line) as {kubeconfig: string; volumes: number; claims: number},
-        run: (port, wanted) =>
+        run: (port, wanted, pass) =>
           new Promise((done) => {
             answers.push((answer) => done(JSON.parse(answer) as TrialsRun))
-            child.stdin!.write(`${JSON.stringify({port, wanted})}\n`)
+            child.stdin!.write(`${JSON.stringify({port, wanted, pass})}\n`)
           }),
         stop: async () => {
           child.stdin!.end()
@@ -331,15 +356,19 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const wanted = opts.trials ?? 50
   const resyncSeconds = opts.resyncSeconds ?? 15
+  const pass = opts.relist === true ? 'relist' : 'resync'
   const loadStart = os.loadavg()[0]
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pvctl-watch-latency-'))
-  // Volumes for twice the trials: passes that end before their trials are created are run again.
-  const server = await startServer(dir, opts.size, 2 * wanted, log)
+  // A volume for every claim the passes may create: a claim left Pending would be waited for forever.
+  const spares = PER_PASS * trialPasses(wanted)
+  const server = await startServer(dir, opts.size, spares, log)
   try {
     const {kubeconfig, volumes, claims} = server.info
-    log(`emulator up (its own process): ${volumes} volumes, ${claims} claims, all bound but ${2 * wanted} spare volumes`)
+    log(`emulator up (its own process): ${volumes} volumes, ${claims} claims, all bound but ${spares} spare volumes`)
     const port = await freePort()
-    const args = ['sync', '--watch', '--yes', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--resync', `${resyncSeconds}s`]
+    const period = `${resyncSeconds}s`
+    const args = ['sync', '--watch', '--yes', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`]
+    args.push(...(pass === 'resync' ? ['--resync', period] : ['--resync', '1h', '--relist-period', period]))
     args.push('--qps', '1000', '--burst', '2000', '--controllers=*,-persistentvolume-binder-controller', '-o', 'json')
     const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, bin, ...args], {cwd: repoRoot, env: {...process.env, HOME: dir}, stdio: ['ignore', 'ignore', 'pipe']})
     let err = ''
@@ -354,9 +383,9 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
       }
       // The start-up pass: over when both queues are empty.
       while ((await queueDepth(port)) > 0) await sleep(100)
-      log('start-up pass done; timing resync passes')
+      log(`start-up pass done; timing ${pass} passes`)
       child.kill('SIGUSR2')
-      run = await server.run(port, wanted)
+      run = await server.run(port, wanted, pass)
     } finally {
       child.kill('SIGTERM')
       await exited
@@ -370,6 +399,7 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
     const part = (f: (t: Trial) => number | undefined) => percentile(inPass.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x)).sort((a, b) => a - b), 50)
     return {
       size: opts.size,
+      pass,
       volumes,
       claims,
       trials: inPass.length,
@@ -400,7 +430,7 @@ export function describeWatchLatency(r: WatchLatencyResult): string[] {
   const met = r.trials >= MIN_TRIALS && r.p99Ms <= WATCH_LATENCY_TARGET_MS ? 'met' : 'NOT met'
   const p = r.parts
   return [
-    `watch latency at ${r.volumes} + ${r.claims}: ${r.trials} claims created during ${r.passes - 1} resync passes (${r.created - r.trials} more after their pass ended, not counted) of ${r.passSeconds.toFixed(2)} s (median); creation to both writes p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, max ${r.maxMs.toFixed(0)} ms`,
+    `watch latency at ${r.volumes} + ${r.claims}: ${r.trials} claims created during ${r.passes - 1} ${r.pass} passes (${r.created - r.trials} more after their pass ended, not counted) of ${r.passSeconds.toFixed(2)} s (median); creation to both writes p50 ${r.p50Ms.toFixed(0)} ms, p99 ${r.p99Ms.toFixed(0)} ms, max ${r.maxMs.toFixed(0)} ms`,
     `  parts (medians, from the claim's creation): its volume's write arrives ${p.toVolumeWriteMs.toFixed(0)} ms, its own ${p.toClaimWriteMs.toFixed(0)} ms, both held ${p.toHeldMs.toFixed(0)} ms`,
     `  pvctl: CPU ${r.cliCpuSeconds.toFixed(1)} s over the timed passes; longest event-loop stall ${r.stallMaxMs.toFixed(0)} ms (p99 ${r.stallP99Ms.toFixed(0)} ms); load average ${r.load[0].toFixed(1)} → ${r.load[1].toFixed(1)}`,
     `target: watch latency at ${r.size} + ${r.size}, p99 within ${WATCH_LATENCY_TARGET_MS / 1000} s over ≥${MIN_TRIALS} trials: ${r.p99Ms.toFixed(0)} ms over ${r.trials} trials — ${met}`,
@@ -411,7 +441,7 @@ const [mode, ...rest] = process.argv.slice(2)
 if (mode === 'serve') {
   await serve(rest[0]!, Number(rest[1]), Number(rest[2]))
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const {values} = parseArgs({options: {size: {type: 'string', default: '100000'}, trials: {type: 'string', default: '50'}, resync: {type: 'string', default: '15'}, 'trials-json': {type: 'string'}}})
-  const r = await benchWatchLatency({size: Number(values.size), trials: Number(values.trials), resyncSeconds: Number(values.resync), trialsJson: values['trials-json']})
+  const {values} = parseArgs({options: {size: {type: 'string', default: '100000'}, trials: {type: 'string', default: '50'}, resync: {type: 'string', default: '15'}, relist: {type: 'boolean', default: false}, 'trials-json': {type: 'string'}}})
+  const r = await benchWatchLatency({size: Number(values.size), trials: Number(values.trials), resyncSeconds: Number(values.resync), relist: values.relist, trialsJson: values['trials-json']})
   process.stdout.write(`${describeWatchLatency(r).join('\n')}\n`)
 }

@@ -50,6 +50,8 @@ export interface RunLoopOptions extends VolumePluginOptions {
   mode: 'watch' | 'interval'
   intervalMs?: number
   resyncMs: number
+  /** --relist-period: every kind listed again this often beside the watches (0 or undefined: only when a watch asks). */
+  relistMs?: number
   dryRun: boolean
   yes: boolean
   /** --allow-mass-release: the loop releases however many volumes its syncs find released. */
@@ -223,6 +225,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
           labelSelector: opts.labelSelector,
           labelSelectorText: opts.labelSelectorText,
           resyncMs: opts.resyncMs,
+          relistMs: opts.relistMs,
           chunkSize: opts.chunkSize,
           writing,
           signal: stop.signal,

@@ -19,7 +19,7 @@ export const sourceFlags = {
   context: Flags.string({summary: 'The kubeconfig context to use (live clusters).', helpValue: 'NAME'}),
   'chunk-size': Flags.integer({
     summary: 'Read large lists in chunks of this many objects rather than all at once, as kubectl (live clusters; 0: one request per kind).',
-    description: 'Each chunk is one request; a list takes one token of the client-side rate limit (--qps/--burst) for its first chunk, none for the rest: reading in chunks costs the API server no more than one request and holds less in its memory. Loop mode (--watch, --interval) lists in these chunks too, at start and at every resync.',
+    description: 'Each chunk is one request; a list takes one token of the client-side rate limit (--qps/--burst) for its first chunk, none for the rest: reading in chunks costs the API server no more than one request and holds less in its memory. Loop mode lists in these chunks too (--watch: at start and at every relist; --interval: every pass).',
     default: 500,
     min: 0,
     helpValue: 'N',

@@ -31,8 +31,16 @@ export const loopFlags = {
   }),
   resync: Flags.string({
     helpGroup: LOOP,
-    summary: 'With --watch: list everything again and sync every claim and volume this often.',
+    summary: "With --watch: sync every claim and volume of the informers' caches this often (the controller's --pvclaimbinder-sync-period).",
     default: '15s',
+    helpValue: 'DURATION',
+  }),
+  'relist-period': Flags.string({
+    helpGroup: LOOP,
+    summary: 'With --watch: also LIST every kind again this often, beside the watches (0: only when a watch asks for it).',
+    description:
+      "A relist merges every object again and syncs every claim and volume, as a resync does. The watches do not miss changes (each resumes from its last resourceVersion, and a 410 Gone relists), so kube-controller-manager never relists on a timer; this is for API paths you do not trust to deliver every event. Each relist reads every volume, claim and pod from the API server.",
+    default: '0',
     helpValue: 'DURATION',
   }),
   'leader-elect': Flags.boolean({
@@ -93,6 +101,7 @@ export interface LoopFlagValues {
   watch: boolean
   interval?: string
   resync: string
+  'relist-period': string
   'leader-elect': boolean
   'leader-elect-lease-name': string
   'leader-elect-namespace': string
@@ -111,7 +120,7 @@ export interface LoopFlagValues {
 /** The loop-specific options; the caller adds what one-shot sync shares (scope, gates, the cluster). */
 export function loopOptionsFromFlags(
   flags: LoopFlagValues,
-): Pick<RunLoopOptions, 'mode' | 'intervalMs' | 'resyncMs' | 'leaderElect' | 'controllers' | 'metricsBindAddress' | 'output'> {
+): Pick<RunLoopOptions, 'mode' | 'intervalMs' | 'resyncMs' | 'relistMs' | 'leaderElect' | 'controllers' | 'metricsBindAddress' | 'output'> {
   if (!flags['dry-run'] && !flags.yes) {
     throw new UsageError('loop mode writes to the cluster for as long as it runs: pass --yes to consent, or --dry-run for an audit stream')
   }
@@ -122,6 +131,7 @@ export function loopOptionsFromFlags(
     mode: flags.watch ? 'watch' : 'interval',
     intervalMs: flags.interval !== undefined ? parseDuration(flags.interval, '--interval') : undefined,
     resyncMs: parseDuration(flags.resync, '--resync'),
+    relistMs: parseDuration(flags['relist-period'], '--relist-period'),
     leaderElect: flags['leader-elect']
       ? {
           name: flags['leader-elect-lease-name'],

@@ -11,12 +11,12 @@
 //   relist   on 410 Gone (that resourceVersion left the server's history: as an ERROR event or as the
 //            answer), after a watch or list that fails to start (with back-off, 0.8 s doubling to 30 s,
 //            as the reflector's), and on request (relist())
-//   resync   loop mode's --resync lists beside the watch (listBesideWatch()): the watch goes on while the
-//            pages come, so that an event during a resync's LIST of 100k objects is not held until the
+//   beside   loop mode's --relist-period lists beside the watch (listBesideWatch()): the watch goes on
+//            while the pages come, so that an event during a LIST of 100k objects is not held until the
 //            list ends; the list is merged by resourceVersion (what the watch brought after the list's
-//            snapshot stays). client-go's resync replays the store and lists nothing; pvctl lists to see
-//            a change the watch missed, and must not stop watching to do it. Each page is merged as it
-//            comes, in slices of MERGE_SLICE objects with a turn of the event loop between them, so that
+//            snapshot stays). client-go's reflector lists only when its watch asks; a periodic relist
+//            is for a path that may not deliver every event, and must not stop watching. Each page is
+//            merged as it comes, in slices of MERGE_SLICE objects with a turn of the event loop between them, so that
 //            a watch event is not held behind the merge of 100k objects either; each slice decides on the
 //            store as the watch has left it by then
 //   unchanged an object listed at the resourceVersion the store holds stays the object held (the same
@@ -131,7 +131,7 @@ export class Informer<T extends WireObject> {
   }
 
   /**
-   * A resync's LIST while the watch goes on; resolves when it is merged into the store. Before the first
+   * A LIST while the watch goes on (--relist-period); resolves when it is merged into the store. Before the first
    * list, or when resourceVersions are not numbers (the merge compares them, as the PV controller's
    * storeObjectUpdate does), or when the list fails, it is relist(): the watch ends, the list is retried.
    */
@@ -206,7 +206,7 @@ export class Informer<T extends WireObject> {
           const reason = this.listReason
           await this.list()
           this.opts.metrics?.relisted(resource, reason)
-          log.v(reason === 'initial' || reason === 'resync' ? 4 : 2).info('Listed', {resource, reason, resourceVersion: this.lastRv, objects: this.store.size})
+          log.v(reason === 'initial' || reason === 'relist-period' ? 4 : 2).info('Listed', {resource, reason, resourceVersion: this.lastRv, objects: this.store.size})
           this.failures = 0
           for (const w of this.relistWaiters.splice(0)) w()
           if (!this.synced) {

@@ -15,8 +15,9 @@
 //               costs the same in a large cluster as in a small one; its writes go through the executor
 //               (executeSync), in the controller's order, each conditional on the resourceVersion
 //               read, a conflict re-read and re-planned over the slice made again
-//   resync      every --resync period the informers list again and every claim and volume is synced
-//               (the seed's resync(), which pvctl extends to a relist: a change the watch missed is seen)
+//   resync      every --resync period every claim and volume of the informers' caches is synced (the
+//               seed's resync(): it lists nothing); every --relist-period, if set, the informers also list
+//               again beside their watches and the merge queues every object, as a resync does
 //   back-off    a sync whose write failed, or that the engine ended in an error, comes back after a
 //               per-key exponential back-off (work-queue.ts)
 //   operations  a sync that starts a volume plugin's operation (a recycler pod, a cleanup pod, an in-tree
@@ -43,7 +44,7 @@ import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import type {AuditStream} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
-import {Informer, type WireObject} from './informer.js'
+import {Informer, MERGE_SLICE, type WireObject} from './informer.js'
 import {KeptPlans} from './kept-plans.js'
 import {type Lane, WorkQueue} from './work-queue.js'
 
@@ -57,6 +58,8 @@ export interface LoopOptions {
   labelSelectorText?: string
   labelSelector?: LabelSelector
   resyncMs: number
+  /** --relist-period: the informers list again this often, beside their watches (0 or undefined: never on a timer). */
+  relistMs?: number
   /** --chunk-size: objects per LIST page of the informers (0: one request). */
   chunkSize?: number
   /** Whether this sync may write (leader, binder check, not --dry-run). */
@@ -150,6 +153,7 @@ export class PersistentVolumeLoop {
   /** How many volumes the loop may release, recycle or delete within a window (destruction-guard.ts). */
   private readonly budget: ReleaseBudget
   private resyncTimer: NodeJS.Timeout | undefined
+  private relistTimer: NodeJS.Timeout | undefined
   private started = false
   private stopped = false
   private readonly now: () => number
@@ -182,9 +186,7 @@ export class PersistentVolumeLoop {
       if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion) return 'bulk' // a relist of an unchanged object
       return 'event' // created, changed, or deleted: what a watch delivers
     }
-    const enqueueVolume = (v: PersistentVolume, lane: Lane) => {
-      if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '', lane)
-    }
+    const enqueueVolume = (v: PersistentVolume, lane: Lane) => this.enqueueVolume(v, lane)
     const enqueueClaim = (c: PersistentVolumeClaim, lane: Lane) => this.claimQueue.add(claimKey(c), lane)
     this.volumeInformer = new Informer<Wire<PersistentVolume>>({
       ...common,
@@ -213,6 +215,11 @@ export class PersistentVolumeLoop {
     this.sources = {volumes: this.volumes, claims: this.claims, classes: this.classInformer.store, nodes: this.nodeInformer.store, pods}
   }
 
+  /** A volume in scope, or one the controller's cache holds (it may have left the scope: synced once more). */
+  private enqueueVolume(v: PersistentVolume, lane: Lane): void {
+    if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '', lane)
+  }
+
   private get informers(): Array<Informer<WireObject>> {
     return [this.volumeInformer, this.claimInformer, this.classInformer, this.podInformer, this.nodeInformer] as unknown as Array<Informer<WireObject>>
   }
@@ -236,6 +243,7 @@ export class PersistentVolumeLoop {
     this.deps.metrics.collect(this)
     this.workers = [this.worker(this.volumeQueue, (k) => this.processVolume(k)), this.worker(this.claimQueue, (k) => this.processClaim(k))]
     this.scheduleResync()
+    this.scheduleRelist()
   }
 
   /** Stops taking keys, lets the syncs in flight end (no new writes: the signal), stops the informers. */
@@ -243,6 +251,7 @@ export class PersistentVolumeLoop {
     if (this.stopped) return
     this.stopped = true
     clearTimeout(this.resyncTimer)
+    clearTimeout(this.relistTimer)
     this.claimQueue.shutDown()
     this.volumeQueue.shutDown()
     const informers = Promise.all(this.informers.map((i) => i.stop()))
@@ -266,19 +275,54 @@ export class PersistentVolumeLoop {
     this.resyncTimer.unref()
   }
 
-  /** The seed's resync(), with the informers listed first (beside their watches: an event meanwhile is not held). */
+  private scheduleRelist(): void {
+    const period = this.opts.relistMs ?? 0
+    if (this.stopped || period <= 0) return
+    this.relistTimer = setTimeout(() => {
+      void this.relist()
+        .catch((err) => this.deps.log.error('Relist failed', {err}))
+        .finally(() => this.scheduleRelist())
+    }, period)
+    this.relistTimer.unref()
+  }
+
+  /**
+   * The seed's resync(): every claim and volume the informers hold is queued (claimLister.List,
+   * volumeLister.List), in the bulk lane, and synced on what the cache holds; nothing is listed. The
+   * keys are added MERGE_SLICE at a time with a turn of the event loop between: 200k de-duplicated adds
+   * in one stretch would hold the watches behind them.
+   */
   async resync(): Promise<void> {
     if (this.stopped) return
     this.deps.log.v(4).info('Resyncing PV controller')
-    // The binder check first: the relists' handlers queue the pass as they merge, and its syncs ask writing().
+    // The binder check first: the pass's syncs ask writing().
     await this.opts.onResync?.()
     if (this.stopped) return
     this.deps.metrics.resyncStarted.set(Date.now() / 1000)
-    // The pass is queued by the relists: their handlers add every claim and volume key (an unchanged
-    // object to the bulk lane, laneOf) page by page. Adding the stores' keys again here would be 200k
-    // de-duplicated adds at 100k + 100k, in one stretch the watch waits behind.
-    await Promise.all(this.informers.map((i) => i.listBesideWatch('resync')))
+    await this.queueAll(this.claimInformer.store, (_, c) => this.claimQueue.add(claimKey(c), 'bulk'))
+    await this.queueAll(this.volumeInformer.store, (_, v) => this.enqueueVolume(v, 'bulk'))
     this.deps.metrics.resyncQueued.set(Date.now() / 1000)
+  }
+
+  private async queueAll<T>(store: ReadonlyMap<string, T>, enqueue: (key: string, obj: T) => void): Promise<void> {
+    let n = 0
+    for (const [key, obj] of store) {
+      if (this.stopped) return
+      enqueue(key, obj)
+      if (++n % MERGE_SLICE === 0) await yieldToEventLoop()
+    }
+  }
+
+  /**
+   * --relist-period: every informer lists again beside its watch (listBesideWatch: the watch goes on, the
+   * list is merged by resourceVersion). The merge's handlers queue every object it holds (an unchanged one
+   * in the bulk lane, laneOf), as DeltaFIFO.Replace hands a relist to the handlers: a change the watch
+   * did not deliver is synced.
+   */
+  async relist(): Promise<void> {
+    if (this.stopped) return
+    this.deps.log.v(4).info('Listing every kind again', {relistPeriod: `${this.opts.relistMs}ms`})
+    await Promise.all(this.informers.map((i) => i.listBesideWatch('relist-period')))
   }
 
   private async worker(queue: WorkQueue, process: (key: string) => Promise<void>): Promise<void> {

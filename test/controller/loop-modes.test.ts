@@ -28,8 +28,8 @@ test('--watch --dry-run writes nothing and streams each planned action once, as 
     await pvctl.line(/Caches are synced/)
     // Several resyncs: every object is synced again, and the same plan is not printed again.
     await pvctl.line(/Resyncing PV controller/)
-    const relists = () => pvctl.err.filter((l) => /"Resyncing PV controller"/.test(l)).length
-    await waitFor('three resyncs', () => relists() >= 3, 5000)
+    const resyncs = () => pvctl.err.filter((l) => /"Resyncing PV controller"/.test(l)).length
+    await waitFor('three resyncs', () => resyncs() >= 3, 5000)
     const lines = pvctl.out.map((l) => JSON.parse(l) as {action: string; object: {name: string}; outcome: string; sync: string; time: string})
     assert.ok(lines.length > 0 && lines.every((l) => l.outcome === 'planned' && typeof l.time === 'string'))
     const keys = lines.map((l) => `${l.sync} ${l.action} ${l.object.name}`)
@@ -143,6 +143,8 @@ const usage: Array<{args: string[]; stderr: RegExp}> = [
   {args: ['--watch', '--dry-run', 'pvc/data'], stderr: /name none/},
   {args: ['--watch', '--interval', '1m', '--dry-run'], stderr: /cannot also be provided|--interval/},
   {args: ['--watch', '--dry-run', '--resync', 'soon'], stderr: /--resync: invalid duration "soon"/},
+  {args: ['--watch', '--dry-run', '--relist-period', 'soon'], stderr: /--relist-period: invalid duration "soon"/},
+  {args: ['--dry-run', '--relist-period', '1m'], stderr: /--relist-period/},
   {args: ['--watch', '--dry-run', '--leader-elect', '--leader-elect-renew-deadline', '20s'], stderr: /--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline/},
   {args: ['--watch', '--dry-run', '--controllers', 'a b'], stderr: /--controllers: invalid entry/},
   {args: ['--watch', '--dry-run', '--metrics-bind-address', 'nowhere'], stderr: /--metrics-bind-address: invalid address/},

@@ -1,5 +1,5 @@
-// `pvctl sync --watch` against the emulator: the event does the work (not the resync), the resync repairs
-// what the watch did not see, a watch the server ends is resumed without losing an event, and SIGTERM
+// `pvctl sync --watch` against the emulator: the event does the work (not the resync), a resync syncs
+// what the caches hold and lists nothing, a periodic relist repairs what the watch did not see, a watch the server ends is resumed without losing an event, and SIGTERM
 // stops it promptly and gives the lease up.
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
@@ -50,21 +50,41 @@ test('--chunk-size pages the informers\' lists, as it pages a one-shot load', as
   }
 })
 
-test('a change made behind pvctl\'s back, which no watch delivers, is repaired at the next resync', async () => {
+test('a change made behind pvctl\'s back, which no watch delivers, is repaired at the next relist (--relist-period)', async () => {
   const {api, kubeconfig} = await cluster([
     volume('pv-a', {claimRef: {namespace: 'app', name: 'db', uid: 'uid-db'}, phase: 'Bound'}),
     claim('app', 'db', {uid: 'uid-db', volumeName: 'pv-a'}),
   ])
   // Every watch request hangs: pvctl learns of changes only from its LISTs.
   api.faults.add({verb: 'watch', effect: {type: 'latency', ms: 60_000}})
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '1s', ...FAST, DISABLED, '-v', '4'])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '1h', '--relist-period', '1s', ...FAST, DISABLED, '-v', '4'])
   try {
     await pvctl.line(/Caches are synced/)
     assert.equal(binderWrites(api), 0, 'in sync: nothing to write')
     const pv = getVolume(api, 'pv-a')!
     api.update({...pv, status: {...pv.status, phase: 'Available'}} as never)
-    await waitFor('the resync to set the volume Bound again', () => getVolume(api, 'pv-a')?.status?.phase === 'Bound', 5000)
-    assert.ok(pvctl.err.some((l) => /"Listed" resource="persistentvolumes" reason="resync"/.test(l)), 'a resync LIST saw it')
+    await waitFor('the relist to set the volume Bound again', () => getVolume(api, 'pv-a')?.status?.phase === 'Bound', 10_000)
+    assert.ok(pvctl.err.some((l) => /"Listed" resource="persistentvolumes" reason="relist-period"/.test(l)), 'a periodic LIST saw it')
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
+test('a resync syncs every claim and volume the caches hold, and lists nothing (the seed\'s resync)', async () => {
+  // Claims no volume fits: each sync of one records FailedBinding, so each pass is counted by its Events.
+  const PENDING = 5
+  const pending = Array.from({length: PENDING}, (_, i) => claim('team-a', `big-${i}`, {storage: '100Gi'}))
+  const {api, kubeconfig} = await cluster([volume('pv-small'), ...pending])
+  const eventWrites = () => api.requests.filter((r) => r.resource === 'events' && (r.verb === 'create' || r.verb === 'patch')).length
+  const lists = () => api.requests.filter((r) => r.verb === 'list').length
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '300ms', ...FAST, DISABLED, '-v', '4'])
+  try {
+    await pvctl.line(/Caches are synced/)
+    const listed = lists()
+    await waitFor('the start-up pass and two resyncs', () => eventWrites() >= 3 * PENDING, 10_000)
+    assert.ok(pvctl.err.filter((l) => /"Resyncing PV controller"/.test(l)).length >= 2, 'two resyncs ran')
+    assert.equal(lists(), listed, 'no LIST after the start-up\'s')
   } finally {
     await pvctl.stop()
     await api.stop()
