@@ -377,7 +377,9 @@ export class PersistentVolumeLoop {
     if (!writing) {
       this.deps.audit.planned(sync, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
-      this.deps.log.v(planned.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: planned.actions.length})
+      // Its fields only for a log that prints them: most syncs are below the verbosity.
+      const level = planned.actions.length > 0 ? 2 : 4
+      if (this.deps.log.enabled(level)) this.deps.log.v(level).info('Synced (planned only)', {sync, actions: planned.actions.length})
       queue.forget(key)
       return
     }
