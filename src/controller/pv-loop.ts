@@ -361,7 +361,8 @@ export class PersistentVolumeLoop {
   private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> {
     if (this.opts.signal.aborted) return
     const sync = refKey(ref)
-    const state = stateForSync(this.sources, ref, this.opts.gates, cached)
+    // A claim's queue key is its claim key.
+    const state = stateForSync(this.sources, ref, this.opts.gates, cached, ref.kind === 'PersistentVolumeClaim' ? key : undefined)
     this.syncs++
     const started = this.now()
     const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())

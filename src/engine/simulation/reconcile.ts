@@ -129,7 +129,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     cluster.round = rounds
     const writesBefore = cluster.actions.length
     const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
-    cluster.requeuedClaims.clear()
+    cluster.clearRequeuedClaims()
     for (const slot of claims) ctrl.syncClaimIn(slot)
     for (const slot of volumes) ctrl.syncVolumeIn(slot)
     if (targets === undefined) {

@@ -155,6 +155,8 @@ function resourceVersionNumber(digits: string): number | bigint {
 /** The caches of a state without nodes, or without pods: one empty map for every such cluster (never written). */
 const NO_NODES: ReadonlyMap<string, Node> = new Map()
 const NO_PODS_BY_CLAIM: ReadonlyMap<string, readonly Pod[]> = new Map()
+/** No claims requeued (never written). */
+const NO_CLAIMS: ReadonlySet<string> = new Set()
 
 /**
  * The classes of the last list cached, by list: loop mode's slices share one list of classes while they
@@ -212,8 +214,11 @@ export class SimulatedCluster {
    * only when asked for (a sync of named objects follows its writes up; a full round has no use for them).
    */
   private touched: ObjectRef[] = []
-  /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
-  readonly requeuedClaims = new Set<string>()
+  /**
+   * Claims the controller asked to sync soon (claimQueue.Add in syncVolume), since the last
+   * clearRequeuedClaims(); the set is made at the first (most syncs of loop mode ask for none).
+   */
+  private requeued: Set<string> | undefined
   /**
    * Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. The caller's
    * set while this plan starts none (it is copied at the first start, never written): a sync of loop mode
@@ -373,7 +378,7 @@ export class SimulatedCluster {
 
   private replay(quiet: QuietSync): void {
     for (const event of quiet.events ?? []) event.count++
-    for (const key of quiet.requeued ?? []) this.requeuedClaims.add(key)
+    for (const key of quiet.requeued ?? []) (this.requeued ??= new Set()).add(key)
     for (const error of quiet.errors ?? []) this.errors.push({object: error.object, message: error.message})
   }
 
@@ -441,10 +446,20 @@ export class SimulatedCluster {
     return slot.object
   }
 
+  /** The claims asked to be synced again since the last clearRequeuedClaims(), in the order first asked. */
+  get requeuedClaims(): ReadonlySet<string> {
+    return this.requeued ?? NO_CLAIMS
+  }
+
+  clearRequeuedClaims(): void {
+    // Dropped rather than cleared: clear() makes the set a new table, even when it is empty.
+    this.requeued = undefined
+  }
+
   /** claimQueue.Add: the claim is synced again soon. */
   requeueClaim(key: string): void {
     if (this.reading !== undefined) (this.reading.requeued ??= []).push(key)
-    this.requeuedClaims.add(key)
+    ;(this.requeued ??= new Set()).add(key)
   }
 
   /** Whether an operation of that name was scheduled and has not finished. */
@@ -631,6 +646,6 @@ export class SimulatedCluster {
 
   /** Drops the objects written so far unasked: nobody follows them up. */
   forgetTouched(): void {
-    this.touched = []
+    if (this.touched.length > 0) this.touched = []
   }
 }

@@ -187,8 +187,10 @@ function addListed(volumes: PersistentVolume[], volume: PersistentVolume | undef
  * The state the sync of `ref` reads (see the top of this file), the controller's gates on. `cached`, when
  * given, is the object of `ref` the caller has just read from `sources` (a worker that stored it): it is
  * not looked up again, as a look-up of a key in a cache of every object costs a part of the sync.
+ * `claimKey`, given with a claim's `cached`, is its key ("namespace/name") as the caller holds it (its
+ * queue's): a key made again would be hashed again at each look-up of the claim's pods and volumes.
  */
-export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates, cached?: PersistentVolume | PersistentVolumeClaim): ClusterState {
+export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates, cached?: PersistentVolume | PersistentVolumeClaim, claimKey?: string): ClusterState {
   // One list shared by the slices while the classes stay the same: a slice is read, never changed.
   const classes = classesOf(sources.classes)
   if (ref.kind === 'PersistentVolume') {
@@ -202,7 +204,7 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
       return {volumes: [volume], claims: claim === undefined ? [] : [claim], classes, pods: sources.pods.of(key), nodes: []}
     }
   }
-  const key = `${ref.namespace ?? ''}/${ref.name}`
+  const key = claimKey ?? `${ref.namespace ?? ''}/${ref.name}`
   const claim = (cached as PersistentVolumeClaim | undefined) ?? sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
   let volumes: PersistentVolume[] = []
