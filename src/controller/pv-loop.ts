@@ -512,7 +512,8 @@ export class PersistentVolumeLoop {
   }
 
   private operationFinishedIfBound(claim: PersistentVolumeClaim): void {
-    if (claim.status?.phase === 'Bound') this.operationFinished(`pvc/${claimKey(claim)}`)
+    // Most syncs of a bound claim come while no provisioning is timed: no key is made for them.
+    if (claim.status?.phase === 'Bound' && this.operations.size > 0) this.operationFinished(`pvc/${claimKey(claim)}`)
   }
 
   private operationFinished(key: string): void {
