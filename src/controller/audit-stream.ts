@@ -30,6 +30,9 @@ export class AuditStream {
   /** Lines not yet written (batched): written together at the event loop's next turn, or by flush(). */
   private pending = ''
   private flushing: NodeJS.Immediate | undefined
+  /** The time of the last line, and its text: the syncs of a pass print many lines within a millisecond. */
+  private lastMs = NaN
+  private lastTime = ''
 
   constructor(
     private readonly format: AuditFormat,
@@ -80,12 +83,25 @@ export class AuditStream {
     if (repeatable.actions.length === 0) this.lastPlan.delete(sync)
     else this.lastPlan.set(sync, repeatable)
     if (repeat && repeatable.actions.length === actions.length) return // nothing new: not even the time is asked
-    const time = this.now().toISOString()
+    const time = this.timeText()
     for (const a of actions) {
       if (repeat && repeatable.actions.includes(a)) continue
       this.lines++
       this.line(this.format === 'json' ? jsonLine(time, a, plan.planned) : `${time}  ${outcomeOf(a, plan.planned).padEnd(9)} ${a.action.padEnd(22)} ${refKey(a.object).padEnd(30)} (sync ${a.sync}) ${a.reason}\n`)
     }
+  }
+
+  /** now() as toISOString() gives it, made once per millisecond. */
+  private timeText(): string {
+    const now = this.now()
+    const ms = now.getTime()
+    if (ms !== this.lastMs) {
+      this.lastTime = now.toISOString()
+      this.lastMs = ms
+    } else {
+      // The same millisecond as the last line: the same text.
+    }
+    return this.lastTime
   }
 
   private line(text: string): void {

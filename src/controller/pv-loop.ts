@@ -405,7 +405,8 @@ export class PersistentVolumeLoop {
   private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> {
     if (this.opts.signal.aborted) return
     const sync = refKey(ref)
-    const state = stateForSync(this.sources, ref, this.opts.gates, cached)
+    // A claim's queue key is its claim key.
+    const state = stateForSync(this.sources, ref, this.opts.gates, cached, ref.kind === 'PersistentVolumeClaim' ? key : undefined)
     this.syncs++
     const started = this.now()
     const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())
@@ -421,7 +422,9 @@ export class PersistentVolumeLoop {
     if (!writing) {
       this.deps.audit.planned(sync, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
-      this.deps.log.v(planned.actions.length > 0 ? 2 : 4).info('Synced (planned only)', {sync, actions: planned.actions.length})
+      // Its fields only for a log that prints them: most syncs are below the verbosity.
+      const level = planned.actions.length > 0 ? 2 : 4
+      if (this.deps.log.enabled(level)) this.deps.log.v(level).info('Synced (planned only)', {sync, actions: planned.actions.length})
       queue.forget(key)
       return
     }
@@ -553,7 +556,8 @@ export class PersistentVolumeLoop {
   }
 
   private operationFinishedIfBound(claim: PersistentVolumeClaim): void {
-    if (claim.status?.phase === 'Bound') this.operationFinished(`pvc/${claimKey(claim)}`)
+    // Most syncs of a bound claim come while no provisioning is timed: no key is made for them.
+    if (claim.status?.phase === 'Bound' && this.operations.size > 0) this.operationFinished(`pvc/${claimKey(claim)}`)
   }
 
   private operationFinished(key: string): void {

@@ -258,24 +258,52 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
    * modes first, so a claim gets the volume with the least extra capability.
    */
   allPossibleMatchingAccessModes(requestedModes: readonly PersistentVolumeAccessMode[] | null | undefined): PersistentVolumeAccessMode[][] {
-    const keys = [...this.buckets.keys()].filter((key) => containsAllAccessModes(getAccessModesFromString(key), requestedModes))
-    keys.sort((a, b) => {
-      const la = getAccessModesFromString(a).length
-      const lb = getAccessModesFromString(b).length
-      return la !== lb ? la - lb : compareNames(a, b)
-    })
-    return keys.map(getAccessModesFromString)
+    return this.matchingKeys(requestedModes).map((key) => [...modesOfKey(key)])
+  }
+
+  /** The keys of the mode sets of allPossibleMatchingAccessModes, in its order. */
+  private matchingKeys(requestedModes: readonly PersistentVolumeAccessMode[] | null | undefined): string[] {
+    const keys: string[] = []
+    for (const key of this.buckets.keys()) if (containsAllAccessModes(modesOfKey(key), requestedModes)) keys.push(key)
+    if (keys.length > 1) {
+      keys.sort((a, b) => {
+        const la = modesOfKey(a).length
+        const lb = modesOfKey(b).length
+        return la !== lb ? la - lb : compareNames(a, b)
+      })
+    } else {
+      // One mode set or none (a sync's slice, most often): nothing to order.
+    }
+    return keys
   }
 
   /** findBestMatchForClaim / findByClaim: the first mode set (fewest modes) that yields a match wins. */
   findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
-    for (const modes of this.allPossibleMatchingAccessModes(claim.spec.accessModes)) {
-      const volumes = this.listByAccessModes(modes)
+    for (const key of this.matchingKeys(claim.spec.accessModes)) {
+      // listByAccessModes of the key's modes: the key is GetAccessModesAsString's, which gives it back.
+      const volumes = this.buckets.get(key)!
       const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled: gates.VolumeAttributesClass})
       if (best !== undefined) return best
     }
     return undefined
   }
+}
+
+/**
+ * getAccessModesFromString of an index key, made once per key: a claim's match reads the modes of every
+ * bucket. The keys are GetAccessModesAsString's, of the four known modes: at most sixteen.
+ */
+const modesOfKeys = new Map<string, readonly PersistentVolumeAccessMode[]>()
+
+function modesOfKey(key: string): readonly PersistentVolumeAccessMode[] {
+  let modes = modesOfKeys.get(key)
+  if (modes === undefined) {
+    modes = getAccessModesFromString(key)
+    modesOfKeys.set(key, modes)
+  } else {
+    // Asked for before.
+  }
+  return modes
 }
 
 /** Where a volume of this name is, or belongs, in a bucket ordered by name. */

@@ -17,9 +17,18 @@ export interface CacheSlot<T, S> {
   peer: CacheSlot<unknown, S> | undefined
 }
 
+/**
+ * Keys a store scans for, below which it keeps no map of them: a cluster of one sync's slice (loop mode's)
+ * holds a handful of objects, and a map made for each, its keys hashed, cost more than comparing them.
+ */
+const SCANNED_KEYS = 8
+
 /** A read-only Map of the cached objects by key, plus the slots behind it. */
 export class CacheStore<T, S> implements ReadonlyMap<string, T> {
-  private readonly slots = new Map<string, CacheSlot<T, S>>()
+  /** Every slot, in the order its key was first seen (a slot is never removed, only emptied). */
+  private list: Array<CacheSlot<T, S>> = []
+  /** The slots by key, once there are more than SCANNED_KEYS. */
+  private byKey: Map<string, CacheSlot<T, S>> | undefined
   private count = 0
 
   get size(): number {
@@ -27,25 +36,30 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   get(key: string): T | undefined {
-    return this.slots.get(key)?.object
+    return this.find(key)?.object
   }
 
   has(key: string): boolean {
-    return this.slots.get(key)?.object !== undefined
+    return this.find(key)?.object !== undefined
   }
 
   /** The slot of a key when it holds an object (one look-up, where has() and slot() are two). */
   filledSlot(key: string): CacheSlot<T, S> | undefined {
-    const slot = this.slots.get(key)
+    const slot = this.find(key)
     return slot?.object !== undefined ? slot : undefined
   }
 
   /** The slot of a key, made (empty) when the key has none: where an object of that key would go. */
   slot(key: string): CacheSlot<T, S> {
-    let slot = this.slots.get(key)
+    let slot = this.find(key)
     if (slot === undefined) {
       slot = {key, object: undefined, sync: undefined, peer: undefined}
-      this.slots.set(key, slot)
+      this.list.push(slot)
+      if (this.byKey !== undefined) this.byKey.set(key, slot)
+      else if (this.list.length > SCANNED_KEYS) this.byKey = new Map(this.list.map((s) => [s.key, s]))
+      else {
+        // Few keys: scanned.
+      }
     } else {
       // Made before, for an object or for a read of its absence.
     }
@@ -67,16 +81,23 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
 
   /** Drops the object of `key` (its slot stays, empty); false when there was none. */
   delete(key: string): boolean {
-    const slot = this.slots.get(key)
+    const slot = this.find(key)
     if (slot === undefined || slot.object === undefined) return false
     slot.object = undefined
     this.count--
     return true
   }
 
+  /** Drops every slot: the store as new (a slot held elsewhere is no longer this store's). */
+  clear(): void {
+    this.list = []
+    this.byKey = undefined
+    this.count = 0
+  }
+
   /** Lets go of every slot's last sync and peer: the cache is not synced from again by whoever kept them. */
   forgetSyncs(): void {
-    for (const slot of this.slots.values()) {
+    for (const slot of this.list) {
       slot.sync = undefined
       slot.peer = undefined
     }
@@ -88,20 +109,20 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     // push would take room for seventeen.
     const filled = new Array<CacheSlot<T, S>>(this.count)
     let i = 0
-    for (const slot of this.slots.values()) if (slot.object !== undefined) filled[i++] = slot
+    for (const slot of this.list) if (slot.object !== undefined) filled[i++] = slot
     return filled
   }
 
   *entries(): Generator<[string, T]> {
-    for (const slot of this.slots.values()) if (slot.object !== undefined) yield [slot.key, slot.object]
+    for (const slot of this.list) if (slot.object !== undefined) yield [slot.key, slot.object]
   }
 
   *keys(): Generator<string> {
-    for (const slot of this.slots.values()) if (slot.object !== undefined) yield slot.key
+    for (const slot of this.list) if (slot.object !== undefined) yield slot.key
   }
 
   *values(): Generator<T> {
-    for (const slot of this.slots.values()) if (slot.object !== undefined) yield slot.object
+    for (const slot of this.list) if (slot.object !== undefined) yield slot.object
   }
 
   [Symbol.iterator](): Generator<[string, T]> {
@@ -109,6 +130,15 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   forEach(callback: (value: T, key: string, map: ReadonlyMap<string, T>) => void, thisArg?: unknown): void {
-    for (const slot of this.slots.values()) if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
+    for (const slot of this.list) if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
+  }
+
+  private find(key: string): CacheSlot<T, S> | undefined {
+    if (this.byKey !== undefined) return this.byKey.get(key)
+    const list = this.list
+    for (let i = 0; i < list.length; i++) {
+      if (list[i].key === key) return list[i]
+    }
+    return undefined
   }
 }

@@ -98,7 +98,10 @@ export function reconcileKeepingCache(state: ClusterState, options: ReconcileOpt
 }
 
 function runRounds(state: ClusterState, options: ReconcileOptions): {result: ReconcileResult; cluster: SimulatedCluster} {
-  const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined
+  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
+  // A quiet sync is replayed in a later round: with one round (loop mode's every sync) none comes, and
+  // noting what each sync reads would be work for nobody.
+  const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined && maxRounds > 1
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
   // The optional options set one by one, without a spread each: loop mode builds a controller per sync.
   const ctrlOptions: ControllerOptions = {
@@ -110,7 +113,6 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
   if (options.apiFaults !== undefined) ctrlOptions.apiFaults = options.apiFaults
   if (options.migration !== undefined) ctrlOptions.migration = options.migration
   const ctrl = new PersistentVolumeController(cluster, ctrlOptions)
-  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   const targets = options.targets
   // Asked only by a round over every object in scope: named targets are synced whatever the scope.
   const inScope = targets === undefined ? scopePredicate(options.scope) : undefined
@@ -127,7 +129,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     cluster.round = rounds
     const writesBefore = cluster.actions.length
     const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
-    cluster.requeuedClaims.clear()
+    cluster.clearRequeuedClaims()
     for (const slot of claims) ctrl.syncClaimIn(slot)
     for (const slot of volumes) ctrl.syncVolumeIn(slot)
     if (targets === undefined) {
@@ -178,7 +180,7 @@ class ListOrder {
 
   claimSlots(): readonly ClaimSlot[] {
     if (this.claims === undefined || this.claimsSize !== this.cluster.claims.size) {
-      this.claims = this.cluster.claims.filledSlots().sort((a, b) => compareClaims(a.object!, b.object!))
+      this.claims = sorted(this.cluster.claims.filledSlots(), (a, b) => compareClaims(a.object!, b.object!))
       this.claimsSize = this.cluster.claims.size
     } else {
       // Claims are never created or deleted by the controller.
@@ -188,13 +190,18 @@ class ListOrder {
 
   volumeSlots(): readonly VolumeSlot[] {
     if (this.volumes === undefined || this.volumesGeneration !== this.cluster.volumeNamesGeneration) {
-      this.volumes = this.cluster.volumes.filledSlots().sort((a, b) => compareNames(a.key, b.key))
+      this.volumes = sorted(this.cluster.volumes.filledSlots(), (a, b) => compareNames(a.key, b.key))
       this.volumesGeneration = this.cluster.volumeNamesGeneration
     } else {
       // The same names as when sorted.
     }
     return this.volumes
   }
+}
+
+/** The list sorted in place; one of a single slot (a sync's own, in loop mode) is in order as it is. */
+function sorted<T>(list: T[], compare: (a: T, b: T) => number): T[] {
+  return list.length < 2 ? list : list.sort(compare)
 }
 
 /** The objects of a list of slots as they were when listed, matched up with a later list of slots. */

@@ -125,15 +125,38 @@ const bumpedByTheServer = '/metadata/resourceVersion'
  * length, then text: no BigInt for each of the cluster's objects, only for the result.
  */
 function higherResourceVersion(max: string, rv: string | undefined): string {
-  if (rv === undefined || !/^\d+$/.test(rv)) return max
+  if (rv === undefined || !isDigits(rv)) return max
   let digits = String(rv)
   if (digits.length > 1 && digits.startsWith('0')) digits = digits.replace(/^0+(?=\d)/, '')
   return digits.length > max.length || (digits.length === max.length && digits > max) ? digits : max
 }
 
+/** /^\d+$/.test(text), without the regular expression: this runs for every object of every sync's cluster. */
+function isDigits(text: string): boolean {
+  if (text.length === 0) return false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c < 0x30 || c > 0x39) return false
+  }
+  return true
+}
+
+/**
+ * The decimal digit string `digits` (no leading zeros) as a number while it is exact, else as a bigint.
+ * Fifteen digits or fewer are below Number.MAX_SAFE_INTEGER (sixteen digits): no BigInt is made for
+ * them, as a cluster is made for every sync of loop mode.
+ */
+function resourceVersionNumber(digits: string): number | bigint {
+  if (digits.length <= 15) return Number(digits)
+  const last = BigInt(digits)
+  return last < BigInt(Number.MAX_SAFE_INTEGER) ? Number(last) : last
+}
+
 /** The caches of a state without nodes, or without pods: one empty map for every such cluster (never written). */
 const NO_NODES: ReadonlyMap<string, Node> = new Map()
 const NO_PODS_BY_CLAIM: ReadonlyMap<string, readonly Pod[]> = new Map()
+/** No claims requeued (never written). */
+const NO_CLAIMS: ReadonlySet<string> = new Set()
 
 /**
  * The classes of the last list cached, by list: loop mode's slices share one list of classes while they
@@ -191,8 +214,11 @@ export class SimulatedCluster {
    * only when asked for (a sync of named objects follows its writes up; a full round has no use for them).
    */
   private touched: ObjectRef[] = []
-  /** Claims the controller asked to sync soon (claimQueue.Add in syncVolume). */
-  readonly requeuedClaims = new Set<string>()
+  /**
+   * Claims the controller asked to sync soon (claimQueue.Add in syncVolume), since the last
+   * clearRequeuedClaims(); the set is made at the first (most syncs of loop mode ask for none).
+   */
+  private requeued: Set<string> | undefined
   /**
    * Asynchronous operations scheduled and not finished (goroutinemap): never scheduled twice. The caller's
    * set while this plan starts none (it is copied at the first start, never written): a sync of loop mode
@@ -261,8 +287,7 @@ export class SimulatedCluster {
       this.claims.set(claimKey(c), c)
       maxRv = higherResourceVersion(maxRv, c.metadata.resourceVersion)
     }
-    const last = BigInt(maxRv)
-    this.lastResourceVersion = last < BigInt(Number.MAX_SAFE_INTEGER) ? Number(last) : last
+    this.lastResourceVersion = resourceVersionNumber(maxRv)
   }
 
   /**
@@ -353,7 +378,7 @@ export class SimulatedCluster {
 
   private replay(quiet: QuietSync): void {
     for (const event of quiet.events ?? []) event.count++
-    for (const key of quiet.requeued ?? []) this.requeuedClaims.add(key)
+    for (const key of quiet.requeued ?? []) (this.requeued ??= new Set()).add(key)
     for (const error of quiet.errors ?? []) this.errors.push({object: error.object, message: error.message})
   }
 
@@ -421,10 +446,20 @@ export class SimulatedCluster {
     return slot.object
   }
 
+  /** The claims asked to be synced again since the last clearRequeuedClaims(), in the order first asked. */
+  get requeuedClaims(): ReadonlySet<string> {
+    return this.requeued ?? NO_CLAIMS
+  }
+
+  clearRequeuedClaims(): void {
+    // Dropped rather than cleared: clear() makes the set a new table, even when it is empty.
+    this.requeued = undefined
+  }
+
   /** claimQueue.Add: the claim is synced again soon. */
   requeueClaim(key: string): void {
     if (this.reading !== undefined) (this.reading.requeued ??= []).push(key)
-    this.requeuedClaims.add(key)
+    ;(this.requeued ??= new Set()).add(key)
   }
 
   /** Whether an operation of that name was scheduled and has not finished. */
@@ -611,6 +646,6 @@ export class SimulatedCluster {
 
   /** Drops the objects written so far unasked: nobody follows them up. */
   forgetTouched(): void {
-    this.touched = []
+    if (this.touched.length > 0) this.touched = []
   }
 }

@@ -29,7 +29,7 @@ import type {FeatureGates} from '../api/feature-gates.js'
 import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
 import type {ObjectRef} from './plan.js'
 import {getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
-import {podClaimKeys} from '../api/storage-helpers.js'
+import {getPersistentVolumeClaimClass, podClaimKeys} from '../api/storage-helpers.js'
 import {IndexedVolumeIndex} from '../matching/volume-match-index.js'
 
 /**
@@ -65,13 +65,16 @@ export class VolumeCache extends Map<string, PersistentVolume> {
    * The volume findBestMatchForClaim picks for the claim among those without a claimRef for it (binding
    * not delayed: with delayed binding it picks among the pre-bound only); 'cannot tell' when it raises
    * the claim's error (an invalid selector, a VolumeAttributesClass with the gate off, a capacity that
-   * does not parse).
+   * does not parse). `delayBinding`: how the engine's sync will match (delayBindingOf), undefined when
+   * that is not known.
    */
-  bestMatchFor(claim: PersistentVolumeClaim, gates: FeatureGates): PersistentVolume | undefined | 'cannot tell' {
+  bestMatchFor(claim: PersistentVolumeClaim, gates: FeatureGates, delayBinding?: boolean): PersistentVolume | undefined | 'cannot tell' {
     try {
       // With delayed binding the scan goes on through every later mode set, where it may meet a capacity
       // that does not parse; without, it stops at its pick. Asked both ways, it raises if either would.
-      this.matching.findBestMatchForClaim(claim, true, gates)
+      // Without delayed binding the engine scans as the second does, and stops at the same pick over a
+      // slice that holds it (see the top of this file): the first is not asked.
+      if (delayBinding !== false) this.matching.findBestMatchForClaim(claim, true, gates)
       return this.matching.findBestMatchForClaim(claim, false, gates)
     } catch {
       return 'cannot tell'
@@ -184,8 +187,10 @@ function addListed(volumes: PersistentVolume[], volume: PersistentVolume | undef
  * The state the sync of `ref` reads (see the top of this file), the controller's gates on. `cached`, when
  * given, is the object of `ref` the caller has just read from `sources` (a worker that stored it): it is
  * not looked up again, as a look-up of a key in a cache of every object costs a part of the sync.
+ * `claimKey`, given with a claim's `cached`, is its key ("namespace/name") as the caller holds it (its
+ * queue's): a key made again would be hashed again at each look-up of the claim's pods and volumes.
  */
-export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates, cached?: PersistentVolume | PersistentVolumeClaim): ClusterState {
+export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates, cached?: PersistentVolume | PersistentVolumeClaim, claimKey?: string): ClusterState {
   // One list shared by the slices while the classes stay the same: a slice is read, never changed.
   const classes = classesOf(sources.classes)
   if (ref.kind === 'PersistentVolume') {
@@ -199,7 +204,7 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
       return {volumes: [volume], claims: claim === undefined ? [] : [claim], classes, pods: sources.pods.of(key), nodes: []}
     }
   }
-  const key = `${ref.namespace ?? ''}/${ref.name}`
+  const key = claimKey ?? `${ref.namespace ?? ''}/${ref.name}`
   const claim = (cached as PersistentVolumeClaim | undefined) ?? sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
   let volumes: PersistentVolume[] = []
@@ -207,7 +212,7 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   if (volumeName !== '') {
     addListed(volumes, sources.volumes.get(volumeName))
   } else {
-    const best = sources.volumes.bestMatchFor(claim, gates)
+    const best = sources.volumes.bestMatchFor(claim, gates, delayBindingOf(claim, sources.classes))
     if (best === 'cannot tell') {
       // Rare (a claim in error): the engine raises it over every volume, where the controller would.
       const every = new Map<string, PersistentVolume>()
@@ -222,6 +227,19 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
   const node = nodeName === undefined ? undefined : sources.nodes.get(nodeName)
   return {volumes, claims: [claim], classes, pods: sources.pods.of(key), nodes: node === undefined ? [] : [node]}
+}
+
+/**
+ * IsDelayBindingMode as the engine's sync of the claim asks it (pv-controller.ts), over the same classes;
+ * undefined where the engine raises instead (a class without a binding mode), before any matching.
+ */
+function delayBindingOf(claim: PersistentVolumeClaim, classes: ReadonlyMap<string, StorageClass>): boolean | undefined {
+  const className = getPersistentVolumeClaimClass(claim)
+  if (className === '') return false
+  const klass = classes.get(className)
+  if (klass === undefined) return false
+  if (klass.volumeBindingMode == null) return undefined
+  return klass.volumeBindingMode === 'WaitForFirstConsumer'
 }
 
 function podKey(pod: Pod): string {
