@@ -186,13 +186,12 @@ export class PersistentVolumeLoop {
       if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion) return 'bulk' // a relist of an unchanged object
       return 'event' // created, changed, or deleted: what a watch delivers
     }
-    const enqueueVolume = (v: PersistentVolume, lane: Lane) => this.enqueueVolume(v, lane)
     const enqueueClaim = (c: PersistentVolumeClaim, lane: Lane) => this.claimQueue.add(claimKey(c), lane)
     this.volumeInformer = new Informer<Wire<PersistentVolume>>({
       ...common,
       resource: 'persistentvolumes',
       list: (p) => api.listVolumes(p) as never,
-      handlers: {onAdd: (v) => enqueueVolume(v, laneOf(undefined, v)), onUpdate: (o, v) => enqueueVolume(v, laneOf(o, v)), onDelete: (v) => enqueueVolume(v, laneOf(undefined, v))},
+      handlers: {onAdd: (v) => this.enqueueVolume(v, laneOf(undefined, v)), onUpdate: (o, v) => this.enqueueVolume(v, laneOf(o, v)), onDelete: (v) => this.enqueueVolume(v, laneOf(undefined, v))},
     })
     this.claimInformer = new Informer<Wire<PersistentVolumeClaim>>({
       ...common,
@@ -266,24 +265,23 @@ export class PersistentVolumeLoop {
   }
 
   private scheduleResync(): void {
-    if (this.stopped) return
-    this.resyncTimer = setTimeout(() => {
-      void this.resync()
-        .catch((err) => this.deps.log.error('Resync failed', {err}))
-        .finally(() => this.scheduleResync())
-    }, this.opts.resyncMs)
-    this.resyncTimer.unref()
+    this.repeat(this.opts.resyncMs, () => this.resync(), 'Resync failed', (t) => (this.resyncTimer = t))
   }
 
   private scheduleRelist(): void {
-    const period = this.opts.relistMs ?? 0
-    if (this.stopped || period <= 0) return
-    this.relistTimer = setTimeout(() => {
-      void this.relist()
-        .catch((err) => this.deps.log.error('Relist failed', {err}))
-        .finally(() => this.scheduleRelist())
-    }, period)
-    this.relistTimer.unref()
+    this.repeat(this.opts.relistMs ?? 0, () => this.relist(), 'Relist failed', (t) => (this.relistTimer = t))
+  }
+
+  /** Runs `run` every `periodMs` after the last run ended (never when 0), until stop(). */
+  private repeat(periodMs: number, run: () => Promise<void>, failed: string, keep: (timer: NodeJS.Timeout) => void): void {
+    if (this.stopped || periodMs <= 0) return
+    const timer = setTimeout(() => {
+      void run()
+        .catch((err) => this.deps.log.error(failed, {err}))
+        .finally(() => this.repeat(periodMs, run, failed, keep))
+    }, periodMs)
+    timer.unref()
+    keep(timer)
   }
 
   /**
@@ -299,16 +297,16 @@ export class PersistentVolumeLoop {
     await this.opts.onResync?.()
     if (this.stopped) return
     this.deps.metrics.resyncStarted.set(Date.now() / 1000)
-    await this.queueAll(this.claimInformer.store, (_, c) => this.claimQueue.add(claimKey(c), 'bulk'))
-    await this.queueAll(this.volumeInformer.store, (_, v) => this.enqueueVolume(v, 'bulk'))
+    await this.queueAll(this.claimInformer.store, (c) => this.claimQueue.add(claimKey(c), 'bulk'))
+    await this.queueAll(this.volumeInformer.store, (v) => this.enqueueVolume(v, 'bulk'))
     this.deps.metrics.resyncQueued.set(Date.now() / 1000)
   }
 
-  private async queueAll<T>(store: ReadonlyMap<string, T>, enqueue: (key: string, obj: T) => void): Promise<void> {
+  private async queueAll<T>(store: ReadonlyMap<string, T>, enqueue: (obj: T) => void): Promise<void> {
     let n = 0
-    for (const [key, obj] of store) {
+    for (const obj of store.values()) {
       if (this.stopped) return
-      enqueue(key, obj)
+      enqueue(obj)
       if (++n % MERGE_SLICE === 0) await yieldToEventLoop()
     }
   }
