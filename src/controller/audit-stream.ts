@@ -23,8 +23,10 @@ interface Printed {
   planned: boolean
 }
 
+// A sync is known by a key the caller gives: the same string at each sync of the object ("pvc/NS/NAME",
+// or loop mode's queue key), never the same for two objects.
 export class AuditStream {
-  /** The last plan printed per sync ("pvc/NS/NAME", "pv/NAME"): what was planned, not written. */
+  /** The last plan printed per sync's key: what was planned, not written. */
   private readonly lastPlan = new Map<string, Printed>()
   lines = 0
   /** Lines not yet written (batched): written together at the event loop's next turn, or by flush(). */

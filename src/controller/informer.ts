@@ -38,10 +38,11 @@ export interface WireObject {
   metadata: {name?: string; namespace?: string; resourceVersion?: string; [field: string]: unknown}
 }
 
+/** Each is given the object's key in the store as well: the very string the store holds it under. */
 export interface InformerHandlers<T> {
-  onAdd?(obj: T): void
-  onUpdate?(old: T, obj: T): void
-  onDelete?(obj: T): void
+  onAdd?(obj: T, key: string): void
+  onUpdate?(old: T, obj: T, key: string): void
+  onDelete?(obj: T, key: string): void
 }
 
 export interface InformerMetrics {
@@ -273,13 +274,13 @@ export class Informer<T extends WireObject> {
       const old = this.store.get(key)
       const obj = unchanged(old, listedObj) ? old : listedObj
       this.store.set(key, obj)
-      if (old === undefined) h?.onAdd?.(obj)
-      else h?.onUpdate?.(old, obj)
+      if (old === undefined) h?.onAdd?.(obj, key)
+      else h?.onUpdate?.(old, obj, key)
     }
     for (const [key, old] of this.store) {
       if (seen.has(key)) continue
       this.store.delete(key)
-      h?.onDelete?.(old)
+      h?.onDelete?.(old, key)
     }
   }
 
@@ -305,8 +306,8 @@ export class Informer<T extends WireObject> {
         if (old !== undefined && Number(old.metadata.resourceVersion) > listRv) continue // the watch brought a newer one
         const obj = unchanged(old, listedObj) ? old : listedObj
         this.store.set(key, obj)
-        if (old === undefined) h?.onAdd?.(obj)
-        else h?.onUpdate?.(old, obj)
+        if (old === undefined) h?.onAdd?.(obj, key)
+        else h?.onUpdate?.(old, obj, key)
       }
     }
   }
@@ -327,7 +328,7 @@ export class Informer<T extends WireObject> {
         if (old === undefined) continue // the watch deleted it meanwhile (its handlers were told)
         if (Number(old.metadata.resourceVersion) > listRv) continue // created (or changed) after the snapshot
         this.store.delete(key)
-        h?.onDelete?.(old)
+        h?.onDelete?.(old, key)
       }
     }
     return true
@@ -390,15 +391,15 @@ export class Informer<T extends WireObject> {
     if (event.type === 'DELETED') {
       this.deletedDuringList?.set(key, Number(rv))
       this.store.delete(key)
-      h?.onDelete?.(old ?? obj)
+      h?.onDelete?.(old ?? obj, key)
     } else if (old !== undefined && Number(old.metadata.resourceVersion) > Number(rv)) {
       // Older than the store's: a list beside the watch merged a snapshot the watch has not caught up
       // with yet. The newer object stays (the watch brings it again); never so after a list the watch
       // started from, whose events are all newer.
     } else {
       this.store.set(key, obj)
-      if (old === undefined) h?.onAdd?.(obj)
-      else h?.onUpdate?.(old, obj)
+      if (old === undefined) h?.onAdd?.(obj, key)
+      else h?.onUpdate?.(old, obj, key)
     }
     if (rv) this.lastRv = rv
   }

@@ -14,7 +14,9 @@
 // The slice is the one the sync built: for a claim to match, the volumes it may match, so that a new
 // volume it would pick, or a change to one it would, is a new fingerprint. A sync while operations run
 // in the background (the goroutinemap, which the engine reads) is planned afresh and not kept.
-// One entry per object synced, dropped with the object (forget).
+// One entry per object synced, by its key (a loop's queue key: a claim's "namespace/name", a volume's
+// name, never the same; the very string the queue and the caches hold, hashed once), dropped with the
+// object (forget).
 import type {ClusterState, StorageClass} from '../engine/api/model.js'
 import type {ReconcileResult} from '../engine/simulation/reconcile.js'
 
@@ -33,32 +35,32 @@ export class KeptPlans {
   replayed = 0
   planned = 0
 
-  /** The plan of `sync` over `state`: the kept one if the sync reads what it read then, else run() (kept). */
-  plan(sync: string, state: ClusterState, running: ReadonlySet<string>, writing: boolean, run: () => ReconcileResult): ReconcileResult {
+  /** The plan of the sync of `key` over `state`: the kept one if the sync reads what it read then, else run() (kept). */
+  plan(key: string, state: ClusterState, running: ReadonlySet<string>, writing: boolean, run: () => ReconcileResult): ReconcileResult {
     if (running.size > 0) {
       // The engine reads which operations run: such a sync (rare, while a plugin's pod runs) is not kept.
-      this.plans.delete(sync)
+      this.plans.delete(key)
       this.planned++
       return keptPart(run())
     } else {
       const classes = this.classesToken(state.classes)
-      const kept = this.plans.get(sync)
+      const kept = this.plans.get(key)
       if (kept !== undefined && matches(kept.fingerprint, state, writing, classes)) {
         // Compared where it lies, without building the new fingerprint: most syncs of a resync end here.
         this.replayed++
         return kept.plan
       } else {
         const plan = keptPart(run())
-        this.plans.set(sync, {fingerprint: fingerprintOf(state, writing, classes), plan})
+        this.plans.set(key, {fingerprint: fingerprintOf(state, writing, classes), plan})
         this.planned++
         return plan
       }
     }
   }
 
-  /** The object of this sync is gone. */
-  forget(sync: string): void {
-    this.plans.delete(sync)
+  /** The object of this key is gone. */
+  forget(key: string): void {
+    this.plans.delete(key)
   }
 
   get size(): number {

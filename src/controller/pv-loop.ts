@@ -107,9 +107,11 @@ export const WORKER_SLICE_MS = 10
 /** The goroutinemap of a sync while no operation runs (most syncs): one set for them all, never changed. */
 const NONE_RUNNING: ReadonlySet<string> = new Set()
 
-/** storeObjectUpdate: false when `obj` is older than the cached version (the same version passes: periodic syncs). */
-export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(store: Map<string, T>, key: string, obj: T): boolean {
-  const old = store.get(key)
+/**
+ * storeObjectUpdate: false when `obj` is older than the cached version (the same version passes: periodic
+ * syncs). `old`: what the store holds under `key`, when the caller has looked it up already.
+ */
+export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(store: Map<string, T>, key: string, obj: T, old: T | undefined = store.get(key)): boolean {
   if (old === obj) {
     // The very object cached (a resync's sync of an object unchanged): nothing to store, nor to index again.
     return true
@@ -186,12 +188,11 @@ export class PersistentVolumeLoop {
       if (old !== undefined && old.metadata.resourceVersion === obj.metadata.resourceVersion) return 'bulk' // a relist of an unchanged object
       return 'event' // created, changed, or deleted: what a watch delivers
     }
-    const enqueueClaim = (c: PersistentVolumeClaim, lane: Lane) => this.claimQueue.add(claimKey(c), lane)
     this.volumeInformer = new Informer<Wire<PersistentVolume>>({
       ...common,
       resource: 'persistentvolumes',
       list: (p) => api.listVolumes(p) as never,
-      handlers: {onAdd: (v) => this.enqueueVolume(v, laneOf(undefined, v)), onUpdate: (o, v) => this.enqueueVolume(v, laneOf(o, v)), onDelete: (v) => this.enqueueVolume(v, laneOf(undefined, v))},
+      handlers: {onAdd: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v)), onUpdate: (o, v, key) => this.enqueueVolume(v, key, laneOf(o, v)), onDelete: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v))},
     })
     this.claimInformer = new Informer<Wire<PersistentVolumeClaim>>({
       ...common,
@@ -199,7 +200,8 @@ export class PersistentVolumeLoop {
       namespace: opts.namespace,
       labelSelector: opts.labelSelectorText,
       list: (p) => api.listClaims(opts.namespace, p) as never,
-      handlers: {onAdd: (c) => enqueueClaim(c, laneOf(undefined, c)), onUpdate: (o, c) => enqueueClaim(c, laneOf(o, c)), onDelete: (c) => enqueueClaim(c, laneOf(undefined, c))},
+      // The informer's key of a claim is its claim key ("namespace/name"): the very string its store holds.
+      handlers: {onAdd: (c, key) => this.claimQueue.add(key, laneOf(undefined, c)), onUpdate: (o, c, key) => this.claimQueue.add(key, laneOf(o, c)), onDelete: (c, key) => this.claimQueue.add(key, laneOf(undefined, c))},
     })
     this.classInformer = new Informer<Wire<StorageClass>>({...common, resource: 'storageclasses', list: (p) => api.listClasses(p) as never})
     const pods = this.podsByClaim
@@ -215,8 +217,8 @@ export class PersistentVolumeLoop {
   }
 
   /** A volume in scope, or one the controller's cache holds (it may have left the scope: synced once more). */
-  private enqueueVolume(v: PersistentVolume, lane: Lane): void {
-    if (this.inScope.volume(v) || this.volumes.has(v.metadata.name ?? '')) this.volumeQueue.add(v.metadata.name ?? '', lane)
+  private enqueueVolume(v: PersistentVolume, name: string, lane: Lane): void {
+    if (this.inScope.volume(v) || this.volumes.has(name)) this.volumeQueue.add(name, lane)
   }
 
   private get informers(): Array<Informer<WireObject>> {
@@ -297,16 +299,16 @@ export class PersistentVolumeLoop {
     await this.opts.onResync?.()
     if (this.stopped) return
     this.deps.metrics.resyncStarted.set(Date.now() / 1000)
-    await this.queueAll(this.claimInformer.store, (c) => this.claimQueue.add(claimKey(c), 'bulk'))
-    await this.queueAll(this.volumeInformer.store, (v) => this.enqueueVolume(v, 'bulk'))
+    await this.queueAll(this.claimInformer.store, (_, key) => this.claimQueue.add(key, 'bulk'))
+    await this.queueAll(this.volumeInformer.store, (v, name) => this.enqueueVolume(v, name, 'bulk'))
     this.deps.metrics.resyncQueued.set(Date.now() / 1000)
   }
 
-  private async queueAll<T>(store: ReadonlyMap<string, T>, enqueue: (obj: T) => void): Promise<void> {
+  private async queueAll<T>(store: ReadonlyMap<string, T>, enqueue: (obj: T, key: string) => void): Promise<void> {
     let n = 0
-    for (const obj of store.values()) {
+    for (const [key, obj] of store) {
       if (this.stopped) return
-      enqueue(obj)
+      enqueue(obj, key)
       if (++n % MERGE_SLICE === 0) await yieldToEventLoop()
     }
   }
@@ -323,7 +325,7 @@ export class PersistentVolumeLoop {
     await Promise.all(this.informers.map((i) => i.listBesideWatch('relist-period')))
   }
 
-  private async worker(queue: WorkQueue, process: (key: string) => Promise<void>): Promise<void> {
+  private async worker(queue: WorkQueue, process: (key: string) => Promise<void> | undefined): Promise<void> {
     for (;;) {
       let key = await queue.get()
       if (key === undefined) return
@@ -334,75 +336,95 @@ export class PersistentVolumeLoop {
       // turns cost more than the syncs. An event added meanwhile is taken first (tryGet, as get).
       const sliceEnds = performance.now() + WORKER_SLICE_MS
       while (key !== undefined) {
-        await this.processKey(queue, process, key)
+        // A sync that only plans is done when it returns (most syncs of a pass): nothing to await.
+        const pending = this.processKey(queue, process, key)
+        if (pending !== undefined) await pending
         key = performance.now() < sliceEnds ? queue.tryGet() : undefined
       }
       await yieldToEventLoop()
     }
   }
 
-  private async processKey(queue: WorkQueue, process: (key: string) => Promise<void>, key: string): Promise<void> {
+  /** One key: done when this returns, or when the promise it returns settles (a sync that writes). */
+  private processKey(queue: WorkQueue, process: (key: string) => Promise<void> | undefined, key: string): Promise<void> | undefined {
+    let pending: Promise<void> | undefined
     try {
-      await process(key)
+      pending = process(key)
     } catch (err) {
-      this.deps.log.error('Sync failed', {queue: queue.name, key, err})
-      if (!this.stopped) queue.addRateLimited(key)
-    } finally {
+      this.syncFailed(queue, key, err)
+    }
+    if (pending === undefined) {
       queue.done(key)
+      return undefined
+    } else {
+      return pending.then(
+        () => queue.done(key),
+        (err: unknown) => {
+          this.syncFailed(queue, key, err)
+          queue.done(key)
+        },
+      )
     }
   }
 
-  /** claimWorker's workFunc. */
-  private async processClaim(key: string): Promise<void> {
+  private syncFailed(queue: WorkQueue, key: string, err: unknown): void {
+    this.deps.log.error('Sync failed', {queue: queue.name, key, err})
+    if (!this.stopped) queue.addRateLimited(key)
+  }
+
+  /** claimWorker's workFunc: undefined when done, else a promise (its sync writes). */
+  private processClaim(key: string): Promise<void> | undefined {
     const claim = this.claimInformer.store.get(key)
     if (claim !== undefined) {
       // updateClaim
-      if (!this.store(this.claims, key, claim)) return
+      if (!this.store(this.claims, key, claim)) return undefined
       this.operationFinishedIfBound(claim)
       const [namespace, name] = splitKey(key)
-      await this.syncOne(refOfClaim(namespace, name), this.claimQueue, key, claim)
-      return
+      return this.syncOne(refOfClaim(namespace, name), this.claimQueue, key, claim)
     }
     // deleteClaim: the claim left the informer.
     const cached = this.claims.get(key)
-    if (cached === undefined) return
+    if (cached === undefined) return undefined
     this.claims.delete(key)
     this.generation++
     this.operations.delete(`pvc/${key}`)
-    this.deps.audit.forget(`pvc/${key}`)
-    this.plans.forget(`pvc/${key}`)
+    this.deps.audit.forget(key)
+    this.plans.forget(key)
     this.claimQueue.forget(key)
     this.deps.log.v(4).info('Claim deleted', {claim: key})
     const volumeName = cached.spec.volumeName ?? ''
     // Sync the volume now rather than at the next resync: it may be Released.
     if (volumeName !== '') this.volumeQueue.add(volumeName)
+    return undefined
   }
 
-  /** volumeWorker's workFunc. */
-  private async processVolume(name: string): Promise<void> {
+  /** volumeWorker's workFunc: undefined when done, else a promise (its sync writes). */
+  private processVolume(name: string): Promise<void> | undefined {
     const volume = this.volumeInformer.store.get(name)
     if (volume !== undefined) {
-      if (!this.store(this.volumes, name, volume)) return
-      await this.syncOne(refOfVolume(name), this.volumeQueue, name, volume)
-      return
+      if (!this.store(this.volumes, name, volume)) return undefined
+      return this.syncOne(refOfVolume(name), this.volumeQueue, name, volume)
     }
     const cached = this.volumes.get(name)
-    if (cached === undefined) return
+    if (cached === undefined) return undefined
     this.volumes.delete(name)
     this.generation++
-    this.deps.audit.forget(`pv/${name}`)
-    this.plans.forget(`pv/${name}`)
+    this.deps.audit.forget(name)
+    this.plans.forget(name)
     this.volumeQueue.forget(name)
     this.deps.log.v(4).info('Volume deleted', {volume: name})
     this.operationFinished(`pv/${name}`)
     // Sync the claim now rather than at the next resync: it may be Lost.
     if (cached.spec.claimRef != null) this.claimQueue.add(claimRefKey(cached.spec.claimRef))
+    return undefined
   }
 
-  /** One sync of one object (`cached`, as just stored in the controller's cache): planned, or planned and written. */
-  private async syncOne(ref: ObjectRef, queue: WorkQueue, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> {
-    if (this.opts.signal.aborted) return
-    const sync = refKey(ref)
+  /**
+   * One sync of one object (`cached`, as just stored in the controller's cache): planned (done when this
+   * returns), or planned and written (done when the promise it returns settles).
+   */
+  private syncOne(ref: ObjectRef, queue: WorkQueue, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> | undefined {
+    if (this.opts.signal.aborted) return undefined
     // A claim's queue key is its claim key.
     const state = stateForSync(this.sources, ref, this.opts.gates, cached, ref.kind === 'PersistentVolumeClaim' ? key : undefined)
     this.syncs++
@@ -414,18 +436,21 @@ export class PersistentVolumeLoop {
     // Kept and replayed while the sync reads the same objects (kept-plans.ts): a resync's pass over what
     // has not changed asks the engine nothing.
     const writing = this.opts.writing()
-    const planned = this.plans.plan(sync, state, runningOperations, writing, () =>
+    // Kept, and printed, by the queue key (a claim's and a volume's never the same): the string the queue
+    // and the caches hold, hashed already.
+    const planned = this.plans.plan(key, state, runningOperations, writing, () =>
       reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations, matching: 'scan'}),
     )
     if (!writing) {
-      this.deps.audit.planned(sync, planned.actions)
+      this.deps.audit.planned(key, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
       // Its fields only for a log that prints them: most syncs are below the verbosity.
       const level = planned.actions.length > 0 ? 2 : 4
-      if (this.deps.log.enabled(level)) this.deps.log.v(level).info('Synced (planned only)', {sync, actions: planned.actions.length})
+      if (this.deps.log.enabled(level)) this.deps.log.v(level).info('Synced (planned only)', {sync: refKey(ref), actions: planned.actions.length})
       queue.forget(key)
-      return
+      return undefined
     }
+    const sync = refKey(ref)
     const plugins = this.deps.plugins
     const operations = plugins === undefined ? [] : planned.operationsStarted
     if (operations.length > 0) {
@@ -444,9 +469,9 @@ export class PersistentVolumeLoop {
           for (const name of operations) this.running.delete(name)
         })
       for (const name of operations) this.running.set(name, run)
-      return
+      return undefined
     }
-    await this.finishSync(sync, await this.execute(ref, state, runningOperations, planned), queue, key, started)
+    return this.execute(ref, state, runningOperations, planned).then((result) => this.finishSync(sync, result, queue, key, started))
   }
 
   /** One sync written by the executor; with the volume plugins, their operations carried out to the end. */
@@ -478,7 +503,7 @@ export class PersistentVolumeLoop {
   private async finishSync(sync: string, result: ExecuteResult, queue: WorkQueue, key: string, started: number): Promise<void> {
     // storeVolumeUpdate / storeClaimUpdate of what was written (and re-read on a conflict).
     for (const r of new Set(result.actions.map((a) => refKey(a.object)))) this.cacheFrom(result.state, r)
-    this.deps.audit.executed(sync, result.actions)
+    this.deps.audit.executed(key, result.actions)
     this.deps.metrics.executed(result.actions)
     this.noteOperations(result.actions, result.events)
     if (this.deps.events !== undefined) await this.recordEvents(result.events)
@@ -497,7 +522,7 @@ export class PersistentVolumeLoop {
   /** storeObjectUpdate into the controller's cache, counting a change (not the very object stored again). */
   private store<T extends PersistentVolume | PersistentVolumeClaim>(store: Map<string, T>, key: string, obj: T): boolean {
     const before = store.get(key)
-    const stored = storeObjectUpdate(store, key, obj)
+    const stored = storeObjectUpdate(store, key, obj, before)
     const rv = obj.metadata.resourceVersion
     if (stored && before !== obj && (rv === undefined || rv === '' || before?.metadata.resourceVersion !== rv)) this.generation++
     else {

@@ -72,40 +72,51 @@ export type Lane = 'event' | 'bulk'
 /** At most this many event keys in a row while bulk keys wait; then one bulk key. */
 export const EVENT_BURST = 16
 
-/** A key waiting: its lane, the ticket of its live entry, when it was added (workqueue_queue_duration_seconds). */
-interface Waiting {
+/**
+ * A key in the queue, from its first add until it is done and not added again: waiting in a lane, or
+ * handed to a worker (client-go's queue, dirty set and processing set in one entry, found by one look-up).
+ */
+interface Item {
+  readonly key: string
+  /** Handed to a worker (processing), or waiting in `lane`. */
+  processing: boolean
+  /** Waiting: the lane it waits in. Processing: the lane it was taken from. */
   lane: Lane
+  /** The ticket of its live FIFO entry while waiting; NO_TICKET while processing. */
   ticket: number
+  /** When it was added (workqueue_queue_duration_seconds). */
   addedAt: number
-}
-
-/** A key handed to a worker: the lane it was taken from, since when, and the lane asked for meanwhile. */
-interface Processing {
-  lane: Lane
+  /** When it was handed to a worker (workqueue_work_duration_seconds). */
   startedAt: number
   /** Re-added while processing: the lane it goes to at done() (client-go's dirty set, for those), and when. */
   readded: Lane | undefined
   readdedAt: number
 }
 
-/** One lane's FIFO; an entry is live while the queue's `waiting` map holds its key at its ticket. */
+/** The ticket of an item no FIFO entry stands for (handed to a worker). */
+const NO_TICKET = -1
+
+/**
+ * One lane's FIFO: items, each with the ticket it was pushed with. An entry is live while its item holds
+ * that ticket; an item moved up to the event lane, or taken from there, leaves a stale entry behind,
+ * skipped when reached. The entries hold the items themselves: taking the next key looks nothing up.
+ */
 interface Fifo {
-  keys: string[]
+  items: Item[]
   tickets: number[]
   head: number
-  /** Live entries (depth); the array also holds stale ones, skipped when reached. */
+  /** Live entries (depth); the arrays also hold stale ones. */
   live: number
 }
 
 export class WorkQueue {
   private readonly lanes: Record<Lane, Fifo> = {event: fifo(), bulk: fifo()}
-  /**
-   * Keys waiting in a lane: their lane, the ticket of their live entry, and when they were added
-   * (client-go's queue + dirty set).
-   */
-  private readonly waiting = new Map<string, Waiting>()
-  /** Keys handed to a worker, with the lane they were taken from. */
-  private readonly processing = new Map<string, Processing>()
+  /** Every key waiting or being processed. */
+  private readonly items = new Map<string, Item>()
+  /** Keys handed to a worker and not done. */
+  private processingCount = 0
+  /** The item last handed out: the one its worker says done() to next, without a look-up. */
+  private lastTaken: Item | undefined
   private nextTicket = 0
   /** Event keys handed out in a row while bulk keys waited. */
   private eventRun = 0
@@ -135,42 +146,41 @@ export class WorkQueue {
 
   /** Keys being processed now. */
   get inFlight(): number {
-    return this.processing.size
+    return this.processingCount
   }
 
   /** Adds a key (a watch event's, by default; the resync's with `bulk`). */
   add(key: string, lane: Lane = 'event'): void {
     if (this.shuttingDown) return
-    const p = this.processing.get(key)
-    if (p !== undefined) {
+    const item = this.items.get(key)
+    if (item === undefined) {
+      this.metrics?.added()
+      const added: Item = {key, processing: false, lane, ticket: NO_TICKET, addedAt: this.now(), startedAt: 0, readded: undefined, readdedAt: 0}
+      this.items.set(key, added)
+      this.push(added, lane)
+    } else if (item.processing) {
       // Queued again when done(), in the better lane asked for meanwhile.
-      const asked = p.readded
+      const asked = item.readded
       if (asked === undefined) {
         this.metrics?.added()
-        p.readdedAt = this.now()
-        p.readded = lane
+        item.readdedAt = this.now()
+        item.readded = lane
       } else if (asked === 'bulk' && lane === 'event') {
-        p.readded = 'event'
+        item.readded = 'event'
       } else {
         // Already asked for in this lane or a better one: de-duplicated.
       }
-      return
-    }
-    const w = this.waiting.get(key)
-    if (w === undefined) {
-      this.metrics?.added()
-      this.push(key, lane, this.now())
-    } else if (w.lane === 'bulk' && lane === 'event') {
+    } else if (item.lane === 'bulk' && lane === 'event') {
       // Moved up: its bulk entry goes stale (skipped when reached), a live one is made in the event lane.
       this.lanes.bulk.live--
-      this.push(key, 'event', w.addedAt)
+      this.push(item, 'event')
     } else {
       // Waiting already, in this lane or a better one: de-duplicated, its place in the FIFO kept.
     }
   }
 
   /** Adds the key after its back-off (a failure), into the lane it was taken from (`event` if it is not being processed). */
-  addRateLimited(key: string, lane: Lane = this.processing.get(key)?.lane ?? 'event'): void {
+  addRateLimited(key: string, lane: Lane = this.processingItem(key)?.lane ?? 'event'): void {
     this.metrics?.retried()
     this.addAfter(key, this.backOff.when(key), lane)
   }
@@ -188,7 +198,8 @@ export class WorkQueue {
 
   /** A success: the key's back-off starts over. */
   forget(key: string): void {
-    this.backOff.forget(key)
+    // Most keys never failed: nothing to look up.
+    if (this.backOff.size > 0) this.backOff.forget(key)
   }
 
   /** The next key, waiting for one; undefined once shut down. */
@@ -208,12 +219,21 @@ export class WorkQueue {
 
   /** The worker finished the key; if it was added again meanwhile, it is queued now. */
   done(key: string): void {
-    const p = this.processing.get(key)
-    if (p === undefined) return // not handed out (or done twice): nothing to account for
-    this.processing.delete(key)
-    this.metrics?.worked((this.now() - p.startedAt) / 1000)
-    if (p.readded === undefined) return // not added again while processing: nothing to queue
-    this.push(key, p.readded, p.readdedAt)
+    const item = this.processingItem(key)
+    if (item === undefined) return // not handed out (or done twice): nothing to account for
+    item.processing = false
+    this.processingCount--
+    if (this.lastTaken === item) this.lastTaken = undefined
+    this.metrics?.worked((this.now() - item.startedAt) / 1000)
+    if (item.readded === undefined) {
+      // Not added again while processing: it leaves the queue.
+      this.items.delete(key)
+      return
+    }
+    item.addedAt = item.readdedAt
+    const lane = item.readded
+    item.readded = undefined
+    this.push(item, lane)
   }
 
   /** Stops handing out keys; workers waiting in get() receive undefined. */
@@ -224,13 +244,23 @@ export class WorkQueue {
     for (const w of this.waiters.splice(0)) w(undefined)
   }
 
-  private push(key: string, lane: Lane, addedAt: number): void {
+  /** The item of a key being processed, if it is. */
+  private processingItem(key: string): Item | undefined {
+    // A worker says done() to the key it was just handed (the very string): most often no look-up.
+    const last = this.lastTaken
+    const item = last !== undefined && last.key === key ? last : this.items.get(key)
+    return item?.processing === true ? item : undefined
+  }
+
+  /** Makes `item` wait in `lane`, at the back (its addedAt kept). */
+  private push(item: Item, lane: Lane): void {
     const ticket = this.nextTicket++
     const f = this.lanes[lane]
-    f.keys.push(key)
+    f.items.push(item)
     f.tickets.push(ticket)
     f.live++
-    this.waiting.set(key, {lane, ticket, addedAt})
+    item.lane = lane
+    item.ticket = ticket
     const waiter = this.waiters.shift()
     if (waiter !== undefined) {
       // Hand it straight to a waiting worker (the queue is empty, or the waiter would not be waiting).
@@ -253,31 +283,32 @@ export class WorkQueue {
     if (lane === 'event' && this.lanes.bulk.live > 0) this.eventRun++
     else this.eventRun = 0
     const f = this.lanes[lane]
-    let key: string
-    let w: Waiting | undefined
+    let item: Item
     for (;;) {
-      key = f.keys[f.head]
+      item = f.items[f.head]
       const ticket = f.tickets[f.head]
       f.head++
-      w = this.waiting.get(key)
-      if (w?.ticket === ticket) break
+      if (item.ticket === ticket) break
       // A stale entry: the key moved up to the event lane, or was taken from there already.
     }
     f.live--
-    if (f.head > 1024 && f.head * 2 > f.keys.length) {
+    if (f.head > 1024 && f.head * 2 > f.items.length) {
       // Compact now and then so the arrays do not grow for ever.
-      f.keys.splice(0, f.head)
+      f.items.splice(0, f.head)
       f.tickets.splice(0, f.head)
       f.head = 0
     }
-    this.waiting.delete(key)
     const now = this.now()
-    this.processing.set(key, {lane, startedAt: now, readded: undefined, readdedAt: 0})
-    this.metrics?.waited((now - w!.addedAt) / 1000)
-    return key
+    item.processing = true
+    item.ticket = NO_TICKET
+    item.startedAt = now
+    this.processingCount++
+    this.lastTaken = item
+    this.metrics?.waited((now - item.addedAt) / 1000)
+    return item.key
   }
 }
 
 function fifo(): Fifo {
-  return {keys: [], tickets: [], head: 0, live: 0}
+  return {items: [], tickets: [], head: 0, live: 0}
 }
