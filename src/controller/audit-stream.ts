@@ -10,6 +10,9 @@ import {refKey} from '../engine/simulation/plan.js'
 
 export type AuditFormat = 'text' | 'json'
 
+/** Lines written together: a few writes per millisecond of a pass, not one per line. */
+export const BATCH_CHARS = 64 * 1024
+
 export interface AuditLine extends Action {
   time: string
   /** "planned" when nothing was written, else the executor's outcome. */
@@ -109,7 +112,10 @@ export class AuditStream {
   private line(text: string): void {
     if (!this.batched) return this.write(text)
     this.pending += text
-    this.flushing ??= setImmediate(() => this.flush())
+    // Written once a batch fills: its lines then die young, before a scavenge has to copy them (a pass
+    // prints tens of MB); the rest at the event loop's next turn.
+    if (this.pending.length >= BATCH_CHARS) this.flush()
+    else this.flushing ??= setImmediate(() => this.flush())
   }
 }
 

@@ -6,7 +6,7 @@ import {test} from 'node:test'
 import {NotFoundError, ForbiddenError} from '../../src/cluster/api-errors.js'
 import type {CoreEvent, Lease, LeaseApi} from '../../src/cluster/live-api.js'
 import {createLogger} from '../../src/cli/log.js'
-import {AuditStream} from '../../src/controller/audit-stream.js'
+import {AuditStream, BATCH_CHARS} from '../../src/controller/audit-stream.js'
 import {builtinBinderEnabled, checkBuiltinBinder} from '../../src/controller/builtin-binder.js'
 import {ControllerMetrics} from '../../src/controller/controller-metrics.js'
 import {EventSink} from '../../src/controller/event-sink.js'
@@ -94,6 +94,29 @@ test('the audit stream prints a plan when it appears or changes, and every write
   assert.deepEqual(JSON.parse(lines[0]), {time: '1970-01-01T00:00:00.000Z', ...action('a', 'Released'), outcome: 'planned'})
 })
 
+test('the audit stream, batched, writes the very text of its lines unbatched, in batches of about 64 KiB', () => {
+  for (const format of ['json', 'text'] as const) {
+    const lines: string[] = []
+    const batches: string[] = []
+    const one = new AuditStream(format, (l) => lines.push(l), () => new Date(0))
+    const batched = new AuditStream(format, (chunk) => batches.push(chunk), () => new Date(0), true)
+    for (let i = 0; i < 2000; i++) {
+      const planned = [action(`vol-${i}-é☃`, 'Released')]
+      const executed = [{...action(`w-${i}`, 'Bound'), outcome: 'written' as const}]
+      for (const audit of [one, batched]) {
+        audit.planned(`pv/vol-${i}`, planned)
+        audit.executed(`pv/w-${i}`, executed)
+      }
+    }
+    batched.flush()
+    assert.ok(batches.length > 1, `${format}: more than one batch`)
+    // A batch is written when a line takes it to BATCH_CHARS: at most one line longer.
+    const longest = Math.max(...lines.map((l) => l.length))
+    assert.ok(batches.every((b) => b.length < BATCH_CHARS + longest), `${format}: no batch past ${BATCH_CHARS} characters and a line`)
+    assert.equal(batches.join(''), lines.join(''), format)
+  }
+})
+
 test('the audit stream, batched, writes the lines of many syncs at once: at the next turn, or at flush()', async () => {
   const writes: string[] = []
   const audit = new AuditStream('json', (l) => writes.push(l), () => new Date(0), true)
@@ -131,9 +154,9 @@ test('the audit stream: a planned plan made again (the same writes, new objects)
   audit.executed('pv/a', plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})))
   assert.equal(lines.length, 6)
   assert.deepEqual(Object.keys(JSON.parse(lines[0])), ['time', 'action', 'object', 'reason', 'patch', 'subresource', 'round', 'sync', 'outcome'])
-  const text: string[] = []
-  new AuditStream('text', (l) => text.push(l), () => new Date(0)).executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
-  assert.equal(text[0], `1970-01-01T00:00:00.000Z  written   set-volume-phase       ${'pv/b'.padEnd(30)} (sync pv/b) -> Bound\n`)
+  const printed: string[] = []
+  new AuditStream('text', (l) => printed.push(l), () => new Date(0)).executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
+  assert.equal(printed[0], `1970-01-01T00:00:00.000Z  written   set-volume-phase       ${'pv/b'.padEnd(30)} (sync pv/b) -> Bound\n`)
 })
 
 test('the pv_collector gauges are counted again when the cache has changed (its generation), not at every scrape', () => {
