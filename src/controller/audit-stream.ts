@@ -20,17 +20,23 @@ export interface AuditLine extends Action {
 }
 
 /** A plan printed and not written: its actions, each with its outcome ('planned', or not carried out). */
-interface Printed {
+export interface Printed {
   actions: readonly Action[]
   /** The outcome of every action: 'planned' (a dry run's, an audit's), else each action's own. */
   planned: boolean
 }
 
-// A sync is known by a key the caller gives: the same string at each sync of the object ("pvc/NS/NAME",
-// or loop mode's queue key), never the same for two objects.
+/** Where the last plan printed for one object lies, while it is news only when it changes. */
+export interface PrintedSlot {
+  printed: Printed | undefined
+}
+
+// What was printed of an object is kept in a slot: the stream's own, by the sync's name ("pvc/NS/NAME",
+// planned() and executed()), or one the caller holds (plannedIn() and executedIn(): loop mode keeps it
+// with the object's key in its work queue, at hand without a look-up).
 export class AuditStream {
-  /** The last plan printed per sync's key: what was planned, not written. */
-  private readonly lastPlan = new Map<string, Printed>()
+  /** The slots of planned() and executed(), by sync, while they hold a plan. */
+  private readonly slots = new Map<string, PrintedSlot>()
   lines = 0
   /** Lines not yet written (batched): written together at the event loop's next turn, or by flush(). */
   private pending = ''
@@ -52,17 +58,27 @@ export class AuditStream {
 
   /** A sync's actions that were planned only (dry run, audit). */
   planned(sync: string, actions: readonly Action[]): void {
-    this.emit(sync, {actions, planned: true})
+    this.emitFor(sync, {actions, planned: true})
   }
 
   /** A sync's actions as the executor left them. */
   executed(sync: string, actions: readonly ExecutedAction[]): void {
-    this.emit(sync, {actions, planned: false})
+    this.emitFor(sync, {actions, planned: false})
+  }
+
+  /** planned(), what was printed of the object kept in `slot`. */
+  plannedIn(slot: PrintedSlot, actions: readonly Action[]): void {
+    this.emit(slot, {actions, planned: true})
+  }
+
+  /** executed(), what was printed of the object kept in `slot`. */
+  executedIn(slot: PrintedSlot, actions: readonly ExecutedAction[]): void {
+    this.emit(slot, {actions, planned: false})
   }
 
   /** The object is gone: its next plan is news. */
   forget(sync: string): void {
-    this.lastPlan.delete(sync)
+    this.slots.delete(sync)
   }
 
   /** Writes the lines batched so far. */
@@ -74,19 +90,30 @@ export class AuditStream {
     if (text !== '') this.write(text)
   }
 
-  private emit(sync: string, plan: Printed): void {
+  private emitFor(sync: string, plan: Printed): void {
+    let slot = this.slots.get(sync)
+    if (slot === undefined) {
+      if (plan.actions.length === 0) return // nothing printed before, nothing now
+      this.slots.set(sync, (slot = {printed: undefined}))
+    } else {
+      // Printed before.
+    }
+    this.emit(slot, plan)
+    if (slot.printed === undefined) this.slots.delete(sync)
+  }
+
+  private emit(slot: PrintedSlot, plan: Printed): void {
     const {actions} = plan
     if (actions.length === 0) {
       // Most syncs (every object at every resync): nothing to print, and the next plan is news.
-      this.lastPlan.delete(sync)
+      slot.printed = undefined
       return
     }
     // Writes are news every time; what is only planned (or cannot be carried out) is news when it changes.
     const repeatable = plan.planned ? plan : {actions: actions.filter((a) => isRepeatable(outcomeOf(a, false))), planned: false}
-    const last = this.lastPlan.get(sync)
+    const last = slot.printed
     const repeat = last !== undefined && samePlan(last, repeatable)
-    if (repeatable.actions.length === 0) this.lastPlan.delete(sync)
-    else this.lastPlan.set(sync, repeatable)
+    slot.printed = repeatable.actions.length === 0 ? undefined : repeatable
     if (repeat && repeatable.actions.length === actions.length) return // nothing new: not even the time is asked
     const time = this.timeText()
     for (const a of actions) {

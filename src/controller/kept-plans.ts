@@ -14,57 +14,51 @@
 // The slice is the one the sync built: for a claim to match, the volumes it may match, so that a new
 // volume it would pick, or a change to one it would, is a new fingerprint. A sync while operations run
 // in the background (the goroutinemap, which the engine reads) is planned afresh and not kept.
-// One entry per object synced, by its key (a loop's queue key: a claim's "namespace/name", a volume's
-// name, never the same; the very string the queue and the caches hold, hashed once), dropped with the
-// object (forget).
+// One plan per object synced, in a slot its caller holds (loop mode: the memo of the object's key in its
+// work queue, which the worker has at hand without a look-up), dropped with the object.
 import type {ClusterState, StorageClass} from '../engine/api/model.js'
 import type {ReconcileResult} from '../engine/simulation/reconcile.js'
 
 /** A fingerprint: uids and resourceVersions (strings the objects hold already), counts, tokens. */
 type Fingerprint = unknown[]
 
-interface Kept {
+export interface KeptPlan {
   fingerprint: Fingerprint
   plan: ReconcileResult
 }
 
+/** Where the kept plan of one object lies. */
+export interface KeptSlot {
+  kept: KeptPlan | undefined
+}
+
 export class KeptPlans {
-  private readonly plans = new Map<string, Kept>()
   /** The classes of the last sync and their token: the same token while they stay the same objects. */
   private classes: {list: readonly StorageClass[] | undefined; members: Fingerprint; token: object} = {list: undefined, members: [], token: {}}
   replayed = 0
   planned = 0
 
-  /** The plan of the sync of `key` over `state`: the kept one if the sync reads what it read then, else run() (kept). */
-  plan(key: string, state: ClusterState, running: ReadonlySet<string>, writing: boolean, run: () => ReconcileResult): ReconcileResult {
+  /** The plan of the sync over `state`: the one kept in `slot` if the sync reads what it read then, else run() (kept there). */
+  plan(slot: KeptSlot, state: ClusterState, running: ReadonlySet<string>, writing: boolean, run: () => ReconcileResult): ReconcileResult {
     if (running.size > 0) {
       // The engine reads which operations run: such a sync (rare, while a plugin's pod runs) is not kept.
-      this.plans.delete(key)
+      slot.kept = undefined
       this.planned++
       return keptPart(run())
     } else {
       const classes = this.classesToken(state.classes)
-      const kept = this.plans.get(key)
+      const kept = slot.kept
       if (kept !== undefined && matches(kept.fingerprint, state, writing, classes)) {
         // Compared where it lies, without building the new fingerprint: most syncs of a resync end here.
         this.replayed++
         return kept.plan
       } else {
         const plan = keptPart(run())
-        this.plans.set(key, {fingerprint: fingerprintOf(state, writing, classes), plan})
+        slot.kept = {fingerprint: fingerprintOf(state, writing, classes), plan}
         this.planned++
         return plan
       }
     }
-  }
-
-  /** The object of this key is gone. */
-  forget(key: string): void {
-    this.plans.delete(key)
-  }
-
-  get size(): number {
-    return this.plans.size
   }
 
   private classesToken(classes: readonly StorageClass[]): object {

@@ -41,11 +41,11 @@ import {countBoundVolumes, MASS_RELEASE_WINDOW_MS, ReleaseBudget} from '../execu
 import {executeSync, type ExecutedAction, type ExecuteResult} from '../executor/executor.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
-import type {AuditStream} from './audit-stream.js'
+import type {AuditStream, PrintedSlot} from './audit-stream.js'
 import type {ControllerMetrics} from './controller-metrics.js'
 import type {EventSink} from './event-sink.js'
 import {Informer, MERGE_SLICE, type WireObject} from './informer.js'
-import {KeptPlans} from './kept-plans.js'
+import {KeptPlans, type KeptSlot} from './kept-plans.js'
 import {type Lane, WorkQueue} from './work-queue.js'
 
 export interface LoopOptions {
@@ -104,6 +104,14 @@ type Wire<T> = T & WireObject
  */
 export const WORKER_SLICE_MS = 10
 
+/**
+ * What the loop keeps of an object from one sync to the next: its last plan (replayed while the sync reads
+ * the same objects) and what the audit stream printed of it. Held as the memo of the object's key in its
+ * work queue: the worker that takes the key has it at hand, where a map of every object would be looked
+ * up at every sync.
+ */
+interface SyncMemo extends KeptSlot, PrintedSlot {}
+
 /** The goroutinemap of a sync while no operation runs (most syncs): one set for them all, never changed. */
 const NONE_RUNNING: ReadonlySet<string> = new Set()
 
@@ -137,8 +145,8 @@ export class PersistentVolumeLoop {
   private readonly podsByClaim = new PodsByClaim()
   /** What a sync's objects are read from. */
   private readonly sources: SyncSources
-  readonly claimQueue: WorkQueue
-  readonly volumeQueue: WorkQueue
+  readonly claimQueue: WorkQueue<SyncMemo>
+  readonly volumeQueue: WorkQueue<SyncMemo>
   private readonly volumeInformer: Informer<Wire<PersistentVolume>>
   private readonly claimInformer: Informer<Wire<PersistentVolumeClaim>>
   private readonly classInformer: Informer<Wire<StorageClass>>
@@ -176,8 +184,8 @@ export class PersistentVolumeLoop {
       unlimited: opts.allowMassRelease,
     })
     const backOff = {baseMs: opts.backOffBaseMs ?? 5, maxMs: Math.max(1000, opts.resyncMs)}
-    this.claimQueue = new WorkQueue('claims', backOff, deps.metrics.queue('claims'))
-    this.volumeQueue = new WorkQueue('volumes', backOff, deps.metrics.queue('volumes'))
+    this.claimQueue = new WorkQueue<SyncMemo>('claims', backOff, deps.metrics.queue('claims'))
+    this.volumeQueue = new WorkQueue<SyncMemo>('volumes', backOff, deps.metrics.queue('volumes'))
     this.inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
     const common = {watchApi: deps.watchApi, log: deps.log, metrics: deps.metrics.informers, chunkSize: opts.chunkSize}
     const api = deps.api
@@ -325,7 +333,7 @@ export class PersistentVolumeLoop {
     await Promise.all(this.informers.map((i) => i.listBesideWatch('relist-period')))
   }
 
-  private async worker(queue: WorkQueue, process: (key: string) => Promise<void> | undefined): Promise<void> {
+  private async worker(queue: WorkQueue<SyncMemo>, process: (key: string) => Promise<void> | undefined): Promise<void> {
     for (;;) {
       let key = await queue.get()
       if (key === undefined) return
@@ -346,7 +354,7 @@ export class PersistentVolumeLoop {
   }
 
   /** One key: done when this returns, or when the promise it returns settles (a sync that writes). */
-  private processKey(queue: WorkQueue, process: (key: string) => Promise<void> | undefined, key: string): Promise<void> | undefined {
+  private processKey(queue: WorkQueue<SyncMemo>, process: (key: string) => Promise<void> | undefined, key: string): Promise<void> | undefined {
     let pending: Promise<void> | undefined
     try {
       pending = process(key)
@@ -367,7 +375,7 @@ export class PersistentVolumeLoop {
     }
   }
 
-  private syncFailed(queue: WorkQueue, key: string, err: unknown): void {
+  private syncFailed(queue: WorkQueue<SyncMemo>, key: string, err: unknown): void {
     this.deps.log.error('Sync failed', {queue: queue.name, key, err})
     if (!this.stopped) queue.addRateLimited(key)
   }
@@ -388,8 +396,7 @@ export class PersistentVolumeLoop {
     this.claims.delete(key)
     this.generation++
     this.operations.delete(`pvc/${key}`)
-    this.deps.audit.forget(key)
-    this.plans.forget(key)
+    this.claimQueue.drop(key)
     this.claimQueue.forget(key)
     this.deps.log.v(4).info('Claim deleted', {claim: key})
     const volumeName = cached.spec.volumeName ?? ''
@@ -409,8 +416,7 @@ export class PersistentVolumeLoop {
     if (cached === undefined) return undefined
     this.volumes.delete(name)
     this.generation++
-    this.deps.audit.forget(name)
-    this.plans.forget(name)
+    this.volumeQueue.drop(name)
     this.volumeQueue.forget(name)
     this.deps.log.v(4).info('Volume deleted', {volume: name})
     this.operationFinished(`pv/${name}`)
@@ -423,8 +429,9 @@ export class PersistentVolumeLoop {
    * One sync of one object (`cached`, as just stored in the controller's cache): planned (done when this
    * returns), or planned and written (done when the promise it returns settles).
    */
-  private syncOne(ref: ObjectRef, queue: WorkQueue, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> | undefined {
+  private syncOne(ref: ObjectRef, queue: WorkQueue<SyncMemo>, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> | undefined {
     if (this.opts.signal.aborted) return undefined
+    const memo = queue.memo(key) ?? newMemo(queue, key)
     // A claim's queue key is its claim key.
     const state = stateForSync(this.sources, ref, this.opts.gates, cached, ref.kind === 'PersistentVolumeClaim' ? key : undefined)
     this.syncs++
@@ -436,13 +443,11 @@ export class PersistentVolumeLoop {
     // Kept and replayed while the sync reads the same objects (kept-plans.ts): a resync's pass over what
     // has not changed asks the engine nothing.
     const writing = this.opts.writing()
-    // Kept, and printed, by the queue key (a claim's and a volume's never the same): the string the queue
-    // and the caches hold, hashed already.
-    const planned = this.plans.plan(key, state, runningOperations, writing, () =>
+    const planned = this.plans.plan(memo, state, runningOperations, writing, () =>
       reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations, matching: 'scan'}),
     )
     if (!writing) {
-      this.deps.audit.planned(key, planned.actions)
+      this.deps.audit.plannedIn(memo, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
       // Its fields only for a log that prints them: most syncs are below the verbosity.
       const level = planned.actions.length > 0 ? 2 : 4
@@ -460,7 +465,7 @@ export class PersistentVolumeLoop {
       // operationTimestamps: volume_operation_total_seconds counts from now, not from when the pod is done.
       for (const a of planned.actions) this.noteOperationStart(a)
       const run = this.execute(ref, state, runningOperations, planned, plugins)
-        .then((result) => this.finishSync(sync, result, queue, key, started))
+        .then((result) => this.finishSync(sync, memo, result, queue, key, started))
         .catch((err: unknown) => {
           this.deps.log.error('Operation failed', {sync, operations: operations.join(','), err})
           if (!this.opts.signal.aborted) queue.addRateLimited(key)
@@ -471,7 +476,7 @@ export class PersistentVolumeLoop {
       for (const name of operations) this.running.set(name, run)
       return undefined
     }
-    return this.execute(ref, state, runningOperations, planned).then((result) => this.finishSync(sync, result, queue, key, started))
+    return this.execute(ref, state, runningOperations, planned).then((result) => this.finishSync(sync, memo, result, queue, key, started))
   }
 
   /** One sync written by the executor; with the volume plugins, their operations carried out to the end. */
@@ -500,10 +505,10 @@ export class PersistentVolumeLoop {
   }
 
   /** What follows a sync carried out: the cache, the audit stream, metrics, events, and the queue. */
-  private async finishSync(sync: string, result: ExecuteResult, queue: WorkQueue, key: string, started: number): Promise<void> {
+  private async finishSync(sync: string, memo: SyncMemo, result: ExecuteResult, queue: WorkQueue<SyncMemo>, key: string, started: number): Promise<void> {
     // storeVolumeUpdate / storeClaimUpdate of what was written (and re-read on a conflict).
     for (const r of new Set(result.actions.map((a) => refKey(a.object)))) this.cacheFrom(result.state, r)
-    this.deps.audit.executed(key, result.actions)
+    this.deps.audit.executedIn(memo, result.actions)
     this.deps.metrics.executed(result.actions)
     this.noteOperations(result.actions, result.events)
     if (this.deps.events !== undefined) await this.recordEvents(result.events)
@@ -605,6 +610,13 @@ export class PersistentVolumeLoop {
 /** Volumes are cluster-scoped, claims namespaced: what an object read back from the API server is. */
 function isVolume(obj: PersistentVolume | PersistentVolumeClaim): obj is PersistentVolume {
   return (obj.metadata.namespace ?? '') === ''
+}
+
+/** The memo of a key being processed, made now (its first sync). */
+function newMemo(queue: WorkQueue<SyncMemo>, key: string): SyncMemo {
+  const memo: SyncMemo = {kept: undefined, printed: undefined}
+  queue.setMemo(key, memo)
+  return memo
 }
 
 function splitKey(key: string): [string, string] {

@@ -73,13 +73,15 @@ export type Lane = 'event' | 'bulk'
 export const EVENT_BURST = 16
 
 /**
- * A key in the queue, from its first add until it is done and not added again: waiting in a lane, or
- * handed to a worker (client-go's queue, dirty set and processing set in one entry, found by one look-up).
+ * A key in the queue, from its first add until it is done and not added again (client-go's queue, dirty
+ * set and processing set in one entry, found by one look-up), or for as long as it holds a memo.
  */
-interface Item {
+interface Item<M> {
   readonly key: string
-  /** Handed to a worker (processing), or waiting in `lane`. */
-  processing: boolean
+  /** Waiting in `lane`, handed to a worker, or neither (a key kept for its memo only). */
+  state: 'waiting' | 'processing' | 'idle'
+  /** What the worker keeps of the key from one of its syncs to the next (setMemo). */
+  memo: M | undefined
   /** Waiting: the lane it waits in. Processing: the lane it was taken from. */
   lane: Lane
   /** The ticket of its live FIFO entry while waiting; NO_TICKET while processing. */
@@ -93,7 +95,7 @@ interface Item {
   readdedAt: number
 }
 
-/** The ticket of an item no FIFO entry stands for (handed to a worker). */
+/** The ticket of an item no FIFO entry stands for (not waiting). */
 const NO_TICKET = -1
 
 /**
@@ -101,22 +103,27 @@ const NO_TICKET = -1
  * that ticket; an item moved up to the event lane, or taken from there, leaves a stale entry behind,
  * skipped when reached. The entries hold the items themselves: taking the next key looks nothing up.
  */
-interface Fifo {
-  items: Item[]
+interface Fifo<M> {
+  items: Array<Item<M>>
   tickets: number[]
   head: number
   /** Live entries (depth); the arrays also hold stale ones. */
   live: number
 }
 
-export class WorkQueue {
-  private readonly lanes: Record<Lane, Fifo> = {event: fifo(), bulk: fifo()}
-  /** Every key waiting or being processed. */
-  private readonly items = new Map<string, Item>()
+/**
+ * A work queue whose keys may carry a memo (M): what its worker keeps of a key from one sync to the next
+ * (loop mode's last plan of the object), held in the queue's own entry for the key. The worker that takes
+ * a key then finds its memo without another look-up of the key in a map of every object.
+ */
+export class WorkQueue<M = never> {
+  private readonly lanes: Record<Lane, Fifo<M>> = {event: fifo(), bulk: fifo()}
+  /** Every key waiting, being processed, or holding a memo. */
+  private readonly items = new Map<string, Item<M>>()
   /** Keys handed to a worker and not done. */
   private processingCount = 0
-  /** The item last handed out: the one its worker says done() to next, without a look-up. */
-  private lastTaken: Item | undefined
+  /** The item last handed out: the one its worker asks about and says done() to next, without a look-up. */
+  private lastTaken: Item<M> | undefined
   private nextTicket = 0
   /** Event keys handed out in a row while bulk keys waited. */
   private eventRun = 0
@@ -155,10 +162,15 @@ export class WorkQueue {
     const item = this.items.get(key)
     if (item === undefined) {
       this.metrics?.added()
-      const added: Item = {key, processing: false, lane, ticket: NO_TICKET, addedAt: this.now(), startedAt: 0, readded: undefined, readdedAt: 0}
+      const added: Item<M> = {key, state: 'idle', memo: undefined, lane, ticket: NO_TICKET, addedAt: this.now(), startedAt: 0, readded: undefined, readdedAt: 0}
       this.items.set(key, added)
       this.push(added, lane)
-    } else if (item.processing) {
+    } else if (item.state === 'idle') {
+      // Kept for its memo only: it waits again.
+      this.metrics?.added()
+      item.addedAt = this.now()
+      this.push(item, lane)
+    } else if (item.state === 'processing') {
       // Queued again when done(), in the better lane asked for meanwhile.
       const asked = item.readded
       if (asked === undefined) {
@@ -221,13 +233,12 @@ export class WorkQueue {
   done(key: string): void {
     const item = this.processingItem(key)
     if (item === undefined) return // not handed out (or done twice): nothing to account for
-    item.processing = false
+    item.state = 'idle'
     this.processingCount--
-    if (this.lastTaken === item) this.lastTaken = undefined
     this.metrics?.worked((this.now() - item.startedAt) / 1000)
     if (item.readded === undefined) {
-      // Not added again while processing: it leaves the queue.
-      this.items.delete(key)
+      // Not added again while processing: it leaves the queue, unless it holds a memo.
+      if (item.memo === undefined) this.forgetItem(item)
       return
     }
     item.addedAt = item.readdedAt
@@ -244,21 +255,64 @@ export class WorkQueue {
     for (const w of this.waiters.splice(0)) w(undefined)
   }
 
-  /** The item of a key being processed, if it is. */
-  private processingItem(key: string): Item | undefined {
-    // A worker says done() to the key it was just handed (the very string): most often no look-up.
+  /** The memo of a key (undefined when it has none). */
+  memo(key: string): M | undefined {
+    return this.itemOf(key)?.memo
+  }
+
+  /**
+   * Keeps `memo` with a key being processed, until it is replaced or the key dropped: the key stays in
+   * the queue's entries (not waiting) after done().
+   */
+  setMemo(key: string, memo: M | undefined): void {
+    const item = this.itemOf(key)
+    if (item?.state === 'processing') item.memo = memo
+    else throw new Error(`invariant: a memo for ${key}, which no worker holds`)
+  }
+
+  /** The object of the key is gone: its memo too (a key waiting or being processed stays in the queue). */
+  drop(key: string): void {
+    const item = this.itemOf(key)
+    if (item === undefined) return
+    item.memo = undefined
+    if (item.state === 'idle') this.forgetItem(item)
+    else {
+      // Waiting or being processed: it leaves the queue when done().
+    }
+  }
+
+  /** Keys holding a memo. */
+  get memos(): number {
+    let n = 0
+    for (const item of this.items.values()) if (item.memo !== undefined) n++
+    return n
+  }
+
+  private forgetItem(item: Item<M>): void {
+    this.items.delete(item.key)
+    if (this.lastTaken === item) this.lastTaken = undefined
+  }
+
+  /** The entry of a key: the one last handed out (a worker asks about the key it was handed), else looked up. */
+  private itemOf(key: string): Item<M> | undefined {
     const last = this.lastTaken
-    const item = last !== undefined && last.key === key ? last : this.items.get(key)
-    return item?.processing === true ? item : undefined
+    return last !== undefined && last.key === key ? last : this.items.get(key)
+  }
+
+  /** The item of a key being processed, if it is. */
+  private processingItem(key: string): Item<M> | undefined {
+    const item = this.itemOf(key)
+    return item?.state === 'processing' ? item : undefined
   }
 
   /** Makes `item` wait in `lane`, at the back (its addedAt kept). */
-  private push(item: Item, lane: Lane): void {
+  private push(item: Item<M>, lane: Lane): void {
     const ticket = this.nextTicket++
     const f = this.lanes[lane]
     f.items.push(item)
     f.tickets.push(ticket)
     f.live++
+    item.state = 'waiting'
     item.lane = lane
     item.ticket = ticket
     const waiter = this.waiters.shift()
@@ -283,7 +337,7 @@ export class WorkQueue {
     if (lane === 'event' && this.lanes.bulk.live > 0) this.eventRun++
     else this.eventRun = 0
     const f = this.lanes[lane]
-    let item: Item
+    let item: Item<M>
     for (;;) {
       item = f.items[f.head]
       const ticket = f.tickets[f.head]
@@ -299,7 +353,7 @@ export class WorkQueue {
       f.head = 0
     }
     const now = this.now()
-    item.processing = true
+    item.state = 'processing'
     item.ticket = NO_TICKET
     item.startedAt = now
     this.processingCount++
@@ -309,6 +363,6 @@ export class WorkQueue {
   }
 }
 
-function fifo(): Fifo {
+function fifo<M>(): Fifo<M> {
   return {items: [], tickets: [], head: 0, live: 0}
 }

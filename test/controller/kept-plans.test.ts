@@ -11,7 +11,7 @@ import fc from 'fast-check'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {KeptPlans} from '../../src/controller/kept-plans.js'
+import {KeptPlans, type KeptSlot} from '../../src/controller/kept-plans.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'
@@ -31,6 +31,20 @@ function readOf(plan: ReconcileResult): unknown {
 
 const options = (ref: ObjectRef, gates: FeatureGates) => ({gates, targets: [ref], maxRounds: 1, runningOperations: [], matching: 'scan' as const})
 
+/** The slot of each sync's kept plan, by sync, per KeptPlans (loop mode keeps it with the object's queue key). */
+const slotsOf = new WeakMap<KeptPlans, Map<string, KeptSlot>>()
+
+function slotOf(kept: KeptPlans, sync: string): KeptSlot {
+  let slots = slotsOf.get(kept)
+  if (slots === undefined) slotsOf.set(kept, (slots = new Map()))
+  let slot = slots.get(sync)
+  if (slot === undefined) slots.set(sync, (slot = {kept: undefined}))
+  return slot
+}
+
+/** The plans kept. */
+const keptCount = (kept: KeptPlans) => [...(slotsOf.get(kept)?.values() ?? [])].filter((s) => s.kept !== undefined).length
+
 /** One pass of the loop over every object: KeptPlans' plan of each sync beside a fresh reconcile of its slice. */
 function pass(kept: KeptPlans, state: ClusterState, gates = defaultFeatureGates): {replayed: Set<string>} {
   const sources = sourcesOf(state)
@@ -40,7 +54,7 @@ function pass(kept: KeptPlans, state: ClusterState, gates = defaultFeatureGates)
     const before = kept.replayed
     let plan: ReconcileResult
     try {
-      plan = kept.plan(refKey(ref), slice, new Set(), false, () => reconcile(slice, options(ref, gates)))
+      plan = kept.plan(slotOf(kept, refKey(ref)), slice, new Set(), false, () => reconcile(slice, options(ref, gates)))
     } catch {
       // A capacity that does not parse: the engine raises it, replayed or not (never kept).
       assert.throws(() => reconcile(slice, options(ref, gates)))
@@ -78,7 +92,7 @@ for (const row of STATES) {
     // The same objects, relisted: new objects at the same versions are the same inputs.
     const relisted = structuredClone(state)
     assert.equal(pass(kept, relisted).replayed.size, everySync(state).length, 'relisted at the same versions: replayed')
-    assert.ok(state.claims.length === 0 || kept.size === everySync(state).length)
+    assert.ok(state.claims.length === 0 || keptCount(kept) === everySync(state).length)
   })
 }
 
@@ -170,24 +184,26 @@ test('kept plans, generated: a change to a member of a slice plans that sync aga
   }
 })
 
-test('kept plans: a sync while operations run is planned afresh and not kept; forget() drops a plan', () => {
+test('kept plans: a sync while operations run is planned afresh and not kept; an emptied slot is planned again', () => {
   const state = generated(50, 4)
   const kept = new KeptPlans()
   const ref = refOfVolume(state.volumes[0].metadata.name ?? '')
   const slice = stateForSync(sourcesOf(state), ref, defaultFeatureGates)
   let runs = 0
   const run = () => (runs++, reconcile(slice, options(ref, defaultFeatureGates)))
-  kept.plan('pv/x', slice, new Set(['recycle-x[u]']), false, run)
-  kept.plan('pv/x', slice, new Set(['recycle-x[u]']), false, run)
+  const slot = slotOf(kept, 'pv/x')
+  kept.plan(slot, slice, new Set(['recycle-x[u]']), false, run)
+  kept.plan(slot, slice, new Set(['recycle-x[u]']), false, run)
   assert.equal(runs, 2)
-  assert.equal(kept.size, 0)
-  kept.plan('pv/x', slice, new Set(), false, run)
-  kept.plan('pv/x', slice, new Set(), false, run)
+  assert.equal(slot.kept, undefined)
+  kept.plan(slot, slice, new Set(), false, run)
+  kept.plan(slot, slice, new Set(), false, run)
   assert.equal(runs, 3, 'kept, then replayed')
-  kept.plan('pv/x', slice, new Set(), true, run)
+  kept.plan(slot, slice, new Set(), true, run)
   assert.equal(runs, 4, 'another writing mode: planned again')
-  kept.forget('pv/x')
-  assert.equal(kept.size, 0)
+  slot.kept = undefined
+  kept.plan(slot, slice, new Set(), true, run)
+  assert.equal(runs, 5, 'the slot emptied (its object gone, and back): planned again')
 })
 
 test('kept plans, random clusters changed between passes: every plan is a fresh reconcile\'s', () => {
