@@ -13,7 +13,7 @@ import fc from 'fast-check'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'
 import {getProvisionedVolumeNameForClaim} from '../../src/engine/controller/pv-controller.js'
-import {reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
+import {reconcile, reconcileKeepingCache, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
 import {podClaimKeys} from '../../src/engine/api/storage-helpers.js'
 import {PersistentVolumeOrderedIndex} from '../../src/engine/matching/volume-index.js'
 import {PodsByClaim, stateForSync, VolumeCache} from '../../src/engine/simulation/sync-slice.js'
@@ -113,6 +113,36 @@ const runArb = fc.record({
   hostPathProvisioning: fc.boolean(),
   operations: fc.constantFrom('none', 'none', 'succeed', 'fail'),
   running: fc.boolean(),
+})
+
+test('random clusters: one round of one object (loop mode\'s sync) is the rounds\' plan of it, to the last field, over the slice and the whole state', () => {
+  let compared = 0
+  fc.assert(
+    fc.property(sliceClusterArb, runArb, (state, run) => {
+      const runningOperations = run.running ? state.volumes.filter((_, i) => i % 3 === 0).map((v) => `delete-${v.metadata.name}[${v.metadata.uid}]`) : []
+      const sources = sourcesOf(state)
+      for (const ref of everySync(state)) {
+        for (const [given, matching] of [[state, 'indexed'], [stateForSync(sources, ref, run.gates), 'scan']] as const) {
+          const options: ReconcileOptions = {
+            gates: run.gates,
+            plugins: defaultVolumePluginMgr({hostPathProvisioning: run.hostPathProvisioning}),
+            targets: [ref],
+            maxRounds: 1,
+            runningOperations,
+            matching,
+            ...(run.operations === 'none' ? {} : {operations: deterministicOperations(run.operations as 'succeed' | 'fail')}),
+          }
+          // reconcileKeepingCache plans through the rounds whatever their number.
+          const once = outcome(() => reconcile(given, options))
+          const rounds = outcome(() => reconcileKeepingCache(given, options).result)
+          assert.deepEqual(once, rounds, `the sync of ${refKey(ref)}`)
+          compared++
+        }
+      }
+    }),
+    {numRuns: propertyRuns(150)},
+  )
+  assert.ok(compared > 0)
 })
 
 test('random clusters: the sync of every object plans over its slice what it plans over the whole state', () => {

@@ -84,6 +84,8 @@ export interface ReconcileResult {
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
+  const targets = options.targets
+  if (targets !== undefined && targets.length === 1 && options.maxRounds === 1) return syncOnce(state, targets[0], options)
   return runRounds(state, options).result
 }
 
@@ -97,13 +99,8 @@ export function reconcileKeepingCache(state: ClusterState, options: ReconcileOpt
   return {result, cache: cluster.informerCache()}
 }
 
-function runRounds(state: ClusterState, options: ReconcileOptions): {result: ReconcileResult; cluster: SimulatedCluster} {
-  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
-  // A quiet sync is replayed in a later round: with one round (loop mode's every sync) none comes, and
-  // noting what each sync reads would be work for nobody.
-  const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined && maxRounds > 1
-  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
-  // The optional options set one by one, without a spread each: loop mode builds a controller per sync.
+/** The controller's options of a reconcile: the optional ones set one by one, without a spread each (loop mode builds a controller per sync). */
+function controllerOptions(options: ReconcileOptions): ControllerOptions {
   const ctrlOptions: ControllerOptions = {
     gates: options.gates ?? defaultFeatureGates,
     plugins: options.plugins ?? defaultVolumePluginMgr(),
@@ -112,7 +109,72 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
   if (options.operations !== undefined) ctrlOptions.operations = options.operations
   if (options.apiFaults !== undefined) ctrlOptions.apiFaults = options.apiFaults
   if (options.migration !== undefined) ctrlOptions.migration = options.migration
-  const ctrl = new PersistentVolumeController(cluster, ctrlOptions)
+  return ctrlOptions
+}
+
+/**
+ * One round of one named object (loop mode's every sync, over the slice of objects it reads): runRounds'
+ * plan of it, made without the rounds' machinery (list orders kept across rounds, follow-ups, the loaded
+ * objects matched up by slot), which was most of the garbage of a sync that plans nothing. The plan is
+ * runRounds' to the last field (test/engine/reconcile.test.ts holds it so).
+ */
+function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOptions): ReconcileResult {
+  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs: false, runningOperations: options.runningOperations})
+  const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
+  // The slice as loaded, in list order: the plan's "before" side.
+  const volumeSlots = sorted(cluster.volumes.filledSlots(), compareVolumeSlots)
+  const claimSlots = sorted(cluster.claims.filledSlots(), compareClaimSlots)
+  const volumesBefore = objectsOf(volumeSlots)
+  const claimsBefore = objectsOf(claimSlots)
+  const namesBefore = cluster.volumeNamesGeneration
+  if (target.kind === 'PersistentVolume') {
+    const slot = cluster.volumes.filledSlot(target.name)
+    if (slot !== undefined) ctrl.syncVolumeIn(slot)
+    else {
+      // Not in the slice (deleted): nothing to sync, as runRounds finds no slot.
+    }
+  } else {
+    const slot = cluster.claims.filledSlot(`${target.namespace ?? 'default'}/${target.name}`)
+    if (slot !== undefined) ctrl.syncClaimIn(slot)
+    else {
+      // Not in the slice.
+    }
+  }
+  // The only round: nobody follows its writes up.
+  cluster.forgetTouched()
+  let volumes: PersistentVolume[]
+  let before: PersistentVolume[]
+  if (cluster.volumeNamesGeneration === namesBefore) {
+    // The same volumes (claims are never created or deleted by the controller): the same slots.
+    volumes = objectsOf(volumeSlots)
+    before = volumesBefore
+  } else {
+    // A volume created or deleted: the slots as they are now, each with its object as loaded, if any.
+    const now = sorted(cluster.volumes.filledSlots(), compareVolumeSlots)
+    volumes = objectsOf(now)
+    before = new LoadedObjects(volumeSlots, volumesBefore).of(now)
+  }
+  return {
+    rounds: 1,
+    converged: cluster.actions.length === 0,
+    actions: cluster.actions,
+    events: cluster.plannedEvents(),
+    errors: cluster.errors,
+    volumes,
+    claims: objectsOf(claimSlots),
+    before: {volumes: before, claims: claimsBefore},
+    syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
+    operationsStarted: cluster.startedOperations,
+  }
+}
+
+function runRounds(state: ClusterState, options: ReconcileOptions): {result: ReconcileResult; cluster: SimulatedCluster} {
+  const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
+  // A quiet sync is replayed in a later round: with one round (loop mode's every sync) none comes, and
+  // noting what each sync reads would be work for nobody.
+  const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined && maxRounds > 1
+  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
+  const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
   const targets = options.targets
   // Asked only by a round over every object in scope: named targets are synced whatever the scope.
   const inScope = targets === undefined ? scopePredicate(options.scope) : undefined
@@ -180,7 +242,7 @@ class ListOrder {
 
   claimSlots(): readonly ClaimSlot[] {
     if (this.claims === undefined || this.claimsSize !== this.cluster.claims.size) {
-      this.claims = sorted(this.cluster.claims.filledSlots(), (a, b) => compareClaims(a.object!, b.object!))
+      this.claims = sorted(this.cluster.claims.filledSlots(), compareClaimSlots)
       this.claimsSize = this.cluster.claims.size
     } else {
       // Claims are never created or deleted by the controller.
@@ -190,7 +252,7 @@ class ListOrder {
 
   volumeSlots(): readonly VolumeSlot[] {
     if (this.volumes === undefined || this.volumesGeneration !== this.cluster.volumeNamesGeneration) {
-      this.volumes = sorted(this.cluster.volumes.filledSlots(), (a, b) => compareNames(a.key, b.key))
+      this.volumes = sorted(this.cluster.volumes.filledSlots(), compareVolumeSlots)
       this.volumesGeneration = this.cluster.volumeNamesGeneration
     } else {
       // The same names as when sorted.
@@ -206,11 +268,10 @@ function sorted<T>(list: T[], compare: (a: T, b: T) => number): T[] {
 
 /** The objects of a list of slots as they were when listed, matched up with a later list of slots. */
 class LoadedObjects<T> {
-  private readonly objects: Array<T | undefined>
-
-  constructor(private readonly slots: ReadonlyArray<CacheSlot<T, unknown>>) {
-    this.objects = objectsOf(slots)
-  }
+  constructor(
+    private readonly slots: ReadonlyArray<CacheSlot<T, unknown>>,
+    private readonly objects: ReadonlyArray<T | undefined> = objectsOf(slots),
+  ) {}
 
   /** Each slot's object as listed then, or as it is now if it had none. */
   of(slots: ReadonlyArray<CacheSlot<T, unknown>>): T[] {
@@ -236,6 +297,12 @@ function objectsOf<T>(slots: ReadonlyArray<CacheSlot<T, unknown>>): T[] {
 function compareClaims(a: PersistentVolumeClaim, b: PersistentVolumeClaim): number {
   return compareNames(a.metadata.namespace, b.metadata.namespace) || compareNames(a.metadata.name, b.metadata.name)
 }
+
+/** Claims' slots in list order (by namespace, then name). */
+const compareClaimSlots = (a: ClaimSlot, b: ClaimSlot): number => compareClaims(a.object!, b.object!)
+
+/** Volumes' slots in list order (by name). */
+const compareVolumeSlots = (a: VolumeSlot, b: VolumeSlot): number => compareNames(a.key, b.key)
 
 type ScopePredicate = {
   claim(c: PersistentVolumeClaim): boolean
