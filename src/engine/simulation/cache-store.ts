@@ -25,11 +25,21 @@ const SCANNED_KEYS = 8
 
 /** A read-only Map of the cached objects by key, plus the slots behind it. */
 export class CacheStore<T, S> implements ReadonlyMap<string, T> {
-  /** Every slot, in the order its key was first seen (a slot is never removed, only emptied). */
-  private list: Array<CacheSlot<T, S>> = []
+  /** Every slot, in the order its key was first seen (a slot is never removed, only emptied): the first `used`. */
+  private list: Array<CacheSlot<T, S>>
+  private used = 0
   /** The slots by key, once there are more than SCANNED_KEYS. */
   private byKey: Map<string, CacheSlot<T, S>> | undefined
   private count = 0
+
+  /**
+   * `expected`: the keys it is about to be given. A handful (a cluster of one sync's slice, loop mode's,
+   * made for every sync) and its list is made at that length, where a list grown by push takes room for
+   * seventeen; more, and it grows as it goes (an array made at a large length is not a fast one in V8).
+   */
+  constructor(expected = 0) {
+    this.list = expected > 0 && expected <= SCANNED_KEYS ? new Array<CacheSlot<T, S>>(expected) : []
+  }
 
   get size(): number {
     return this.count
@@ -54,9 +64,11 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     let slot = this.find(key)
     if (slot === undefined) {
       slot = {key, object: undefined, sync: undefined, peer: undefined}
-      this.list.push(slot)
+      if (this.used < this.list.length) this.list[this.used] = slot
+      else this.list.push(slot)
+      this.used++
       if (this.byKey !== undefined) this.byKey.set(key, slot)
-      else if (this.list.length > SCANNED_KEYS) this.byKey = new Map(this.list.map((s) => [s.key, s]))
+      else if (this.used > SCANNED_KEYS) this.byKey = new Map(this.slots().map((s) => [s.key, s]))
       else {
         // Few keys: scanned.
       }
@@ -91,13 +103,14 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   /** Drops every slot: the store as new (a slot held elsewhere is no longer this store's). */
   clear(): void {
     this.list = []
+    this.used = 0
     this.byKey = undefined
     this.count = 0
   }
 
   /** Lets go of every slot's last sync and peer: the cache is not synced from again by whoever kept them. */
   forgetSyncs(): void {
-    for (const slot of this.list) {
+    for (const slot of this.slots()) {
       slot.sync = undefined
       slot.peer = undefined
     }
@@ -108,21 +121,22 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     // Made at its length: a sync of loop mode lists a cache of one or two objects, and a list grown by
     // push would take room for seventeen.
     const filled = new Array<CacheSlot<T, S>>(this.count)
+    const list = this.list
     let i = 0
-    for (const slot of this.list) if (slot.object !== undefined) filled[i++] = slot
+    for (let j = 0; j < this.used; j++) if (list[j].object !== undefined) filled[i++] = list[j]
     return filled
   }
 
   *entries(): Generator<[string, T]> {
-    for (const slot of this.list) if (slot.object !== undefined) yield [slot.key, slot.object]
+    for (const slot of this.slots()) if (slot.object !== undefined) yield [slot.key, slot.object]
   }
 
   *keys(): Generator<string> {
-    for (const slot of this.list) if (slot.object !== undefined) yield slot.key
+    for (const slot of this.slots()) if (slot.object !== undefined) yield slot.key
   }
 
   *values(): Generator<T> {
-    for (const slot of this.list) if (slot.object !== undefined) yield slot.object
+    for (const slot of this.slots()) if (slot.object !== undefined) yield slot.object
   }
 
   [Symbol.iterator](): Generator<[string, T]> {
@@ -130,13 +144,18 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   forEach(callback: (value: T, key: string, map: ReadonlyMap<string, T>) => void, thisArg?: unknown): void {
-    for (const slot of this.list) if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
+    for (const slot of this.slots()) if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
+  }
+
+  /** Every slot made (the list's first `used`). */
+  private slots(): Array<CacheSlot<T, S>> {
+    return this.used === this.list.length ? this.list : this.list.slice(0, this.used)
   }
 
   private find(key: string): CacheSlot<T, S> | undefined {
     if (this.byKey !== undefined) return this.byKey.get(key)
     const list = this.list
-    for (let i = 0; i < list.length; i++) {
+    for (let i = 0; i < this.used; i++) {
       if (list[i].key === key) return list[i]
     }
     return undefined

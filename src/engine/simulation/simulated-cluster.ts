@@ -271,8 +271,8 @@ export class SimulatedCluster {
       this.lastResourceVersion = caches.lastResourceVersion
       return
     } else {
-      this.volumes = new CacheStore()
-      this.claims = new CacheStore()
+      this.volumes = new CacheStore(state.volumes.length)
+      this.claims = new CacheStore(state.claims.length)
       this.classes = classesByName(state.classes)
       this.nodes = state.nodes.length === 0 ? NO_NODES : new Map(state.nodes.map((n) => [n.metadata.name ?? '', n]))
       this.podsByClaimKey = state.pods.length === 0 ? NO_PODS_BY_CLAIM : undefined
