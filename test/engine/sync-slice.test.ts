@@ -237,8 +237,8 @@ test('the slice of a sync is small: a volume, its claim and their pods; a bound 
     [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 2}],
     // unbound: the volume the cache's index picks, not the larger one; and the selected node
     [refOfClaim('default', 'new'), {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 2}],
-    // a volume pre-bound to the claim is a candidate whatever its class
-    [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver', 'pv-other'], claims: ['default/logs'], pods: [], nodes: [], classes: 2}],
+    // binding not delayed: the index's pick over every volume, pre-bound to the claim or not, and no other
+    [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver'], claims: ['default/logs'], pods: [], nodes: [], classes: 2}],
     // no match: no volume
     [refOfClaim('default', 'wide'), {volumes: [], claims: ['default/wide'], pods: [], nodes: [], classes: 2}],
     [refOfClaim('default', 'late'), {volumes: ['pv-wait-free', 'pv-wait-prebound'], claims: ['default/late'], pods: [], nodes: [], classes: 2}],

@@ -8,10 +8,11 @@
 //                     checks that the node exists); and the volumes it may read:
 //                       spec.volumeName set   that volume (syncBoundClaim, or a claim pre-bound by
 //                                             the user), and no other
-//                       unset                 what findBestMatchForClaim can return: the volumes whose
-//                                             claimRef names the claim (with delayed binding, the
-//                                             only ones it may pick), and the one it picks among all,
-//                                             found by the cache's own matching index; and the volume
+//                       unset                 what findBestMatchForClaim can return: the one it picks
+//                                             among all, found by the cache's own matching index, and,
+//                                             with delayed binding (or a class whose binding mode the
+//                                             engine refuses), the volumes whose claimRef names the
+//                                             claim, the only ones it may pick then; and the volume
 //                                             provisioning would create ("pvc-UID"), which it looks for.
 //                                             Where the cache's index raises the claim's error (an
 //                                             invalid selector, a VolumeAttributesClass with the gate
@@ -212,14 +213,18 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   if (volumeName !== '') {
     addListed(volumes, sources.volumes.get(volumeName))
   } else {
-    const best = sources.volumes.bestMatchFor(claim, gates, delayBindingOf(claim, sources.classes))
+    const delayBinding = delayBindingOf(claim, sources.classes)
+    const best = sources.volumes.bestMatchFor(claim, gates, delayBinding)
     if (best === 'cannot tell') {
       // Rare (a claim in error): the engine raises it over every volume, where the controller would.
       const every = new Map<string, PersistentVolume>()
       for (const volume of sources.volumes.values()) addVolume(every, volume)
       volumes = [...every.values()]
     } else {
-      for (const volume of sources.volumes.claimedBy(key)) addListed(volumes, volume)
+      // With delayed binding the controller picks among the volumes pre-bound to the claim only, which the
+      // index's pick (made as if binding were not delayed) need not be; without, the pick over all volumes
+      // is the pick over any subset that holds it (see the top of this file): no other is read.
+      if (delayBinding !== false) for (const volume of sources.volumes.claimedBy(key)) addListed(volumes, volume)
       addListed(volumes, best)
       addListed(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
     }
