@@ -607,16 +607,20 @@ function invalidQuantities(field: string, map: unknown, rule: QuantityRule = 'an
   if (!isMap(map)) return [field, `must be a map of quantities, got ${describe(map)}`]
   for (const k in map) {
     const q = asString(map, k)
-    const at = `${field}${fieldKey(k)}`
     // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
-    if (typeof q !== 'string') return [at, `must be a quantity, got ${describe(q)}`]
-    if (!isValidQuantity(q)) return [at, `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}`]
+    if (typeof q !== 'string') return [entryPath(field, k), `must be a quantity, got ${describe(q)}`]
+    if (!isValidQuantity(q)) return [entryPath(field, k), `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}`]
     if (rule === 'any') continue
     const nanos = parseQuantity(q).nanos
-    if (nanos < 0n) return [at, `${JSON.stringify(q)}: must be greater than or equal to 0`]
-    if (rule === 'storage-positive' && k === 'storage' && nanos === 0n) return [at, `${JSON.stringify(q)}: must be greater than zero`]
+    if (nanos < 0n) return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than or equal to 0`]
+    if (rule === 'storage-positive' && k === 'storage' && nanos === 0n) return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than zero`]
   }
   return undefined
+}
+
+/** The path of a map's entry ("spec.capacity.storage"), built only for a message: most maps are valid. */
+function entryPath(field: string, key: string): string {
+  return `${field}${fieldKey(key)}`
 }
 
 type Shape = 'string' | 'object' | 'string[]' | 'object[]'
