@@ -86,6 +86,8 @@ type Sorted = readonly Member[]
 /** One label set of a class's volumes, shared by its members: a selector is tried on it once. */
 interface LabelClass {
   readonly labels: Labels
+  /** Its place in its class's byLabels. */
+  readonly index: number
 }
 
 /** The volumes of one key of judgedAlikeParts, and the label sets they bear. */
@@ -140,7 +142,7 @@ export class VolumeClasses {
       const labels = facts.volume.metadata.labels
       const labelKey = ids.labelSetKey(labels)
       let labelClass = cls.byLabels.get(labelKey)
-      if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels}))
+      if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels, index: cls.byLabels.size}))
       cls.members.push({facts, nanos, size: Number(nanos), name, labels: labelClass})
     }
     const classes = [...byKey.values()].map((c) => ({members: c.members.sort(bySizeThenName), byLabels: [...c.byLabels.values()]}))
@@ -159,6 +161,8 @@ export class VolumeClasses {
     // nothing, says the same of every volume.
     const selector = compiled instanceof SelectorError || compiled === undefined || compiled.kind !== 'requirements' ? undefined : compiled
     const all = selector?.requirements.length ?? 0
+    // The selector's splits, looked up once for the ranking, not for every side of every tier.
+    const splits = selector === undefined ? undefined : this.splitsBy(selector)
     const sides: Side[] = []
     let total = 0
     let eligible = 0
@@ -176,7 +180,7 @@ export class VolumeClasses {
         sides.push({cls, fits, base})
         most = Math.max(most, base + all)
         if (base === 0) {
-          const matching = selector === undefined ? cls.members : this.split(selector, cls)[0]
+          const matching = selector === undefined ? cls.members : split(selector, splits!, cls)[0]
           eligible += matching === undefined ? 0 : sideSize(matching, requested, fits)
         }
       }
@@ -190,7 +194,7 @@ export class VolumeClasses {
         for (const {cls, fits, base} of sides) {
           const misses = reasons - base
           if (misses < 0 || misses > all) continue
-          const members = selector === undefined ? cls.members : this.split(selector, cls)[misses]
+          const members = selector === undefined ? cls.members : split(selector, splits!, cls)[misses]
           if (members !== undefined) streams.push(new Stream(members, requested, fits, reasons))
         }
         tiers.set(reasons, streams)
@@ -220,12 +224,8 @@ export class VolumeClasses {
     return {nearest: [...kept].sort(order), total, eligible}
   }
 
-  /**
-   * A class's members by how many of the selector's requirements they miss, made when first asked for:
-   * each label set is tried once, and each member filed in order, so that the lists stay sorted. As many
-   * streams as the selector has requirements (and one), however many label sets the volumes bear.
-   */
-  private split(selector: CompiledSelector, cls: VolumeClass): ByMisses {
+  /** The splits of the classes by the selector made so far, its text now the most recently used. */
+  private splitsBy(selector: CompiledSelector): Map<VolumeClass, ByMisses> {
     const text = selector.toString()
     let byClass = this.splits.get(text)
     if (byClass === undefined) {
@@ -235,16 +235,27 @@ export class VolumeClasses {
       this.splits.delete(text)
     }
     this.splits.set(text, byClass)
-    let split = byClass.get(cls)
-    if (split === undefined) {
-      const missesOf = new Map(cls.byLabels.map((l) => [l, selectorMisses(selector, l.labels)]))
-      const byMisses: Member[][] = []
-      for (const m of cls.members) (byMisses[missesOf.get(m.labels)!] ??= []).push(m)
-      split = byMisses
-      byClass.set(cls, split)
-    }
-    return split
+    return byClass
   }
+}
+
+/**
+ * A class's members by how many of the selector's requirements they miss, made when first asked for (and
+ * kept in `splits`, the selector's): each label set is tried once, and each member filed in order, so that
+ * the lists stay sorted. As many streams as the selector has requirements (and one), however many label
+ * sets the volumes bear.
+ */
+function split(selector: CompiledSelector, splits: Map<VolumeClass, ByMisses>, cls: VolumeClass): ByMisses {
+  let byMisses = splits.get(cls)
+  if (byMisses === undefined) {
+    // By the label set's place: a look-up by index for each member, not by object in a Map.
+    const missesOf = cls.byLabels.map((l) => selectorMisses(selector, l.labels))
+    const made: Member[][] = []
+    for (const m of cls.members) (made[missesOf[m.labels.index]] ??= []).push(m)
+    byMisses = made
+    splits.set(cls, byMisses)
+  }
+  return byMisses
 }
 
 function bySizeThenName(a: Member, b: Member): number {
