@@ -28,14 +28,14 @@ export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' |
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock, for explain's liveness; none: not read. */
   evidence?: ExplainEvidence
   /**
-   * What the report carries for its pictures beyond the findings: capacity (the terminal's bars, -o wide and
-   * html) and the pointer pictures (html). Neither is in the JSON document; each costs a pass over the
-   * cluster, so -o json and junit make neither. Default: both.
+   * What the report carries for its views beyond the findings: capacity (the terminal's bars, -o wide and
+   * html), the pointer pictures (html) and the objects audited, sorted (junit's test cases). None is in
+   * the JSON document; each costs a pass over the cluster, so -o json makes none. Default: all three.
    */
   views?: ReadonlySet<AuditView>
 }
 
-export type AuditView = 'capacity' | 'pointers'
+export type AuditView = 'capacity' | 'pointers' | 'audited'
 
 export interface AuditResult {
   report: AuditReport
@@ -82,9 +82,9 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
   const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
-  const audited = [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)]
+  const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers', 'audited'])
+  const audited = views.has('audited') ? [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)] : undefined
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
-  const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers'])
   return {
     ...report,
     capacity: views.has('capacity') ? auditCapacity(s.claims, s.volumes) : undefined,
