@@ -10,12 +10,15 @@ export interface FieldPathNode {
   readonly leaf: boolean
   /** Where each key leads; a key absent here leads where '*' does. */
   readonly children: ReadonlyMap<string, FieldPathNode>
+  /** The keys of `children`, in order: a list to walk without an iterator. */
+  readonly named: readonly string[]
   readonly any: FieldPathNode | undefined
 }
 
 interface MutableNode {
   leaf: boolean
   children: Map<string, MutableNode>
+  named: string[]
   any: MutableNode | undefined
 }
 
@@ -25,12 +28,13 @@ export function compileFieldPaths(paths: readonly FieldPath[]): FieldPathNode {
 }
 
 function build(paths: readonly FieldPath[]): MutableNode {
-  const node: MutableNode = {leaf: paths.some((p) => p.length === 0), children: new Map(), any: undefined}
+  const node: MutableNode = {leaf: paths.some((p) => p.length === 0), children: new Map(), named: [], any: undefined}
   const longer = paths.filter((p) => p.length > 0)
   const wildcard = longer.filter((p) => p[0] === '*').map((p) => p.slice(1))
   if (wildcard.length > 0) node.any = build(wildcard)
   for (const key of new Set(longer.map((p) => p[0]).filter((k) => k !== '*'))) {
     node.children.set(key, build([...longer.filter((p) => p[0] === key).map((p) => p.slice(1)), ...wildcard]))
+    node.named.push(key)
   }
   return node
 }

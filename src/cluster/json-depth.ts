@@ -87,16 +87,25 @@ export class JsonDepthGauge {
  * `limit` frames: it stops at the first value past it, well within the stack.
  */
 export function valueNestsDeeper(value: unknown, limit: number = MAX_ANSWER_DEPTH): boolean {
-  return deeper(value, 0, limit)
+  return value !== null && typeof value === 'object' && deeper(value, 1, limit)
 }
 
-function deeper(v: unknown, depth: number, limit: number): boolean {
-  if (v === null || typeof v !== 'object') return false
-  if (depth + 1 > limit) return true
+/**
+ * Whether the object `v`, itself at `depth`, nests deeper than `limit`. Its members are tested where they
+ * are read: most are strings and numbers, and a call for each would be most of the walk.
+ */
+function deeper(v: object, depth: number, limit: number): boolean {
+  if (depth > limit) return true
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (deeper(v[i], depth + 1, limit)) return true
+    for (let i = 0; i < v.length; i++) {
+      const member: unknown = v[i]
+      if (member !== null && typeof member === 'object' && deeper(member, depth + 1, limit)) return true
+    }
   } else {
-    for (const key in v) if (deeper((v as Record<string, unknown>)[key], depth + 1, limit)) return true
+    for (const key in v) {
+      const member = (v as Record<string, unknown>)[key]
+      if (member !== null && typeof member === 'object' && deeper(member, depth + 1, limit)) return true
+    }
   }
   return false
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {ClaimKeyedMap} from '../../src/engine/api/claim-keyed-map.js'
+import {ClaimKeyedMap, ClaimKeyIndex} from '../../src/engine/api/claim-keyed-map.js'
 
 type Key = [string | undefined, string | undefined]
 type Step = ['set', Key, number] | ['delete', Key]
@@ -28,6 +28,28 @@ describe('ClaimKeyedMap', () => {
         else map.delete(step[1][0], step[1][1])
       }
       for (const [[namespace, name], want] of c.lookups) assert.equal(map.get(namespace, name), want, `${namespace}/${name}`)
+    })
+  }
+})
+
+// ClaimKeyIndex answers as a Map of the "namespace/name" strings does, "/" inside a namespace or name included.
+describe('ClaimKeyIndex', () => {
+  const cases: Array<{name: string; sets: Array<[string, string, number]>; lookups: Array<[string, string]>}> = [
+    {name: 'keys without "/"', sets: [['ns', 'a', 1], ['ns', 'b', 2], ['other', 'a', 3], ['ns', 'a', 4]], lookups: [['ns', 'a'], ['ns', 'b'], ['other', 'a'], ['ns', 'c'], ['', '']]},
+    {name: 'an asked key with "/" finds nothing stored without one', sets: [['a', 'b', 1], ['a', 'c', 2]], lookups: [['a/b', ''], ['', 'a/b'], ['a', 'b/c'], ['a', 'b']]},
+    {name: 'a stored name with "/" merges as the strings do', sets: [['a', 'b/c', 1], ['a/b', 'c', 2], ['x', 'y', 3]], lookups: [['a', 'b/c'], ['a/b', 'c'], ['a/b/c', ''], ['x', 'y']]},
+    {name: 'keys stored before the first "/" are kept', sets: [['x', 'y', 1], ['x', 'z', 2], ['p/q', 'r', 3], ['x', 'y', 4]], lookups: [['x', 'y'], ['x', 'z'], ['p', 'q/r'], ['p/q', 'r']]},
+    {name: 'empty namespace and name', sets: [['', '', 1], ['', 'a', 2]], lookups: [['', ''], ['', 'a'], ['a', '']]},
+  ]
+  for (const c of cases) {
+    it(c.name, () => {
+      const index = new ClaimKeyIndex<number>()
+      const strings = new Map<string, number>()
+      for (const [namespace, name, value] of c.sets) {
+        index.set(namespace, name, value)
+        strings.set(`${namespace}/${name}`, value)
+      }
+      for (const [namespace, name] of c.lookups) assert.equal(index.get(namespace, name), strings.get(`${namespace}/${name}`), `${namespace}/${name}`)
     })
   }
 })

@@ -48,7 +48,7 @@ export interface ClaimContext {
 }
 
 export function judgeClaim(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
-  const claim = ctx.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
+  const claim = ctx.lookup.claimNamed(e.claim.namespace, e.claim.name)
   const found = verdictFindings(e, ctx)
   if (claim !== undefined) {
     found.push(...terminating(e, claim, ctx), ...resizing(e, claim))

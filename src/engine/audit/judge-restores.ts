@@ -26,7 +26,7 @@ function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup, relink: Re
   if (ref == null) return []
   const name = v.metadata.name ?? ''
   const key = claimRefKey(ref)
-  const claim = lookup.claimByKey(key)
+  const claim = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
   const uid = ref.uid ?? ''
   if (uid === '' && claim === undefined && isRestored(v)) {
     return [

@@ -7,7 +7,7 @@ import type {ClusterLookup} from '../explain/lookup.js'
 import type {FinalizerWait, VolumeExplanation} from '../explain/model.js'
 import {PVProtectionFinalizer} from '../explain/volume.js'
 import {closeNames} from '../explain/close-names.js'
-import {claimRefKey, type Node, type PersistentVolume} from '../api/model.js'
+import type {Node, PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import type {ClaimName} from '../repair/reclaim.js'
@@ -118,7 +118,7 @@ function claimRefFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   const ref = v.spec.claimRef
   const uid = ref?.uid ?? ''
   if (ref == null || uid === '') return []
-  const claim = ctx.lookup.claimByKey(claimRefKey(ref))
+  const claim = ctx.lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
   if (claim === undefined || (claim.metadata.uid ?? '') === uid) return []
   if (isRestored(v) || isRestored(claim)) {
     // Velero restored one side: RestoredUidMismatch says it with the restore's name.

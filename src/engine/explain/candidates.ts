@@ -315,16 +315,16 @@ export function selectorMisses(compiled: CompiledSelector, labels: Labels): numb
 /**
  * What judge, candidateOf, relevant and the near-miss tests read of a volume judged for a claim that no
  * claimRef names and that names no volume (a request group's stand-in), but for its size, name and labels:
- * volumes of one key get the same reasons (by code) from such a claim, but for CapacityTooSmall and one
- * SelectorMismatch per requirement their labels miss (explain-volume-classes.ts). A check added to judge
- * that reads another field of the volume must add it here.
+ * volumes whose parts have the same JSON texts get the same reasons (by code) from such a claim, but for
+ * CapacityTooSmall and one SelectorMismatch per requirement their labels miss (explain-volume-classes.ts).
+ * A check added to judge that reads another field of the volume must add it here.
  */
-export function judgedAlikeKey(facts: VolumeFacts): string {
+export function judgedAlikeParts(facts: VolumeFacts): unknown[] {
   const volume = facts.volume
   const ref = volume.spec.claimRef
   // Whom the claimRef names only matters as: nobody, a pre-binding, a claim that holds it, or a stale uid.
   const held = ref == null ? 'none' : (ref.uid ?? '') === '' ? 'pre-bound' : (facts.holder?.metadata.uid ?? '') === ref.uid ? 'held' : 'stale'
-  return JSON.stringify([
+  return [
     facts.accessModes,
     held,
     volume.spec.volumeMode ?? 'Filesystem',
@@ -333,7 +333,7 @@ export function judgedAlikeKey(facts: VolumeFacts): string {
     volume.status?.phase ?? null,
     getPersistentVolumeClass(volume),
     (volume.spec.volumeAttributesClassName as string | undefined) ?? '',
-  ])
+  ]
 }
 
 // -------------------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@
 // claimRefs by claim, and what judging a volume needs that is the same for every claim. A list of every
 // pending claim of a large cluster judges each volume once per distinct request (explain-request-groups.ts);
 // nothing here is redone per request.
-import {claimKey, claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
+import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
+import {ClaimKeyIndex} from '../api/claim-keyed-map.js'
 import {compileLabelSelector, type CompiledSelector, SelectorError} from '../api/selector.js'
 import {getAccessModesAsString, getAccessModesFromString, getDefaultClass, isDefaultStorageClass, podClaimKeys} from '../api/storage-helpers.js'
 
@@ -27,7 +28,8 @@ export interface VolumeFacts {
  */
 export interface ClusterLookup {
   readonly volumes: readonly PersistentVolume[]
-  claimByKey(key: string): PersistentVolumeClaim | undefined
+  /** The claim of that namespace and name (claimKey "namespace/name"), of two the later, as the informer cache keeps it. */
+  claimNamed(namespace: string, name: string): PersistentVolumeClaim | undefined
   volumeByName(name: string): PersistentVolume | undefined
   /** No two volumes of the state bear one name: volumeByName finds every volume of a name. */
   readonly volumeNamesUnique: boolean
@@ -53,7 +55,12 @@ export interface ClusterLookup {
 
 /** The lookup of a state; of two objects with one name the later wins, as in the informer cache. */
 export function clusterLookup(state: ClusterState): ClusterLookup {
-  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  // By namespace and name: no key string built per claim, nor per lookup of a claimRef's claim.
+  const claims = new ClaimKeyIndex<PersistentVolumeClaim>()
+  for (let i = 0; i < state.claims.length; i++) {
+    const c = state.claims[i]
+    claims.set(c.metadata.namespace ?? '', c.metadata.name ?? '', c)
+  }
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
   // Keyed by object: a list of claims judges every volume once per distinct request. A Map, not a WeakMap:
   // the volumes are the state's, which lives as long as the lookup, and 100k weak entries cost every GC.
@@ -74,7 +81,7 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
         // Made for an earlier volume offering the same modes.
       }
       const key = ref == null ? null : claimRefKey(ref)
-      f = {volume, accessModes, indexModes: modes.indexModes, indexModeSet: modes.indexModeSet, claimRefKey: key, holder: key === null ? undefined : claims.get(key)}
+      f = {volume, accessModes, indexModes: modes.indexModes, indexModeSet: modes.indexModeSet, claimRefKey: key, holder: ref == null ? undefined : claims.get(ref.namespace ?? '', ref.name ?? '')}
       facts.set(volume, f)
     }
     return f
@@ -123,7 +130,7 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   const classNamed = (name: string) => (classes ??= firstByName(state.classes)).get(name)
   const defaultClasses = () => (defaults ??= defaultClassesNewestFirst(state.classes))
   const nodeNamed = (name: string) => (nodes ??= firstByName(state.nodes)).get(name)
-  return {volumes: state.volumes, claimByKey: (key) => claims.get(key), volumeByName: (name) => volumes.get(name), volumeNamesUnique: volumes.size === state.volumes.length, factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming, classNamed, defaultClasses, nodeNamed}
+  return {volumes: state.volumes, claimNamed: (namespace, name) => claims.get(namespace, name), volumeByName: (name) => volumes.get(name), volumeNamesUnique: volumes.size === state.volumes.length, factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming, classNamed, defaultClasses, nodeNamed}
 }
 
 /** The values by their key (none: left out), each group in the order given; one pass, no entry made per value. */

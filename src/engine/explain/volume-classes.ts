@@ -3,7 +3,7 @@
 // volume: `pvctl explain -A` of a large cluster is no longer requests × volumes.
 //
 // A stand-in (explain-request-groups.ts) is named by no claimRef and names no volume. What judge makes of
-// a volume for it depends on what judgedAlikeKey reads (explain-candidates.ts), on the volume's size
+// a volume for it depends on what judgedAlikeParts reads (explain-candidates.ts), on the volume's size
 // (CapacityTooSmall, and the distance candidateOrder ranks by), its name (the last tie-break) and its labels
 // (one SelectorMismatch per requirement they miss), nothing else. So the volumes of one class, on one side
 // of the request (big enough or not) and missing as many requirements, share their reasons by code, their
@@ -16,7 +16,7 @@
 // apart (two of one name, none, an unreadable capacity) is left to rankCandidates.
 import TinyQueue from 'tinyqueue'
 
-import {type CandidateOrder, type CandidateRanking, judgeCandidate, judgedAlikeKey, type MatchingPath, type RankingOptions, selectorMisses} from './candidates.js'
+import {type CandidateOrder, type CandidateRanking, judgeCandidate, judgedAlikeParts, type MatchingPath, type RankingOptions, selectorMisses} from './candidates.js'
 import type {ClusterLookup, VolumeFacts} from './lookup.js'
 import type {Candidate} from './model.js'
 import type {FeatureGates} from '../api/feature-gates.js'
@@ -29,18 +29,55 @@ import {compareNames, storageQuantity} from '../matching/volume-index.js'
 interface Member {
   readonly facts: VolumeFacts
   readonly nanos: bigint
+  /** The same as a double: ordered as the nanos are, and cheaper to compare (bySizeThenName). */
+  readonly size: number
   readonly name: string
   readonly labels: LabelClass
 }
 
-/** The same text for the same labels in any order: each key and value as a JSON string, keys sorted. */
-function labelSetKey(labels: Labels | undefined): string {
-  if (labels == null) return ''
-  const keys = Object.keys(labels)
-  if (keys.length > 1) keys.sort(compareNames)
-  let key = ''
-  for (const k of keys) key += `${JSON.stringify(k)}:${JSON.stringify(labels[k])},`
-  return key
+/**
+ * Numbers for the parts of judgedAlikeParts and for labels: one number for values of one JSON text, a
+ * different one for any other. The keys of a class and of a label set are made of these few digits, not of
+ * the JSON texts: hashing and comparing those texts, a hundred characters for each of 100k volumes, was
+ * most of making the classes.
+ */
+class JsonTextIds {
+  private readonly strings = new Map<string, number>()
+  /** Values other than strings, by their JSON text as it stands in an array (undefined as null). */
+  private readonly others = new Map<string, number>()
+  private next = 0
+
+  id(value: unknown): number {
+    if (typeof value === 'string') {
+      // Two strings have one JSON text exactly when they are the same string.
+      return this.idIn(this.strings, value)
+    } else {
+      return this.idIn(this.others, value === undefined ? 'null' : JSON.stringify(value))
+    }
+  }
+
+  /** The key of the parts: the same exactly when their JSON texts, in order, are. */
+  keyOf(parts: readonly unknown[]): string {
+    let key = ''
+    for (let i = 0; i < parts.length; i++) key += `${this.id(parts[i])},`
+    return key
+  }
+
+  private idIn(byKey: Map<string, number>, key: string): number {
+    let id = byKey.get(key)
+    if (id === undefined) byKey.set(key, (id = this.next++))
+    return id
+  }
+
+  /** The same key for the same labels in any order: each key and value by its number, keys sorted. */
+  labelSetKey(labels: Labels | undefined): string {
+    if (labels == null) return ''
+    const keys = Object.keys(labels)
+    if (keys.length > 1) keys.sort(compareNames)
+    let key = ''
+    for (const k of keys) key += `${this.id(k)}:${this.id(labels[k])},`
+    return key
+  }
 }
 
 /** Members by size, then name: a Stream walks them up from the request's size, or down from it. */
@@ -49,9 +86,11 @@ type Sorted = readonly Member[]
 /** One label set of a class's volumes, shared by its members: a selector is tried on it once. */
 interface LabelClass {
   readonly labels: Labels
+  /** Its place in its class's byLabels. */
+  readonly index: number
 }
 
-/** The volumes of one judgedAlikeKey, and the label sets they bear. */
+/** The volumes of one key of judgedAlikeParts, and the label sets they bear. */
 interface VolumeClass {
   readonly members: Member[]
   readonly byLabels: LabelClass[]
@@ -86,6 +125,7 @@ export class VolumeClasses {
     // one of them only: ranking them is rankCandidates' part.
     if (!cluster.volumeNamesUnique) return undefined
     const byKey = new Map<string, {members: Member[]; byLabels: Map<string, LabelClass>}>()
+    const ids = new JsonTextIds()
     for (const facts of cluster.allFacts()) {
       const name = facts.volume.metadata.name ?? ''
       if (name === '') return undefined
@@ -96,14 +136,14 @@ export class VolumeClasses {
         if (err instanceof QuantityError) return undefined
         throw err
       }
-      const key = judgedAlikeKey(facts)
+      const key = ids.keyOf(judgedAlikeParts(facts))
       let cls = byKey.get(key)
       if (cls === undefined) byKey.set(key, (cls = {members: [], byLabels: new Map()}))
       const labels = facts.volume.metadata.labels
-      const labelKey = labelSetKey(labels)
+      const labelKey = ids.labelSetKey(labels)
       let labelClass = cls.byLabels.get(labelKey)
-      if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels}))
-      cls.members.push({facts, nanos, name, labels: labelClass})
+      if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels, index: cls.byLabels.size}))
+      cls.members.push({facts, nanos, size: Number(nanos), name, labels: labelClass})
     }
     const classes = [...byKey.values()].map((c) => ({members: c.members.sort(bySizeThenName), byLabels: [...c.byLabels.values()]}))
     return new VolumeClasses(cluster, classes)
@@ -121,6 +161,8 @@ export class VolumeClasses {
     // nothing, says the same of every volume.
     const selector = compiled instanceof SelectorError || compiled === undefined || compiled.kind !== 'requirements' ? undefined : compiled
     const all = selector?.requirements.length ?? 0
+    // The selector's splits, looked up once for the ranking, not for every side of every tier.
+    const splits = selector === undefined ? undefined : this.splitsBy(selector)
     const sides: Side[] = []
     let total = 0
     let eligible = 0
@@ -138,7 +180,7 @@ export class VolumeClasses {
         sides.push({cls, fits, base})
         most = Math.max(most, base + all)
         if (base === 0) {
-          const matching = selector === undefined ? cls.members : this.split(selector, cls)[0]
+          const matching = selector === undefined ? cls.members : split(selector, splits!, cls)[0]
           eligible += matching === undefined ? 0 : sideSize(matching, requested, fits)
         }
       }
@@ -152,7 +194,7 @@ export class VolumeClasses {
         for (const {cls, fits, base} of sides) {
           const misses = reasons - base
           if (misses < 0 || misses > all) continue
-          const members = selector === undefined ? cls.members : this.split(selector, cls)[misses]
+          const members = selector === undefined ? cls.members : split(selector, splits!, cls)[misses]
           if (members !== undefined) streams.push(new Stream(members, requested, fits, reasons))
         }
         tiers.set(reasons, streams)
@@ -182,12 +224,8 @@ export class VolumeClasses {
     return {nearest: [...kept].sort(order), total, eligible}
   }
 
-  /**
-   * A class's members by how many of the selector's requirements they miss, made when first asked for:
-   * each label set is tried once, and each member filed in order, so that the lists stay sorted. As many
-   * streams as the selector has requirements (and one), however many label sets the volumes bear.
-   */
-  private split(selector: CompiledSelector, cls: VolumeClass): ByMisses {
+  /** The splits of the classes by the selector made so far, its text now the most recently used. */
+  private splitsBy(selector: CompiledSelector): Map<VolumeClass, ByMisses> {
     const text = selector.toString()
     let byClass = this.splits.get(text)
     if (byClass === undefined) {
@@ -197,19 +235,32 @@ export class VolumeClasses {
       this.splits.delete(text)
     }
     this.splits.set(text, byClass)
-    let split = byClass.get(cls)
-    if (split === undefined) {
-      const missesOf = new Map(cls.byLabels.map((l) => [l, selectorMisses(selector, l.labels)]))
-      const byMisses: Member[][] = []
-      for (const m of cls.members) (byMisses[missesOf.get(m.labels)!] ??= []).push(m)
-      split = byMisses
-      byClass.set(cls, split)
-    }
-    return split
+    return byClass
   }
 }
 
+/**
+ * A class's members by how many of the selector's requirements they miss, made when first asked for (and
+ * kept in `splits`, the selector's): each label set is tried once, and each member filed in order, so that
+ * the lists stay sorted. As many streams as the selector has requirements (and one), however many label
+ * sets the volumes bear.
+ */
+function split(selector: CompiledSelector, splits: Map<VolumeClass, ByMisses>, cls: VolumeClass): ByMisses {
+  let byMisses = splits.get(cls)
+  if (byMisses === undefined) {
+    // By the label set's place: a look-up by index for each member, not by object in a Map.
+    const missesOf = cls.byLabels.map((l) => selectorMisses(selector, l.labels))
+    const made: Member[][] = []
+    for (const m of cls.members) (made[missesOf[m.labels.index]] ??= []).push(m)
+    byMisses = made
+    splits.set(cls, byMisses)
+  }
+  return byMisses
+}
+
 function bySizeThenName(a: Member, b: Member): number {
+  // Number() never reverses the order of two bigints, it may only make close ones equal: then the bigints.
+  if (a.size !== b.size) return a.size < b.size ? -1 : 1
   return a.nanos < b.nanos ? -1 : a.nanos > b.nanos ? 1 : compareNames(a.name, b.name)
 }
 

@@ -315,10 +315,19 @@ export class IndexedVolumeIndex implements VolumeIndex {
   }
 
   private groupFor(bucket: string, volume: PersistentVolume): PoolGroup {
-    const byClass = getOrAdd(this.pool, bucket, () => new Map() as PoolByClass)
-    const byMode = getOrAdd(byClass, getPersistentVolumeClass(volume), () => new Map<unknown, Map<unknown, PoolGroup>>())
-    const byVAC = getOrAdd(byMode, volumeMode(volume.spec), () => new Map<unknown, PoolGroup>())
-    return getOrAdd(byVAC, volumeVAC(volume), () => ({all: new SortedList<Entry>(byCapacityThenName), byLabel: new Map()}))
+    // Map by map, written out: no closure made for each volume filed.
+    let byClass = this.pool.get(bucket)
+    if (byClass === undefined) this.pool.set(bucket, (byClass = new Map()))
+    const volumeClass = getPersistentVolumeClass(volume)
+    let byMode = byClass.get(volumeClass)
+    if (byMode === undefined) byClass.set(volumeClass, (byMode = new Map()))
+    const mode = volumeMode(volume.spec)
+    let byVAC = byMode.get(mode)
+    if (byVAC === undefined) byMode.set(mode, (byVAC = new Map()))
+    const vac = volumeVAC(volume)
+    let group = byVAC.get(vac)
+    if (group === undefined) byVAC.set(vac, (group = {all: new SortedList<Entry>(byCapacityThenName), byLabel: new Map()}))
+    return group
   }
 
   /** Files the entry; with `unsorted`, its ordered lists are collected there to be filled at once. */
@@ -343,9 +352,12 @@ export class IndexedVolumeIndex implements VolumeIndex {
       // Not pre-bound.
     }
     if (e.group !== undefined) {
-      const insert = (list: SortedList<Entry>) => (unsorted === undefined ? list.insert(e) : getOrAdd(unsorted, list, () => []).push(e))
-      insert(e.group.all)
-      for (const key of e.labelKeys) insert(getOrAdd(e.group.byLabel, key, () => new SortedList<Entry>(byCapacityThenName)))
+      fileIn(e.group.all, e, unsorted)
+      for (const key of e.labelKeys) {
+        let list = e.group.byLabel.get(key)
+        if (list === undefined) e.group.byLabel.set(key, (list = new SortedList<Entry>(byCapacityThenName)))
+        fileIn(list, e, unsorted)
+      }
     } else {
       // Not in the pool.
     }
@@ -383,6 +395,17 @@ export class IndexedVolumeIndex implements VolumeIndex {
     } else {
       // Was not in the pool.
     }
+  }
+}
+
+/** Inserts the entry in its ordered list, or, with `unsorted` (a build), collects it there to be sorted in. */
+function fileIn(list: SortedList<Entry>, e: Entry, unsorted: Map<SortedList<Entry>, Entry[]> | undefined): void {
+  if (unsorted === undefined) {
+    list.insert(e)
+  } else {
+    const collected = unsorted.get(list)
+    if (collected === undefined) unsorted.set(list, [e])
+    else collected.push(e)
   }
 }
 
@@ -475,15 +498,4 @@ function sameFiling(a: Entry, b: Entry): boolean {
     a.labelKeys.length === b.labelKeys.length &&
     a.labelKeys.every((key, i) => key === b.labelKeys[i])
   )
-}
-
-function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let value = map.get(key)
-  if (value === undefined) {
-    value = make()
-    map.set(key, value)
-  } else {
-    // Present.
-  }
-  return value
 }

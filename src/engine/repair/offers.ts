@@ -148,7 +148,7 @@ interface Asking {
 export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationFacts[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
   const asking: Asking[] = []
   for (const e of claims) {
-    const claim = lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
+    const claim = lookup.claimNamed(e.claim.namespace, e.claim.name)
     if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
       asking.push({e, claim, path: pathOf(e), order: asking.length})
     } else {

@@ -218,7 +218,7 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
       // The claim of the pair is the one the claimRef names.
     }
     const claimName = {namespace: ref.namespace ?? '', name: ref.name ?? ''}
-    const claim = lookup.claimByKey(claimRefKey(ref))
+    const claim = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
     const named = claim?.spec.volumeName ?? ''
     return {
       volumeName: target.name,
@@ -231,7 +231,7 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
           : check('PairNamed', true, `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`),
     }
   }
-  const claim = lookup.claimByKey(`${target.namespace}/${target.name}`)
+  const claim = lookup.claimNamed(target.namespace, target.name)
   if (claim === undefined) return undefined
   const key = claimKey(claim)
   const claimName = {namespace: target.namespace, name: target.name}

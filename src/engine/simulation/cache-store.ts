@@ -122,8 +122,9 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     // push would take room for seventeen.
     const filled = new Array<CacheSlot<T, S>>(this.count)
     const list = this.list
-    let i = 0
-    for (let j = 0; j < this.used; j++) if (list[j].object !== undefined) filled[i++] = list[j]
+    let n = 0
+    // Indexed: a for-of makes an iterator result per slot until the loop is optimized (100k slots).
+    for (let i = 0; i < this.used; i++) if (list[i].object !== undefined) filled[n++] = list[i]
     return filled
   }
 
@@ -144,7 +145,11 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
   }
 
   forEach(callback: (value: T, key: string, map: ReadonlyMap<string, T>) => void, thisArg?: unknown): void {
-    for (const slot of this.slots()) if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
+    const list = this.list
+    for (let i = 0; i < this.used; i++) {
+      const slot = list[i]
+      if (slot.object !== undefined) callback.call(thisArg, slot.object, slot.key, this)
+    }
   }
 
   /** Every slot made (the list's first `used`). */

@@ -192,8 +192,9 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     const writesBefore = cluster.actions.length
     const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.clearRequeuedClaims()
-    for (const slot of claims) ctrl.syncClaimIn(slot)
-    for (const slot of volumes) ctrl.syncVolumeIn(slot)
+    // Indexed: runRounds runs once, and a for-of would make an iterator result per sync while unoptimized.
+    for (let i = 0; i < claims.length; i++) ctrl.syncClaimIn(claims[i])
+    for (let i = 0; i < volumes.length; i++) ctrl.syncVolumeIn(volumes[i])
     if (targets === undefined) {
       // Every object in scope is synced in every round: what this one wrote needs no follow-up.
       cluster.forgetTouched()

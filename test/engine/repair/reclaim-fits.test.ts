@@ -26,7 +26,7 @@ const LIFTED = new Set(['BoundToOtherClaim', 'VolumeNotAvailable'])
 function fitsOneByOne(explainer: Explainer, claims: readonly ClaimExplanationFacts[], gates: FeatureGates, volume: PersistentVolume, most: number): ClaimName[] {
   const fit: ClaimName[] = []
   for (const e of claims) {
-    const claim = explainer.lookup.claimByKey(`${e.claim.namespace}/${e.claim.name}`)
+    const claim = explainer.lookup.claimNamed(e.claim.namespace, e.claim.name)
     if (fit.length >= most || claim === undefined || !RECLAIM_FOR_VERDICTS.has(e.verdict) || (claim.spec.volumeName ?? '') !== '') continue
     if (e.storageClass.name !== getPersistentVolumeClass(volume)) continue
     const path = {kind: 'index' as const, claimClass: e.storageClass.name, delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer'}
