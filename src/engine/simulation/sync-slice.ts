@@ -12,8 +12,9 @@
 //                                             among all, found by the cache's own matching index, and,
 //                                             with delayed binding (or a class whose binding mode the
 //                                             engine refuses), the volumes whose claimRef names the
-//                                             claim, the only ones it may pick then; and the volume
-//                                             provisioning would create ("pvc-UID"), which it looks for.
+//                                             claim, the only ones it may pick then; and, unless it
+//                                             binds at once to the pick, the volume provisioning would
+//                                             create ("pvc-UID"), which it looks for.
 //                                             Where the cache's index raises the claim's error (an
 //                                             invalid selector, a VolumeAttributesClass with the gate
 //                                             off, a capacity that does not parse), every volume: the
@@ -226,7 +227,9 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
       // is the pick over any subset that holds it (see the top of this file): no other is read.
       if (delayBinding !== false) for (const volume of sources.volumes.claimedBy(key)) addListed(volumes, volume)
       addListed(volumes, best)
-      addListed(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
+      // The volume provisioning would create, which it looks for: not when the claim binds at once to the
+      // pick (binding not delayed), and never provisions.
+      if (delayBinding !== false || best === undefined) addListed(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
     }
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
