@@ -187,7 +187,7 @@ test('random clusters: the sync of every object plans over its slice what it pla
   assert.ok(written > syncs / 10, `only ${written} of ${syncs} syncs wrote anything`)
 })
 
-test('the slice of a sync is small: a volume, its claim and their pods; a bound claim and its volume; an unbound claim and its pick', () => {
+test('the slice of a sync is small: a volume, its claim and (to recycle) their pods; a bound claim and its volume; an unbound claim, its pick and (waiting for a consumer) its pods', () => {
   const volume = (name: string, accessModes: string[], spec: Partial<PersistentVolume['spec']>): PersistentVolume => ({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -200,7 +200,8 @@ test('the slice of a sync is small: a volume, its claim and their pods; a bound 
     volumes: [
       volume('pv-free-gold', ['ReadWriteOnce'], {}),
       volume('pv-big-gold', ['ReadWriteOnce'], {capacity: {storage: '5Gi'}}),
-      volume('pv-bound', ['ReadWriteOnce'], {claimRef}),
+      volume('pv-bound', ['ReadWriteOnce'], {claimRef, persistentVolumeReclaimPolicy: 'Recycle'}),
+      volume('pv-bound-kept', ['ReadWriteOnce'], {claimRef, persistentVolumeReclaimPolicy: 'Retain'}),
       volume('pv-free-silver', ['ReadWriteMany'], {storageClassName: 'silver'}),
       volume('pv-other', ['ReadOnlyMany'], {claimRef: {namespace: 'default', name: 'logs'}}),
       // Delayed binding: the index's pick (binding not delayed) is the smaller volume of the fewer modes,
@@ -219,7 +220,10 @@ test('the slice of a sync is small: a volume, its claim and their pods; a bound 
       {metadata: {name: 'gold'}, provisioner: 'example.com/csi'},
       {metadata: {name: 'wait'}, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer'},
     ],
-    pods: [{metadata: {name: 'p', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'data'}}]}}],
+    pods: [
+      {metadata: {name: 'p', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'data'}}]}},
+      {metadata: {name: 'q', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'late'}}]}},
+    ],
     nodes: [{metadata: {name: 'node-1'}}, {metadata: {name: 'node-2'}}],
   }
   const sources = sourcesOf(state)
@@ -231,17 +235,20 @@ test('the slice of a sync is small: a volume, its claim and their pods; a bound 
     classes: s.classes.length,
   })
   const cases: Array<[ObjectRef, ReturnType<typeof names>]> = [
+    // the claim's pods only for a volume the sync may recycle (isVolumeUsed)
     [refOfVolume('pv-bound'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 2}],
+    [refOfVolume('pv-bound-kept'), {volumes: ['pv-bound-kept'], claims: ['default/data'], pods: [], nodes: [], classes: 2}],
     [refOfVolume('pv-free-gold'), {volumes: ['pv-free-gold'], claims: [], pods: [], nodes: [], classes: 2}],
     [refOfVolume('pv-gone'), {volumes: [], claims: [], pods: [], nodes: [], classes: 2}],
-    [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 2}],
+    [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: [], nodes: [], classes: 2}],
     // unbound: the volume the cache's index picks, not the larger one; and the selected node
     [refOfClaim('default', 'new'), {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 2}],
     // binding not delayed: the index's pick over every volume, pre-bound to the claim or not, and no other
     [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver'], claims: ['default/logs'], pods: [], nodes: [], classes: 2}],
     // no match: no volume
     [refOfClaim('default', 'wide'), {volumes: [], claims: ['default/wide'], pods: [], nodes: [], classes: 2}],
-    [refOfClaim('default', 'late'), {volumes: ['pv-wait-free', 'pv-wait-prebound'], claims: ['default/late'], pods: [], nodes: [], classes: 2}],
+    // delayed binding: the claim's pods too (findNonScheduledPodsByPVC)
+    [refOfClaim('default', 'late'), {volumes: ['pv-wait-free', 'pv-wait-prebound'], claims: ['default/late'], pods: ['q'], nodes: [], classes: 2}],
   ]
   for (const [ref, expected] of cases) {
     const slice = stateForSync(sources, ref, defaultFeatureGates)

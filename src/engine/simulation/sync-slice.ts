@@ -3,9 +3,12 @@
 // cluster is large (reconcile indexes every object it is given), and a resync, which syncs every
 // object, cost objects × cluster size: minutes at 10,000 volumes, against a 15 s resync period.
 //
-//   a volume's sync   the volume; the claim its claimRef names, and that claim's pods (isVolumeUsed)
-//   a claim's sync    the claim; its pods (findNonScheduledPodsByPVC); its selected node (provisioning
-//                     checks that the node exists); and the volumes it may read:
+//   a volume's sync   the volume; the claim its claimRef names, and, when its reclaim policy is
+//                     Recycle, that claim's pods (isVolumeUsed, which only the recycle asks)
+//   a claim's sync    the claim; when it names no volume and its binding may be delayed, its pods
+//                     (findNonScheduledPodsByPVC, which only the wait for a first consumer asks); its
+//                     selected node (provisioning checks that the node exists); and the volumes it may
+//                     read:
 //                       spec.volumeName set   that volume (syncBoundClaim, or a claim pre-bound by
 //                                             the user), and no other
 //                       unset                 what findBestMatchForClaim can return: the one it picks
@@ -203,18 +206,21 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
     } else {
       const key = claimRefKey(claimRef)
       const claim = sources.claims.get(key)
-      return {volumes: [volume], claims: claim === undefined ? [] : [claim], classes, pods: sources.pods.of(key), nodes: []}
+      const pods = volume.spec.persistentVolumeReclaimPolicy === 'Recycle' ? sources.pods.of(key) : NO_PODS
+      return {volumes: [volume], claims: claim === undefined ? [] : [claim], classes, pods: pods as Pod[], nodes: []}
     }
   }
   const key = claimKey ?? `${ref.namespace ?? ''}/${ref.name}`
   const claim = (cached as PersistentVolumeClaim | undefined) ?? sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
   let volumes: PersistentVolume[] = []
+  let pods = NO_PODS
   const volumeName = claim.spec.volumeName ?? ''
   if (volumeName !== '') {
     addListed(volumes, sources.volumes.get(volumeName))
   } else {
     const delayBinding = delayBindingOf(claim, sources.classes)
+    if (delayBinding !== false) pods = sources.pods.of(key)
     const best = sources.volumes.bestMatchFor(claim, gates, delayBinding)
     if (best === 'cannot tell') {
       // Rare (a claim in error): the engine raises it over every volume, where the controller would.
@@ -234,7 +240,7 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
   const node = nodeName === undefined ? undefined : sources.nodes.get(nodeName)
-  return {volumes, claims: [claim], classes, pods: sources.pods.of(key), nodes: node === undefined ? [] : [node]}
+  return {volumes, claims: [claim], classes, pods: pods as Pod[], nodes: node === undefined ? [] : [node]}
 }
 
 /**
