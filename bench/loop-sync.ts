@@ -116,8 +116,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Polls /metrics until `done` holds. Each scrape costs the CLI a render of its metrics, in the thread that
- * syncs: the polls are spaced by the time the syncs left should take at the rate seen so far (at most 1 s,
- * at least 50 ms), so that a pass is timed to ~50 ms with a handful of scrapes, not one every 200 ms.
+ * syncs: the polls are spaced by the time the syncs left should take at the rate seen so far (at most
+ * 250 ms, at least 50 ms), so that a pass is timed to ~50 ms with a handful of scrapes, not one every
+ * 50 ms. A longer wait would overshoot a pass shorter than it: the first scrape of a pass, a few
+ * milliseconds in, sees too few syncs to tell its rate.
  */
 async function pollUntil(port: number, since: number, target: number, base: number, done: (s: Scrape) => boolean): Promise<Scrape> {
   for (;;) {
@@ -127,7 +129,7 @@ async function pollUntil(port: number, since: number, target: number, base: numb
     const synced = s.syncs - base
     const left = target - s.syncs
     const wait = target === Infinity ? 50 : synced > 0 && left > 0 ? (left * elapsed) / synced / 2 : 200
-    await sleep(Math.min(1000, Math.max(50, wait)))
+    await sleep(Math.min(250, Math.max(50, wait)))
   }
 }
 
