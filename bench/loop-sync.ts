@@ -10,6 +10,8 @@
 //
 //   npm run build && npx tsx bench/loop-sync.ts                  10k + 10k
 //   npx tsx bench/loop-sync.ts --size 100000 [--resync 15]     the targets' size (--resync 0: start-up only)
+//   npx tsx bench/loop-sync.ts --size 100000 --runs 3          the medians of 3 runs, each run beside them
+//   npx tsx bench/loop-sync.ts --size 100000 --cpu-prof DIR    the CLI's CPU profile in DIR (node --cpu-prof)
 //
 // The emulator runs in this process: it answers the lists, then sits idle (a dry run writes nothing).
 import {spawn} from 'node:child_process'
@@ -133,7 +135,7 @@ async function pollUntil(port: number, since: number, target: number, base: numb
   }
 }
 
-export async function benchLoopSync(opts: {size: number; resyncS?: number; log?: (line: string) => void}): Promise<LoopSyncResult> {
+export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuProfDir?: string; log?: (line: string) => void}): Promise<LoopSyncResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const {startEmulator} = await import('../test/emulator/emulator.js')
   const cluster = generateCluster(opts.size)
@@ -149,7 +151,9 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; log?:
     // 0: the start-up pass only (a resync after an hour, not waited for).
     const resyncS = opts.resyncS ?? defaultResyncS(opts.size)
     const args = ['sync', '--watch', '--dry-run', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--resync', resyncS > 0 ? `${resyncS}s` : '1h', '-o', 'json']
-    const child = spawn(process.execPath, [bin, ...args], {cwd: repoRoot, env: {...process.env, HOME: dir}, stdio: ['ignore', 'ignore', 'pipe']})
+    // A profile is written when the CLI exits (SIGTERM, below): its start-up pass is the stretch after "Caches are synced".
+    const profile = opts.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`]
+    const child = spawn(process.execPath, [...profile, bin, ...args], {cwd: repoRoot, env: {...process.env, HOME: dir}, stdio: ['ignore', 'ignore', 'pipe']})
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     const pid = child.pid!
     try {
@@ -221,7 +225,48 @@ export function describe(r: LoopSyncResult): string {
   ].join('\n')
 }
 
+/**
+ * Runs the bench `runs` times, one after the other: the machine's speed drifts from one minute to the
+ * next, and a pass of a few seconds is timed in one run. Judged on the medians (medianOf).
+ */
+export async function benchLoopSyncRuns(opts: {size: number; runs: number; resyncS?: number; cpuProfDir?: string; log?: (line: string) => void}): Promise<LoopSyncResult[]> {
+  const results: LoopSyncResult[] = []
+  for (let i = 0; i < opts.runs; i++) results.push(await benchLoopSync(opts))
+  return results
+}
+
+/**
+ * The runs' medians: the start-up pass and the resync each the median of the runs' (by wall time, with
+ * that run's CPU), the RSS the highest.
+ */
+export function medianOf(runs: readonly LoopSyncResult[]): LoopSyncResult {
+  if (runs.length === 0) throw new Error('no run to take the median of')
+  const median = <T>(xs: T[], by: (x: T) => number): T => xs.sort((a, b) => by(a) - by(b))[Math.floor((xs.length - 1) / 2)]
+  const first = median([...runs], (r) => r.startup.seconds)
+  const resyncs = runs.filter((r) => r.resync !== undefined)
+  const resynced = resyncs.length === 0 ? undefined : median(resyncs, (r) => r.resync!.seconds)
+  const highest = (f: (r: LoopSyncResult) => number | undefined) => {
+    const xs = runs.map(f).filter((x): x is number => x !== undefined)
+    return xs.length === 0 ? undefined : Math.max(...xs)
+  }
+  return {
+    ...first,
+    resync: resynced?.resync,
+    resyncAfterQueuedSeconds: resynced?.resyncAfterQueuedSeconds,
+    rssMb: highest((r) => r.rssMb),
+    startupRssMb: highest((r) => r.startupRssMb),
+  }
+}
+
+/** describe() of the medians, and each run's passes when there were several. */
+export function describeRuns(runs: readonly LoopSyncResult[]): string {
+  const each = runs.map((r, i) => `  run ${i + 1}: start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}${r.resync === undefined ? '' : `, resync ${r.resync.seconds.toFixed(2)} s${cpu(r.resync)}`}`)
+  const medians = describe(medianOf(runs))
+  return runs.length === 1 ? medians : [...each, `medians of ${runs.length} runs:`, medians].join('\n')
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const {values} = parseArgs({options: {size: {type: 'string', default: '10000'}, resync: {type: 'string'}}})
-  process.stdout.write(`${describe(await benchLoopSync({size: Number(values.size), resyncS: values.resync === undefined ? undefined : Number(values.resync)}))}\n`)
+  const {values} = parseArgs({options: {size: {type: 'string', default: '10000'}, resync: {type: 'string'}, runs: {type: 'string', default: '1'}, 'cpu-prof': {type: 'string'}}})
+  const runs = await benchLoopSyncRuns({size: Number(values.size), runs: Number(values.runs), resyncS: values.resync === undefined ? undefined : Number(values.resync), cpuProfDir: values['cpu-prof']})
+  process.stdout.write(`${describeRuns(runs)}\n`)
 }

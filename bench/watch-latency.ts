@@ -245,7 +245,8 @@ async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, s
   const trials: Trial[] = []
   const passLengths: number[] = []
   let created = 0
-  const every = Math.max(100, size / 100)
+  // A pass at 100k is about a second: its end, to 200 ms, gives the next pass's trials moments within it.
+  const every = Math.max(100, size / 500)
   const maxPasses = 1 + trialPasses(wanted)
   for (let pass = 0; pass < maxPasses && trials.filter((t) => t.inPass).length < wanted; pass++) {
     const start = await nextPass()
@@ -253,9 +254,9 @@ async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, s
     const offsets = estimate === undefined ? [] : Array.from({length: PER_PASS}, () => Math.random() * estimate).sort((a, b) => a - b)
     const ours: Trial[] = []
     let seenWork = false
-    // pvctl renders /metrics synchronously, its collector counting every volume and claim (at 100k, a
-    // stall of 100 ms or more): no scrape is sent while a trial waits for its writes, and the queues are
-    // polled every `every` ms, about a tenth of a core. Before each claim is created their depth is read
+    // pvctl renders /metrics synchronously, its collector counting every volume and claim again after
+    // the cache has changed (at 100k, tens of ms): no scrape is sent while a trial waits for its writes,
+    // and the queues are polled every `every` ms. Before each claim is created their depth is read
     // (the answer awaited first): the claim counts when it is created during the pass, that is, while
     // keys wait, or before any were seen (its LIST and merge).
     const outstanding = () => ours.some((t) => t.boundAt === undefined)

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {benchLoopSync, describe} from '../../bench/loop-sync.js'
+import {benchLoopSync, describe, describeRuns, medianOf, type LoopSyncResult} from '../../bench/loop-sync.js'
 
 test('bench/loop-sync.ts, smoke size: loop mode syncs every object of the cluster once at start-up and once at its resync', async () => {
   const lines: string[] = []
@@ -18,4 +18,36 @@ test('bench/loop-sync.ts, smoke size: loop mode syncs every object of the cluste
   assert.match(summary, /^loop mode, every object synced once .* at 300 \+ 300: start-up [\d.]+ s(, CPU [\d.]+ s)?, resync [\d.]+ s from its start \([\d.]+ s of it after its keys were queued\)(, CPU [\d.]+ s)?; [\d.]+ ms per sync; (fits|does NOT fit) in the 15 s resync period$/)
   assert.match(pass, /^target: loop full pass at 100000 \+ 100000 within 2.5 s: start-up [\d.]+ s, resync [\d.]+ s — not judged at 300 \+ 300$/)
   assert.match(rss, /^target: loop steady RSS under 1 GB: (\d+ MB after the resync \(\d+ MB after the start-up\) — (met|NOT met)|not measured — not judged without \/proc)$/)
+})
+
+test('bench/loop-sync.ts medianOf: each pass the median of the runs (with its own run\'s CPU), the RSS the highest', async (t) => {
+  const run = (startup: number, resync: number | undefined, rss: number): LoopSyncResult => ({
+    volumes: 10,
+    claims: 10,
+    startup: {seconds: startup, cpuSeconds: startup + 0.5},
+    resync: resync === undefined ? undefined : {seconds: resync, cpuSeconds: resync + 0.25},
+    resyncAfterQueuedSeconds: resync === undefined ? undefined : resync / 10,
+    rssMb: rss,
+    startupRssMb: rss - 1,
+    seconds: startup,
+    perSyncMs: startup * 50,
+  })
+  const cases: Array<{name: string; runs: LoopSyncResult[]; startup: number; startupCpu: number; resync: number | undefined; resyncCpu: number | undefined; rss: number}> = [
+    {name: 'one run', runs: [run(3, 1, 600)], startup: 3, startupCpu: 3.5, resync: 1, resyncCpu: 1.25, rss: 600},
+    {name: 'three runs: the passes come from different runs', runs: [run(4, 1, 600), run(2, 3, 650), run(3, 2, 620)], startup: 3, startupCpu: 3.5, resync: 2, resyncCpu: 2.25, rss: 650},
+    {name: 'two runs: the lower', runs: [run(4, 2, 600), run(2, 1, 610)], startup: 2, startupCpu: 2.5, resync: 1, resyncCpu: 1.25, rss: 610},
+    {name: 'a run without its resync: the median of those that have one', runs: [run(2, undefined, 600), run(3, 5, 600), run(4, 1, 700)], startup: 3, startupCpu: 3.5, resync: 1, resyncCpu: 1.25, rss: 700},
+    {name: 'no resync measured', runs: [run(2, undefined, 600)], startup: 2, startupCpu: 2.5, resync: undefined, resyncCpu: undefined, rss: 600},
+  ]
+  for (const c of cases) {
+    await t.test(c.name, () => {
+      const m = medianOf(c.runs)
+      assert.deepEqual([m.startup.seconds, m.startup.cpuSeconds, m.seconds], [c.startup, c.startupCpu, c.startup])
+      assert.deepEqual([m.resync?.seconds, m.resync?.cpuSeconds, m.resyncAfterQueuedSeconds], [c.resync, c.resyncCpu, c.resync === undefined ? undefined : c.resync / 10])
+      assert.deepEqual([m.rssMb, m.startupRssMb], [c.rss, c.rss - 1])
+      const lines = describeRuns(c.runs).split('\n')
+      assert.equal(lines.length, c.runs.length === 1 ? 3 : c.runs.length + 4)
+    })
+  }
+  assert.throws(() => medianOf([]), /no run/)
 })
