@@ -116,7 +116,7 @@ function controllerOptions(options: ReconcileOptions): ControllerOptions {
  * One round of one named object (loop mode's every sync, over the slice of objects it reads): runRounds'
  * plan of it, made without the rounds' machinery (list orders kept across rounds, follow-ups, the loaded
  * objects matched up by slot), which was most of the garbage of a sync that plans nothing. The plan is
- * runRounds' to the last field (test/engine/reconcile.test.ts holds it so).
+ * runRounds' to the last field (test/engine/sync-slice.test.ts holds it so).
  */
 function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOptions): ReconcileResult {
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs: false, runningOperations: options.runningOperations})
