@@ -225,6 +225,25 @@ export function describe(r: LoopSyncResult): string {
   ].join('\n')
 }
 
+/** The one-shot sync of the same bench run at the loop's size, measured on the same machine. */
+export interface OneShotBeside {
+  /** The strict floor: parse of the snapshot + stringify of its PVs and PVCs, in seconds. */
+  strictFloor: number
+  /** planSync of every object (every round and the report), in seconds. */
+  plan: number
+}
+
+/**
+ * The passes beside the one-shot sync of the same run: a pass is judged in seconds, which a slower
+ * machine reads slower; its ratios to the strict floor and to the one-shot's plan, measured on the same
+ * machine, read alike on any.
+ */
+export function describeBesideOneShot(r: LoopSyncResult, oneShot: OneShotBeside): string {
+  const ratios = (seconds: number) => `${(seconds / oneShot.strictFloor).toFixed(2)}× the strict floor, ${(seconds / oneShot.plan).toFixed(2)}× the plan`
+  const resync = r.resync === undefined ? '' : `; resync ${r.resync.seconds.toFixed(2)} s = ${ratios(r.resync.seconds)}`
+  return `loop mode beside the one-shot sync of this run at ${r.volumes} + ${r.claims} (strict floor ${oneShot.strictFloor.toFixed(2)} s, plan ${oneShot.plan.toFixed(2)} s): start-up ${r.startup.seconds.toFixed(2)} s = ${ratios(r.startup.seconds)}${resync}`
+}
+
 /**
  * Runs the bench `runs` times, one after the other: the machine's speed drifts from one minute to the
  * next, and a pass of a few seconds is timed in one run. Judged on the medians (medianOf).

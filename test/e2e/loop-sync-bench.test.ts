@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {benchLoopSync, describe, describeRuns, medianOf, type LoopSyncResult} from '../../bench/loop-sync.js'
+import {benchLoopSync, describe, describeBesideOneShot, describeRuns, medianOf, type LoopSyncResult} from '../../bench/loop-sync.js'
 
 test('bench/loop-sync.ts, smoke size: loop mode syncs every object of the cluster once at start-up and once at its resync', async () => {
   const lines: string[] = []
@@ -50,4 +50,38 @@ test('bench/loop-sync.ts medianOf: each pass the median of the runs (with its ow
     })
   }
   assert.throws(() => medianOf([]), /no run/)
+})
+
+test('bench/loop-sync.ts describeBesideOneShot: each pass as ratios to the strict floor and the plan of the same run', async (t) => {
+  const run = (startup: number, resync: number | undefined): LoopSyncResult => ({
+    volumes: 100_000,
+    claims: 100_000,
+    startup: {seconds: startup, cpuSeconds: NaN},
+    resync: resync === undefined ? undefined : {seconds: resync, cpuSeconds: NaN},
+    resyncAfterQueuedSeconds: undefined,
+    rssMb: undefined,
+    startupRssMb: undefined,
+    seconds: startup,
+    perSyncMs: 0,
+  })
+  const head = 'loop mode beside the one-shot sync of this run at 100000 + 100000'
+  const cases: Array<{name: string; run: LoopSyncResult; strictFloor: number; plan: number; line: string}> = [
+    {
+      name: 'start-up and resync',
+      run: run(3, 1),
+      strictFloor: 2,
+      plan: 1.5,
+      line: `${head} (strict floor 2.00 s, plan 1.50 s): start-up 3.00 s = 1.50× the strict floor, 2.00× the plan; resync 1.00 s = 0.50× the strict floor, 0.67× the plan`,
+    },
+    {
+      name: 'no resync measured',
+      run: run(2.77, undefined),
+      strictFloor: 4.7,
+      plan: 2.2,
+      line: `${head} (strict floor 4.70 s, plan 2.20 s): start-up 2.77 s = 0.59× the strict floor, 1.26× the plan`,
+    },
+  ]
+  for (const c of cases) {
+    await t.test(c.name, () => assert.equal(describeBesideOneShot(c.run, {strictFloor: c.strictFloor, plan: c.plan}), c.line))
+  }
 })
