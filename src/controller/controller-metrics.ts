@@ -85,7 +85,8 @@ export class ControllerMetrics {
     watchEvent: (resource, type) => this.watchEvents.inc({resource, type}),
   }
 
-  synced(queue: string, result: 'ok' | 'error' | 'planned', _seconds: number): void {
+  /** pvctl_syncs_total, by queue and result (how long a sync takes: its queue's workqueue_work_duration_seconds). */
+  synced(queue: string, result: 'ok' | 'error' | 'planned'): void {
     let ofQueue = this.syncSeries.get(queue)
     if (ofQueue === undefined) this.syncSeries.set(queue, (ofQueue = new Map()))
     else {

@@ -435,7 +435,6 @@ export class PersistentVolumeLoop {
     // A claim's queue key is its claim key.
     const state = stateForSync(this.sources, ref, this.opts.gates, cached, ref.kind === 'PersistentVolumeClaim' ? key : undefined)
     this.syncs++
-    const started = this.now()
     const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())
     // The sync's plan: all there is to it when not writing; else the executor's first, which also says
     // whether the sync starts an operation.
@@ -448,7 +447,7 @@ export class PersistentVolumeLoop {
     )
     if (!writing) {
       this.deps.audit.plannedIn(memo, planned.actions)
-      this.deps.metrics.synced(queue.name, 'planned', (this.now() - started) / 1000)
+      this.deps.metrics.synced(queue.name, 'planned')
       // Its fields only for a log that prints them: most syncs are below the verbosity.
       const level = planned.actions.length > 0 ? 2 : 4
       if (this.deps.log.enabled(level)) this.deps.log.v(level).info('Synced (planned only)', {sync: refKey(ref), actions: planned.actions.length})
@@ -465,7 +464,7 @@ export class PersistentVolumeLoop {
       // operationTimestamps: volume_operation_total_seconds counts from now, not from when the pod is done.
       for (const a of planned.actions) this.noteOperationStart(a)
       const run = this.execute(ref, state, runningOperations, planned, plugins)
-        .then((result) => this.finishSync(sync, memo, result, queue, key, started))
+        .then((result) => this.finishSync(sync, memo, result, queue, key))
         .catch((err: unknown) => {
           this.deps.log.error('Operation failed', {sync, operations: operations.join(','), err})
           if (!this.opts.signal.aborted) queue.addRateLimited(key)
@@ -476,7 +475,7 @@ export class PersistentVolumeLoop {
       for (const name of operations) this.running.set(name, run)
       return undefined
     }
-    return this.execute(ref, state, runningOperations, planned).then((result) => this.finishSync(sync, memo, result, queue, key, started))
+    return this.execute(ref, state, runningOperations, planned).then((result) => this.finishSync(sync, memo, result, queue, key))
   }
 
   /** One sync written by the executor; with the volume plugins, their operations carried out to the end. */
@@ -505,7 +504,7 @@ export class PersistentVolumeLoop {
   }
 
   /** What follows a sync carried out: the cache, the audit stream, metrics, events, and the queue. */
-  private async finishSync(sync: string, memo: SyncMemo, result: ExecuteResult, queue: WorkQueue<SyncMemo>, key: string, started: number): Promise<void> {
+  private async finishSync(sync: string, memo: SyncMemo, result: ExecuteResult, queue: WorkQueue<SyncMemo>, key: string): Promise<void> {
     // storeVolumeUpdate / storeClaimUpdate of what was written (and re-read on a conflict).
     for (const r of new Set(result.actions.map((a) => refKey(a.object)))) this.cacheFrom(result.state, r)
     this.deps.audit.executedIn(memo, result.actions)
@@ -517,7 +516,7 @@ export class PersistentVolumeLoop {
       // Logged and skipped, never carried out: the next sync of the object decides again on what it reads then.
       this.deps.log.error('Double-check stopped a destructive step', {sync, action: r.action, object: refKey(r.object), reason: r.reason})
     }
-    this.deps.metrics.synced(queue.name, failed ? 'error' : 'ok', (this.now() - started) / 1000)
+    this.deps.metrics.synced(queue.name, failed ? 'error' : 'ok')
     const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
     this.deps.log.v(written > 0 || failed ? 2 : 4).info('Synced', {sync, writes: written, errors: result.errors.map((e) => e.message), failed: result.failed || undefined})
     if (failed && !this.opts.signal.aborted) queue.addRateLimited(key)
