@@ -236,7 +236,7 @@ export interface OneShotBeside {
 /**
  * The passes beside the one-shot sync of the same run: a pass is judged in seconds, which a slower
  * machine reads slower; its ratios to the strict floor and to the one-shot's plan, measured on the same
- * machine, read alike on any.
+ * machine, give its scale there (machines differ in proportion too: docs/performance.md, The machine).
  */
 export function describeBesideOneShot(r: LoopSyncResult, oneShot: OneShotBeside): string {
   const ratios = (seconds: number) => `${(seconds / oneShot.strictFloor).toFixed(2)}× the strict floor, ${(seconds / oneShot.plan).toFixed(2)}× the plan`
