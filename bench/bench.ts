@@ -447,11 +447,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       // The medians of the runs (at most 3: a run at 100k takes a minute, most of it the resync's wait).
       const {benchLoopSyncRuns, describeBesideOneShot, describeRuns, medianOf} = await import('./loop-sync.js')
       const runs = await benchLoopSyncRuns({size: loopSize, runs: Math.min(3, opts.runs ?? 1)})
-      measured.loopSync = {...medianOf(runs), runs}
+      const medians = medianOf(runs)
+      measured.loopSync = {...medians, runs}
       process.stdout.write(`${describeRuns(runs)}\n`)
       // Beside the one-shot of the same size, if this run measured it: the pass on this machine's scale.
       const oneShot = result.sizes.find((x) => x.volumes === loopSize)
-      if (oneShot !== undefined) process.stdout.write(`${describeBesideOneShot(medianOf(runs), oneShot)}\n`)
+      if (oneShot !== undefined) process.stdout.write(`${describeBesideOneShot(medians, oneShot)}\n`)
     }
     if (watchSize > 0) {
       // A claim created during a resync pass: creation to its bind's writes, beside the 1 s target.

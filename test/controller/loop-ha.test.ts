@@ -78,11 +78,11 @@ test('a leader that cannot renew stops writing before its lease could expire, an
 
     const byA = api.requests.map((r, i) => ({...r, at: seenAt[i]})).filter((r) => r.user === 'pvctl-a')
     // The lease runs from its last successful write: a renewal, or its acquisition when the faults came first.
-    const lastRenewal = byA.filter((r) => r.resource === 'leases' && ((r.verb === 'update' && r.status === 200) || (r.verb === 'create' && r.status === 201))).at(-1)
-    assert.ok(lastRenewal !== undefined, 'pvctl-a acquired the lease')
+    const lastLeaseWrite = byA.filter((r) => r.resource === 'leases' && ((r.verb === 'update' && r.status === 200) || (r.verb === 'create' && r.status === 201))).at(-1)
+    assert.ok(lastLeaseWrite !== undefined, 'pvctl-a acquired the lease')
     const lastWrite = byA.filter((r) => (r.resource === 'persistentvolumes' || r.resource === 'persistentvolumeclaims') && r.verb === 'update').at(-1)!
-    const margin = lastRenewal.at + LEASE_MS - lastWrite.at
-    process.stdout.write(`# last write ${Math.round(lastWrite.at - lastRenewal.at)} ms after the last renewal; the lease runs ${LEASE_MS} ms\n`)
+    const margin = lastLeaseWrite.at + LEASE_MS - lastWrite.at
+    process.stdout.write(`# last write ${Math.round(lastWrite.at - lastLeaseWrite.at)} ms after the lease's last write; the lease runs ${LEASE_MS} ms\n`)
     assert.ok(margin > 0, `wrote ${Math.round(-margin)} ms after the lease could have expired`)
     assert.ok(a.out.some((l) => /not sent: not the leader/.test(l)) || byA.length > 0)
   } finally {
