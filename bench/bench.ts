@@ -25,18 +25,18 @@
 //   audit   wall time and peak RSS of `pvctl audit -f FILE -o json > /dev/null`, right after each cli run,
 //           and its ratio to that run's cli time (the audit targets: AUDIT_TARGET_RATIO, AUDIT_TARGET_RSS_MB)
 //   explain wall time and peak RSS of `pvctl explain -A -f FILE -o json > /dev/null` (every pending claim), once
-import {spawn, spawnSync} from 'node:child_process'
+import {spawnSync} from 'node:child_process'
 import {closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {runCli} from './cli-run.js'
+import {runCli, runMeasure} from './cli-run.js'
 import {generateCluster, type GeneratedCluster, writeCluster} from './generate-cluster.js'
+import {describeFreshMemory, type FreshMemory, freshMemory, machine} from './machine.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(repoRoot, 'bin', 'run.js')
-const measureScript = path.join(repoRoot, 'bench', 'measure.ts')
 
 /** At 100k + 100k, `pvctl sync --dry-run -o json` from a file takes at most this many times the strict floor's time… */
 export const SYNC_TARGET_RATIO = 2.5
@@ -112,28 +112,14 @@ export interface ReferenceResult {
 
 export interface BenchResult {
   machine: string
+  /** What a page of fresh memory costs this machine (machine.ts): what most sets it apart from another of its kind. */
+  freshMemory: FreshMemory
   help: number
   /** `node -e ""` in the same environment: Node's own start-up, part of `help`. */
   nodeStartup: number
   sizes: SizeResult[]
   reference?: ReferenceResult
 }
-
-function runMeasure(mode: 'sync' | 'floor' | 'compare', file: string): Promise<Record<string, number | boolean>> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', measureScript, mode, file], {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']})
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()))
-    child.stderr.on('data', (b: Buffer) => (err += b.toString()))
-    child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) reject(new Error(`measure ${mode} ${file} failed (exit ${code}): ${err.trim()}`))
-      else resolve(JSON.parse(out.trim().split('\n').pop()!) as Record<string, number | boolean>)
-    })
-  })
-}
-
 
 /**
  * Median wall time of `pvctl --help`, of 10 runs after a warm-up, in this environment, and `node -e ""`
@@ -154,18 +140,14 @@ function startupTimes(): {help: number; node: number} {
   return {help: median([bin, '--help']), node: median(['-e', ''])}
 }
 
-function machine(): string {
-  const cpus = os.cpus()
-  return `${cpus.length} × ${cpus[0]?.model.trim() ?? 'unknown CPU'}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`
-}
-
 export async function runBench(opts: BenchOptions): Promise<BenchResult> {
   const log = opts.log ?? ((line: string) => process.stdout.write(line + '\n'))
   if (!existsSync(path.join(repoRoot, 'dist', 'commands'))) throw new Error('the CLI is not built: run `npm run build` first')
   const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pvctl-bench-'))
   const startup = startupTimes()
-  const result: BenchResult = {machine: machine(), help: startup.help, nodeStartup: startup.node, sizes: []}
+  const result: BenchResult = {machine: machine(), freshMemory: freshMemory(), help: startup.help, nodeStartup: startup.node, sizes: []}
   log(`machine: ${result.machine}`)
+  log(describeFreshMemory(result.freshMemory))
   const extraCerts = process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set' : ''
   log(`pvctl --help: ${ms(result.help)} (median of 10), of which Node's own start-up (node -e ""${extraCerts}): ${ms(result.nodeStartup)}`)
   try {

@@ -1,12 +1,19 @@
-// Loop mode's full pass (docs/performance.md: at most 2.5 s at 100k + 100k, at start-up and at every resync; steady
-// RSS under 1 GB): the generated cluster of N volumes and N claims is served by the API-server emulator,
-// and `pvctl sync --watch --dry-run` (dist/, as built, in its own process) lists it and syncs every
-// volume and claim once, then again at its first resync (--resync long enough for the start-up's list and
-// pass). The start-up pass is timed from its log line "Caches are synced" (its lists done: the workers
-// start then), the resync's from its pvctl_resync_started_timestamp_seconds (it queues every key of the
-// caches and lists nothing), each to the moment its /metrics count a sync of every object
-// (pvctl_syncs_total; polled sparingly: a scrape costs the CLI).
-// Beside each, the CLI's CPU seconds over it (/proc/PID/stat), and its RSS after both (/proc/PID/status).
+// Loop mode's full pass (docs/performance.md: at 100k + 100k, at start-up and at every resync, within
+// 1.5× the strict floor measured in the same run; steady RSS under 1 GB): the generated cluster of N
+// volumes and N claims is served by the API-server emulator, and `pvctl sync --watch --dry-run` (dist/,
+// as built, in its own process) lists it and syncs every volume and claim once, then again at its first
+// resync (--resync long enough for the start-up's list and pass). The start-up pass is timed from its log
+// line "Caches are synced" (its lists done: the workers start then), the resync's from its
+// pvctl_resync_started_timestamp_seconds (it queues every key of the caches and lists nothing), each to
+// the moment its /metrics count a sync of every object (pvctl_syncs_total; polled sparingly: a scrape
+// costs the CLI). Beside each, the CLI's CPU seconds over it (/proc/PID/stat), and its RSS after both
+// (/proc/PID/status).
+//
+// The strict floor (bench/measure.ts floor: JSON.parse of the cluster as `kubectl get -o json` prints it,
+// JSON.stringify of its PVs and PVCs, in a fresh process) is measured in each run just before its CLI
+// starts: a pass judged in seconds reads slower on a slower machine, and machines of this kind differ by
+// more than 2× in what both pay most, fresh memory (machine.ts). The target's 1.5× is the 2.5 s it was
+// first stated as, on a machine whose strict floor took 1.3–1.6 s.
 //
 //   npm run build && npx tsx bench/loop-sync.ts                  10k + 10k
 //   npx tsx bench/loop-sync.ts --size 100000 [--resync 15]     the targets' size (--resync 0: start-up only)
@@ -22,14 +29,15 @@ import path from 'node:path'
 import {fileURLToPath, pathToFileURL} from 'node:url'
 import {parseArgs} from 'node:util'
 
-import {generateCluster} from './generate-cluster.js'
+import {runMeasure} from './cli-run.js'
+import {generateCluster, type GeneratedCluster, writeCluster} from './generate-cluster.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const bin = path.join(repoRoot, 'bin', 'run.js')
 const DEFAULT_RESYNC_S = 15
 
-/** docs/performance.md's targets: a full pass at 100k + 100k within 2.5 s, loop mode's steady RSS under 1 GB. */
-export const PASS_TARGET = {size: 100_000, seconds: 2.5}
+/** docs/performance.md's targets: a full pass at 100k + 100k within 1.5× the strict floor of the same run, loop mode's steady RSS under 1 GB. */
+export const PASS_TARGET = {size: 100_000, strictFloorRatio: 1.5}
 export const RSS_TARGET_MB = 1024
 
 export interface PassMeasure {
@@ -59,6 +67,8 @@ export interface LoopSyncResult {
   seconds: number
   /** Milliseconds per sync of the start-up pass, on average. */
   perSyncMs: number
+  /** The strict floor of the cluster's snapshot, seconds, measured just before the CLI started. */
+  strictFloor: number
 }
 
 export function freePort(): Promise<number> {
@@ -140,6 +150,13 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuPr
   const {startEmulator} = await import('../test/emulator/emulator.js')
   const cluster = generateCluster(opts.size)
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pvctl-loop-sync-'))
+  let strictFloor: number
+  try {
+    strictFloor = await strictFloorOf(cluster, dir)
+  } catch (err) {
+    rmSync(dir, {recursive: true, force: true})
+    throw err
+  }
   const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: cluster.list.items as never})
   try {
     const kubeconfig = path.join(dir, 'kubeconfig.yaml')
@@ -171,7 +188,7 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuPr
       const startupEnd = {t: performance.now(), cpu: cpuSeconds(pid)}
       const startupRssMb = rssMb(pid)
       const startup = {seconds: (startupEnd.t - synced.t) / 1000, cpuSeconds: (startupEnd.cpu ?? NaN) - (synced.cpu ?? NaN)}
-      if (resyncS <= 0) return {volumes, claims, startup, resync: undefined, resyncAfterQueuedSeconds: undefined, rssMb: startupRssMb, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects}
+      if (resyncS <= 0) return {volumes, claims, startup, resync: undefined, resyncAfterQueuedSeconds: undefined, rssMb: startupRssMb, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects, strictFloor}
       if (first.resyncStartedMs > 0) log('the resync came before the start-up pass had ended: its pass is timed from its start all the same')
       // The resync: timed from when the CLI began it (its gauge, wall-clock time) to every object synced again
       // with every key queued.
@@ -185,7 +202,7 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuPr
       const resync = {seconds: (resyncEnd.t - startedSeen.t + lateMs) / 1000, cpuSeconds: (resyncEnd.cpu ?? NaN) - (startedSeen.cpu ?? NaN)}
       const resyncAfterQueuedSeconds = (resyncEnd.wallMs - last.resyncQueuedMs) / 1000
       const rss = rssMb(pid)
-      return {volumes, claims, startup, resync, resyncAfterQueuedSeconds, rssMb: rss, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects}
+      return {volumes, claims, startup, resync, resyncAfterQueuedSeconds, rssMb: rss, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects, strictFloor}
     } finally {
       child.kill('SIGTERM')
       await exited
@@ -193,6 +210,26 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuPr
   } finally {
     await api.stop()
     rmSync(dir, {recursive: true, force: true})
+  }
+}
+
+/**
+ * The strict floor of the cluster (bench/measure.ts floor), its snapshot written to `dir` for it and
+ * removed after: measured before the emulator holds the cluster, on a machine otherwise as quiet.
+ */
+async function strictFloorOf(cluster: GeneratedCluster, dir: string): Promise<number> {
+  const file = path.join(dir, 'cluster.json')
+  writeCluster(file, cluster)
+  try {
+    const floor = await runMeasure('floor', file)
+    if (floor.volumes !== cluster.counts.volumes || floor.claims !== cluster.counts.claims) {
+      throw new Error(`the strict floor printed ${floor.volumes} volumes and ${floor.claims} claims of ${cluster.counts.volumes} and ${cluster.counts.claims}`)
+    } else {
+      // It printed every volume and every claim of the snapshot.
+    }
+    return Number(floor.floor)
+  } finally {
+    rmSync(file, {force: true})
   }
 }
 
@@ -205,9 +242,14 @@ function defaultResyncS(size: number): number {
 export function judgeLoopSync(r: LoopSyncResult): {pass: boolean | undefined; rss: boolean | undefined} {
   const passes = [r.startup.seconds, r.resync?.seconds ?? Infinity]
   return {
-    pass: r.volumes === PASS_TARGET.size && r.claims === PASS_TARGET.size ? passes.every((s) => s <= PASS_TARGET.seconds) : undefined,
+    pass: r.volumes === PASS_TARGET.size && r.claims === PASS_TARGET.size ? passes.every((s) => s <= passLimit(r)) : undefined,
     rss: r.rssMb === undefined ? undefined : r.rssMb < RSS_TARGET_MB,
   }
+}
+
+/** The longest pass the target allows in this run: its strict floor's share. */
+function passLimit(r: LoopSyncResult): number {
+  return PASS_TARGET.strictFloorRatio * r.strictFloor
 }
 
 const cpu = (p: PassMeasure) => (Number.isFinite(p.cpuSeconds) ? `, CPU ${p.cpuSeconds.toFixed(2)} s` : '')
@@ -218,30 +260,27 @@ export function describe(r: LoopSyncResult): string {
   const resync = r.resync === undefined ? 'no resync measured' : `resync ${r.resync.seconds.toFixed(2)} s from its start${after}${cpu(r.resync)}`
   const judged = judgeLoopSync(r)
   const verdict = (ok: boolean | undefined, what: string) => (ok === undefined ? `not judged ${what}` : ok ? 'met' : 'NOT met')
+  const ratio = (p: PassMeasure) => `${p.seconds.toFixed(2)} s = ${(p.seconds / r.strictFloor).toFixed(2)}×`
   return [
     `loop mode, every object synced once (start-up, or a resync) at ${r.volumes} + ${r.claims}: start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}, ${resync}; ${r.perSyncMs.toFixed(3)} ms per sync; ${fits} the ${DEFAULT_RESYNC_S} s resync period`,
-    `target: loop full pass at ${PASS_TARGET.size} + ${PASS_TARGET.size} within ${PASS_TARGET.seconds} s: start-up ${r.startup.seconds.toFixed(2)} s, ${r.resync === undefined ? 'resync not measured' : `resync ${r.resync.seconds.toFixed(2)} s`} — ${verdict(judged.pass, `at ${r.volumes} + ${r.claims}`)}`,
+    `target: loop full pass at ${PASS_TARGET.size} + ${PASS_TARGET.size} within ${PASS_TARGET.strictFloorRatio}× the strict floor of the same run (${r.strictFloor.toFixed(2)} s: at most ${passLimit(r).toFixed(2)} s): start-up ${ratio(r.startup)}, ${r.resync === undefined ? 'resync not measured' : `resync ${ratio(r.resync)}`} — ${verdict(judged.pass, `at ${r.volumes} + ${r.claims}`)}`,
     `target: loop steady RSS under 1 GB: ${r.rssMb === undefined ? 'not measured' : `${r.rssMb.toFixed(0)} MB after the resync (${r.startupRssMb?.toFixed(0)} MB after the start-up)`} — ${verdict(judged.rss, 'without /proc')}`,
   ].join('\n')
 }
 
-/** The one-shot sync of the same bench run at the loop's size, measured on the same machine. */
+/** The one-shot sync of the same bench run at the loop's size: planSync of every object (every round and the report), in seconds. */
 export interface OneShotBeside {
-  /** The strict floor: parse of the snapshot + stringify of its PVs and PVCs, in seconds. */
-  strictFloor: number
-  /** planSync of every object (every round and the report), in seconds. */
   plan: number
 }
 
 /**
- * The passes beside the one-shot sync of the same run: a pass is judged in seconds, which a slower
- * machine reads slower; its ratios to the strict floor and to the one-shot's plan, measured on the same
- * machine, give its scale there (machines differ in proportion too: docs/performance.md, The machine).
+ * The passes beside the one-shot's plan of every object in the same run: how a pass of one sync per object
+ * compares with the engine's rounds over the whole state, on the same machine.
  */
 export function describeBesideOneShot(r: LoopSyncResult, oneShot: OneShotBeside): string {
-  const ratios = (seconds: number) => `${(seconds / oneShot.strictFloor).toFixed(2)}× the strict floor, ${(seconds / oneShot.plan).toFixed(2)}× the plan`
-  const resync = r.resync === undefined ? '' : `; resync ${r.resync.seconds.toFixed(2)} s = ${ratios(r.resync.seconds)}`
-  return `loop mode beside the one-shot sync of this run at ${r.volumes} + ${r.claims} (strict floor ${oneShot.strictFloor.toFixed(2)} s, plan ${oneShot.plan.toFixed(2)} s): start-up ${r.startup.seconds.toFixed(2)} s = ${ratios(r.startup.seconds)}${resync}`
+  const ratio = (seconds: number) => `${(seconds / oneShot.plan).toFixed(2)}× the plan`
+  const resync = r.resync === undefined ? '' : `; resync ${r.resync.seconds.toFixed(2)} s = ${ratio(r.resync.seconds)}`
+  return `loop mode beside the one-shot sync's plan of this run at ${r.volumes} + ${r.claims} (${oneShot.plan.toFixed(2)} s): start-up ${r.startup.seconds.toFixed(2)} s = ${ratio(r.startup.seconds)}${resync}`
 }
 
 /**
@@ -256,7 +295,8 @@ export async function benchLoopSyncRuns(opts: {size: number; runs: number; resyn
 
 /**
  * The runs' medians: the start-up pass and the resync each the median of the runs' (by wall time, with
- * that run's CPU), the RSS the highest.
+ * that run's CPU), the strict floor the median of the runs' (as the one-shot's target takes it), the RSS
+ * the highest.
  */
 export function medianOf(runs: readonly LoopSyncResult[]): LoopSyncResult {
   if (runs.length === 0) throw new Error('no run to take the median of')
@@ -274,12 +314,13 @@ export function medianOf(runs: readonly LoopSyncResult[]): LoopSyncResult {
     resyncAfterQueuedSeconds: resynced?.resyncAfterQueuedSeconds,
     rssMb: highest((r) => r.rssMb),
     startupRssMb: highest((r) => r.startupRssMb),
+    strictFloor: median(runs.map((r) => r.strictFloor), (x) => x),
   }
 }
 
 /** describe() of the medians, and each run's passes when there were several. */
 export function describeRuns(runs: readonly LoopSyncResult[]): string {
-  const each = runs.map((r, i) => `  run ${i + 1}: start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}${r.resync === undefined ? '' : `, resync ${r.resync.seconds.toFixed(2)} s${cpu(r.resync)}`}`)
+  const each = runs.map((r, i) => `  run ${i + 1}: strict floor ${r.strictFloor.toFixed(2)} s, start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}${r.resync === undefined ? '' : `, resync ${r.resync.seconds.toFixed(2)} s${cpu(r.resync)}`}`)
   const medians = describe(medianOf(runs))
   return runs.length === 1 ? medians : [...each, `medians of ${runs.length} runs:`, medians].join('\n')
 }

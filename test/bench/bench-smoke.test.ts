@@ -36,4 +36,8 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   assert.match(syncRss, /^target: sync at 1000 \+ 1000 under 1 GB peak RSS: \d+ MB — (met|NOT met)$/)
   assert.deepEqual(moreSync, [])
   assert.ok(lines.some((l) => l.startsWith('machine: ')))
+  // What fresh memory costs the machine: a page's first write dearer than writing it again.
+  const {firstTouchUs, againUs} = result.freshMemory
+  assert.ok(Number.isFinite(firstTouchUs) && Number.isFinite(againUs) && firstTouchUs > againUs && againUs >= 0, JSON.stringify(result.freshMemory))
+  assert.ok(lines.some((l) => /^fresh memory: [\d.]+ µs per 4 KiB page at its first write \([\d.]+ s per GiB\), [\d.]+ µs written again$/.test(l)), lines.join('\n'))
 })
