@@ -12,8 +12,8 @@
 // The strict floor (bench/measure.ts floor: JSON.parse of the cluster as `kubectl get -o json` prints it,
 // JSON.stringify of its PVs and PVCs, in a fresh process) is measured in each run just before its CLI
 // starts: a pass judged in seconds reads slower on a slower machine, and machines of this kind differ by
-// more than 2× in what both pay most, fresh memory (machine.ts). The target's 1.5× is 2.5 s on a machine
-// whose strict floor takes 1.3–1.6 s.
+// more than 2× in what both pay most, fresh memory (machine.ts). The target's 1.5× is what 2.5 s is on a
+// machine whose strict floor takes 1.3–1.6 s (2.5 s ÷ 1.6 s, rounded down).
 //
 //   npm run build && npx tsx bench/loop-sync.ts                  10k + 10k
 //   npx tsx bench/loop-sync.ts --size 100000 [--resync 15]     the targets' size (--resync 0: start-up only)

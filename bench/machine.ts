@@ -11,13 +11,13 @@ export function machine(): string {
 }
 
 export interface FreshMemory {
-  /** Microseconds per 4 KiB page written for the first time (256 MiB just allocated, a byte a page). */
+  /** Microseconds per 4 KiB page written for the first time (PROBE_MIB MiB just allocated, a byte a page). */
   firstTouchUs: number
   /** The same pages written again: what a page the process holds already costs. */
   againUs: number
 }
 
-const PROBE_MIB = 256
+const PROBE_MIB = 64
 
 /** FreshMemory, measured in a process of its own (a heap of its own, given back when it exits). */
 export function freshMemory(): FreshMemory {
