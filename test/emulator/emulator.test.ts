@@ -760,6 +760,15 @@ describe('faults and request counters', () => {
     assert.equal(api().requests.at(-1)!.status, 429)
   })
 
+  test('fault: beforeAnswer runs once the write is applied, before its answer; afterAnswer once the answer is sent', async () => {
+    const label = () => (api().get('pv', null, 'pv1') as {metadata: {labels?: Record<string, string>}}).metadata.labels?.n ?? 'none'
+    let before = ''
+    api().faults.add({verb: 'patch', name: 'pv1', count: 1, effect: {type: 'beforeAnswer', run: () => void (before = `applied ${label()}`)}})
+    const after = new Promise<string>((resolve) => api().faults.add({verb: 'patch', name: 'pv1', count: 1, effect: {type: 'afterAnswer', run: () => resolve(`answered ${api().requests.at(-1)!.status}`)}}))
+    const res = await call(api().url, 'PATCH', '/api/v1/persistentvolumes/pv1', {body: {metadata: {labels: {n: 'x'}}}, contentType: 'application/merge-patch+json'})
+    assert.deepEqual([res.status, before, await after], [200, 'applied x', 'answered 200'])
+  })
+
   test('fault: skip lets the first matches through; other verbs and names do not match', async () => {
     api().faults.clear()
     const fault = api().faults.add({verb: 'patch', resource: 'pv', name: 'pv2', skip: 1, count: 1, effect: {type: 'status', code: 503}})

@@ -17,6 +17,8 @@ export type FaultEffect =
   | {type: 'hook'; run: () => void | Promise<void>}
   /** Serves the request (a write is applied), then runs `run` before the answer is sent (a client killed before it reads it). */
   | {type: 'beforeAnswer'; run: () => void | Promise<void>}
+  /** Serves the request, then runs `run` once the whole answer is sent (a client killed once it has it). */
+  | {type: 'afterAnswer'; run: () => void | Promise<void>}
   /** Answers `code` with `body` sent as is (Content-Type application/json unless `headers` says otherwise). */
   | {type: 'body'; code: number; body: string; headers?: Record<string, string>}
 

@@ -178,6 +178,12 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
         }) as typeof res.end
         continue
       }
+      if (effect.type === 'afterAnswer') {
+        // 'finish': the answer is handed to the operating system, on its way to the client.
+        const run = effect.run
+        res.once('finish', () => void run())
+        continue
+      }
       record.fault = effect.type
       if (effect.type === 'drop') {
         // No answer at all: the client sees a reset connection (ECONNRESET / "socket hang up").
