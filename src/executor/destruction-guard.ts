@@ -17,6 +17,7 @@
 // It is also the one door of `pvctl reclaim`, which gives a volume (and its data) to another claim: the
 // volume, its old claim, the pods of that claim's namespace and the VolumeAttachments are read again, the
 // reclaim is decided again on them, and the volume is PUT conditional on the resourceVersion just read.
+// "Changed since it was read" is said only of what differs between the read and the re-read.
 //
 // test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod, a PV DELETE or a
 // reclaim's volume write is issued anywhere else.
@@ -210,7 +211,7 @@ export class DestructionGuard {
       if (err instanceof NotFoundError) return {refused: `volume ${name} is gone`, volumeGone: true}
       else throw err
     }
-    const why = changedSincePlanned(planned, fresh)
+    const why = changedSinceRead(planned, fresh) ?? notReleased(fresh)
     if (why !== undefined) return {refused: `volume ${name} changed since it was planned to ${op}: ${why}`, volume: fresh}
     const claim = await this.claimStillHolding(fresh)
     if (claim !== undefined) {
@@ -270,8 +271,8 @@ export const RECLAIM_ATTEMPTS = 3
 
 /**
  * `pvctl reclaim`'s write. `consented` is the decision the user saw and agreed to, on `state`. Each attempt
- * re-reads the volume (it must be the same object, still Released or Failed, with the same claimRef and
- * policy: what the consent rests on), the old claim and the target claim, the pods of the old claim's
+ * re-reads the volume (it must be the same object, with the phase, claimRef and policy read: what the
+ * consent rests on), the old claim and the target claim, the pods of the old claim's
  * namespace and the VolumeAttachments, decides the reclaim again on them, and PUTs the edited volume
  * conditional on the resourceVersion just read. A conflict (409) starts the next attempt; after
  * RECLAIM_ATTEMPTS it gives up, and so does any change or check that no longer holds.
@@ -286,7 +287,7 @@ export async function guardedReclaim(
   return conflictRetries(`volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`, async (attempt) => {
     const fresh = await readVolumeOrGone(io, name)
     if (isRefusal(fresh)) return fresh
-    const why = changedSincePlanned(consented.volume, fresh.done)
+    const why = changedSinceRead(consented.volume, fresh.done)
     if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh.done}
     const freshState = await rereadForReclaim(io, state, fresh.done, request.target)
     // Both lists were just read from the API server: a list that fails throws, and nothing is written.
@@ -362,24 +363,39 @@ async function rereadForReclaim(io: ReclaimIo, state: ClusterState, fresh: Persi
   return {state: {...state, volumes, claims: [...claims.values()], pods}, attachments: await io.listVolumeAttachments()}
 }
 
-/** Why the fresh volume is not the one a reclaim was planned on, or undefined when it still is. */
-function changedSincePlanned(planned: PersistentVolume, fresh: PersistentVolume): string | undefined {
-  const phase = fresh.status?.phase
-  const was = planned.spec.claimRef
+/** Whether the fresh volume is another object than the one read (re-created under its name). */
+function changedObject(read: PersistentVolume, fresh: PersistentVolume): string | undefined {
+  return (fresh.metadata.uid ?? '') === (read.metadata.uid ?? '') ? undefined : `it was re-created (uid ${fresh.metadata.uid ?? '<none>'}, read as ${read.metadata.uid ?? '<none>'})`
+}
+
+/**
+ * What differs between the volume as read and as read again, of what a decision on it rests on (the
+ * object, its phase, its claimRef, its reclaim policy); undefined when nothing does.
+ */
+function changedSinceRead(read: PersistentVolume, fresh: PersistentVolume): string | undefined {
+  const was = read.spec.claimRef
   const now = fresh.spec.claimRef
-  if ((fresh.metadata.uid ?? '') !== (planned.metadata.uid ?? '')) {
-    return `it was re-created (uid ${fresh.metadata.uid ?? '<none>'}, planned on ${planned.metadata.uid ?? '<none>'})`
-  } else if (phase !== 'Released' && phase !== 'Failed') {
-    return `its phase is ${phase ?? '<none>'}`
-  } else if (now == null) {
+  const refText = (r: NonNullable<typeof now>) => `${claimRefKey(r)} (uid ${r.uid || '<none>'})`
+  const recreated = changedObject(read, fresh)
+  if (recreated !== undefined) {
+    return recreated
+  } else if ((fresh.status?.phase ?? '') !== (read.status?.phase ?? '')) {
+    return `its phase is ${fresh.status?.phase ?? '<none>'} (read as ${read.status?.phase ?? '<none>'})`
+  } else if (was != null && now == null) {
     return 'its claimRef was removed'
-  } else if ((now.uid ?? '') !== (was?.uid ?? '') || now.namespace !== was?.namespace || now.name !== was?.name) {
-    return `its claimRef now names ${claimRefKey(now)} (uid ${now.uid || '<none>'})`
-  } else if (fresh.spec.persistentVolumeReclaimPolicy !== planned.spec.persistentVolumeReclaimPolicy) {
+  } else if (now != null && (was == null || claimRefKey(now) !== claimRefKey(was) || (now.uid ?? '') !== (was.uid ?? ''))) {
+    return `its claimRef now names ${refText(now)}${was == null ? ' (read without one)' : ''}`
+  } else if (fresh.spec.persistentVolumeReclaimPolicy !== read.spec.persistentVolumeReclaimPolicy) {
     return `its reclaim policy is now ${fresh.spec.persistentVolumeReclaimPolicy ?? '<none>'}`
   } else {
     return undefined
   }
+}
+
+/** Why a fresh volume needs no reclaim of its storage (it is not Released or Failed), or undefined. */
+function notReleased(fresh: PersistentVolume): string | undefined {
+  const phase = fresh.status?.phase
+  return phase === 'Released' || phase === 'Failed' ? undefined : `its phase is ${phase ?? '<none>'}`
 }
 
 /** What a relink reads again from the API server before it writes, and its writes. */

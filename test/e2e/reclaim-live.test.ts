@@ -75,6 +75,21 @@ test('a volume still mounted by a pod of the old claim is refused, exit 2, nothi
   }
 })
 
+test('a Released volume with no claimRef, nothing racing: decided on what was read, never "changed since it was read"', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    const free = structuredClone(api.get('pv', null, 'pv-0004')) as unknown as {spec: {claimRef?: object}}
+    delete free.spec.claimRef
+    api.update(free as never)
+    const given = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes')
+    assert.equal(given.code, 0, given.stderr)
+    assert.doesNotMatch(given.stdout + given.stderr, /changed since it was read|claimRef was removed/)
+    assert.deepEqual(pv(api).spec.claimRef, {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'shop'})
+  } finally {
+    await api.stop()
+  }
+})
+
 test('--dry-run makes no write request, and says what the next sync does', async () => {
   const {api, kubeconfig} = await cluster()
   try {

@@ -1,6 +1,7 @@
 // The destruction guard's reclaim, against a fake API: it reads again what the decision rests on, decides
 // again, writes once conditional on the fresh resourceVersion, re-decides on a conflict at most
-// RECLAIM_ATTEMPTS times, and stops on any change the consent did not cover.
+// RECLAIM_ATTEMPTS times, stops on any change the consent did not cover, and says "changed since it was
+// read" only of what differs between the read and the re-read.
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
@@ -59,7 +60,8 @@ test('a conflict reads and decides again; RECLAIM_ATTEMPTS conflicts in a row gi
 
 const stops: Array<{name: string; io: () => ReturnType<typeof fakeIo>; refused: RegExp}> = [
   {name: 'the volume was re-created', io: () => fakeIo({volume: {...volume, metadata: {...volume.metadata, uid: 'v-2'}}}), refused: /changed since it was read: it was re-created/},
-  {name: 'the volume was bound meanwhile', io: () => fakeIo({volume: {...volume, status: {phase: 'Bound'}}}), refused: /its phase is Bound/},
+  {name: 'the volume was bound meanwhile', io: () => fakeIo({volume: {...volume, status: {phase: 'Bound'}}}), refused: /changed since it was read: its phase is Bound \(read as Released\)/},
+  {name: 'its claimRef names another claim now', io: () => fakeIo({volume: {...volume, spec: {...volume.spec, claimRef: {...volume.spec.claimRef!, name: 'web', uid: 'u-web'}}}}), refused: /changed since it was read: its claimRef now names default\/web \(uid u-web\)$/},
   {name: 'the old claim is back', io: () => fakeIo({oldClaim: pvc('old', 'u-old', {className: ''})}), refused: /OldClaimGone: claim default\/old still exists/},
   {name: 'a pod of the old claim started', io: () => fakeIo({pods: [pod('app-0', 'old', {phase: 'Running', nodeName: 'n-1'})]}), refused: /OldClaimUnused: pod default\/app-0 \(on n-1\)/},
 ]
@@ -73,3 +75,14 @@ for (const row of stops) {
     assert.equal(io.puts.length, 0)
   })
 }
+
+test('changed since it was read: said only of what differs (a volume read without a claimRef, read again the same, is written)', async () => {
+  const free = pv('pv-1', {uid: 'v-1', phase: 'Released', className: ''})
+  const read = state({volumes: [free], claims: s.claims})
+  const consent = decideReclaim({...request, state: read, attachments: {observed: true, items: []}, pods: {observed: true}})!
+  assert.equal(consent.allowed, true, JSON.stringify(consent.checks))
+  const io = fakeIo({volume: free})
+  const r = await guardedReclaim(io, read, consent, request)
+  assert.ok(!isRefusal(r), isRefusal(r) ? r.refused : '')
+  assert.equal(io.puts.length, 1)
+})
