@@ -4,7 +4,7 @@
 // With --sync the controller's sync of the pair follows.
 import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
-import {RECLAIM_CHECKS, type ClaimName, decideReclaim, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
+import {RECLAIM_CHECKS, type ClaimName, decideReclaim, overridingFlag, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
 import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
@@ -24,6 +24,8 @@ export interface ReclaimOptions extends RepairOptions {
   target?: ClaimName
   /** --force: override the checks that may be overridden. */
   force: boolean
+  /** --not-owner NS/CLAIM: that claim, re-created under the volume's old claim name, is not the owner of its data. */
+  notOwner?: ClaimName
 }
 
 export interface ReclaimUi extends LoadStateUi, ConsentUi<ReclaimReport> {
@@ -56,7 +58,7 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
 }
 
 /** What deciding and writing a reclaim needs of the options: no loading, no --sync. */
-export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'dryRun' | 'yes' | 'gates' | keyof VolumePluginOptions>
+export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'notOwner' | 'dryRun' | 'yes' | 'gates' | keyof VolumePluginOptions>
 
 /**
  * The reclaim on a state loaded already (`pvctl reclaim`, and explain's interactive flow, which offers it
@@ -72,7 +74,10 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
   const simulation = loaded.source === 'snapshot'
   const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome})
   const edit = {before: decision.volume, after: decision.edited}
-  if (!decision.allowed) {
+  if (decision.already !== null) {
+    // A re-run, or a run after a crash that followed the write: nothing to write, and nothing to refuse.
+    return {report: report('already-done'), exitCode: ExitCode.Ok, after, edit}
+  } else if (!decision.allowed) {
     const refused = report('refused')
     return {report: refused, exitCode: ExitCode.Usage, refusal: refusalOf(refused, opts.force), after, edit}
   } else if (simulation) {
@@ -84,7 +89,8 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
 
   const {session} = loaded as Extract<LoadedClusterState, {source: 'live'}>
   const planned = report('planned')
-  const question = `Reclaim pv/${opts.volumeName}${opts.target === undefined ? '' : ` for pvc/${opts.target.namespace}/${opts.target.name}`} on context ${session.contextName}?`
+  const disowned = decision.checks.find((c) => c.name === 'OldNameFree' && c.forced)
+  const question = `Reclaim pv/${opts.volumeName}${opts.target === undefined ? '' : ` for pvc/${opts.target.namespace}/${opts.target.name}`} on context ${session.contextName}${disowned === undefined ? '' : `, --not-owner: ${disowned.message}`}?`
   if (!(await consented(opts.yes, ui, planned, question, planned.dataSafety))) {
     later.notice('nothing written (not confirmed)')
     return {report: planned, exitCode: ExitCode.Changes, declined: true, after, edit}
@@ -95,12 +101,15 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
   // halfway (a forbidden pod list after the volume was read again).
   const oldRef = decision.volume.spec.claimRef
   const oldClaim = oldRef == null ? undefined : {namespace: oldRef.namespace ?? '', name: oldRef.name ?? ''}
-  await requirePermissions(session.api, reclaimPermissions(opts.volumeName, oldClaim, opts.target), 'grant them (deploy/repair-rbac.yaml is a role for the repairs)')
+  await requirePermissions(session.api, reclaimPermissions(opts.volumeName, oldClaim), 'grant them (deploy/repair-rbac.yaml is a role for the repairs)')
   const {guardedReclaim, isRefusal} = await import('../executor/destruction-guard.js')
   const written = await guardedReclaim(liveReclaimIo(session), loaded.state, decision, request)
   if (isRefusal(written)) {
     later.notice(`not written: ${written.refused}; run pvctl reclaim --dry-run to decide again on the cluster as it is now`)
     return {report: report(`not-written: double-check: ${written.refused}`), exitCode: ExitCode.Cluster, after, edit}
+  } else if (written.done.already) {
+    later.notice('nothing written: the volume was reclaimed by another writer since it was read')
+    return {report: report('already-done', written.done.decision), exitCode: ExitCode.Ok, after, edit: {before: written.done.volume, after: written.done.volume}}
   }
   const done = report('written', written.done.decision)
   const writtenEdit = {before: written.done.decision.volume, after: written.done.volume}
@@ -111,8 +120,9 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
 /** The engine's request: the checks --force overrides are every overridable one. */
 function reclaimRequest(state: ClusterState, opts: ReclaimRequest) {
   if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
-  const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter((c) => RECLAIM_CHECKS[c].overridable !== false) : [])
-  return {volumeName: opts.volumeName, target: opts.target, force, gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
+  const byForce = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === '--force'
+  const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(byForce) : [])
+  return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
 }
 
 /**
@@ -138,7 +148,7 @@ async function attachmentsOf(loaded: LoadedClusterState): Promise<Observed<Volum
 function liveReclaimIo(session: LiveSession) {
   return {
     readVolume: (name: string) => session.api.readVolume(name),
-    readClaim: (namespace: string, name: string) => session.api.readClaim(namespace, name),
+    listClaims: () => listAll((p) => session.api.listClaims(undefined, p)),
     listPods: (namespace: string) => listAll((p) => session.api.listPods(namespace, p)),
     listVolumeAttachments: () => listAll((p) => session.evidence.listVolumeAttachments(p)),
     replaceVolume: session.api.replaceVolume.bind(session.api),
@@ -148,7 +158,7 @@ function liveReclaimIo(session: LiveSession) {
 /** The one line of a refusal: each blocking check, and which of them --force would override. */
 function refusalOf(report: ReclaimReport, forced: boolean): UsageError {
   const blocking = blockingChecks(report)
-  const overridable = blocking.filter((c) => c.overridable).map((c) => c.name)
+  const overridable = blocking.filter((c) => c.overridable && overridingFlag(c.name) === '--force').map((c) => c.name)
   const hint = !forced && overridable.length > 0 ? [`--force overrides ${overridable.join(', ')}${overridable.length < blocking.length ? ' (not the others)' : ''}`] : []
   return new UsageError(`pv/${report.volume.name} is not reclaimed: ${blocking.map((c) => `${c.name}: ${c.message}`).join('; ')}`, hint)
 }

@@ -54,7 +54,11 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const simulation = loaded.source === 'snapshot'
   const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all})
   const edits = allowed.flatMap((d) => d.writes.map((w) => ({before: w.before, after: w.after})))
-  if (allowed.length === 0 && !opts.all) {
+  const already = decisions.filter((d) => d.already !== null)
+  if (already.length > 0 && already.length === decisions.length) {
+    // A re-run, or a run after a crash that followed the writes: nothing to write, and nothing to refuse.
+    return {report: report('already-done'), exitCode: ExitCode.Ok, after, edits}
+  } else if (allowed.length === 0 && !opts.all) {
     const refused = report('refused')
     return {report: refused, exitCode: ExitCode.Usage, refusal: refusalOf(refused.pairs[0]), after, edits}
   } else if (allowed.length === 0) {
@@ -97,6 +101,9 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
       failed = true
       later.notice(`${relinkPair(d, 'planned').command}: not written: ${written.refused}; run it with --dry-run to decide again on the cluster as it is now`)
       pairs.push(relinkPair(d, `not-written: double-check: ${written.refused}`))
+    } else if (written.done.already) {
+      pairs.push(relinkPair(written.done.decision, 'already-done'))
+      later.notice(`${relinkPair(d, 'planned').command}: nothing written: the pair was relinked by another writer since it was read`)
     } else {
       const done = relinkPair(written.done.decision, 'written')
       pairs.push(done)

@@ -58,11 +58,11 @@ export function reclaimTarget(args: readonly string[]): string {
 }
 
 /** A claim given as NS/NAME, or NAME in `namespace` (--for). */
-export function parseClaimName(text: string, namespace: string): {namespace: string; name: string} {
+export function parseClaimName(text: string, namespace: string, flag = '--for'): {namespace: string; name: string} {
   const parts = text.split('/')
   const [ns, name] = parts.length === 2 ? parts : [namespace, parts[0]]
   if (parts.length > 2 || ns === '' || name === '' || !DNS_NAME.test(ns) || !DNS_NAME.test(name)) {
-    throw new UsageError(`--for "${text}": expected NS/CLAIM or CLAIM, e.g. --for shop/db (lower-case names of letters, digits, "-" and ".")`)
+    throw new UsageError(`${flag} "${text}": expected NS/CLAIM or CLAIM, e.g. ${flag} shop/db (lower-case names of letters, digits, "-" and ".")`)
   }
   return {namespace: ns, name}
 }

@@ -6,16 +6,16 @@ import {defaultNamespace} from '../cli/default-namespace.js'
 import {engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
 import {parseClaimName, reclaimTarget} from '../cli/object-args.js'
 import {repairOptions, repairUi, showRepair} from '../cli/repair-ui.js'
-import {RECLAIM_CHECKS} from '../engine/repair/reclaim.js'
+import {overridingFlag, RECLAIM_CHECKS, type ReclaimCheckName} from '../engine/repair/reclaim.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {reclaimJsonChunks, reclaimYamlChunks, renderReclaimTable} from '../render/reclaim-table.js'
 
 /** reclaim's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
-  '0  the reclaim was written (with --sync: and the sync after it too)',
+  '0  the reclaim was written (with --sync: and the sync after it too), or the volume is reclaimed already ("already reclaimed: …", nothing to write: a re-run, or a run after a crash)',
   '1  --dry-run, or a snapshot (-f): the reclaim is allowed and shown, not written; or it was not confirmed at the prompt',
-  '2  usage or input error, or the reclaim is refused: the checks that hold it back are named, nothing is written',
-  '3  cluster error: unreachable or forbidden API, a missing permission, or the volume changed before the write (read again, nothing is written)',
+  '2  usage or input error, or the reclaim is refused on the state read: the checks that hold it back are named, nothing is written',
+  '3  cluster error: unreachable or forbidden API, a missing permission, or the volume, a claim or a pod changed before the write and a check no longer holds (read again, nothing is written)',
 ]
 
 export default class Reclaim extends PvctlCommand {
@@ -25,15 +25,18 @@ export default class Reclaim extends PvctlCommand {
 
 The volume's data is not wiped: it stays on the volume and becomes visible to the new claim's pods.
 
-Checks (--force overrides only those marked so, each named in the output):
+Checks (--force, or the flag named, overrides only those marked so, each named in the output):
 ${Object.entries(RECLAIM_CHECKS)
-  .map(([name, c]) => `  ${name}: ${c.meaning}${c.overridable === false ? '' : ` (--force: ${c.overridable === true ? 'yes' : c.overridable})`}`)
+  .map(([name, c]) => `  ${name}: ${c.meaning}${c.overridable === false ? '' : ` (${overridingFlag(name as ReclaimCheckName)}: ${c.overridable === true ? 'yes' : c.overridable})`}`)
   .join('\n')}
-Each check's result is ok, blocked (the reclaim is refused), forced (blocked, overridden by --force) or not read: a snapshot that holds no VolumeAttachments or no Pods cannot show what the check looks for, and says so instead of passing it (live, both are always read).
+A claim that may own the data stops the hand-over, each way out named: a claim restored from a backup, or one of the old claim's name that names the volume, is its owner (pvctl relink gives the volume back to it); a claim re-created under the old name that names no volume may be: pvctl relink if it is, --not-owner NS/CLAIM if it is not (the confirmation says so too).
+Each check's result is ok, blocked (the reclaim is refused), forced (blocked, overridden by --force or --not-owner) or not read: a snapshot that holds no VolumeAttachments or no Pods cannot show what the check looks for, and says so instead of passing it (live, both are always read).
+
+A volume found as the reclaim leaves it (no claimRef; with --for, a claimRef naming that claim) is reclaimed already: nothing is judged or written, and pvctl says "already reclaimed: …" (exit 0), so that a re-run after a crash finishes cleanly.
 
 The proof is the controller's plan on the edited state: pvctl writes only when that plan does what the reclaim promises and destroys nothing, and says what the controller does next.
 
-With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the reclaim, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; a missing permission is named and nothing is written; deploy/repair-rbac.yaml is a role that grants them), then reads again the volume, its old claim, the pods of that claim's namespace and the VolumeAttachments, decides again on them, and PUTs the volume conditional on the resourceVersion just read (a conflict reads and decides again, at most 3 times). --sync runs the controller's sync of the volume and the claim afterwards.
+With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the reclaim, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; a missing permission is named and nothing is written; deploy/repair-rbac.yaml is a role that grants them), then reads again the volume, every claim, the pods of the old claim's namespace and the VolumeAttachments, decides again on them (the volume must be the one read, with the phase, claimRef and policy read; every check must still hold, to the same end, overriding what was shown overridden and no more), and PUTs the volume conditional on the resourceVersion just read (a conflict reads and decides again, at most 3 times). --sync runs the controller's sync of the volume and the claim afterwards.
 
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
@@ -53,11 +56,15 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override flags = {
     ...sourceFlags,
     for: Flags.string({summary: 'The claim to give the volume to: NS/CLAIM, or CLAIM in the namespace of -n (else the context\'s, else default).', helpValue: 'NS/CLAIM'}),
-    namespace: Flags.string({char: 'n', summary: 'Namespace of the --for claim when it is given as CLAIM alone.', helpValue: 'NS'}),
+    namespace: Flags.string({char: 'n', summary: 'Namespace of the --for (and --not-owner) claim when it is given as CLAIM alone.', helpValue: 'NS'}),
     ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
     'dry-run': Flags.boolean({summary: 'Decide and show the reclaim; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
     force: Flags.boolean({summary: 'Override the checks that may be overridden (a VolumeAttachment left behind, pods that no node runs); never the others.', default: false}),
+    'not-owner': Flags.string({
+      summary: "Say that this claim, re-created under the volume's old claim name and naming no volume, is not the owner of the volume's data: hand the volume over anyway (OldNameFree). NS/CLAIM, or CLAIM in the namespace of -n.",
+      helpValue: 'NS/CLAIM',
+    }),
     sync: Flags.boolean({summary: "Run the controller's sync of the volume (and the claim) once the reclaim is written.", default: false}),
     ...engineFlags,
   }
@@ -66,8 +73,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Reclaim)
     const volumeName = reclaimTarget(argv as string[])
     const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
+    const notOwner = flags['not-owner'] === undefined ? undefined : parseClaimName(flags['not-owner'], defaultNamespace(flags), '--not-owner')
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const result = await runReclaim({...repairOptions(flags), volumeName, target, force: flags.force}, repairUi(flags.output, palette, renderReclaimTable))
+    const result = await runReclaim({...repairOptions(flags), volumeName, target, force: flags.force, notOwner}, repairUi(flags.output, palette, renderReclaimTable))
     await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]})
   }
 }

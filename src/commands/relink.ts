@@ -12,9 +12,9 @@ import {relinkJsonChunks, relinkYamlChunks, renderRelinkTable} from '../render/r
 
 /** relink's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
-  '0  the relink was written (with --sync: and the sync after it too); with --all, also: no pair to relink',
+  '0  the relink was written (with --sync: and the sync after it too), or the pair is relinked already ("already relinked: …", nothing to write: a re-run, or a run after a crash); with --all, also: no pair to relink',
   '1  --dry-run, or a snapshot (-f): the relink is allowed and shown, not written; or it was not confirmed at the prompt',
-  '2  usage or input error, or the relink of the pair named is refused: the checks that hold it back are named, nothing is written',
+  '2  usage or input error, or the relink of the pair named is refused on the state read: the checks that hold it back are named, nothing is written',
   '3  cluster error: unreachable or forbidden API, a missing permission, or the pair changed before the write (read again, not written)',
 ]
 
@@ -30,7 +30,7 @@ ${Object.entries(RELINK_CHECKS)
   .map(([name, c]) => `  ${name}: ${c.meaning}`)
   .join('\n')}
 
-With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the relink, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; deploy/repair-rbac.yaml is a role that grants them), then reads the volume and the claim again and lists the claims again (one that names the volume since the load stops the relink), decides again on them, and PUTs the volume, then the claim, conditional on the resourceVersions just read (a conflict reads and decides again, at most 3 times). Interrupted between the two writes, a re-run writes the claim alone. --sync runs the controller's sync of the pairs afterwards.
+With -f the state comes from a snapshot and nothing is written: a simulation. Live, pvctl shows the relink, asks for a typed "yes" on a terminal (--yes in scripts; with neither it refuses), checks that it may make every call that follows (SelfSubjectAccessReview; deploy/repair-rbac.yaml is a role that grants them), then reads the volume and the claim again and lists the claims again (one that names the volume since the load stops the relink), decides again on them, and PUTs the volume, then the claim, conditional on the resourceVersions just read (a conflict reads and decides again, at most 3 times). Interrupted between the two writes, a re-run writes the claim alone; after both, a re-run finds the pointers closed and says "already relinked: …" (exit 0). --sync runs the controller's sync of the pairs afterwards.
 
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`

@@ -15,9 +15,10 @@
 // at once is likelier a broken list or a lagging informer than a cluster emptied on purpose.
 //
 // It is also the one door of `pvctl reclaim`, which gives a volume (and its data) to another claim: the
-// volume, its old claim, the pods of that claim's namespace and the VolumeAttachments are read again, the
-// reclaim is decided again on them, and the volume is PUT conditional on the resourceVersion just read.
-// "Changed since it was read" is said only of what differs between the read and the re-read.
+// volume, every claim (the old one, a claim of its name again, one that names the volume, a restored one),
+// the pods of the old claim's namespace and the VolumeAttachments are read again, the reclaim is decided
+// again on them, and the volume is PUT conditional on the resourceVersion just read. "Changed since it
+// was read" is said only of what differs between the read and the re-read.
 //
 // test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod, a PV DELETE or a
 // reclaim's volume write is issued anywhere else.
@@ -259,7 +260,8 @@ export class DestructionGuard {
 /** What a reclaim reads again from the API server before it writes, and its one write. */
 export interface ReclaimIo {
   readVolume(name: string): Promise<PersistentVolume>
-  readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim>
+  /** Every claim of the cluster: the old claim, a claim of its name again, claims naming the volume, restored ones. */
+  listClaims(): Promise<PersistentVolumeClaim[]>
   /** Every pod of a namespace (the old claim's: the pods that could mount it). */
   listPods(namespace: string): Promise<Pod[]>
   listVolumeAttachments(): Promise<VolumeAttachmentObject[]>
@@ -269,34 +271,46 @@ export interface ReclaimIo {
 /** How many times a reclaim whose PUT conflicts is read and decided again before it gives up. */
 export const RECLAIM_ATTEMPTS = 3
 
+/** A repair's guarded writes: done, or found done already on the objects read again (nothing written). */
+export interface RepairWritten<D> {
+  decision: D
+  attempts: number
+  /** The repair was found done on the re-read (by another writer since the load): nothing was written. */
+  already: boolean
+}
+
 /**
  * `pvctl reclaim`'s write. `consented` is the decision the user saw and agreed to, on `state`. Each attempt
- * re-reads the volume (it must be the same object, with the phase, claimRef and policy read: what the
- * consent rests on), the old claim and the target claim, the pods of the old claim's
- * namespace and the VolumeAttachments, decides the reclaim again on them, and PUTs the edited volume
- * conditional on the resourceVersion just read. A conflict (409) starts the next attempt; after
- * RECLAIM_ATTEMPTS it gives up, and so does any change or check that no longer holds.
+ * re-reads the volume (the same object, by uid), every claim, the pods of the old claim's namespace and the
+ * VolumeAttachments, decides the reclaim again on them, and PUTs the edited volume conditional on the
+ * resourceVersion just read. The volume found reclaimed already is done (nothing written); one whose
+ * phase, claimRef or policy differ from what was read, a check that no longer holds, or one overridden on
+ * other grounds than shown, stops it. A conflict (409) starts the next attempt; after RECLAIM_ATTEMPTS it
+ * gives up.
  */
 export async function guardedReclaim(
   io: ReclaimIo,
   state: ClusterState,
   consented: ReclaimDecision,
   request: Omit<ReclaimInput, 'state' | 'attachments' | 'pods'>,
-): Promise<Guarded<{volume: PersistentVolume; decision: ReclaimDecision; attempts: number}>> {
+): Promise<Guarded<RepairWritten<ReclaimDecision> & {volume: PersistentVolume}>> {
   const name = consented.volume.metadata.name ?? ''
-  return conflictRetries(`volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`, async (attempt) => {
+  return conflictRetries<RepairWritten<ReclaimDecision> & {volume: PersistentVolume}>(`volume ${name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row; nothing written`, async (attempt) => {
     const fresh = await readVolumeOrGone(io, name)
     if (isRefusal(fresh)) return fresh
-    const why = changedSinceRead(consented.volume, fresh.done)
-    if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh.done}
-    const freshState = await rereadForReclaim(io, state, fresh.done, request.target)
+    const recreated = changedObject(consented.volume, fresh.done)
+    if (recreated !== undefined) return {refused: `volume ${name} changed since it was read: ${recreated}`, volume: fresh.done}
+    const freshState = await rereadForReclaim(io, state, fresh.done)
     // Both lists were just read from the API server: a list that fails throws, and nothing is written.
     const decision = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}, pods: {observed: true}})!
+    if (decision.already !== null) return {done: {volume: fresh.done, decision, attempts: attempt, already: true}}
+    const why = changedSinceRead(consented.volume, fresh.done)
+    if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh.done}
     const stale = decidedAgain('reclaim', name, decision, consented)
     if (stale !== undefined) return {...stale, volume: fresh.done}
     // Decided again on the fresh objects, allowed, and to the same end. A resourceVersion that moved on
     // since the list (an unrelated write) is what a conflict would be: the edit is made on the fresh object.
-    return {done: {volume: await io.replaceVolume(decision.edited), decision, attempts: attempt}}
+    return {done: {volume: await io.replaceVolume(decision.edited), decision, attempts: attempt, already: false}}
   })
 }
 
@@ -325,42 +339,39 @@ async function readVolumeOrGone(io: Pick<ReclaimIo, 'readVolume'>, name: string)
   }
 }
 
-/** A repair decided again on the fresh objects stops unless it is still allowed and still leads where the consent was given. */
-function decidedAgain(
-  repair: string,
-  name: string,
-  decision: {allowed: boolean; next: string | null; checks: ReadonlyArray<{name: string; ok: boolean; forced: boolean; message: string}>},
-  consented: {next: string | null},
-): Refusal | undefined {
+interface Decided {
+  allowed: boolean
+  next: string | null
+  checks: ReadonlyArray<{name: string; ok: boolean; forced: boolean; message: string}>
+}
+
+/**
+ * A repair decided again on the fresh objects stops unless it is still allowed, still leads where the
+ * consent was given, and overrides (--force, --not-owner) what the consent was shown overridden, no more.
+ */
+function decidedAgain(repair: string, name: string, decision: Decided, consented: Decided): Refusal | undefined {
+  const overridden = (d: Decided) => d.checks.filter((c) => c.forced).map((c) => `${c.name}: ${c.message}`)
   if (!decision.allowed) {
     const blocked = decision.checks.filter((c) => !c.ok && !c.forced)
     return {refused: `the ${repair} of ${name} no longer holds on the objects read again: ${blocked.map((c) => `${c.name}: ${c.message}`).join('; ')}`}
   } else if (decision.next !== consented.next) {
     // The consent was to what the controller does next: the fresh objects change it.
     return {refused: `what the controller does next with ${name} changed since it was shown: ${decision.next ?? '<nothing>'}, not ${consented.next ?? '<nothing>'}`}
+  } else if (overridden(decision).join('\n') !== overridden(consented).join('\n')) {
+    // The consent covered the overrides it was shown (a claim disowned by its uid, the pods and attachments named).
+    return {refused: `what the ${repair} of ${name} overrides changed since it was shown: ${overridden(decision).join('; ') || '<nothing>'}, not ${overridden(consented).join('; ') || '<nothing>'}`}
   } else {
     return undefined
   }
 }
 
 /** `state` with what the reclaim rests on replaced by the API server's answers now. */
-async function rereadForReclaim(io: ReclaimIo, state: ClusterState, fresh: PersistentVolume, target: ReclaimInput['target']): Promise<{state: ClusterState; attachments: VolumeAttachmentObject[]}> {
-  const ref = fresh.spec.claimRef
-  const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
-  const keys = [...(ref == null ? [] : [{namespace: ref.namespace ?? '', name: ref.name ?? ''}]), ...(target === undefined ? [] : [target])]
-  for (const k of keys) {
-    const key = `${k.namespace}/${k.name}`
-    try {
-      claims.set(key, await io.readClaim(k.namespace, k.name))
-    } catch (err) {
-      if (err instanceof NotFoundError) claims.delete(key)
-      else throw err
-    }
-  }
-  const podNamespace = ref?.namespace
+async function rereadForReclaim(io: ReclaimIo, state: ClusterState, fresh: PersistentVolume): Promise<{state: ClusterState; attachments: VolumeAttachmentObject[]}> {
+  const claims = await io.listClaims()
+  const podNamespace = fresh.spec.claimRef?.namespace
   const pods = podNamespace === undefined ? state.pods : [...state.pods.filter((p) => p.metadata.namespace !== podNamespace), ...(await io.listPods(podNamespace))]
   const volumes = state.volumes.map((v) => (v.metadata.name === fresh.metadata.name ? fresh : v))
-  return {state: {...state, volumes, claims: [...claims.values()], pods}, attachments: await io.listVolumeAttachments()}
+  return {state: {...state, volumes, claims, pods}, attachments: await io.listVolumeAttachments()}
 }
 
 /** Whether the fresh volume is another object than the one read (re-created under its name). */
@@ -409,10 +420,8 @@ export interface RelinkIo {
 }
 
 /** The objects a relink wrote, in the order written, and the decision they were written on. */
-export interface RelinkWritten {
+export interface RelinkWritten extends RepairWritten<RelinkDecision> {
   written: Array<PersistentVolume | PersistentVolumeClaim>
-  decision: RelinkDecision
-  attempts: number
 }
 
 /**
@@ -443,6 +452,8 @@ export async function guardedRelink(io: RelinkIo, state: ClusterState, consented
     const claims = (await io.listClaims()).map((c) => (claimKey(c) === claimKey(claim) ? claim : c))
     const fresh = {...state, volumes: state.volumes.map((v) => (v.metadata.name === name ? volume.done : v)), claims}
     const decision = decideRelink({...request, state: fresh, target: consented.target})!
+    // The pair closed since the load (another writer, or this run's writes before a conflict): done.
+    if (decision.already !== null) return {done: {written, decision, attempts: attempt, already: written.length === 0}}
     // After a conflict on the claim, the volume written already is part of the fresh state: the decision on
     // it writes the claim alone, to the same end.
     const stale = decidedAgain('relink', name, decision, consented)
@@ -452,7 +463,7 @@ export async function guardedRelink(io: RelinkIo, state: ClusterState, consented
       // claim, which the next run finds and completes with the claim's write.
       written.push(w.object.kind === 'PersistentVolume' ? await io.replaceVolume(w.after as PersistentVolume) : await io.replaceClaim(w.after as PersistentVolumeClaim))
     }
-    return {done: {written, decision, attempts: attempt}}
+    return {done: {written, decision, attempts: attempt, already: false}}
   })
   return isRefusal(result) && written.length > 0 ? {...result, refused: `${result.refused}; written already: ${written.map((o) => `${o.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${o.metadata.name ?? ''}`).join(', ')} (a re-run completes the relink)`} : result
 }

@@ -41,17 +41,15 @@ export function permissionsFor(actions: readonly Action[], events: boolean, plug
 
 /**
  * What `pvctl reclaim` asks of the API server, live: the load's lists (the loader's kinds, and the
- * VolumeAttachments), then the guard's calls — the volume read again, the old claim and the target claim,
- * the pods of the old claim's namespace, the VolumeAttachments, and the PUT of the volume.
+ * VolumeAttachments), then the guard's calls — the volume read again, every claim listed again (the load's
+ * list), the pods of the old claim's namespace, the VolumeAttachments, and the PUT of the volume.
  * deploy/repair-rbac.yaml grants exactly this (test/controller/repair-rbac.test.ts holds the two together).
  */
-export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: string; name: string}, target?: {namespace: string; name: string}): ResourceAttributes[] {
-  const claims = [oldClaim, target].flatMap((c) => (c === undefined ? [] : [core('get', 'persistentvolumeclaims', c)]))
+export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: string; name: string}): ResourceAttributes[] {
   return [
     ...LOAD_LISTS,
     {verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments'},
     core('get', 'persistentvolumes', {name: volumeName}),
-    ...claims,
     ...(oldClaim === undefined ? [] : [core('list', 'pods', {namespace: oldClaim.namespace})]),
     core('update', 'persistentvolumes', {name: volumeName}),
   ]

@@ -1,4 +1,4 @@
-// A repair check's RESULT cell, the same in reclaim's table and relink's. PURE.
+// A repair check's RESULT cell, the same in reclaim's table and relink's, and their one-line findings. PURE.
 import type {RepairCheckResult} from '../engine/repair/checks.js'
 import type {Palette} from './color.js'
 
@@ -14,4 +14,9 @@ export function checkResultCell(result: RepairCheckResult, palette: Palette): st
     case 'blocked':
       return palette.red('blocked')
   }
+}
+
+/** A repair's finding as a line of its own: "already reclaimed: …" becomes "Already reclaimed: …". */
+export function sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1)
 }

@@ -3,7 +3,7 @@
 import type {RelinkPair, RelinkReport} from '../engine/repair/relink-report.js'
 import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
 import type {Palette} from './color.js'
-import {checkResultCell} from './check-result.js'
+import {checkResultCell, sentence} from './check-result.js'
 import {kubectlTable} from './kubectl-table.js'
 
 export function renderRelinkTable(r: RelinkReport, palette: Palette): string {
@@ -14,6 +14,12 @@ export function renderRelinkTable(r: RelinkReport, palette: Palette): string {
     // A blank line between pairs (--all), as kubectl describe separates objects.
     if (lines.length > 0) lines.push('')
     lines.push(`${heading(p)}${mode}`)
+    if (p.already !== undefined) {
+      lines.push(sentence(p.already))
+      continue
+    } else {
+      // To be relinked, or refused: its checks.
+    }
     lines.push(kubectlTable(['CHECK', 'RESULT', 'MESSAGE'], p.checks.map((c) => [c.name, checkResultCell(c.result, palette), c.message])))
     if (p.allowed) {
       for (const w of p.writes) lines.push(`Write (${w.outcome}): ${w.object.kind === 'PersistentVolume' ? 'pv' : `pvc/${w.object.namespace ?? ''}`}/${w.object.name} ${w.patch.map((op) => `${op.op} ${op.path}${'value' in op ? ` ${JSON.stringify(op.value)}` : ''}`).join(', ')}`)

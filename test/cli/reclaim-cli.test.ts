@@ -4,6 +4,8 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import {test} from 'node:test'
 
+import type {PersistentVolumeClaim} from '../../src/engine/api/model.js'
+import {editedSnapshot} from './edited-snapshot.js'
 import {example, repoRoot, runCli} from './run-cli.js'
 
 const snapshot = path.join(repoRoot, 'examples', 'reclaim.yaml')
@@ -14,6 +16,7 @@ const usageRows: Array<{name: string; args: string[]; error: RegExp}> = [
   {name: 'two volumes', args: ['pv', 'pv-0004', 'pv-0005', '-f', snapshot], error: /^error: Unexpected argument: pv-0005 \(reclaim takes one volume\)$/},
   {name: 'no such volume', args: ['pv/pv-0040', '-f', snapshot], error: /^error: persistentvolume "pv-0040" not found; did you mean pv\/pv-0004\?$/},
   {name: 'a malformed --for', args: ['pv/pv-0004', '--for', 'shop/db/x', '-f', snapshot], error: /^error: --for "shop\/db\/x": expected NS\/CLAIM or CLAIM/},
+  {name: 'a malformed --not-owner', args: ['pv/pv-0004', '--not-owner', 'Old_DB', '-f', snapshot], error: /^error: --not-owner "Old_DB": expected NS\/CLAIM or CLAIM, e.g. --not-owner shop\/db/},
   {name: 'refused: the volume is not Released yet', args: ['pv/pv-0004', '-f', example], error: /^error: pv\/pv-0004 is not reclaimed: VolumeReleased: pv-0004 is Bound, and the next sync releases it/},
   {name: 'refused: the claim does not fit', args: ['pv/pv-0004', '--for', 'shop/logs', '-f', example], error: /TargetClaimFits: pvc\/shop\/logs does not fit pv-0004: AccessModesMismatch: .*; CapacityTooSmall: 8Gi < requested 100Gi$/},
 ]
@@ -78,3 +81,47 @@ for (const row of resultRows) {
     }
   })
 }
+
+/** shop/old-db created again under its name, with a new uid: by hand, or restored by Velero (naming pv-0004). */
+const oldDbAgain = (restored: boolean): PersistentVolumeClaim => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: {name: 'old-db', namespace: 'shop', uid: 'u-again', ...(restored ? {labels: {'velero.io/restore-name': 'nightly-1'}} : {})},
+  spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '8Gi'}}, storageClassName: 'standard', ...(restored ? {volumeName: 'pv-0004'} : {})},
+  status: {phase: 'Pending'},
+})
+
+test('a claim of the old name re-created: refused, --not-owner NS/CLAIM overrides it (and says so), --force does not', async () => {
+  const file = await editedSnapshot('reclaim.yaml', (s) => void s.claims.push(oldDbAgain(false)))
+  const args = ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', file]
+  const refused = await runCli(args)
+  assert.equal(refused.code, 2, refused.stderr)
+  assert.match(refused.stdout, /^OldNameFree +blocked +pvc\/shop\/old-db was re-created \(uid u-again; the volume held 7c2d4e00-3333-4e3c-9d00-0000000000a1\) and names no volume: it may be the data's owner come back; if it is, pvctl relink pv\/pv-0004 gives the volume back to it; if it is not, add --not-owner shop\/old-db$/m)
+  assert.match(refused.stdout, /^Not reclaimed: nothing is written\. --not-owner overrides OldNameFree\.$/m)
+  const forced = await runCli([...args, '--force'])
+  assert.equal(forced.code, 2, forced.stderr)
+  assert.doesNotMatch(forced.stderr, /--force overrides/)
+  const disowned = await runCli([...args, '--not-owner', 'old-db', '-n', 'shop'])
+  assert.equal(disowned.code, 1, disowned.stderr)
+  assert.match(disowned.stdout, /^OldNameFree +forced +pvc\/shop\/old-db was re-created .*: --not-owner says it is not the owner of the data$/m)
+  assert.match(disowned.stdout, /^Next: the next sync binds pvc\/shop\/db to pv-0004$/m)
+})
+
+test('the old claim restored by Velero, naming the volume: refused, the relink named, --not-owner does not override it', async () => {
+  const file = await editedSnapshot('reclaim.yaml', (s) => void s.claims.push(oldDbAgain(true)))
+  const r = await runCli(['reclaim', 'pv/pv-0004', '--for', 'shop/db', '--not-owner', 'shop/old-db', '-f', file])
+  assert.equal(r.code, 2, r.stderr)
+  assert.match(r.stdout, /^NoRestoredOwner +blocked +pvc\/shop\/old-db, restored by nightly-1 \(uid u-again\), names pv-0004: it is the data's owner; pvctl relink pvc\/old-db -n shop reunites them$/m)
+  assert.match(r.stdout, /^OldNameFree +blocked /m)
+})
+
+test('a volume found as the reclaim leaves it: "already reclaimed", exit 0, nothing judged', async () => {
+  const file = await editedSnapshot('reclaim.yaml', (s) => {
+    s.volumes[0].spec.claimRef = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'shop'}
+  })
+  const r = await runCli(['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', file])
+  assert.equal(r.code, 0, r.stderr)
+  assert.equal(r.stdout, 'Reclaim pv/pv-0004 (Released, Retain, claimRef shop/db) for pvc/shop/db: a simulation on a snapshot, nothing is written\nAlready reclaimed: pv-0004 is pre-bound to shop/db (Released, no uid): the next sync binds pvc/shop/db to pv-0004\n')
+  const json = JSON.parse((await runCli(['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', file, '-o', 'json'])).stdout)
+  assert.deepEqual([json.write.outcome, json.write.patch, json.checks, json.already], ['already-done', [], [], 'already reclaimed: pv-0004 is pre-bound to shop/db (Released, no uid): the next sync binds pvc/shop/db to pv-0004'])
+})

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 
+import {editedSnapshot} from './edited-snapshot.js'
 import {repoRoot, runCli} from './run-cli.js'
 
 const snapshot = path.join(repoRoot, 'examples', 'relink.yaml')
@@ -32,6 +33,17 @@ describe('relink on a snapshot', () => {
     assert.match(run.stderr, /^error: pvc\/sessions -n shop is not relinked: VolumeExists: volume pv-0007, which pvc\/shop\/sessions names, does not exist .*kubectl apply -f pv-0007\.yaml, or velero restore create --from-backup BACKUP .*kubectl delete pvc sessions -n shop/m)
     assert.match(run.stdout, /^VolumeExists +blocked/m)
     assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace')
+  })
+
+  test('a pair whose pointers close already: "already relinked", exit 0, nothing judged', async () => {
+    const done = await editedSnapshot('relink.yaml', (s) => void (s.volumes[0].spec.claimRef!.uid = s.claims[0].metadata.uid))
+    const run = await runCli(['relink', 'pvc/db', '-n', 'shop', '-f', done])
+    assert.equal(run.code, 0, run.stderr)
+    assert.equal(
+      run.stdout,
+      'Relink pvc/shop/db (Pending, uid 7c2d4e00-3333-4e3c-9d00-0000000000d1) and pv/pv-0004 (Bound, claimRef uid 7c2d4e00-3333-4e3c-9d00-0000000000d1): a simulation on a snapshot, nothing is written\n' +
+        'Already relinked: pv/pv-0004 and pvc/shop/db name each other (uid 7c2d4e00-3333-4e3c-9d00-0000000000d1): the next sync binds pvc/shop/db to pv-0004\n',
+    )
   })
 
   test('--all -n NS: only the pairs of that namespace\'s claims', async () => {

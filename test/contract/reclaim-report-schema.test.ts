@@ -4,16 +4,26 @@
 import path from 'node:path'
 import {test} from 'node:test'
 
+import {editedSnapshot} from '../cli/edited-snapshot.js'
 import {example, repoRoot} from '../cli/run-cli.js'
 import {type Json, reportContract} from './repair-report-schema.js'
 
 const contract = reportContract('reclaim-report.schema.json')
 const snapshot = path.join(repoRoot, 'examples', 'reclaim.yaml')
 
-test('reclaim -o json and -o yaml match the schema, and each other (allowed, and refused)', async () => {
+test('reclaim -o json and -o yaml match the schema, and each other (allowed, refused, overridden, reclaimed already)', async () => {
+  const recreated = await editedSnapshot('reclaim.yaml', (s) => {
+    const again = structuredClone(s.claims[0])
+    again.metadata = {name: 'old-db', namespace: 'shop', uid: 'u-again'}
+    s.claims.push(again)
+  })
+  const done = await editedSnapshot('reclaim.yaml', (s) => void delete s.volumes[0].spec.claimRef)
   await contract.validates([
     ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', snapshot],
     ['reclaim', 'pv/pv-0004', '-f', example],
+    ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', recreated],
+    ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '--not-owner', 'shop/old-db', '-f', recreated],
+    ['reclaim', 'pv/pv-0004', '-f', done],
   ])
 })
 
@@ -25,6 +35,7 @@ const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
   {name: 'a target without its namespace', breakIt: (d) => delete d.for.namespace},
   {name: 'another kind', breakIt: (d) => (d.kind = 'SyncReport')},
   {name: 'an extra top-level field', breakIt: (d) => (d.extra = 1)},
+  {name: 'an empty already', breakIt: (d) => (d.already = '')},
 ]
 
 test('the schema rejects broken reports', async () => {

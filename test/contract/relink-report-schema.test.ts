@@ -4,17 +4,21 @@
 import path from 'node:path'
 import {test} from 'node:test'
 
+import {editedSnapshot} from '../cli/edited-snapshot.js'
 import {repoRoot} from '../cli/run-cli.js'
 import {type Json, reportContract} from './repair-report-schema.js'
 
 const contract = reportContract('relink-report.schema.json')
 const snapshot = path.join(repoRoot, 'examples', 'relink.yaml')
 
-test('relink -o json and -o yaml match the schema, and each other (allowed, refused, --all)', async () => {
+test('relink -o json and -o yaml match the schema, and each other (allowed, refused, --all, relinked already)', async () => {
+  // pv-0004's claimRef holds the uid of shop/db as restored: the pair closes.
+  const done = await editedSnapshot('relink.yaml', (s) => void (s.volumes[0].spec.claimRef!.uid = s.claims[0].metadata.uid))
   await contract.validates([
     ['relink', 'pvc/logs', '-n', 'shop', '-f', snapshot],
     ['relink', 'pvc/sessions', '-n', 'shop', '-f', snapshot],
     ['relink', '--all', '-f', snapshot],
+    ['relink', 'pvc/db', '-n', 'shop', '-f', done],
   ])
 })
 

@@ -1,7 +1,10 @@
-// A repair killed at any of its writes leaves a state that a re-run of the command, or `pvctl sync`,
-// completes. The built CLI runs against the API-server emulator; at the write chosen, a hook SIGKILLs the
-// pvctl process either before the server serves the request, which is then dropped (the write never
-// applied), or once the server has applied it, before the answer is sent: the two ways a run dies at a write.
+// A repair killed at any of its writes, then run again, ends as a run that was never interrupted, and says
+// so: the re-run finishes what is left, or finds it done ("already reclaimed", "already relinked"), exit 0,
+// never advising to delete anything. The built CLI runs against the API-server emulator; at the write
+// chosen, a hook SIGKILLs the pvctl process at one of the three moments a run can die at a write: before
+// the server applies it (the request is then dropped), once the server applied it but before the answer
+// is sent, and once the answer is sent. Each row is a crash-and-resume state, as the controller's own test
+// tables have them ("1-8 - complete bind after crash").
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
 import {writeFileSync} from 'node:fs'
@@ -23,11 +26,15 @@ async function cluster(example: string): Promise<{api: Emulator; kubeconfig: str
   return {api, kubeconfig}
 }
 
+const MOMENTS = ['before apply', 'after apply', 'after answer'] as const
+type Moment = (typeof MOMENTS)[number]
+type Write = {resource: 'pv' | 'pvc'; name: string}
+
 /**
- * Runs pvctl with `args`, and SIGKILLs it at its write to `resource`/`name` (`applied`: the server still
- * applies that write). Resolves once the process is gone, with whether the kill fired.
+ * Runs pvctl with `args` and SIGKILLs it at its write `at`, at `moment`. Resolves once the process is gone,
+ * with whether it ended there: killed, or (after the answer) killed or done on its own once answered.
  */
-async function killedAt(api: Emulator, kubeconfig: string, args: string[], at: {resource: 'pv' | 'pvc'; name: string; applied: boolean}): Promise<boolean> {
+async function killedAt(api: Emulator, kubeconfig: string, args: string[], at: Write, moment: Moment): Promise<boolean> {
   const child = spawn(process.execPath, [bin, ...args, '--kubeconfig', kubeconfig], {cwd: repoRoot, env: cleanEnv({HOME: dir}), stdio: ['ignore', 'ignore', 'ignore']})
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   let killed = false
@@ -36,71 +43,99 @@ async function killedAt(api: Emulator, kubeconfig: string, args: string[], at: {
     await exited
   }
   const write = {verb: 'update', resource: at.resource, name: at.name, subresource: '', count: 1} as const
-  if (at.applied) {
-    api.faults.add({...write, effect: {type: 'beforeAnswer', run: kill}})
-  } else {
+  if (moment === 'before apply') {
     api.faults.add({...write, effect: {type: 'hook', run: kill}})
     api.faults.add({...write, effect: {type: 'drop'}})
+  } else {
+    api.faults.add({...write, effect: {type: moment === 'after apply' ? 'beforeAnswer' : 'afterAnswer', run: kill}})
   }
   await exited
   api.faults.clear()
-  return killed
+  const answered = api.requests.some((r) => r.verb === 'update' && r.name === at.name && r.status === 200)
+  return killed || (moment === 'after answer' && answered)
 }
 
 const pvctl = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
 
-type Volume = {spec: {claimRef?: Record<string, string>}; status: {phase: string}}
-type Claim = {metadata: {uid: string}; spec: {volumeName?: string}; status: {phase: string}}
-
-function assertBound(api: Emulator, volume: string, namespace: string, claim: string): void {
-  const c = api.get('pvc', namespace, claim) as unknown as Claim
-  const v = api.get('pv', null, volume) as unknown as Volume
-  assert.deepEqual([c.spec.volumeName, c.status.phase, v.spec.claimRef?.uid, v.status.phase], [volume, 'Bound', c.metadata.uid, 'Bound'])
-}
-
-// relink pvc/logs writes pv-0006, then pvc shop/logs. Killed before the claim's write, only a re-run
-// completes it (the controller keeps a claim Lost whose spec.volumeName is empty); killed once both were
-// applied, the pointers close and the re-run says so (exit 2): the sync binds them.
-const relinkRows: Array<{at: {resource: 'pv' | 'pvc'; name: string; applied: boolean}; rerun: number}> = [
-  {at: {resource: 'pv', name: 'pv-0006', applied: false}, rerun: 0},
-  {at: {resource: 'pv', name: 'pv-0006', applied: true}, rerun: 0},
-  {at: {resource: 'pvc', name: 'logs', applied: false}, rerun: 0},
-  {at: {resource: 'pvc', name: 'logs', applied: true}, rerun: 2},
-]
-
-for (const row of relinkRows) {
-  test(`relink killed at its write of ${row.at.resource}/${row.at.name} (${row.at.applied ? 'applied' : 'not applied'}): a re-run, then pvctl sync, binds the pair`, async () => {
-    const {api, kubeconfig} = await cluster('examples/relink.yaml')
-    try {
-      const args = ['relink', 'pvc/logs', '-n', 'shop', '--yes']
-      assert.equal(await killedAt(api, kubeconfig, args, row.at), true, 'killed at the write')
-      const rerun = await pvctl(kubeconfig, ...args)
-      assert.equal(rerun.code, row.rerun, rerun.stderr)
-      if (row.rerun === 2) assert.match(rerun.stderr, /PointersBroken: the pointers of pv\/pv-0006 and pvc\/shop\/logs close already/)
-      const sync = await pvctl(kubeconfig, 'sync', 'pvc/logs', '-n', 'shop', '--yes')
-      assert.equal(sync.code, 0, sync.stderr)
-      assertBound(api, 'pv-0006', 'shop', 'logs')
-    } finally {
-      await api.stop()
-    }
+/** What a repair writes of an object and what the controller reads of it: its spec, annotations, labels and phase. */
+function written(api: Emulator, objects: readonly Write[]): unknown[] {
+  return objects.map((o) => {
+    const obj = api.get(o.resource, o.resource === 'pv' ? null : 'shop', o.name) as unknown as {metadata: {annotations?: object; labels?: object}; spec: object; status?: {phase?: string}}
+    return {object: `${o.resource}/${o.name}`, spec: obj.spec, annotations: obj.metadata.annotations ?? null, labels: obj.metadata.labels ?? null, phase: obj.status?.phase ?? null}
   })
 }
 
-// reclaim pv/pv-0004 --for shop/db has one write, the volume. Not applied: the re-run reclaims it; applied:
-// the volume is Available and pre-bound, the re-run says it is not Released (exit 2), the sync binds it.
-for (const applied of [false, true]) {
-  test(`reclaim killed at its write (${applied ? 'applied' : 'not applied'}): a re-run, then pvctl sync, binds the claim`, async () => {
-    const {api, kubeconfig} = await cluster('examples/reclaim.yaml')
+interface Scenario {
+  name: string
+  example: string
+  args: string[]
+  /** Its writes, in the order it makes them. */
+  writes: Write[]
+  /** The re-run's words once every write was applied. */
+  already: RegExp
+}
+
+const scenarios: Scenario[] = [
+  {
+    name: 'reclaim --for',
+    example: 'examples/reclaim.yaml',
+    args: ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes'],
+    writes: [{resource: 'pv', name: 'pv-0004'}],
+    already: /^Already reclaimed: pv-0004 is pre-bound to shop\/db \(Released, no uid\): the next sync binds pvc\/shop\/db to pv-0004$/m,
+  },
+  {
+    name: 'reclaim',
+    example: 'examples/reclaim.yaml',
+    args: ['reclaim', 'pv/pv-0004', '--yes'],
+    writes: [{resource: 'pv', name: 'pv-0004'}],
+    already: /^Already reclaimed: pv-0004 has no claimRef \(Released\): the next sync binds pvc\/shop\/db to pv-0004$/m,
+  },
+  {
+    name: 'relink',
+    example: 'examples/relink.yaml',
+    args: ['relink', 'pvc/logs', '-n', 'shop', '--yes'],
+    writes: [
+      {resource: 'pv', name: 'pv-0006'},
+      {resource: 'pvc', name: 'logs'},
+    ],
+    already: /^Already relinked: pv\/pv-0006 and pvc\/shop\/logs name each other \(uid 7c2d4e00-3333-4e3c-9d00-0000000000d4\): the next sync binds pvc\/shop\/logs to pv-0006$/m,
+  },
+]
+
+for (const s of scenarios) {
+  // The state an uninterrupted run leaves, which every interrupted one must end in.
+  let uninterrupted: unknown[] | undefined
+  const reference = async () => {
+    if (uninterrupted !== undefined) return uninterrupted
+    const {api, kubeconfig} = await cluster(s.example)
     try {
-      const args = ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes']
-      assert.equal(await killedAt(api, kubeconfig, args, {resource: 'pv', name: 'pv-0004', applied}), true, 'killed at the write')
-      const rerun = await pvctl(kubeconfig, ...args)
-      assert.equal(rerun.code, applied ? 2 : 0, rerun.stderr)
-      const sync = await pvctl(kubeconfig, 'sync', '--yes')
-      assert.equal(sync.code, 0, sync.stderr)
-      assertBound(api, 'pv-0004', 'shop', 'db')
+      const run = await pvctl(kubeconfig, ...s.args)
+      assert.equal(run.code, 0, run.stderr)
+      uninterrupted = written(api, s.writes)
+      return uninterrupted
     } finally {
       await api.stop()
+    }
+  }
+  s.writes.forEach((at, i) => {
+    for (const moment of MOMENTS) {
+      test(`${s.name}: killed at its write of ${at.resource}/${at.name} (${moment}), run again: as an uninterrupted run, exit 0, nothing to delete`, async () => {
+        const expected = await reference()
+        const {api, kubeconfig} = await cluster(s.example)
+        try {
+          assert.equal(await killedAt(api, kubeconfig, s.args, at, moment), true, 'ended at the write')
+          const rerun = await pvctl(kubeconfig, ...s.args)
+          assert.equal(rerun.code, 0, rerun.stderr)
+          const said = rerun.stdout + rerun.stderr
+          const allApplied = i === s.writes.length - 1 && moment !== 'before apply'
+          if (allApplied) assert.match(said, s.already)
+          else assert.doesNotMatch(said, /already/i, 'what is left is written')
+          assert.doesNotMatch(said, /\bdelete (the|that|this) claim|kubectl delete|changed since it was read/i)
+          assert.deepEqual(written(api, s.writes), expected)
+        } finally {
+          await api.stop()
+        }
+      })
     }
   })
 }

@@ -24,6 +24,24 @@ async function cluster(extra: object[] = []): Promise<{api: Emulator; kubeconfig
 }
 
 const pvctl = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+
+/** shop/old-db back under a new uid: restored by Velero (its labels, spec.volumeName pv-0004), or re-created by hand (neither). */
+function oldDbAgain(how: 'restored' | 're-created') {
+  const restored = how === 'restored'
+  return {
+    apiVersion: 'v1',
+    kind: 'PersistentVolumeClaim',
+    metadata: {name: 'old-db', namespace: 'shop', uid: '7c2d4e00-3333-4e3c-9d00-0000000000b1', ...(restored ? {labels: {'velero.io/backup-name': 'nightly', 'velero.io/restore-name': 'nightly-20260301'}} : {})},
+    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '8Gi'}}, storageClassName: 'standard', ...(restored ? {volumeName: 'pv-0004'} : {})},
+  }
+}
+
+/** Creates `claim` just before pvctl's guard reads the volume again: between its read and its write. */
+function createBeforeTheWrite(api: Emulator, claim: object): void {
+  api.faults.add({verb: 'get', resource: 'pv', name: 'pv-0004', count: 1, effect: {type: 'hook', run: () => void api.create(claim as never)}})
+}
+
+type Claim = {metadata: {uid: string}; spec: {volumeName?: string}; status: {phase: string}}
 const volumeWrites = (api: Emulator) => api.countWrites({resource: 'pv'})
 const pv = (api: Emulator) => api.get('pv', null, 'pv-0004') as unknown as {metadata: {resourceVersion: string}; spec: {claimRef?: Record<string, string>}; status: {phase: string}}
 
@@ -75,15 +93,110 @@ test('a volume still mounted by a pod of the old claim is refused, exit 2, nothi
   }
 })
 
+// The issue's table, row by row: a claim that may own the data stops the hand-over, on the load (exit 2)
+// and in the guard's re-read (exit 3), naming the way out; the way out printed works as printed.
+test('the old claim restored (new uid, restore label, spec.volumeName) before the run: refused, exit 2, and the relink it names reunites them', async () => {
+  const {api, kubeconfig} = await cluster([oldDbAgain('restored')])
+  try {
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes')
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(run.stderr, /^error: pv\/pv-0004 is not reclaimed: .*NoRestoredOwner: pvc\/shop\/old-db, restored by nightly-20260301 \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1\), names pv-0004: it is the data's owner; pvctl relink pvc\/old-db -n shop reunites them$/m)
+    assert.match(run.stderr, /OldNameFree: pvc\/shop\/old-db is back .*restored by nightly-20260301, names pv-0004/)
+    assert.match(run.stderr, /NoOtherClaim: pvc\/shop\/old-db \(Pending\) names pv-0004 in spec.volumeName/)
+    assert.doesNotMatch(run.stderr, /--not-owner/, 'a restored owner is not to be disowned')
+    assert.equal(volumeWrites(api), 0)
+    // The repair named, run as printed.
+    const repair = /pvctl (relink pvc\/old-db -n shop)/.exec(run.stderr)![1].split(' ')
+    const relinked = await pvctl(kubeconfig, ...repair, '--yes', '--sync')
+    assert.equal(relinked.code, 0, relinked.stderr)
+    const owner = api.get('pvc', 'shop', 'old-db') as unknown as Claim
+    assert.deepEqual([owner.status.phase, owner.spec.volumeName, pv(api).spec.claimRef?.uid], ['Bound', 'pv-0004', owner.metadata.uid])
+    assert.equal((api.get('pvc', 'shop', 'db') as unknown as Claim).status.phase, 'Pending', 'shop/db was not given the data')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('the old claim restored between the read and the write: the guard reads it and writes nothing, exit 3', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    createBeforeTheWrite(api, oldDbAgain('restored'))
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes', '-o', 'json')
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(JSON.parse(run.stdout).write.outcome, /^not-written: double-check: the reclaim of pv-0004 no longer holds on the objects read again: .*NoRestoredOwner: .*pvctl relink pvc\/old-db -n shop reunites them/)
+    assert.equal(volumeWrites(api), 0)
+    assert.equal(pv(api).spec.claimRef?.name, 'old-db', 'the claimRef is untouched')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('the old claim re-created under its name (new uid, no spec.volumeName): refused, exit 2, naming both ways out; each works as printed', async () => {
+  const {api, kubeconfig} = await cluster([oldDbAgain('re-created')])
+  try {
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes')
+    assert.equal(run.code, 2, run.stderr)
+    assert.match(
+      run.stderr,
+      /^error: pv\/pv-0004 is not reclaimed: OldNameFree: pvc\/shop\/old-db was re-created \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1; the volume held 7c2d4e00-3333-4e3c-9d00-0000000000a1\) and names no volume: it may be the data's owner come back; if it is, pvctl relink pv\/pv-0004 gives the volume back to it; if it is not, add --not-owner shop\/old-db$/m,
+    )
+    assert.equal(volumeWrites(api), 0)
+    // Not the owner: said explicitly, the hand-over goes ahead.
+    const disowned = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes', '--not-owner', 'shop/old-db', '-o', 'json')
+    assert.equal(disowned.code, 0, disowned.stderr)
+    const report = JSON.parse(disowned.stdout)
+    assert.deepEqual(report.checks.find((c: {name: string}) => c.name === 'OldNameFree'), {
+      name: 'OldNameFree',
+      result: 'forced',
+      ok: false,
+      overridable: true,
+      forced: true,
+      message: 'pvc/shop/old-db was re-created (uid 7c2d4e00-3333-4e3c-9d00-0000000000b1; the volume held 7c2d4e00-3333-4e3c-9d00-0000000000a1) and names no volume: --not-owner says it is not the owner of the data',
+    })
+    assert.deepEqual(pv(api).spec.claimRef, {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'shop'})
+  } finally {
+    await api.stop()
+  }
+  // The owner come back: the relink named gives it the volume.
+  const other = await cluster([oldDbAgain('re-created')])
+  try {
+    const relinked = await pvctl(other.kubeconfig, 'relink', 'pv/pv-0004', '--yes', '--sync')
+    assert.equal(relinked.code, 0, relinked.stderr)
+    const owner = other.api.get('pvc', 'shop', 'old-db') as unknown as Claim
+    assert.deepEqual([owner.status.phase, owner.spec.volumeName], ['Bound', 'pv-0004'])
+  } finally {
+    await other.api.stop()
+  }
+})
+
+test('the old claim re-created between the read and the write: the guard reads it and writes nothing, exit 3', async () => {
+  const {api, kubeconfig} = await cluster()
+  try {
+    createBeforeTheWrite(api, oldDbAgain('re-created'))
+    const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--yes')
+    assert.equal(run.code, 3, run.stderr)
+    assert.match(run.stderr, /not written: the reclaim of pv-0004 no longer holds on the objects read again: OldNameFree: pvc\/shop\/old-db was re-created .*add --not-owner shop\/old-db/)
+    assert.equal(volumeWrites(api), 0)
+  } finally {
+    await api.stop()
+  }
+})
+
 test('a Released volume with no claimRef, nothing racing: decided on what was read, never "changed since it was read"', async () => {
   const {api, kubeconfig} = await cluster()
   try {
     const free = structuredClone(api.get('pv', null, 'pv-0004')) as unknown as {spec: {claimRef?: object}}
     delete free.spec.claimRef
     api.update(free as never)
+    // Without --for it is reclaimed already: nothing to write.
+    const plain = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--yes')
+    assert.equal(plain.code, 0, plain.stderr)
+    assert.match(plain.stdout, /^Already reclaimed: pv-0004 has no claimRef \(Released\): the next sync binds pvc\/shop\/db to pv-0004$/m)
+    assert.equal(volumeWrites(api), 0, 'nothing written')
+    // With --for, the pre-binding is written: the re-read is the read.
     const given = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes')
     assert.equal(given.code, 0, given.stderr)
-    assert.doesNotMatch(given.stdout + given.stderr, /changed since it was read|claimRef was removed/)
+    for (const run of [plain, given]) assert.doesNotMatch(run.stdout + run.stderr, /changed since it was read|claimRef was removed/)
     assert.deepEqual(pv(api).spec.claimRef, {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'shop'})
   } finally {
     await api.stop()
@@ -181,6 +294,18 @@ test('the typed consent: the question names the volume, the claim and the contex
     const claim = api.get('pvc', 'shop', 'db') as unknown as {spec: {volumeName?: string}; status: {phase: string}}
     assert.equal(claim.spec.volumeName, 'pv-0004', '--sync bound them')
     assert.equal(claim.status.phase, 'Bound')
+  } finally {
+    await api.stop()
+  }
+})
+
+test('--not-owner in the typed consent: the question says which claim is taken as not the owner', async () => {
+  const {api, kubeconfig} = await cluster([oldDbAgain('re-created')])
+  try {
+    const {result, asked} = await reclaimInProcess(kubeconfig, false, {notOwner: {namespace: 'shop', name: 'old-db'}})
+    assert.equal(result.exitCode, 1)
+    assert.match(asked[0].question, /^Reclaim pv\/pv-0004 for pvc\/shop\/db on context \S+, --not-owner: pvc\/shop\/old-db was re-created \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1; the volume held 7c2d4e00-3333-4e3c-9d00-0000000000a1\) and names no volume: --not-owner says it is not the owner of the data\?$/)
+    assert.equal(volumeWrites(api), 0)
   } finally {
     await api.stop()
   }

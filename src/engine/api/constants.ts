@@ -23,6 +23,13 @@ export const AnnPreResizeCapacity = 'volume.alpha.kubernetes.io/pre-resize-capac
 export const IsDefaultStorageClassAnnotation = 'storageclass.kubernetes.io/is-default-class'
 export const BetaIsDefaultStorageClassAnnotation = 'storageclass.beta.kubernetes.io/is-default-class'
 
+/**
+ * The labels a backup tool puts on every object it restores, each naming the restore: Velero's (OpenShift's
+ * OADP restores through Velero). A claim that carries one was restored, not created anew.
+ */
+export const VeleroRestoreNameLabel = 'velero.io/restore-name'
+export const RestoreLabels: readonly string[] = [VeleroRestoreNameLabel]
+
 /** PVDeletionProtectionFinalizer: added by external provisioners. */
 export const PVDeletionProtectionFinalizer = 'external-provisioner.volume.kubernetes.io/finalizer'
 /** PVDeletionInTreeProtectionFinalizer: added by this controller to dynamically provisioned in-tree volumes. */

@@ -1,5 +1,6 @@
 // The findings of `pvctl audit` (docs/codes.md, docs/output-contract.md "pvctl audit"): what is wrong with a
 // state once the controller has done what it is about to do. Data only: the judge-*.ts files fill them.
+import {VeleroRestoreNameLabel} from '../api/constants.js'
 
 export const SEVERITIES = ['error', 'warning', 'info'] as const
 export type Severity = (typeof SEVERITIES)[number]
@@ -65,8 +66,7 @@ export function finding(code: FindingCode, object: FindingObject, message: strin
   return {code, severity: FINDING_CODES[code].severity, object, message, evidence, fix}
 }
 
-/** The label Velero puts on every object it restores. */
-export const VeleroRestoreNameLabel = 'velero.io/restore-name'
+export {VeleroRestoreNameLabel}
 
 /** Whether Velero restored the object (it carries velero.io/restore-name). */
 export function isRestored(o: {metadata: {labels?: Record<string, string> | null}}): boolean {

@@ -1,7 +1,14 @@
 // What the repairs (reclaim, relink) judge alike: a check's shape, the plan's action on a volume, and a
 // volume being deleted. PURE.
+import {RestoreLabels} from '../api/constants.js'
 import type {PersistentVolume} from '../api/model.js'
 import type {Action} from '../simulation/plan.js'
+
+/** A claim by namespace and name (a repair's target, a claim it speaks of). */
+export interface ClaimName {
+  namespace: string
+  name: string
+}
 
 /**
  * A check's answer in one word: `ok` (it holds on what was read), `not-read` (what it judges was not there
@@ -43,4 +50,11 @@ export function volumeAction(actions: readonly Action[], name: string, what: (a:
 export function volumeDeleting(volume: PersistentVolume): [boolean, string] {
   const since = volume.metadata.deletionTimestamp
   return since == null ? [true, 'not being deleted'] : [false, `${volume.metadata.name ?? ''} is being deleted (since ${since})`]
+}
+
+/** The restore that made the object (the value of its first restore label), or null: not restored. */
+export function restoredBy(o: {metadata: {labels?: Record<string, string> | null}}): string | null {
+  const labels = o.metadata.labels ?? {}
+  const label = RestoreLabels.find((l) => (labels[l] ?? '') !== '')
+  return label === undefined ? null : labels[label]
 }

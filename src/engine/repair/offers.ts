@@ -89,7 +89,8 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
     .slice(0, MAX_RECLAIM_OFFERS)
     .flatMap((c) => {
       const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins})
-      if (d === undefined) {
+      if (d === undefined || d.already !== null) {
+        // No such volume, or it is this claim's already (pre-bound or bound to it): nothing to offer.
         return []
       } else {
         // Decided: offered where allowed, and where refused said why (no hand-made patch in its place).

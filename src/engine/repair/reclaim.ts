@@ -9,7 +9,11 @@
 //     pre-binding a user writes (and Velero restores): the next syncUnboundClaim of that claim binds it.
 // Before the edit is offered, every check below is judged on the state; after it, the controller's plan on
 // the edited state is the proof: the edit is offered only if that plan does what it promises and does not
-// destroy the volume. Nothing here writes: the live write and its re-read are the executor's guard's.
+// destroy the volume. A claim that may own the data stops the hand-over: the old claim, a claim of its name
+// again (re-created or restored), a claim that names the volume, a restored claim that points at it. A
+// volume found as the reclaim leaves it (a re-run, or a run after a crash that followed the write) is
+// already reclaimed: nothing to judge, nothing to write. Nothing here writes: the live write and its
+// re-read are the executor's guard's.
 import type {FeatureGates} from '../api/feature-gates.js'
 import {AnnBoundByController} from '../api/constants.js'
 import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
@@ -18,19 +22,30 @@ import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume
 import {ControllerQueries} from '../explain/controller.js'
 import type {Observed, VolumeAttachmentObject} from '../explain/evidence.js'
 import {explainClaim} from '../explain/explainer.js'
-import {clusterLookup} from '../explain/lookup.js'
+import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
 import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
-import {type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
+import {type ClaimName, type RepairCheck, repairCheckResult, restoredBy, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
+import {relinkCommand} from './relink.js'
 
-/** The checks, each with whether --force may override it (docs/usage.md lists them). */
+/**
+ * The checks, each with whether it may be overridden, and by which flag (--force unless `flag` says
+ * otherwise; docs/usage.md lists them).
+ */
 export const RECLAIM_CHECKS = {
   VolumeReleased: {overridable: false, meaning: 'the volume is Released or Failed: its claim is gone and the controller will not bind it again'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   OldClaimGone: {overridable: false, meaning: 'the claim of spec.claimRef (namespace, name and uid) no longer exists'},
+  OldNameFree: {
+    overridable: 'only a claim re-created under that name that names no volume and was not restored, and only if it is not the owner of the data',
+    flag: '--not-owner',
+    meaning: "no other claim has spec.claimRef's namespace and name (any uid): a claim of the old name may be the data's owner come back",
+  },
+  NoOtherClaim: {overridable: false, meaning: 'no claim but the --for claim names the volume in spec.volumeName: a claim that does asks for this volume, its data with it'},
+  NoRestoredOwner: {overridable: false, meaning: "no claim restored from a backup (label velero.io/restore-name) points at the volume: names it in spec.volumeName, or has spec.claimRef's namespace and name"},
   OldClaimUnused: {overridable: 'only when no such pod is on a node', meaning: 'no pod that is not terminated mounts the old claim (in its namespace)'},
   VolumeDetached: {overridable: true, meaning: 'no VolumeAttachment names the volume (it is attached to no node)'},
   ReclaimPolicyKeepsData: {overridable: false, meaning: 'neither the controller nor an external provisioner will recycle or delete the volume (reclaimPolicy Retain, or a plugin that cannot)'},
@@ -41,7 +56,13 @@ export const RECLAIM_CHECKS = {
 
 export type ReclaimCheckName = keyof typeof RECLAIM_CHECKS
 
-/** A reclaim's check; --force may override it where `overridable` (for this state: the pods of OldClaimUnused decide). */
+/** The flag that overrides a check where it may be overridden. */
+export function overridingFlag(name: ReclaimCheckName): string {
+  const c = RECLAIM_CHECKS[name]
+  return 'flag' in c ? c.flag : '--force'
+}
+
+/** A reclaim's check; --force (or its `flag`) may override it where `overridable` (for this state: what was read decides). */
 export type ReclaimCheck = RepairCheck<ReclaimCheckName>
 
 /** A check as judged, before --force: whether nothing read stops it, and whether what it judges was `read`. */
@@ -53,18 +74,20 @@ type Judged = Omit<ReclaimCheck, 'forced' | 'result'> & {read: boolean}
  */
 export type PodsRead = {observed: true} | {observed: false; reason: string}
 
-export interface ClaimName {
-  namespace: string
-  name: string
-}
+export type {ClaimName}
 
 export interface ReclaimInput {
   state: ClusterState
   volumeName: string
   /** --for NS/CLAIM: pre-bind to that claim; none: make the volume Available. */
   target?: ClaimName
-  /** The checks --force overrides (only overridable ones are). */
+  /** The checks --force overrides (only overridable ones are, and never one that has a flag of its own). */
   force: ReadonlySet<ReclaimCheckName>
+  /**
+   * --not-owner NS/CLAIM: that claim, re-created under the volume's old claim name, is not the owner of the
+   * volume's data (OldNameFree is overridden for it, and for no other).
+   */
+  notOwner?: ClaimName
   /** The VolumeAttachments (live, or the snapshot's), or why they could not be read. */
   attachments: Observed<VolumeAttachmentObject>
   /** Whether the state's pods were read, or why not. */
@@ -88,6 +111,11 @@ export interface ReclaimDecision {
   next: string | null
   /** The plan on the edited state's writes to the volume and the claim it binds (null: not planned). */
   nextActions: Action[] | null
+  /**
+   * The volume is already as the reclaim leaves it (a re-run, or a run after a crash that followed the
+   * write): what was found, "already reclaimed: …"; nothing is judged or written. Null otherwise.
+   */
+  already: string | null
 }
 
 /**
@@ -103,25 +131,43 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     // The volume exists: judge it.
   }
   const plugins = input.plugins ?? defaultVolumePluginMgr()
+  const targetClaim = target === undefined ? undefined : state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
+  const targetFound = target === undefined ? null : {...target, exists: targetClaim !== undefined}
+  const done = alreadyReclaimed(volume, target, targetClaim)
+  if (done !== undefined) {
+    // Nothing to write: what the controller does next with the volume as it is.
+    const plan = proveReclaim(reconcile(state, {gates: input.gates, plugins}), volumeName, target, targetClaim)
+    const boundAlready = volume.status?.phase === 'Bound' && targetClaim?.spec.volumeName === volumeName
+    const next = plan.actions.length === 0 || boundAlready ? '' : `: ${plan.next}`
+    return {volume, edited: volume, patch: [], target: targetFound, checks: [], allowed: false, next: plan.next, nextActions: plan.actions, already: `already reclaimed: ${done}${next}`}
+  } else {
+    // Not yet reclaimed: judge the edit.
+  }
   const edited = reclaimedVolume(volume, target)
   const editedState: ClusterState = {...state, volumes: state.volumes.map((v) => (v === volume ? edited : v))}
-  const targetClaim = target === undefined ? undefined : state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
+  const lookup = clusterLookup(state)
   // The controller's plan for the volume as it is: what it is about to do to it (release, recycle, delete).
   const unedited = reconcile(state, {gates: input.gates, plugins, targets: [refOfVolume(volumeName)]})
   const judged: Judged[] = [
     releasedCheck(volume, unedited),
     deletingCheck(volume),
-    oldClaimCheck(state, volume),
-    oldClaimPodsCheck(state, input.pods, volume),
+    oldClaimCheck(lookup, volume),
+    oldNameCheck(lookup, volume, target, input.notOwner),
+    otherClaimCheck(lookup, volume, target),
+    restoredOwnerCheck(state, volume, target),
+    oldClaimPodsCheck(lookup, input.pods, volume),
     attachmentsCheck(input.attachments, volumeName),
     policyCheck(new ControllerQueries(state, {gates: input.gates, plugins}), volume, unedited),
     ...(target === undefined ? [] : targetChecks(editedState, edited, target, targetClaim, input.gates, plugins)),
   ]
+  const notOwner = input.notOwner === undefined ? undefined : `${input.notOwner.namespace}/${input.notOwner.name}`
   const checks = judged.map(({name, ok, overridable, message, read}): ReclaimCheck => {
-    const forced = !ok && overridable && input.force.has(name)
+    // OldNameFree is overridden by --not-owner naming the claim of the old name; every other by --force.
+    const override = name === 'OldNameFree' ? notOwner !== undefined && notOwner === oldName(volume) : input.force.has(name) && overridingFlag(name) === '--force'
+    const forced = !ok && overridable && override
     return {name, result: repairCheckResult({ok, read, forced}), ok, overridable, forced, message}
   })
-  const base = {volume, edited, patch: diffJson(volume, edited), target: target === undefined ? null : {...target, exists: targetClaim !== undefined}}
+  const base = {volume, edited, patch: diffJson(volume, edited), target: targetFound, already: null}
   if (!checks.every((c) => c.ok || c.forced)) {
     return {...base, checks, allowed: false, next: null, nextActions: null}
   } else {
@@ -131,6 +177,29 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   const proved = proof.problem === undefined
   const proofCheck: ReclaimCheck = {name: 'Proof', result: proved ? 'ok' : 'blocked', ok: proved, overridable: false, forced: false, message: proof.problem ?? `the plan on the edited state: ${proof.next}`}
   return {...base, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
+}
+
+/**
+ * Whether the volume is already as the reclaim leaves it, in words: without --for, it has no claimRef;
+ * with --for, its claimRef names that claim, with no uid (the pre-binding the reclaim writes) or with the
+ * claim's own (the controller bound them since). Undefined when it is not.
+ */
+function alreadyReclaimed(volume: PersistentVolume, target: ClaimName | undefined, claim: PersistentVolumeClaim | undefined): string | undefined {
+  const name = volume.metadata.name ?? ''
+  const ref = volume.spec.claimRef
+  const phase = volume.status?.phase ?? 'no phase'
+  if (target === undefined) {
+    return ref != null ? undefined : phase === 'Available' ? `${name} has no claimRef and is Available for any matching claim` : `${name} has no claimRef (${phase})`
+  } else if (ref == null || ref.namespace !== target.namespace || ref.name !== target.name) {
+    return undefined
+  } else if ((ref.uid ?? '') === '') {
+    return `${name} is pre-bound to ${target.namespace}/${target.name} (${phase}, no uid)`
+  } else if (claim !== undefined && claim.metadata.uid === ref.uid) {
+    return `${name} is bound to ${target.namespace}/${target.name} (${phase}, uid ${ref.uid})`
+  } else {
+    // Named by a claim of that name under another uid: an earlier claim's volume, not this reclaim's work.
+    return undefined
+  }
 }
 
 /**
@@ -188,7 +257,7 @@ function deletingCheck(volume: PersistentVolume): Judged {
   return check('VolumeNotDeleting', ...volumeDeleting(volume))
 }
 
-function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Judged {
+function oldClaimCheck(lookup: ClusterLookup, volume: PersistentVolume): Judged {
   const ref = volume.spec.claimRef
   if (ref == null) {
     return check('OldClaimGone', true, 'the volume has no claimRef')
@@ -196,17 +265,126 @@ function oldClaimCheck(state: ClusterState, volume: PersistentVolume): Judged {
     // Look for the claim it names.
   }
   const key = claimRefKey(ref)
-  const claim = state.claims.find((c) => claimKey(c) === key)
+  const claim = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
   if (claim === undefined) {
     return check('OldClaimGone', true, `claim ${key} is gone`)
   } else if ((ref.uid ?? '') === '' || claim.metadata.uid === ref.uid) {
-    return check('OldClaimGone', false, `claim ${key} still exists (uid ${claim.metadata.uid ?? '<none>'}): the volume is still its; delete the claim first if its data is to go to another`)
+    const policy = volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+    const stays = policy === 'Retain' ? 'the volume keeps its data: reclaimPolicy Retain' : `with reclaimPolicy ${policy} the volume's data goes with it: set Retain first`
+    return check('OldClaimGone', false, `claim ${key} still exists (uid ${claim.metadata.uid ?? '<none>'}): the volume is still its; delete the claim first if its data is to go to another (${stays})`)
   } else {
-    return check('OldClaimGone', true, `claim ${key} was re-created (uid ${claim.metadata.uid ?? '<none>'}, the volume held ${ref.uid}): to give it this volume, reclaim it --for ${key}`)
+    return check('OldClaimGone', true, `claim ${key} of uid ${ref.uid} is gone (a claim of that name has uid ${claim.metadata.uid ?? '<none>'}: OldNameFree)`)
   }
 }
 
-function oldClaimPodsCheck(state: ClusterState, read: PodsRead, volume: PersistentVolume): Judged {
+/** The namespace/name of the volume's claimRef, or undefined without one. */
+function oldName(volume: PersistentVolume): string | undefined {
+  const ref = volume.spec.claimRef
+  return ref == null ? undefined : claimRefKey(ref)
+}
+
+const isTarget = (claim: PersistentVolumeClaim, target: ClaimName | undefined) => target !== undefined && claim.metadata.namespace === target.namespace && claim.metadata.name === target.name
+
+/**
+ * The relink that gives the volume back to the claim of its old name: by the claim where that claim names
+ * the volume (spec.volumeName decides its pair), else by the volume (whose claimRef names the claim).
+ */
+function relinkBack(claim: PersistentVolumeClaim, volumeName: string): string {
+  return (claim.spec.volumeName ?? '') === volumeName
+    ? relinkCommand({kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''})
+    : relinkCommand({kind: 'PersistentVolume', name: volumeName})
+}
+
+/**
+ * A claim of the old claim's namespace and name under another uid: restored, or naming the volume, it is
+ * the data's owner come back (relink reunites them); re-created naming no volume, it may be: the reclaim
+ * goes on only where --not-owner says it is not.
+ */
+function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined, notOwner: ClaimName | undefined): Judged {
+  const ref = volume.spec.claimRef
+  const name = volume.metadata.name ?? ''
+  if (ref == null) {
+    return check('OldNameFree', true, 'the volume has no claimRef')
+  } else {
+    // Look for any claim of that namespace and name.
+  }
+  const key = claimRefKey(ref)
+  const claim = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
+  const uid = claim?.metadata.uid ?? '<none>'
+  const named = claim?.spec.volumeName ?? ''
+  const restore = claim === undefined ? null : restoredBy(claim)
+  if (claim === undefined) {
+    return check('OldNameFree', true, `no claim is named ${key}`)
+  } else if ((ref.uid ?? '') === '' || claim.metadata.uid === ref.uid) {
+    return check('OldNameFree', true, `pvc/${key} is the claim of the claimRef itself (uid ${uid}): OldClaimGone judges it`)
+  } else if (isTarget(claim, target)) {
+    return check('OldNameFree', true, `pvc/${key} (uid ${uid}; the volume held ${ref.uid}) is the --for claim: the volume goes back to its name`)
+  } else if (named !== '' && named !== name) {
+    return check('OldNameFree', true, `pvc/${key} (uid ${uid}) names volume ${named}: it does not ask for this one`)
+  } else if (restore !== null || named === name) {
+    const how = [...(restore === null ? [] : [`restored by ${restore}`]), ...(named === name ? [`names ${name}`] : [])].join(', ')
+    return check('OldNameFree', false, `pvc/${key} is back (uid ${uid}; the volume held ${ref.uid}), ${how}: it is the data's owner; ${relinkBack(claim, name)} reunites them`)
+  } else {
+    // Re-created under the old name, naming no volume: its owner coming back, or a new claim of an old name.
+  }
+  const disowned = notOwner !== undefined && `${notOwner.namespace}/${notOwner.name}` === key
+  const other = notOwner !== undefined && !disowned ? ` (--not-owner names ${notOwner.namespace}/${notOwner.name}, not this claim)` : ''
+  return disowned
+    ? check('OldNameFree', false, `pvc/${key} was re-created (uid ${uid}; the volume held ${ref.uid}) and names no volume: --not-owner says it is not the owner of the data`, true)
+    : check(
+        'OldNameFree',
+        false,
+        `pvc/${key} was re-created (uid ${uid}; the volume held ${ref.uid}) and names no volume: it may be the data's owner come back; if it is, ${relinkBack(claim, name)} gives the volume back to it; if it is not, add --not-owner ${key}${other}`,
+        true,
+      )
+}
+
+/** A claim that names the volume in spec.volumeName asks for it, its data with it: only the --for claim may. */
+function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined): Judged {
+  const name = volume.metadata.name ?? ''
+  const old = oldName(volume)
+  // The old claim itself (the claimRef's uid) is OldClaimGone's.
+  const ref = volume.spec.claimRef
+  const own = (c: PersistentVolumeClaim) => ref != null && (ref.uid ?? '') !== '' && c.metadata.uid === ref.uid && claimKey(c) === old
+  const others = lookup.claimsNaming(name).filter((c) => !isTarget(c, target) && !own(c))
+  if (others.length === 0) {
+    return check('NoOtherClaim', true, `no claim${target === undefined ? '' : ` but pvc/${target.namespace}/${target.name}`} names ${name} (spec.volumeName)`)
+  } else {
+    const each = others.map((c) => {
+      const key = claimKey(c)
+      const way = key !== old ? `to give it the volume: pvctl reclaim pv/${name} --for ${key}` : `it has the old claim's name: ${relinkBack(c, name)} reunites them`
+      return `pvc/${key} (${c.status?.phase ?? 'Pending'}) names ${name} in spec.volumeName: ${way}`
+    })
+    return check('NoOtherClaim', false, each.join('; '))
+  }
+}
+
+/**
+ * A claim restored from a backup that points at the volume (names it, or has the old claim's namespace and
+ * name and names no other volume) is the data's owner: the repair is the one that reunites them.
+ */
+function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, target: ClaimName | undefined): Judged {
+  const name = volume.metadata.name ?? ''
+  const old = oldName(volume)
+  const pointing = (c: PersistentVolumeClaim) => {
+    const named = c.spec.volumeName ?? ''
+    return named === name || (named === '' && claimKey(c) === old)
+  }
+  const restored = state.claims.filter((c) => restoredBy(c) !== null && !isTarget(c, target) && pointing(c))
+  if (restored.length === 0) {
+    return check('NoRestoredOwner', true, `no restored claim points at ${name}`)
+  } else {
+    const each = restored.map((c) => {
+      const key = claimKey(c)
+      const how = (c.spec.volumeName ?? '') === name ? `names ${name}` : `has the name of ${name}'s claimRef`
+      const way = key === old ? `${relinkBack(c, name)} reunites them` : `pvctl reclaim pv/${name} --for ${key} gives it the volume`
+      return `pvc/${key}, restored by ${restoredBy(c)!} (uid ${c.metadata.uid ?? '<none>'}), ${how}: it is the data's owner; ${way}`
+    })
+    return check('NoRestoredOwner', false, each.join('; '))
+  }
+}
+
+function oldClaimPodsCheck(lookup: ClusterLookup, read: PodsRead, volume: PersistentVolume): Judged {
   const ref = volume.spec.claimRef
   if (ref == null) {
     return check('OldClaimUnused', true, 'no claim, no pod')
@@ -219,7 +397,7 @@ function oldClaimPodsCheck(state: ClusterState, read: PodsRead, volume: Persiste
   } else {
     // Read: look for the old claim's.
   }
-  const pods = clusterLookup(state)
+  const pods = lookup
     .podsUsing(key)
     .filter((p) => !isPodTerminated(p))
   if (pods.length === 0) {

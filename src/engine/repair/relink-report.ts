@@ -18,6 +18,8 @@ export interface RelinkPair {
   /** What the controller does next with the pair, from its plan on the edited state; null when refused before the proof. */
   next: string | null
   nextActions: Action[]
+  /** The pair was found relinked already (nothing to write): "already relinked: …". */
+  already?: string
 }
 
 export interface RelinkReport {
@@ -63,6 +65,7 @@ export function relinkPair(d: RelinkDecision, outcome: RepairOutcome): RelinkPai
     writes: d.writes.map((w) => ({object: w.object, patch: w.patch, resourceVersion: w.before.metadata.resourceVersion ?? null, outcome: d.allowed ? outcome : 'refused'})),
     next: d.next,
     nextActions: d.nextActions ?? [],
+    ...(d.already === null ? {} : {already: d.already}),
   }
 }
 

@@ -26,16 +26,15 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
+import {type ClaimName, type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
-import type {ClaimName} from './reclaim.js'
 
 /** The checks (docs/usage.md lists them); none is overridable. */
 export const RELINK_CHECKS = {
   PairNamed: {overridable: false, meaning: "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty"},
   VolumeExists: {overridable: false, meaning: 'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)'},
   ClaimExists: {overridable: false, meaning: 'the claim the volume names exists'},
-  PointersBroken: {overridable: false, meaning: 'the pair does not close now: the claimRef holds another uid, or a claim that completed binding lost its spec.volumeName'},
+  PointersBroken: {overridable: false, meaning: 'what is broken: the claimRef holds another uid, or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)'},
   NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
@@ -84,6 +83,11 @@ export interface RelinkDecision {
   next: string | null
   /** The plan on the edited state's writes (null: not planned). */
   nextActions: Action[] | null
+  /**
+   * The pair closes already (a re-run, or a run after a crash that followed the writes): what was found,
+   * "already relinked: …"; nothing is judged or written. Null otherwise.
+   */
+  already: string | null
 }
 
 /**
@@ -97,7 +101,7 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   if (pair === undefined) return undefined
   const plugins = input.plugins ?? defaultVolumePluginMgr()
   const {volume, claim} = pair
-  const base = {target, volume: pair.volumeName === null ? null : {name: pair.volumeName, object: volume ?? null}, claim: pair.claimName === null ? null : {...pair.claimName, object: claim ?? null}}
+  const base = {target, volume: pair.volumeName === null ? null : {name: pair.volumeName, object: volume ?? null}, claim: pair.claimName === null ? null : {...pair.claimName, object: claim ?? null}, already: null}
   const refused = (checks: RelinkCheck[]): RelinkDecision => ({...base, writes: [], checks, allowed: false, next: null, nextActions: null})
   const checks: RelinkCheck[] = [pair.named]
   if (volume === undefined || claim === undefined || !pair.named.ok) {
@@ -108,6 +112,12 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   const writes = relinkWrites(volume, claim)
   const targets = [refOfVolume(volume.metadata.name ?? ''), refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')]
   const unedited = reconcile(state, {gates: input.gates, plugins, targets})
+  if (writes.length === 0) {
+    // The pointers close: nothing to write; what the controller does next with the pair as it is.
+    return {...base, writes, checks: [], allowed: false, ...alreadyRelinked(unedited, volume, claim)}
+  } else {
+    // A pointer is broken: judge the relink.
+  }
   checks.push(
     ...existenceChecks(pair),
     brokenCheck(volume, claim, writes),
@@ -288,17 +298,29 @@ function claimGone({namespace, name}: ClaimName, v: string): string {
   return `claim ${namespace}/${name}, which pv/${v} names, does not exist: recreate it with spec.volumeName: ${v} (kubectl apply -f ${name}.yaml), then run pvctl relink pv/${v}; or give the volume to another claim (pvctl reclaim pv/${v} --for NS/CLAIM)`
 }
 
+/** What a broken pair's writes mend (decideRelink judges a pair whose pointers close as already relinked). */
 function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
   const ref = volume.spec.claimRef!
-  const key = claimKey(claim)
   const broken: string[] = []
   if (writes.some((w) => w.object.kind === 'PersistentVolume')) broken.push(`the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`)
   if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
-  if (broken.length > 0) {
-    return check('PointersBroken', true, broken.join('; '))
-  } else {
-    return check('PointersBroken', false, `the pointers of pv/${volume.metadata.name ?? ''} and pvc/${key} close already: nothing to relink (pvctl sync pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} binds them if they are not Bound)`)
-  }
+  return check('PointersBroken', true, broken.join('; '))
+}
+
+/** A pair whose pointers close, in words: "already relinked: …", and what the controller does next with it. */
+function alreadyRelinked(plan: ReconcileResult, volume: PersistentVolume, claim: PersistentVolumeClaim): {already: string; next: string; nextActions: Action[]} {
+  const name = volume.metadata.name ?? ''
+  const key = claimKey(claim)
+  const ref = volume.spec.claimRef
+  const ours = (a: {object: ObjectRef}) => (a.object.kind === 'PersistentVolume' ? a.object.name === name : `${a.object.namespace ?? ''}/${a.object.name}` === key)
+  const actions = plan.actions.filter(ours)
+  const closed = `pv/${name} and pvc/${key} name each other (${(ref?.uid ?? '') === '' ? 'claimRef without uid' : `uid ${ref?.uid}`})`
+  const v = plan.volumes.find((x) => x.metadata.name === name)
+  const c = plan.claims.find((x) => claimKey(x) === key)
+  const phases = `pv/${name} ${v?.status?.phase ?? 'deleted'} and pvc/${key} ${c?.status?.phase ?? 'deleted'}`
+  const bound = v?.status?.phase === 'Bound' && c?.status?.phase === 'Bound' && c.spec.volumeName === name
+  const next = actions.length === 0 ? `the controller leaves ${phases}` : bound ? `the next sync binds pvc/${key} to ${name}` : `the next sync leaves ${phases}`
+  return {already: `already relinked: ${closed}: ${next}`, next, nextActions: actions}
 }
 
 function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkCheck {

@@ -8,9 +8,10 @@ export const RECLAIM_API_VERSION = 'pvctl/v1alpha1'
 
 /**
  * What became of the write: `refused` (a check blocks it), `planned` (--dry-run), `simulated` (a snapshot),
- * `declined` (not confirmed), `written`, or `not-written: WHY` (the guard's re-read stopped it).
+ * `declined` (not confirmed), `written`, `already-done` (found done: a re-run, or a run after a crash that
+ * followed the write; nothing to write), or `not-written: WHY` (the guard's re-read stopped it).
  */
-export type RepairOutcome = 'refused' | 'planned' | 'simulated' | 'declined' | 'written' | `not-written: ${string}`
+export type RepairOutcome = 'refused' | 'planned' | 'simulated' | 'declined' | 'written' | 'already-done' | `not-written: ${string}`
 export type ReclaimOutcome = RepairOutcome
 
 export interface ReclaimReport {
@@ -32,6 +33,8 @@ export interface ReclaimReport {
   nextActions: Action[]
   /** What happens to the data. */
   dataSafety: string
+  /** The volume was found reclaimed already (outcome `already-done`): "already reclaimed: …". */
+  already?: string
   /** --sync: the controller's sync of the pair, run once the reclaim was written. */
   sync?: RepairSync
 }
@@ -59,6 +62,7 @@ export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; s
     next: d.next,
     nextActions: d.nextActions ?? [],
     dataSafety: dataSafety(d),
+    ...(d.already === null ? {} : {already: d.already}),
   }
 }
 

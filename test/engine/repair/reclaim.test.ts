@@ -25,10 +25,11 @@ interface Case {
   /** Unset: the state's pods were read. */
   pods?: PodsRead
   force?: ReclaimCheckName[]
+  notOwner?: ClaimName
 }
 
 function decide(s: ClusterState, c: Case = {}): ReclaimDecision {
-  return decideReclaim({state: s, volumeName: 'pv-1', target: c.target, force: new Set(c.force ?? []), attachments: c.attachments ?? notRead, pods: c.pods ?? {observed: true}, gates: defaultFeatureGates})!
+  return decideReclaim({state: s, volumeName: 'pv-1', target: c.target, force: new Set(c.force ?? []), notOwner: c.notOwner, attachments: c.attachments ?? notRead, pods: c.pods ?? {observed: true}, gates: defaultFeatureGates})!
 }
 
 const checkOf = (d: ReclaimDecision, name: ReclaimCheckName) => d.checks.find((c) => c.name === name)
@@ -37,15 +38,37 @@ const checkOf = (d: ReclaimDecision, name: ReclaimCheckName) => d.checks.find((c
 const released = (o: Parameters<typeof pv>[1] = {}) => pv('pv-1', {phase: 'Released', className: '', claim: {name: 'old', uid: 'u-old'}, annotations: byController, ...o})
 const db = (o: Parameters<typeof pvc>[2] = {}) => pvc('db', 'u-db', {className: '', ...o})
 const forDb: Case = {target: {namespace: 'default', name: 'db'}}
+/** A claim of the old claim's name, re-created (another uid). */
+const oldAgain = (o: Parameters<typeof pvc>[2] = {}) => pvc('old', 'u-new', {className: '', ...o})
+const restoredLabels = {'velero.io/backup-name': 'nightly', 'velero.io/restore-name': 'nightly-1'}
 
 const rows: Array<CheckRow<ReclaimCheckName, [ClusterState, Case?]>> = [
-  {check: 'VolumeReleased', blocked: [state({volumes: [released({phase: 'Available', claim: undefined})]})], near: [state({volumes: [released({phase: 'Failed'})]})], message: /pv-1 is Available: only a Released or Failed volume/},
+  {check: 'VolumeReleased', blocked: [state({volumes: [released({phase: 'Available'})]})], near: [state({volumes: [released({phase: 'Failed'})]})], message: /pv-1 is Available, and the next sync releases it/},
   {check: 'VolumeNotDeleting', blocked: [state({volumes: [released({deleting: true})]})], near: [state({volumes: [released()]})], message: /pv-1 is being deleted \(since 2026-01-01T00:00:00Z\)/},
   {
     check: 'OldClaimGone',
     blocked: [state({volumes: [released()], claims: [pvc('old', 'u-old', {className: '', volumeName: 'pv-9'})]})],
-    near: [state({volumes: [released()], claims: [pvc('old', 'u-new', {className: ''})]})],
+    near: [state({volumes: [released()], claims: [oldAgain({volumeName: 'pv-9'})]})],
     message: /claim default\/old still exists \(uid u-old\)/,
+  },
+  {
+    check: 'OldNameFree',
+    blocked: [state({volumes: [released()], claims: [oldAgain(), db()]}), forDb],
+    near: [state({volumes: [released()], claims: [oldAgain({volumeName: 'pv-9'}), db()]}), forDb],
+    message:
+      /^pvc\/default\/old was re-created \(uid u-new; the volume held u-old\) and names no volume: it may be the data's owner come back; if it is, pvctl relink pv\/pv-1 gives the volume back to it; if it is not, add --not-owner default\/old$/,
+  },
+  {
+    check: 'NoOtherClaim',
+    blocked: [state({volumes: [released()], claims: [pvc('x', 'u-x', {className: '', namespace: 'other', volumeName: 'pv-1'}), db()]}), forDb],
+    near: [state({volumes: [released()], claims: [pvc('x', 'u-x', {className: '', namespace: 'other', volumeName: 'pv-9'}), db()]}), forDb],
+    message: /^pvc\/other\/x \(Pending\) names pv-1 in spec.volumeName: to give it the volume: pvctl reclaim pv\/pv-1 --for other\/x$/,
+  },
+  {
+    check: 'NoRestoredOwner',
+    blocked: [state({volumes: [released()], claims: [oldAgain({labels: restoredLabels}), db()]}), forDb],
+    near: [state({volumes: [released()], claims: [oldAgain({labels: restoredLabels, volumeName: 'pv-9'}), db()]}), forDb],
+    message: /^pvc\/default\/old, restored by nightly-1 \(uid u-new\), has the name of pv-1's claimRef: it is the data's owner; pvctl relink pv\/pv-1 reunites them$/,
   },
   {
     check: 'OldClaimUnused',
@@ -88,7 +111,16 @@ describe('reclaim: a check says whether it held, was not read, was forced or blo
     {name: 'a pod on a node uses the old claim', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old', {phase: 'Running', nodeName: 'node-1'})]}), c: {}, result: 'blocked', ok: false, allowed: false, message: /app-0 \(on node-1\) still uses/},
     {name: 'a pod on a node uses the old claim, --force', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old', {phase: 'Running', nodeName: 'node-1'})]}), c: {force: ['OldClaimUnused']}, result: 'blocked', ok: false, allowed: false, message: /app-0 \(on node-1\) still uses/},
     {name: 'a pod no node runs uses the old claim, --force', check: 'OldClaimUnused', s: state({volumes: [released()], pods: [pod('app-0', 'old')]}), c: {force: ['OldClaimUnused']}, result: 'forced', ok: false, allowed: true, message: /app-0 \(not scheduled\) still uses/},
-    {name: 'no claimRef: no claim, no pod, whether Pods were read or not', check: 'OldClaimUnused', s: state({volumes: [released({phase: 'Failed', claim: undefined})]}), c: {pods: podsNotRead}, result: 'ok', ok: true, allowed: true, message: /^no claim, no pod$/},
+    {name: 'no claimRef: no claim, no pod, whether Pods were read or not', check: 'OldClaimUnused', s: state({volumes: [released({phase: 'Failed', claim: undefined})]}), c: {...forDb, pods: podsNotRead}, result: 'ok', ok: true, allowed: true, message: /^no claim, no pod$/},
+    {name: 'a re-created claim of the old name, --not-owner it', check: 'OldNameFree', s: state({volumes: [released()], claims: [oldAgain(), db()]}), c: {...forDb, notOwner: {namespace: 'default', name: 'old'}}, result: 'forced', ok: false, allowed: true, message: /re-created \(uid u-new; the volume held u-old\) and names no volume: --not-owner says it is not the owner of the data$/},
+    {name: 'a re-created claim of the old name, --not-owner another claim', check: 'OldNameFree', s: state({volumes: [released()], claims: [oldAgain(), db()]}), c: {...forDb, notOwner: {namespace: 'default', name: 'db'}}, result: 'blocked', ok: false, allowed: false, message: /add --not-owner default\/old \(--not-owner names default\/db, not this claim\)$/},
+    {name: 'a re-created claim of the old name, --force', check: 'OldNameFree', s: state({volumes: [released()], claims: [oldAgain(), db()]}), c: {...forDb, force: ['OldNameFree']}, result: 'blocked', ok: false, allowed: false, message: /add --not-owner default\/old$/},
+    {name: 'the old name restored, naming the volume, --not-owner it', check: 'OldNameFree', s: state({volumes: [released()], claims: [oldAgain({labels: restoredLabels, volumeName: 'pv-1'}), db()]}), c: {...forDb, notOwner: {namespace: 'default', name: 'old'}}, result: 'blocked', ok: false, allowed: false, message: /^pvc\/default\/old is back \(uid u-new; the volume held u-old\), restored by nightly-1, names pv-1: it is the data's owner; pvctl relink pvc\/old -n default reunites them$/},
+    {name: 'the old name again, naming the volume, not restored', check: 'OldNameFree', s: state({volumes: [released()], claims: [oldAgain({volumeName: 'pv-1'}), db()]}), c: forDb, result: 'blocked', ok: false, allowed: false, message: /, names pv-1: it is the data's owner; pvctl relink pvc\/old -n default reunites them$/},
+    {name: 'the old name again is the --for claim', check: 'OldNameFree', s: state({volumes: [released()], claims: [oldAgain()]}), c: {target: {namespace: 'default', name: 'old'}}, result: 'ok', ok: true, allowed: true, message: /is the --for claim: the volume goes back to its name$/},
+    {name: 'a restored claim of another name names the volume', check: 'NoRestoredOwner', s: state({volumes: [released()], claims: [pvc('db', 'u-db', {className: '', namespace: 'shop', labels: restoredLabels, volumeName: 'pv-1'})]}), c: {}, result: 'blocked', ok: false, allowed: false, message: /^pvc\/shop\/db, restored by nightly-1 \(uid u-db\), names pv-1: it is the data's owner; pvctl reclaim pv\/pv-1 --for shop\/db gives it the volume$/},
+    {name: 'a restored claim that is the --for claim and names the volume', check: 'NoRestoredOwner', s: state({volumes: [released()], claims: [db({labels: restoredLabels, volumeName: 'pv-1'})]}), c: forDb, result: 'ok', ok: true, allowed: true, message: /^no restored claim points at pv-1$/},
+    {name: 'without --for, any claim naming the volume', check: 'NoOtherClaim', s: state({volumes: [released()], claims: [db({volumeName: 'pv-1'})]}), c: {}, result: 'blocked', ok: false, allowed: false, message: /^pvc\/default\/db \(Pending\) names pv-1 in spec.volumeName: to give it the volume: pvctl reclaim pv\/pv-1 --for default\/db$/},
   ]
   for (const row of rows) {
     test(`${row.check} ${row.result}: ${row.name}`, () => {
@@ -103,7 +135,7 @@ describe('reclaim: a check says whether it held, was not read, was forced or blo
     const d = decide(state({volumes: [released()], claims: [db()]}), {...forDb, attachments: noAttachments})
     assert.deepEqual(
       d.checks.map((c) => [c.name, c.result]),
-      (['VolumeReleased', 'VolumeNotDeleting', 'OldClaimGone', 'OldClaimUnused', 'VolumeDetached', 'ReclaimPolicyKeepsData', 'TargetClaimFree', 'TargetClaimFits', 'Proof'] as const).map((n) => [n, 'ok']),
+      (['VolumeReleased', 'VolumeNotDeleting', 'OldClaimGone', 'OldNameFree', 'NoOtherClaim', 'NoRestoredOwner', 'OldClaimUnused', 'VolumeDetached', 'ReclaimPolicyKeepsData', 'TargetClaimFree', 'TargetClaimFits', 'Proof'] as const).map((n) => [n, 'ok']),
     )
   })
 })
@@ -136,6 +168,36 @@ describe('reclaim: --force overrides only what may be overridden, each named', (
     )
     assert.equal(d.allowed, false)
   })
+})
+
+describe('reclaim: a volume found as the reclaim leaves it is reclaimed already, nothing judged or written', () => {
+  const rows: Array<{name: string; s: ClusterState; c: Case; already: string | null}> = [
+    {name: 'without --for, no claimRef, Released', s: state({volumes: [released({claim: undefined, annotations: undefined})]}), c: {}, already: 'already reclaimed: pv-1 has no claimRef (Released): the next sync makes pv-1 Available'},
+    {name: 'without --for, no claimRef, a claim that fits', s: state({volumes: [released({claim: undefined})], claims: [db()]}), c: {}, already: 'already reclaimed: pv-1 has no claimRef (Released): the next sync binds pvc/default/db to pv-1'},
+    {name: 'without --for, no claimRef, Available', s: state({volumes: [released({phase: 'Available', claim: undefined, annotations: undefined})]}), c: {}, already: 'already reclaimed: pv-1 has no claimRef and is Available for any matching claim'},
+    {name: '--for, pre-bound to that claim', s: state({volumes: [released({claim: {name: 'db'}, annotations: undefined})], claims: [db()]}), c: forDb, already: 'already reclaimed: pv-1 is pre-bound to default/db (Released, no uid): the next sync binds pvc/default/db to pv-1'},
+    {name: '--for, pre-bound to that claim, not created yet', s: state({volumes: [released({phase: 'Available', claim: {name: 'db'}, annotations: undefined})]}), c: forDb, already: 'already reclaimed: pv-1 is pre-bound to default/db (Available, no uid)'},
+    {
+      name: '--for, bound to that claim since',
+      s: state({volumes: [released({phase: 'Bound', claim: {name: 'db', uid: 'u-db'}})], claims: [db({phase: 'Bound', volumeName: 'pv-1', annotations: bound})]}),
+      c: forDb,
+      already: 'already reclaimed: pv-1 is bound to default/db (Bound, uid u-db)',
+    },
+    {name: '--for, bound to a claim of that name under another uid: not this reclaim\'s work', s: state({volumes: [released({claim: {name: 'db', uid: 'u-old'}})], claims: [db()]}), c: forDb, already: null},
+    {name: '--for another claim than the one pre-bound', s: state({volumes: [released({claim: {name: 'db'}})], claims: [db(), pvc('web', 'u-web', {className: ''})]}), c: {target: {namespace: 'default', name: 'web'}}, already: null},
+    {name: 'without --for, a claimRef', s: state({volumes: [released()]}), c: {}, already: null},
+  ]
+  for (const row of rows) {
+    test(row.name, () => {
+      const d = decide(row.s, row.c)
+      assert.equal(d.already, row.already, JSON.stringify(d.checks))
+      if (row.already !== null) {
+        assert.deepEqual([d.checks, d.patch, d.allowed, d.edited], [[], [], false, d.volume], 'nothing judged, nothing to write')
+      } else {
+        assert.ok(d.checks.length > 0)
+      }
+    })
+  }
 })
 
 describe('reclaim: the edit, and the plan on the edited state', () => {
@@ -174,8 +236,8 @@ describe('reclaim: the edit, and the plan on the edited state', () => {
     assert.equal(d.allowed, true)
   })
   test('--for the re-created claim of the same name', () => {
-    const d = decide(state({volumes: [released()], claims: [pvc('old', 'u-new', {className: ''})]}), {target: {namespace: 'default', name: 'old'}})
-    assert.match(checkOf(d, 'OldClaimGone')!.message, /re-created \(uid u-new, the volume held u-old\)/)
+    const d = decide(state({volumes: [released()], claims: [oldAgain()]}), {target: {namespace: 'default', name: 'old'}})
+    assert.match(checkOf(d, 'OldClaimGone')!.message, /claim default\/old of uid u-old is gone \(a claim of that name has uid u-new: OldNameFree\)/)
     assert.equal(d.next, 'the next sync binds pvc/default/old to pv-1')
   })
   test('a Bound volume whose claim is gone: not yet, and the plan says the next sync releases it', () => {
