@@ -307,12 +307,17 @@ function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, wri
   return check('PointersBroken', true, broken.join('; '))
 }
 
+/** Whether an action or event is on the pair: the volume `name` or the claim `key` (namespace/name). */
+function ofPair(name: string, key: string): (a: {object: ObjectRef}) => boolean {
+  return (a) => (a.object.kind === 'PersistentVolume' ? a.object.name === name : `${a.object.namespace ?? ''}/${a.object.name}` === key)
+}
+
 /** A pair whose pointers close, in words: "already relinked: …", and what the controller does next with it. */
 function alreadyRelinked(plan: ReconcileResult, volume: PersistentVolume, claim: PersistentVolumeClaim): {already: string; next: string; nextActions: Action[]} {
   const name = volume.metadata.name ?? ''
   const key = claimKey(claim)
   const ref = volume.spec.claimRef
-  const ours = (a: {object: ObjectRef}) => (a.object.kind === 'PersistentVolume' ? a.object.name === name : `${a.object.namespace ?? ''}/${a.object.name}` === key)
+  const ours = ofPair(name, key)
   const actions = plan.actions.filter(ours)
   const closed = `pv/${name} and pvc/${key} name each other (${(ref?.uid ?? '') === '' ? 'claimRef without uid' : `uid ${ref?.uid}`})`
   const v = plan.volumes.find((x) => x.metadata.name === name)
@@ -360,7 +365,7 @@ function keptCheck(volume: PersistentVolume, unedited: ReconcileResult): RelinkC
 function proveRelink(plan: ReconcileResult, volume: PersistentVolume, claim: PersistentVolumeClaim): {next: string; problem?: string; actions: Action[]} {
   const name = volume.metadata.name ?? ''
   const key = claimKey(claim)
-  const ours = (a: {object: ObjectRef}) => (a.object.kind === 'PersistentVolume' ? a.object.name === name : `${a.object.namespace ?? ''}/${a.object.name}` === key)
+  const ours = ofPair(name, key)
   const actions = plan.actions.filter(ours)
   const others = plan.actions.filter((a) => !ours(a))
   const v = plan.volumes.find((x) => x.metadata.name === name)
