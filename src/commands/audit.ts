@@ -35,7 +35,7 @@ const EXIT_STATUS = [
 export default class Audit extends PvctlCommand {
   static override summary = 'Report what is unhealthy once the PV controller has done what it is about to do.'
 
-  static override description = `Loads the state once, plans the controller's sync as pvctl sync --dry-run does, and judges the state after the plan: a problem the controller is about to fix is a planned change, not a finding. Each claim is judged by its pvctl explain verdict, so the two never disagree.
+  static override description = `Loads the state once, plans the controller's sync as pvctl sync --dry-run does, and judges the state after the plan: a problem the controller is about to fix is a planned change, not a finding. Each claim is judged by its pvctl explain verdict, so the two never disagree. -n, -l and the objects named choose what is reported, never what is said of it: the whole cluster is read (live, the claims and pods of every namespace), planned and judged, so each object is reported with the findings of the audit without a scope.
 
 Each finding has a code, a severity, the object, a message, the evidence it rests on and a fix (docs/codes.md):
 ${Object.entries(FINDING_CODES)
