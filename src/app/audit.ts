@@ -95,11 +95,10 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
     const e = ask(s.explainer)
     return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? ask(withEvidence) : e
   }
-  // claimFacts of every claim, judged one at a time as they come; claimBrief (explain's answer without its
-  // candidates, which no finding reads: every claim weighed against every volume would make the audit
-  // claims × volumes) of those whose finding words what blocks them.
-  // Every claim's, those out of the scope shown included: what they tell about the others is read as the
-  // unscoped audit reads it (judge's `reported`).
+  // claimFacts of every claim, judged one at a time as they come (those out of the scope shown too: what they
+  // tell about the others is read as the unscoped audit reads it, judge's `reported`); claimBrief (explain's
+  // answer without its candidates, which no finding reads: every claim weighed against every volume would
+  // make the audit claims × volumes) of those whose finding words what blocks them.
   function* claimFacts(): Generator<ClaimExplanationFacts> {
     for (const c of s.after.claims) yield explained((e) => e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   }
@@ -141,8 +140,7 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
 function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
   const targets = opts.targets ?? []
   checkTargetsExist(state, targets)
-  const scope = targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
-  const inScope = scopePredicate(scope)
+  const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
   const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
   // A plan made with a scope (sync's pointer to audit under -n) is not the controller's over the whole state.
   const whole = targets.length === 0 && inScope.everything
