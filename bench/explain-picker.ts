@@ -31,7 +31,7 @@ try {
     const t0 = performance.now()
     // What runExplainSession does before its first prompt.
     const explainer = controllerExplainer(state, req).with({onlyRelevant: false, candidates: LIST_CANDIDATES})
-    const explanations = claimsInScope(state, {}).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const explanations = claimsInScope(explainer, {}).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     const t1 = performance.now()
     const choices = claimChoices(explanations)
     const t2 = performance.now()

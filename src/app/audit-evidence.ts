@@ -13,16 +13,19 @@ import type {LoadedClusterState} from './load-cluster-state.js'
 
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
 
-export async function auditEvidence(loaded: LoadedClusterState, namespace: string | undefined, now: () => number = Date.now): Promise<ExplainEvidence> {
+export async function auditEvidence(loaded: LoadedClusterState, now: () => number = Date.now): Promise<ExplainEvidence> {
   if (loaded.source === 'snapshot') {
     return snapshotEvidenceSource(loaded.evidence, now)({events: [], leaseNames: [], volumeAttachments: false})
   } else {
-    return liveEvidenceSource(loaded.session, now)(auditEvidenceQuery(loaded.state, namespace))
+    return liveEvidenceSource(loaded.session, now)(auditEvidenceQuery(loaded.state))
   }
 }
 
-/** What to read live: claim events of the scope, volume and VolumeAttachment events, the Leases named above. */
-export function auditEvidenceQuery(state: ClusterState, namespace: string | undefined): EvidenceQuery {
+/**
+ * What to read live: the events of claims (in every namespace, whatever -n says: a provisioner's last event,
+ * on a claim of any namespace, tells whether it runs), of volumes and VolumeAttachments, the Leases named above.
+ */
+export function auditEvidenceQuery(state: ClusterState): EvidenceQuery {
   const leases = new Set<string>()
   for (const c of state.classes) if ((c.provisioner ?? '') !== '') leases.add(provisionerLeaseName(c.provisioner!))
   let attachers = false
@@ -41,7 +44,7 @@ export function auditEvidenceQuery(state: ClusterState, namespace: string | unde
   return {
     // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
     events: [
-      {namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'},
+      {namespace: undefined, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'},
       {namespace: 'default', fieldSelector: 'involvedObject.kind=PersistentVolume'},
       {namespace: 'default', fieldSelector: 'involvedObject.kind=VolumeAttachment'},
     ],

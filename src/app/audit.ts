@@ -4,7 +4,7 @@ import {FINDING_CODES, objectKey, objectName, type FindingObject} from '../engin
 import {auditCapacity} from '../engine/audit/capacity.js'
 import {pointerPictures} from '../engine/audit/pointers.js'
 import {codeOfVerdict, judge} from '../engine/audit/judge.js'
-import {auditFails, buildAuditReport, silencedBy, type AuditReport, type AuditTotals, type FailOn} from '../engine/audit/report.js'
+import {auditFails, buildAuditReport, silencedBy, type AuditReport, type FailOn} from '../engine/audit/report.js'
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {Explainer} from '../engine/explain/explainer.js'
@@ -14,9 +14,10 @@ import {scopePredicate} from '../engine/simulation/reconcile.js'
 import {ClaimKeyIndex} from '../engine/api/claim-keyed-map.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
+import {ForbiddenError} from '../cluster/api-errors.js'
 import {auditEvidence} from './audit-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
-import {planSyncKeepingCache, type SyncOptions} from './sync.js'
+import {checkTargetsExist, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
 
@@ -47,13 +48,34 @@ export interface AuditResult {
 }
 
 export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
-  const loaded = await loadClusterState(opts, ui)
+  // The whole cluster, whatever -n and -l say: a claim of another namespace may take a volume first, a
+  // volume's claimRef may name a claim of any namespace, a provisioner's last event may be on any claim.
+  // The scope chooses what the report shows (auditScope), never what it is judged on.
+  const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui).catch((err: unknown) => {
+    throw scopedReadRefused(err, opts)
+  })
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
-  const evidence = await auditEvidence(loaded, opts.namespace)
+  const evidence = await auditEvidence(loaded)
   const report = auditState(loaded.state, {...opts, evidence}, {notice: (line) => void after.push(line)})
   const origin = loaded.source === 'snapshot' ? `snapshot ${(opts.filename ?? []).join(', ')}` : `context ${loaded.session.contextName} (${loaded.session.server})`
   return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after, origin}
+}
+
+/**
+ * A scoped audit whose cluster-wide list of claims or pods is refused: said as what it lacks, not judged on
+ * the namespace alone (whose verdicts could differ from the whole cluster's). Any other error as it is.
+ */
+function scopedReadRefused(err: unknown, opts: AuditOptions): unknown {
+  const scoped = opts.namespace !== undefined || opts.labelSelector !== undefined || (opts.targets ?? []).length > 0
+  if (!(err instanceof ForbiddenError) || !scoped || err.target.namespace !== undefined || !['persistentvolumeclaims', 'pods'].includes(err.target.resource)) return err
+  return new ForbiddenError(
+    `a scoped audit is judged on the whole cluster (a claim of another namespace may take a volume first, a volume's claimRef may name one), and listing ${err.target.resource} in every namespace was refused (kubectl auth can-i list ${err.target.resource} --all-namespaces): ${err.message}`,
+    err.target,
+    err.status,
+    err.reason,
+    ['ask for list on persistentvolumeclaims and pods cluster-wide, or audit a snapshot (-f) taken by someone who has it'],
+  )
 }
 
 export interface AuditStateExtras {
@@ -73,15 +95,16 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
     const e = ask(s.explainer)
     return e.verdict === 'ExternalProvisioning' && opts.evidence !== undefined ? ask(withEvidence) : e
   }
-  // claimFacts of every claim, judged one at a time as they come; claimBrief (explain's answer without its
-  // candidates, which no finding reads: every claim weighed against every volume would make the audit
-  // claims × volumes) of those whose finding words what blocks them.
+  // claimFacts of every claim, judged one at a time as they come (those out of the scope shown too: what they
+  // tell about the others is read as the unscoped audit reads it, judge's `reported`); claimBrief (explain's
+  // answer without its candidates, which no finding reads: every claim weighed against every volume would
+  // make the audit claims × volumes) of those whose finding words what blocks them.
   function* claimFacts(): Generator<ClaimExplanationFacts> {
-    for (const c of s.claims) yield explained((e) => e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    for (const c of s.after.claims) yield explained((e) => e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   }
   const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
+  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), reported: s.reported, explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers', 'audited'])
   const audited = views.has('audited') ? [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)] : undefined
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
@@ -103,18 +126,31 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
     const code = codeOfVerdict(s.explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
-  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: [], explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})
+  // Every claim's facts, none judged again: the class findings count claims of any namespace.
+  const facts = s.after.claims.map((c) => s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: facts, reported: () => false, explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
 }
 
-/** What both audits start from: the state after the plan, the objects in scope, the Explainer, the annotations. */
+/**
+ * What both audits start from: the state after the controller's plan of the whole state, the objects
+ * reported, the Explainer, the annotations. -n, -l and the objects named choose what is reported; the plan
+ * and every verdict are those of the unscoped audit, so that a scope never changes what is said of an object.
+ */
 function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
-  const {after, plannedChanges, cache} = planned(state, opts, extras.plan)
   const targets = opts.targets ?? []
+  checkTargetsExist(state, targets)
   const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
   const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
+  // A plan made with a scope (sync's pointer to audit under -n) is not the controller's over the whole state.
+  const whole = targets.length === 0 && inScope.everything
+  const {after, report, cache} = planned(state, opts, whole ? extras.plan : undefined)
   const claims = after.claims.filter((c) => (targets.length > 0 ? named.has(`PersistentVolumeClaim/${claimKey(c)}`) : inScope.claim(c)))
   const volumes = after.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
+  const shownKeys = new Set([...claims.map((c) => `PersistentVolumeClaim/${claimKey(c)}`), ...volumes.map((v) => `PersistentVolume//${v.metadata.name ?? ''}`)])
+  const reported = whole ? undefined : ({namespace, name}: {namespace: string; name: string}) => shownKeys.has(`PersistentVolumeClaim/${namespace}/${name}`)
+  // The writes of the plan to the objects reported: another namespace's pending bind fails no audit of this one.
+  const plannedChanges = whole ? {...report.summary} : {...summarize(report.actions.filter((a) => shownKeys.has(`${a.object.kind}/${a.object.namespace ?? ''}/${a.object.name}`)))}
   // Classes are judged unless objects are named (the audit is then about those objects).
   const classes = targets.length === 0
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction; over the plan's own
@@ -130,17 +166,18 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
   for (const {object, names} of annotated.unknown) {
     extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: docs/codes.md)`)
   }
-  return {plannedChanges, after, claims, volumes, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
+  return {plannedChanges, after, claims, volumes, reported, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
 }
 
 /**
- * The state after the plan, and the plan's summary: the rest of the plan (its actions, events and the
- * objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining starts. A plan made
- * here leaves its informer caches too, when they hold that state (planSyncKeepingCache).
+ * The state after the plan of the whole state, and the plan's actions and summary: the rest of the plan (its
+ * events and the objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining
+ * starts. A plan made here leaves its informer caches too, when they hold that state (planSyncKeepingCache).
  */
-function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']; cache: SimulatedCluster | undefined} {
-  const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, {...opts, dryRun: true})
-  return {after: withPlanApplied(state, report.objects), plannedChanges: {...report.summary}, cache}
+function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; report: Pick<SyncReport, 'actions' | 'summary'>; cache: SimulatedCluster | undefined} {
+  const whole = {...opts, dryRun: true, targets: undefined, namespace: undefined, labelSelector: undefined}
+  const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, whole)
+  return {after: withPlanApplied(state, report.objects), report: {actions: report.actions, summary: report.summary}, cache}
 }
 
 function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {

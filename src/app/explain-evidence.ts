@@ -11,7 +11,7 @@ import type {LiveSession} from './live-session.js'
 
 /** What an explanation is about: the evidence to read follows from it. */
 export interface EvidenceScope {
-  /** The object to explain; none: every claim not Bound in scope. */
+  /** The object to explain; none: every claim in scope whose verdict is not a healthy Bound (claimsToExplain). */
   target?: ObjectRef
   /** Scope of the list (-n without -A); undefined: every namespace. */
   namespace?: string
@@ -82,12 +82,13 @@ export function evidenceQuery(explainer: Explainer, req: EvidenceScope): Evidenc
   const awaited =
     target === undefined
       ? // As the List decides them: a claim whose only volume an earlier claim takes may wait for a provisioner.
-        claimsInScope(explainer.state, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
+        claimsInScope(explainer, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
       : [explainer.awaitedLease(target.namespace ?? 'default', target.name)]
   if (awaited.includes(undefined)) return undefined
-  const namespace = target === undefined ? req.namespace : (target.namespace ?? 'default')
+  // Claims' events of every namespace, whatever the scope: a provisioner's last event, on a claim of any
+  // namespace, tells whether it runs, and a scope must not change what is said of a claim.
   return {
-    events: [{namespace, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'}],
+    events: [{namespace: undefined, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'}],
     leaseNames: unique(awaited.flatMap((lease) => (lease == null ? [] : [lease]))),
     volumeAttachments: false,
   }

@@ -127,7 +127,7 @@ export interface SessionContext {
 /** `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused. */
 export async function runExplainSession(loaded: LoadedClusterState, req: ExplainRequest, ui: ExplainSessionUi, base: Explainer = controllerExplainer(loaded.state, req)): Promise<void> {
   const state = loaded.state
-  const claims = claimsInScope(state, req)
+  const claims = claimsInScope(base, req)
   if (claims.length === 0) {
     ui.notice(`no claim that is not Bound${req.namespace !== undefined ? ` in namespace ${req.namespace}` : ''}: nothing to explain`)
     return
@@ -137,7 +137,7 @@ export async function runExplainSession(loaded: LoadedClusterState, req: Explain
   const explainer = base.with({onlyRelevant: req.onlyRelevant, evidence: req.evidence, candidates: LIST_CANDIDATES})
   // The menu is a List: each claim as its sync in the controller's pass decides it (listItem), and so is
   // the claim picked, so that its explanation says what its line in the menu said.
-  const spinner = await ui.spinner(`weighing ${claims.length.toLocaleString('en')} claims not Bound against ${state.volumes.length.toLocaleString('en')} volumes`)
+  const spinner = await ui.spinner(`weighing ${claims.length.toLocaleString('en')} claims not healthy against ${state.volumes.length.toLocaleString('en')} volumes`)
   const explanations = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const choices = claimChoices(explanations)
   spinner.stop()

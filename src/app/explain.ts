@@ -123,7 +123,7 @@ export function explainInState(state: ClusterState, req: ExplainRequest, base = 
     candidates: req.candidates ?? (target === undefined ? LIST_CANDIDATES : 0),
   })
   if (target === undefined) {
-    const claims = claimsInScope(state, req)
+    const claims = claimsInScope(explainer, req)
     // Only a bound asked for: the default one (LIST_CANDIDATES) keeps a List linear in the cluster's size.
     const each = req.candidates === 0 ? state.volumes.length : Math.min(req.candidates ?? 0, state.volumes.length)
     if (claims.length * each > MAX_LIST_CANDIDATES) {

@@ -51,17 +51,22 @@ function planScope(opts: SyncOptions): ReconcileScope | undefined {
   return opts.targets !== undefined && opts.targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
 }
 
-function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterState, options: ReconcileOptions) => ReconcileResult): SyncReport {
+/** Named objects that do not exist are a usage error (exit 2): the first one is thrown. */
+export function checkTargetsExist(state: ClusterState, targets: readonly ObjectRef[] | undefined): void {
+  if (targets === undefined || targets.length === 0) return
   // Names looked up once, not one scan of the state per named object.
-  const volumeNames = opts.targets?.length ? new Set(state.volumes.map((v) => v.metadata.name)) : undefined
-  const claimKeys = opts.targets?.length ? new Set(state.claims.map(claimKey)) : undefined
-  for (const target of opts.targets ?? []) {
-    const exists =
-      target.kind === 'PersistentVolume' ? volumeNames!.has(target.name) : claimKeys!.has(`${target.namespace ?? ''}/${target.name}`)
+  const volumeNames = new Set(state.volumes.map((v) => v.metadata.name))
+  const claimKeys = new Set(state.claims.map(claimKey))
+  for (const target of targets) {
+    const exists = target.kind === 'PersistentVolume' ? volumeNames.has(target.name) : claimKeys.has(`${target.namespace ?? ''}/${target.name}`)
     if (!exists) {
       throw target.kind === 'PersistentVolume' ? volumeNotFound(state, target.name) : claimNotFound(state, target.namespace ?? 'default', target.name)
     }
   }
+}
+
+function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterState, options: ReconcileOptions) => ReconcileResult): SyncReport {
+  checkTargetsExist(state, opts.targets)
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
   const scope = planScope(opts)
   const result = run(state, {

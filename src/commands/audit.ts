@@ -35,7 +35,7 @@ const EXIT_STATUS = [
 export default class Audit extends PvctlCommand {
   static override summary = 'Report what is unhealthy once the PV controller has done what it is about to do.'
 
-  static override description = `Loads the state once, plans the controller's sync as pvctl sync --dry-run does, and judges the state after the plan: a problem the controller is about to fix is a planned change, not a finding. Each claim is judged by its pvctl explain verdict, so the two never disagree.
+  static override description = `Loads the state once, plans the controller's sync as pvctl sync --dry-run does, and judges the state after the plan: a problem the controller is about to fix is a planned change, not a finding. Each claim is judged by its pvctl explain verdict, so the two never disagree. -n, -l and the objects named choose what is reported, never what is said of it: the whole cluster is read (live, the claims and pods of every namespace), planned and judged, so each object is reported with the findings of the audit without a scope.
 
 Each finding has a code, a severity, the object, a message, the evidence it rests on and a fix (docs/codes.md):
 ${Object.entries(FINDING_CODES)
@@ -75,6 +75,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
     concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
+    // The shared scope flags, in audit's words: they choose what is reported, never what is judged.
+    namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, report only the claims of this namespace and the volumes unbound or bound into it (the whole cluster is planned and judged).', helpValue: 'NS'}),
+    selector: Flags.string({char: 'l', summary: 'With no object named: report only the claims and volumes whose labels match this selector (the whole cluster is planned and judged).', helpValue: 'SELECTOR'}),
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),

@@ -31,7 +31,7 @@ export default class Explain extends PvctlCommand {
 
 For pv/NAME, follows syncVolume: Available, pre-bound and waiting, Bound, Released and the reclaim that follows, Failed and why, and, for a volume being deleted, each finalizer and what it waits for.
 
-With no object, explains every claim that is not Bound in scope (-n, or every namespace): on a terminal, a picker lets you choose one (the claims that will never bind first, typed to filter by namespace/name or verdict) and follow up (a near-miss volume's YAML, the dry-run sync of the claim, the reclaim of a volume it would fit but for a stale claimRef, run as pvctl reclaim runs it); otherwise (or with -o json|yaml) all of them are printed, as a List. Each claim of a List carries its verdict, volume, summary, suggestions, class, pods, pointers and events in full, but only its ${LIST_CANDIDATES} nearest candidates, with candidatesTotal (every volume for every claim would be claims × volumes); --candidates N changes that, --candidates 0 lists every volume, and pvc/NAME explains one claim with all of them.
+With no object, explains every claim in scope (-n, or every namespace) whose verdict is not a healthy Bound (those not Bound, and those recorded Bound that their next sync makes Lost or Misbound): on a terminal, a picker lets you choose one (the claims that will never bind first, typed to filter by namespace/name or verdict) and follow up (a near-miss volume's YAML, the dry-run sync of the claim, the reclaim of a volume it would fit but for a stale claimRef, run as pvctl reclaim runs it); otherwise (or with -o json|yaml) all of them are printed, as a List. Each claim of a List carries its verdict, volume, summary, suggestions, class, pods, pointers and events in full, but only its ${LIST_CANDIDATES} nearest candidates, with candidatesTotal (every volume for every claim would be claims × volumes); --candidates N changes that, --candidates 0 lists every volume, and pvc/NAME explains one claim with all of them.
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only: only the reclaim of the interactive flow writes, once confirmed with a typed "yes", as pvctl reclaim does (deploy/repair-rbac.yaml grants what it needs).
 
@@ -48,12 +48,12 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     {description: 'Why is a claim of the bundled snapshot Pending?', command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml'},
     {description: 'The same as JSON (the ClaimExplanation of the contract):', command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml -o json'},
     {description: 'What happens to a volume whose claim is gone:', command: '<%= config.bin %> <%= command.id %> pv/pv-0006 -f examples/cluster.yaml'},
-    {description: 'Every claim that is not Bound, for a CI log:', command: '<%= config.bin %> <%= command.id %> -A -f snapshot.yaml -o yaml'},
+    {description: 'Every claim that is not healthy, for a CI log:', command: '<%= config.bin %> <%= command.id %> -A -f snapshot.yaml -o yaml'},
   ]
 
   static override args = {
     object: Args.string({
-      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default) or pv/NAME. Default: every claim not Bound (a picker on a terminal).',
+      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default) or pv/NAME. Default: every claim not healthy (a picker on a terminal).',
       required: false,
       ignoreStdin: true,
     }),

@@ -150,14 +150,15 @@ describe('pvctl explain through the built CLI', () => {
     })
   }
 
-  test('no claim and no terminal: every claim not Bound in scope, as a List (exit 1: some stay Pending)', async () => {
+  test('no claim and no terminal: every claim not healthy in scope, as a List (exit 1: some stay Pending, two are Lost)', async () => {
     const r = await runCli(['explain', '-n', 'shop', '-f', example, '-o', 'json'])
     assert.equal(r.code, 1, r.stderr)
     const list = json(r.stdout)
     assert.equal(list.kind, 'List')
     assert.deepEqual(
       list.items.map((e: Json) => `${e.claim.name} ${e.verdict}`),
-      ['carts WillBind', 'logs NoMatchingVolume', 'orders WillBind', 'search WaitForPodScheduled'],
+      // reports-b and sessions are recorded Bound; their next sync makes them Lost (audit's two errors).
+      ['carts WillBind', 'logs NoMatchingVolume', 'orders WillBind', 'reports-b Misbound', 'search WaitForPodScheduled', 'sessions Lost'],
     )
   })
 
@@ -293,9 +294,10 @@ describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : '
     const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)])
     let at = await t.waitFor('Which claim?')
     // The claim that will never bind first, then the wait, then those that bind; the verdicts in one column.
-    await t.waitFor('❯ shop/logs    NoMatchingVolume', at)
-    await t.waitFor('  shop/search  WaitForPodScheduled', at)
-    await t.waitFor('  shop/carts   WillBind', at)
+    await t.waitFor('❯ shop/logs       NoMatchingVolume', at)
+    await t.waitFor('  shop/sessions   Lost', at)
+    await t.waitFor('  shop/search     WaitForPodScheduled', at)
+    await t.waitFor('  shop/carts      WillBind', at)
     at = t.type(KEYS.enter)
     at = await t.waitFor('pvc/shop/logs (Pending): NoMatchingVolume', at)
     at = await t.waitFor('Next?', at)

@@ -103,7 +103,7 @@ test("-o name, as kubectl's name printer: RESOURCE/NAME without the namespace, e
   assert.match(sync.stdout, /^persistentvolumeclaim\/carts\npersistentvolume\/pv-0002\n/)
   assert.equal(audit.code, auditJson.code, audit.stderr)
   assert.equal(audit.stdout, once((JSON.parse(auditJson.stdout).findings as Array<{object: {kind: string; name: string}}>).map((f) => resource(f.object))))
-  assert.equal(explainList.stdout, 'persistentvolumeclaim/carts\npersistentvolumeclaim/logs\npersistentvolumeclaim/orders\npersistentvolumeclaim/search\n')
+  assert.equal(explainList.stdout, 'persistentvolumeclaim/carts\npersistentvolumeclaim/logs\npersistentvolumeclaim/orders\npersistentvolumeclaim/reports-b\npersistentvolumeclaim/search\npersistentvolumeclaim/sessions\n')
   assert.equal(explainClaim.stdout, 'persistentvolumeclaim/logs\n')
   assert.equal(explainClaim.code, 1)
   assert.equal(explainVolume.stdout, 'persistentvolume/pv-0004\n')

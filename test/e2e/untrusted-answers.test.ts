@@ -204,6 +204,6 @@ describe('pvctl explain', () => {
     // answer is reported the same way, with what came back, rather than read as an empty list.
     const run = await runWith({verb: 'list', resource: 'events'}, body('[]'), ['explain', 'pvc/orders', '-n', 'shop'])
     assert.equal(run.code, 0, run.stderr)
-    assert.match(run.stdout, /^Events: not available \(list events in namespace "shop": the answer is not an EventList \(got a JSON array\)\)$/m)
+    assert.match(run.stdout, /^Events: not available \(list events: the answer is not an EventList \(got a JSON array\)\)$/m)
   })
 })

@@ -13,7 +13,7 @@ import fc from 'fast-check'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {Explainer, unboundClaims} from '../../src/engine/explain/explainer.js'
+import {claimsToExplain, Explainer} from '../../src/engine/explain/explainer.js'
 import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain/model.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume} from '../../src/engine/api/model.js'
@@ -29,7 +29,7 @@ interface ListOptions {
 function explainList(state: ClusterState, opts: ListOptions, ranking: 'grouped' | 'per-claim'): string {
   const explainer = new Explainer(state, {...opts, ranking})
   // As the List is printed: each claim after the claims before it in the controller's pass (listItem).
-  const items = unboundClaims(state).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  const items = claimsToExplain(explainer).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const document: ExplainDocument = {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}
   return JSON.stringify(document)
 }

@@ -9,7 +9,7 @@ import {describe, test} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {Explainer, unboundClaims} from '../../src/engine/explain/explainer.js'
+import {claimsToExplain, Explainer} from '../../src/engine/explain/explainer.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 
@@ -34,7 +34,7 @@ describe('explain: a bounded explanation is the head of the full one', () => {
     test(row.id, () => {
       const state = row.state()
       const full = new Explainer(state, {gates: defaultFeatureGates, onlyRelevant: row.onlyRelevant})
-      const claims = unboundClaims(state)
+      const claims = claimsToExplain(full)
       assert.ok(claims.length > 0, 'the state has claims to explain')
       for (const limit of row.limits) {
         const bounded = new Explainer(state, {gates: defaultFeatureGates, onlyRelevant: row.onlyRelevant, candidates: limit})
@@ -64,7 +64,7 @@ describe('explain: --candidates 0 and pvc/NAME list every volume', () => {
     test(row.id, () => {
       const state = generated(200, 4)()
       const e = new Explainer(state, {gates: defaultFeatureGates, ...row.options})
-      for (const c of unboundClaims(state)) {
+      for (const c of claimsToExplain(e)) {
         const got = e.claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!
         assert.equal(got.candidates.length, state.volumes.length)
         assert.equal('candidatesTotal' in got, false, 'no extra field when nothing is left out')

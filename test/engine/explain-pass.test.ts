@@ -11,7 +11,7 @@ import fc from 'fast-check'
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {explainInState} from '../../src/app/explain.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {Explainer, unboundClaims} from '../../src/engine/explain/explainer.js'
+import {claimsToExplain, Explainer} from '../../src/engine/explain/explainer.js'
 import type {ClaimExplanation, ExplanationList, Verdict} from '../../src/engine/explain/model.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
@@ -142,7 +142,7 @@ describe('explain List: each claim after the claims before it in the pass', () =
 
   test('the agreement check catches a List that tells two claims they get one volume', () => {
     const s = rows[0].state
-    const alone = unboundClaims(s).map((c) => new Explainer(s, {gates, candidates: 5}).claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const alone = claimsToExplain(new Explainer(s, {gates})).map((c) => new Explainer(s, {gates, candidates: 5}).claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     assert.notDeepEqual(listDisagreements(s, alone, gates), [])
   })
 })
@@ -150,7 +150,7 @@ describe('explain List: each claim after the claims before it in the pass', () =
 describe('explain List agrees with the first round of sync', () => {
   const check = (s: ClusterState, g = gates, onlyRelevant = false, candidates = 5) => {
     const explainer = new Explainer(s, {gates: g, onlyRelevant, candidates})
-    const items = unboundClaims(s).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const items = claimsToExplain(explainer).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     assert.deepEqual(listDisagreements(s, items, g), [])
   }
 
@@ -166,8 +166,8 @@ describe('explain List agrees with the first round of sync', () => {
     // one controller view and one pass for both (Explainer.with).
     fc.assert(
       fc.property(clusterArb(12, 10), gatesArb, fc.boolean(), fc.constantFrom(1, 5, 0), (s, g, onlyRelevant, candidates) => {
-        const claims = unboundClaims(s)
         const base = new Explainer(s, {gates: g})
+        const claims = claimsToExplain(base)
         const leases = claims.map((c) => base.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
         const derived = base.with({onlyRelevant, candidates})
         const fresh = new Explainer(s, {gates: g, onlyRelevant, candidates})

@@ -19,10 +19,16 @@ export interface AuditInput {
   /** The state after the plan: what the controller is about to fix is fixed here. */
   after: ClusterState
   /**
-   * What explain's decision says of every claim in scope, on `after` (Explainer.claimFacts): each is judged
-   * as it comes and let go, so that a large cluster's claims are never all held at once.
+   * What explain's decision says of every claim of `after` (Explainer.claimFacts): each is judged as it
+   * comes and let go, so that a large cluster's claims are never all held at once.
    */
   claims: Iterable<ClaimExplanationFacts>
+  /**
+   * The claims reported (-n, -l, objects named); none: all of them. The others are judged by nobody, but
+   * what they tell about the rest is read as in the unscoped audit (the claims a class finding counts, the
+   * claim a Released volume may be reclaimed for): a scope chooses what is shown, never a finding.
+   */
+  reported?: (claim: ClaimExplanationFacts['claim']) => boolean
   /**
    * explain's explanation of a claim of `claims`, without its candidates (Explainer.claimBrief, on the same
    * state): asked only of the claims whose finding words what blocks them (its summary and suggestions),
@@ -31,7 +37,7 @@ export interface AuditInput {
   explainClaim: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
   /** `after` looked up (the Explainer's lookup); none: looked up here. */
   lookup?: ClusterLookup
-  /** The volumes in scope, from `after`. */
+  /** The volumes reported, from `after`. */
   volumes: readonly PersistentVolume[]
   /**
    * explain's explanation of a volume of `after` (`pvctl explain pv/NAME`, with the evidence the audit
@@ -87,7 +93,11 @@ export function judge(input: AuditInput): Finding[] {
   const counted: ClaimExplanationFacts[] = []
   const reclaimable: ClaimExplanationFacts[] = []
   for (const e of input.claims) {
-    for (const f of judgeClaim(e, claimContext)) found.push(f)
+    if (input.reported?.(e.claim) !== false) {
+      for (const f of judgeClaim(e, claimContext)) found.push(f)
+    } else {
+      // Out of the scope shown: read below for the class and volume findings only.
+    }
     if (input.classes && CLASS_FINDING_VERDICTS.has(e.verdict)) {
       counted.push(e)
     } else {

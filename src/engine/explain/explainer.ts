@@ -297,17 +297,21 @@ export function explainVolume(state: ClusterState, name: string, opts: ExplainOp
   return new Explainer(state, opts).volume(name)
 }
 
-/** The claims `explain` with no claim named looks at: every claim not Bound, by namespace then name. */
-export function unboundClaims(state: ClusterState): PersistentVolumeClaim[] {
-  return state.claims
-    .filter((c) => c.status?.phase !== 'Bound')
+/**
+ * The claims `explain` with no claim named looks at: every claim whose verdict is not a healthy Bound, by
+ * namespace then name. Those not recorded Bound, and those recorded Bound that their next sync makes Lost
+ * or Misbound (or binds again): a claim audit reports an error on is never left out of the List.
+ */
+export function claimsToExplain(explainer: Explainer): PersistentVolumeClaim[] {
+  return explainer.state.claims
+    .filter((c) => c.status?.phase !== 'Bound' || explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '') !== 'Bound')
     .sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : claimKey(a) > claimKey(b) ? 1 : 0))
 }
 
-/** The claims not Bound in scope (-n, -l), by namespace then name: the list and the picker show these. */
-export function claimsInScope(state: ClusterState, scope: {namespace?: string; labelSelector?: LabelSelector}): PersistentVolumeClaim[] {
+/** claimsToExplain in scope (-n, -l): the list and the picker show these. */
+export function claimsInScope(explainer: Explainer, scope: {namespace?: string; labelSelector?: LabelSelector}): PersistentVolumeClaim[] {
   const inScope = scopePredicate({namespace: scope.namespace, labelSelector: scope.labelSelector})
-  return unboundClaims(state).filter(inScope.claim)
+  return claimsToExplain(explainer).filter(inScope.claim)
 }
 
 function requestOf(claim: PersistentVolumeClaim): ClaimRequest {

@@ -322,7 +322,7 @@ export interface VolumeExplanation {
   controllers: ControllerLiveness[]
 }
 
-/** `explain` with no object named: every claim not Bound in scope, each explained. */
+/** `explain` with no object named: every claim in scope whose verdict is not a healthy Bound, each explained. */
 export interface ExplanationList {
   apiVersion: typeof EXPLAIN_API_VERSION
   kind: 'List'
