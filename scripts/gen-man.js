@@ -82,6 +82,25 @@ function commandPage(bin, cmd) {
   return {name, markdown: out.join('\n')}
 }
 
+/** What every command's exit codes have in common (errors.ts holds each command's own). */
+const ROOT_EXIT_STATUS = [
+  ['0', 'nothing to act on: in sync (a dry run), the claim bound, the cluster healthy; or the plan or repair was written'],
+  ['1', 'something to act on: a dry run found changes to make, a claim stays unbound, an audit found what --fail-on names; or a write was not confirmed'],
+  ['2', 'usage or input error: bad flag, malformed snapshot, no such object, output that cannot be written; nothing written'],
+  ['3', 'cluster error: unreachable or forbidden API, a write that failed, a destructive step stopped because the cluster changed since it was read'],
+  ['130', 'interrupted while writing (SIGINT, SIGTERM): the report says what was written and what was not; the same command again completes the job'],
+]
+
+/** The environment pvctl reads, besides what Node.js and oclif read. */
+const ROOT_ENVIRONMENT = [
+  ['KUBECONFIG', 'Kubeconfig files, separated by colons, merged as kubectl merges them (the first file to set a value wins); read when --kubeconfig is not given. Without either: ~/.kube/config, then the in-cluster service account.'],
+  ['NO_COLOR', 'Set and not empty: no colour, unless --color is given.'],
+  ['FORCE_COLOR', 'Not empty: colour even when the output is not a terminal; 0 or false: never colour. NO_COLOR and --[no-]color win.'],
+  ['TERM', 'dumb: no colour.'],
+  ['CI', 'Set: never prompt or show a spinner, as when no terminal is attached (a write then needs --yes).'],
+  ['PVCTL_DEBUG', 'Set: print the stack trace of an internal error.'],
+]
+
 function rootPage(bin, commands) {
   const out = [
     `# ${bin}(1) -- ${escapeMd(pkg.description)}`,
@@ -98,7 +117,15 @@ function rootPage(bin, commands) {
     '',
   ]
   for (const cmd of commands) out.push(`* \`${bin} ${cmd.id}\`:`, `  ${escapeMd(cmd.summary ?? '')} See ${bin}-${cmd.id}(1).`, '')
-  out.push('## ENVIRONMENT', '', '* `NO_COLOR`:', '  Set and not empty: no colour, unless `--color` is given.', '', '* `PVCTL_DEBUG`:', '  Set: print the stack trace of an internal error.', '')
+  out.push(
+    '## EXIT STATUS',
+    '',
+    `As \`kubectl diff\`; each command's page says what its codes mean for it (${commands.map((c) => `${bin}-${c.id}(1)`).join(', ')}).`,
+    '',
+    ...ROOT_EXIT_STATUS.flatMap(([code, meaning]) => [`* \`${code}\`:`, `  ${escapeMd(meaning)}`, '']),
+  )
+  out.push('## ENVIRONMENT', '')
+  for (const [name, meaning] of ROOT_ENVIRONMENT) out.push(`* \`${name}\`:`, `  ${escapeMd(meaning)}`, '')
   out.push('## SEE ALSO', '', commands.map((c) => `${bin}-${c.id}(1)`).join(', '), '')
   return {name: bin, markdown: out.join('\n')}
 }
