@@ -9,6 +9,7 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
+import {loadTemplate} from '../cli/output-formats.js'
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
@@ -75,7 +76,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
     concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
     ...scopeFlags,
-    ...outputFlags(['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
+    ...outputFlags('audit'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -116,7 +117,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // yaml have a form of their own for one cluster and for a fleet.
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     type Own = Record<'json' | 'yaml' | 'table', (reports: readonly AuditReport[]) => Iterable<string>>
+    const template = await loadTemplate(flags.output)
     const formatted = (reports: readonly AuditReport[], own: Own, origin?: string): Iterable<string> => {
+      if (template !== undefined) return template(own.json(reports), flags['no-headers'])
       switch (flags.output) {
         case 'junit':
           return auditJunitChunks(reports, {failOn})

@@ -54,7 +54,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ...sourceFlags,
     for: Flags.string({summary: 'The claim to give the volume to: NS/CLAIM, or CLAIM in the namespace of -n (else the context\'s, else default).', helpValue: 'NS/CLAIM'}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of the --for claim when it is given as CLAIM alone.', helpValue: 'NS'}),
-    ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
+    ...outputFlags('reclaim'),
     'dry-run': Flags.boolean({summary: 'Decide and show the reclaim; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
     force: Flags.boolean({summary: 'Override the checks that may be overridden (a VolumeAttachment left behind, pods that no node runs); never the others.', default: false}),
@@ -68,6 +68,6 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const result = await runReclaim({...repairOptions(flags), volumeName, target, force: flags.force}, repairUi(flags.output, palette, renderReclaimTable))
-    await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]})
+    await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]}, flags['no-headers'])
   }
 }
