@@ -22,16 +22,27 @@ function escapeMd(s) {
   return String(s).replace(/([\\*_[\]<>])/g, '\\$1')
 }
 
-/** Splits "text ... EXIT STATUS\n  lines" into the description and the exit status lines. */
-function splitExitStatus(description) {
-  const idx = description.indexOf('EXIT STATUS')
-  if (idx < 0) return {text: description.trim(), exit: []}
-  const exit = description
-    .slice(idx + 'EXIT STATUS'.length)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-  return {text: description.slice(0, idx).trim(), exit}
+/**
+ * Splits a description into its text and the sections that follow it, each a line in capitals ("FINDING
+ * CODES", "EXIT STATUS") and its indented lines: {text, sections: [{title, lines}]}.
+ */
+function splitSections(description) {
+  const parts = description.split(/^([A-Z][A-Z ]+[A-Z])$/m)
+  const sections = []
+  for (let i = 1; i < parts.length; i += 2) {
+    const lines = parts[i + 1].split('\n').map((l) => l.trim()).filter((l) => l !== '')
+    sections.push({title: parts[i], lines})
+  }
+  return {text: parts[0].trim(), sections}
+}
+
+/** A section's lines as a list: "0  meaning" (an exit code) or "Code (severity): meaning" (a finding code). */
+function sectionItem(line) {
+  const exit = /^(\d+)\s+(.*)$/.exec(line)
+  if (exit) return `* \`${exit[1]}\`:\n  ${escapeMd(exit[2])}\n`
+  const term = /^(\w+ \(\w+\)): (.*)$/.exec(line)
+  if (term) return `* \`${term[1]}\`:\n  ${escapeMd(term[2])}\n`
+  return escapeMd(line)
 }
 
 function flagLine(name, flag) {
@@ -45,7 +56,7 @@ function flagLine(name, flag) {
 
 function commandPage(bin, cmd) {
   const name = `${bin}-${cmd.id.replace(/:/g, '-')}`
-  const {text, exit} = splitExitStatus(cmd.description ?? '')
+  const {text, sections} = splitSections(cmd.description ?? '')
   const args = Object.values(cmd.args ?? {})
     .map((a) => `[*${a.name.toUpperCase()}*...]`)
     .join(' ')
@@ -61,13 +72,7 @@ function commandPage(bin, cmd) {
     if (flag.hidden) continue
     out.push(flagLine(fname, flag))
   }
-  if (exit.length > 0) {
-    out.push('## EXIT STATUS', '')
-    for (const line of exit) {
-      const m = /^(\d+)\s+(.*)$/.exec(line)
-      out.push(m ? `* \`${m[1]}\`:\n  ${escapeMd(m[2])}\n` : escapeMd(line))
-    }
-  }
+  for (const {title, lines} of sections) out.push(`## ${title}`, '', ...lines.map(sectionItem))
   const examples = cmd.examples ?? []
   if (examples.length > 0) {
     out.push('## EXAMPLES', '')

@@ -13,6 +13,7 @@ import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {parseQuantity, QuantityError} from '../engine/api/quantity.js'
+import {bundledExampleHint} from './bundled-examples.js'
 import {MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import {compileLabelSelector, SelectorError} from '../engine/api/selector.js'
 import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
@@ -230,7 +231,7 @@ async function listSnapshotFiles(dir: string): Promise<string[]> {
 
 function fsError(path: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`no such file or directory "${path}"`)
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`no such file or directory "${path}"${bundledExampleHint(path)}`)
   if (code === 'EACCES' || code === 'EPERM') return new InputError(`cannot read "${path}": permission denied`)
   return new InputError(`cannot read "${path}": ${(err as Error).message}`)
 }

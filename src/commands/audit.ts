@@ -38,10 +38,7 @@ export default class Audit extends PvctlCommand {
 
   static override description = `Loads the state once, plans the controller's sync as pvctl sync --dry-run does, and judges the state after the plan: a problem the controller is about to fix is a planned change, not a finding. Each claim is judged by its pvctl explain verdict, so the two never disagree.
 
-Each finding has a code, a severity, the object, a message, the evidence it rests on and a fix (docs/codes.md):
-${Object.entries(FINDING_CODES)
-  .map(([code, c]) => `  ${code} (${c.severity})`)
-  .join('\n')}
+Each finding has a code, a severity, the object, a message, the evidence it rests on and a fix; FINDING CODES below says what each code means.
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
 
@@ -50,6 +47,11 @@ A fleet: --context a,b,c or --all-contexts audit the cluster of each context (--
 -o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment. On a terminal the table's summary is followed by capacity per storage class (requested, bound, available, released, failed) with a bar of the volumes' storage; -o wide prints it, and the same per namespace, on a terminal or not. -o html prints one self-contained page (no network when it is viewed) to open in a browser or print: the summary, capacity by storage class as a chart, the findings by severity and code with their evidence, fix and a picture of the claim's and volume's pointers, filterable by namespace, code and severity, an anchor per object; with several contexts a table of the clusters first.
 
 The annotation ${AUDIT_IGNORE_ANNOTATION}: CODE,... on a claim, volume or class silences those codes on that object, as --ignore does everywhere; the summary counts what was silenced (ignored, ignoredByAnnotation). A name that is no finding code silences nothing and is said on stderr.
+
+FINDING CODES
+${Object.entries(FINDING_CODES)
+  .map(([code, c]) => `  ${code} (${c.severity}): ${c.meaning}`)
+  .join('\n')}
 
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
@@ -89,7 +91,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
-    if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
+    if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help'])
     const failOn = flags['fail-on'] as FailOn
     // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
     const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'

@@ -34,7 +34,8 @@ export function capacityBlocks(report: AuditReport, palette: Palette, layout: Ta
   return [byClass, byNamespace].filter((b) => b !== '')
 }
 
-export const CODES_LINE = 'Every code is described in docs/codes.md.'
+/** Where the codes are described: in what the package installs (the help and the man page), not in a file of the source. */
+export const CODES_LINE = 'Every code is described in pvctl audit --help (FINDING CODES) and man pvctl-audit.'
 
 /** Per severity, its heading, its table of findings and their fixes. */
 export function auditFindingBlocks(report: AuditReport, palette: Palette, layout: TableLayout = {}): string[] {
