@@ -477,3 +477,14 @@ test('a quantity of 50 MB of digits: every command refuses the snapshot in one l
     assert.match(run.stderr, /^error: \S*cluster\.yaml: PersistentVolume pv-0002: spec\.capacity\.storage: invalid quantity "1{80}…" \(50000000 characters\): quantity is too long: more than 1024 characters\n$/, args.join(' '))
   }
 })
+
+test("-f examples/NAME in a folder without it: the error names pvctl's own examples, and reads nothing else", async () => {
+  const elsewhere = tempDir('elsewhere')
+  const run = await runCli(['sync', '--dry-run', '-f', 'examples/cluster.yaml'], {cwd: elsewhere})
+  assert.equal(run.code, 2)
+  assert.equal(run.stdout, '')
+  const bundled = path.join(path.dirname(example), path.sep)
+  assert.equal(run.stderr, `error: no such file or directory "examples/cluster.yaml"; pvctl's examples are in ${bundled.slice(0, -1)}: -f ${example}\n`)
+  // A name the package has no example of: the plain error.
+  assert.equal((await runCli(['audit', '-f', 'examples/none.yaml'], {cwd: elsewhere})).stderr, 'error: no such file or directory "examples/none.yaml"\n')
+})
