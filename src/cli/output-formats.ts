@@ -27,7 +27,7 @@ export function formatsOf(command: OutputCommand): string[] {
   return [...OUTPUT_FORMATS[command], ...TEMPLATES]
 }
 
-/** The value of -o, checked: one of the command's formats, or a template that parses (a usage error otherwise). */
+/** The value of -o, checked: one of the command's formats, or a template that parses (else a usage error). */
 export async function checkOutput(command: OutputCommand, value: string): Promise<string> {
   if ((OUTPUT_FORMATS[command] as readonly string[]).includes(value)) return value
   if (isTemplate(value)) {
@@ -42,10 +42,13 @@ export async function checkOutput(command: OutputCommand, value: string): Promis
   throw new UsageError(`--output ${value}: pvctl ${command} prints ${own}${elsewhere}`)
 }
 
-/** What a template prints of a document given as the chunks of its -o json (custom-columns: without headers if asked). */
+/** What a template prints of a document given as the chunks of its -o json (custom-columns: headers or not). */
 export type TemplatePrinter = (json: Iterable<string>, noHeaders: boolean) => string[]
 
-/** The printer of -o jsonpath=… or custom-columns=…; undefined for any other format. A template that does not parse is a usage error. */
+/**
+ * The printer of -o jsonpath=… or custom-columns=…; undefined for any other format. A template that does not
+ * parse is a usage error.
+ */
 export async function loadTemplate(output: string): Promise<TemplatePrinter | undefined> {
   if (!isTemplate(output)) return undefined
   const {parseTemplateOutput, TemplateError, templateChunks} = await import('../render/kubectl-template.js')

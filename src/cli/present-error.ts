@@ -43,7 +43,7 @@ function present(err: unknown): PresentedError {
   }
 }
 
-/** An error thrown by a flag's own parse, as oclif rethrows it ("Parsing --output \n\tMESSAGE\nSee more help with --help"): MESSAGE. */
+/** An error thrown by a flag's own parse, as oclif rethrows it ("Parsing --output \n\tMESSAGE\nSee more help…"): MESSAGE. */
 function unwrapFlagParse(message: string): string {
   return /^Parsing --[\w-]+ ?\n\t([\s\S]*?)\nSee more help with --help$/.exec(message)?.[1] ?? message
 }

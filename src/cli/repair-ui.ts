@@ -10,8 +10,8 @@ import {loadTemplate, machineReadable} from './output-formats.js'
 import {terminalWidth, writeChunks} from './write-chunks.js'
 
 /**
- * The plan goes to stdout on a terminal; with -o json|yaml|jsonpath|custom-columns, or off a terminal, to stderr, so that the
- * document on stdout stays the one report.
+ * The plan goes to stdout on a terminal; with -o json|yaml|jsonpath|custom-columns, or off a terminal, to
+ * stderr, so that the document on stdout stays the one report.
  */
 export function planStream(output: string): NodeJS.WriteStream {
   return machineReadable(output) || !process.stdout.isTTY ? process.stderr : process.stdout

@@ -50,7 +50,7 @@ EXIT STATUS
   }
 }
 
-/** The parts of an oclif command completion reads; -o's values are its command's row of OUTPUT_FORMATS (the flag checks them itself). */
+/** The parts of an oclif command completion reads; -o's values are its row of OUTPUT_FORMATS (the flag checks them itself). */
 function completionCommand(c: Command.Loadable, id: string): CompletionCommand {
   const formats = (OUTPUT_FORMATS as Partial<Record<string, readonly string[]>>)[id]
   return {

@@ -4,8 +4,8 @@
 // In a pipe (and on a terminal wide enough) laid out here in one linear pass, as kubectl's tabwriter does,
 // rather than through cli-table3: cli-table3 spends ~100 µs a cell (it merges options per cell and rebuilds
 // its ANSI regex on every measure) and checks every cell against the rows above it, so the plan of a
-// 10k-volume cluster took 5.6 s to print and 100k rows did not finish in 15 minutes (docs/performance.md). The
-// layout is cli-table3's borderless one, byte for byte (test/render/kubectl-table.test.ts holds it to
+// 10k-volume cluster took 5.6 s to print and 100k rows did not finish in 15 minutes (docs/performance.md).
+// The layout is cli-table3's borderless one, byte for byte (test/render/kubectl-table.test.ts holds it to
 // cli-table3 itself), and cells are measured as cli-table3 measures them (string-width: ANSI colours take
 // no room, wide characters two columns).
 //
@@ -124,7 +124,7 @@ function wrappedTable(table: readonly string[][], columns: number[], wrap: numbe
 // An SGR escape (a colour): no width, never split.
 const ESCAPE = /\u001b\[[0-9;]*m/y
 
-/** The text with every word wider than max (ANSI colours take no room) split into pieces of max columns, one space apart. */
+/** The text with every word wider than max (colours take no room) split into pieces of max columns, a space apart. */
 function splitLongWords(text: string, max: number): string {
   return text
     .split('\n')
