@@ -18,8 +18,8 @@ function fail(message, status = 1) {
   process.exit(status)
 }
 
-function run(command, args) {
-  const result = spawnSync(command, args, {cwd: root, stdio: 'inherit'})
+function run(command, args, env = {}) {
+  const result = spawnSync(command, args, {cwd: root, stdio: 'inherit', env: {...process.env, ...env}})
   if (result.status !== 0) fail(undefined, result.status ?? 1)
 }
 
@@ -109,4 +109,6 @@ for (const rel of files(dist)) if (!built.has(rel)) unlinkSync(path.join(dist, r
 pruneEmpty(dist)
 rmSync(fresh, {recursive: true, force: true})
 
-run(process.execPath, [path.join(root, 'node_modules', 'oclif', 'bin', 'run.js'), 'manifest'])
+// oclif's dev CLI would otherwise check the registry for a newer oclif and print "update available":
+// news about a build tool, not about the build.
+run(process.execPath, [path.join(root, 'node_modules', 'oclif', 'bin', 'run.js'), 'manifest'], {OCLIF_SKIP_NEW_VERSION_CHECK: 'true'})

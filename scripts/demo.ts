@@ -3,7 +3,7 @@
 // stand-in kubelet that runs the recycler and cleanup pods pvctl starts to completion (the emulator runs
 // no pods: without it `pvctl sync --yes` would wait for them until its timeout), writes a kubeconfig and
 // prints what to export and try. Serves until Ctrl-C.
-//   node --import tsx scripts/demo.ts [--port 0] [-f FILE ...] [--kubeconfig-out PATH]
+//   npm run demo -- [--port 0] [-f FILE ...] [--kubeconfig-out PATH] (--help says what each is)
 import {writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -23,13 +23,26 @@ function namespacesOf(objects: readonly K8sObject[]): K8sObject[] {
   return [...names].sort().map((name) => ({apiVersion: 'v1', kind: 'Namespace', metadata: {name}}) as K8sObject)
 }
 
+const USAGE = `Usage: npm run demo -- [--port N] [-f FILE ...] [--kubeconfig-out PATH]
+  --port N               the API server's port (default 0: any free port)
+  -f, --file FILE        the snapshot to serve (repeat for several; default examples/cluster.yaml)
+  --kubeconfig-out PATH  where to write the kubeconfig (default: a file in the system's temp dir)
+  -h, --help             this text
+(npm passes the options after --; \`npm run demo --port 8001\` would be npm's own option.)
+`
+
 const {values} = parseArgs({
   options: {
     port: {type: 'string', default: '0'},
     file: {type: 'string', short: 'f', multiple: true},
     'kubeconfig-out': {type: 'string'},
+    help: {type: 'boolean', short: 'h'},
   },
 })
+if (values.help === true) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
 const files = values.file ?? [path.join(root, 'examples', 'cluster.yaml')]
 const objects = files.flatMap(loadObjects)
 const api = await startEmulator({port: Number(values.port), objects: [...namespacesOf(objects), ...objects]})

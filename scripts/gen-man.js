@@ -22,16 +22,27 @@ function escapeMd(s) {
   return String(s).replace(/([\\*_[\]<>])/g, '\\$1')
 }
 
-/** Splits "text ... EXIT STATUS\n  lines" into the description and the exit status lines. */
-function splitExitStatus(description) {
-  const idx = description.indexOf('EXIT STATUS')
-  if (idx < 0) return {text: description.trim(), exit: []}
-  const exit = description
-    .slice(idx + 'EXIT STATUS'.length)
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '')
-  return {text: description.slice(0, idx).trim(), exit}
+/**
+ * Splits a description into its text and the sections that follow it, each a line in capitals ("FINDING
+ * CODES", "EXIT STATUS") and its indented lines: {text, sections: [{title, lines}]}.
+ */
+function splitSections(description) {
+  const parts = description.split(/^([A-Z][A-Z ]+[A-Z])$/m)
+  const sections = []
+  for (let i = 1; i < parts.length; i += 2) {
+    const lines = parts[i + 1].split('\n').map((l) => l.trim()).filter((l) => l !== '')
+    sections.push({title: parts[i], lines})
+  }
+  return {text: parts[0].trim(), sections}
+}
+
+/** A section's lines as a list: "0  meaning" (an exit code) or "Code (severity): meaning" (a finding code). */
+function sectionItem(line) {
+  const exit = /^(\d+)\s+(.*)$/.exec(line)
+  if (exit) return `* \`${exit[1]}\`:\n  ${escapeMd(exit[2])}\n`
+  const term = /^(\w+ \(\w+\)): (.*)$/.exec(line)
+  if (term) return `* \`${term[1]}\`:\n  ${escapeMd(term[2])}\n`
+  return escapeMd(line)
 }
 
 function flagLine(name, flag) {
@@ -45,7 +56,7 @@ function flagLine(name, flag) {
 
 function commandPage(bin, cmd) {
   const name = `${bin}-${cmd.id.replace(/:/g, '-')}`
-  const {text, exit} = splitExitStatus(cmd.description ?? '')
+  const {text, sections} = splitSections(cmd.description ?? '')
   const args = Object.values(cmd.args ?? {})
     .map((a) => `[*${a.name.toUpperCase()}*...]`)
     .join(' ')
@@ -61,13 +72,7 @@ function commandPage(bin, cmd) {
     if (flag.hidden) continue
     out.push(flagLine(fname, flag))
   }
-  if (exit.length > 0) {
-    out.push('## EXIT STATUS', '')
-    for (const line of exit) {
-      const m = /^(\d+)\s+(.*)$/.exec(line)
-      out.push(m ? `* \`${m[1]}\`:\n  ${escapeMd(m[2])}\n` : escapeMd(line))
-    }
-  }
+  for (const {title, lines} of sections) out.push(`## ${title}`, '', ...lines.map(sectionItem))
   const examples = cmd.examples ?? []
   if (examples.length > 0) {
     out.push('## EXAMPLES', '')
@@ -81,6 +86,25 @@ function commandPage(bin, cmd) {
   out.push('## SEE ALSO', '', `${bin}(1), kubectl(1)`, '')
   return {name, markdown: out.join('\n')}
 }
+
+/** What every command's exit codes have in common (errors.ts holds each command's own). */
+const ROOT_EXIT_STATUS = [
+  ['0', 'nothing to act on: in sync (a dry run), the claim bound, the cluster healthy; or the plan or repair was written'],
+  ['1', 'something to act on: a dry run found changes to make, a claim stays unbound, an audit found what --fail-on names; or a write was not confirmed'],
+  ['2', 'usage or input error: bad flag, malformed snapshot, no such object, output that cannot be written; nothing written'],
+  ['3', 'cluster error: unreachable or forbidden API, a write that failed, a destructive step stopped because the cluster changed since it was read'],
+  ['130', 'interrupted while writing (SIGINT, SIGTERM): the report says what was written and what was not; the same command again completes the job'],
+]
+
+/** The environment pvctl reads, besides what Node.js and oclif read. */
+const ROOT_ENVIRONMENT = [
+  ['KUBECONFIG', 'Kubeconfig files, separated by colons, merged as kubectl merges them (the first file to set a value wins); read when --kubeconfig is not given. Without either: ~/.kube/config, then the in-cluster service account.'],
+  ['NO_COLOR', 'Set and not empty: no colour, unless --color is given.'],
+  ['FORCE_COLOR', 'Not empty: colour even when the output is not a terminal; 0 or false: never colour. NO_COLOR and --[no-]color win.'],
+  ['TERM', 'dumb: no colour.'],
+  ['CI', 'Set: never prompt or show a spinner, as when no terminal is attached (a write then needs --yes).'],
+  ['PVCTL_DEBUG', 'Set: print the stack trace of an internal error.'],
+]
 
 function rootPage(bin, commands) {
   const out = [
@@ -98,7 +122,15 @@ function rootPage(bin, commands) {
     '',
   ]
   for (const cmd of commands) out.push(`* \`${bin} ${cmd.id}\`:`, `  ${escapeMd(cmd.summary ?? '')} See ${bin}-${cmd.id}(1).`, '')
-  out.push('## ENVIRONMENT', '', '* `NO_COLOR`:', '  Set and not empty: no colour, unless `--color` is given.', '', '* `PVCTL_DEBUG`:', '  Set: print the stack trace of an internal error.', '')
+  out.push(
+    '## EXIT STATUS',
+    '',
+    `As \`kubectl diff\`; each command's page says what its codes mean for it (${commands.map((c) => `${bin}-${c.id}(1)`).join(', ')}).`,
+    '',
+    ...ROOT_EXIT_STATUS.flatMap(([code, meaning]) => [`* \`${code}\`:`, `  ${escapeMd(meaning)}`, '']),
+  )
+  out.push('## ENVIRONMENT', '')
+  for (const [name, meaning] of ROOT_ENVIRONMENT) out.push(`* \`${name}\`:`, `  ${escapeMd(meaning)}`, '')
   out.push('## SEE ALSO', '', commands.map((c) => `${bin}-${c.id}(1)`).join(', '), '')
   return {name: bin, markdown: out.join('\n')}
 }

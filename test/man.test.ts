@@ -29,3 +29,13 @@ test('package.json "man" lists a page for every command, and every listed page e
   for (const {page, why} of rows) assert.ok(listed.has(page), `${page} (${why}) is not listed in package.json "man" (run npm run man)`)
   for (const page of listed) assert.ok(existsSync(path.join(root, page)), `${page} is listed in package.json "man" but missing`)
 })
+
+// man pvctl is where a script's author looks for what the exit codes mean and what the environment changes.
+test('man pvctl has an EXIT STATUS section and lists KUBECONFIG under ENVIRONMENT', () => {
+  const page = readFileSync(path.join(root, 'man', 'pvctl.1'), 'utf8')
+  const section = (name: string) => new RegExp(`^\\.SH "?${name}"?\\n([\\s\\S]*?)(?=^\\.SH )`, 'm').exec(page)?.[1] ?? ''
+  const exit = section('EXIT STATUS')
+  for (const code of ['0', '1', '2', '3', '130']) assert.match(exit, new RegExp(`^\\\\fB${code}\\\\fP:$`, 'm'), `EXIT STATUS names ${code}`)
+  const environment = section('ENVIRONMENT')
+  for (const name of ['KUBECONFIG', 'NO_COLOR', 'PVCTL_DEBUG']) assert.match(environment, new RegExp(`^\\\\fB${name}\\\\fP:$`, 'm'), `ENVIRONMENT names ${name}`)
+})

@@ -164,7 +164,7 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
     ...(classes ? after.classes.map((c) => ({object: {kind: 'StorageClass' as const, name: c.metadata.name ?? ''}, metadata: c.metadata})) : []),
   ])
   for (const {object, names} of annotated.unknown) {
-    extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: docs/codes.md)`)
+    extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: pvctl audit --help)`)
   }
   return {plannedChanges, after, claims, volumes, reported, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
 }

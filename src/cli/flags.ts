@@ -2,6 +2,7 @@
 import {Flags} from '@oclif/core'
 
 import {parseDuration} from './duration.js'
+import {checkOutput, formatsOf, OUTPUT_FORMATS, type OutputCommand} from './output-formats.js'
 
 export const sourceFlags = {
   filename: Flags.string({
@@ -56,14 +57,18 @@ export const scopeFlags = {
   selector: Flags.string({char: 'l', summary: 'Only objects whose labels match this selector (e.g. tier=gold,app!=db).', helpValue: 'SELECTOR'}),
 }
 
-export const outputFlags = (options: readonly string[], defaultValue: string) => ({
+/** -o, --no-headers and --[no-]color; the formats are the command's row of OUTPUT_FORMATS. */
+export const outputFlags = (command: OutputCommand) => ({
   output: Flags.string({
     char: 'o',
-    summary: `Output format: ${options.join('|')}.`,
-    description: options.includes('name') ? 'name: one object a line as kubectl prints it, RESOURCE/NAME without the namespace (persistentvolumeclaim/orders, persistentvolume/pv-0004).' : undefined,
-    options: [...options],
-    default: defaultValue,
+    summary: `Output format: ${formatsOf(command).join('|')}.`,
+    description: [
+      ...((OUTPUT_FORMATS[command] as readonly string[]).includes('name') ? ['name: one object a line as kubectl prints it, RESOURCE/NAME without the namespace (persistentvolumeclaim/orders, persistentvolume/pv-0004).'] : []),
+      "jsonpath=TEMPLATE and custom-columns=SPEC as kubectl has them, over the document -o json prints: -o jsonpath='{.kind}', -o custom-columns=KIND:.kind,API:.apiVersion (a row per item of a List, else one for the document).",
+    ].join(' '),
+    default: 'table',
     helpValue: 'FORMAT',
+    parse: async (value) => checkOutput(command, value),
   }),
   'no-headers': Flags.boolean({summary: "Print tables without their header line, as kubectl's --no-headers.", default: false}),
   color: Flags.boolean({summary: 'Colour the output (default: on a terminal, unless NO_COLOR is set).', allowNo: true}),

@@ -28,7 +28,7 @@ export function presentError(err: unknown): PresentedError {
 
 function present(err: unknown): PresentedError {
   if (err instanceof PvctlError) {
-    return {message: firstLine(err.message), exitCode: err.exitCode, suggestions: err.suggestions}
+    return {message: firstLine(unwrapFlagParse(err.message)), exitCode: err.exitCode, suggestions: err.suggestions}
   }
   if (isOclifParseError(err)) {
     // oclif puts the reason on the following lines ("Parsing --rounds\n\tExpected an integer ..."):
@@ -41,6 +41,11 @@ function present(err: unknown): PresentedError {
     exitCode: ExitCode.Usage,
     suggestions: [],
   }
+}
+
+/** An error thrown by a flag's own parse, as oclif rethrows it ("Parsing --output \n\tMESSAGE\nSee more help…"): MESSAGE. */
+function unwrapFlagParse(message: string): string {
+  return /^Parsing --[\w-]+ ?\n\t([\s\S]*?)\nSee more help with --help$/.exec(message)?.[1] ?? message
 }
 
 function oneLine(message: string): string {

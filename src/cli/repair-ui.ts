@@ -6,14 +6,15 @@ import {plain, type Palette} from '../render/color.js'
 import {parseFeatureGatesFlag} from './feature-gates-flag.js'
 import {connectionOptions} from './flags.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
+import {loadTemplate, machineReadable} from './output-formats.js'
 import {terminalWidth, writeChunks} from './write-chunks.js'
 
 /**
- * The plan goes to stdout on a terminal; with -o json|yaml, or off a terminal, to stderr, so that the
- * document on stdout stays the one report.
+ * The plan goes to stdout on a terminal; with -o json|yaml|jsonpath|custom-columns, or off a terminal, to
+ * stderr, so that the document on stdout stays the one report.
  */
 export function planStream(output: string): NodeJS.WriteStream {
-  return output === 'json' || output === 'yaml' || !process.stdout.isTTY ? process.stderr : process.stdout
+  return machineReadable(output) || !process.stdout.isTTY ? process.stderr : process.stdout
 }
 
 /** The UI a repair's use-case asks through: notices, the spinner, the plan shown before the typed "yes", and --sync's UI. */
@@ -69,15 +70,18 @@ export async function showRepair<R>(
   output: string,
   palette: Palette,
   render: RepairRenderers<R>,
+  noHeaders = false,
 ): Promise<void> {
   const shownAlready = result.declined === true && planStream(output) === process.stdout
-  if (!shownAlready) await writeChunks(process.stdout, await rendered(result.report, output, palette, render))
+  if (!shownAlready) await writeChunks(process.stdout, await rendered(result.report, output, palette, render, noHeaders))
   for (const line of result.after) writeNotice(line)
   if (result.refusal !== undefined) throw result.refusal
   process.exitCode = result.exitCode
 }
 
-async function rendered<R>(report: R, output: string, palette: Palette, render: RepairRenderers<R>): Promise<Iterable<string>> {
+async function rendered<R>(report: R, output: string, palette: Palette, render: RepairRenderers<R>, noHeaders: boolean): Promise<Iterable<string>> {
+  const template = await loadTemplate(output)
+  if (template !== undefined) return template(render.json(report), noHeaders)
   switch (output) {
     case 'json':
       return render.json(report)

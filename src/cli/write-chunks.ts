@@ -134,7 +134,14 @@ function writeChunksToFile(fd: number, chunks: Iterable<string>): void {
   flush()
 }
 
-/** The columns of a terminal to fit tables to; undefined when the stream is not a terminal (a pipe, a file): then nothing is cut. */
-export function terminalWidth(stream: {isTTY?: boolean; columns?: number}): number | undefined {
-  return stream.isTTY === true ? (stream.columns ?? 80) : undefined
+/**
+ * The columns of a terminal to fit tables and sentences to; undefined when the stream is not a terminal (a
+ * pipe, a file): then nothing is cut or wrapped. A terminal that does not tell its size (0 columns, as a
+ * pseudo-terminal nobody sized) is as wide as COLUMNS says, else 80.
+ */
+export function terminalWidth(stream: {isTTY?: boolean; columns?: number}, env: Record<string, string | undefined> = process.env): number | undefined {
+  if (stream.isTTY !== true) return undefined
+  if (stream.columns !== undefined && stream.columns > 0) return stream.columns
+  const columns = Number(env.COLUMNS)
+  return Number.isInteger(columns) && columns > 0 ? columns : 80
 }

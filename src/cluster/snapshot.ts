@@ -12,7 +12,8 @@ import {readdir, stat} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
 import type {ClusterState} from '../engine/api/model.js'
-import {isValidQuantity, parseQuantity} from '../engine/api/quantity.js'
+import {parseQuantity, QuantityError} from '../engine/api/quantity.js'
+import {bundledExampleHint} from './bundled-examples.js'
 import {MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import {compileLabelSelector, SelectorError} from '../engine/api/selector.js'
 import {childOf, compileFieldPaths, type FieldPath, type FieldPathNode} from './field-paths.js'
@@ -230,7 +231,7 @@ async function listSnapshotFiles(dir: string): Promise<string[]> {
 
 function fsError(path: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`no such file or directory "${path}"`)
+  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`no such file or directory "${path}"${bundledExampleHint(path)}`)
   if (code === 'EACCES' || code === 'EPERM') return new InputError(`cannot read "${path}": permission denied`)
   return new InputError(`cannot read "${path}": ${(err as Error).message}`)
 }
@@ -618,13 +619,29 @@ function invalidQuantities(field: string, map: unknown, rule: QuantityRule = 'an
     const q = asString(map, k)
     // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
     if (typeof q !== 'string') return [entryPath(field, k), `must be a quantity, got ${describe(q)}`]
-    if (!isValidQuantity(q)) return [entryPath(field, k), `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}`]
+    const refused = quantityRefusal(q)
+    if (refused !== undefined) return [entryPath(field, k), `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}${refused}`]
     if (rule === 'any') continue
     const nanos = parseQuantity(q).nanos
     if (nanos < 0n) return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than or equal to 0`]
     if (rule === 'storage-positive' && k === 'storage' && nanos === 0n) return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than zero`]
   }
   return undefined
+}
+
+/**
+ * Why q is not a quantity pvctl reads: '' for a string ParseQuantity refuses too (kubectl's message says no
+ * more), pvctl's own bound's words for one it refuses beyond ParseQuantity (quantity.ts), undefined when it
+ * is one.
+ */
+function quantityRefusal(q: string): string | undefined {
+  try {
+    parseQuantity(q)
+    return undefined
+  } catch (err) {
+    if (err instanceof QuantityError) return err.reason === 'range' ? `: ${err.message}` : ''
+    throw err
+  }
 }
 
 /** The path of a map's entry ("spec.capacity.storage"), built only for a message: most maps are valid. */

@@ -9,6 +9,7 @@ import {PvctlCommand} from '../cli/base-command.js'
 import {complete, type CompletionCommand, Directive, formatAnswer, withNames} from '../cli/completion/candidates.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseDuration} from '../cli/duration.js'
+import {OUTPUT_FORMATS} from '../cli/output-formats.js'
 
 export default class Complete extends PvctlCommand {
   static override hidden = true
@@ -22,7 +23,10 @@ EXIT STATUS
   public async run(): Promise<void> {
     // bin/run.js puts `--` first, so that a `-h` being completed is not taken for a request for help.
     const words = this.argv[0] === '--' ? this.argv.slice(1) : this.argv
-    const answer = complete(words, this.config.commands.map(completionCommand))
+    const commands = this.config.commands
+    // An alias (`why`) is listed as a command of its own: its formats are those of the command it names.
+    const canonical = (c: Command.Loadable) => (c.aliases.includes(c.id) ? (commands.find((o) => o.id !== c.id && o.aliases.includes(c.id))?.id ?? c.id) : c.id)
+    const answer = complete(words, commands.map((c) => completionCommand(c, canonical(c))))
     if (!('names' in answer)) {
       process.stdout.write(formatAnswer(answer))
       return
@@ -46,8 +50,9 @@ EXIT STATUS
   }
 }
 
-/** The parts of an oclif command completion reads. */
-function completionCommand(c: Command.Loadable): CompletionCommand {
+/** The parts of an oclif command completion reads; -o's values are its row of OUTPUT_FORMATS (the flag checks them itself). */
+function completionCommand(c: Command.Loadable, id: string): CompletionCommand {
+  const formats = (OUTPUT_FORMATS as Partial<Record<string, readonly string[]>>)[id]
   return {
     id: c.id,
     aliases: c.aliases ?? [],
@@ -61,7 +66,7 @@ function completionCommand(c: Command.Loadable): CompletionCommand {
         name: f.name,
         char: f.char,
         takesValue: f.type === 'option',
-        options: f.type === 'option' ? f.options : undefined,
+        options: f.type === 'option' ? (f.name === 'output' && formats !== undefined ? formats : f.options) : undefined,
         multiple: f.type === 'option' ? f.multiple : undefined,
         allowNo: f.type === 'boolean' ? f.allowNo : undefined,
         summary: f.summary,

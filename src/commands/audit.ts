@@ -9,6 +9,7 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
+import {loadTemplate} from '../cli/output-formats.js'
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
@@ -37,10 +38,7 @@ export default class Audit extends PvctlCommand {
 
   static override description = `Loads the state once, plans the controller's sync as pvctl sync --dry-run does, and judges the state after the plan: a problem the controller is about to fix is a planned change, not a finding. Each claim is judged by its pvctl explain verdict, so the two never disagree. -n, -l and the objects named choose what is reported, never what is said of it: the whole cluster is read (live, the claims and pods of every namespace), planned and judged, so each object is reported with the findings of the audit without a scope.
 
-Each finding has a code, a severity, the object, a message, the evidence it rests on and a fix (docs/codes.md):
-${Object.entries(FINDING_CODES)
-  .map(([code, c]) => `  ${code} (${c.severity})`)
-  .join('\n')}
+Each finding has a code, a severity, the object, a message, the evidence it rests on and a fix; FINDING CODES below says what each code means.
 
 With -f the state comes from a snapshot; otherwise from the cluster of the kubeconfig, read-only.
 
@@ -49,6 +47,11 @@ A fleet: --context a,b,c or --all-contexts audit the cluster of each context (--
 -o junit prints JUnit XML for CI test-report views: a test case per claim and volume audited (and per class with a finding) and one for the controller's plan; a finding at or above --fail-on is a <failure> (message, code as type, evidence and fix as text), one below it the case's <system-out>, a case whose findings are all silenced is <skipped>. -o markdown prints the summary and a table per severity for a CI job summary or a pull-request comment. On a terminal the table's summary is followed by capacity per storage class (requested, bound, available, released, failed) with a bar of the volumes' storage; -o wide prints it, and the same per namespace, on a terminal or not. -o html prints one self-contained page (no network when it is viewed) to open in a browser or print: the summary, capacity by storage class as a chart, the findings by severity and code with their evidence, fix and a picture of the claim's and volume's pointers, filterable by namespace, code and severity, an anchor per object; with several contexts a table of the clusters first.
 
 The annotation ${AUDIT_IGNORE_ANNOTATION}: CODE,... on a claim, volume or class silences those codes on that object, as --ignore does everywhere; the summary counts what was silenced (ignored, ignoredByAnnotation). A name that is no finding code silences nothing and is said on stderr.
+
+FINDING CODES
+${Object.entries(FINDING_CODES)
+  .map(([code, c]) => `  ${code} (${c.severity}): ${c.meaning}`)
+  .join('\n')}
 
 EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
@@ -78,7 +81,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // The shared scope flags, in audit's words: they choose what is reported, never what is judged.
     namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, report only the claims of this namespace and the volumes unbound or bound into it (the whole cluster is planned and judged).', helpValue: 'NS'}),
     selector: Flags.string({char: 'l', summary: 'With no object named: report only the claims and volumes whose labels match this selector (the whole cluster is planned and judged).', helpValue: 'SELECTOR'}),
-    ...outputFlags(['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
+    ...outputFlags('audit'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
@@ -91,7 +94,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
-    if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
+    if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help'])
     const failOn = flags['fail-on'] as FailOn
     // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
     const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
@@ -119,7 +122,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // yaml have a form of their own for one cluster and for a fleet.
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     type Own = Record<'json' | 'yaml' | 'table', (reports: readonly AuditReport[]) => Iterable<string>>
+    const template = await loadTemplate(flags.output)
     const formatted = (reports: readonly AuditReport[], own: Own, origin?: string): Iterable<string> => {
+      if (template !== undefined) return template(own.json(reports), flags['no-headers'])
       switch (flags.output) {
         case 'junit':
           return auditJunitChunks(reports, {failOn})

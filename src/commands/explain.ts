@@ -11,6 +11,7 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {explainTarget} from '../cli/object-args.js'
+import {loadTemplate} from '../cli/output-formats.js'
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
@@ -66,7 +67,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     // The shared scope flags, in explain's words.
     namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, explain only the claims of this namespace.', helpValue: 'NS'}),
     selector: Flags.string({char: 'l', summary: 'With no object named: only claims whose labels match this selector (e.g. app=db).', helpValue: 'SELECTOR'}),
-    ...outputFlags(['table', 'json', 'yaml', 'name'], 'table'),
+    ...outputFlags('explain'),
     'only-relevant': Flags.boolean({summary: 'Leave out volumes that cannot matter: in use by another claim, or not considered at all.', default: false}),
     candidates: Flags.integer({
       summary: `How many candidate volumes each explanation lists, nearest first; 0 lists every volume. Default: every volume for pvc/NAME, the nearest ${LIST_CANDIDATES} for each claim of a List.`,
@@ -115,8 +116,11 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const explained = explainInState(state, request, controller)
     const {exitCode} = explained
     const document = withMissingKindCaveats(explained.document, missing)
+    const template = await loadTemplate(flags.output)
     const chunks =
-      flags.output === 'json'
+      template !== undefined
+        ? template(explainJsonChunks(document), flags['no-headers'])
+        : flags.output === 'json'
         ? explainJsonChunks(document)
         : flags.output === 'yaml'
           ? explainYamlChunks(document)

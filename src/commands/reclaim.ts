@@ -57,7 +57,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ...sourceFlags,
     for: Flags.string({summary: 'The claim to give the volume to: NS/CLAIM, or CLAIM in the namespace of -n (else the context\'s, else default).', helpValue: 'NS/CLAIM'}),
     namespace: Flags.string({char: 'n', summary: 'Namespace of the --for (and --not-owner) claim when it is given as CLAIM alone.', helpValue: 'NS'}),
-    ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
+    ...outputFlags('reclaim'),
     'dry-run': Flags.boolean({summary: 'Decide and show the reclaim; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
     force: Flags.boolean({summary: 'Override the checks that may be overridden (a VolumeAttachment left behind, pods that no node runs); never the others.', default: false}),
@@ -76,6 +76,6 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const notOwner = flags['not-owner'] === undefined ? undefined : parseClaimName(flags['not-owner'], defaultNamespace(flags), '--not-owner')
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const result = await runReclaim({...repairOptions(flags), volumeName, target, force: flags.force, notOwner}, repairUi(flags.output, palette, renderReclaimTable))
-    await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]})
+    await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]}, flags['no-headers'])
   }
 }

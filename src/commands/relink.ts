@@ -51,7 +51,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ...sourceFlags,
     namespace: Flags.string({char: 'n', summary: "Namespace of the pvc/NAME claim (else the context's, else default); with --all, only the pairs of its claims.", helpValue: 'NS'}),
     all: Flags.boolean({summary: 'Relink every pair that pvctl audit reports as relinkable.', default: false}),
-    ...outputFlags(['table', 'diff', 'json', 'yaml'], 'table'),
+    ...outputFlags('relink'),
     'dry-run': Flags.boolean({summary: 'Decide and show the relink; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
     sync: Flags.boolean({summary: "Run the controller's sync of the pairs once the relink is written.", default: false}),
@@ -63,6 +63,6 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined}, repairUi(flags.output, palette, renderRelinkTable))
-    await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits})
+    await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits}, flags['no-headers'])
   }
 }

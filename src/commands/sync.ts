@@ -13,6 +13,7 @@ import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
+import {loadTemplate, machineReadable} from '../cli/output-formats.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {reportJsonChunks, reportYamlChunks} from '../render/report-doc.js'
@@ -55,7 +56,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override flags = {
     ...sourceFlags,
     ...scopeFlags,
-    ...outputFlags(['table', 'wide', 'diff', 'json', 'yaml', 'name'], 'table'),
+    ...outputFlags('sync'),
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
     rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
@@ -116,7 +117,9 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
     const diff = flags.output === 'diff' ? await import('../render/sync-diff.js') : undefined
     // Chunks, not one string: a large cluster's report does not fit in one (see report-doc.ts).
+    const template = await loadTemplate(flags.output)
     const render = (report: SyncReport): Iterable<string> => {
+      if (template !== undefined) return template(reportJsonChunks(report), flags['no-headers'])
       switch (flags.output) {
         case 'json':
           return reportJsonChunks(report)
@@ -130,7 +133,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
           return [renderSyncTable(report, {wide: flags.output === 'wide', palette, width: terminalWidth(process.stdout), noHeaders: flags['no-headers']})]
       }
     }
-    const planStream = () => (flags.output === 'json' || flags.output === 'yaml' || flags.output === 'name' || !process.stdout.isTTY ? process.stderr : process.stdout)
+    const planStream = () => (machineReadable(flags.output) || !process.stdout.isTTY ? process.stderr : process.stdout)
     const stderrPalette = shouldColor(process.env, Boolean(process.stderr.isTTY), flags.color) ? ansi : plain
     const abort = new AbortController()
     const onSigint = () => {

@@ -13,7 +13,7 @@ const UNKNOWN = '<unknown>'
 export function renderAuditFleetTable(reports: readonly AuditReport[], palette: Palette, layout: TableLayout = {}, capacity: CapacityView = 'none'): string {
   const blocks: string[] = reports.length > 1 ? [fleetSummary(reports), clustersTable(reports, layout)] : []
   for (const r of reports) {
-    // The section is the audit of one cluster but for the pointer to codes.md, said once at the end.
+    // The section is the audit of one cluster but for where the codes are described, said once at the end.
     const summary = sectionSummaryLine(r)
     blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...capacityBlocks(r, palette, layout, capacity), ...auditFindingBlocks(r, palette, layout))
   }

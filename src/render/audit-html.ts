@@ -4,7 +4,7 @@
 // severity and code with their evidence, fix and pointer picture, filterable; a fleet's table of clusters
 // first. Every string from the cluster goes through escapeHtml.
 import {formatBytes, CAPACITY_MEASURES, type AuditCapacity, type CapacityMeasure, type CapacityRow} from '../engine/audit/capacity.js'
-import {objectKey, objectName, SEVERITIES, type Finding, type FindingObject, type Severity} from '../engine/audit/findings.js'
+import {FINDING_CODES, objectKey, objectName, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from '../engine/audit/findings.js'
 import type {PointerArrow, PointerNode, PointerPicture} from '../engine/audit/pointers.js'
 import type {AuditReport} from '../engine/audit/report.js'
 import {isUnread} from '../engine/audit/fleet.js'
@@ -48,7 +48,7 @@ export function auditHtmlChunks(reports: readonly AuditReport[], opts: AuditHtml
     '</head>',
     `<body data-page-size="${opts.pageSize ?? DEFAULT_PAGE_SIZE}">`,
     MARKERS,
-    `<header><h1>${escapeHtml(title)}</h1><p>Generated <time datetime="${escapeHtml(opts.generatedAt)}">${escapeHtml(opts.generatedAt)}</time> by pvctl. Every code is described in docs/codes.md.</p></header>`,
+    `<header><h1>${escapeHtml(title)}</h1><p>Generated <time datetime="${escapeHtml(opts.generatedAt)}">${escapeHtml(opts.generatedAt)}</time> by pvctl. Each finding code's meaning is under its heading (and in pvctl audit --help).</p></header>`,
     '<main>',
   ].join('\n')
   const chunks = [head + '\n']
@@ -98,9 +98,9 @@ function clusterTable(reports: readonly AuditReport[]): string {
     const unread = isUnread(r) ? r.findings.find((f) => f.object.kind === 'Cluster') : undefined
     const state = !isUnread(r) ? 'read' : `<span class="sev-error">${escapeHtml(unread?.code ?? 'not read')}</span>`
     const context = r.context ?? ''
-    return `<tr><td><a href="#${clusterId(r.context)}">${escapeHtml(context)}</a></td><td>${state}</td><td class="n">${s.claims}</td><td class="n">${s.volumes}</td><td class="n">${s.findings.error}</td><td class="n">${s.findings.warning}</td><td class="n">${s.findings.info}</td><td class="n">${s.plannedWrites}</td></tr>`
+    return `<tr><td><a href="#${clusterId(r.context)}">${escapeHtml(context)}</a></td><td data-label="State">${state}</td><td class="n" data-label="Claims">${s.claims}</td><td class="n" data-label="Volumes">${s.volumes}</td><td class="n" data-label="Errors">${s.findings.error}</td><td class="n" data-label="Warnings">${s.findings.warning}</td><td class="n" data-label="Info">${s.findings.info}</td><td class="n" data-label="Planned writes">${s.plannedWrites}</td></tr>`
   })
-  return `<section id="clusters"><h2>Clusters</h2><div class="scroll"><table class="clusters"><thead><tr><th>Context</th><th>State</th><th>Claims</th><th>Volumes</th><th>Errors</th><th>Warnings</th><th>Info</th><th>Planned writes</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div></section>\n`
+  return `<section id="clusters"><h2>Clusters</h2><div class="scroll"><table class="clusters cards"><thead><tr><th>Context</th><th>State</th><th>Claims</th><th>Volumes</th><th>Errors</th><th>Warnings</th><th>Info</th><th>Planned writes</th></tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div></section>\n`
 }
 
 function clusterSection(r: AuditReport, fleet: boolean, pageSize: number, origin: string | undefined): string {
@@ -168,8 +168,8 @@ function capacityChart(capacity: AuditCapacity): string {
 
 function capacityTable(rows: readonly CapacityRow[], first: string, nameOf: (name: string) => string): string {
   const head = `<tr><th>${first}</th><th>Claims</th><th>Volumes</th>${CAPACITY_MEASURES.map((m) => `<th>${MEASURE_LABELS[m]}</th>`).join('')}</tr>`
-  const body = rows.map((row) => `<tr><td>${escapeHtml(nameOf(row.name))}</td><td class="n">${row.claims}</td><td class="n">${row.volumes}</td>${CAPACITY_MEASURES.map((m) => `<td class="n">${formatBytes(row[m])}</td>`).join('')}</tr>`)
-  return `<div class="scroll"><table class="capacity-table"><thead>${head}</thead><tbody>${body.join('')}</tbody></table></div>`
+  const body = rows.map((row) => `<tr><td>${escapeHtml(nameOf(row.name))}</td><td class="n" data-label="Claims">${row.claims}</td><td class="n" data-label="Volumes">${row.volumes}</td>${CAPACITY_MEASURES.map((m) => `<td class="n" data-label="${MEASURE_LABELS[m]}">${formatBytes(row[m])}</td>`).join('')}</tr>`)
+  return `<div class="scroll"><table class="capacity-table cards"><thead>${head}</thead><tbody>${body.join('')}</tbody></table></div>`
 }
 
 function className(name: string): string {
@@ -212,9 +212,9 @@ function findings(r: AuditReport, pageSize: number): string {
     const groups = [...byCode].map(([code, list]) => {
       const firstOfGroup = shown
       const articles = list.map((f) => findingArticle(f, r, anchors, later())).join('\n')
-      return `<section class="group${firstOfGroup >= pageSize ? ' later' : ''}" data-code="${code}"><h4>${code} <span class="count">(${list.length})</span></h4>\n${articles}\n</section>`
+      return `<section class="group${firstOfGroup >= pageSize ? ' later' : ''}" data-code="${code}"><h4>${code} <span class="count" data-total="${list.length}">(${list.length})</span></h4><p class="meaning">${escapeHtml(FINDING_CODES[code as FindingCode].meaning)}</p>\n${articles}\n</section>`
     })
-    blocks.push(`<section class="severity sev-block-${severity}${firstOfSeverity >= pageSize ? ' later' : ''}" data-severity="${severity}"><h3 class="sev-${severity}">${HEADINGS[severity]} (${found.length})</h3>\n${groups.join('\n')}\n</section>`)
+    blocks.push(`<section class="severity sev-block-${severity}${firstOfSeverity >= pageSize ? ' later' : ''}" data-severity="${severity}"><h3 class="sev-${severity}">${HEADINGS[severity]} <span class="count" data-total="${found.length}">(${found.length})</span></h3>\n${groups.join('\n')}\n</section>`)
   }
   const rest = r.findings.length - pageSize
   const noscript = rest > 0 ? `<noscript><p>${rest} more finding${rest === 1 ? '' : 's'}: the page shows them with its script, and prints them all.</p></noscript>` : ''
@@ -248,31 +248,41 @@ function evidenceText(v: Finding['evidence'][string]): string {
 
 const NODE_W = 190
 const NODE_H = 44
-const GAP = 170
-const ROW = 64
+/** Between two nodes of a row. */
+const H_GAP = 40
+/** Between two rows: the arrows, and their labels on two lines. */
+const V_GAP = 58
+/** Where an arrow leaves and reaches a node, from its left edge: a pair's two arrows side by side. */
+const ATTACH: Record<PointerArrow['field'], number> = {'spec.volumeName': 28, 'spec.claimRef': 52, 'spec.volumes': 28}
+/** The width of a label's character at 11px, bold (a broken arrow's): a little more than a sans-serif's widest average. */
+const LABEL_CHAR = 7.5
+const LABEL_MAX = 30
 
 /**
- * The picture: pods, claims, volumes in three columns; claim.spec.volumeName above, volume.spec.claimRef
- * below, each arrow's field and value on it; a broken arrow red, dashed and crossed, its reason in its title.
+ * The picture: pods, claims, volumes in three rows, so that it stays narrow enough for a phone's screen
+ * (one claim and its volume are 270 px wide); claim.spec.volumeName runs down, volume.spec.claimRef up,
+ * each arrow's field and value written beside it, over everything (a white halo keeps it readable across
+ * lines), never under a box; a broken arrow red, dashed and crossed, its reason in its title.
  */
 export function pointerSvg(p: PointerPicture): string {
-  const columnOf = (n: PointerNode) => (n.kind === 'Pod' ? 0 : n.kind === 'PersistentVolumeClaim' ? 1 : 2)
-  const present = [0, 1, 2].filter((c) => p.nodes.some((n) => columnOf(n) === c))
+  const rowOf = (n: PointerNode) => (n.kind === 'Pod' ? 0 : n.kind === 'PersistentVolumeClaim' ? 1 : 2)
+  const present = [0, 1, 2].filter((r) => p.nodes.some((n) => rowOf(n) === r))
   const place = new Map<string, {x: number; y: number}>()
-  const rowsIn = new Map<number, number>()
+  const inRow = new Map<number, number>()
   for (const n of p.nodes) {
-    const column = columnOf(n)
-    const row = rowsIn.get(column) ?? 0
-    rowsIn.set(column, row + 1)
-    place.set(n.id, {x: present.indexOf(column) * (NODE_W + GAP) + 2, y: row * ROW + 8})
+    const row = rowOf(n)
+    const i = inRow.get(row) ?? 0
+    inRow.set(row, i + 1)
+    place.set(n.id, {x: i * (NODE_W + H_GAP) + 2, y: present.indexOf(row) * (NODE_H + V_GAP) + 4})
   }
-  const width = present.length * NODE_W + (present.length - 1) * GAP + 4
-  const height = Math.max(...[...rowsIn.values()], 1) * ROW + 8
-  const nodes = p.nodes.map((n) => nodeSvg(n, place.get(n.id)!))
   const arrows = p.arrows.map((a) => arrowSvg(a, place.get(a.from)!, place.get(a.to)!))
+  const width = Math.ceil(Math.max(...[...inRow.values()].map((n) => n * (NODE_W + H_GAP) - H_GAP + 4), ...arrows.map((a) => a.right + 4)))
+  const height = present.length * (NODE_H + V_GAP) - V_GAP + 8
+  const nodes = p.nodes.map((n) => nodeSvg(n, place.get(n.id)!))
   const broken = p.arrows.filter((a) => a.state !== 'ok').length
   const label = `Pointers of ${objectName(p.object)}: ${p.arrows.length} arrow${p.arrows.length === 1 ? '' : 's'}, ${broken} not closing`
-  return `<figure class="pointers"><svg role="img" aria-label="${escapeHtml(label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${arrows.join('')}${nodes.join('')}</svg></figure>`
+  // Arrows first, boxes over them, the arrows' labels over both.
+  return `<figure class="pointers"><svg role="img" aria-label="${escapeHtml(label)}" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">${arrows.map((a) => a.line).join('')}${nodes.join('')}${arrows.map((a) => a.label).join('')}</svg></figure>`
 }
 
 function nodeSvg(n: PointerNode, at: {x: number; y: number}): string {
@@ -282,24 +292,30 @@ function nodeSvg(n: PointerNode, at: {x: number; y: number}): string {
   const second = !n.exists ? (n.name === '' ? '(none)' : 'does not exist') : [n.phase, detail].filter((x) => x !== undefined).join(' · ')
   // The end of an empty spec.volumeName is no volume at all, not a missing one: grey, not red.
   const cls = `node k-${short}${n.exists ? '' : n.name === '' ? ' none' : ' missing'}`
-  return `<g class="${cls}" data-node="${escapeHtml(n.id)}"><title>${escapeHtml(title)}${n.uid !== undefined ? ` uid ${escapeHtml(n.uid)}` : ''}</title><rect x="${at.x}" y="${at.y}" width="${NODE_W}" height="${NODE_H}" rx="6"/><text x="${at.x + 8}" y="${at.y + 18}">${escapeHtml(truncate(title, 28))}</text><text class="sub" x="${at.x + 8}" y="${at.y + 35}">${escapeHtml(second)}</text></g>`
+  return `<g class="${cls}" data-node="${escapeHtml(n.id)}"><title>${escapeHtml(title)}${n.uid !== undefined ? ` uid ${escapeHtml(n.uid)}` : ''}</title><rect x="${at.x}" y="${at.y}" width="${NODE_W}" height="${NODE_H}" rx="6"/><text x="${at.x + 8}" y="${at.y + 18}">${escapeHtml(truncate(title, 26))}</text><text class="sub" x="${at.x + 8}" y="${at.y + 35}">${escapeHtml(second)}</text></g>`
 }
 
-function arrowSvg(a: PointerArrow, from: {x: number; y: number}, to: {x: number; y: number}): string {
-  // volumeName runs above the middle, claimRef below, so the two of a pair do not overlap.
-  const offset = a.field === 'spec.volumeName' ? -9 : a.field === 'spec.claimRef' ? 9 : 0
-  const rightward = to.x > from.x
-  const x1 = rightward ? from.x + NODE_W : from.x
-  const x2 = rightward ? to.x : to.x + NODE_W
-  const y1 = from.y + NODE_H / 2 + offset
-  const y2 = to.y + NODE_H / 2 + offset
+/** An arrow between two rows: its line (and cross), its label, and how far right the label reaches. */
+function arrowSvg(a: PointerArrow, from: {x: number; y: number}, to: {x: number; y: number}): {line: string; label: string; right: number} {
+  const down = to.y > from.y
+  const x1 = from.x + ATTACH[a.field]
+  const x2 = to.x + ATTACH[a.field]
+  const y1 = down ? from.y + NODE_H : from.y
+  const y2 = down ? to.y : to.y + NODE_H
   const mx = (x1 + x2) / 2
   const my = (y1 + y2) / 2
   // The target's name is on its node: the label says the field and, for a claimRef, the uid it holds.
-  const text = a.field === 'spec.claimRef' ? `claimRef ${claimRefUid(a.label)}` : a.field === 'spec.volumeName' ? `volumeName ${a.label === '' ? '""' : a.label}` : 'volumes'
+  const text = truncate(a.field === 'spec.claimRef' ? `claimRef ${claimRefUid(a.label)}` : a.field === 'spec.volumeName' ? `volumeName ${a.label === '' ? '""' : a.label}` : 'volumes', LABEL_MAX)
   const why = a.why !== undefined ? `: ${a.why}` : ''
   const cross = a.state === 'broken' ? `<text class="cross" x="${mx}" y="${my + 5}" text-anchor="middle">✕</text>` : ''
-  return `<g class="arrow ${a.state}" data-field="${a.field}" data-state="${a.state}"><title>${escapeHtml(`${a.field}: ${a.label}${why}`)}</title><path d="M${x1} ${y1} L${x2} ${y2}" marker-end="url(#head-${a.state})"/>${cross}<text class="lbl" x="${mx}" y="${my + (offset < 0 ? -6 : 14)}" text-anchor="middle">${escapeHtml(truncate(text, 30))}</text></g>`
+  // Right of the arrow's middle: a pair's two labels on two lines (volumeName above, claimRef below).
+  const lx = mx + 14
+  const ly = a.field === 'spec.claimRef' ? my + 16 : my - 4
+  return {
+    line: `<g class="arrow ${a.state}" data-field="${a.field}" data-state="${a.state}"><title>${escapeHtml(`${a.field}: ${a.label}${why}`)}</title><path d="M${x1} ${y1} L${x2} ${y2}" marker-end="url(#head-${a.state})"/>${cross}</g>`,
+    label: `<text class="lbl ${a.state}" x="${lx}" y="${ly}">${escapeHtml(text)}</text>`,
+    right: lx + text.length * LABEL_CHAR,
+  }
 }
 
 /** `uid 7c2d4e00…` of a claimRef's label `ns/name uid 7c2d4e00-3333-...` (the title has it whole), or `(no uid)`. */
@@ -345,19 +361,20 @@ table{border-collapse:collapse;margin:8px 0;font-size:.92em}th,td{border-bottom:
 .finding{border:1px solid var(--line);border-left:4px solid var(--line);border-radius:6px;padding:8px 12px;margin:8px 0}
 .finding[data-severity=error]{border-left-color:var(--err)}.finding[data-severity=warning]{border-left-color:var(--warn)}.finding[data-severity=info]{border-left-color:var(--info)}
 .finding:target{outline:3px solid var(--info)}
-.finding p{margin:4px 0}.finding .self{color:inherit}
+.finding p{margin:4px 0}.finding .self{color:inherit}.meaning{color:var(--muted);margin:0 0 6px}
 .fix code{display:block;background:var(--panel);padding:4px 8px;border-radius:4px;white-space:pre-wrap;word-break:break-all;font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,monospace}
 .evidence{font-size:.9em}.evidence dd{word-break:break-all}
 .pointers{margin:8px 0 0}.pointers svg{max-width:100%;height:auto}
 .node rect{fill:var(--panel);stroke:#8a94a3}.node text{font-size:12px;fill:var(--fg)}.node .sub{fill:var(--muted);font-size:11px}
 .node.missing rect{fill:#fff;stroke:var(--err);stroke-dasharray:5 3}.node.missing .sub{fill:var(--err)}.node.none rect{fill:#fff;stroke:#8a94a3;stroke-dasharray:2 3}
-.arrow path{stroke-width:1.6;fill:none}.arrow .lbl{font-size:11px}
+.arrow path{stroke-width:1.6;fill:none}.pointers .lbl{font-size:11px;paint-order:stroke;stroke:var(--bg);stroke-width:4px;stroke-linejoin:round}
 .arrow.ok path{stroke:var(--ok)}.arrow.broken path{stroke:var(--err);stroke-dasharray:6 4}.arrow.unset path{stroke:#8a94a3;stroke-dasharray:2 3}
-.arrow.broken .lbl,.arrow.broken .cross{fill:var(--err);font-weight:600}.arrow.unset .lbl{fill:var(--muted)}
+.lbl.broken,.arrow.broken .cross{fill:var(--err);font-weight:600}.lbl.unset{fill:var(--muted)}
 .head-ok path{fill:var(--ok)}.head-broken path{fill:var(--err)}.head-unset path{fill:#8a94a3}
 .defs{position:absolute}
 .later{display:none}
-@media (max-width:640px){body{font-size:14px}header,main{padding:0 10px}dl{grid-template-columns:1fr}dt{font-weight:600;margin-top:4px}.filters{position:static}.pointers{overflow-x:auto}.pointers svg{max-width:none}}
+@media (max-width:640px){body{font-size:14px}header,main{padding:0 10px}dl{grid-template-columns:1fr}dt{font-weight:600;margin-top:4px}.filters{position:static}
+table.cards{width:100%}table.cards thead{display:none}table.cards tr{display:block;border-bottom:1px solid var(--line);padding:4px 0}table.cards td{display:flex;justify-content:space-between;gap:12px;border:0;padding:1px 4px;white-space:normal}table.cards td::before{content:attr(data-label);color:var(--muted)}table.cards td:first-child{display:block;font-weight:600}table.cards td:first-child::before{content:none}}
 @media print{.filters,.pager,.defs{display:none}.later{display:block}.finding{break-inside:avoid}a{color:inherit;text-decoration:none}}
 `
   .trim()
@@ -376,7 +393,7 @@ function apply(){
 var ns=form.elements.namespace.value,code=form.elements.code.value,sev={},n=0;
 each(form.querySelectorAll('input[name=severity]'),function(c){sev[c.value]=c.checked});
 each(items,function(a){var ok=(ns===''||a.dataset.namespace===ns)&&(code===''||a.dataset.code===code)&&sev[a.dataset.severity];a.hidden=!ok;if(ok)n++;a.classList.toggle('later',ok&&n>limit)});
-each(sec.querySelectorAll('section.group,section.severity'),function(g){g.hidden=!g.querySelector('article.finding:not([hidden])');g.classList.toggle('later',!g.hidden&&!g.querySelector('article.finding:not([hidden]):not(.later)'))});
+each(sec.querySelectorAll('section.group,section.severity'),function(g){var k=g.querySelectorAll('article.finding:not([hidden])').length,c=g.querySelector('.count'),t=c.dataset.total;g.hidden=!k;g.classList.toggle('later',!g.hidden&&!g.querySelector('article.finding:not([hidden]):not(.later)'));c.textContent='('+(k==t?t:k+' of '+t)+')'});
 out.textContent=n+' of '+items.length+' findings'+(n>limit?', '+limit+' shown':'');
 more.hidden=n<=limit}
 form.hidden=false;

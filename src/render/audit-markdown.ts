@@ -28,7 +28,7 @@ function section(report: AuditReport): string {
   else {
     // Nothing silenced.
   }
-  if (report.findings.length > 0) blocks.push('Every code is described in docs/codes.md.')
+  if (report.findings.length > 0) blocks.push('Every code is described in `pvctl audit --help` (FINDING CODES) and `man pvctl-audit`.')
   else {
     // A clean audit: the summary line says it all.
   }

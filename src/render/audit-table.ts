@@ -5,6 +5,7 @@ import type {AuditReport, AuditSummary} from '../engine/audit/report.js'
 import {renderCapacityBars} from './audit-capacity.js'
 import type {Palette} from './color.js'
 import {kubectlTable, type TableLayout} from './kubectl-table.js'
+import {wrapProse} from './prose.js'
 
 const HEADINGS: Record<Severity, string> = {error: 'Errors:', warning: 'Warnings:', info: 'Info:'}
 
@@ -19,7 +20,7 @@ export type CapacityView = 'none' | 'class' | 'namespace'
  * `capacity`: the bars after the summary, when the report has its capacity.
  */
 export function renderAuditTable(report: AuditReport, palette: Palette, layout: TableLayout = {}, capacity: CapacityView = 'none'): string {
-  const blocks = [auditSummaryLine(report), ...capacityBlocks(report, palette, layout, capacity), ...auditFindingBlocks(report, palette, layout)]
+  const blocks = [wrapProse(auditSummaryLine(report), layout.width), ...capacityBlocks(report, palette, layout, capacity), ...auditFindingBlocks(report, palette, layout)]
   if (report.findings.length > 0) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
 }
@@ -33,7 +34,8 @@ export function capacityBlocks(report: AuditReport, palette: Palette, layout: Ta
   return [byClass, byNamespace].filter((b) => b !== '')
 }
 
-export const CODES_LINE = 'Every code is described in docs/codes.md.'
+/** Where the codes are described: in what the package installs (the help and the man page), not in a file of the source. */
+export const CODES_LINE = 'Every code is described in pvctl audit --help (FINDING CODES) and man pvctl-audit.'
 
 /** Per severity, its heading, its table of findings and their fixes. */
 export function auditFindingBlocks(report: AuditReport, palette: Palette, layout: TableLayout = {}): string[] {
@@ -43,6 +45,7 @@ export function auditFindingBlocks(report: AuditReport, palette: Palette, layout
     if (found.length === 0) continue
     const colour = severity === 'error' ? palette.red : severity === 'warning' ? palette.yellow : (t: string) => t
     const rows = found.map((f) => [colour(f.code), objectName(f.object), f.message])
+    // Not wrapped: a fix is a command, to be copied whole.
     const fixes = found.map((f) => `  ${objectName(f.object)}: ${f.fix}`)
     blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows, {...layout, wrap: 2})}\nFix:\n${fixes.join('\n')}`)
   }

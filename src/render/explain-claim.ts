@@ -4,7 +4,7 @@
 import type {BindingPointers, Candidate, ClaimExplanation, ClaimPod, Reason, StorageClassInPlay, Verdict} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {eventsBlock, livenessLines} from './explain-evidence.js'
-import {bullets, fields, kubectlTable, NONE, type TableLayout} from './explain-layout.js'
+import {bullets, fields, kubectlTable, NONE, type TableLayout, wrapProse} from './explain-layout.js'
 
 const GOOD: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
 /** Waits that end by themselves when the cluster works as it should. */
@@ -26,12 +26,12 @@ export function shellArgs(source: ExplainSource | undefined): string {
 /** `layout`: --no-headers, and the terminal the tables are fitted to (each reason and message wraps, never cut). */
 export function renderClaimExplanation(e: ClaimExplanation, p: Palette, source?: ExplainSource, layout: TableLayout = {}): string {
   const blocks = [
-    `${p.bold(`pvc/${e.claim.namespace}/${e.claim.name}`)} (${e.phase}): ${colorVerdict(e.verdict, p)}\n${e.summary}`,
-    fields(facts(e, p)),
+    `${p.bold(`pvc/${e.claim.namespace}/${e.claim.name}`)} (${e.phase}): ${colorVerdict(e.verdict, p)}\n${wrapProse(e.summary, layout.width)}`,
+    fields(facts(e, p), layout.width),
     candidatesBlock(e, p, source, layout),
   ]
-  if (e.caveats !== undefined && e.caveats.length > 0) blocks.push(bullets(p.bold('Caveats:'), e.caveats))
-  if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
+  if (e.caveats !== undefined && e.caveats.length > 0) blocks.push(bullets(p.bold('Caveats:'), e.caveats, layout.width))
+  if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions, layout.width))
   // Last, as `kubectl describe` has them.
   blocks.push(eventsBlock(e.events, p, layout))
   return blocks.join('\n\n') + '\n'
@@ -121,10 +121,10 @@ function candidatesBlock(e: ClaimExplanation, p: Palette, source: ExplainSource 
   const more = e.candidatesTotal !== undefined && e.candidatesTotal > e.candidates.length
   const shown = more ? `${count(e.candidatesTotal!, 'volume')}, the nearest ${e.candidates.length} shown (pvctl explain pvc/${e.claim.name} -n ${e.claim.namespace}${shellArgs(source)} shows all)` : count(e.candidates.length, 'volume')
   const title = `${p.bold('Candidates:')} ${shown}, ${eligible === 0 ? 'none' : `${eligible}${more && eligible === e.candidates.length ? '+' : ''}`} eligible`
-  if (e.candidates.length === 0) return title
+  if (e.candidates.length === 0) return wrapProse(title, layout.width)
   const shared = e.candidates.length > 1 ? sharedReasons(e.candidates) : new Set<string>()
-  const lines = [title]
-  for (const message of shared) lines.push(`every volume: ${message}`)
+  const lines = [wrapProse(title, layout.width)]
+  for (const message of shared) lines.push(wrapProse(`every volume: ${message}`, layout.width, '  '))
   const rest = (c: Candidate) => c.reasons.filter((r) => !shared.has(r.message))
   if (e.candidates.every((c) => !c.eligible && rest(c).length === 0) && shared.size > 0) return lines.join('\n')
   const rows = e.candidates.map((c) => [c.volume, c.capacity ?? NONE, c.accessModes, c.storageClass === '' ? '""' : c.storageClass, c.phase ?? NONE, why(c, rest(c), e, p)])

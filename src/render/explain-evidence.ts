@@ -3,7 +3,7 @@
 import {humanDuration} from '../engine/explain/evidence.js'
 import type {AttachmentsSeen, ControllerLiveness, EventsSeen, LivenessVerdict} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
-import {kubectlTable, NONE, type TableLayout} from './explain-layout.js'
+import {kubectlTable, NONE, type TableLayout, wrapProse} from './explain-layout.js'
 
 /** Events kept on screen; -o json|yaml carries them all. */
 export const EVENTS_SHOWN = 10
@@ -11,7 +11,7 @@ export const EVENTS_SHOWN = 10
 /** On a terminal (layout.width) the message wraps, never cut. */
 export function eventsBlock(events: EventsSeen, p: Palette, layout: TableLayout = {}): string {
   const title = p.bold('Events:')
-  if (!events.available) return `${title} not available (${events.unavailableReason})`
+  if (!events.available) return wrapProse(`${title} not available (${events.unavailableReason})`, layout.width)
   if (events.items.length === 0) return `${title} ${NONE}`
   const shown = events.items.slice(0, EVENTS_SHOWN)
   const rows = shown.map((e) => [
@@ -22,7 +22,7 @@ export function eventsBlock(events: EventsSeen, p: Palette, layout: TableLayout 
     e.message,
   ])
   const more = events.items.length - shown.length
-  return [`${title}`, kubectlTable(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], rows, {...layout, wrap: 4}), ...(more > 0 ? [`(${more} older not shown: -o yaml lists them all)`] : [])].join('\n')
+  return [`${title}`, kubectlTable(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], rows, {...layout, wrap: 4}), ...(more > 0 ? [wrapProse(`(${more} older not shown: -o yaml lists them all)`, layout.width)] : [])].join('\n')
 }
 
 const VERDICT_WORDS: Readonly<Record<LivenessVerdict, string>> = {
@@ -40,7 +40,7 @@ export function livenessLines(l: ControllerLiveness, p: Palette): string {
 
 export function attachmentsBlock(a: AttachmentsSeen, p: Palette, layout: TableLayout = {}): string {
   const title = p.bold('VolumeAttachments:')
-  if (!a.available) return `${title} not available (${a.unavailableReason})`
+  if (!a.available) return wrapProse(`${title} not available (${a.unavailableReason})`, layout.width)
   if (a.items.length === 0) return `${title} ${NONE}`
   const rows = a.items.map((x) => [x.name, x.attacher, x.node, String(x.attached), x.deleting ? 'yes' : 'no', x.error ?? ''])
   return `${title}\n${kubectlTable(['NAME', 'ATTACHER', 'NODE', 'ATTACHED', 'DELETING', 'ERROR'], rows, {...layout, wrap: 5})}`

@@ -3,19 +3,19 @@
 import type {ReclaimPlan, VolumeExplanation, VolumeState} from '../engine/explain/model.js'
 import type {Palette} from './color.js'
 import {attachmentsBlock, eventsBlock, livenessLines} from './explain-evidence.js'
-import {bullets, fields, kubectlTable, NONE, type TableLayout} from './explain-layout.js'
+import {bullets, fields, kubectlTable, NONE, type TableLayout, wrapProse} from './explain-layout.js'
 
 const GOOD: ReadonlySet<VolumeState> = new Set<VolumeState>(['Available', 'Bound', 'PreBound', 'Binding'])
 
 export function renderVolumeExplanation(e: VolumeExplanation, p: Palette, layout: TableLayout = {}): string {
   const state = e.state === 'Failed' ? p.red(e.state) : GOOD.has(e.state) ? p.green(e.state) : p.yellow(e.state)
-  const blocks = [`${p.bold(`pv/${e.volume.name}`)} (${e.phase ?? 'no phase'}): ${state}${e.terminating !== null ? `, ${p.yellow('Terminating')}` : ''}\n${e.summary}`]
+  const blocks = [`${p.bold(`pv/${e.volume.name}`)} (${e.phase ?? 'no phase'}): ${state}${e.terminating !== null ? `, ${p.yellow('Terminating')}` : ''}\n${wrapProse(e.summary, layout.width)}`]
   const rows: Array<[string, string]> = [['Claim', describeClaim(e)]]
   if (e.reclaim !== null) rows.push(['Reclaim', `${e.reclaim.policy || NONE}: ${describeReclaim(e.reclaim)}`])
   if (e.failure !== null) rows.push(['Failure', e.failure])
   if (e.wantedBy.length > 0) rows.push(['Wanted by', e.wantedBy.join(', ')])
   for (const c of e.controllers) rows.push([c.role === 'attacher' ? 'Attacher' : 'Deleter', livenessLines(c, p)])
-  blocks.push(fields(rows))
+  blocks.push(fields(rows, layout.width))
   if (e.terminating !== null) {
     const finalizers = e.terminating.finalizers.map((f) => [f.name, f.blocking ? p.yellow('yes') : 'no', f.owner, f.waitsFor])
     blocks.push(
@@ -26,7 +26,7 @@ export function renderVolumeExplanation(e: VolumeExplanation, p: Palette, layout
   }
   // Attachments matter to a volume being deleted (the attacher's finalizer) or one that lists some.
   if (e.terminating !== null || e.attachments.items.length > 0) blocks.push(attachmentsBlock(e.attachments, p, layout))
-  if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions))
+  if (e.suggestions.length > 0) blocks.push(bullets(p.bold('Suggestions:'), e.suggestions, layout.width))
   blocks.push(eventsBlock(e.events, p, layout))
   return blocks.join('\n\n') + '\n'
 }

@@ -1,12 +1,19 @@
 // `kubectl get`'s table layout, shared by every renderer: no borders, no padding, columns three spaces apart,
 // upper-case headers, `<none>` for an empty cell, lines not padded past their last cell. PURE.
 //
-// Laid out here in one linear pass, as kubectl's tabwriter does, rather than through cli-table3: cli-table3
-// spends ~100 µs a cell (it merges options per cell and rebuilds its ANSI regex on every measure) and checks
-// every cell against the rows above it, so the plan of a 10k-volume cluster took 5.6 s to print and 100k
-// several minutes. The layout is cli-table3's borderless one, byte for byte (test/render/kubectl-table.test.ts
-// holds it to cli-table3 itself), and cells are measured as cli-table3 measures them (string-width: ANSI
-// colours take no room, wide characters two columns).
+// In a pipe (and on a terminal wide enough) laid out here in one linear pass, as kubectl's tabwriter does,
+// rather than through cli-table3: cli-table3 spends ~100 µs a cell (it merges options per cell and rebuilds
+// its ANSI regex on every measure) and checks every cell against the rows above it, so the plan of a
+// 10k-volume cluster took 5.6 s to print and 100k rows did not finish in 15 minutes (docs/performance.md).
+// The layout is cli-table3's borderless one, byte for byte (test/render/kubectl-table.test.ts holds it to
+// cli-table3 itself), and cells are measured as cli-table3 measures them (string-width: ANSI colours take
+// no room, wide characters two columns).
+//
+// On a terminal too narrow for a table, its free-text column wraps to fit the width, through cli-table3's
+// wordWrap (which carries colours over the lines it makes), one row at a time: linear, 0.3–0.5 ms a row. A
+// table of more than FIT_MAX_ROWS rows, or one whose other columns leave the text less than MIN_TEXT_WIDTH,
+// is not wrapped at all: its lines run as in a pipe, for the terminal to fold, as kubectl's do.
+import Table from 'cli-table3'
 import stringWidth from 'string-width'
 
 export const NONE = '<none>'
@@ -17,7 +24,7 @@ const SEPARATOR = ' '.repeat(GAP)
 /** Printable ASCII, the common case: its width is its length. */
 const PLAIN = /^[\x20-\x7e]*$/
 
-const widthOf = (line: string): number => (PLAIN.test(line) ? line.length : stringWidth(line))
+export const widthOf = (line: string): number => (PLAIN.test(line) ? line.length : stringWidth(line))
 
 /** How a command's tables are laid out: kubectl's --no-headers, and the terminal they are fitted to. */
 export interface TableLayout {
@@ -32,8 +39,14 @@ export interface TableOptions extends TableLayout {
   wrap?: number
 }
 
-/** Below this a wrapped free-text column stops being readable: the line runs long instead. */
-export const MIN_TEXT_WIDTH = 24
+/** Below this a wrapped free-text column stops being readable: the table is not wrapped. */
+export const MIN_TEXT_WIDTH = 20
+
+/**
+ * Tables longer than this are not wrapped on a terminal: cli-table3 takes 0.15–0.25 s to wrap 500 rows
+ * (29 s for 100k, docs/performance.md), and a table that long is paged or searched rather than read.
+ */
+export const FIT_MAX_ROWS = 500
 
 /**
  * A table as kubectl lays it out. A cell may hold several lines (one reason per line): the other cells
@@ -41,20 +54,25 @@ export const MIN_TEXT_WIDTH = 24
  */
 export function kubectlTable(head: string[], rows: string[][], opts: TableOptions = {}): string {
   const filled = rows.map((row) => row.map((cell) => (cell === '' ? NONE : cell)))
-  const body = opts.wrap !== undefined && opts.width !== undefined ? wrapColumn(opts.noHeaders === true ? filled : [head, ...filled], filled, opts.wrap, opts.width) : filled
-  // Each cell as its lines, with each line's width: measured once, used for the widths and the padding.
-  const table = [...(opts.noHeaders === true ? [] : [head]), ...body].map((row) =>
+  const table = [...(opts.noHeaders === true ? [] : [head]), ...filled]
+  const measured = table.map((row) =>
     row.map((cell) => {
       const lines = cell.split('\n')
       return {lines, widths: lines.map(widthOf)}
     }),
   )
   const columns: number[] = []
-  for (const row of table) {
+  for (const row of measured) {
     row.forEach((cell, i) => {
       for (const w of cell.widths) if (w > (columns[i] ?? 0)) columns[i] = w
     })
   }
+  const fitted = opts.wrap !== undefined && opts.width !== undefined ? fitColumns(columns, opts.wrap, opts.width, rows.length) : undefined
+  return fitted !== undefined ? wrappedTable(table, fitted, opts.wrap!) : laidOut(measured, columns)
+}
+
+/** Each cell's lines padded to its column's width, GAP apart, each line cut of its trailing blanks. */
+function laidOut(table: ReadonlyArray<ReadonlyArray<{lines: string[]; widths: number[]}>>, columns: readonly number[]): string {
   const out: string[] = []
   for (const row of table) {
     const height = Math.max(1, ...row.map((cell) => cell.lines.length))
@@ -69,40 +87,73 @@ export function kubectlTable(head: string[], rows: string[][], opts: TableOption
   return out.join('\n')
 }
 
-/** The rows with column `wrap` wrapped to what the other columns (as wide as their widest cell of `measured`) leave of `width`. */
-function wrapColumn(measured: readonly string[][], rows: readonly string[][], wrap: number, width: number): string[][] {
-  const others: number[] = []
-  for (const row of measured) {
-    row.forEach((cell, i) => {
-      if (i === wrap) return
-      for (const line of cell.split('\n')) others[i] = Math.max(others[i] ?? 0, widthOf(line))
-    })
-  }
-  // A loop, not Math.max(...cells) above: a hundred thousand arguments overflow the stack.
-  const used = others.reduce((sum, w) => sum + (w ?? 0) + GAP, 0)
-  const budget = Math.max(width - used, MIN_TEXT_WIDTH)
-  return rows.map((row) => row.map((cell, i) => (i === wrap ? cell.split('\n').map((line) => wrapText(line, budget)).join('\n') : cell)))
+/**
+ * The column widths that fit the table in `width` columns by narrowing column `wrap` alone, or undefined
+ * when it fits already, when it would leave that column less than MIN_TEXT_WIDTH, or when the table has
+ * more than FIT_MAX_ROWS rows: then nothing is wrapped.
+ */
+function fitColumns(columns: readonly number[], wrap: number, width: number, rows: number): number[] | undefined {
+  const total = columns.reduce((sum, w) => sum + w, 0) + GAP * (columns.length - 1)
+  if (total <= width || rows > FIT_MAX_ROWS) return undefined
+  const budget = width - (total - (columns[wrap] ?? 0))
+  if (budget < MIN_TEXT_WIDTH) return undefined
+  return columns.map((w, i) => (i === wrap ? budget : w))
 }
 
-/** The text in lines of at most max columns, broken at spaces (a longer word on lines of its own): a cell of several lines. */
-export function wrapText(s: string, max: number): string {
-  if (widthOf(s) <= max) return s
-  const lines: string[] = []
-  let line = ''
-  for (const word of s.split(' ')) {
-    const candidate = line === '' ? word : `${line} ${word}`
-    if (widthOf(candidate) <= max) {
-      line = candidate
+const BORDERLESS = {
+  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: SEPARATOR,
+}
+
+/**
+ * The rows through cli-table3 with these column widths, column `wrap`'s cells wrapped at spaces. One table a
+ * row: cli-table3 compares each cell with the rows above it, quadratic in one table of every row, and rows
+ * without spans lay out alike either way. A word wider than its column is first split over lines of that
+ * width: cli-table3 would cut it with an ellipsis.
+ */
+function wrappedTable(table: readonly string[][], columns: number[], wrap: number): string {
+  const out: string[] = []
+  for (const row of table) {
+    const t = new Table({chars: BORDERLESS, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true}, colWidths: columns, wordWrap: true})
+    t.push(row.map((cell, i) => (i === wrap ? splitLongWords(cell, columns[i]) : cell)))
+    for (const line of t.toString().split('\n')) out.push(line.trimEnd())
+  }
+  return out.join('\n')
+}
+
+// An SGR escape (a colour): no width, never split.
+const ESCAPE = /\u001b\[[0-9;]*m/y
+
+/** The text with every word wider than max (colours take no room) split into pieces of max columns, a space apart. */
+function splitLongWords(text: string, max: number): string {
+  return text
+    .split('\n')
+    .map((line) => line.split(' ').map((word) => (widthOf(word) <= max ? word : pieces(word, max).join(' '))).join(' '))
+    .join('\n')
+}
+
+function pieces(word: string, max: number): string[] {
+  const out: string[] = []
+  let piece = ''
+  let width = 0
+  for (let i = 0; i < word.length; ) {
+    ESCAPE.lastIndex = i
+    const escape = ESCAPE.exec(word)
+    if (escape !== null) {
+      piece += escape[0]
+      i += escape[0].length
       continue
     }
-    if (line !== '') lines.push(line)
-    let rest = Array.from(word)
-    while (rest.length > max) {
-      lines.push(rest.slice(0, max).join(''))
-      rest = rest.slice(max)
+    const char = String.fromCodePoint(word.codePointAt(i)!)
+    const w = stringWidth(char)
+    if (width + w > max) {
+      out.push(piece)
+      piece = ''
+      width = 0
     }
-    line = rest.join('')
+    piece += char
+    width += w
+    i += char.length
   }
-  if (line !== '') lines.push(line)
-  return lines.join('\n')
+  return [...out, piece]
 }

@@ -7,6 +7,7 @@ import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../
 import {refKey} from '../engine/simulation/plan.js'
 import type {Palette} from './color.js'
 import {kubectlTable as table, NONE, type TableLayout} from './kubectl-table.js'
+import {wrapProse} from './prose.js'
 
 export interface SyncTableOptions extends TableLayout {
   /** `-o wide`: more columns, nothing wrapped. */
@@ -26,7 +27,7 @@ export function renderSyncTable(report: SyncReport, opts: SyncTableOptions): str
   if (report.errors.length > 0) {
     blocks.push(`${p.bold('Errors (retried on the next sync):')}\n${errorsTable(report.errors, opts)}`)
   }
-  if (report.actions.length > 0) blocks.push(summaryLine(report, p))
+  if (report.actions.length > 0) blocks.push(wrapProse(summaryLine(report, p), opts.width))
   return blocks.join('\n\n') + '\n'
 }
 

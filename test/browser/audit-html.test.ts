@@ -3,7 +3,7 @@
 // by namespace, code and severity, page the findings, and follow an object's anchor. Screenshots are left
 // in test-output/browser/ to look at; UPDATE_SCREENSHOT=1 also writes the README's docs/audit-report.png.
 import assert from 'node:assert/strict'
-import {mkdirSync, statSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, it} from 'node:test'
 import {pathToFileURL} from 'node:url'
@@ -11,6 +11,7 @@ import {pathToFileURL} from 'node:url'
 import type {BrowserContext, Page} from 'playwright-core'
 
 import {generateCluster, writeCluster} from '../../bench/generate-cluster.js'
+import {FINDING_CODES, type FindingCode} from '../../src/engine/audit/findings.js'
 import {example, repoRoot, runCli, tempDir} from '../cli/run-cli.js'
 import {chromiumMissing, launchChromium, pageProblems} from './chromium.js'
 
@@ -59,6 +60,23 @@ function openedReport(browser: () => BrowserContext, name: string, snapshot: () 
 
 /** The findings the page shows: not hidden by a filter, not beyond the page. */
 const visible = (page: Page) => page.$$eval('article.finding', (as) => as.filter((a) => (a as HTMLElement).offsetParent !== null).length)
+
+/** The arrow labels of the page's pictures that lie under a box (a node) or past the picture's edge. */
+function misplacedLabels(page: Page): Promise<string[]> {
+  // No function is named inside: tsx would name it with a helper the page does not have.
+  return page.$$eval('figure.pointers svg', (svgs) =>
+    svgs.flatMap((svg) => {
+      const nodes = [...svg.querySelectorAll('g.node rect')].map((e) => (e as SVGGraphicsElement).getBBox())
+      const view = (svg as SVGSVGElement).viewBox.baseVal
+      return [...svg.querySelectorAll('text.lbl')].flatMap((label) => {
+        const l = (label as SVGGraphicsElement).getBBox()
+        const under = nodes.some((n) => l.x < n.x + n.width && n.x < l.x + l.width && l.y < n.y + n.height && n.y < l.y + l.height)
+        const outside = l.x < 0 || l.y < 0 || l.x + l.width > view.width || l.y + l.height > view.height
+        return under || outside ? [`${svg.getAttribute('aria-label')}: "${label.textContent}"${under ? ' under a box' : ''}${outside ? ' past the edge' : ''}`] : []
+      })
+    }),
+  )
+}
 
 describe('audit -o html in Chromium', {skip}, () => {
   let browser: BrowserContext
@@ -124,19 +142,73 @@ describe('audit -o html in Chromium', {skip}, () => {
       assert.ok(await target.evaluate((el) => el.getBoundingClientRect().top < window.innerHeight), 'scrolled into view')
     })
 
-    it('reads on a phone: nothing wider than the screen, the pictures scroll sideways at their size', async () => {
-      const phone = await browser.newPage()
-      const phoneProblems = pageProblems(phone)
-      await phone.setViewportSize({width: 390, height: 844})
-      await phone.goto(pathToFileURL(report.file).href)
-      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
-      // A picture keeps its size, its labels readable, and scrolls sideways in its figure.
-      const shrunk = await phone.$eval('figure.pointers svg', (svg) => Number(svg.getAttribute('width')) - svg.getBoundingClientRect().width)
-      await phone.screenshot({path: path.join(OUT, 'example-phone.png'), fullPage: true})
-      await phone.close()
-      assert.equal(overflow, 0)
-      assert.equal(shrunk, 0)
-      assert.deepEqual(phoneProblems, [])
+    it('with a Code filter, every heading counts what the filter keeps', async () => {
+      await page.goto(pathToFileURL(report.file).href)
+      await page.selectOption('select[name=code]', 'ClaimMisbound')
+      const errors = report.findings.filter((f) => f.severity === 'error').length
+      assert.ok(errors > 1, 'the example has more errors than ClaimMisbound')
+      assert.equal(await page.locator('section.severity[data-severity=error] > h3').textContent(), `Errors (1 of ${errors})`)
+      assert.equal(await page.locator('section.group[data-code=ClaimMisbound] > h4').textContent(), 'ClaimMisbound (1)')
+      assert.equal(await page.locator('section.severity[data-severity=warning]').isHidden(), true)
+      await page.selectOption('select[name=code]', '')
+      assert.equal(await page.locator('section.severity[data-severity=error] > h3').textContent(), `Errors (${errors})`)
+    })
+
+    it("gives each code's meaning under its heading; the page names no file of pvctl's sources", async () => {
+      const codes = [...new Set(report.findings.map((f) => f.code))]
+      for (const code of codes) {
+        assert.equal(await page.locator(`section.group[data-code=${code}] > p.meaning`).textContent(), FINDING_CODES[code as FindingCode].meaning)
+      }
+      assert.doesNotMatch(await page.content(), /codes\.md/)
+    })
+
+    it('writes no arrow label under a box, nor past the edge of its picture', async () => {
+      assert.deepEqual(await misplacedLabels(page), [])
+    })
+
+    for (const width of [400, 390]) {
+      it(`reads on a phone ${width} px wide: nothing wider than the screen, every table and picture whole`, async () => {
+        const phone = await browser.newPage()
+        const phoneProblems = pageProblems(phone)
+        await phone.setViewportSize({width, height: 844})
+        await phone.goto(pathToFileURL(report.file).href)
+        await phone.selectOption('select[name=code]', 'ClaimMisbound')
+        await phone.screenshot({path: path.join(OUT, `example-${width}px.png`), fullPage: true})
+        const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)
+        // Nothing is cut off: no table or picture runs past the screen, in a box that scrolls or not.
+        const cut = await phone.$$eval('table, figure.pointers svg, svg.chart', (els) =>
+          els.filter((e) => (e as HTMLElement).offsetParent !== null || e.tagName === 'svg').flatMap((e) => {
+            const r = e.getBoundingClientRect()
+            return r.width > 0 && (r.left < 0 || r.right > document.documentElement.clientWidth) ? [`${e.tagName}.${e.getAttribute('class') ?? ''}: ${r.left}–${r.right}`] : []
+          }),
+        )
+        // A picture is scaled down no more than its labels stay readable (11px at 0.8: 9px).
+        const scales = await phone.$$eval('figure.pointers svg', (svgs) =>
+          svgs.filter((svg) => svg.getBoundingClientRect().width > 0).map((svg) => svg.getBoundingClientRect().width / Number(svg.getAttribute('width'))),
+        )
+        await phone.close()
+        assert.equal(overflow, 0)
+        assert.deepEqual(cut, [])
+        for (const scale of scales) assert.ok(scale >= 0.8, `a picture scaled to ${scale.toFixed(2)}`)
+        assert.deepEqual(phoneProblems, [])
+      })
+    }
+  })
+
+  describe('volumes named as provisioners name them (pvc-UID)', () => {
+    const opened = openedReport(() => browser, 'dynamic-names', () => {
+      const snapshot = path.join(tempDir('html-dynamic'), 'cluster.yaml')
+      let text = readFileSync(example, 'utf8')
+      for (const n of ['0004', '0007', '0008']) text = text.replaceAll(`pv-${n}`, `pvc-0c9d4b3e-5f6a-4b7c-8d9e-0a1b2c3d${n}`)
+      writeFileSync(snapshot, text)
+      return snapshot
+    })
+
+    it('writes no arrow label under a box, nor past the edge of its picture', async () => {
+      assert.ok((await opened.page.content()).includes('pvc-0c9d4b3e-5f6a-4b7c-8d9e-0a1b2c3d0008'))
+      assert.deepEqual(await misplacedLabels(opened.page), [])
+      await opened.page.screenshot({path: path.join(OUT, 'dynamic-names.png'), fullPage: true})
+      assert.deepEqual(opened.problems, [])
     })
   })
 

@@ -4,7 +4,7 @@
 // matches the row (naming the file, object and field where there are some), no stack trace, empty stdout.
 // Rows that succeed (expectExit < 2) check that stderr carries only notices and stdout the output.
 import assert from 'node:assert/strict'
-import {mkdirSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
@@ -461,4 +461,30 @@ test('explain agrees with sync on whether a snapshot is readable: the same refus
     assert.match(run.stderr, /^error: .*(nests deeper than any object of a cluster|no more than 253 characters)/, name)
     assert.ok(run.stderr.length < 500, `${name}: the error quotes no huge name`)
   }
+})
+
+test('a quantity of 50 MB of digits: every command refuses the snapshot in one line naming the object and field, exit 2, nothing on stdout', {timeout: 120_000}, async () => {
+  const dir = tempDir('huge-quantity')
+  const file = path.join(dir, 'cluster.yaml')
+  // The example cluster, with pv-0002 (the volume shop/orders matches) offering 50 MB of digits.
+  const text = readFileSync(example, 'utf8')
+  const at = text.indexOf('storage: 10Gi', text.indexOf('name: pv-0002'))
+  writeFileSync(file, `${text.slice(0, at)}storage: "${'1'.repeat(50_000_000)}"${text.slice(at + 'storage: 10Gi'.length)}`)
+  for (const args of [['explain', 'pvc/orders', '-n', 'shop'], ['explain', 'pv/pv-0002'], ['sync', '--dry-run'], ['audit']]) {
+    const run = await runCli([...args, '-f', file])
+    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr.slice(0, 500)}`)
+    assert.equal(run.stdout, '', args.join(' '))
+    assert.match(run.stderr, /^error: \S*cluster\.yaml: PersistentVolume pv-0002: spec\.capacity\.storage: invalid quantity "1{80}…" \(50000000 characters\): quantity is too long: more than 1024 characters\n$/, args.join(' '))
+  }
+})
+
+test("-f examples/NAME in a folder without it: the error names pvctl's own examples, and reads nothing else", async () => {
+  const elsewhere = tempDir('elsewhere')
+  const run = await runCli(['sync', '--dry-run', '-f', 'examples/cluster.yaml'], {cwd: elsewhere})
+  assert.equal(run.code, 2)
+  assert.equal(run.stdout, '')
+  const bundled = path.join(path.dirname(example), path.sep)
+  assert.equal(run.stderr, `error: no such file or directory "examples/cluster.yaml"; pvctl's examples are in ${bundled.slice(0, -1)}: -f ${example}\n`)
+  // A name the package has no example of: the plain error.
+  assert.equal((await runCli(['audit', '-f', 'examples/none.yaml'], {cwd: elsewhere})).stderr, 'error: no such file or directory "examples/none.yaml"\n')
 })

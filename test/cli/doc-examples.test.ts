@@ -66,3 +66,8 @@ test('every example on the bundled snapshot prints what the page shows', async (
     })
   }
 })
+
+test('the README says that `kubectl pvctl <Tab>` needs bash-completion, as kubectl\'s own completion does in bash', () => {
+  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ')
+  assert.match(readme, /`kubectl pvctl <Tab>` [^.]*\bbash-completion\b/)
+})

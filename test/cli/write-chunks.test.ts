@@ -9,7 +9,7 @@ import path from 'node:path'
 import {describe, it} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {writeChunks} from '../../src/cli/write-chunks.js'
+import {terminalWidth, writeChunks} from '../../src/cli/write-chunks.js'
 import {bin, cleanEnv, example, repoRoot, tempDir} from './run-cli.js'
 
 /** A stream whose buffer is full after every `capacity` writes until the test drains it. */
@@ -141,4 +141,16 @@ describe('pvctl writing to a full disk (/dev/full)', {skip: existsSync('/dev/ful
       assert.equal(result.code, 2)
     })
   }
+})
+
+it('terminalWidth: a terminal\'s columns; COLUMNS, else 80, for one that does not tell its size; undefined for a pipe', () => {
+  const rows: Array<[{isTTY?: boolean; columns?: number}, Record<string, string>, number | undefined]> = [
+    [{isTTY: true, columns: 60}, {COLUMNS: '200'}, 60],
+    [{isTTY: true, columns: 0}, {COLUMNS: '200'}, 200],
+    [{isTTY: true, columns: 0}, {}, 80],
+    [{isTTY: true}, {COLUMNS: 'wide'}, 80],
+    [{isTTY: false, columns: 60}, {COLUMNS: '200'}, undefined],
+    [{}, {}, undefined],
+  ]
+  for (const [stream, env, want] of rows) assert.equal(terminalWidth(stream, env), want, JSON.stringify([stream, env]))
 })

@@ -1,7 +1,7 @@
 // `npm run demo` then `pvctl sync --yes` (issue part 3): the demo's stand-in kubelet completes the
 // recycler and cleanup pods, so the example's recycle (pv-0005) and delete (pv-0006) finish.
 import assert from 'node:assert/strict'
-import {spawn} from 'node:child_process'
+import {spawn, spawnSync} from 'node:child_process'
 import {readFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
@@ -40,4 +40,13 @@ test('npm run demo, then pvctl sync --yes: pv-0005 is recycled (Available), pv-0
     // npm and the demo under it: the process group the demo was started in.
     if (demo.exitCode === null) process.kill(-demo.pid!, 'SIGTERM')
   }
+})
+
+test("npm run demo -- --help lists the demo's options, and the README shows each, after npm's --", () => {
+  const help = spawnSync('npm', ['run', '--silent', 'demo', '--', '--help'], {cwd: repoRoot, env: cleanEnv(), encoding: 'utf8'})
+  assert.equal(help.status, 0, help.stderr)
+  const options = [...help.stdout.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]).filter((o) => o !== '--help')
+  assert.deepEqual(options, ['--port', '--file', '--kubeconfig-out'])
+  const line = readFileSync(path.join(repoRoot, 'README.md'), 'utf8').match(/`npm run demo -- [^`]*`/)?.[0] ?? ''
+  for (const option of options) assert.ok(line.includes(option) || (option === '--file' && line.includes('-f ')), `the README's \`npm run demo -- …\` shows ${option}: ${line}`)
 })

@@ -87,10 +87,10 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     assert.ok(shop > 0 && down > shop, r.stdout)
     assert.match(r.stdout, new RegExp(`ClusterUnreachable +cluster/down +The cluster of context down could not be audited: cannot reach the API server at https://<redacted>@127\\.0\\.0\\.1:${closedPort}: ECONNREFUSED\\.`))
     assert.ok(!r.stdout.includes('s3cret'), 'no credentials in the output')
-    // Each kubectl fix aims at its own cluster; the pointer to codes.md is said once.
+    // Each kubectl fix aims at its own cluster; where the codes are described is said once.
     assert.match(r.stdout, new RegExp(`pvc/shop/sessions: kubectl delete pvc sessions -n shop --kubeconfig ${kubeconfig} --context shop\\n`))
     assert.match(r.stdout, new RegExp(`cluster/down: kubectl cluster-info --kubeconfig ${kubeconfig} --context down\\n`))
-    assert.equal(r.stdout.split('Every code is described in docs/codes.md.').length, 2)
+    assert.equal(r.stdout.split('Every code is described in pvctl audit --help (FINDING CODES) and man pvctl-audit.').length, 2)
   })
 
   test('-o json: an AuditReportList, one AuditReport per context in the order given, valid against the schema; -o yaml the same', async () => {

@@ -8,6 +8,7 @@ import {
   compareQuantities,
   isValidQuantity,
   MAX_DECIMAL_EXPONENT,
+  MAX_QUANTITY_LENGTH,
   parseQuantity,
   QuantityError,
   type QuantityErrorReason,
@@ -78,6 +79,8 @@ describe('parseQuantity: exact value in nanos and format', () => {
     {input: 'e-9', nanos: 0n, format: 'DecimalExponent'},
     {input: '1e4294967296', nanos: 10n ** 9n, format: 'DecimalExponent', note: 'Go narrows the exponent to int32'},
     {input: `1e${MAX_DECIMAL_EXPONENT}`, nanos: 10n ** BigInt(MAX_DECIMAL_EXPONENT + 9), format: 'DecimalExponent'},
+    {input: `0.001e${MAX_DECIMAL_EXPONENT + 3}`, nanos: 10n ** BigInt(MAX_DECIMAL_EXPONENT + 9), format: 'DecimalExponent'},
+    {input: `-9${'9'.repeat(MAX_DECIMAL_EXPONENT)}.999999999`, nanos: -(10n ** BigInt(MAX_DECIMAL_EXPONENT + 10) - 1n), format: 'DecimalSI'},
     {input: '0e99999999', nanos: 0n, format: 'DecimalExponent', note: 'zero is zero at any exponent'},
   ]
   for (const row of rows) {
@@ -207,12 +210,19 @@ describe('parseQuantity: invalid input', () => {
     {input: 'Ei', reason: 'numeric'},
     {input: 'e-10', reason: 'numeric'},
     {input: `1e${MAX_DECIMAL_EXPONENT + 1}`, reason: 'range'},
+    // The same bound whatever the notation: digits, a fraction with an exponent.
+    {input: `1${'0'.repeat(MAX_DECIMAL_EXPONENT + 1)}`, reason: 'range'},
+    {input: `10e${MAX_DECIMAL_EXPONENT}`, reason: 'range'},
+    {input: `0.001e${MAX_DECIMAL_EXPONENT + 4}`, reason: 'range'},
+    // Longer than any quantity kept needs: only padding, or what a snapshot of 50 MB of digits holds.
+    {input: `0${'0'.repeat(MAX_QUANTITY_LENGTH)}1`, reason: 'range'},
+    {input: '1'.repeat(50_000_000), reason: 'range'},
   ]
   const messages: Record<QuantityErrorReason, string | RegExp> = {
     format: FORMAT_MESSAGE,
     suffix: "unable to parse quantity's suffix",
     numeric: 'unable to parse numeric part of quantity',
-    range: /too large/,
+    range: /too large|too long/,
   }
   for (const {input, reason} of rows) {
     test(`${JSON.stringify(input)} -> ${reason}`, () => {

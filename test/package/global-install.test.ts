@@ -13,6 +13,7 @@ import {kubelet} from '../e2e/kubelet.js'
 import {startEmulator, type Emulator} from '../emulator/emulator.js'
 import {cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, tempDir} from '../cli/run-cli.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {FINDING_CODES} from '../../src/engine/audit/findings.js'
 
 const root = tempDir('pack')
 const prefix = path.join(root, 'prefix')
@@ -131,4 +132,37 @@ test('kubectl pvctl sync --dry-run -f ... runs the installed plugin', () => {
   assert.match(r.stdout, /^ACTION\s+OBJECT\s+REASON/m)
   const help = spawnSync('/usr/bin/kubectl', ['pvctl', 'sync', '--help'], {env, encoding: 'utf8'})
   assert.match(help.stdout, /\$ kubectl pvctl sync/)
+})
+
+// The README and every --help name `-f examples/cluster.yaml`, which reads from the folder a user is in: in
+// any other folder than a clone, the error says where the installed package keeps its examples.
+test('from a folder without examples/, -f examples/cluster.yaml is an error naming the installed examples, which run as named', () => {
+  const elsewhere = path.join(root, 'elsewhere')
+  mkdirSync(elsewhere, {recursive: true})
+  const installed = path.join(prefix, 'lib', 'node_modules', 'pvctl', 'examples')
+  const r = spawnSync('pvctl', ['sync', '--dry-run', '-f', 'examples/cluster.yaml'], {cwd: elsewhere, env, encoding: 'utf8'})
+  assert.equal(r.status, 2, r.stderr)
+  assert.equal(r.stdout, '')
+  assert.equal(r.stderr, `error: no such file or directory "examples/cluster.yaml"; pvctl's examples are in ${installed}: -f ${path.join(installed, 'cluster.yaml')}\n`)
+  const again = spawnSync('pvctl', ['sync', '--dry-run', '-f', path.join(installed, 'cluster.yaml')], {cwd: elsewhere, env, encoding: 'utf8'})
+  assert.equal(again.status, 1, again.stderr)
+})
+
+// What audit's output points at is in the package: every code's meaning in its --help and man page, no file
+// of the source tree (docs/codes.md is not installed).
+test("audit's output points at the installed help and man page, which describe every finding code", () => {
+  const installed = path.join(prefix, 'lib', 'node_modules', 'pvctl')
+  const audit = spawnSync('pvctl', ['audit', '-f', path.join(installed, 'examples', 'cluster.yaml')], {cwd: root, env, encoding: 'utf8'})
+  assert.equal(audit.status, 1, audit.stderr)
+  for (const text of [audit.stdout, spawnSync('pvctl', ['audit', '-f', path.join(installed, 'examples', 'cluster.yaml'), '-o', 'markdown'], {cwd: root, env, encoding: 'utf8'}).stdout]) {
+    assert.doesNotMatch(text, /docs\//)
+    assert.match(text, /pvctl audit --help`? \(FINDING CODES\) and `?man pvctl-audit/)
+  }
+  assert.ok(!existsSync(path.join(installed, 'docs', 'codes.md')), 'the package does not ship docs/: the output must not send users there')
+  const help = spawnSync('pvctl', ['audit', '--help'], {env, encoding: 'utf8'}).stdout.replace(/\s+/g, ' ')
+  const page = spawnSync('man', ['-l', path.join(prefix, 'share', 'man', 'man1', 'pvctl-audit.1')], {env: {...env, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '200'}, encoding: 'utf8'}).stdout.replace(/\s+/g, ' ')
+  for (const [code, {severity, meaning}] of Object.entries(FINDING_CODES)) {
+    assert.ok(help.includes(`${code} (${severity}): ${meaning}`), `pvctl audit --help describes ${code}`)
+    assert.ok(page.includes(`${code} (${severity}): ${meaning}`), `man pvctl-audit describes ${code}`)
+  }
 })

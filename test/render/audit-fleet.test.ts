@@ -1,5 +1,6 @@
 // Golden tests of the fleet audit's renderers: the table (total, clusters table, a section per context,
-// one pointer to codes.md), JSON and YAML (an AuditReportList). Regenerate after a deliberate change with
+// one line saying where the codes are described), JSON and YAML (an AuditReportList). Regenerate after a
+// deliberate change with
 //   UPDATE_GOLDEN=1 node --import tsx --test test/render/audit-fleet.test.ts
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'

@@ -82,8 +82,8 @@ describe('audit -o html: a fleet', () => {
   it('a table of clusters first, then a section per cluster, anchors prefixed by the context', () => {
     assert.ok(html.indexOf('<section id="clusters">') < html.indexOf('<section class="cluster"'))
     assert.equal(count(html, /<section class="cluster"/g), 2)
-    assert.match(html, /<td><a href="#cluster-shop">shop<\/a><\/td><td>read<\/td>/)
-    assert.match(html, /<td><a href="#cluster-down">down<\/a><\/td><td><span class="sev-error">ClusterUnreachable<\/span>/)
+    assert.match(html, /<td><a href="#cluster-shop">shop<\/a><\/td><td data-label="State">read<\/td>/)
+    assert.match(html, /<td><a href="#cluster-down">down<\/a><\/td><td data-label="State"><span class="sev-error">ClusterUnreachable<\/span>/)
     assert.match(html, /id="shop\/pvc\.shop\.sessions"/)
     assert.match(html, /id="down\/cluster\.down"/)
     const downSection = html.slice(html.indexOf('<section class="cluster" id="cluster-down"'))

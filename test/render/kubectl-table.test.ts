@@ -5,9 +5,10 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import Table from 'cli-table3'
+import stringWidth from 'string-width'
 
 import {ansi, plain} from '../../src/render/color.js'
-import {GAP, kubectlTable, NONE} from '../../src/render/kubectl-table.js'
+import {FIT_MAX_ROWS, GAP, kubectlTable, MIN_TEXT_WIDTH, NONE} from '../../src/render/kubectl-table.js'
 
 /** One cli-table3 table of all rows: quadratic in the rows, fine at test sizes. */
 function wholeTable(head: string[], rows: string[][]): string {
@@ -70,9 +71,9 @@ describe('kubectlTable options: --no-headers and fitting a terminal', () => {
       want: ['Normal    pvc/shop/logs   no persistent volumes available', '                          for this claim and no storage', '                          class is set'],
     },
     {
-      name: 'too narrow to read: the message keeps its floor of 24 columns',
+      name: 'too narrow to read: nothing wraps, the lines run as in a pipe (the terminal folds them)',
       width: 30,
-      want: ['Normal    pvc/shop/logs   no persistent volumes', '                          available for this claim', '                          and no storage class is', '                          set'],
+      want: [`Normal    pvc/shop/logs   ${message}`],
     },
   ]
   for (const f of fits) {
@@ -84,7 +85,57 @@ describe('kubectlTable options: --no-headers and fitting a terminal', () => {
   }
   it('a word longer than the column is split over lines, never cut', () => {
     const long = 'x'.repeat(30)
-    const table = kubectlTable(['A', 'B'], [['a', long]], {width: 10, wrap: 1, noHeaders: true})
-    assert.equal(table, `a   ${'x'.repeat(24)}\n    ${'x'.repeat(6)}`)
+    const table = kubectlTable(['A', 'B'], [['a', `${long} y`]], {width: 30, wrap: 1, noHeaders: true})
+    assert.equal(table, `a   ${'x'.repeat(26)}\n    ${'x'.repeat(4)} y`)
+  })
+})
+
+describe('kubectlTable fitted to a terminal: through cli-table3, every line within the width', () => {
+  const head = ['ACTION', 'OBJECT', 'REASON']
+  /** What one cli-table3 table of every row prints with these column widths, wrapping column 2. */
+  function cliTable3(rows: string[][], colWidths: number[]): string {
+    const t = new Table({
+      head,
+      chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
+        left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP)},
+      style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+      colWidths,
+      wordWrap: true,
+    })
+    for (const row of rows) t.push(row)
+    return t.toString().split('\n').map((line) => line.trimEnd()).join('\n')
+  }
+  const reasons = [
+    'volumeName -> pv-0003: pre-bound to shop/carts',
+    'Recycle policy, claim shop/old-media gone: scrub 50Gi (NFS nfs.example.internal:/exports/media) with kubernetes.io/nfs',
+    'short',
+    'Bound -> Released: claim shop/old-db is gone\nand a second line of the same cell',
+  ]
+  for (const palette of [plain, ansi]) {
+    const rows = reasons.map((reason, i) => [palette.green('bind-claim'), `pvc/shop/claim-${i}`, palette.red(reason)])
+    for (const width of [60, 56, 52]) {
+      it(`${palette === plain ? 'plain' : 'coloured'}, ${width} columns: what cli-table3 prints, no visible line wider than ${width}`, () => {
+        const table = kubectlTable(head, rows, {width, wrap: 2})
+        for (const line of table.split('\n')) assert.ok(stringWidth(line) <= width, `${stringWidth(line)} columns: ${line}`)
+        // Long words are what cli-table3 would cut: the oracle gets them split as kubectlTable splits them.
+        const budget = width - 'bind-claim'.length - 'pvc/shop/claim-0'.length - 2 * GAP
+        const split = rows.map((row) => [row[0], row[1], row[2].replace('nfs.example.internal:/exports/media', (w) => w.match(new RegExp(`.{1,${budget}}`, 'g'))!.join(' '))])
+        assert.equal(table, cliTable3(split, ['bind-claim'.length, 'pvc/shop/claim-0'.length, budget]))
+      })
+    }
+  }
+  it('a coloured cell keeps its colour on every line it wraps to', () => {
+    const table = kubectlTable(head, [['bind', 'pv/a', ansi.red('one two three four five six seven eight nine ten eleven')]], {width: 40, wrap: 2, noHeaders: true})
+    const lines = table.split('\n')
+    assert.ok(lines.length > 1)
+    for (const line of lines) assert.match(line, /\u001b\[31m[^\u001b]+\u001b\[39m$/, line)
+  })
+  it(`more than ${FIT_MAX_ROWS} rows: nothing wraps (cli-table3 would take seconds), the lines run as in a pipe`, () => {
+    const many = Array.from({length: FIT_MAX_ROWS + 1}, (_, i) => ['bind', `pv/pv-${i}`, reasons[1]])
+    assert.equal(kubectlTable(head, many, {width: 60, wrap: 2}), kubectlTable(head, many))
+  })
+  it(`a text column that would be narrower than ${MIN_TEXT_WIDTH}: nothing wraps`, () => {
+    const rows = [['bind', 'pvc/a-namespace-of-some-length/a-claim-of-some-length', reasons[1]]]
+    assert.equal(kubectlTable(head, rows, {width: 60, wrap: 2}), kubectlTable(head, rows))
   })
 })

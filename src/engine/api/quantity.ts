@@ -15,8 +15,15 @@
 // Deliberate divergences, each unreachable from an object an API server has stored:
 //   - Value() in Go silently overflows int64 past 2^63-1; quantityValue returns the exact bigint.
 //   - Go keeps an arbitrarily large decimal exponent symbolically ("1e999999999"); here a non-zero
-//     value whose decimal exponent exceeds MAX_DECIMAL_EXPONENT throws QuantityError (reason 'range')
-//     instead of building a BigInt of a billion digits.
+//     value above 10^MAX_DECIMAL_EXPONENT, written with an exponent or with its digits ("1" and a
+//     thousand and one zeros), throws QuantityError (reason 'range') instead of building a BigInt of a
+//     billion digits.
+//   - ParseQuantity reads a string of any length; an API server never holds one longer than an object
+//     may be (etcd keeps at most 1.5 MiB a request). Here a string longer than MAX_QUANTITY_LENGTH throws
+//     QuantityError (reason 'range'): every value kept above fits in it, so a longer string is only
+//     padding (leading zeros, digits finer than a nano, which Kubernetes rounds away) or a value past
+//     the bound, and reading it, or printing it back in explanations and reports, costs what the size of a
+//     snapshot allows (50 MB of digits, printed in every reason that names the volume's size).
 //   - int32 wrap-around in Go's inf.Scale arithmetic for exponents near ±2^31 is not reproduced; such a
 //     tiny value rounds up to ±1n, as the mathematics says.
 
@@ -35,6 +42,12 @@ export type QuantityErrorReason = 'format' | 'numeric' | 'suffix' | 'range'
 
 /** Above 10^this many units a non-zero quantity is refused rather than materialized (see the header). */
 export const MAX_DECIMAL_EXPONENT = 1000
+
+/**
+ * The longest quantity string read (see the header): 10^MAX_DECIMAL_EXPONENT written out in digits, its
+ * nanos, a sign and a suffix fit in it.
+ */
+export const MAX_QUANTITY_LENGTH = 1024
 
 const SPLIT_RE_STRING = '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'
 
@@ -235,6 +248,9 @@ function parseQuantityText(s: string): Quantity {
     throw new QuantityError(String(s), 'format', `quantity must be a string, got ${typeof s}`)
   }
   if (s.length === 0) throw new QuantityError(s, 'format')
+  if (s.length > MAX_QUANTITY_LENGTH) {
+    throw new QuantityError(s, 'range', `quantity is too long: more than ${MAX_QUANTITY_LENGTH} characters`)
+  }
   if (s === '0') return {nanos: 0n, format: 'DecimalSI'}
 
   const {positive, value, num, denom, suffix} = scanQuantity(s)
@@ -259,11 +275,12 @@ function parseQuantityText(s: string): Quantity {
   let nanos: bigint
   if (base === 10) {
     // value = digits * 10^(exponent - len(denom)); nanos = value * 10^9, rounded up when finer.
+    // The value's order of magnitude, whether it is written with an exponent or with digits ("1" and a
+    // thousand zeros, "0.001e1003"): num has no leading zero, and the digits are not all zeros.
+    const order = num !== '0' ? num.length - 1 + exponent : exponent - 1 - denom.search(/[1-9]/)
+    if (order > MAX_DECIMAL_EXPONENT) throw new QuantityError(s, 'range')
     const shift = exponent - denom.length - NANO_EXPONENT
     if (shift >= 0) {
-      if (shift + NANO_EXPONENT > MAX_DECIMAL_EXPONENT) {
-        throw new QuantityError(s, 'range')
-      }
       nanos = digits * 10n ** BigInt(shift)
     } else if (-shift >= digitString.length) {
       // Less than one nano but not zero: Kubernetes rounds it up to the smallest unit it keeps.
