@@ -1,4 +1,9 @@
 #!/usr/bin/env node
+// Interrupts (SIGINT, SIGTERM, SIGHUP) are pvctl's own from the first line to the last byte
+// (src/cli/interrupts.ts): never an end by the signal, with no word of what was done.
+const {installInterrupts, markFinished} = await import('../dist/cli/interrupts.js')
+installInterrupts()
+
 // oclif checks its own engines field against the running Node with semver at every start: ~40 ms of CPU,
 // a sixth of `pvctl --help`. npm checks pvctl's own (node >= 20, which covers oclif's) when it installs.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
@@ -39,3 +44,4 @@ if (globalThis.pvctlBin !== undefined) {
 }
 
 await execute({args, dir: import.meta.url, loadOptions})
+markFinished()

@@ -39,7 +39,11 @@ export interface SyncUi extends LoadStateUi {
   logWaits?: boolean
   /** Shows the plan before consent is asked. */
   showPlan(plan: SyncReport): void
-  signal?: AbortSignal
+  /**
+   * The writes begin: from now on an interrupt aborts the signal returned (the run stops issuing writes
+   * and reports what was and was not written). Without it, nothing interrupts the writes.
+   */
+  writing?(): AbortSignal
 }
 
 export interface RunSyncResult {
@@ -76,7 +80,10 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   }
 
   const {applySync} = await import('./sync-live.js')
-  const progress = await ui.spinner('writing')
+  let progress = await ui.spinner('planning')
+  let shown = false
+  // On a terminal, the spinner says how far the writes are, and which pod is waited for.
+  let writes = ''
   const lastWaitLine = new Map<string, number>()
   try {
     const result = await applySync(
@@ -84,15 +91,23 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       state,
       {
         ...opts,
-        signal: ui.signal,
+        writing: async () => {
+          // The plan and the question took the terminal's last lines: the spinner starts again below them.
+          if (shown) progress = await ui.spinner('writing')
+          else progress.text('writing')
+          return ui.writing?.()
+        },
         workload: session.workload,
         recyclerTemplate,
         confirm: ui.confirm,
         target: `context ${session.contextName}`,
-        onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
+        onProgress: (done, known) => {
+          writes = `${done} of ${known} writes made`
+          progress.text(`writing: ${writes}`)
+        },
         onWaiting: (w) => {
           const line = `waiting for pod ${w.pod} (${w.phase}, ${seconds(w.elapsedMs)} of at most ${seconds(w.timeoutMs)})`
-          progress.text(line)
+          progress.text(writes === '' ? line : `${line}; ${writes}`)
           // Each pod when first read, then every WAIT_LOG_EVERY_MS while it is still waited for.
           const last = lastWaitLine.get(w.pod)
           if (ui.logWaits && (last === undefined || w.elapsedMs - last >= WAIT_LOG_EVERY_MS)) {
@@ -103,6 +118,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       },
       (plan) => {
         progress.stop()
+        shown = true
         ui.showPlan(plan)
       },
     )

@@ -9,7 +9,7 @@ import {type ObjectRef, type PlannedEvent, refKey} from '../engine/simulation/pl
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destruction-guard.js'
-import {executeSync} from '../executor/executor.js'
+import {type ExecutedAction, executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import type {PodWait} from '../plugins/pod-runner.js'
 import {permissionsFor, requirePermissions} from '../executor/permissions.js'
@@ -31,7 +31,11 @@ export interface ApplyOptions extends SyncOptions {
   yes: boolean
   /** --allow-mass-release: no bound on how many volumes one run releases, recycles or deletes. */
   allowMassRelease?: boolean
-  signal?: AbortSignal
+  /**
+   * The writes begin (consent given, permissions checked): from now on an interrupt aborts the signal
+   * returned, and the run stops issuing writes and reports. Without it, nothing interrupts the writes.
+   */
+  writing?: () => Promise<AbortSignal | undefined>
   onProgress?: (done: number, known: number) => void
 }
 
@@ -114,6 +118,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
           onPodEvent: (volume, e) =>
             podEvents.push({object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''}, type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: 'RecyclerPod', message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${volume.metadata.name}`}),
         })
+  const signal = await opts.writing?.()
   const result = await executeSync(api, state, {
     plugins,
     pluginMgr: defaultVolumePluginMgr(opts),
@@ -126,7 +131,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     maxRounds: opts.maxRounds ?? 100,
     concurrency: opts.concurrency,
     events: opts.events,
-    signal: opts.signal,
+    signal,
     onProgress: opts.onProgress,
     budget,
   })
@@ -148,9 +153,10 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   const done = accountFor(plan, result.actions)
   const written = done.written
   if (result.aborted) {
-    // A run that was stopped did not converge, whatever the rounds so far said.
+    // A run that was stopped did not converge, whatever the rounds so far said; the report lists every
+    // write of the plan, those it never reached as not written.
     return {
-      report: {...report, converged: false},
+      report: {...report, converged: false, actions: [...result.actions, ...notReached(plan, result.actions)]},
       exitCode: ExitCode.Interrupted,
       notice: `interrupted: ${describeDone(done)}; the rest not issued; run pvctl sync again to complete the job`,
     }
@@ -166,6 +172,22 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}
   }
   return {report, exitCode: ExitCode.Ok, notice: describeDone(done)}
+}
+
+/** The plan's actions that the run reported nothing about (it was stopped before it reached them). */
+function notReached(plan: SyncReport, reached: ReadonlyArray<{action: string; object: ObjectRef}>): ExecutedAction[] {
+  const seen = new Map<string, number>()
+  for (const a of reached) seen.set(`${a.action} ${refKey(a.object)}`, (seen.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
+  return plan.actions.flatMap((a) => {
+    const key = `${a.action} ${refKey(a.object)}`
+    const left = seen.get(key) ?? 0
+    if (left > 0) {
+      seen.set(key, left - 1)
+      return []
+    } else {
+      return [{...a, outcome: OPERATIONS.has(a.action) ? 'not-executed: interrupted' : 'not-written: interrupted'} satisfies ExecutedAction]
+    }
+  })
 }
 
 interface Done {
@@ -203,6 +225,9 @@ function accountFor(plan: SyncReport, actions: ReadonlyArray<{action: string; ob
 
 function describeDone(d: Done): string {
   const after = d.written - d.planned
-  const writes = `${d.written} write${d.written === 1 ? '' : 's'} made (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
+  const made = `${d.written} write${d.written === 1 ? '' : 's'} made`
+  // A plan of operations alone (a re-run after one was interrupted) planned no write: every write made followed them.
+  const writes =
+    d.plannedTotal === 0 ? (d.written === 0 ? made : `${made}, after the operations`) : `${made} (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
   return d.operations.length === 0 ? writes : `${writes}; ${d.operations.length} operation${d.operations.length === 1 ? '' : 's'} carried out: ${d.operations.join(', ')}`
 }

@@ -30,6 +30,7 @@ const EXIT_STATUS = [
   '1  a finding at or above --fail-on, or changes the controller would make (pvctl sync --dry-run lists them); with several contexts, in any of their clusters: a cluster that cannot be read is a ClusterUnreachable or ClusterForbidden finding (error)',
   '2  usage or input error: bad flag, unknown --ignore code, malformed snapshot, no such object, a --context the kubeconfig does not have',
   '3  cluster error: unreachable or forbidden API; with several contexts, only when none of their clusters could be read',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP)',
 ]
 
 export default class Audit extends PvctlCommand {

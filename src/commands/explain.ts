@@ -22,6 +22,7 @@ const EXIT_STATUS = [
   '1  the claim stays Pending, Lost or misbound (any other verdict); for pv/NAME, the volume is Released, Failed, being unbound or being deleted',
   '2  usage or input error: bad flag, malformed snapshot, no such claim or volume (close names are suggested)',
   '3  cluster error: unreachable or forbidden API',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP), also at the picker',
 ]
 
 export default class Explain extends PvctlCommand {
