@@ -29,6 +29,20 @@ const {execute} = await import('../dist/vendor/oclif-core.js')
 // (oclif's own answer is its user agent, "pvctl/0.1.0 linux-x64 node-v20").
 const args = process.argv.slice(2)
 if (args[0] === '--version') args.splice(0, 1, 'version', '--client')
+// kubectl's flags before the command (`pvctl -n shop explain pvc/logs`, `kubectl pvctl --context demo sync`):
+// the command first, where oclif looks for it; which flags take a value, the manifest's commands say.
+if (args[0]?.startsWith('-') && args[0] !== '-') {
+  const {readFileSync} = await import('node:fs')
+  const {commandFirst, valueFlags} = await import('../dist/cli/command-first.js')
+  let commands = []
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../oclif.manifest.json', import.meta.url), 'utf8'))
+    commands = Object.values(manifest.commands).map((c) => ({flags: Object.values(c.flags).map((f) => ({name: f.name, char: f.char, takesValue: f.type === 'option'}))}))
+  } catch {
+    // No manifest (a build that did not finish): every flag is taken for one without a value.
+  }
+  args.splice(0, args.length, ...commandFirst(args, valueFlags(commands)))
+}
 // `pvctl __complete WORD...` (the completion scripts' call): the words are the line being completed, never
 // flags of its own; after `--`, oclif does not take a `-h` among them for a request for help.
 if (args[0] === '__complete') args.splice(1, 0, '--')
