@@ -67,7 +67,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to audit: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME. Default: all in scope.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to audit: pvc/NAME (namespace from -n, else the context\'s, else default) or pvc/NAMESPACE/NAME, pv/NAME. Default: all in scope.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -86,7 +86,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Audit)
     const objects = argv as string[]
     const fleet = fleetContexts(flags)
-    const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
+    const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
     if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
@@ -137,7 +137,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     }
     if (fleet !== undefined) {
       const targetsFor = (contextNamespace: string | undefined) =>
-        targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
+        targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces'], flags.namespace) : undefined
       const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
       const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout, capacity)]})
       await writeChunks(process.stdout, chunks)

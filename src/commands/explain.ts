@@ -54,7 +54,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override args = {
     object: Args.string({
-      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default) or pv/NAME. Default: every claim not Bound (a picker on a terminal).',
+      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default), pvc/NAMESPACE/NAME (as pvctl prints it) or pv/NAME. Default: every claim not Bound (a picker on a terminal).',
       required: false,
       ignoreStdin: true,
     }),
@@ -81,7 +81,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
-    const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'])
+    const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'], flags.namespace)
     const request: ExplainRequest = {
       gates,
       hostPathProvisioning: flags['enable-hostpath-provisioner'],

@@ -45,7 +45,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    object: Args.string({description: 'The pair, by its claim (pvc/NAME, with -n) or its volume (pv/NAME).', required: false, ignoreStdin: true}),
+    object: Args.string({description: 'The pair, by its claim (pvc/NAME with -n, or pvc/NAMESPACE/NAME) or its volume (pv/NAME).', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -61,7 +61,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {argv, flags} = await this.parse(Relink)
-    const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all)
+    const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all, flags.namespace)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined}, repairUi(flags.output, palette, renderRelinkTable))
     await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits})

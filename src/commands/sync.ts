@@ -50,7 +50,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default) or pvc/NAMESPACE/NAME, pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -87,7 +87,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
 
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
     const objects = argv as string[]
-    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
+    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
     // What one-shot and loop mode take alike.
     const common = {

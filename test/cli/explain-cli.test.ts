@@ -24,6 +24,18 @@ function json(stdout: string): Json {
 }
 
 describe('pvctl explain through the built CLI', () => {
+  test('pvc/NAMESPACE/NAME, as pvctl prints claims: the same explanation as pvc/NAME -n NAMESPACE', async () => {
+    const [namespaced, flagged, conflict] = await Promise.all([
+      runCli(['explain', 'pvc/shop/orders', '-f', example, '-o', 'json']),
+      runCli(['explain', 'pvc/orders', '-n', 'shop', '-f', example, '-o', 'json']),
+      runCli(['explain', 'pvc/shop/orders', '-n', 'web', '-f', example]),
+    ])
+    assert.equal(namespaced.code, flagged.code, namespaced.stderr)
+    assert.equal(namespaced.stdout, flagged.stdout)
+    assert.equal(conflict.code, 2)
+    assert.match(conflict.stderr, /^error: object "pvc\/shop\/orders": its namespace "shop" is not the -n given \("web"\)/)
+  })
+
   test('pvc/NAME -o json: the ClaimExplanation, exit 1 for a claim that stays Pending', async () => {
     const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json'])
     assert.equal(r.code, 1, r.stderr)
