@@ -15,7 +15,7 @@ import {ClaimKeyIndex} from '../engine/api/claim-keyed-map.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {auditEvidence} from './audit-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {planSyncKeepingCache, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
@@ -25,6 +25,8 @@ export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' |
   ignore: ReadonlySet<string>
   /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the commands a fix prints. */
   sourceArgs?: readonly string[]
+  /** --fail-on-empty: a scope (-n, -l) that matches nothing is an error, not a notice. */
+  failOnEmpty?: boolean
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock, for explain's liveness; none: not read. */
   evidence?: ExplainEvidence
   /**
@@ -48,6 +50,8 @@ export interface AuditResult {
 
 export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
   const loaded = await loadClusterState(opts, ui)
+  // As sync's: a scope that matches nothing audits nothing, and "0/0 healthy" would pass a CI job.
+  checkScope(loaded.state, opts, ui)
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
   const evidence = await auditEvidence(loaded, opts.namespace)

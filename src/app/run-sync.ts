@@ -1,11 +1,10 @@
 // `pvctl sync` as one use-case: where the state comes from (snapshot or live), planning, and — live,
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
-import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
-import {scopePredicate} from '../engine/simulation/reconcile.js'
-import {ExitCode, UsageError} from '../errors.js'
+import type {ClusterState} from '../engine/api/model.js'
+import {ExitCode} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
+import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {shellArgs} from '../render/explain-claim.js'
 import type {SyncReport} from './sync-report.js'
@@ -126,29 +125,6 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
     return {report: result.report, exitCode: result.exitCode, after, ...(result.declined === true ? {declined: true} : {})}
   } finally {
     progress.stop()
-  }
-}
-
-/**
- * A scope (-n, -l) that matches no volume and no claim: a typo, most likely, whose plan would be empty and
- * "in sync" (a CI job that audits with it audits nothing). Said on stderr, as kubectl's "No resources
- * found"; with --fail-on-empty an error (exit 2). Else a -n with volumes but no claim in it is said too.
- */
-function checkScope(state: ClusterState, opts: RunSyncOptions, ui: Pick<SyncUi, 'notice'>): void {
-  if (opts.targets !== undefined && opts.targets.length > 0) return
-  if (opts.namespace === undefined && opts.labelSelector === undefined) return
-  const inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
-  // Under -n, every unbound volume is in scope (any claim of the namespace may take it): they do not make a
-  // namespace without claims, or with no volume bound into it, any less empty.
-  const counts = (v: PersistentVolume) => inScope.volume(v) && (opts.namespace === undefined || v.spec.claimRef != null)
-  if (!state.volumes.some(counts) && !state.claims.some(inScope.claim)) {
-    const scope = [opts.namespace !== undefined ? `in namespace "${opts.namespace}"` : '', opts.labelSelectorText !== undefined ? `matching -l ${opts.labelSelectorText}` : '']
-    const what = opts.namespace !== undefined ? 'no PersistentVolumeClaims, and no PersistentVolumes bound to one,' : 'no PersistentVolumes or PersistentVolumeClaims'
-    const message = `${what} ${scope.filter((s) => s !== '').join(' ')}`
-    if (opts.failOnEmpty) throw new UsageError(message, ['check -n and -l (kubectl get pv,pvc -A --show-labels)'])
-    ui.notice(message)
-  } else {
-    noticeEmptyNamespace(state, opts.namespace, ui)
   }
 }
 

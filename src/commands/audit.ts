@@ -11,6 +11,7 @@ import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
+import {closeNames} from '../engine/explain/close-names.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {unknownCodes, type AuditReport, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
@@ -78,6 +79,10 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ...scopeFlags,
     ...outputFlags(['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'], 'table'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
+    'fail-on-empty': Flags.boolean({
+      summary: 'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
+      default: false,
+    }),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
   }
@@ -89,7 +94,11 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
-    if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
+    if (unknown.length > 0) {
+      const meant = unknown.flatMap((c) => closeNames(c, Object.keys(FINDING_CODES), 1))
+      const hint = meant.length > 0 ? ` (did you mean ${meant.map((c) => `"${c}"`).join(', ')}?)` : ''
+      throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}${hint}`, ['the codes are listed in pvctl audit --help and docs/codes.md'])
+    }
     const failOn = flags['fail-on'] as FailOn
     // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
     const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
@@ -107,6 +116,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
       labelSelectorText: flags.selector,
       failOn,
+      failOnEmpty: flags['fail-on-empty'],
       ignore: new Set(ignore),
       stdin: process.stdin,
       ...connectionOptions(flags),

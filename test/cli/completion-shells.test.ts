@@ -43,7 +43,7 @@ const rows: BashRow[] = [
   {words: ['pvctl', ''], want: ['audit', 'completion', 'explain', 'help', 'reclaim', 'relink', 'sync', 'version']},
   {words: ['pvctl', 'ex'], want: ['explain']},
   {words: ['pvctl', 'sync', '--dry'], want: ['--dry-run']},
-  {words: ['pvctl', 'audit', '--fail'], want: ['--fail-on']},
+  {words: ['pvctl', 'audit', '--fail'], want: ['--fail-on', '--fail-on-empty']},
   {words: ['pvctl', 'sync', '-'], want: ['-f', '-n', '-A', '-l', '-o', '--dry-run', '--no-headers', '--help'], includes: true},
   {words: ['pvctl', 'sync', '-o', ''], want: ['table', 'wide', 'diff', 'json', 'yaml', 'name']},
   {words: ['pvctl', 'explain', '-o', 'j'], want: ['json']},
