@@ -19,6 +19,8 @@ export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
   allowMassRelease?: boolean
   /** --fail-on-empty: a scope (-n, -l) that matches nothing is an error, not a notice. */
   failOnEmpty?: boolean
+  /** kube-controller-manager's --controllers: whether its binder, which a live run would race, is disabled. */
+  controllers?: readonly string[]
   /** --recycler-pod-template: a file holding one Pod. */
   recyclerPodTemplate?: string
   /**
@@ -90,6 +92,8 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       state,
       {
         ...opts,
+        leases: session.leases,
+        notice: ui.notice,
         writing: async () => {
           // The plan and the question took the terminal's last lines: the spinner starts again below them.
           if (shown) progress = await ui.spinner('writing')

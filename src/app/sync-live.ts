@@ -1,6 +1,6 @@
 // The live half of `pvctl sync`: plan on the loaded state, then (after consent and a permission
 // check) write it with the executor, and report what became of every write.
-import type {ClusterApi} from '../cluster/live-api.js'
+import type {ClusterApi, LeaseApi} from '../cluster/live-api.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
@@ -8,7 +8,8 @@ import type {Pod} from '../engine/api/model.js'
 import {type ObjectRef, type PlannedEvent, refKey} from '../engine/simulation/plan.js'
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destruction-guard.js'
+import {BINDER_CONTROLLER, builtinBinderState, KCM_LEASE_KEY} from '../controller/builtin-binder.js'
+import {countBoundVolumes, massReleaseOf, ReleaseBudget, volumesDestroyedBy} from '../executor/destruction-guard.js'
 import {type ExecutedAction, executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import type {PodWait} from '../plugins/pod-runner.js'
@@ -31,6 +32,11 @@ export interface ApplyOptions extends SyncOptions {
   yes: boolean
   /** --allow-mass-release: no bound on how many volumes one run releases, recycles or deletes. */
   allowMassRelease?: boolean
+  /** kube-controller-manager's Lease is read with it, and --controllers says whether its binder is disabled. */
+  leases?: Pick<LeaseApi, 'readLease'>
+  controllers?: readonly string[]
+  /** Said before consent is asked (kube-controller-manager runs beside pvctl). */
+  notice?: (line: string) => void
   /**
    * The writes begin (consent given, permissions checked): from now on an interrupt aborts the signal
    * returned, and the run stops issuing writes and reports. Without it, nothing interrupts the writes.
@@ -91,6 +97,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
       'if these volumes are to go, pass --allow-mass-release',
     ])
   }
+  await checkBuiltinBinderBeside(plan, opts)
   const budget = new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: opts.allowMassRelease})
   if (!opts.yes) {
     if (opts.confirm === undefined) {
@@ -172,6 +179,32 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}
   }
   return {report, exitCode: ExitCode.Ok, notice: describeDone(done)}
+}
+
+/**
+ * kube-controller-manager's binder syncs the same claims and volumes as this run, and two writers race: each
+ * binds a claim to the volume it picks, each releases and reclaims. Loop mode does not write beside it
+ * (builtin-binder.ts); one run says so, and refuses a plan that releases, recycles or deletes a volume, unless
+ * --controllers says the binder is disabled. A Lease that cannot be read is said too.
+ */
+async function checkBuiltinBinderBeside(plan: SyncReport, opts: ApplyOptions): Promise<void> {
+  if (opts.leases === undefined) return
+  const binder = await builtinBinderState(opts.leases, opts.controllers ?? ['*'], new Date())
+  if (binder.kind === 'running') {
+    const running = `kube-controller-manager is running (Lease ${KCM_LEASE_KEY} held by ${binder.holder}) and its ${BINDER_CONTROLLER} syncs the same claims and volumes`
+    const destroyed = volumesDestroyedBy(plan.actions).size
+    if (destroyed > 0) {
+      throw new UsageError(`refusing to write: ${running}, and this plan releases, recycles or deletes ${destroyed} volume${destroyed === 1 ? '' : 's'}`, [
+        'leave it to kube-controller-manager (pvctl sync --dry-run shows what it is about to do)',
+        `if its binder is disabled, say so: --controllers=*,-${BINDER_CONTROLLER}`,
+      ])
+    }
+    opts.notice?.(`${running}: pvctl's writes race with it (a conflict re-reads and re-plans)`)
+  } else if (binder.kind === 'unknown') {
+    opts.notice?.(`cannot tell whether kube-controller-manager's ${BINDER_CONTROLLER} runs beside pvctl: the Lease ${KCM_LEASE_KEY} cannot be read (${binder.error})`)
+  } else {
+    // Disabled by --controllers, or kube-controller-manager is not running: pvctl is the one binder.
+  }
 }
 
 /** The plan's actions that the run reported nothing about (it was stopped before it reached them). */

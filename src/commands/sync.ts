@@ -29,7 +29,7 @@ Claims are synced before volumes, each in name order (namespace, then name), as 
 
 With -f the state comes from a snapshot and nothing is ever written: the plan is a simulation.
 
-Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. On a terminal a spinner says how many writes are made of those planned, and which pod is waited for. Ctrl-C (SIGINT, SIGTERM, SIGHUP) before the writes begin ends pvctl with nothing written (exit 130); while writing, it stops issuing writes, lets the one in flight finish and reports what was written and what was not (exit 130; a second Ctrl-C does not wait); a re-run completes the job. The end of input at the question is a no.
+Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. While kube-controller-manager's Lease (kube-system/kube-controller-manager) is live, its binder syncs the same objects: pvctl says so, and refuses a plan that releases, recycles or deletes a volume, unless --controllers says the binder is disabled. On a terminal a spinner says how many writes are made of those planned, and which pod is waited for. Ctrl-C (SIGINT, SIGTERM, SIGHUP) before the writes begin ends pvctl with nothing written (exit 130); while writing, it stops issuing writes, lets the one in flight finish and reports what was written and what was not (exit 130; a second Ctrl-C does not wait); a re-run completes the job. The end of input at the question is a no.
 
 In sync is not healthy: when a dry run has nothing to change but pvctl audit finds errors or warnings in the same state, the last line on stderr says how many, with the pvctl audit command to run (same objects, scope and source). The exit status stays 0.
 
@@ -104,6 +104,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       events: flags.events,
       localVolumeDeleter: flags['local-volume-deleter'],
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
+      controllers: flags.controllers.split(','),
     }
     if (flags.watch || flags.interval !== undefined) {
       if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
