@@ -9,7 +9,8 @@ export function unknownCommand(config: Pick<Interfaces.Config, 'bin' | 'commands
   // Not the hidden ones (__complete, which only the completion scripts call).
   const commands = config.commands.filter((c) => c.hidden !== true && c.id !== 'help').map((c) => c.id).sort()
   if (id === '-v' || id === '--v') {
-    return new UsageError(`unknown flag "${id}" for "${config.bin}": ${config.bin} has no log level (kubectl's -v); its version: ${config.bin} --version`)
+    // kubectl's -v is a log level, as pvctl's is loop mode's (sync --watch -v 2); neither is the version.
+    return new UsageError(`"${id}" is not the version: it is loop mode's log level, as kubectl's (${config.bin} sync --watch -v 2); the version: ${config.bin} --version`)
   } else if (id.startsWith('-')) {
     // Flags may come before the command (bin/run.js moves it first), but one must follow them.
     return new UsageError(`no command after "${id}": ${config.bin} [FLAGS] COMMAND [FLAGS], e.g. ${config.bin} -n shop explain pvc/NAME; its commands: ${commands.join(', ')} (see ${config.bin} --help)`)

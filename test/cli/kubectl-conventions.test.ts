@@ -108,7 +108,7 @@ test('flags with no command after them, and kubectl\'s -v: one clear error each,
   assert.equal(flagsOnly.code, 2)
   assert.match(flagsOnly.stderr, /^error: no command after "-n": pvctl \[FLAGS\] COMMAND \[FLAGS\], e\.g\. pvctl -n shop explain pvc\/NAME; its commands: audit, /)
   assert.equal(v.code, 2)
-  assert.equal(v.stderr, 'error: unknown flag "-v" for "pvctl": pvctl has no log level (kubectl\'s -v); its version: pvctl --version\n')
+  assert.equal(v.stderr, 'error: "-v" is not the version: it is loop mode\'s log level, as kubectl\'s (pvctl sync --watch -v 2); the version: pvctl --version\n')
 })
 
 test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubectl runs it', async () => {
