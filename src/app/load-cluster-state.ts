@@ -149,6 +149,9 @@ export function noticeEmptyNamespace(state: ClusterState, namespace: string | un
   ui.notice(`no PersistentVolumeClaims in namespace "${namespace}"${namespaceHint(state, namespace)}`)
 }
 
+/** What a printed command names a snapshot read from stdin by (stdin is read once): the user saves it there. */
+export const STDIN_SNAPSHOT = 'SNAPSHOT.yaml'
+
 /** What a scope (-n, -l) is checked with: sync's and audit's options. */
 export interface ScopeOptions {
   targets?: readonly unknown[]

@@ -4,7 +4,7 @@
 import type {ClusterState} from '../engine/api/model.js'
 import {ExitCode} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
-import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {checkScope, STDIN_SNAPSHOT, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {shellArgs} from '../render/explain-claim.js'
 import type {SyncReport} from './sync-report.js'
@@ -141,7 +141,9 @@ async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyn
   if (hasChanges(report) || opts.auditArgs === undefined) return
   const {auditProblemCount} = await import('./audit.js')
   const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)
-  if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}`)
+  // A snapshot read from stdin is spent: the command names a file to save it to (sourceArgs in src/cli/flags.ts).
+  const fromStdin = opts.filename?.includes('-') === true ? ` (${STDIN_SNAPSHOT}: the snapshot read from stdin, saved to a file)` : ''
+  if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}${fromStdin}`)
 }
 
 /** How often, off a terminal, a line says which plugin pod is still waited for. */
