@@ -42,7 +42,13 @@ export type LoadedClusterState =
       /** The kinds the snapshot lacks that its plan would judge by. */
       missing: MissingKind[]
     }
-  | {source: 'live'; state: ClusterState; session: LiveSession}
+  | {
+      source: 'live'
+      state: ClusterState
+      session: LiveSession
+      /** Reads the cluster again as it was read (after a write, what the next question rests on). */
+      reload: () => Promise<ClusterState>
+    }
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
   if (opts.filename?.includes('-') === true && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
@@ -64,13 +70,15 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   const {loadLiveState} = await import('../cluster/live-loader.js')
   const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
   for (const warning of session.warnings) ui.notice(`warning: ${warning}`)
-  const spinner = await ui.spinner(`loading from ${session.server}`)
-  try {
-    const state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
-    return {source: 'live', state, session}
-  } finally {
-    spinner.stop()
+  const read = async () => {
+    const spinner = await ui.spinner(`loading from ${session.server}`)
+    try {
+      return await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+    } finally {
+      spinner.stop()
+    }
   }
+  return {source: 'live', state: await read(), session, reload: read}
 }
 
 const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml'

@@ -4,6 +4,7 @@ import {type Choice, type ExplainSessionUi, type FilterableChoice, filterChoices
 import {ExitCode} from '../errors.js'
 import type {Palette} from '../render/color.js'
 import {confirmOnTerminal, ENDED, INTERRUPTED, startSpinner, untilInputEnds, writeNotice} from './interaction.js'
+import {interruptibleWrites} from './interrupts.js'
 import {type ExplainSource, renderClaimExplanation} from '../render/explain-claim.js'
 import type {TableLayout} from '../render/kubectl-table.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
@@ -25,6 +26,9 @@ export function terminalExplainUi(palette: Palette, source: ExplainSource | unde
     showReclaim: (report) => out(renderReclaimTable(report, palette)),
     // The typed "yes" of `pvctl reclaim`: the volume's data goes to another claim.
     confirm: (question, warning) => confirmOnTerminal(question, true, warning),
+    // The claim's sync: asked as `pvctl sync` asks, its writes stopped by an interrupt as sync's are.
+    confirmSync: (question, destructive) => confirmOnTerminal(question, destructive),
+    interruptibleWrites: () => interruptibleWrites(),
     notice: writeNotice,
     spinner: startSpinner,
   }

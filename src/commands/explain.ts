@@ -15,6 +15,7 @@ import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
 import {explainNames} from '../render/object-names.js'
+import {ExitCode} from '../errors.js'
 
 /** explain's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -110,7 +111,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
+      if ((await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)) === 'interrupted') process.exitCode = ExitCode.Interrupted
       return
     }
     const explained = explainInState(state, request, controller)
