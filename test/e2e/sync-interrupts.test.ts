@@ -126,6 +126,7 @@ describe('sync on a terminal: the question, the writes, the pod waited for', {sk
 
   for (const [what, interrupt] of [
     ['Ctrl-C', (t: Terminal) => void t.type(KEYS.ctrlC)],
+    ['SIGINT', (t: Terminal) => t.kill('SIGINT')],
     ['SIGTERM', (t: Terminal) => t.kill('SIGTERM')],
     ['SIGHUP', (t: Terminal) => t.kill('SIGHUP')],
   ] as const) {
