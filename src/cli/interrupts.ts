@@ -11,8 +11,8 @@
 // listener of its own had just been removed.
 import {ExitCode} from '../errors.js'
 
-export const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
-export type InterruptSignal = (typeof INTERRUPT_SIGNALS)[number]
+const INTERRUPT_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+type InterruptSignal = (typeof INTERRUPT_SIGNALS)[number]
 
 /** A stretch of the run that an interrupt stops by aborting `signal`, not by ending pvctl. */
 export interface InterruptScope {
@@ -43,11 +43,6 @@ export function markFinished(): void {
   state.finished = true
 }
 
-/** What an interrupt says when it ends pvctl at once, until the next call (e.g. "nothing written"). */
-export function setIdleNote(note: string | undefined): void {
-  state.idleNote = note
-}
-
 /**
  * From now until end(): an interrupt aborts `signal` (saying `note` on stderr, e.g. "finishing the writes
  * in flight, issuing no more", unless the run says it itself) and the run goes on to its report; a second
@@ -66,8 +61,8 @@ export function deferInterrupts(note: string | undefined, again: string): Interr
 }
 
 /** An interrupt that reached pvctl otherwise than as a signal (Ctrl-C read as a key by a prompt). */
-export function interruptNow(signal: InterruptSignal = 'SIGINT'): never {
-  exitInterrupted(signal, state.idleNote)
+export function interruptNow(): never {
+  exitInterrupted('SIGINT', state.idleNote)
 }
 
 function onInterrupt(signal: InterruptSignal): void {
@@ -90,8 +85,8 @@ function exitInterrupted(signal: InterruptSignal, note: string | undefined): nev
 
 function say(line: string): void {
   try {
-    // On a new line: a spinner or a prompt may hold the current one.
-    process.stderr.write(`\npvctl: ${line}\n`)
+    // On a terminal, on a line of its own: a spinner or a prompt may hold the current one.
+    process.stderr.write(`${process.stderr.isTTY ? '\n' : ''}pvctl: ${line}\n`)
   } catch {
     // The terminal is gone (SIGHUP): there is no one to tell.
   }
@@ -106,10 +101,10 @@ const name = (signal: InterruptSignal) => (signal === 'SIGINT' ? 'interrupted' :
  */
 export function interruptibleWrites(idleNote?: string): {writing(): AbortSignal; end(): void} {
   let scope: InterruptScope | undefined
-  setIdleNote(idleNote)
+  state.idleNote = idleNote
   return {
     writing: () => {
-      setIdleNote(undefined)
+      state.idleNote = undefined
       scope ??= deferInterrupts('finishing the writes in flight, issuing no more', 'not waiting for the writes in flight (pvctl sync --dry-run shows what is left to do)')
       return scope.signal
     },

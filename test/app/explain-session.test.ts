@@ -36,6 +36,9 @@ function scriptedUi(
     assert.ok(next !== undefined, `no answer scripted for "${message}"`)
     return next(choices) as T | undefined
   }
+  // A question asked is recorded, then answered as scripted.
+  const recorded = <A,>(ask?: (question: string, more: A) => Promise<boolean>) =>
+    ask === undefined ? undefined : async (question: string, more: A) => (seen.asked.push(question), ask(question, more))
   const ui: ExplainSessionUi = {
     choose: answer,
     search: <T,>(message: string, choices: ReadonlyArray<FilterableChoice<T>>) => answer(message, choices),
@@ -43,20 +46,8 @@ function scriptedUi(
     showVolume: (v) => void seen.volumes.push(v),
     showPlan: (r) => void seen.plans.push(r),
     showReclaim: (r) => void seen.reclaims.push(r),
-    confirm:
-      confirm === undefined
-        ? undefined
-        : async (question, warning) => {
-            seen.asked.push(question)
-            return confirm(question, warning)
-          },
-    confirmSync:
-      confirmSync === undefined
-        ? undefined
-        : async (question, destructive) => {
-            seen.asked.push(question)
-            return confirmSync(question, destructive)
-          },
+    confirm: recorded(confirm),
+    confirmSync: recorded(confirmSync),
     notice: (line) => void seen.notices.push(line),
     spinner: quiet.spinner,
   }
