@@ -1,4 +1,9 @@
 #!/usr/bin/env node
+// Interrupts (SIGINT, SIGTERM, SIGHUP) are pvctl's own from the first line to the last byte
+// (src/cli/interrupts.ts): never an end by the signal, with no word of what was done.
+const {installInterrupts, markFinished} = await import('../dist/cli/interrupts.js')
+installInterrupts()
+
 // oclif checks its own engines field against the running Node with semver at every start: ~40 ms of CPU,
 // a sixth of `pvctl --help`. npm checks pvctl's own (node >= 20, which covers oclif's) when it installs.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
@@ -24,6 +29,20 @@ const {execute} = await import('../dist/vendor/oclif-core.js')
 // (oclif's own answer is its user agent, "pvctl/0.1.0 linux-x64 node-v20").
 const args = process.argv.slice(2)
 if (args[0] === '--version') args.splice(0, 1, 'version', '--client')
+// kubectl's flags before the command (`pvctl -n shop explain pvc/logs`, `kubectl pvctl --context demo sync`):
+// the command first, where oclif looks for it; which flags take a value, the manifest's commands say.
+if (args[0]?.startsWith('-') && args[0] !== '-') {
+  const {readFileSync} = await import('node:fs')
+  const {commandFirst, valueFlags} = await import('../dist/cli/command-first.js')
+  let commands = []
+  try {
+    const manifest = JSON.parse(readFileSync(new URL('../oclif.manifest.json', import.meta.url), 'utf8'))
+    commands = Object.values(manifest.commands).map((c) => ({flags: Object.values(c.flags).map((f) => ({name: f.name, char: f.char, takesValue: f.type === 'option'}))}))
+  } catch {
+    // No manifest (a build that did not finish): every flag is taken for one without a value.
+  }
+  args.splice(0, args.length, ...commandFirst(args, valueFlags(commands)))
+}
 // `pvctl __complete WORD...` (the completion scripts' call): the words are the line being completed, never
 // flags of its own; after `--`, oclif does not take a `-h` among them for a request for help.
 if (args[0] === '__complete') args.splice(1, 0, '--')
@@ -39,3 +58,4 @@ if (globalThis.pvctlBin !== undefined) {
 }
 
 await execute({args, dir: import.meta.url, loadOptions})
+markFinished()

@@ -10,7 +10,7 @@ export const ExitCode = {
   Usage: 2,
   /** A cluster error: unreachable or forbidden API, a write that failed. */
   Cluster: 3,
-  /** Interrupted (Ctrl-C, SIGTERM) after writing began: the report says what was and was not done. */
+  /** Interrupted (Ctrl-C, SIGTERM, SIGHUP): before writing, nothing was; after, the report says what was and was not done. */
   Interrupted: 130,
 } as const
 
@@ -20,9 +20,9 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
 export const EXIT_STATUS_HELP = [
   '0  in sync (with --dry-run), or the plan was written successfully',
   '1  --dry-run found changes the controller would make (or they were not confirmed at the prompt)',
-  '2  usage, input or output error: bad flag, malformed snapshot, no such object, output that cannot be written; a plan that releases more volumes at once than the mass-release guard allows',
+  '2  usage, input or output error: bad flag, malformed snapshot, no such object, output that cannot be written; a plan that releases more volumes at once than the mass-release guard allows, or releases any while kube-controller-manager runs beside pvctl',
   '3  cluster error: unreachable or forbidden API, a write that failed, a destructive step stopped by the double-check (the cluster changed since it was read)',
-  '130  interrupted (Ctrl-C or SIGTERM) while writing: the report says what was written and what was not; run pvctl sync again to complete the job',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP): before the writes began, nothing was written; while writing, the report says what was written and what was not; run pvctl sync again to complete the job',
 ]
 
 export abstract class PvctlError extends Error {

@@ -16,7 +16,7 @@ import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {ForbiddenError} from '../cluster/api-errors.js'
 import {auditEvidence} from './audit-evidence.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {checkTargetsExist, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
@@ -26,6 +26,8 @@ export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' |
   ignore: ReadonlySet<string>
   /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the commands a fix prints. */
   sourceArgs?: readonly string[]
+  /** --fail-on-empty: a scope (-n, -l) that matches nothing is an error, not a notice. */
+  failOnEmpty?: boolean
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock, for explain's liveness; none: not read. */
   evidence?: ExplainEvidence
   /**
@@ -54,6 +56,8 @@ export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadSt
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui).catch((err: unknown) => {
     throw scopedReadRefused(err, opts)
   })
+  // As sync's: a scope that matches nothing audits nothing, and "0/0 healthy" would pass a CI job.
+  checkScope(loaded.state, opts, ui)
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
   const evidence = await auditEvidence(loaded)

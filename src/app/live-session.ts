@@ -2,7 +2,7 @@
 // Imported only when a command needs the cluster: client-node costs ~0.4 s to load.
 import {type EvidenceApi, KubernetesEvidenceApi} from '../cluster/explain-evidence-api.js'
 import {loadKubeconfig, plainHttpCredentialsWarning} from '../cluster/kubeconfig.js'
-import {type ClusterApi, KubernetesClusterApi, makeKubeConfig} from '../cluster/live-api.js'
+import {type ClusterApi, KubernetesClusterApi, type LeaseApi, makeKubeConfig} from '../cluster/live-api.js'
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
 import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
 import {redactUrlCredentials} from '../redact.js'
@@ -19,6 +19,8 @@ export interface LiveSession {
   api: ClusterApi
   /** Pods and PV objects for the volume plugins. */
   workload: WorkloadApi
+  /** kube-controller-manager's Lease, read before a sync writes beside it. */
+  leases: Pick<LeaseApi, 'readLease'>
   /** Events, CSIDrivers, Leases and VolumeAttachments for explain (read-only, best-effort). */
   evidence: EvidenceApi
   /** The context's namespace, when it sets one. */
@@ -34,8 +36,9 @@ export function openLiveSession(opts: LiveOptions): LiveSession {
   const kc = makeKubeConfig(config)
   const bucket = new TokenBucket(opts.qps, opts.burst, Date.now, (ms) => new Promise((resolve) => setTimeout(resolve, ms)))
   const flow = {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs, bucket}
-  const api = throttle(new KubernetesClusterApi(kc), flow)
+  const clusterApi = throttle(new KubernetesClusterApi(kc), flow)
+  const api: ClusterApi = clusterApi
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
   const evidence: EvidenceApi = throttle(new KubernetesEvidenceApi(kc), flow)
-  return {api, workload, evidence, namespace: config.namespace, contextName: config.contextName, server: redactUrlCredentials(config.cluster.server), warnings: [plainHttpCredentialsWarning(config)].filter((w) => w !== undefined)}
+  return {api, leases: clusterApi, workload, evidence, namespace: config.namespace, contextName: config.contextName, server: redactUrlCredentials(config.cluster.server), warnings: [plainHttpCredentialsWarning(config)].filter((w) => w !== undefined)}
 }

@@ -2,7 +2,10 @@
 // place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
 import {withSimulatedClaimUids} from '../cluster/simulated-uids.js'
 import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import {UsageError} from '../errors.js'
+import {closeNames} from '../engine/explain/close-names.js'
+import {scopePredicate} from '../engine/simulation/reconcile.js'
 import type {PodsRead} from '../engine/repair/reclaim.js'
 import type {LiveSession} from './live-session.js'
 
@@ -39,7 +42,13 @@ export type LoadedClusterState =
       /** The kinds the snapshot lacks that its plan would judge by. */
       missing: MissingKind[]
     }
-  | {source: 'live'; state: ClusterState; session: LiveSession}
+  | {
+      source: 'live'
+      state: ClusterState
+      session: LiveSession
+      /** Reads the cluster again as it was read (after a write, what the next question rests on). */
+      reload: () => Promise<ClusterState>
+    }
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
   if (opts.filename?.includes('-') === true && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
@@ -61,13 +70,15 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   const {loadLiveState} = await import('../cluster/live-loader.js')
   const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
   for (const warning of session.warnings) ui.notice(`warning: ${warning}`)
-  const spinner = await ui.spinner(`loading from ${session.server}`)
-  try {
-    const state = await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
-    return {source: 'live', state, session}
-  } finally {
-    spinner.stop()
+  const read = async () => {
+    const spinner = await ui.spinner(`loading from ${session.server}`)
+    try {
+      return await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+    } finally {
+      spinner.stop()
+    }
   }
+  return {source: 'live', state: await read(), session, reload: read}
 }
 
 const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml'
@@ -139,9 +150,55 @@ export function noticeCaveats(loaded: LoadedClusterState, ui: Pick<LoadStateUi, 
 
 /**
  * -n names a namespace with no claim in it: a typo, most likely (`-n shp`), whose plan would be empty and
- * "in sync". Said on stderr; the run goes on (a namespace can be empty).
+ * "in sync". Said on stderr, with the namespaces close to it; the run goes on (a namespace can be empty).
  */
 export function noticeEmptyNamespace(state: ClusterState, namespace: string | undefined, ui: Pick<LoadStateUi, 'notice'>): void {
   if (namespace === undefined || state.claims.some((c) => c.metadata.namespace === namespace)) return
-  ui.notice(`no PersistentVolumeClaims in namespace "${namespace}"`)
+  ui.notice(`no PersistentVolumeClaims in namespace "${namespace}"${namespaceHint(state, namespace)}`)
+}
+
+/** What a printed command names a snapshot read from stdin by (stdin is read once): the user saves it there. */
+export const STDIN_SNAPSHOT = 'SNAPSHOT.yaml'
+
+/** What a scope (-n, -l) is checked with: sync's and audit's options. */
+export interface ScopeOptions {
+  targets?: readonly unknown[]
+  namespace?: string
+  labelSelector?: LabelSelector
+  labelSelectorText?: string
+  /** --fail-on-empty: a scope that matches nothing is an error, not a notice. */
+  failOnEmpty?: boolean
+}
+
+/**
+ * A scope (-n, -l) that matches no volume and no claim: a typo, most likely, whose plan would be empty and
+ * "in sync", and whose audit would check nothing (a CI job that audits with it passes). Said on stderr, as
+ * kubectl's "No resources found", with the namespaces close to the one given; with --fail-on-empty an error
+ * (exit 2). Else a -n with volumes but no claim in it is said too.
+ */
+export function checkScope(state: ClusterState, opts: ScopeOptions, ui: Pick<LoadStateUi, 'notice'>): void {
+  if (opts.targets !== undefined && opts.targets.length > 0) return
+  if (opts.namespace === undefined && opts.labelSelector === undefined) return
+  const inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
+  // Under -n, every unbound volume is in scope (any claim of the namespace may take it): they do not make a
+  // namespace without claims, or with no volume bound into it, any less empty.
+  const counts = (v: PersistentVolume) => inScope.volume(v) && (opts.namespace === undefined || v.spec.claimRef != null)
+  if (!state.volumes.some(counts) && !state.claims.some(inScope.claim)) {
+    const scope = [opts.namespace !== undefined ? `in namespace "${opts.namespace}"` : '', opts.labelSelectorText !== undefined ? `matching -l ${opts.labelSelectorText}` : '']
+    const what = opts.namespace !== undefined ? 'no PersistentVolumeClaims, and no PersistentVolumes bound to one,' : 'no PersistentVolumes or PersistentVolumeClaims'
+    const message = `${what} ${scope.filter((s) => s !== '').join(' ')}${opts.namespace !== undefined ? namespaceHint(state, opts.namespace) : ''}`
+    if (opts.failOnEmpty) throw new UsageError(message, ['check -n and -l (kubectl get pv,pvc -A --show-labels)'])
+    ui.notice(message)
+  } else {
+    noticeEmptyNamespace(state, opts.namespace, ui)
+  }
+}
+
+/** ` (did you mean "shop"?)` for a namespace that holds no claim, when one that does is close to it (`-n Shop`). */
+function namespaceHint(state: ClusterState, namespace: string): string {
+  const known = new Set<string>()
+  for (const c of state.claims) known.add(c.metadata.namespace ?? 'default')
+  for (const v of state.volumes) if (v.spec.claimRef?.namespace != null) known.add(v.spec.claimRef.namespace)
+  const close = closeNames(namespace, known, 2)
+  return close.length === 0 ? '' : ` (did you mean ${close.map((n) => `"${n}"`).join(' or ')}?)`
 }

@@ -1,11 +1,10 @@
 // `pvctl sync` as one use-case: where the state comes from (snapshot or live), planning, and — live,
 // without --dry-run — consent and writing. The command passes options and a UI port in, and renders
 // the report that comes back.
-import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
-import {scopePredicate} from '../engine/simulation/reconcile.js'
-import {ExitCode, UsageError} from '../errors.js'
+import type {ClusterState} from '../engine/api/model.js'
+import {ExitCode} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
-import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats} from './load-cluster-state.js'
+import {checkScope, STDIN_SNAPSHOT, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {shellArgs} from '../render/explain-claim.js'
 import type {SyncReport} from './sync-report.js'
@@ -20,6 +19,8 @@ export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
   allowMassRelease?: boolean
   /** --fail-on-empty: a scope (-n, -l) that matches nothing is an error, not a notice. */
   failOnEmpty?: boolean
+  /** kube-controller-manager's --controllers: whether its binder, which a live run would race, is disabled. */
+  controllers?: readonly string[]
   /** --recycler-pod-template: a file holding one Pod. */
   recyclerPodTemplate?: string
   /**
@@ -39,7 +40,11 @@ export interface SyncUi extends LoadStateUi {
   logWaits?: boolean
   /** Shows the plan before consent is asked. */
   showPlan(plan: SyncReport): void
-  signal?: AbortSignal
+  /**
+   * The writes begin: from now on an interrupt aborts the signal returned (the run stops issuing writes
+   * and reports what was and was not written). Without it, nothing interrupts the writes.
+   */
+  writing?(): AbortSignal
 }
 
 export interface RunSyncResult {
@@ -76,7 +81,10 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
   }
 
   const {applySync} = await import('./sync-live.js')
-  const progress = await ui.spinner('writing')
+  let progress = await ui.spinner('planning')
+  let shown = false
+  // On a terminal, the spinner says how far the writes are, and which pod is waited for.
+  let writes = ''
   const lastWaitLine = new Map<string, number>()
   try {
     const result = await applySync(
@@ -84,15 +92,25 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       state,
       {
         ...opts,
-        signal: ui.signal,
+        leases: session.leases,
+        notice: ui.notice,
+        writing: async () => {
+          // The plan and the question took the terminal's last lines: the spinner starts again below them.
+          if (shown) progress = await ui.spinner('writing')
+          else progress.text('writing')
+          return ui.writing?.()
+        },
         workload: session.workload,
         recyclerTemplate,
         confirm: ui.confirm,
         target: `context ${session.contextName}`,
-        onProgress: (done, known) => progress.text(`writes: ${done}/${known}`),
+        onProgress: (done, known) => {
+          writes = `${done} of ${known} writes made`
+          progress.text(`writing: ${writes}`)
+        },
         onWaiting: (w) => {
           const line = `waiting for pod ${w.pod} (${w.phase}, ${seconds(w.elapsedMs)} of at most ${seconds(w.timeoutMs)})`
-          progress.text(line)
+          progress.text(writes === '' ? line : `${line}; ${writes}`)
           // Each pod when first read, then every WAIT_LOG_EVERY_MS while it is still waited for.
           const last = lastWaitLine.get(w.pod)
           if (ui.logWaits && (last === undefined || w.elapsedMs - last >= WAIT_LOG_EVERY_MS)) {
@@ -103,6 +121,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
       },
       (plan) => {
         progress.stop()
+        shown = true
         ui.showPlan(plan)
       },
     )
@@ -110,29 +129,6 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
     return {report: result.report, exitCode: result.exitCode, after, ...(result.declined === true ? {declined: true} : {})}
   } finally {
     progress.stop()
-  }
-}
-
-/**
- * A scope (-n, -l) that matches no volume and no claim: a typo, most likely, whose plan would be empty and
- * "in sync" (a CI job that audits with it audits nothing). Said on stderr, as kubectl's "No resources
- * found"; with --fail-on-empty an error (exit 2). Else a -n with volumes but no claim in it is said too.
- */
-function checkScope(state: ClusterState, opts: RunSyncOptions, ui: Pick<SyncUi, 'notice'>): void {
-  if (opts.targets !== undefined && opts.targets.length > 0) return
-  if (opts.namespace === undefined && opts.labelSelector === undefined) return
-  const inScope = scopePredicate({namespace: opts.namespace, labelSelector: opts.labelSelector})
-  // Under -n, every unbound volume is in scope (any claim of the namespace may take it): they do not make a
-  // namespace without claims, or with no volume bound into it, any less empty.
-  const counts = (v: PersistentVolume) => inScope.volume(v) && (opts.namespace === undefined || v.spec.claimRef != null)
-  if (!state.volumes.some(counts) && !state.claims.some(inScope.claim)) {
-    const scope = [opts.namespace !== undefined ? `in namespace "${opts.namespace}"` : '', opts.labelSelectorText !== undefined ? `matching -l ${opts.labelSelectorText}` : '']
-    const what = opts.namespace !== undefined ? 'no PersistentVolumeClaims, and no PersistentVolumes bound to one,' : 'no PersistentVolumes or PersistentVolumeClaims'
-    const message = `${what} ${scope.filter((s) => s !== '').join(' ')}`
-    if (opts.failOnEmpty) throw new UsageError(message, ['check -n and -l (kubectl get pv,pvc -A --show-labels)'])
-    ui.notice(message)
-  } else {
-    noticeEmptyNamespace(state, opts.namespace, ui)
   }
 }
 
@@ -145,7 +141,9 @@ async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyn
   if (hasChanges(report) || opts.auditArgs === undefined) return
   const {auditProblemCount} = await import('./audit.js')
   const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)
-  if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}`)
+  // A snapshot read from stdin is spent: the command names a file to save it to (sourceArgs in src/cli/flags.ts).
+  const fromStdin = opts.filename?.includes('-') === true ? ` (${STDIN_SNAPSHOT}: the snapshot read from stdin, saved to a file)` : ''
+  if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}${fromStdin}`)
 }
 
 /** How often, off a terminal, a line says which plugin pod is still waited for. */

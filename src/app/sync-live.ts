@@ -1,6 +1,6 @@
 // The live half of `pvctl sync`: plan on the loaded state, then (after consent and a permission
 // check) write it with the executor, and report what became of every write.
-import type {ClusterApi} from '../cluster/live-api.js'
+import type {ClusterApi, LeaseApi} from '../cluster/live-api.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
@@ -8,8 +8,9 @@ import type {Pod} from '../engine/api/model.js'
 import {type ObjectRef, type PlannedEvent, refKey} from '../engine/simulation/plan.js'
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import {countBoundVolumes, massReleaseOf, ReleaseBudget} from '../executor/destruction-guard.js'
-import {executeSync} from '../executor/executor.js'
+import {BINDER_CONTROLLER, builtinBinderState, KCM_LEASE_KEY} from '../controller/builtin-binder.js'
+import {countBoundVolumes, massReleaseOf, ReleaseBudget, volumesDestroyedBy} from '../executor/destruction-guard.js'
+import {type ExecutedAction, executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import type {PodWait} from '../plugins/pod-runner.js'
 import {permissionsFor, requirePermissions} from '../executor/permissions.js'
@@ -31,7 +32,16 @@ export interface ApplyOptions extends SyncOptions {
   yes: boolean
   /** --allow-mass-release: no bound on how many volumes one run releases, recycles or deletes. */
   allowMassRelease?: boolean
-  signal?: AbortSignal
+  /** kube-controller-manager's Lease is read with it, and --controllers says whether its binder is disabled. */
+  leases?: Pick<LeaseApi, 'readLease'>
+  controllers?: readonly string[]
+  /** Said before consent is asked (kube-controller-manager runs beside pvctl). */
+  notice?: (line: string) => void
+  /**
+   * The writes begin (consent given, permissions checked): from now on an interrupt aborts the signal
+   * returned, and the run stops issuing writes and reports. Without it, nothing interrupts the writes.
+   */
+  writing?: () => Promise<AbortSignal | undefined>
   onProgress?: (done: number, known: number) => void
 }
 
@@ -87,6 +97,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
       'if these volumes are to go, pass --allow-mass-release',
     ])
   }
+  await checkBuiltinBinderBeside(plan, opts)
   const budget = new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: opts.allowMassRelease})
   if (!opts.yes) {
     if (opts.confirm === undefined) {
@@ -114,6 +125,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
           onPodEvent: (volume, e) =>
             podEvents.push({object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''}, type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: 'RecyclerPod', message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${volume.metadata.name}`}),
         })
+  const signal = await opts.writing?.()
   const result = await executeSync(api, state, {
     plugins,
     pluginMgr: defaultVolumePluginMgr(opts),
@@ -126,7 +138,7 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     maxRounds: opts.maxRounds ?? 100,
     concurrency: opts.concurrency,
     events: opts.events,
-    signal: opts.signal,
+    signal,
     onProgress: opts.onProgress,
     budget,
   })
@@ -148,9 +160,10 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
   const done = accountFor(plan, result.actions)
   const written = done.written
   if (result.aborted) {
-    // A run that was stopped did not converge, whatever the rounds so far said.
+    // A run that was stopped did not converge, whatever the rounds so far said; the report lists every
+    // write of the plan, those it never reached as not written.
     return {
-      report: {...report, converged: false},
+      report: {...report, converged: false, actions: [...result.actions, ...notReached(plan, result.actions)]},
       exitCode: ExitCode.Interrupted,
       notice: `interrupted: ${describeDone(done)}; the rest not issued; run pvctl sync again to complete the job`,
     }
@@ -166,6 +179,48 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}
   }
   return {report, exitCode: ExitCode.Ok, notice: describeDone(done)}
+}
+
+/**
+ * kube-controller-manager's binder syncs the same claims and volumes as this run, and two writers race: each
+ * binds a claim to the volume it picks, each releases and reclaims. Loop mode does not write beside it
+ * (builtin-binder.ts); one run says so, and refuses a plan that releases, recycles or deletes a volume, unless
+ * --controllers says the binder is disabled. A Lease that cannot be read is said too.
+ */
+async function checkBuiltinBinderBeside(plan: SyncReport, opts: ApplyOptions): Promise<void> {
+  if (opts.leases === undefined) return
+  const binder = await builtinBinderState(opts.leases, opts.controllers ?? ['*'], new Date())
+  if (binder.kind === 'running') {
+    const running = `kube-controller-manager is running (Lease ${KCM_LEASE_KEY} held by ${binder.holder}) and its ${BINDER_CONTROLLER} syncs the same claims and volumes`
+    const destroyed = volumesDestroyedBy(plan.actions).size
+    if (destroyed > 0) {
+      throw new UsageError(`refusing to write: ${running}, and this plan releases, recycles or deletes ${destroyed} volume${destroyed === 1 ? '' : 's'}`, [
+        'leave it to kube-controller-manager (pvctl sync --dry-run shows what it is about to do)',
+        `if its binder is disabled, say so: --controllers=*,-${BINDER_CONTROLLER}`,
+      ])
+    }
+    opts.notice?.(`${running}: pvctl's writes race with it (a conflict re-reads and re-plans)`)
+  } else if (binder.kind === 'unknown') {
+    opts.notice?.(`cannot tell whether kube-controller-manager's ${BINDER_CONTROLLER} runs beside pvctl: the Lease ${KCM_LEASE_KEY} cannot be read (${binder.error})`)
+  } else {
+    // Disabled by --controllers, or kube-controller-manager is not running: pvctl is the one binder.
+  }
+}
+
+/** The plan's actions that the run reported nothing about (it was stopped before it reached them). */
+function notReached(plan: SyncReport, reached: ReadonlyArray<{action: string; object: ObjectRef}>): ExecutedAction[] {
+  const seen = new Map<string, number>()
+  for (const a of reached) seen.set(`${a.action} ${refKey(a.object)}`, (seen.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
+  return plan.actions.flatMap((a) => {
+    const key = `${a.action} ${refKey(a.object)}`
+    const left = seen.get(key) ?? 0
+    if (left > 0) {
+      seen.set(key, left - 1)
+      return []
+    } else {
+      return [{...a, outcome: OPERATIONS.has(a.action) ? 'not-executed: interrupted' : 'not-written: interrupted'} satisfies ExecutedAction]
+    }
+  })
 }
 
 interface Done {
@@ -203,6 +258,9 @@ function accountFor(plan: SyncReport, actions: ReadonlyArray<{action: string; ob
 
 function describeDone(d: Done): string {
   const after = d.written - d.planned
-  const writes = `${d.written} write${d.written === 1 ? '' : 's'} made (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
+  const made = `${d.written} write${d.written === 1 ? '' : 's'} made`
+  // A plan of operations alone (a re-run after one was interrupted) planned no write: every write made followed them.
+  const writes =
+    d.plannedTotal === 0 ? (d.written === 0 ? made : `${made}, after the operations`) : `${made} (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
   return d.operations.length === 0 ? writes : `${writes}; ${d.operations.length} operation${d.operations.length === 1 ? '' : 's'} carried out: ${d.operations.join(', ')}`
 }

@@ -3,6 +3,7 @@
 import {Command} from '@oclif/core'
 
 import {rewriteBooleanValues} from './bool-flag-values.js'
+import {markFinished} from './interrupts.js'
 import {presentError} from './present-error.js'
 
 export abstract class PvctlCommand extends Command {
@@ -10,6 +11,12 @@ export abstract class PvctlCommand extends Command {
   public override async init(): Promise<void> {
     this.argv = rewriteBooleanValues(this.argv, (this.ctor.flags ?? {}) as Record<string, {type: string; allowNo?: boolean}>)
     await super.init()
+  }
+
+  /** The command has its answer and its exit status: from now on a signal does not change them (interrupts.ts). */
+  protected override async finally(err: Error | undefined): Promise<void> {
+    markFinished()
+    await super.finally(err)
   }
 
   protected override async catch(err: Error & {exitCode?: number}): Promise<void> {

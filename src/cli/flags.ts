@@ -1,6 +1,7 @@
 // Flags shared by the commands, spelled as kubectl spells them.
 import {Flags} from '@oclif/core'
 
+import {STDIN_SNAPSHOT} from '../app/load-cluster-state.js'
 import {parseDuration} from './duration.js'
 import {checkOutput, formatsOf, OUTPUT_FORMATS, type OutputCommand} from './output-formats.js'
 
@@ -44,10 +45,11 @@ export function connectionOptions(flags: {kubeconfig?: string; context?: string;
 
 /**
  * The flags that name where the state came from (`-f` files, or the kubeconfig and context), for hints that
- * print a command: the command must read the same source, not another cluster.
+ * print a command: the command must read the same source, not another cluster. Stdin (`-f -`) is read once:
+ * a command printed with it would wait on the terminal, so it names the snapshot STDIN_SNAPSHOT instead.
  */
 export function sourceArgs(flags: {filename?: readonly string[]; kubeconfig?: string; context?: string}): string[] {
-  if (flags.filename !== undefined) return flags.filename.flatMap((f) => ['-f', f])
+  if (flags.filename !== undefined) return flags.filename.flatMap((f) => ['-f', f === '-' ? STDIN_SNAPSHOT : f])
   return [...(flags.kubeconfig !== undefined ? ['--kubeconfig', flags.kubeconfig] : []), ...(flags.context !== undefined ? ['--context', flags.context] : [])]
 }
 

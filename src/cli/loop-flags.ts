@@ -70,7 +70,7 @@ export const loopFlags = {
     helpGroup: LOOP,
     summary: "kube-controller-manager's --controllers, to tell pvctl its binder is disabled (e.g. '*,-persistentvolume-binder-controller').",
     description:
-      "Unless the list disables persistentvolume-binder-controller, loop mode reads the kube-system/kube-controller-manager Lease and, while it is live, does not write: it runs as an audit stream and says why.",
+      "Unless the list disables persistentvolume-binder-controller, loop mode reads the kube-system/kube-controller-manager Lease and, while it is live, does not write: it runs as an audit stream and says why. A one-shot sync that writes reads it too: while it is live, it says so, and refuses a plan that releases, recycles or deletes a volume.",
     default: '*',
     helpValue: 'LIST',
   }),
@@ -88,7 +88,8 @@ export const loopFlags = {
 
 /** A loop-mode flag given without --watch or --interval: a usage error rather than a silent no-op. */
 export function loopOnlyFlagGiven(raw: ReadonlyArray<{type: string; flag?: string}>): string | undefined {
-  const loopOnly = new Set(Object.keys(loopFlags).filter((f) => f !== 'watch' && f !== 'interval'))
+  // --controllers tells one-shot writes too that kube-controller-manager's binder is disabled.
+  const loopOnly = new Set(Object.keys(loopFlags).filter((f) => f !== 'watch' && f !== 'interval' && f !== 'controllers'))
   return raw.find((t) => t.type === 'flag' && t.flag !== undefined && loopOnly.has(t.flag))?.flag
 }
 

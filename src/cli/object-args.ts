@@ -1,5 +1,6 @@
 // kubectl's object arguments: TYPE/NAME (pvc/NAME, persistentvolumeclaim/NAME, pv/NAME, persistentvolume/NAME)
-// or TYPE NAME... (`pvc orders`, `pv pv-0001 pv-0002`), not both at once, as `kubectl get` takes them.
+// or TYPE NAME... (`pvc orders`, `pv pv-0001 pv-0002`), not both at once, as `kubectl get` takes them; and
+// pvc/NAMESPACE/NAME, the form pvctl prints.
 import type {RelinkTarget} from '../engine/repair/relink.js'
 import type {ObjectRef} from '../engine/simulation/plan.js'
 import {UsageError} from '../errors.js'
@@ -7,8 +8,12 @@ import {UsageError} from '../errors.js'
 const claimAliases = new Set(['pvc', 'pvcs', 'persistentvolumeclaim', 'persistentvolumeclaims'])
 const volumeAliases = new Set(['pv', 'pvs', 'persistentvolume', 'persistentvolumes'])
 
-/** `allNamespaces`: -A was given, which a claim's name cannot go with (kubectl refuses it alike). */
-export function parseObjectArgs(args: readonly string[], namespace: string, allNamespaces = false): ObjectRef[] {
+/**
+ * `allNamespaces`: -A was given, which a claim's name cannot go with (kubectl refuses it alike). A claim may
+ * also be named TYPE/NAMESPACE/NAME, as every OBJECT column pvctl prints names it (`pvc/shop/orders`);
+ * `given` is the -n on the line, which that namespace must not contradict.
+ */
+export function parseObjectArgs(args: readonly string[], namespace: string, allNamespaces = false, given?: string): ObjectRef[] {
   const type = args[0]?.toLowerCase()
   if (type !== undefined && !args[0].includes('/') && (claimAliases.has(type) || volumeAliases.has(type))) {
     const names = args.slice(1)
@@ -24,10 +29,23 @@ export function parseObjectArgs(args: readonly string[], namespace: string, allN
     if (slash <= 0 || slash === arg.length - 1) {
       throw new UsageError(`object "${arg}": expected TYPE/NAME or TYPE NAME, e.g. pvc/data, pvc data or pv/pv-0001`)
     }
+    const type = arg.slice(0, slash).toLowerCase()
     const name = arg.slice(slash + 1)
-    if (name.includes('/')) throw new UsageError(`object "${arg}": a name cannot contain "/" (expected TYPE/NAME, e.g. pvc/data)`)
-    return toRef(arg.slice(0, slash).toLowerCase(), name, namespace, arg, allNamespaces)
+    if (name.includes('/')) return namespacedRef(type, name, arg, given)
+    return toRef(type, name, namespace, arg, allNamespaces)
   })
+}
+
+/** TYPE/NAMESPACE/NAME: a claim in that namespace. */
+function namespacedRef(type: string, namespaced: string, arg: string, given: string | undefined): ObjectRef {
+  const [namespace, name, ...rest] = namespaced.split('/')
+  if (volumeAliases.has(type)) throw new UsageError(`object "${arg}": a PersistentVolume has no namespace: pv/NAME, e.g. pv/${namespaced.split('/').at(-1)}`)
+  if (!claimAliases.has(type)) return toRef(type, namespaced, namespace, arg, false)
+  if (rest.length > 0 || namespace === '' || name === '') throw new UsageError(`object "${arg}": expected pvc/NAME or pvc/NAMESPACE/NAME, e.g. pvc/data or pvc/shop/data`)
+  if (given !== undefined && given !== namespace) {
+    throw new UsageError(`object "${arg}": its namespace "${namespace}" is not the -n given ("${given}"): name it pvc/${name} -n ${given}, or pvc/${namespace}/${name} without -n`)
+  }
+  return {kind: 'PersistentVolumeClaim', namespace, name}
 }
 
 function toRef(type: string, name: string, namespace: string, arg: string, allNamespaces: boolean): ObjectRef {
@@ -39,10 +57,10 @@ function toRef(type: string, name: string, namespace: string, arg: string, allNa
   throw new UsageError(`object "${arg}": unknown type "${type}" (pvctl works on pvc/NAME and pv/NAME)`)
 }
 
-/** explain's one object (TYPE/NAME or TYPE NAME), or none. */
-export function explainTarget(args: readonly string[], namespace: string, allNamespaces: boolean): ObjectRef | undefined {
+/** explain's one object (TYPE/NAME, TYPE/NAMESPACE/NAME or TYPE NAME), or none; `given`: the -n on the line. */
+export function explainTarget(args: readonly string[], namespace: string, allNamespaces: boolean, given?: string): ObjectRef | undefined {
   if (args.length === 0) return undefined
-  const refs = parseObjectArgs(args, namespace, allNamespaces)
+  const refs = parseObjectArgs(args, namespace, allNamespaces, given)
   // As oclif words an argument too many (`explain pvc a b` never gets here).
   if (refs.length > 1) throw new UsageError(`Unexpected argument: ${args[1]}`)
   return refs[0]
@@ -71,11 +89,11 @@ export function parseClaimName(text: string, namespace: string, flag = '--for'):
 const DNS_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/
 
 /** relink's one pair, by its volume (pv/NAME) or its claim (pvc/NAME in `namespace`); none with --all. */
-export function relinkTarget(args: readonly string[], namespace: string, all: boolean): RelinkTarget | undefined {
+export function relinkTarget(args: readonly string[], namespace: string, all: boolean, given?: string): RelinkTarget | undefined {
   if (all && args.length > 0) throw new UsageError(`--all relinks every relinkable pair: do not name one too (${args.join(' ')})`)
   if (all) return undefined
   if (args.length === 0) throw new UsageError('name the pair to relink: pvc/NAME (-n NS) or pv/NAME, or --all, e.g. pvctl relink pvc/db -n shop')
-  const refs = parseObjectArgs(args, namespace)
+  const refs = parseObjectArgs(args, namespace, false, given)
   if (refs.length > 1) throw new UsageError(`Unexpected argument: ${args[args.length - 1]} (relink takes one pvc/NAME or pv/NAME)`)
   const ref = refs[0]
   return ref.kind === 'PersistentVolume' ? {kind: 'PersistentVolume', name: ref.name} : {kind: 'PersistentVolumeClaim', namespace: ref.namespace ?? namespace, name: ref.name}

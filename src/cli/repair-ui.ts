@@ -7,6 +7,7 @@ import {parseFeatureGatesFlag} from './feature-gates-flag.js'
 import {connectionOptions} from './flags.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
 import {loadTemplate, machineReadable} from './output-formats.js'
+import {interruptibleWrites} from './interrupts.js'
 import {terminalWidth, writeChunks} from './write-chunks.js'
 
 /**
@@ -17,8 +18,12 @@ export function planStream(output: string): NodeJS.WriteStream {
   return machineReadable(output) || !process.stdout.isTTY ? process.stderr : process.stdout
 }
 
-/** The UI a repair's use-case asks through: notices, the spinner, the plan shown before the typed "yes", and --sync's UI. */
+/**
+ * The UI a repair's use-case asks through: notices, the spinner, the plan shown before the typed "yes", and
+ * --sync's UI, whose writes an interrupt stops as it stops pvctl sync's (to the end of the run).
+ */
 export function repairUi<P>(output: string, palette: Palette, render: (plan: P, palette: Palette) => string) {
+  const writes = interruptibleWrites()
   return {
     notice: writeNotice,
     spinner: startSpinner,
@@ -30,6 +35,7 @@ export function repairUi<P>(output: string, palette: Palette, render: (plan: P, 
       confirm: canPrompt() ? (question: string, destructive: boolean) => confirmOnTerminal(question, destructive) : undefined,
       logWaits: !canSpin(),
       showPlan: (plan) => planStream(output).write(renderSyncTable(plan, {wide: false, palette: plain, width: terminalWidth(planStream(output))})),
+      writing: writes.writing,
     } satisfies SyncUi,
   }
 }

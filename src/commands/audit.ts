@@ -12,6 +12,7 @@ import {parseObjectArgs} from '../cli/object-args.js'
 import {loadTemplate} from '../cli/output-formats.js'
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
+import {closeNames} from '../engine/explain/close-names.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {unknownCodes, type AuditReport, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
@@ -31,6 +32,7 @@ const EXIT_STATUS = [
   '1  a finding at or above --fail-on, or changes the controller would make (pvctl sync --dry-run lists them); with several contexts, in any of their clusters: a cluster that cannot be read is a ClusterUnreachable or ClusterForbidden finding (error)',
   '2  usage or input error: bad flag, unknown --ignore code, malformed snapshot, no such object, a --context the kubeconfig does not have',
   '3  cluster error: unreachable or forbidden API; with several contexts, only when none of their clusters could be read',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP)',
 ]
 
 export default class Audit extends PvctlCommand {
@@ -69,7 +71,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to audit: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME. Default: all in scope.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to audit: pvc/NAME (namespace from -n, else the context\'s, else default) or pvc/NAMESPACE/NAME, pv/NAME. Default: all in scope.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -83,6 +85,10 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     selector: Flags.string({char: 'l', summary: 'With no object named: report only the claims and volumes whose labels match this selector (the whole cluster is planned and judged).', helpValue: 'SELECTOR'}),
     ...outputFlags('audit'),
     'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
+    'fail-on-empty': Flags.boolean({
+      summary: 'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
+      default: false,
+    }),
     ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
     ...engineFlags,
   }
@@ -91,10 +97,14 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Audit)
     const objects = argv as string[]
     const fleet = fleetContexts(flags)
-    const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
+    const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
     const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
     const unknown = unknownCodes(ignore)
-    if (unknown.length > 0) throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}`, ['the codes are listed in pvctl audit --help'])
+    if (unknown.length > 0) {
+      const meant = unknown.flatMap((c) => closeNames(c, Object.keys(FINDING_CODES), 1))
+      const hint = meant.length > 0 ? ` (did you mean ${meant.map((c) => `"${c}"`).join(', ')}?)` : ''
+      throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}${hint}`, ['the codes are listed in pvctl audit --help'])
+    }
     const failOn = flags['fail-on'] as FailOn
     // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
     const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
@@ -112,6 +122,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
       labelSelectorText: flags.selector,
       failOn,
+      failOnEmpty: flags['fail-on-empty'],
       ignore: new Set(ignore),
       stdin: process.stdin,
       ...connectionOptions(flags),
@@ -144,7 +155,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     }
     if (fleet !== undefined) {
       const targetsFor = (contextNamespace: string | undefined) =>
-        targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces']) : undefined
+        targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces'], flags.namespace) : undefined
       const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
       const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout, capacity)]})
       await writeChunks(process.stdout, chunks)

@@ -16,6 +16,7 @@ import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
 import {explainNames} from '../render/object-names.js'
+import {ExitCode} from '../errors.js'
 
 /** explain's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -23,6 +24,7 @@ const EXIT_STATUS = [
   '1  the claim stays Pending, Lost or misbound (any other verdict); for pv/NAME, the volume is Released, Failed, being unbound or being deleted',
   '2  usage or input error: bad flag, malformed snapshot, no such claim or volume (close names are suggested)',
   '3  cluster error: unreachable or forbidden API',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP), also at the picker',
 ]
 
 export default class Explain extends PvctlCommand {
@@ -54,7 +56,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override args = {
     object: Args.string({
-      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default) or pv/NAME. Default: every claim not healthy (a picker on a terminal).',
+      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default), pvc/NAMESPACE/NAME (as pvctl prints it) or pv/NAME. Default: every claim not healthy (a picker on a terminal).',
       required: false,
       ignoreStdin: true,
     }),
@@ -81,7 +83,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
-    const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'])
+    const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'], flags.namespace)
     const request: ExplainRequest = {
       gates,
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
@@ -110,7 +112,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
     const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
     if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)
+      if ((await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)) === 'interrupted') process.exitCode = ExitCode.Interrupted
       return
     }
     const explained = explainInState(state, request, controller)

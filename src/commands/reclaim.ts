@@ -16,6 +16,7 @@ const EXIT_STATUS = [
   '1  --dry-run, or a snapshot (-f): the reclaim is allowed and shown, not written; or it was not confirmed at the prompt',
   '2  usage or input error, or the reclaim is refused on the state read: the checks that hold it back are named, nothing is written',
   '3  cluster error: unreachable or forbidden API, a missing permission, or the volume, a claim or a pod changed before the write and a check no longer holds (read again, nothing is written)',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP): before the write, nothing written; pvctl does not wait for a write in flight (pvctl explain shows what it left); with --sync, as pvctl sync',
 ]
 
 export default class Reclaim extends PvctlCommand {

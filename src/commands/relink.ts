@@ -16,6 +16,7 @@ const EXIT_STATUS = [
   '1  --dry-run, or a snapshot (-f): the relink is allowed and shown, not written; or it was not confirmed at the prompt',
   '2  usage or input error, or the relink of the pair named is refused on the state read: the checks that hold it back are named, nothing is written',
   '3  cluster error: unreachable or forbidden API, a missing permission, or the pair changed before the write (read again, not written)',
+  '130  interrupted (Ctrl-C, SIGTERM or SIGHUP): before the write, nothing written; pvctl does not wait for a write in flight (pvctl explain shows what it left); with --sync, as pvctl sync',
 ]
 
 export default class Relink extends PvctlCommand {
@@ -44,7 +45,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    object: Args.string({description: 'The pair, by its claim (pvc/NAME, with -n) or its volume (pv/NAME).', required: false, ignoreStdin: true}),
+    object: Args.string({description: 'The pair, by its claim (pvc/NAME with -n, or pvc/NAMESPACE/NAME) or its volume (pv/NAME).', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -60,7 +61,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {argv, flags} = await this.parse(Relink)
-    const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all)
+    const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all, flags.namespace)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined}, repairUi(flags.output, palette, renderRelinkTable))
     await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits}, flags['no-headers'])

@@ -10,6 +10,7 @@ import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
+import {deferInterrupts, interruptibleWrites} from '../cli/interrupts.js'
 import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
@@ -29,7 +30,7 @@ Claims are synced before volumes, each in name order (namespace, then name), as 
 
 With -f the state comes from a snapshot and nothing is ever written: the plan is a simulation.
 
-Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. Ctrl-C stops issuing writes; a re-run completes the job.
+Without -f the state comes from the cluster of the kubeconfig (--kubeconfig, KUBECONFIG, ~/.kube/config, in-cluster, as kubectl finds it). Without --dry-run, pvctl shows the plan, asks for confirmation on a terminal (--yes skips it; with no terminal and no --yes it refuses), checks its permissions, and writes the plan in the controller's order, each write conditional on the resourceVersion read: a conflict re-reads and re-plans. While kube-controller-manager's Lease (kube-system/kube-controller-manager) is live, its binder syncs the same objects: pvctl says so, and refuses a plan that releases, recycles or deletes a volume, unless --controllers says the binder is disabled. On a terminal a spinner says how many writes are made of those planned, and which pod is waited for. Ctrl-C (SIGINT, SIGTERM, SIGHUP) before the writes begin ends pvctl with nothing written (exit 130); while writing, it stops issuing writes, lets the one in flight finish and reports what was written and what was not (exit 130; a second Ctrl-C does not wait); a re-run completes the job. The end of input at the question is a no.
 
 In sync is not healthy: when a dry run has nothing to change but pvctl audit finds errors or warnings in the same state, the last line on stderr says how many, with the pvctl audit command to run (same objects, scope and source). The exit status stays 0.
 
@@ -50,7 +51,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default), pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
+    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default) or pvc/NAMESPACE/NAME, pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
   }
 
   static override flags = {
@@ -87,7 +88,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
 
     const gates = parseFeatureGatesFlag(flags['feature-gates'])
     const objects = argv as string[]
-    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'])
+    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
     // What one-shot and loop mode take alike.
     const common = {
@@ -104,6 +105,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       events: flags.events,
       localVolumeDeleter: flags['local-volume-deleter'],
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
+      controllers: flags.controllers.split(','),
     }
     if (flags.watch || flags.interval !== undefined) {
       if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
@@ -135,14 +137,9 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     }
     const planStream = () => (machineReadable(flags.output) || !process.stdout.isTTY ? process.stderr : process.stdout)
     const stderrPalette = shouldColor(process.env, Boolean(process.stderr.isTTY), flags.color) ? ansi : plain
-    const abort = new AbortController()
-    const onSigint = () => {
-      process.stderr.write('\npvctl: interrupted: finishing the writes in flight, issuing no more\n')
-      abort.abort()
-    }
-    // Ctrl-C and SIGTERM alike: stop issuing writes, then report what was and was not done (exit 130).
-    process.once('SIGINT', onSigint)
-    process.once('SIGTERM', onSigint)
+    // Live, without --dry-run: an interrupt before the writes begin ends pvctl (nothing written); once they
+    // begin, it stops issuing writes and the report says what was and was not written (exit 130).
+    const writes = interruptibleWrites(flags['dry-run'] || flags.filename !== undefined ? undefined : 'nothing written')
     try {
       const {report, exitCode, declined, after} = await runSync(
         {
@@ -172,7 +169,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
             const out = planStream()
             out.write(renderSyncTable(plan, {wide: false, palette: out === process.stdout ? palette : stderrPalette, width: terminalWidth(out)}))
           },
-          signal: abort.signal,
+          writing: writes.writing,
         },
       )
       // A declined plan was just shown on stdout as a table: not again (-o json|yaml show it there now).
@@ -182,23 +179,19 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       for (const line of after) writeNotice(line)
       process.exitCode = exitCode
     } finally {
-      process.removeListener('SIGINT', onSigint)
-      process.removeListener('SIGTERM', onSigint)
+      writes.end()
     }
   }
 
   /** Loop mode until SIGTERM or SIGINT (client-node and the controller are loaded only now). */
   private async loop(log: Logger, options: RunLoopOptions): Promise<number> {
     const {runLoop} = await import('../app/run-loop.js')
-    const abort = new AbortController()
-    const onSignal = () => abort.abort()
-    process.once('SIGTERM', onSignal)
-    process.once('SIGINT', onSignal)
+    // An interrupt stops the loop as the controller stops (its log says so); a second one does not wait.
+    const interrupts = deferInterrupts(undefined, 'not waiting for the syncs in flight')
     try {
-      return await runLoop(options, {out: (t) => process.stdout.write(t), log, signal: abort.signal})
+      return await runLoop(options, {out: (t) => process.stdout.write(t), log, signal: interrupts.signal})
     } finally {
-      process.removeListener('SIGTERM', onSignal)
-      process.removeListener('SIGINT', onSignal)
+      interrupts.end()
       // Whatever a library left open (a kept-alive socket) must not hold a stopping controller up.
       setTimeout(() => process.exit(), 500).unref()
     }

@@ -44,24 +44,43 @@ export interface BinderCheck {
   reason: string
 }
 
-/** Decides whether loop mode may write, from --controllers and kube-controller-manager's Lease. */
-export async function checkBuiltinBinder(api: LeaseApi, controllers: readonly string[], now: Date): Promise<BinderCheck> {
-  if (!builtinBinderEnabled(controllers)) {
-    return {write: true, reason: `--controllers says kube-controller-manager's ${BINDER_CONTROLLER} is disabled`}
-  }
-  const where = `${KCM_LEASE.namespace}/${KCM_LEASE.name}`
-  const advice = `disable it in kube-controller-manager (--controllers=*,-${BINDER_CONTROLLER}) and pass the same --controllers to pvctl`
+/** What is known of kube-controller-manager's binder: disabled by --controllers, not running, running, or unknown. */
+export type BinderState =
+  | {kind: 'disabled'}
+  | {kind: 'stopped'; reason: string}
+  | {kind: 'running'; holder: string}
+  | {kind: 'unknown'; error: string}
+
+export const KCM_LEASE_KEY = `${KCM_LEASE.namespace}/${KCM_LEASE.name}`
+
+/** Reads --controllers, then kube-controller-manager's Lease. */
+export async function builtinBinderState(api: Pick<LeaseApi, 'readLease'>, controllers: readonly string[], now: Date): Promise<BinderState> {
+  if (!builtinBinderEnabled(controllers)) return {kind: 'disabled'}
   try {
     const lease = await api.readLease(KCM_LEASE.namespace, KCM_LEASE.name)
-    if (isLeaseHeld(lease, now.getTime())) {
-      return {write: false, reason: `kube-controller-manager is running (Lease ${where} held by ${lease.spec?.holderIdentity}) and its ${BINDER_CONTROLLER} may be too: not writing; ${advice}`}
-    }
-    return {write: true, reason: `the Lease ${where} has expired: no kube-controller-manager is running`}
+    if (isLeaseHeld(lease, now.getTime())) return {kind: 'running', holder: lease.spec?.holderIdentity ?? ''}
+    return {kind: 'stopped', reason: `the Lease ${KCM_LEASE_KEY} has expired`}
   } catch (err) {
-    if (err instanceof NotFoundError) return {write: true, reason: `no Lease ${where}: no kube-controller-manager is running`}
-    if (err instanceof ApiError) {
-      return {write: false, reason: `cannot read the Lease ${where} (${err.message}): not writing, in case kube-controller-manager's binder runs; ${advice}`}
-    }
+    if (err instanceof NotFoundError) return {kind: 'stopped', reason: `no Lease ${KCM_LEASE_KEY}`}
+    if (err instanceof ApiError) return {kind: 'unknown', error: err.message}
     throw err
+  }
+}
+
+/** How to let pvctl write beside kube-controller-manager: disable its binder, and say so. */
+export const DISABLE_BINDER_ADVICE = `disable it in kube-controller-manager (--controllers=*,-${BINDER_CONTROLLER}) and pass the same --controllers to pvctl`
+
+/** Decides whether loop mode may write, from --controllers and kube-controller-manager's Lease. */
+export async function checkBuiltinBinder(api: Pick<LeaseApi, 'readLease'>, controllers: readonly string[], now: Date): Promise<BinderCheck> {
+  const state = await builtinBinderState(api, controllers, now)
+  switch (state.kind) {
+    case 'disabled':
+      return {write: true, reason: `--controllers says kube-controller-manager's ${BINDER_CONTROLLER} is disabled`}
+    case 'stopped':
+      return {write: true, reason: `${state.reason}: no kube-controller-manager is running`}
+    case 'running':
+      return {write: false, reason: `kube-controller-manager is running (Lease ${KCM_LEASE_KEY} held by ${state.holder}) and its ${BINDER_CONTROLLER} may be too: not writing; ${DISABLE_BINDER_ADVICE}`}
+    case 'unknown':
+      return {write: false, reason: `cannot read the Lease ${KCM_LEASE_KEY} (${state.error}): not writing, in case kube-controller-manager's binder runs; ${DISABLE_BINDER_ADVICE}`}
   }
 }

@@ -243,6 +243,13 @@ export class PersistentVolumeLoop {
     const {log} = this.deps
     log.info('Starting controller', {controller: 'persistentvolume-binder-controller'})
     await Promise.all(this.informers.map((i) => i.start()))
+    if (this.stopped) {
+      // Stopped while the informers listed (SIGTERM during start-up): their stores hold what the lists left
+      // them, not the cluster; the caches are not synced and no worker starts.
+      return
+    } else {
+      // Listed: the informers hold the cluster as of their lists.
+    }
     // initializeCaches: the controller's cache starts as the informers' contents.
     for (const [key, v] of this.volumeInformer.store) this.volumes.set(key, v)
     for (const [key, c] of this.claimInformer.store) this.claims.set(key, c)

@@ -482,7 +482,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
       for (const rest of actions.slice(i)) {
         const opKey = `${rest.action}:${refKey(rest.object)}`
         if (!OPERATIONS.has(rest.action)) {
-          done.push({...rest, outcome: 'not-written'})
+          done.push({...rest, outcome: aborted() ? 'not-written: interrupted' : 'not-written'})
         } else if (outcomes.has(opKey) && !reportedHere.has(opKey)) {
           // Carried out, then aborted before its follow-up writes: the report still says it ran.
           reportedHere.add(opKey)

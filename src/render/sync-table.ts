@@ -88,13 +88,21 @@ function summaryLine(report: SyncReport, p: Palette): string {
   // Provisioning is rare in a snapshot simulation: mention it only when it happens.
   if (s.provisions > 0) counts.push(count(s.provisions, 'provision'))
   counts.push(count(s.lostClaims, 'lost claim'), count(s.phaseChanges, 'phase change'))
-  // After a run that wrote, the counts are of what was done (sync-live.ts), not of what was planned.
+  // After a run that wrote, the counts are of what was done (sync-live.ts), not of what was planned; a run
+  // that was interrupted says so first, and how much of the plan it did not reach.
   const done = report.actions.some((a) => outcomeOf(a) !== undefined)
-  const head = `${done ? 'Done' : 'Plan'}: ${counts.join(', ')} (${count(s.writes, 'write')})`
+  const notReached = report.actions.filter((a) => INTERRUPTED.test(outcomeOf(a) ?? '')).length
+  const head =
+    notReached > 0
+      ? `Interrupted: ${counts.join(', ')} (${count(s.writes, 'write')}); ${notReached} of the plan's actions not carried out`
+      : `${done ? 'Done' : 'Plan'}: ${counts.join(', ')} (${count(s.writes, 'write')})`
   return report.converged
     ? `${head} in ${count(report.rounds, 'round')}; ${p.green('converged')}.`
     : `${head}; ${p.yellow(`not converged after ${count(report.rounds, 'round')}`)}.`
 }
+
+/** The outcome of an action that an interrupt kept from being written or carried out. */
+const INTERRUPTED = /^not-(written|executed): interrupted/
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`

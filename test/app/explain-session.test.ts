@@ -11,6 +11,7 @@ import {type Choice, claimChoices, type ExplainSessionUi, type FilterableChoice,
 import {type ExplainRequest, loadExplainState} from '../../src/app/explain.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {PersistentVolume} from '../../src/engine/api/model.js'
 import type {ClaimExplanation, Verdict} from '../../src/engine/explain/model.js'
 import type {ReclaimReport} from '../../src/engine/repair/report.js'
 import type {SyncReport} from '../../src/app/sync-report.js'
@@ -23,28 +24,30 @@ const snapshot = (await loadSnapshot('examples/reclaim.yaml')).state
 const quiet = {notice: () => {}, spinner: async () => ({text: () => {}, stop: () => {}})}
 
 /** A UI that answers each prompt with the next of `answers` (given the choices), and records what it was shown. */
-function scriptedUi(answers: Array<(choices: ReadonlyArray<Choice<unknown>>) => unknown>, confirm?: (question: string, warning: string) => Promise<boolean>) {
-  const seen = {menus: [] as Array<{message: string; names: string[]}>, claims: [] as ClaimExplanation[], reclaims: [] as ReclaimReport[], plans: [] as SyncReport[], notices: [] as string[], asked: [] as string[]}
+function scriptedUi(
+  answers: Array<(choices: ReadonlyArray<Choice<unknown>>) => unknown>,
+  confirm?: (question: string, warning: string) => Promise<boolean>,
+  confirmSync?: (question: string, destructive: boolean) => Promise<boolean>,
+) {
+  const seen = {menus: [] as Array<{message: string; names: string[]}>, claims: [] as ClaimExplanation[], volumes: [] as PersistentVolume[], reclaims: [] as ReclaimReport[], plans: [] as SyncReport[], notices: [] as string[], asked: [] as string[]}
   const answer = async <T,>(message: string, choices: ReadonlyArray<Choice<T>>): Promise<T | undefined> => {
     seen.menus.push({message, names: choices.map((c) => c.name)})
     const next = answers.shift()
     assert.ok(next !== undefined, `no answer scripted for "${message}"`)
     return next(choices) as T | undefined
   }
+  // A question asked is recorded, then answered as scripted.
+  const recorded = <A,>(ask?: (question: string, more: A) => Promise<boolean>) =>
+    ask === undefined ? undefined : async (question: string, more: A) => (seen.asked.push(question), ask(question, more))
   const ui: ExplainSessionUi = {
     choose: answer,
     search: <T,>(message: string, choices: ReadonlyArray<FilterableChoice<T>>) => answer(message, choices),
     showClaim: (e) => void seen.claims.push(e),
-    showVolume: () => {},
+    showVolume: (v) => void seen.volumes.push(v),
     showPlan: (r) => void seen.plans.push(r),
     showReclaim: (r) => void seen.reclaims.push(r),
-    confirm:
-      confirm === undefined
-        ? undefined
-        : async (question, warning) => {
-            seen.asked.push(question)
-            return confirm(question, warning)
-          },
+    confirm: recorded(confirm),
+    confirmSync: recorded(confirmSync),
     notice: (line) => void seen.notices.push(line),
     spinner: quiet.spinner,
   }
@@ -182,6 +185,37 @@ describe('the "Next?" menu offers the reclaim and carries it out', () => {
     } finally {
       await api.stop()
     }
+  })
+
+  test('live: after the reclaim the cluster is read again: the claim explained anew, its sync offered and run, then Bound, the YAML as written', async () => {
+    const {api, loaded} = await live()
+    try {
+      const {ui, seen} = scriptedUi([byName('shop/db'), byName('Reclaim pv/pv-0004'), byName('Sync pvc/db now'), byName('Show pv/pv-0004'), quit], async () => true, async () => true)
+      await runExplainSession(loaded.loaded, request([]), ui)
+      // Explained when picked, after the reclaim, after the sync: each time on what the cluster held then.
+      assert.deepEqual(seen.claims.map((c) => c.verdict), ['ProvisioningNotSupported', 'WillBind', 'Bound'])
+      const afterReclaim = seen.menus[2].names
+      assert.ok(!afterReclaim.some((n) => n.startsWith('Reclaim')), afterReclaim.join(' | '))
+      assert.equal(afterReclaim[0], 'Sync pvc/db now')
+      assert.match(seen.asked[1], /^Write \d+ changes? to context \S+\?$/)
+      const afterSync = seen.menus[3].names
+      assert.ok(!afterSync.some((n) => n.startsWith('Sync pvc/db now')), 'nothing left to write: not offered')
+      // The YAML is the volume as the cluster holds it now, not as first read.
+      const stored = api.get('pv', null, 'pv-0004') as unknown as PersistentVolume
+      assert.equal(seen.volumes[0].metadata.resourceVersion, stored.metadata.resourceVersion)
+      assert.equal(seen.volumes[0].spec.claimRef?.uid, (api.get('pvc', 'shop', 'db') as unknown as {metadata: {uid: string}}).metadata.uid)
+      assert.equal((api.get('pvc', 'shop', 'db') as unknown as {status: {phase: string}}).status.phase, 'Bound')
+    } finally {
+      await api.stop()
+    }
+  })
+
+  test('on a snapshot the claim\'s sync is not offered (nothing can be written): its dry run is', async () => {
+    const loaded = await loadExplainState({...request(['-f', 'examples/reclaim.yaml']), filename: ['examples/reclaim.yaml'], stdin: process.stdin, qps: 5, burst: 10}, quiet)
+    const {ui, seen} = scriptedUi([byName('shop/db'), quit], undefined, async () => assert.fail('a snapshot asks no consent'))
+    await runExplainSession(loaded.loaded, request(['-f', 'examples/reclaim.yaml']), ui)
+    assert.ok(!seen.menus[1].names.some((n) => n.startsWith('Sync pvc/db now')), seen.menus[1].names.join(' | '))
+    assert.ok(seen.menus[1].names.includes('Show the dry-run sync of pvc/db'))
   })
 
   test('live, not confirmed: nothing written, the offer stays', async () => {

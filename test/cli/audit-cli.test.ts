@@ -12,7 +12,7 @@ import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
   {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 2 errors, 2 warnings, 1 info; the controller would make 11 writes first/},
   {name: 'a state in sync and healthy exits 0', args: ['audit', '-f', '-'], stdin: IN_SYNC_SNAPSHOT, code: 0, stdout: /0 errors, 0 warnings, 0 info; no changes planned\./},
-  {name: 'an unknown --ignore code is a usage error', args: ['audit', '-f', example, '--ignore', 'ClaimLots'], code: 2, stderr: /unknown finding code ClaimLots/},
+  {name: 'an unknown --ignore code is a usage error, with the code meant', args: ['audit', '-f', example, '--ignore', 'ClaimLots'], code: 2, stderr: /^error: --ignore: unknown finding code ClaimLots \(did you mean "ClaimLost"\?\)$/m},
   {name: '-o junit: the JUnit XML, the same exit status', args: ['audit', '-f', example, '-o', 'junit'], code: 1, stdout: /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="pvctl audit" tests="15" failures="5" errors="0">\n/},
   {name: '-o junit --fail-on none: only the plan fails', args: ['audit', '-f', example, '-o', 'junit', '--fail-on', 'none'], code: 1, stdout: /<testsuites name="pvctl audit" tests="15" failures="1" errors="0">/},
   {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nAudit: 3\/7 claims .*\n\n### Errors \(2\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
@@ -30,6 +30,23 @@ const rows: Array<{name: string; args: string[]; stdin?: string; code: number; s
   {name: '-o html: the page on stdout', args: ['audit', '-f', example, '-o', 'html'], code: 1, stdout: /^<!DOCTYPE html>\n[^]*<article class="finding" id="pvc\.shop\.reports-b"[^]*<\/html>\n$/},
   {name: '--ignore is counted in the summary', args: ['audit', '-f', example, '--ignore', 'ClaimLost,ClaimMisbound'], code: 1, stdout: /0 errors, 2 warnings, 1 info \(2 ignored\)/},
 ]
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+// A scope that matches nothing: the same notice and --fail-on-empty as sync's, and the namespace meant.
+const scopes: Array<{args: string[]; notice: string}> = [
+  {args: ['-n', 'nope'], notice: 'no PersistentVolumeClaims, and no PersistentVolumes bound to one, in namespace "nope"'},
+  {args: ['-l', 'app=nothing'], notice: 'no PersistentVolumes or PersistentVolumeClaims matching -l app=nothing'},
+  {args: ['-n', 'Shop'], notice: 'no PersistentVolumeClaims, and no PersistentVolumes bound to one, in namespace "Shop" (did you mean "shop"?)'},
+]
+for (const command of [['audit'], ['sync', '--dry-run']]) {
+  for (const scope of scopes) {
+    rows.push(
+      {name: `${command[0]} ${scope.args.join(' ')}: a scope that matches nothing is said`, args: [...command, '-f', example, ...scope.args], code: 0, stderr: new RegExp(`^pvctl: ${escaped(scope.notice)}$`, "m")},
+      {name: `${command[0]} ${scope.args.join(' ')} --fail-on-empty: an error`, args: [...command, '-f', example, ...scope.args, '--fail-on-empty'], code: 2, stderr: new RegExp(`^error: ${escaped(scope.notice)}$`, 'm')},
+    )
+  }
+}
 
 for (const row of rows) {
   test(`audit: ${row.name}`, async () => {

@@ -293,11 +293,11 @@ const rows: Row[] = [
     expectStderr: /^error: --recycler-pod-template "\S*snap\.yaml": expected exactly one Pod, found 0$/,
   },
   {
-    name: 'a claim name with a slash',
-    args: ['-f', '{dir}/snap.yaml', 'pvc/a/b'],
+    name: 'a claim name with a slash too many',
+    args: ['-f', '{dir}/snap.yaml', 'pvc/a/b/c'],
     files: {'snap.yaml': PV},
     expectExit: 2,
-    expectStderr: /^error: object "pvc\/a\/b": a name cannot contain "\/"/,
+    expectStderr: /^error: object "pvc\/a\/b\/c": expected pvc\/NAME or pvc\/NAMESPACE\/NAME/,
   },
   {
     name: 'a claim named with -A (kubectl refuses it alike)',

@@ -43,7 +43,7 @@ const rows: BashRow[] = [
   {words: ['pvctl', ''], want: ['audit', 'completion', 'explain', 'help', 'reclaim', 'relink', 'sync', 'version']},
   {words: ['pvctl', 'ex'], want: ['explain']},
   {words: ['pvctl', 'sync', '--dry'], want: ['--dry-run']},
-  {words: ['pvctl', 'audit', '--fail'], want: ['--fail-on']},
+  {words: ['pvctl', 'audit', '--fail'], want: ['--fail-on', '--fail-on-empty']},
   {words: ['pvctl', 'sync', '-'], want: ['-f', '-n', '-A', '-l', '-o', '--dry-run', '--no-headers', '--help'], includes: true},
   {words: ['pvctl', 'sync', '-o', ''], want: ['table', 'wide', 'diff', 'json', 'yaml', 'name']},
   {words: ['pvctl', 'explain', '-o', 'j'], want: ['json']},
@@ -56,6 +56,11 @@ const rows: BashRow[] = [
   {words: ['pvctl', 'sync', '-f', example, 'pv/pv-0001', 'pv/pv-000'], want: ['pv/pv-0002', 'pv/pv-0003', 'pv/pv-0004', 'pv/pv-0005', 'pv/pv-0006', 'pv/pv-0008']},
   {words: ['pvctl', 'audit', '-f', example, 'pv', 'pv-0004', 'pv-000'], want: ['pv-0001', 'pv-0002', 'pv-0003', 'pv-0005', 'pv-0006', 'pv-0008']},
   {words: ['pvctl', 'audit', '-f', example, '-n', ''], want: ['shop']},
+  // Flags before the command, as kubectl takes them.
+  {words: ['pvctl', '-n', 'shop', 'ex'], want: ['explain']},
+  {words: ['pvctl', '-n', 'shop', '-f', example, 'explain', 'pvc/s'], want: ['pvc/search', 'pvc/sessions']},
+  {words: ['pvctl', '-f', example, '-n', ''], want: ['shop']},
+  {words: ['pvctl', '--context', 'x', 'sync', '--dry'], want: ['--dry-run']},
   // The claims of the namespace given: none in default.
   {words: ['pvctl', 'explain', '-f', example, 'pvc', ''], want: []},
   // A snapshot that cannot be read, a cluster that cannot be reached: no names, no error in the prompt.
@@ -124,6 +129,16 @@ test('kubectl_complete-pvctl answers kubectl as pvctl __complete does', () => {
   assert.equal(plugin.status, 0, plugin.stderr)
   assert.equal(plugin.stdout, 'pvc/orders\n:4\n')
   assert.equal(own.stdout, plugin.stdout)
+})
+
+test('kubectl pvctl with flags before the command: kubectl runs the plugin with them, pvctl moves the command first', {skip: installed('kubectl') ? false : 'kubectl is not installed'}, async () => {
+  const [plugin, own] = await Promise.all([
+    execFileAsync('kubectl', ['pvctl', '-n', 'shop', 'explain', 'pvc/logs', '-f', example, '-o', 'json'], {cwd: repoRoot, env, encoding: 'utf8'}).catch((err: {code: number; stdout: string; stderr: string}) => err),
+    runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']),
+  ])
+  assert.equal(plugin.stderr, '')
+  assert.equal(plugin.stdout, own.stdout)
+  assert.equal(JSON.parse(plugin.stdout).verdict, 'NoMatchingVolume')
 })
 
 test('kubectl completes kubectl pvctl through kubectl_complete-pvctl (kubectl 1.26+)', {skip: installed('kubectl') ? false : 'kubectl is not installed'}, async () => {

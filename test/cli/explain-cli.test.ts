@@ -2,7 +2,6 @@
 // unknown objects with the names the user probably meant, the non-TTY list of every claim not Bound, and
 // the interactive picker driven through a pseudo-terminal (util-linux `script`).
 import assert from 'node:assert/strict'
-import {spawn, spawnSync} from 'node:child_process'
 import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {describe, test} from 'node:test'
@@ -12,7 +11,8 @@ import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {MAX_LIST_CANDIDATES} from '../../src/app/explain.js'
 import {pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
-import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
+import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
+import {KEYS, noTerminal, Terminal} from './terminal.js'
 import {tempDir} from '../temp-dir.js'
 
 type Json = Record<string, any>
@@ -24,6 +24,18 @@ function json(stdout: string): Json {
 }
 
 describe('pvctl explain through the built CLI', () => {
+  test('pvc/NAMESPACE/NAME, as pvctl prints claims: the same explanation as pvc/NAME -n NAMESPACE', async () => {
+    const [namespaced, flagged, conflict] = await Promise.all([
+      runCli(['explain', 'pvc/shop/orders', '-f', example, '-o', 'json']),
+      runCli(['explain', 'pvc/orders', '-n', 'shop', '-f', example, '-o', 'json']),
+      runCli(['explain', 'pvc/shop/orders', '-n', 'web', '-f', example]),
+    ])
+    assert.equal(namespaced.code, flagged.code, namespaced.stderr)
+    assert.equal(namespaced.stdout, flagged.stdout)
+    assert.equal(conflict.code, 2)
+    assert.match(conflict.stderr, /^error: object "pvc\/shop\/orders": its namespace "shop" is not the -n given \("web"\)/)
+  })
+
   test('pvc/NAME -o json: the ClaimExplanation, exit 1 for a claim that stays Pending', async () => {
     const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json'])
     assert.equal(r.code, 1, r.stderr)
@@ -237,59 +249,7 @@ describe('pvctl explain through the built CLI', () => {
 // ---------------------------------------------------------------------------------------------------------
 // The interactive picker, through a pseudo-terminal.
 
-const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
-const KEYS = {down: '\u001b[B', up: '\u001b[A', enter: '\r', ctrlC: '\u0003'}
-
-/** A command on a pseudo-terminal (`script`), read as it prints and fed keys as a user would type them. */
-class Terminal {
-  private output = ''
-  private readonly exited: Promise<number | null>
-  private readonly child
-
-  constructor(args: readonly string[]) {
-    const command = `stty cols 160 rows 50; exec ${[process.execPath, bin, ...args].map((a) => `'${a}'`).join(' ')}`
-    this.child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], {
-      cwd: repoRoot,
-      env: cleanEnv({CI: undefined, TERM: 'xterm-256color'}),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    })
-    this.child.stdout.on('data', (b: Buffer) => (this.output += b.toString('utf8')))
-    this.child.stderr.on('data', (b: Buffer) => (this.output += b.toString('utf8')))
-    this.exited = new Promise((resolve) => this.child.on('close', resolve))
-  }
-
-  /** The output so far, without escape codes. */
-  get screen(): string {
-    return this.output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
-  }
-
-  /** Waits until `text` appears after position `from` of the (plain) output; returns its end. */
-  async waitFor(text: string, from = 0, timeoutMs = 15_000): Promise<number> {
-    const deadline = Date.now() + timeoutMs
-    for (;;) {
-      const at = this.screen.indexOf(text, from)
-      if (at >= 0) return at + text.length
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${JSON.stringify(text)}; the terminal shows:\n${this.screen.slice(from)}`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-
-  /** Types keys and returns where the output was when they were typed. */
-  type(...keys: string[]): number {
-    const mark = this.screen.length
-    this.child.stdin.write(keys.join(''))
-    return mark
-  }
-
-  async exit(): Promise<number | null> {
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000)
-    const code = await this.exited
-    clearTimeout(timer)
-    return code
-  }
-}
-
-describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : 'util-linux `script` is not installed: no pseudo-terminal to drive the picker'}, () => {
+describe('pvctl explain on a terminal: the picker', {skip: noTerminal}, () => {
   test('pick a claim, show a near-miss volume, the dry-run sync, pick another, quit', async () => {
     const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)])
     let at = await t.waitFor('Which claim?')
@@ -322,7 +282,7 @@ describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : '
     at = t.type('quit')
     await t.waitFor('❯ Quit', at)
     t.type(KEYS.enter)
-    assert.equal(await t.exit(), 0, t.screen)
+    assert.equal((await t.exit()).code, 0, t.screen)
   })
 
   test('typed to filter, by verdict; then the reclaim the menu offers, a simulation on a snapshot', async () => {
@@ -342,20 +302,20 @@ describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : '
     const menuEnd = await t.waitFor('Pick another claim', at)
     assert.doesNotMatch(t.screen.slice(at, menuEnd), /Reclaim pv\/pv-0004/, 'not offered twice')
     t.type(KEYS.ctrlC)
-    assert.equal(await t.exit(), 130, t.screen)
+    assert.equal((await t.exit()).code, 130, t.screen)
   })
 
   test('Ctrl-C at the picker ends it quietly, exit 130 (an interrupt, not a success)', async () => {
     const t = new Terminal(['explain', '-A', '-f', path.relative(repoRoot, example)])
     await t.waitFor('Which claim?')
     t.type(KEYS.ctrlC)
-    assert.equal(await t.exit(), 130, t.screen)
+    assert.equal((await t.exit()).code, 130, t.screen)
     assert.doesNotMatch(t.screen, /error:/)
   })
 
   test('with -o json on a terminal there is no picker: the List is printed', async () => {
     const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example), '-o', 'json'])
-    assert.equal(await t.exit(), 1)
+    assert.equal((await t.exit()).code, 1)
     assert.match(t.screen, /"kind": "List"/)
     assert.doesNotMatch(t.screen, /Which claim\?/)
   })

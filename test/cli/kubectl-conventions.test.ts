@@ -67,6 +67,50 @@ test('TYPE NAME as well as TYPE/NAME: explain pvc logs -n shop, sync pv pv-0006'
   assert.ok(JSON.parse(syncTypeName.stdout).actions.length > 0)
 })
 
+test("flags before the command, as kubectl's: every command answers as with them after it", async () => {
+  const reclaim = path.join(path.dirname(example), 'reclaim.yaml')
+  const relink = path.join(path.dirname(example), 'relink.yaml')
+  const rows: Array<{before: string[]; after: string[]}> = [
+    {before: ['-n', 'shop', 'explain', 'pvc/logs', '-f', example, '-o', 'json'], after: ['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']},
+    {before: ['-n', 'shop', '-f', example, 'why', 'pvc/logs'], after: ['why', 'pvc/logs', '-n', 'shop', '-f', example]},
+    {before: ['--namespace=shop', '-f', example, 'sync', '--dry-run', '-o', 'json'], after: ['sync', '--dry-run', '-o', 'json', '--namespace=shop', '-f', example]},
+    {before: ['-f', example, '-A', 'audit', '-o', 'json'], after: ['audit', '-f', example, '-A', '-o', 'json']},
+    {before: ['-f', reclaim, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '-o', 'json'], after: ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', reclaim, '-o', 'json']},
+    {before: ['-nshop', '-f', relink, 'relink', 'pvc/db', '-o', 'json'], after: ['relink', 'pvc/db', '-n', 'shop', '-f', relink, '-o', 'json']},
+    {before: ['-o', 'json', 'version', '--client'], after: ['version', '--client', '-o', 'json']},
+    {before: ['--help', 'sync'], after: ['sync', '--help']},
+  ]
+  const runs = await Promise.all(rows.map((r) => Promise.all([runCli(r.before), runCli(r.after)])))
+  runs.forEach(([before, after], i) => {
+    const line = rows[i].before.join(' ')
+    assert.equal(before.stderr, after.stderr, line)
+    assert.equal(before.stdout, after.stdout, line)
+    assert.equal(before.code, after.code, line)
+    assert.ok(before.code !== 2 && before.stdout !== '', `${line}: ${before.stderr}`)
+  })
+})
+
+test('--context and --kubeconfig before the command reach a live cluster', async () => {
+  const api = await startEmulator({})
+  try {
+    const kubeconfig = path.join(tempDir('flags-first'), 'kubeconfig')
+    writeFileSync(kubeconfig, api.kubeconfig({namespace: 'default', name: 'demo'}))
+    const r = await runCli(['--kubeconfig', kubeconfig, '--context', 'demo', 'sync', '--dry-run'])
+    assert.equal(r.code, 0, r.stderr)
+    assert.match(r.stdout, /^No changes/)
+  } finally {
+    await api.stop()
+  }
+})
+
+test('flags with no command after them, and kubectl\'s -v: one clear error each, exit 2', async () => {
+  const [flagsOnly, v] = await Promise.all([runCli(['-n', 'shop']), runCli(['-v'])])
+  assert.equal(flagsOnly.code, 2)
+  assert.match(flagsOnly.stderr, /^error: no command after "-n": pvctl \[FLAGS\] COMMAND \[FLAGS\], e\.g\. pvctl -n shop explain pvc\/NAME; its commands: audit, /)
+  assert.equal(v.code, 2)
+  assert.equal(v.stderr, 'error: "-v" is not the version: it is loop mode\'s log level, as kubectl\'s (pvctl sync --watch -v 2); the version: pvctl --version\n')
+})
+
 test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubectl runs it', async () => {
   const {spawnSync} = await import('node:child_process')
   const {cleanEnv, repoRoot} = await import('./run-cli.js')

@@ -366,6 +366,14 @@ items:
     check: (res) => assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -n other -f ${twoNamespaces}`),
   },
   {
+    name: 'the snapshot read from stdin: the pointer names a file to save it to, not -f - (stdin is spent)',
+    args: ['-f', '-'],
+    stdin: readFileSync(inSyncUnhealthy, 'utf8'),
+    expectExit: 0,
+    check: (res) =>
+      assert.equal(res.stderr.split('\n').at(-2), 'pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f SNAPSHOT.yaml (SNAPSHOT.yaml: the snapshot read from stdin, saved to a file)'),
+  },
+  {
     name: 'in sync and the problem silenced by pvctl.io/audit-ignore: no pointer',
     args: ['-f', inSyncSilenced],
     expectExit: 0,

@@ -164,6 +164,25 @@ test('SIGTERM: exits 0 within 2 seconds and releases the lease', async () => {
   }
 })
 
+test('SIGTERM while the informers list (start-up): exits 0, and never says the caches are synced', async () => {
+  const {api, kubeconfig} = await cluster([volume('pv-a')])
+  let pvctl: Pvctl | undefined
+  // The informer's list of volumes is answered only once pvctl has been signalled (its list then ends as it will).
+  api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'hook', run: async () => {
+    pvctl!.kill('SIGTERM')
+    await pvctl!.line(/Stopped/).catch(() => {})
+  }}})
+  pvctl = new Pvctl(kubeconfig(), ['--watch', '--dry-run', ...FAST])
+  try {
+    assert.equal(await pvctl.exited, 0, pvctl.err.join('\n'))
+    assert.ok(!pvctl.err.some((l) => /Caches are synced/.test(l)), pvctl.err.join('\n'))
+    assert.ok(!pvctl.err.some((l) => /Synced/.test(l)), 'no sync starts')
+  } finally {
+    await pvctl.stop()
+    await api.stop()
+  }
+})
+
 test('SIGTERM in the middle of a burst of syncs (the start-up syncs every object) stops pvctl there, not once the queues are empty', async () => {
   // A sync that only plans awaits nothing: before the workers gave the event loop a turn between keys,
   // the signal (and the watches, and the lease's renewal) waited for all of them.

@@ -73,6 +73,20 @@ test('Ctrl-C while a recycler pod is waited for: the report of what was done, no
     assert.equal(report.converged, false)
     assert.match(report.actions.find((a: {action: string}) => a.action === 'recycle').outcome, /^not-executed: interrupted: pod default\/recycler-for-pv-0005 is left running/)
     assert.match(stderr, /^pvctl: interrupted: \d+ writes made .*; the rest not issued; run pvctl sync again to complete the job$/m)
+
+    // The re-run completes the job; its last line holds it to its own plan, whatever that plan holds.
+    const stop = kubelet(api, 'Succeeded')
+    try {
+      const rerun = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
+      assert.equal(rerun.code, 0, rerun.stderr)
+      const last = rerun.stderr.trim().split('\n').at(-1)!
+      assert.doesNotMatch(last, /of the 0 planned/, last)
+      assert.match(last, /^pvctl: \d+ writes made(, after the operations| \(\d+ of the [1-9]\d* planned(, \d+ after the operations)?\)); \d+ operations? carried out: /)
+      const after = await runCli(['sync', '--kubeconfig', kubeconfig, '--dry-run'], {env: {HOME: dir}})
+      assert.equal(after.code, 0, after.stdout)
+    } finally {
+      stop()
+    }
   } finally {
     await api.stop()
   }

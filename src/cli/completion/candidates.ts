@@ -2,6 +2,8 @@
 // hidden `__complete` command answers kubectl's shell scripts. PURE: the commands' surface and the words in,
 // either the candidates or what names to read (claims, volumes, namespaces, contexts) and how to show them.
 
+import {commandIndex, valueFlags} from '../command-first.js'
+
 /** cobra's ShellCompDirective bits, which the shell scripts read from the last line (`:4`). */
 export const Directive = {
   /** Complete with the candidates; with none, the shell completes file names. */
@@ -99,14 +101,20 @@ export function complete(words: readonly string[], commands: readonly Completion
   const before = words.slice(0, -1)
   // oclif lists an alias (why) as a command of its own: offered once, as its command.
   const visible = commands.filter((c) => c.hidden !== true && !commands.some((o) => o.aliases.includes(c.id))).sort((a, b) => (a.id < b.id ? -1 : 1))
-  const at = before.findIndex((w) => !w.startsWith('-'))
-  if (at === -1) {
+  // Flags may come before the command, as kubectl's do (`pvctl -n shop explain pvc/<TAB>`).
+  const takesValue = valueFlags(commands)
+  const at = commandIndex(before, takesValue)
+  if (at === undefined) {
+    // The value of a flag before any command (`pvctl -n <TAB>`): as a command that has the flag completes it.
+    const flag = before.at(-1)
+    const holder = flag !== undefined && takesValue(flag) ? visible.find((c) => findFlag(c, flag) !== undefined) : undefined
+    if (holder !== undefined) return completeCommand(holder, before, current, visible)
     if (current.startsWith('-')) return byPrefix(ROOT_FLAGS, current, Directive.NoFileComp)
     return byPrefix(visible.map((c) => ({value: c.id, description: c.summary})), current, Directive.NoFileComp)
   }
   const command = commands.find((c) => c.id === before[at] || c.aliases.includes(before[at]))
   if (command === undefined) return {candidates: [], directive: Directive.NoFileComp}
-  return completeCommand(command, before.slice(at + 1), current, visible)
+  return completeCommand(command, [...before.slice(0, at), ...before.slice(at + 1)], current, visible)
 }
 
 interface LineState {
