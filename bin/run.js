@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // oclif checks its own engines field against the running Node with semver at every start: ~40 ms of CPU,
-// a sixth of `pvctl --help`. npm checks pvctl's own (node >= 20, which covers oclif's) when it installs.
+// a sixth of `pvctl --help`. npm checks pvctl's own (Node.js 20, 22, 24 or 26, which oclif's covers) when it installs.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
 
 // Output that cannot be written (a full disk, a terminal gone) has been reported by the command in one

@@ -14,6 +14,7 @@ import {pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
 import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
 import {tempDir} from '../temp-dir.js'
+import {skipWithout} from '../tools.js'
 
 type Json = Record<string, any>
 
@@ -236,7 +237,6 @@ describe('pvctl explain through the built CLI', () => {
 // ---------------------------------------------------------------------------------------------------------
 // The interactive picker, through a pseudo-terminal.
 
-const hasScript = spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0
 const KEYS = {down: '\u001b[B', up: '\u001b[A', enter: '\r', ctrlC: '\u0003'}
 
 /** A command on a pseudo-terminal (`script`), read as it prints and fed keys as a user would type them. */
@@ -288,7 +288,7 @@ class Terminal {
   }
 }
 
-describe('pvctl explain on a terminal: the picker', {skip: hasScript ? false : 'util-linux `script` is not installed: no pseudo-terminal to drive the picker'}, () => {
+describe('pvctl explain on a terminal: the picker', {skip: skipWithout('script', 'the picker on a pseudo-terminal')}, () => {
   test('pick a claim, show a near-miss volume, the dry-run sync, pick another, quit', async () => {
     const t = new Terminal(['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)])
     let at = await t.waitFor('Which claim?')
