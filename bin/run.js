@@ -29,8 +29,9 @@ if (args[0] === '--version') args.splice(0, 1, 'version', '--client')
 if (args[0] === '__complete') args.splice(1, 0, '--')
 
 // Run as `kubectl pvctl` (bin/kubectl-pvctl.js, which kubectl finds on PATH): help and messages say so.
-let loadOptions
-if (globalThis.pvctlBin !== undefined) {
+// The single-file release (scripts/release/sea-main.js) has no package.json to read and brings its own.
+let loadOptions = globalThis.pvctlLoadOptions
+if (loadOptions === undefined && globalThis.pvctlBin !== undefined) {
   const {readFileSync} = await import('node:fs')
   const {fileURLToPath} = await import('node:url')
   const root = fileURLToPath(new URL('..', import.meta.url))

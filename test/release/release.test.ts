@@ -1,0 +1,190 @@
+// `npm run release` (scripts/release.js), made into a folder of its own, and what a user downloads from it:
+// the archives and their sums, the amd64 executable run with an empty environment (no PATH, so no
+// Node.js to find: `env -i`) printing what the npm install prints under the same Node.js, offline and
+// against a live (emulated) cluster, the arm64 executable built for its processor, the krew manifest
+// held to krew's own rules (sigs.k8s.io/krew pkg/index/validation and cmd/validate-krew-manifest), the
+// Homebrew formula. release/linux-*/pvctl, which deploy/Dockerfile copies, is what the archives hold.
+import assert from 'node:assert/strict'
+import {execFile, spawnSync} from 'node:child_process'
+import {createHash} from 'node:crypto'
+import {chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import path from 'node:path'
+import {after, before, describe, test} from 'node:test'
+
+import {parse} from 'yaml'
+
+import {nodeRuntime} from '../../scripts/node-runtime.js'
+import {RELEASE_NODE, TARGETS} from '../../scripts/release.js'
+import {untarGz} from '../../scripts/tar.js'
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import {example, repoRoot, tempDir} from '../cli/run-cli.js'
+import {startEmulator, type Emulator} from '../emulator/emulator.js'
+
+const here = `${process.platform}-${process.arch}`
+const skip = here === 'linux-x64' ? false : `the release's amd64 executable runs on linux-x64 only, not ${here}`
+const version = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as {version: string}).version
+const out = tempDir('release')
+const unpacked = tempDir('release-unpacked')
+let api: Emulator
+let kubeconfig: string
+
+const archiveOf = (name: string) => path.join(out, `pvctl-v${version}-${name}.tar.gz`)
+const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
+
+/**
+ * A command with an empty environment, as `env -i` runs it: no PATH, HOME, locale or Node.js options.
+ * Asynchronous: the emulator in this process answers while it runs.
+ */
+function bare(command: string, args: readonly string[]): Promise<{code: number | null; stdout: string; stderr: string}> {
+  return new Promise((resolve) => {
+    execFile(command, args, {cwd: unpacked, env: {}, encoding: 'utf8'}, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : null
+      resolve({code, stdout, stderr: code === null ? `${stderr}${err?.message ?? ''}` : stderr})
+    })
+  })
+}
+
+describe('npm run release', {skip}, () => {
+  before(async () => {
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'release.js'), '--out', out, '--base-url', 'https://downloads.example.com/pvctl/v0.1.0/'], {cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']})
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`)
+    for (const file of untarGz(readFileSync(archiveOf('linux-amd64')))) {
+      mkdirSync(path.dirname(path.join(unpacked, file.name)), {recursive: true})
+      writeFileSync(path.join(unpacked, file.name), file.data)
+      chmodSync(path.join(unpacked, file.name), file.mode)
+    }
+    const {state} = await loadSnapshot(example)
+    api = await startEmulator({objects: structuredClone([...state.classes, ...state.volumes, ...state.claims, ...state.pods, ...state.nodes]) as never, tls: true})
+    kubeconfig = path.join(unpacked, 'kubeconfig')
+    writeFileSync(kubeconfig, api.kubeconfig({namespace: 'shop'}))
+  }, {timeout: 900_000})
+
+  after(async () => {
+    await api?.stop()
+  })
+
+  test('an archive per platform with the executable, LICENSE, THIRD-PARTY-LICENSES and the examples; SHA256SUMS names each', () => {
+    const sums = readFileSync(path.join(out, 'SHA256SUMS'), 'utf8')
+    for (const target of TARGETS) {
+      const archive = readFileSync(archiveOf(target.name))
+      assert.match(sums, new RegExp(`^${sha256(archive)}  pvctl-v${version}-${target.name}\\.tar\\.gz$`, 'm'))
+      const files = new Map(untarGz(archive).map((f) => [f.name, f]))
+      assert.deepEqual([...files.keys()].sort(), ['LICENSE', 'THIRD-PARTY-LICENSES', 'examples/cluster.yaml', 'examples/reclaim.yaml', 'examples/relink.yaml', 'pvctl'])
+      assert.equal(files.get('pvctl')!.mode, 0o755)
+      assert.ok(files.get('pvctl')!.data.equals(readFileSync(path.join(out, target.name, 'pvctl'))), `${target.name}: the archive holds release/${target.name}/pvctl`)
+      assert.ok(files.get('LICENSE')!.data.equals(readFileSync(path.join(repoRoot, 'LICENSE'))))
+      const notices = files.get('THIRD-PARTY-LICENSES')!.data.toString()
+      for (const name of ['node@', '@oclif/core@', '@kubernetes/client-node@', 'yaml@']) assert.ok(notices.includes(`\n${name}`) || notices.includes(`\n\n${name}`), `THIRD-PARTY-LICENSES names ${name}`)
+    }
+  })
+
+  test('the arm64 executable is an ELF for aarch64, the amd64 one for x86-64', () => {
+    // e_machine, at byte 18 of the ELF header: 62 x86-64, 183 AArch64.
+    for (const [name, machine] of [['linux-amd64', 62], ['linux-arm64', 183]] as const) {
+      const elf = readFileSync(path.join(out, name, 'pvctl'))
+      assert.deepEqual([...elf.subarray(0, 4)], [0x7f, 0x45, 0x4c, 0x46], name)
+      assert.equal(elf.readUInt16LE(18), machine, name)
+    }
+  })
+
+  describe('the amd64 executable, with an empty environment, prints what the npm install prints under the same Node.js', () => {
+    const node = () => nodeRuntime(RELEASE_NODE, 'x64')
+    const runs: Array<{what: string; args: string[]}> = [
+      {what: 'help', args: ['--help']},
+      {what: "a command's help", args: ['sync', '--help']},
+      {what: 'the version', args: ['version', '--client']},
+      {what: 'the version as JSON', args: ['version', '--client', '-o', 'json']},
+      {what: 'the plan of the bundled example', args: ['sync', '--dry-run', '-f', 'examples/cluster.yaml']},
+      {what: 'its audit as JSON', args: ['audit', '-f', 'examples/cluster.yaml', '-o', 'json']},
+      {what: 'explain', args: ['explain', '-f', 'examples/cluster.yaml']},
+      {what: 'explain of one claim', args: ['explain', 'pvc/logs', '-n', 'shop', '-f', 'examples/cluster.yaml']},
+      {what: 'a completion script', args: ['completion', 'bash']},
+      {what: 'an unknown command', args: ['frobnicate']},
+      {what: 'bad input', args: ['sync', '--dry-run', '-f', 'examples/missing.yaml']},
+      {what: 'the plan of a live cluster (HTTPS)', args: ['sync', '--dry-run', '--kubeconfig', 'kubeconfig']},
+      {what: 'the audit of a live cluster', args: ['audit', '--kubeconfig', 'kubeconfig', '-o', 'json']},
+    ]
+    for (const {what, args} of runs) {
+      test(`${what}: pvctl ${args.join(' ')}`, {timeout: 60_000}, async () => {
+        const single = await bare(path.join(unpacked, 'pvctl'), args)
+        const npm = await bare(node(), [path.join(repoRoot, 'bin', 'run.js'), ...args])
+        assert.deepEqual(single, npm)
+        assert.ok(single.code === 0 || single.code === 1 || args[0] === 'frobnicate' || args.includes('examples/missing.yaml'), `exit ${single.code}: ${single.stderr}`)
+      })
+    }
+
+    test('as kubectl-pvctl (the name krew links) it is `kubectl pvctl`; as kubectl_complete-pvctl it completes', async () => {
+      const links = tempDir('release-links')
+      symlinkSync(path.join(unpacked, 'pvctl'), path.join(links, 'kubectl-pvctl'))
+      symlinkSync(path.join(unpacked, 'pvctl'), path.join(links, 'kubectl_complete-pvctl'))
+      const help = await bare(path.join(links, 'kubectl-pvctl'), ['sync', '--help'])
+      assert.deepEqual(help, await bare(node(), [path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), 'sync', '--help']))
+      assert.match(help.stdout, /\$ kubectl pvctl sync/)
+      const words = ['explain', '-f', 'examples/cluster.yaml', '-n', 'shop', 'pvc/o']
+      const completed = await bare(path.join(links, 'kubectl_complete-pvctl'), words)
+      assert.equal(completed.stdout, 'pvc/orders\n:4\n')
+      assert.deepEqual(completed, await bare(node(), [path.join(repoRoot, 'bin', 'kubectl_complete-pvctl.js'), ...words]))
+    })
+  })
+
+  test("the krew manifest keeps krew's rules, names each archive with its sha256, and installs pvctl as `kubectl pvctl`", () => {
+    const text = readFileSync(path.join(out, 'pvctl.yaml'), 'utf8')
+    const m = parse(text) as {
+      apiVersion: string
+      kind: string
+      metadata: {name: string}
+      spec: {version: string; homepage?: string; shortDescription: string; description?: string; platforms: Array<{selector: {matchLabels?: Record<string, string>; matchExpressions?: unknown[]}; uri: string; sha256: string; bin: string; files: Array<{from: string; to: string}>}>}
+    }
+    // pkg/index/validation: ValidatePlugin and validatePlatform.
+    assert.equal(m.apiVersion, 'krew.googlecontainertools.github.com/v1alpha2')
+    assert.equal(m.kind, 'Plugin')
+    assert.equal(m.metadata.name, 'pvctl', 'the name is the file name without .yaml')
+    assert.match(m.metadata.name, /^[\w-]+$/)
+    assert.notEqual(m.spec.shortDescription, '')
+    assert.match(m.spec.version, /^v\d+\.\d+\.\d+$/, 'a semantic version with its v')
+    assert.equal(m.spec.version, `v${version}`)
+    assert.ok(m.spec.platforms.length > 0)
+    // cmd/validate-krew-manifest: line lengths, and each supported os/arch selected by one platform at most.
+    assert.ok(m.spec.shortDescription.length <= 70, 'shortDescription within 70 characters')
+    for (const line of (m.spec.description ?? '').split('\n')) assert.ok(line.length <= 80, `description line within 80 characters: ${line}`)
+    const selected = new Map<string, number>()
+    for (const [i, p] of m.spec.platforms.entries()) {
+      assert.notEqual(p.uri, '')
+      assert.match(p.sha256, /^[a-f0-9]{64}$/)
+      assert.notEqual(p.bin, '')
+      assert.ok(p.files.length > 0, 'file operations')
+      assert.ok(p.selector.matchLabels !== undefined && Object.keys(p.selector.matchLabels).length > 0, 'a non-empty selector')
+      assert.deepEqual(Object.keys(p.selector.matchLabels).filter((k) => k !== 'os' && k !== 'arch'), [], 'selector keys: os and arch only')
+      const key = `${p.selector.matchLabels.os}/${p.selector.matchLabels.arch}`
+      assert.equal(selected.get(key), undefined, `${key} selected by platforms ${selected.get(key)} and ${i}`)
+      selected.set(key, i)
+      // The platform's archive: the URI names it, the sum is its own, and krew's file operations find
+      // what they copy, leaving `bin` in place for krew to link as kubectl-pvctl.
+      const target = TARGETS.find((t) => `${t.os}/${t.arch}` === key)
+      assert.ok(target !== undefined, `${key} is a platform the release builds`)
+      assert.equal(p.uri, `https://downloads.example.com/pvctl/v0.1.0/pvctl-v${version}-${target.name}.tar.gz`)
+      const archive = readFileSync(archiveOf(target.name))
+      assert.equal(p.sha256, sha256(archive))
+      const names = untarGz(archive).map((f) => f.name)
+      const installed = p.files.flatMap((op) => {
+        assert.ok(!op.from.includes('..') && !op.to.includes('..'), `${op.from} -> ${op.to} stays in the plugin's folder`)
+        return names.filter((n) => n === op.from).map((n) => path.posix.join(op.to, n))
+      })
+      assert.ok(installed.includes(p.bin), `bin ${p.bin} is among what the file operations copy: ${installed.join(', ')}`)
+    }
+    assert.deepEqual([...selected.keys()].sort(), ['linux/amd64', 'linux/arm64'])
+  })
+
+  test('the Homebrew formula installs each platform\'s archive by its sha256, with the kubectl plugin links', () => {
+    const rb = readFileSync(path.join(out, 'pvctl.rb'), 'utf8')
+    assert.match(rb, /^class Pvctl < Formula$/m)
+    assert.match(rb, new RegExp(`^  version "${version}"$`, 'm'))
+    for (const [block, name] of [['on_intel', 'linux-amd64'], ['on_arm', 'linux-arm64']]) {
+      const file = `pvctl-v${version}-${name}.tar.gz`
+      const stanza = new RegExp(`${block} do\\n\\s+url "https://downloads\\.example\\.com/pvctl/v0\\.1\\.0/${file.replaceAll('.', '\\.')}"\\n\\s+sha256 "${sha256(readFileSync(archiveOf(name)))}"\\n`)
+      assert.match(rb, stanza, `${block}: ${file}`)
+    }
+    assert.match(rb, /bin\.install_symlink "pvctl" => "kubectl-pvctl"/)
+    assert.match(rb, /^end$/m)
+  })
+})
