@@ -25,6 +25,7 @@ export const TOOLS = {
   script: {commands: ['script'], install: "util-linux's script(1) (Debian: bsdutils), for a pseudo-terminal"},
   man: {commands: ['man'], install: 'man (Debian: man-db)'},
   tar: {commands: ['tar'], install: 'tar'},
+  go: {commands: ['go'], install: 'Go, which builds krew from the Go module proxy'},
 } satisfies Record<string, Tool>
 
 export type ToolName = keyof typeof TOOLS

@@ -2,12 +2,13 @@
 // the archives and their sums, the amd64 executable run with an empty environment (no PATH, so no
 // Node.js to find: `env -i`) printing what the npm install prints under the same Node.js, offline and
 // against a live (emulated) cluster, the arm64 executable built for its processor, the krew manifest
-// held to krew's own rules (sigs.k8s.io/krew pkg/index/validation and cmd/validate-krew-manifest), the
-// Homebrew formula. release/linux-*/pvctl, which deploy/Dockerfile copies, is what the archives hold.
+// held to krew's rules (sigs.k8s.io/krew pkg/index/validation and cmd/validate-krew-manifest) and
+// installed by krew itself, built from the Go module proxy, and the Homebrew formula.
+// release/linux-*/pvctl, which deploy/Dockerfile copies, is what the archives hold.
 import assert from 'node:assert/strict'
 import {execFile, spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 
@@ -19,6 +20,7 @@ import {untarGz} from '../../scripts/tar.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {example, repoRoot, tempDir} from '../cli/run-cli.js'
 import {startEmulator, type Emulator} from '../emulator/emulator.js'
+import {findTool, skipWithout} from '../tools.js'
 
 const here = `${process.platform}-${process.arch}`
 const skip = here === 'linux-x64' ? false : `the release's amd64 executable runs on linux-x64 only, not ${here}`
@@ -27,6 +29,9 @@ const out = tempDir('release')
 const unpacked = tempDir('release-unpacked')
 let api: Emulator
 let kubeconfig: string
+
+/** krew's release the Go module proxy serves (its newest there), built once into .tmp/krew/. */
+const KREW = 'v0.4.3'
 
 const archiveOf = (name: string) => path.join(out, `pvctl-v${version}-${name}.tar.gz`)
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex')
@@ -173,6 +178,28 @@ describe('npm run release', {skip}, () => {
       assert.ok(installed.includes(p.bin), `bin ${p.bin} is among what the file operations copy: ${installed.join(', ')}`)
     }
     assert.deepEqual([...selected.keys()].sort(), ['linux/amd64', 'linux/arm64'])
+  })
+
+  test('krew installs each platform from the manifest and its archive (its sum checked), linking kubectl-pvctl', {skip: skipWithout('go', "krew's own install of the manifest"), timeout: 900_000}, async () => {
+    const gobin = path.join(repoRoot, '.tmp', 'krew', KREW)
+    const krew = path.join(gobin, 'krew')
+    if (!existsSync(krew)) {
+      const built = spawnSync(findTool('go')!, ['install', `sigs.k8s.io/krew/cmd/krew@${KREW}`], {env: {...process.env, GOBIN: gobin, GOFLAGS: '-mod=mod'}, encoding: 'utf8'})
+      assert.equal(built.status, 0, built.stderr)
+    }
+    for (const target of TARGETS) {
+      const root = tempDir(`krew-${target.arch}`)
+      const env = {PATH: process.env.PATH ?? '', HOME: root, KREW_ROOT: root, KREW_OS: target.os, KREW_ARCH: target.arch}
+      const r = spawnSync(krew, ['install', `--manifest=${path.join(out, 'pvctl.yaml')}`, `--archive=${archiveOf(target.name)}`], {env, encoding: 'utf8'})
+      assert.equal(r.status, 0, `${target.name}: ${r.stdout}${r.stderr}`)
+      assert.match(r.stderr + r.stdout, /kubectl pvctl/)
+      assert.equal(readlinkSync(path.join(root, 'bin', 'kubectl-pvctl')), path.join(root, 'store', 'pvctl', `v${version}`, 'pvctl'))
+      if (target.nodeArch === process.arch) {
+        const help = await bare(path.join(root, 'bin', 'kubectl-pvctl'), ['sync', '--help'])
+        assert.equal(help.code, 0, help.stderr)
+        assert.match(help.stdout, /\$ kubectl pvctl sync --dry-run -f examples\/cluster\.yaml/)
+      }
+    }
   })
 
   test('the Homebrew formula installs each platform\'s archive by its sha256, with the kubectl plugin links', () => {
