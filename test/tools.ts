@@ -26,6 +26,10 @@ export const TOOLS = {
   man: {commands: ['man'], install: 'man (Debian: man-db)'},
   tar: {commands: ['tar'], install: 'tar'},
   go: {commands: ['go'], install: 'Go, which builds krew from the Go module proxy'},
+  'qemu-aarch64': {
+    commands: ['qemu-aarch64'],
+    install: "qemu-user and arm64's C libraries, to run arm64 executables (Debian: apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross libatomic1-arm64-cross)",
+  },
 } satisfies Record<string, Tool>
 
 export type ToolName = keyof typeof TOOLS

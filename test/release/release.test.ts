@@ -20,7 +20,7 @@ import {untarGz} from '../../scripts/tar.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {example, repoRoot, tempDir} from '../cli/run-cli.js'
 import {startEmulator, type Emulator} from '../emulator/emulator.js'
-import {findTool, skipWithout} from '../tools.js'
+import {findTool, skipWithout, TOOLS} from '../tools.js'
 
 const here = `${process.platform}-${process.arch}`
 const skip = here === 'linux-x64' ? false : `the release's amd64 executable runs on linux-x64 only, not ${here}`
@@ -90,6 +90,21 @@ describe('npm run release', {skip}, () => {
       assert.deepEqual([...elf.subarray(0, 4)], [0x7f, 0x45, 0x4c, 0x46], name)
       assert.equal(elf.readUInt16LE(18), machine, name)
     }
+  })
+
+  test('the arm64 executable, on an emulated arm64 (qemu-user), prints what the amd64 one prints', {skip: skipWithout('qemu-aarch64', 'the arm64 executable on an emulated processor'), timeout: 600_000}, async () => {
+    // Debian's arm64 C libraries for cross builds, where qemu-user finds the executable's loader.
+    const libraries = '/usr/aarch64-linux-gnu'
+    assert.ok(existsSync(path.join(libraries, 'lib', 'ld-linux-aarch64.so.1')), `no arm64 C libraries in ${libraries}: ${TOOLS['qemu-aarch64'].install}`)
+    const qemu = findTool('qemu-aarch64')!
+    const arm64 = path.join(out, 'linux-arm64', 'pvctl')
+    for (const args of [['--help'], ['sync', '--dry-run', '-f', 'examples/cluster.yaml'], ['audit', '-f', 'examples/cluster.yaml', '-o', 'json']]) {
+      const emulated = await bare(qemu, ['-L', libraries, arm64, ...args])
+      const native = await bare(path.join(unpacked, 'pvctl'), args)
+      assert.deepEqual(emulated, {...native, stdout: native.stdout.replace('linux-x64', 'linux-arm64')}, args.join(' '))
+    }
+    const version = await bare(qemu, ['-L', libraries, arm64, 'version', '--client', '-o', 'json'])
+    assert.equal((JSON.parse(version.stdout) as {clientVersion: {platform: string}}).clientVersion.platform, 'linux/arm64')
   })
 
   describe('the amd64 executable, with an empty environment, prints what the npm install prints under the same Node.js', () => {
