@@ -15,7 +15,7 @@
 // archive, byte for byte, and the same amd64 one but for V8's code cache, which V8 writes anew each time.
 import {spawnSync} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -215,13 +215,13 @@ async function release(out, baseUrl) {
     // V8's code cache of the bundle halves the start-up (no parse of 5 MB at every run); it is made by the
     // builder's V8 for its own processor, so another processor's executable goes without (and parses).
     const useCodeCache = target.nodeArch === process.arch
-    const executableOf = nodeRuntime(RELEASE_NODE, target.nodeArch)
+    const runtime = nodeRuntime(RELEASE_NODE, target.nodeArch)
     // The client library's node-fetch needs the punycode module Node.js deprecates; Node.js warns of it only
     // to code outside node_modules, which all the bundle is: the npm install prints no such warning.
     const execArgv = ['--disable-warning=DEP0040']
     // The main script's path as given is its name inside (import.meta.url, stack traces): relative, so that
     // no path of the building machine is in the executable and any folder gives the same bytes.
-    writeFileSync(config, JSON.stringify({main: path.basename(main), mainFormat: 'module', executable: executableOf, output: executable, disableExperimentalSEAWarning: true, useCodeCache, execArgv}, null, 2))
+    writeFileSync(config, JSON.stringify({main: path.basename(main), mainFormat: 'module', executable: runtime, output: executable, disableExperimentalSEAWarning: true, useCodeCache, execArgv}, null, 2))
     run(builder, ['--build-sea', config], work)
     chmodSync(executable, 0o755)
     const file = `pvctl-v${pjson.version}-${target.name}.tar.gz`
