@@ -1,5 +1,5 @@
 // The emulator's certificate, made without openssl (tls.ts), read back by OpenSSL's parser (Node's
-// X509Certificate) and used for real: what `openssl req -x509` made before, a CA for 127.0.0.1 and
+// X509Certificate) and used for real: what `openssl req -x509` would make, a CA for 127.0.0.1 and
 // localhost that signs itself, and a TLS server that a client trusting it reaches.
 import assert from 'node:assert/strict'
 import {X509Certificate} from 'node:crypto'
