@@ -8,7 +8,7 @@
 //   pvctl-vX.Y.Z-linux-{amd64,arm64}.tar.gz        each with LICENSE, THIRD-PARTY-LICENSES and examples/
 //   SHA256SUMS                                      sha256sum's format: `sha256sum -c SHA256SUMS`
 //   pvctl.yaml                                      the krew plugin manifest (`kubectl krew install --manifest`)
-//   pvctl.rb                                        the Homebrew formula
+//   pvctl.rb                                        the Homebrew formula, for a tap
 // --base-url is where the archives will be downloaded from (the manifests name it); deploy/Dockerfile
 // builds the container image from release/linux-*/pvctl. The archives have fixed times and owners
 // (scripts/tar.js) and name no path of the building machine: the same sources give the same arm64
@@ -159,7 +159,8 @@ ${platforms.join('\n')}
 
 function brewFormula(version, archives) {
   const on = (arch) => archives.find((a) => a.target.arch === arch)
-  return `# Homebrew formula of pvctl ${version} (npm run release writes it; brew install ./pvctl.rb)
+  return `# Homebrew formula of pvctl ${version}, written by npm run release. Homebrew installs formulae from a tap:
+# put it in the tap's Formula/ folder, then brew install OWNER/TAP/pvctl.
 class Pvctl < Formula
   desc "Run the PersistentVolume controller's decisions by hand"
   homepage "${HOMEPAGE}"
