@@ -25,12 +25,16 @@
 //   audit   wall time and peak RSS of `pvctl audit -f FILE -o json > /dev/null`, right after each cli run,
 //           and its ratio to that run's cli time (the audit targets: AUDIT_TARGET_RATIO, AUDIT_TARGET_RSS_MB)
 //   explain wall time and peak RSS of `pvctl explain -A -f FILE -o json > /dev/null` (every pending claim), once
+// Before the sizes, start-up: `pvctl --help` and, when `npm run release` made this machine's single-file
+// executable, its `--help` beside the npm install's on the same Node.js (SINGLE_FILE_HELP_RATIO).
 import {spawnSync} from 'node:child_process'
 import {closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
+import {nodeRuntime} from '../scripts/node-runtime.js'
+import {RELEASE_NODE, TARGETS} from '../scripts/release.js'
 import {runCli, runMeasure} from './cli-run.js'
 import {generateCluster, type GeneratedCluster, writeCluster} from './generate-cluster.js'
 import {describeFreshMemory, type FreshMemory, freshMemory, machine} from './machine.js'
@@ -47,6 +51,9 @@ export const SYNC_TARGET_RSS_MB = 1024
 export const AUDIT_TARGET_RATIO = 1.3
 /** …and peaks under this RSS. */
 export const AUDIT_TARGET_RSS_MB = 1536
+
+/** docs/performance.md: the single-file release's `--help` within this many times the npm install's, both on the release's Node.js. */
+export const SINGLE_FILE_HELP_RATIO = 1.5
 
 export interface BenchOptions {
   sizes: number[]
@@ -117,27 +124,45 @@ export interface BenchResult {
   help: number
   /** `node -e ""` in the same environment: Node's own start-up, part of `help`. */
   nodeStartup: number
+  /** When `npm run release` made this machine's executable: its `--help`, and the npm install's on the same Node.js. */
+  singleFile?: {executable: string; node: string; help: number; npmHelp: number}
   sizes: SizeResult[]
   reference?: ReferenceResult
 }
 
+/** Median wall time of a command, of 10 runs after a warm-up, in this environment. */
+function medianTime(command: string, args: string[]): number {
+  const times: number[] = []
+  for (let i = 0; i < 11; i++) {
+    const started = performance.now()
+    const r = spawnSync(command, args, {cwd: repoRoot, stdio: 'ignore'})
+    if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (exit ${r.status})`)
+    if (i > 0) times.push((performance.now() - started) / 1000)
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]
+}
+
 /**
- * Median wall time of `pvctl --help`, of 10 runs after a warm-up, in this environment, and `node -e ""`
- * alike: what Node itself takes before pvctl's first line (NODE_EXTRA_CA_CERTS, when set, is a bundle of
- * certificates Node parses at start-up: ~100 ms on the sandbox this was written on, whose environment sets it).
+ * `pvctl --help`, and `node -e ""` alike: what Node itself takes before pvctl's first line
+ * (NODE_EXTRA_CA_CERTS, when set, is a bundle of certificates Node parses at start-up: ~100 ms on the
+ * sandbox this was written on, whose environment sets it).
  */
 function startupTimes(): {help: number; node: number} {
-  const median = (args: string[]) => {
-    const times: number[] = []
-    for (let i = 0; i < 11; i++) {
-      const started = performance.now()
-      const r = spawnSync(process.execPath, args, {cwd: repoRoot, stdio: 'ignore'})
-      if (r.status !== 0) throw new Error(`${args.join(' ')} failed (exit ${r.status})`)
-      if (i > 0) times.push((performance.now() - started) / 1000)
-    }
-    return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]
-  }
-  return {help: median([bin, '--help']), node: median(['-e', ''])}
+  return {help: medianTime(process.execPath, [bin, '--help']), node: medianTime(process.execPath, ['-e', ''])}
+}
+
+/**
+ * The single-file executable of `npm run release` (release/linux-ARCH/pvctl), when there is one: its
+ * `--help` beside the npm install's run by the same Node.js (the release's, from the npm registry).
+ */
+function singleFileStartup(): BenchResult['singleFile'] {
+  const target = TARGETS.find((t) => t.nodeArch === process.arch)
+  const executable = path.join(repoRoot, 'release', target?.name ?? 'none', 'pvctl')
+  if (process.platform !== 'linux' || !existsSync(executable)) return undefined
+  const node = nodeRuntime(RELEASE_NODE, process.arch)
+  const npmHelp = medianTime(node, [bin, '--help'])
+  const help = medianTime(executable, ['--help'])
+  return {executable: path.relative(repoRoot, executable), node: RELEASE_NODE, help, npmHelp}
 }
 
 export async function runBench(opts: BenchOptions): Promise<BenchResult> {
@@ -145,11 +170,12 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
   if (!existsSync(path.join(repoRoot, 'dist', 'commands'))) throw new Error('the CLI is not built: run `npm run build` first')
   const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pvctl-bench-'))
   const startup = startupTimes()
-  const result: BenchResult = {machine: machine(), freshMemory: freshMemory(), help: startup.help, nodeStartup: startup.node, sizes: []}
+  const result: BenchResult = {machine: machine(), freshMemory: freshMemory(), help: startup.help, nodeStartup: startup.node, singleFile: singleFileStartup(), sizes: []}
   log(`machine: ${result.machine}`)
   log(describeFreshMemory(result.freshMemory))
   const extraCerts = process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set' : ''
   log(`pvctl --help: ${ms(result.help)} (median of 10), of which Node's own start-up (node -e ""${extraCerts}): ${ms(result.nodeStartup)}`)
+  log(singleFileLine(result.singleFile))
   try {
     for (const size of opts.sizes) {
       const cluster = generateCluster(size)
@@ -305,9 +331,20 @@ export function table(r: BenchResult): string {
   return lines.join('\n')
 }
 
-/** The targets, judged on this run: one-shot sync's and audit's, at 100k + 100k and more. */
+/** The targets, judged on this run: one-shot sync's and audit's, at 100k + 100k and more; the single file's start-up. */
 function judge(r: BenchResult): string[] {
-  return r.sizes.filter((x) => x.volumes >= 100_000).flatMap((x) => [...syncTargets(x), ...auditTargets(x)])
+  const startup = r.singleFile === undefined ? [] : [singleFileTarget(r.singleFile)]
+  return [...startup, ...r.sizes.filter((x) => x.volumes >= 100_000).flatMap((x) => [...syncTargets(x), ...auditTargets(x)])]
+}
+
+function singleFileLine(x: BenchResult['singleFile']): string {
+  if (x === undefined) return 'pvctl --help, single file: no release/ executable for this machine (npm run release makes one)'
+  return `pvctl --help, single file (${x.executable}): ${ms(x.help)}; the npm install on its Node.js ${x.node}: ${ms(x.npmHelp)} (medians of 10)`
+}
+
+export function singleFileTarget(x: NonNullable<BenchResult['singleFile']>): string {
+  const ratio = x.help / x.npmHelp
+  return `target: the single file's --help within ${SINGLE_FILE_HELP_RATIO}× of the npm install's: ${ms(x.help)} ÷ ${ms(x.npmHelp)} = ${ratio.toFixed(2)}× — ${ratio <= SINGLE_FILE_HELP_RATIO ? 'met' : 'NOT met'}`
 }
 
 /** One-shot sync's targets, each beside its measure: the medians of the runs, the highest peak RSS. */

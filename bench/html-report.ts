@@ -10,7 +10,7 @@ import {pathToFileURL} from 'node:url'
 
 import type {Page} from 'playwright-core'
 
-import {chromiumMissing, launchChromium} from '../test/browser/chromium.js'
+import {launchChromium} from '../test/browser/chromium.js'
 import {repoRoot, tempDir} from '../test/cli/run-cli.js'
 import {generateCluster, writeCluster} from './generate-cluster.js'
 
@@ -43,8 +43,6 @@ const SCROLL = `new Promise((resolve) => {
 
 const RUNS = 3
 const size = Number(process.argv[2] ?? 10_000)
-const missing = chromiumMissing()
-if (missing !== undefined) throw new Error(missing)
 
 const dir = tempDir('bench-html')
 const snapshot = path.join(dir, 'cluster.json')

@@ -5,7 +5,7 @@ const {installInterrupts, markFinished} = await import('../dist/cli/interrupts.j
 installInterrupts()
 
 // oclif checks its own engines field against the running Node with semver at every start: ~40 ms of CPU,
-// a sixth of `pvctl --help`. npm checks pvctl's own (node >= 20, which covers oclif's) when it installs.
+// a sixth of `pvctl --help`. npm checks pvctl's own (Node.js 20, 22, 24 or 26, which oclif's covers) when it installs.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= 'true'
 
 // Output that cannot be written (a full disk, a terminal gone) has been reported by the command in one
@@ -48,8 +48,9 @@ if (args[0]?.startsWith('-') && args[0] !== '-') {
 if (args[0] === '__complete') args.splice(1, 0, '--')
 
 // Run as `kubectl pvctl` (bin/kubectl-pvctl.js, which kubectl finds on PATH): help and messages say so.
-let loadOptions
-if (globalThis.pvctlBin !== undefined) {
+// The single-file release (scripts/release/sea-main.js) has no package.json to read and brings its own.
+let loadOptions = globalThis.pvctlLoadOptions
+if (loadOptions === undefined && globalThis.pvctlBin !== undefined) {
   const {readFileSync} = await import('node:fs')
   const {fileURLToPath} = await import('node:url')
   const root = fileURLToPath(new URL('..', import.meta.url))

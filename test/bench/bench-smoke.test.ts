@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {auditTargets, runBench, syncTargets, table} from '../../bench/bench.js'
+import {auditTargets, runBench, singleFileTarget, syncTargets, table} from '../../bench/bench.js'
 
 test('npm run bench, smoke size: every measurement runs and both engines agree', async () => {
   const lines: string[] = []
@@ -36,6 +36,9 @@ test('npm run bench, smoke size: every measurement runs and both engines agree',
   assert.match(syncRss, /^target: sync at 1000 \+ 1000 under 1 GB peak RSS: \d+ MB — (met|NOT met)$/)
   assert.deepEqual(moreSync, [])
   assert.ok(lines.some((l) => l.startsWith('machine: ')))
+  // The single file's start-up: measured when `npm run release` made one for this machine, said either way.
+  assert.ok(lines.some((l) => l.startsWith('pvctl --help, single file')), lines.join('\n'))
+  assert.equal(singleFileTarget({executable: 'release/linux-amd64/pvctl', node: '26.12.1', help: 0.33, npmHelp: 0.2}), "target: the single file's --help within 1.5× of the npm install's: 330 ms ÷ 200 ms = 1.65× — NOT met")
   // What fresh memory costs the machine: a page's first write dearer than writing it again.
   const {firstTouchUs, againUs} = result.freshMemory
   assert.ok(Number.isFinite(firstTouchUs) && Number.isFinite(againUs) && firstTouchUs > againUs && againUs >= 0, JSON.stringify(result.freshMemory))

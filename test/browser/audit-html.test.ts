@@ -13,15 +13,12 @@ import type {BrowserContext, Page} from 'playwright-core'
 import {generateCluster, writeCluster} from '../../bench/generate-cluster.js'
 import {FINDING_CODES, type FindingCode} from '../../src/engine/audit/findings.js'
 import {example, repoRoot, runCli, tempDir} from '../cli/run-cli.js'
-import {chromiumMissing, launchChromium, pageProblems} from './chromium.js'
+import {skipWithout} from '../tools.js'
+import {launchChromium, pageProblems} from './chromium.js'
 
 const OUT = path.join(repoRoot, 'test-output', 'browser')
 const MAX_BYTES = 15 * 1024 * 1024
-const skip = chromiumMissing()
-if (skip !== undefined) console.log(`# skipping the browser tests: ${skip}`)
-else {
-  // Chromium is there (chromiumMissing throws when it is not and no skip was asked for).
-}
+const skip = skipWithout('chromium', 'the browser tests (test/browser/)')
 
 interface Audited {
   file: string

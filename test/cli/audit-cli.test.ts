@@ -7,6 +7,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {FINDING_CODES} from '../../src/engine/audit/findings.js'
+import {skipWithout} from '../tools.js'
 import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
@@ -62,7 +63,7 @@ test('audit in a pipe: the table without capacity bars, as kubectl keeps extras 
   assert.doesNotMatch(r.stdout, /Capacity by/)
 })
 
-test('audit on a terminal: capacity per class after the summary, not per namespace; NO_COLOR keeps the glyphs, drops the colour', async () => {
+test('audit on a terminal: capacity per class after the summary, not per namespace; NO_COLOR keeps the glyphs, drops the colour', {skip: skipWithout('script', 'the audit on a pseudo-terminal')}, async () => {
   const onTty = (env: Record<string, string>) =>
     spawnSync('script', ['-qec', `node ${bin} audit -f ${example}`, '/dev/null'], {env: cleanEnv({COLUMNS: '200', ...env}), encoding: 'utf8'}).stdout.replace(/\r\n/g, '\n')
   const coloured = onTty({})

@@ -11,6 +11,7 @@ import {promisify} from 'node:util'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {startEmulator} from '../emulator/emulator.js'
+import {onPath, skipWithout} from '../tools.js'
 import {bin, cleanEnv, example, repoRoot, runCli, tempDir} from './run-cli.js'
 
 const pathDir = tempDir('completion-path')
@@ -20,9 +21,8 @@ symlinkSync(path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), path.join(pathDir, '
 const execFileAsync = promisify(execFile)
 const env = cleanEnv({PATH: `${pathDir}${path.delimiter}${process.env.PATH ?? ''}`, HOME: tempDir('completion-home')})
 
-function installed(shell: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${shell}`], {encoding: 'utf8'}).status === 0
-}
+const installed = (shell: string): boolean => onPath(shell) !== undefined
+const noBash = skipWithout('bash', 'the bash completion tests')
 
 const script = async (shell: string): Promise<string> => {
   const r = await runCli(['completion', shell])
@@ -82,7 +82,7 @@ async function driveBash(source: string, lines: ReadonlyArray<readonly string[]>
   return {replies, stderr}
 }
 
-test('bash: the sourced script completes commands, flags, -o values and names from -f', {skip: installed('bash') ? false : 'bash is not installed'}, async () => {
+test('bash: the sourced script completes commands, flags, -o values and names from -f', {skip: noBash}, async () => {
   const {replies, stderr} = await driveBash(await script('bash'), rows.map((r) => r.words))
   assert.equal(stderr, '')
   rows.forEach((row, i) => {
@@ -92,7 +92,7 @@ test('bash: the sourced script completes commands, flags, -o values and names fr
   })
 })
 
-test("bash, live: names from the cluster of the line's --kubeconfig (claims of the context's namespace), read-only", {skip: installed('bash') ? false : 'bash is not installed'}, async () => {
+test("bash, live: names from the cluster of the line's --kubeconfig (claims of the context's namespace), read-only", {skip: noBash}, async () => {
   const {state} = await loadSnapshot(example)
   const api = await startEmulator({tls: true, objects: structuredClone([...state.volumes, ...state.claims]) as never})
   try {
@@ -116,7 +116,7 @@ test("bash, live: names from the cluster of the line's --kubeconfig (claims of t
   }
 })
 
-test('bash: the script registers its function for pvctl, with file names as the fallback', async () => {
+test('bash: the script registers its function for pvctl, with file names as the fallback', {skip: noBash}, async () => {
   const r = spawnSync('bash', ['--norc', '--noprofile', '-c', 'source <(pvctl completion bash) && complete -p pvctl'], {env, encoding: 'utf8'})
   assert.equal(r.status, 0, r.stderr)
   assert.equal(r.stdout.trim(), 'complete -o default -F __pvctl_complete pvctl')
@@ -131,7 +131,7 @@ test('kubectl_complete-pvctl answers kubectl as pvctl __complete does', () => {
   assert.equal(own.stdout, plugin.stdout)
 })
 
-test('kubectl pvctl with flags before the command: kubectl runs the plugin with them, pvctl moves the command first', {skip: installed('kubectl') ? false : 'kubectl is not installed'}, async () => {
+test('kubectl pvctl with flags before the command: kubectl runs the plugin with them, pvctl moves the command first', {skip: skipWithout('kubectl', 'kubectl pvctl with flags before the command')}, async () => {
   const [plugin, own] = await Promise.all([
     execFileAsync('kubectl', ['pvctl', '-n', 'shop', 'explain', 'pvc/logs', '-f', example, '-o', 'json'], {cwd: repoRoot, env, encoding: 'utf8'}).catch((err: {code: number; stdout: string; stderr: string}) => err),
     runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']),
@@ -141,7 +141,7 @@ test('kubectl pvctl with flags before the command: kubectl runs the plugin with 
   assert.equal(JSON.parse(plugin.stdout).verdict, 'NoMatchingVolume')
 })
 
-test('kubectl completes kubectl pvctl through kubectl_complete-pvctl (kubectl 1.26+)', {skip: installed('kubectl') ? false : 'kubectl is not installed'}, async () => {
+test('kubectl completes kubectl pvctl through kubectl_complete-pvctl (kubectl 1.26+)', {skip: skipWithout('kubectl', "kubectl's completion of kubectl pvctl")}, async () => {
   const {stdout} = await execFileAsync('kubectl', ['__complete', 'pvctl', 'explain', '-f', example, '-n', 'shop', 'pvc/o'], {cwd: repoRoot, env, encoding: 'utf8'})
   assert.match(stdout, /^pvc\/orders\n:4\n/)
 })

@@ -14,6 +14,7 @@ import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
 import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
 import {KEYS, noTerminal, Terminal} from './terminal.js'
 import {tempDir} from '../temp-dir.js'
+import {skipWithout} from '../tools.js'
 
 type Json = Record<string, any>
 

@@ -1,17 +1,17 @@
 // pvctl on a pseudo-terminal (util-linux `script`), read as it prints and fed keys as a user types them, or
 // sent a signal as a terminal, `kill` or a closed window sends it. For the picker, the prompts, the
 // spinners and the interrupts, which behave as they do only on a terminal.
-import {spawn, spawnSync} from 'node:child_process'
+import {spawn} from 'node:child_process'
 
 import path from 'node:path'
 
+import {skipWithout} from '../tools.js'
 import {bin, cleanEnv, repoRoot} from './run-cli.js'
 
 const REPORT_EXIT = path.join(repoRoot, 'test', 'cli', 'report-exit.cjs')
 
 /** Why a terminal test is skipped, or false when it can run. */
-export const noTerminal: string | false =
-  spawnSync('script', ['--version'], {encoding: 'utf8'}).status === 0 ? false : 'util-linux `script` is not installed: no pseudo-terminal to run pvctl on'
+export const noTerminal: string | false = skipWithout('script', 'a test of pvctl on a pseudo-terminal')
 
 export const KEYS = {down: '\u001b[B', up: '\u001b[A', enter: '\r', ctrlC: '\u0003', ctrlD: '\u0004'}
 

@@ -16,6 +16,7 @@ import type {VolumeOperations} from '../../src/engine/controller/volume-operatio
 import {type DenyRule, type Emulator, startEmulator} from '../emulator/emulator.js'
 import {kubelet} from './kubelet.js'
 import {tempDir} from '../temp-dir.js'
+import {skipWithout} from '../tools.js'
 
 const TOKEN = 'e2e-secret-token-5f2c'
 const dir = tempDir('e2e')
@@ -377,14 +378,10 @@ async function answerPrompt(kubeconfig: string, answer: string): Promise<{code: 
   return {code, output}
 }
 
-const hasScript = spawn('script', ['--version'], {stdio: 'ignore'})
-const scriptMissing = await new Promise<boolean>((resolve) => {
-  hasScript.on('error', () => resolve(true))
-  hasScript.on('close', (code) => resolve(code !== 0))
-})
+const noTerminal = skipWithout('script', 'the confirmation on a pseudo-terminal')
 
 for (const [what, answer] of [['Ctrl-D', '\u0004'], ['"no"', 'no\r']] as const) {
-  test(`the confirmation answered with ${what}: nothing written, exit 1 (changes not made), not 0`, {skip: scriptMissing ? 'util-linux script(1) is not installed: no pseudo-terminal to prompt on' : false}, async () => {
+  test(`the confirmation answered with ${what}: nothing written, exit 1 (changes not made), not 0`, {skip: noTerminal}, async () => {
     const {api, kubeconfig} = await cluster()
     try {
       const {code, output} = await answerPrompt(kubeconfig, answer)

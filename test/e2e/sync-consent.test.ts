@@ -15,6 +15,7 @@ import {bin, cleanEnv, runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 import {kubelet} from './kubelet.js'
 import {tempDir} from '../temp-dir.js'
+import {skipWithout} from '../tools.js'
 
 const dir = tempDir('consent')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
@@ -92,7 +93,7 @@ test('Ctrl-C while a recycler pod is waited for: the report of what was done, no
   }
 })
 
-test('stdout redirected to a file: the plan is shown on the terminal with the question, and written to the file', async () => {
+test('stdout redirected to a file: the plan is shown on the terminal with the question, and written to the file', {skip: skipWithout('script', 'the confirmation on a pseudo-terminal')}, async () => {
   const {api, kubeconfig} = await cluster()
   try {
     const out = path.join(dir, 'plan.txt')

@@ -35,7 +35,7 @@ export interface EmulatorOptions {
   watchHistory?: number
   /** Objects present at start, stored as given (status included), each at its own resourceVersion. */
   objects?: K8sObject[]
-  /** Serve HTTPS with a self-signed certificate made by `openssl` (see tls.ts). */
+  /** Serve HTTPS with a self-signed certificate made at start-up (see tls.ts). */
   tls?: boolean
   /** The server's clock, for creationTimestamp, deletionTimestamp and AGE columns. */
   clock?: () => Date

@@ -1,16 +1,17 @@
 // The real kubectl against the emulator: if kubectl's own table printing, apply, patch, delete --wait
 // and error reporting work unmodified, the emulator speaks the apiserver's protocol where kubectl
-// looks. kubectl is found on PATH; without it every test here is skipped, saying why.
+// looks. kubectl is found on PATH; without it every test here is skipped, saying why (test/tools.ts).
 // Each kubectl runs with a temporary HOME (its discovery cache lives there) and its own KUBECONFIG.
 import assert from 'node:assert/strict'
 import {spawn} from 'node:child_process'
-import {accessSync, constants, rmSync, writeFileSync} from 'node:fs'
+import {rmSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {after, before, describe, test} from 'node:test'
 
 import {startEmulator, type Emulator, type K8sObject} from './emulator.js'
 import {pv, pvc} from './fixtures.js'
 import {tempDir} from '../temp-dir.js'
+import {findTool, skipWithout} from '../tools.js'
 
 /** The last element matching (Array.prototype.findLast is ES2023, past this project's lib). */
 function lastOf<T>(items: readonly T[], pred: (item: T) => boolean): T | undefined {
@@ -18,23 +19,8 @@ function lastOf<T>(items: readonly T[], pred: (item: T) => boolean): T | undefin
   return undefined
 }
 
-function findOnPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!dir) continue
-    const candidate = path.join(dir, command)
-    try {
-      accessSync(candidate, constants.X_OK)
-      return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
-
-const KUBECTL = findOnPath('kubectl')
-const SKIP = KUBECTL ? false : `kubectl not found on PATH (${process.env.PATH ?? ''}): the kubectl cross-check needs a real kubectl`
-if (!KUBECTL) process.stderr.write(`kubectl cross-check SKIPPED (test/emulator/kubectl-crosscheck.test.ts): ${SKIP}\n`)
+const SKIP = skipWithout('kubectl', 'the kubectl cross-check (test/emulator/kubectl-crosscheck.test.ts)')
+const KUBECTL = findTool('kubectl')
 
 // A fixed server clock makes the AGE column deterministic: everything seeded is an hour old.
 const NOW = new Date('2025-01-01T12:00:00Z')
