@@ -24,7 +24,7 @@ import type {NodeInfo} from '../../src/engine/api/node-affinity.js'
 import {checkVolumeSatisfyClaim} from '../../src/engine/controller/pv-controller.js'
 import {compareQuantities} from '../../src/engine/api/quantity.js'
 import {checkAccessModes, checkVolumeModeMismatches, deepCopy} from '../../src/engine/api/storage-helpers.js'
-import {findMatchingVolume, PersistentVolumeOrderedIndex, storageQuantity} from '../../src/engine/matching/volume-index.js'
+import {findMatchingVolume, MatchError, PersistentVolumeOrderedIndex, storageQuantity} from '../../src/engine/matching/volume-index.js'
 import {loadCases} from './cases.js'
 
 /** Gates that are GA and locked on in v1.31: pvctl has no switch for them, it always behaves as "on". */
@@ -121,21 +121,26 @@ const runners: Record<string, Runner> = {
   'pvutil.FindMatchingVolume'(_t, c, gates) {
     // A Go slice: walked in order, no map involved.
     const node: NodeInfo | undefined = c.node == null ? undefined : {name: c.node.metadata?.name, labels: c.node.metadata?.labels}
-    const got = findMatchingVolume(c.claim, c.volumes, {
-      node,
-      excludedVolumes: c.excludedVolumes == null ? undefined : new Set<string>(c.excludedVolumes),
-      delayBinding: c.delayBinding,
-      vacEnabled: gates.VolumeAttributesClass,
-    })
-    assertMatch(got, c)
+    const find = () =>
+      findMatchingVolume(c.claim, c.volumes, {
+        node,
+        excludedVolumes: c.excludedVolumes == null ? undefined : new Set<string>(c.excludedVolumes),
+        delayBinding: c.delayBinding,
+        vacEnabled: gates.VolumeAttributesClass,
+      })
+    if (c.expectError === true) {
+      assert.throws(find, MatchError)
+    } else {
+      assertMatch(find(), c)
+    }
   },
 
   checkVolumeModeMismatches(_t, c) {
     assert.equal(checkVolumeModeMismatches(c.claim.spec, c.volume.spec), c.expectedMismatch)
   },
 
-  checkVolumeSatisfyClaim(_t, c) {
-    const mismatch = checkVolumeSatisfyClaim(c.volume, c.claim)
+  checkVolumeSatisfyClaim(_t, c, gates) {
+    const mismatch = checkVolumeSatisfyClaim(c.volume, c.claim, gates)
     if (c.expectSatisfy) {
       assert.equal(mismatch, undefined, `expected the volume to satisfy the claim, got: ${mismatch}`)
     } else {
@@ -208,17 +213,23 @@ const runners: Record<string, Runner> = {
 for (const {file, cases} of loadCases('engine')) {
   test(`engine conformance ${file}`, async (t) => {
     for (const c of cases) {
-      await t.test(c.name, (st) => {
-        const runner = runners[c.test]
-        assert.ok(runner !== undefined, `unknown case kind ${c.test}`)
-        const {gates, unrunnable} = gatesOf(c.featureGates)
-        if (unrunnable !== undefined) {
-          st.diagnostic(`not run: ${unrunnable}`)
-          st.skip(unrunnable)
-          return
-        }
-        runner(st, c, gates)
-      })
+      // A case the Go test runs once per gate setting (featureGateVariants) is one subtest per setting.
+      const variants: Array<Record<string, unknown> | null> = Array.isArray(c.featureGateVariants) ? c.featureGateVariants : [null]
+      for (const variant of variants) {
+        const spec = variant === null ? c.featureGates : {...(c.featureGates ?? {}), ...variant}
+        const label = variant === null ? c.name : `${c.name} [${Object.entries(variant).map(([k, v]) => `${k}=${String(v)}`).join(',')}]`
+        await t.test(label, (st) => {
+          const runner = runners[c.test]
+          assert.ok(runner !== undefined, `unknown case kind ${c.test}`)
+          const {gates, unrunnable} = gatesOf(spec)
+          if (unrunnable !== undefined) {
+            st.diagnostic(`not run: ${unrunnable}`)
+            st.skip(unrunnable)
+            return
+          }
+          runner(st, c, gates)
+        })
+      }
     }
   })
 }

@@ -43,6 +43,7 @@ export interface PersistentVolumeSpec {
   volumeMode?: PersistentVolumeMode | null
   nodeAffinity?: unknown
   csi?: {driver?: string; [field: string]: unknown} | null
+  volumeAttributesClassName?: string | null
   [field: string]: unknown
 }
 
@@ -89,6 +90,7 @@ export interface PersistentVolumeClaimStatus {
   phase?: string
   accessModes?: PersistentVolumeAccessMode[] | null
   capacity?: ResourceList | null
+  currentVolumeAttributesClassName?: string | null
   [field: string]: unknown
 }
 

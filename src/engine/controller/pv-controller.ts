@@ -57,7 +57,7 @@ import {
   persistentVolumeClaimHasClass,
   setMetaDataAnnotation,
 } from '../api/storage-helpers.js'
-import {MatchError, storageQuantity, type VolumeIndex} from '../matching/volume-index.js'
+import {claimVAC, MatchError, storageQuantity, type VolumeIndex, volumeVAC} from '../matching/volume-index.js'
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import type {VolumePlugin, VolumePluginMgr} from './volume-plugins.js'
 
@@ -232,7 +232,7 @@ export class PersistentVolumeController {
         if (volume.spec.claimRef == null) {
           // User asked for a PV that is not claimed
           // OBSERVATION: pvc is "Pending", pv is "Available"
-          const mismatch = checkVolumeSatisfyClaim(volume, claim)
+          const mismatch = checkVolumeSatisfyClaim(volume, claim, this.opts.gates)
           if (mismatch !== undefined) {
             // The volume does not satisfy the requirements of the claim.
             const msg = `Cannot bind to requested volume "${volume.metadata.name}": ${mismatch}`
@@ -459,7 +459,7 @@ export class PersistentVolumeController {
     }
 
     if (volume === undefined) {
-      // Need to reset AccessModes and Capacity
+      // Need to reset AccessModes, Capacity and CurrentVolumeAttributesClassName
       if (status.accessModes != null) {
         delete claimClone().status.accessModes
         dirty = true
@@ -472,8 +472,14 @@ export class PersistentVolumeController {
       } else {
         // Already unset.
       }
+      if (status.currentVolumeAttributesClassName != null) {
+        delete claimClone().status.currentVolumeAttributesClassName
+        dirty = true
+      } else {
+        // Already unset.
+      }
     } else {
-      // Need to update AccessModes and Capacity
+      // Need to update AccessModes, Capacity and CurrentVolumeAttributesClassName
       if (!jsonEqual(emptyToUndefined(status.accessModes), emptyToUndefined(volume.spec.accessModes))) {
         claimClone().status.accessModes = volume.spec.accessModes
         if (claimClone().status.accessModes == null) delete claimClone().status.accessModes
@@ -506,6 +512,21 @@ export class PersistentVolumeController {
         }
       } else {
         // Already in this phase: keep the capacity as it is.
+      }
+
+      if (this.opts.gates.VolumeAttributesClass) {
+        // The controller sets the current VolumeAttributesClass of a statically provisioned volume while
+        // binding only: afterwards the external resizer (or an admin) owns the field.
+        const volumeVACName = volume.spec.volumeAttributesClassName ?? undefined
+        if (status.phase === 'Pending' && phase === 'Bound' && (status.currentVolumeAttributesClassName ?? undefined) !== volumeVACName) {
+          if (volumeVACName === undefined) delete claimClone().status.currentVolumeAttributesClassName
+          else claimClone().status.currentVolumeAttributesClassName = volumeVACName
+          dirty = true
+        } else {
+          // Not binding now, or already the volume's.
+        }
+      } else {
+        // Without the gate the field is left alone.
       }
     }
 
@@ -944,18 +965,14 @@ export class PersistentVolumeController {
       // Not dynamically provisioned.
     }
 
-    if (this.opts.gates.HonorPVReclaimPolicy) {
-      if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
-        // CSI migration scenario - do not depend on in-tree plugin
-        return {}
-      } else if (volume.spec.csi != null) {
-        // CSI volume source scenario - external provisioner is requested
-        return {}
-      } else {
-        // An in-tree volume.
-      }
+    if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
+      // CSI migration scenario - do not depend on in-tree plugin
+      return {}
+    } else if (volume.spec.csi != null) {
+      // CSI volume source scenario - external provisioner is requested
+      return {}
     } else {
-      // Without HonorPVReclaimPolicy the in-tree lookup decides.
+      // An in-tree volume.
     }
 
     // The plugin that provisioned the volume was not found or the volume was not dynamically
@@ -1402,7 +1419,7 @@ export class PersistentVolumeController {
  * checkVolumeSatisfyClaim: why a volume the claim asked for by name cannot be bound to it, or
  * undefined when it can. The texts are Go's.
  */
-export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): string | undefined {
+export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates): string | undefined {
   // Go compares Value()s here (whole units, rounded up), not the exact quantities as matching does.
   const requestedSize = quantityValue(storageQuantity(claim.spec.resources?.requests))
   // check if PV's DeletionTimeStamp is set, if so, return error.
@@ -1422,6 +1439,17 @@ export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: Persist
   }
   if (!checkAccessModes(claim, volume)) {
     return 'incompatible accessMode'
+  }
+  if (gates.VolumeAttributesClass) {
+    if (claimVAC(claim) !== volumeVAC(volume)) {
+      return 'volumeAttributesClassName does not match'
+    } else {
+      // The same class, or none on either.
+    }
+  } else if (claimVAC(claim) !== '' || volumeVAC(volume) !== '') {
+    return 'volumeAttributesClassName is not supported when the feature-gate VolumeAttributesClass is disabled'
+  } else {
+    // Neither names one.
   }
   return undefined
 }

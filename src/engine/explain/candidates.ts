@@ -4,8 +4,8 @@
 // checkVolumeSatisfyClaim); an operator wants every one of them, so each check becomes a reason and none
 // stops the others. Which checks apply, and in which situations, follows the controller exactly:
 // - a claim that names no volume is matched by findBestMatchForClaim (index.go + FindMatchingVolume): the
-//   access-mode index, then claimRef, size, volume mode, deletion; a volume pre-bound to the claim skips
-//   the rest; then delayed binding, phase, selector, class, VolumeAttributesClass;
+//   access-mode index, then claimRef, size, volume mode, VolumeAttributesClass, deletion; a volume
+//   pre-bound to the claim skips the rest; then delayed binding, phase, selector, class;
 // - a claim that names its volume (spec.volumeName) is checked by checkVolumeSatisfyClaim against that
 //   volume alone, and only while the volume has no claimRef;
 // - a claim that completed binding is never matched again: syncBoundClaim looks at its own volume only.
@@ -26,7 +26,7 @@ import {
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
 } from '../api/storage-helpers.js'
-import {compareNames, storageQuantity} from '../matching/volume-index.js'
+import {claimVAC, compareNames, storageQuantity, volumeVAC, volumeVACAdmitted} from '../matching/volume-index.js'
 
 /** How the claim is being matched, as syncClaim decides it. */
 export type MatchingPath =
@@ -144,7 +144,7 @@ function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolu
       return indexRefusals(cluster, facts, claim, path, gates, r, cap)
     case 'requested':
       return volume.metadata.name === path.volumeName
-        ? requestedVolumeRefusals(cluster, facts, claim, r)
+        ? requestedVolumeRefusals(cluster, facts, claim, gates, r)
         : [r('NotConsidered', () => `the claim asks for ${path.volumeName} (spec.volumeName)`)]
     case 'bound':
       return boundVolumeRefusals(cluster, facts, claim, path.volumeName, r)
@@ -163,10 +163,10 @@ function indexRefusals(
 ): Reason[] {
   const volume = facts.volume
   const reasons: Reason[] = []
-  const claimVAC = claim.spec.volumeAttributesClassName ?? ''
-  if (!gates.VolumeAttributesClass && claimVAC !== '') {
+  const claimVACName = claimVAC(claim)
+  if (!gates.VolumeAttributesClass && claimVACName !== '') {
     // FindMatchingVolume refuses the claim itself before it looks at any volume.
-    reasons.push(r('VolumeAttributesClassMismatch', () => `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`))
+    reasons.push(r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${claimVACName}', refused while the VolumeAttributesClass gate is off`))
   }
   // The index lists only volumes whose access-mode set (as its key: known modes) holds every requested mode.
   // containsAllAccessModes(indexModes, ...), with the volume's set made once.
@@ -182,6 +182,8 @@ function indexRefusals(
   const capacity = capacityReason(volume, claim, compareQuantities, r)
   if (capacity !== undefined) reasons.push(capacity)
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
+  const vac = volumeVACReason(volume, claim, gates, r)
+  if (vac !== undefined) reasons.push(vac)
   if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
   if (reasons.length > cap) return reasons
   if (preBoundHere) {
@@ -203,15 +205,11 @@ function indexRefusals(
   if (volumeClass !== path.claimClass) {
     reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${path.claimClass}'`))
   }
-  const volumeVAC = (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
-  if (gates.VolumeAttributesClass && claimVAC !== volumeVAC) {
-    reasons.push(r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC}' ≠ '${claimVAC}'`))
-  }
   return reasons
 }
 
 /** checkVolumeSatisfyClaim's checks for the volume a claim asks for by name, every one of them. */
-function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason[] {
   const volume = facts.volume
   if (volume.spec.claimRef != null) {
     // Claimed already: by this claim (the binding is finished), or by another one.
@@ -227,6 +225,11 @@ function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, cla
   if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
   if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
+  if (!gates.VolumeAttributesClass && claimVAC(claim) !== '') {
+    reasons.push(r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${claimVAC(claim)}', refused while the VolumeAttributesClass gate is off`))
+  }
+  const vac = volumeVACReason(volume, claim, gates, r)
+  if (vac !== undefined) reasons.push(vac)
   return reasons
 }
 
@@ -247,6 +250,17 @@ function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: 
 
 // -------------------------------------------------------------------------------------------------------
 // One reason each, with the values that make it concrete.
+
+/** The VolumeAttributesClass filter (FindMatchingVolume, checkVolumeSatisfyClaim) against this volume. */
+function volumeVACReason(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
+  if (volumeVACAdmitted(claim, volume, gates.VolumeAttributesClass)) {
+    return undefined
+  } else if (gates.VolumeAttributesClass) {
+    return r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC(volume)}' ≠ '${claimVAC(claim)}'`)
+  } else {
+    return r('VolumeAttributesClassMismatch', () => `has VolumeAttributesClass '${volumeVAC(volume)}': never bound while the VolumeAttributesClass gate is off`)
+  }
+}
 
 function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number, r: ReasonOf): Reason | undefined {
   const offered = storageQuantity(volume.spec.capacity)

@@ -34,9 +34,11 @@ export type Verdict = (typeof VERDICTS)[number]
 export const SETTLED_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
 
 /**
- * The contract's candidate reason codes, plus two for refusals it has no code for:
- * `VolumeAttributesClassMismatch` (the VolumeAttributesClass filter of FindMatchingVolume) and
- * `NotConsidered` (the controller does not match this claim against volumes at all: it names its volume).
+ * The contract's candidate reason codes, plus three for refusals it has no code for:
+ * `VolumeAttributesClassMismatch` (the VolumeAttributesClass filter of FindMatchingVolume and
+ * checkVolumeSatisfyClaim), `VolumeAttributesClassUnsupported` (the claim names a VolumeAttributesClass
+ * while the gate is off: refused before any volume is looked at) and `NotConsidered` (the controller does
+ * not match this claim against volumes at all: it names its volume).
  */
 export const REASON_CODES = [
   'AccessModesMismatch',
@@ -51,6 +53,7 @@ export const REASON_CODES = [
   'DelayBinding',
   'NodeAffinityMismatch',
   'VolumeAttributesClassMismatch',
+  'VolumeAttributesClassUnsupported',
   'NotConsidered',
 ] as const
 

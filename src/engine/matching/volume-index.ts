@@ -11,7 +11,7 @@
 // mode sets by (size, key) and volumes by name, so of several equal volumes the one whose name sorts
 // first wins and every plan is reproducible.
 import type {FeatureGates} from '../api/feature-gates.js'
-import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from '../api/model.js'
+import {claimKey, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim} from '../api/model.js'
 import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
 import {compareQuantities, parseQuantity, type Quantity} from '../api/quantity.js'
 import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
@@ -84,12 +84,31 @@ export interface VolumeIndex {
   remove(name: string): void
 }
 
-/** VolumeAttributesClass names (GetPersistentVolume[Claim]VolumeAttributesClass). */
-function claimVAC(claim: PersistentVolumeClaim): string {
+/** VolumeAttributesClass names, ptr.Deref(spec.volumeAttributesClassName, ""). */
+export function claimVAC(claim: PersistentVolumeClaim): string {
   return claim.spec.volumeAttributesClassName ?? ''
 }
-function volumeVAC(volume: PersistentVolume): string {
+export function volumeVAC(volume: PersistentVolume): string {
   return (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
+}
+
+/** FindMatchingVolume's error for a claim that names a VolumeAttributesClass while the gate is off. */
+export function unsupportedClaimVAC(claim: PersistentVolumeClaim): string {
+  return `unsupported volumeAttributesClassName is set on claim ${claimKey(claim)} when the feature-gate VolumeAttributesClass is disabled`
+}
+
+/**
+ * FindMatchingVolume's VolumeAttributesClass filter (component-helpers v0.31): with the gate on the
+ * claim's and the volume's must be equal (unset equals ""); with it off a volume that has one is never
+ * matched, not even when it is pre-bound to the claim.
+ */
+export function volumeVACAdmitted(claim: PersistentVolumeClaim, volume: PersistentVolume, vacEnabled: boolean): boolean {
+  if (vacEnabled) {
+    return claimVAC(claim) === volumeVAC(volume)
+  } else {
+    // when the feature gate is disabled, the PV object has VAC set, then we should not bind at all.
+    return volumeVAC(volume) === ''
+  }
 }
 
 export interface FindMatchingVolumeOptions {
@@ -109,7 +128,7 @@ export function findMatchingVolume(
   opts: FindMatchingVolumeOptions,
 ): PersistentVolume | undefined {
   if (!opts.vacEnabled && claimVAC(claim) !== '') {
-    throw new MatchError('unexpected volumeAttributesClassName of PVC')
+    throw new MatchError(unsupportedClaimVAC(claim))
   }
   let smallestVolume: PersistentVolume | undefined
   let smallestVolumeQty: Quantity | undefined
@@ -133,6 +152,10 @@ export function findMatchingVolume(
     if (checkVolumeModeMismatches(claim.spec, volume.spec)) {
       continue
     }
+    // filter out mismatching volumeAttributesClassName: before the pre-bound volume is returned
+    if (!volumeVACAdmitted(claim, volume, opts.vacEnabled)) {
+      continue
+    }
     // a volume being deleted is never bound
     if (volume.metadata.deletionTimestamp != null) {
       continue
@@ -154,16 +177,13 @@ export function findMatchingVolume(
       continue
     }
     // filter out: non-Available volumes (binding them would likely conflict), selector mismatches,
-    // other classes, other VolumeAttributesClasses, node affinity mismatches
+    // other classes, node affinity mismatches
     if (volume.status?.phase !== 'Available') {
       continue
     } else if (selector !== undefined && !selector.matches(volume.metadata.labels)) {
       continue
     }
     if (getPersistentVolumeClass(volume) !== requestedClass) {
-      continue
-    }
-    if (opts.vacEnabled && claimVAC(claim) !== volumeVAC(volume)) {
       continue
     }
     if (!nodeAffinityValid) {
