@@ -16,7 +16,7 @@ import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {auditEvidence} from './audit-evidence.js'
 import {loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
-import {planSyncKeepingCache, type SyncOptions} from './sync.js'
+import {apiServerTime, defaultDecided, planSyncKeepingCache, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
 
@@ -46,8 +46,10 @@ export interface AuditResult {
   origin: string
 }
 
-export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
-  const loaded = await loadClusterState(opts, ui)
+export async function runAudit(request: Omit<AuditOptions, 'gates' | 'kubernetesVersion'> & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
+  const loaded = await loadClusterState(request, ui)
+  // Judged as the release the cluster runs, with its gates.
+  const opts = {...request, gates: loaded.gates, kubernetesVersion: loaded.version, now: apiServerTime(new Date())}
   const after: string[] = []
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
   const evidence = await auditEvidence(loaded, opts.namespace)
@@ -81,12 +83,24 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   }
   const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
+  const findings = judge({
+    after: s.after,
+    lookup: s.explainer.lookup,
+    claims: claimFacts(),
+    explainClaim,
+    volumes: s.volumes,
+    explainVolume,
+    classes: s.classes,
+    sourceArgs: opts.sourceArgs,
+    gates: opts.gates,
+    releasedSince: releasedSinceAsRead(state),
+  })
   const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers', 'audited'])
   const audited = views.has('audited') ? [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)] : undefined
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
   return {
     ...report,
+    kubernetesVersion: opts.kubernetesVersion ?? defaultDecided(opts.gates),
     capacity: views.has('capacity') ? auditCapacity(s.claims, s.volumes) : undefined,
     pointers: views.has('pointers') ? pointerPictures(s.after, report.findings) : undefined,
   }
@@ -105,6 +119,16 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
   })
   const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: [], explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
+}
+
+/** Since when each volume Released as read has been Released (its lastPhaseTransitionTime, where it has one). */
+function releasedSinceAsRead(state: ClusterState): Map<string, string> {
+  const since = new Map<string, string>()
+  for (const v of state.volumes) {
+    const at = v.status?.lastPhaseTransitionTime
+    if (v.status?.phase === 'Released' && typeof at === 'string') since.set(v.metadata.name ?? '', at)
+  }
+  return since
 }
 
 /** What both audits start from: the state after the plan, the objects in scope, the Explainer, the annotations. */

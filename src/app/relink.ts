@@ -48,7 +48,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
-  const request = {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
+  const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts)}
   const decisions = targetsOf(loaded, opts).map((target) => decideRelink({...request, state: loaded.state, target})!)
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'

@@ -21,7 +21,8 @@ export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
 }
 
 function heading(r: ReclaimReport): string {
-  const what = `Reclaim pv/${r.volume.name} (${r.volume.phase ?? 'no phase'}, ${r.volume.reclaimPolicy ?? 'no policy'}, claimRef ${r.volume.claimRef ?? '<none>'})`
+  const since = r.volume.phaseSince !== undefined ? ` since ${r.volume.phaseSince}` : ''
+  const what = `Reclaim pv/${r.volume.name} (${r.volume.phase ?? 'no phase'}${since}, ${r.volume.reclaimPolicy ?? 'no policy'}, claimRef ${r.volume.claimRef ?? '<none>'})`
   const target = r.for === null ? ' to any claim that matches' : ` for pvc/${r.for.namespace}/${r.for.name}${r.for.exists ? '' : ' (not created yet)'}`
   const mode = r.simulation ? ': a simulation on a snapshot, nothing is written' : r.dryRun ? ': dry run, nothing is written' : ''
   return `${what}${target}${mode}`

@@ -11,19 +11,20 @@
 //   the buckets and the equally long mode sets reversed: when that changes the answer the expectation
 //   depends on map order, and the case is checked (and reported) as "some equally good volume".
 // - Feature gates: the ones pvctl models map onto FeatureGates (VolumeAttributesClass is the matcher's
-//   vacEnabled); BlockVolume and StorageObjectInUseProtection are GA and locked on in v1.31, so a case
+//   vacEnabled, vacMatching of the gates); BlockVolume and StorageObjectInUseProtection are GA and locked on in v1.31, so a case
 //   that turns them on asks for what pvctl always does; a case that turned one off could not be run.
 import assert from 'node:assert/strict'
 import {test, type TestContext} from 'node:test'
 import {isDeepStrictEqual} from 'node:util'
 
 import {CSIMigration, modifyDeletionFinalizers, updateMigrationAnnotations} from '../../src/engine/controller/csi-migration.js'
-import {defaultFeatureGates, type FeatureGates, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, type FeatureGates, type GateName, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {NodeInfo} from '../../src/engine/api/node-affinity.js'
 import {checkVolumeSatisfyClaim} from '../../src/engine/controller/pv-controller.js'
 import {compareQuantities} from '../../src/engine/api/quantity.js'
 import {checkAccessModes, checkVolumeModeMismatches, deepCopy} from '../../src/engine/api/storage-helpers.js'
+import {vacMatching} from '../../src/engine/api/releases.js'
 import {findMatchingVolume, MatchError, PersistentVolumeOrderedIndex, storageQuantity} from '../../src/engine/matching/volume-index.js'
 import {loadCases} from './cases.js'
 
@@ -35,7 +36,7 @@ function gatesOf(spec: Record<string, unknown> | null | undefined): {gates: Feat
   const gates: FeatureGates = {...defaultFeatureGates}
   for (const [name, value] of Object.entries(spec ?? {})) {
     if ((knownFeatureGates as string[]).includes(name)) {
-      gates[name as keyof FeatureGates] = value === true
+      gates[name as GateName] = value === true
     } else if (lockedOnGates.has(name)) {
       if (value !== true) {
         return {gates, unrunnable: `${name}=${String(value)}: the gate is GA and locked on in v1.31, pvctl cannot turn it off`}
@@ -91,7 +92,7 @@ function findBestMatchReversed(index: PersistentVolumeOrderedIndex, claim: Persi
   const reordered = [...bySize.keys()].sort((a, b) => a - b).flatMap((size) => [...bySize.get(size)!].reverse())
   for (const modes of reordered) {
     const volumes = [...index.listByAccessModes(modes)].reverse()
-    const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled: gates.VolumeAttributesClass})
+    const best = findMatchingVolume(claim, volumes, {delayBinding, vac: vacMatching(gates)})
     if (best !== undefined) return best
   }
   return undefined
@@ -126,7 +127,7 @@ const runners: Record<string, Runner> = {
         node,
         excludedVolumes: c.excludedVolumes == null ? undefined : new Set<string>(c.excludedVolumes),
         delayBinding: c.delayBinding,
-        vacEnabled: gates.VolumeAttributesClass,
+        vac: vacMatching(gates),
       })
     if (c.expectError === true) {
       assert.throws(find, MatchError)

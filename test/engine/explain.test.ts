@@ -11,7 +11,7 @@ import {explainClaim, explainVolume} from '../../src/engine/explain/explainer.js
 import {reasonsFor} from '../../src/engine/explain/candidates.js'
 import {clusterLookup} from '../../src/engine/explain/lookup.js'
 import {REASON_CODES, VERDICTS, VOLUME_STATES, type ClaimExplanation, type ReasonCode, type Verdict, type VolumeExplanation, type VolumeState} from '../../src/engine/explain/model.js'
-import {defaultFeatureGates, type FeatureGates, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, type FeatureGates, type GateName, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {checkVolumeSatisfyClaim} from '../../src/engine/controller/pv-controller.js'
 import {reconcile} from '../../src/engine/simulation/reconcile.js'
@@ -630,7 +630,7 @@ describe('explainVolume: one row per state', () => {
 function gatesOf(spec: Record<string, unknown>): FeatureGates {
   const gates: FeatureGates = {...defaultFeatureGates}
   for (const [name, value] of Object.entries(spec)) {
-    if ((knownFeatureGates as string[]).includes(name)) gates[name as keyof FeatureGates] = value === true
+    if ((knownFeatureGates as string[]).includes(name)) gates[name as GateName] = value === true
   }
   return gates
 }

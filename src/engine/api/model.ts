@@ -51,6 +51,8 @@ export interface PersistentVolumeStatus {
   phase?: string
   message?: string
   reason?: string
+  /** Stamped by the API server on every phase change (GA from v1.31). */
+  lastPhaseTransitionTime?: string | null
   [field: string]: unknown
 }
 

@@ -33,6 +33,7 @@ import {
   updateMigrationAnnotations,
 } from './csi-migration.js'
 import type {FeatureGates} from '../api/feature-gates.js'
+import {hasChange, vacMatching} from '../api/releases.js'
 import {jsonEqual} from '../simulation/json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
 import type {ActionType} from '../simulation/plan.js'
@@ -472,11 +473,12 @@ export class PersistentVolumeController {
       } else {
         // Already unset.
       }
-      if (status.currentVolumeAttributesClassName != null) {
+      // RELEASE volumeAttributesClassBinding
+      if (hasChange(this.opts.gates, 'volumeAttributesClassBinding') && status.currentVolumeAttributesClassName != null) {
         delete claimClone().status.currentVolumeAttributesClassName
         dirty = true
       } else {
-        // Already unset.
+        // Already unset, or (before v1.31) not the controller's field.
       }
     } else {
       // Need to update AccessModes, Capacity and CurrentVolumeAttributesClassName
@@ -514,7 +516,8 @@ export class PersistentVolumeController {
         // Already in this phase: keep the capacity as it is.
       }
 
-      if (this.opts.gates.VolumeAttributesClass) {
+      // RELEASE volumeAttributesClassBinding
+      if (vacMatching(this.opts.gates) === 'equal') {
         // The controller sets the current VolumeAttributesClass of a statically provisioned volume while
         // binding only: afterwards the external resizer (or an admin) owns the field.
         const volumeVACName = volume.spec.volumeAttributesClassName ?? undefined
@@ -526,7 +529,7 @@ export class PersistentVolumeController {
           // Not binding now, or already the volume's.
         }
       } else {
-        // Without the gate the field is left alone.
+        // Without the gate (or before v1.31) the field is left alone.
       }
     }
 
@@ -842,6 +845,21 @@ export class PersistentVolumeController {
    * deletion is planned.
    */
   deleteVolumeOperation(volume: PersistentVolume): boolean {
+    // RELEASE deleterFoundFirst
+    const deleterFirst = hasChange(this.opts.gates, 'deleterFoundFirst')
+    const early = deleterFirst ? this.findDeletablePlugin(volume) : undefined
+    if (early === undefined) {
+      // Before v1.36: the deleter is looked up once the volume is read again and still released.
+    } else if (early.error !== undefined) {
+      // No deleter: the volume is marked Failed before it is read again, and nothing more happens.
+      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, early.error)
+      return false
+    } else if (early.plugin === undefined) {
+      // External deleter is requested, do nothing: the volume waits for it.
+      return false
+    } else {
+      // A deleter: read the volume again before using it.
+    }
     const newVolume = this.cluster.volume(volume.metadata.name ?? '')
     if (newVolume === undefined) {
       // Error reading the volume.
@@ -864,7 +882,7 @@ export class PersistentVolumeController {
       // Still released.
     }
 
-    const found = this.findDeletablePlugin(volume)
+    const found = early ?? this.findDeletablePlugin(volume)
     if (found.error !== undefined) {
       // The plugin failed (here: none found): mark the volume as Failed and send a Warning event.
       // Despite the volume being Failed, the controller will retry deleting the volume in every
@@ -965,7 +983,10 @@ export class PersistentVolumeController {
       // Not dynamically provisioned.
     }
 
-    if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
+    // RELEASE deleterLeavesMigratedAndCSI
+    if (!hasChange(this.opts.gates, 'deleterLeavesMigratedAndCSI')) {
+      // v1.29: the plugin of the volume's source decides, whatever it was migrated to.
+    } else if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
       // CSI migration scenario - do not depend on in-tree plugin
       return {}
     } else if (volume.spec.csi != null) {
@@ -1247,7 +1268,10 @@ export class PersistentVolumeController {
       const strerr = `Error creating provisioned PV object for claim ${claimKey(claim)}: ${saveError}. Deleting the volume.`
       this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, strerr)
       let deleteError: string | undefined
-      for (let i = 0; i < createProvisionedPVRetryCount; i++) {
+      // RELEASE deleterFoundFirst: up to createProvisionedPVRetryCount tries from v1.36; before, doDeleteVolume
+      // answers `deleted: false` with any error, and that ends the loop after the first.
+      const tries = hasChange(this.opts.gates, 'deleterFoundFirst') ? createProvisionedPVRetryCount : 1
+      for (let i = 0; i < tries; i++) {
         const found = this.findDeletablePlugin(volume)
         if (found.error !== undefined) {
           deleteError = found.error
@@ -1259,6 +1283,7 @@ export class PersistentVolumeController {
           const r = this.opts.operations!.delete(found.plugin.name, volume)
           deleteError = r.newDeleterError !== undefined ? `failed to create deleter for volume "${volume.metadata.name}": ${r.newDeleterError}` : r.deleteError
           if (deleteError === undefined) break
+          // Delete failed, try again after a while (Go waits createProvisionedPVInterval).
         }
       }
       if (deleteError !== undefined) {
@@ -1440,18 +1465,26 @@ export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: Persist
   if (!checkAccessModes(claim, volume)) {
     return 'incompatible accessMode'
   }
-  if (gates.VolumeAttributesClass) {
-    if (claimVAC(claim) !== volumeVAC(volume)) {
-      return 'volumeAttributesClassName does not match'
-    } else {
-      // The same class, or none on either.
-    }
-  } else if (claimVAC(claim) !== '' || volumeVAC(volume) !== '') {
-    return 'volumeAttributesClassName is not supported when the feature-gate VolumeAttributesClass is disabled'
-  } else {
-    // Neither names one.
+  // RELEASE volumeAttributesClassBinding
+  switch (vacMatching(gates)) {
+    case 'equal':
+      if (claimVAC(claim) !== volumeVAC(volume)) {
+        return 'volumeAttributesClassName does not match'
+      } else {
+        // The same class, or none on either.
+        return undefined
+      }
+    case 'none':
+      if (claimVAC(claim) !== '' || volumeVAC(volume) !== '') {
+        return 'volumeAttributesClassName is not supported when the feature-gate VolumeAttributesClass is disabled'
+      } else {
+        // Neither names one.
+        return undefined
+      }
+    case 'unchecked':
+      // Before v1.31 checkVolumeSatisfyClaim does not look at it.
+      return undefined
   }
-  return undefined
 }
 
 /** getProvisionedVolumeNameForClaim: "pvc-<claim uid>", unique and deterministic. */

@@ -12,6 +12,7 @@
 // The choice itself is never made here: the controller's index makes it (explain-controller.ts), and a
 // test checks that `eligible` is exactly what the controller's matcher accepts.
 import type {FeatureGates} from '../api/feature-gates.js'
+import {vacMatching} from '../api/releases.js'
 import type {Candidate, Reason, ReasonCode} from './model.js'
 import type {ClusterLookup, VolumeFacts} from './lookup.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
@@ -164,7 +165,7 @@ function indexRefusals(
   const volume = facts.volume
   const reasons: Reason[] = []
   const claimVACName = claimVAC(claim)
-  if (!gates.VolumeAttributesClass && claimVACName !== '') {
+  if (vacMatching(gates) === 'none' && claimVACName !== '') {
     // FindMatchingVolume refuses the claim itself before it looks at any volume.
     reasons.push(r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${claimVACName}', refused while the VolumeAttributesClass gate is off`))
   }
@@ -225,7 +226,7 @@ function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, cla
   if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
   if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
-  if (!gates.VolumeAttributesClass && claimVAC(claim) !== '') {
+  if (vacMatching(gates) === 'none' && claimVAC(claim) !== '') {
     reasons.push(r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${claimVAC(claim)}', refused while the VolumeAttributesClass gate is off`))
   }
   const vac = volumeVACReason(volume, claim, gates, r)
@@ -253,9 +254,10 @@ function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: 
 
 /** The VolumeAttributesClass filter (FindMatchingVolume, checkVolumeSatisfyClaim) against this volume. */
 function volumeVACReason(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
-  if (volumeVACAdmitted(claim, volume, gates.VolumeAttributesClass)) {
+  const vac = vacMatching(gates)
+  if (volumeVACAdmitted(claim, volume, vac)) {
     return undefined
-  } else if (gates.VolumeAttributesClass) {
+  } else if (vac === 'equal') {
     return r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC(volume)}' ≠ '${claimVAC(claim)}'`)
   } else {
     return r('VolumeAttributesClassMismatch', () => `has VolumeAttributesClass '${volumeVAC(volume)}': never bound while the VolumeAttributesClass gate is off`)

@@ -3,6 +3,8 @@
 // them, scripts read them as JSON. The contract's fields come first, in its order; the rest are additions
 // of pvctl/v1alpha1 that the contract allows (new fields, never renamed ones).
 
+import type {DecidedVersion} from '../api/kube-version.js'
+
 export const EXPLAIN_API_VERSION = 'pvctl/v1alpha1'
 
 /**
@@ -329,7 +331,10 @@ export interface VolumeExplanation {
 export interface ExplanationList {
   apiVersion: typeof EXPLAIN_API_VERSION
   kind: 'List'
+  /** The Kubernetes release the explanations were decided as, and where pvctl learned it. */
+  kubernetesVersion?: DecidedVersion
   items: ClaimExplanation[]
 }
 
-export type ExplainDocument = ClaimExplanation | VolumeExplanation | ExplanationList
+/** The document `pvctl explain` prints: the top level also names the release it was decided as. */
+export type ExplainDocument = ((ClaimExplanation | VolumeExplanation) & {kubernetesVersion?: DecidedVersion}) | ExplanationList

@@ -11,6 +11,7 @@
 // mode sets by (size, key) and volumes by name, so of several equal volumes the one whose name sorts
 // first wins and every plan is reproducible.
 import type {FeatureGates} from '../api/feature-gates.js'
+import {type VACMatching, vacMatching} from '../api/releases.js'
 import {claimKey, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim} from '../api/model.js'
 import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
 import {compareQuantities, parseQuantity, type Quantity} from '../api/quantity.js'
@@ -100,14 +101,17 @@ export function unsupportedClaimVAC(claim: PersistentVolumeClaim): string {
 /**
  * FindMatchingVolume's VolumeAttributesClass filter (component-helpers v0.31): with the gate on the
  * claim's and the volume's must be equal (unset equals ""); with it off a volume that has one is never
- * matched, not even when it is pre-bound to the claim.
+ * matched, not even when it is pre-bound to the claim. Before v1.31 there is no such filter.
  */
-export function volumeVACAdmitted(claim: PersistentVolumeClaim, volume: PersistentVolume, vacEnabled: boolean): boolean {
-  if (vacEnabled) {
-    return claimVAC(claim) === volumeVAC(volume)
-  } else {
-    // when the feature gate is disabled, the PV object has VAC set, then we should not bind at all.
-    return volumeVAC(volume) === ''
+export function volumeVACAdmitted(claim: PersistentVolumeClaim, volume: PersistentVolume, vac: VACMatching): boolean {
+  switch (vac) {
+    case 'equal':
+      return claimVAC(claim) === volumeVAC(volume)
+    case 'none':
+      // when the feature gate is disabled, the PV object has VAC set, then we should not bind at all.
+      return volumeVAC(volume) === ''
+    case 'unchecked':
+      return true
   }
 }
 
@@ -115,7 +119,8 @@ export interface FindMatchingVolumeOptions {
   node?: NodeInfo
   excludedVolumes?: ReadonlySet<string>
   delayBinding: boolean
-  vacEnabled: boolean
+  /** vacMatching of the gates: FindMatchingVolume's vacEnabled, or (before v1.31) no VolumeAttributesClass check. */
+  vac: VACMatching
 }
 
 /**
@@ -127,7 +132,7 @@ export function findMatchingVolume(
   volumes: readonly PersistentVolume[],
   opts: FindMatchingVolumeOptions,
 ): PersistentVolume | undefined {
-  if (!opts.vacEnabled && claimVAC(claim) !== '') {
+  if (opts.vac === 'none' && claimVAC(claim) !== '') {
     throw new MatchError(unsupportedClaimVAC(claim))
   }
   let smallestVolume: PersistentVolume | undefined
@@ -153,7 +158,7 @@ export function findMatchingVolume(
       continue
     }
     // filter out mismatching volumeAttributesClassName: before the pre-bound volume is returned
-    if (!volumeVACAdmitted(claim, volume, opts.vacEnabled)) {
+    if (!volumeVACAdmitted(claim, volume, opts.vac)) {
       continue
     }
     // a volume being deleted is never bound
@@ -302,7 +307,7 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
     for (const key of this.matchingKeys(claim.spec.accessModes)) {
       // listByAccessModes of the key's modes: the key is GetAccessModesAsString's, which gives it back.
       const volumes = this.buckets.get(key)!
-      const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled: gates.VolumeAttributesClass})
+      const best = findMatchingVolume(claim, volumes, {delayBinding, vac: vacMatching(gates)})
       if (best !== undefined) return best
     }
     return undefined

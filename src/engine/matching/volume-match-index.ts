@@ -21,6 +21,7 @@
 // until a volume matches. A volume whose capacity does not parse sends its bucket back to the literal
 // scan, which then fails (or not) exactly where the controller's would.
 import type {FeatureGates} from '../api/feature-gates.js'
+import {type VACMatching, vacMatching} from '../api/releases.js'
 import {ClaimKeyedMap} from '../api/claim-keyed-map.js'
 import {type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {SortedList} from './sorted-list.js'
@@ -167,8 +168,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     if (keys.length === 0) return undefined
     // findMatchingVolume's preamble, in its order. The scan repeats it for every bucket with the same
     // outcome, so its errors are raised exactly when some bucket is scanned: when keys is not empty.
-    const vacEnabled = gates.VolumeAttributesClass
-    if (!vacEnabled && claimVAC(claim) !== '') {
+    const vac = vacMatching(gates)
+    if (vac === 'none' && claimVAC(claim) !== '') {
       throw new MatchError(unsupportedClaimVAC(claim))
     }
     const requested = storageQuantity(claim.spec.resources?.requests).nanos
@@ -186,19 +187,19 @@ export class IndexedVolumeIndex implements VolumeIndex {
           .filter((e) => e.bucket === key)
           .map((e) => e.volume)
           .sort((a, b) => compareNames(a.metadata.name, b.metadata.name))
-        const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled})
+        const best = findMatchingVolume(claim, volumes, {delayBinding, vac})
         if (best !== undefined) return best
         continue
       } else {
         // Every capacity of the bucket is known: the indexes decide.
       }
-      const prebound = this.preboundIn(key, claim, requested, vacEnabled, preboundToClaim)
+      const prebound = this.preboundIn(key, claim, requested, vac, preboundToClaim)
       if (prebound !== undefined) return prebound.volume
       if (delayBinding) {
         // The PV controller does not bind this claim: the scheduler will, once a pod picks a node.
         continue
       } else {
-        const smallest = this.smallestIn(key, claim, requestedClass, requested, selector, vacEnabled)
+        const smallest = this.smallestIn(key, claim, requestedClass, requested, selector, vac)
         if (smallest !== undefined) return smallest.volume
       }
     }
@@ -227,15 +228,15 @@ export class IndexedVolumeIndex implements VolumeIndex {
   }
 
   /** Rule 1 in one bucket: the first (by name) usable volume of `found`, those pre-bound to the claim. */
-  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, vacEnabled: boolean, found: Entry | Entry[] | undefined): Entry | undefined {
+  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, vac: VACMatching, found: Entry | Entry[] | undefined): Entry | undefined {
     if (found === undefined) {
       return undefined
     } else if (!Array.isArray(found)) {
-      return usablePrebound(found, bucket, claim, requested, vacEnabled) ? found : undefined
+      return usablePrebound(found, bucket, claim, requested, vac) ? found : undefined
     } else {
       let best: Entry | undefined
       for (const e of found) {
-        if (usablePrebound(e, bucket, claim, requested, vacEnabled) && (best === undefined || compareNames(e.name, best.name) < 0)) best = e
+        if (usablePrebound(e, bucket, claim, requested, vac) && (best === undefined || compareNames(e.name, best.name) < 0)) best = e
       }
       return best
     }
@@ -248,7 +249,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
     requestedClass: string,
     requested: bigint,
     selector: CompiledSelector | undefined,
-    vacEnabled: boolean,
+    vac: VACMatching,
   ): Entry | undefined {
     const byVAC = this.pool.get(bucket)?.get(requestedClass)?.get(volumeMode(claim.spec))
     if (byVAC === undefined) return undefined
@@ -257,8 +258,13 @@ export class IndexedVolumeIndex implements VolumeIndex {
       const e = group === undefined ? undefined : firstInGroup(group, requested, selector, best)
       if (e !== undefined && (best === undefined || byCapacityThenName(e, best) < 0)) best = e
     }
-    // With the gate, the claim's VolumeAttributesClass; without it, only volumes that have none.
-    consider(byVAC.get(vacEnabled ? claimVAC(claim) : ''))
+    if (vac === 'unchecked') {
+      // Before v1.31 the VolumeAttributesClass of a volume plays no part.
+      for (const group of byVAC.values()) consider(group)
+    } else {
+      // With the gate, the claim's VolumeAttributesClass; without it, only volumes that have none.
+      consider(byVAC.get(vac === 'equal' ? claimVAC(claim) : ''))
+    }
     return best
   }
 
@@ -405,14 +411,14 @@ function fileIn(list: SortedList<Entry>, e: Entry, unsorted: Map<SortedList<Entr
  * The scan's checks of a pre-bound volume: in the bucket, bound to this claim, big enough, same mode,
  * VolumeAttributesClass admitted, not deleted.
  */
-function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, requested: bigint, vacEnabled: boolean): boolean {
+function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, requested: bigint, vac: VACMatching): boolean {
   const volume = e.volume
   return (
     e.bucket === bucket &&
     isVolumeBoundToClaim(volume, claim) &&
     e.nanos! >= requested &&
     volumeMode(claim.spec) === volumeMode(volume.spec) &&
-    volumeVACAdmitted(claim, volume, vacEnabled) &&
+    volumeVACAdmitted(claim, volume, vac) &&
     volume.metadata.deletionTimestamp == null
   )
 }

@@ -19,7 +19,14 @@ export interface ReclaimReport {
   /** Nothing is written: --dry-run, or a snapshot (then `simulation` too). */
   dryRun: boolean
   simulation: boolean
-  volume: {name: string; phase: string | null; claimRef: string | null; reclaimPolicy: string | null}
+  volume: {
+    name: string
+    phase: string | null
+    /** status.lastPhaseTransitionTime as read: since when it is Released (stamped by the API server, GA from v1.31); absent when unset. */
+    phaseSince?: string
+    claimRef: string | null
+    reclaimPolicy: string | null
+  }
   /** --for NS/CLAIM, and whether that claim exists; null without --for. */
   for: {namespace: string; name: string; exists: boolean} | null
   /** Every check holds or was forced, the proof included. */
@@ -51,7 +58,13 @@ export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; s
     kind: 'ReclaimReport',
     dryRun: opts.dryRun || opts.simulation,
     simulation: opts.simulation,
-    volume: {name: v.metadata.name ?? '', phase: v.status?.phase ?? null, claimRef: ref == null ? null : claimRefKey(ref), reclaimPolicy: v.spec.persistentVolumeReclaimPolicy ?? null},
+    volume: {
+      name: v.metadata.name ?? '',
+      phase: v.status?.phase ?? null,
+      ...(v.status?.lastPhaseTransitionTime != null ? {phaseSince: v.status.lastPhaseTransitionTime} : {}),
+      claimRef: ref == null ? null : claimRefKey(ref),
+      reclaimPolicy: v.spec.persistentVolumeReclaimPolicy ?? null,
+    },
     for: d.target,
     allowed: d.allowed,
     checks: d.checks,
