@@ -81,6 +81,12 @@ describe('--kube-version: the binds of the release asked for', () => {
     assert.deepEqual(report.findings, [])
   })
 
+  it('v1.30: the controller does not look at VolumeAttributesClasses yet: the smallest volume, whatever its class', async () => {
+    const {report} = await syncJson('-f', fixture, '--kube-version', '1.30')
+    assert.deepEqual([boundTo(report, 'a-plain'), boundTo(report, 'b-gold')], ['pv-gold', 'pv-plain'])
+    assert.deepEqual(report.errors, [])
+  })
+
   it('a release pvctl does not know is a usage error', async () => {
     for (const v of ['1.28', '2.0', 'latest']) {
       const res = await runCli(['sync', '--dry-run', '-f', fixture, '--kube-version', v])
