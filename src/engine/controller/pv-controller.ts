@@ -1,7 +1,8 @@
 // The PersistentVolume controller's decisions: a line-by-line port of pv_controller.go (v1.31) and the
 // annealing functions of pv_controller_base.go. Function names are the Go names, so one grep finds a
 // decision in both codebases; "// OBSERVATION" and "// [Unit test set N]" comments are kept where the Go
-// code has them, and the conformance cases carry the same ids.
+// code has them, and the conformance cases carry the same ids. A branch that differs by release is tagged
+// "// RELEASE <change>" (api/releases.ts) and taken by the version of the gates (FeatureGates.version).
 //
 // KEEP THE SPACE SHUTTLE FLYING: every `if` has its `else`, even when it does nothing, because each
 // branch is a state of the bidirectional PV <-> PVC pointer that someone once had to reason about.
