@@ -164,11 +164,9 @@ function indexRefusals(
 ): Reason[] {
   const volume = facts.volume
   const reasons: Reason[] = []
-  const claimVACName = claimVAC(claim)
-  if (vacMatching(gates) === 'none' && claimVACName !== '') {
-    // FindMatchingVolume refuses the claim itself before it looks at any volume.
-    reasons.push(r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${claimVACName}', refused while the VolumeAttributesClass gate is off`))
-  }
+  // FindMatchingVolume refuses the claim itself before it looks at any volume.
+  const unsupported = claimVACRefusal(claim, gates, r)
+  if (unsupported !== undefined) reasons.push(unsupported)
   // The index lists only volumes whose access-mode set (as its key: known modes) holds every requested mode.
   // containsAllAccessModes(indexModes, ...), with the volume's set made once.
   if (!(claim.spec.accessModes ?? []).every((mode) => facts.indexModeSet.has(mode))) {
@@ -226,9 +224,8 @@ function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, cla
   if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
   if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
-  if (vacMatching(gates) === 'none' && claimVAC(claim) !== '') {
-    reasons.push(r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${claimVAC(claim)}', refused while the VolumeAttributesClass gate is off`))
-  }
+  const unsupported = claimVACRefusal(claim, gates, r)
+  if (unsupported !== undefined) reasons.push(unsupported)
   const vac = volumeVACReason(volume, claim, gates, r)
   if (vac !== undefined) reasons.push(vac)
   return reasons
@@ -251,6 +248,12 @@ function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: 
 
 // -------------------------------------------------------------------------------------------------------
 // One reason each, with the values that make it concrete.
+
+/** A claim that names a VolumeAttributesClass while the gate is off (v1.31+): refused whatever the volume. */
+function claimVACRefusal(claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
+  const name = claimVAC(claim)
+  return vacMatching(gates) === 'none' && name !== '' ? r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${name}', refused while the VolumeAttributesClass gate is off`) : undefined
+}
 
 /** The VolumeAttributesClass filter (FindMatchingVolume, checkVolumeSatisfyClaim) against this volume. */
 function volumeVACReason(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
