@@ -70,7 +70,7 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
   const attachments = await attachmentsOf(loaded)
   const decision = decideReclaim({...request, state: loaded.state, attachments, pods: podsRead(loaded)})!
   const simulation = loaded.source === 'snapshot'
-  const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome})
+  const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome, kubernetesVersion: loaded.version})
   const edit = {before: decision.volume, after: decision.edited}
   if (!decision.allowed) {
     const refused = report('refused')

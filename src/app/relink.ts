@@ -52,7 +52,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const decisions = targetsOf(loaded, opts).map((target) => decideRelink({...request, state: loaded.state, target})!)
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'
-  const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all})
+  const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all, kubernetesVersion: loaded.version})
   const edits = allowed.flatMap((d) => d.writes.map((w) => ({before: w.before, after: w.after})))
   if (allowed.length === 0 && !opts.all) {
     const refused = report('refused')

@@ -36,8 +36,23 @@ function describeWrite(r: ReclaimReport): string {
 
 /** Keys in the contract's order. */
 function reclaimDocument(r: ReclaimReport): ReclaimReport {
-  const {apiVersion, kind, dryRun, simulation, volume, allowed, checks, write, next, nextActions, dataSafety, sync} = r
-  return {apiVersion, kind, dryRun, simulation, volume, for: r.for, allowed, checks, write, next, nextActions, dataSafety, ...(sync !== undefined ? {sync} : {})}
+  const {apiVersion, kind, kubernetesVersion, dryRun, simulation, volume, allowed, checks, write, next, nextActions, dataSafety, sync} = r
+  return {
+    apiVersion,
+    kind,
+    ...(kubernetesVersion !== undefined ? {kubernetesVersion} : {}),
+    dryRun,
+    simulation,
+    volume,
+    for: r.for,
+    allowed,
+    checks,
+    write,
+    next,
+    nextActions,
+    dataSafety,
+    ...(sync !== undefined ? {sync} : {}),
+  }
 }
 
 export function reclaimJsonChunks(r: ReclaimReport): Generator<string> {

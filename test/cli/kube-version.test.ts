@@ -87,6 +87,14 @@ describe('--kube-version: the binds of the release asked for', () => {
     assert.deepEqual(report.errors, [])
   })
 
+  it('the repairs name the release their proof was decided as', async () => {
+    const [reclaimed, relinked] = await Promise.all([
+      runCli(['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', path.join(repoRoot, 'examples', 'reclaim.yaml'), '--kube-version', '1.35', '-o', 'json']),
+      runCli(['relink', 'pvc/db', '-n', 'shop', '-f', path.join(repoRoot, 'examples', 'relink.yaml'), '--kube-version', '1.35', '-o', 'json']),
+    ])
+    for (const r of [reclaimed, relinked]) assert.deepEqual(JSON.parse(r.stdout).kubernetesVersion, {version: 'v1.35', source: 'flag'}, r.stderr)
+  })
+
   it('a release pvctl does not know is a usage error', async () => {
     for (const v of ['1.28', '2.0', 'latest']) {
       const res = await runCli(['sync', '--dry-run', '-f', fixture, '--kube-version', v])

@@ -1,5 +1,6 @@
 // The ReclaimReport document (`pvctl reclaim -o json|yaml`, schema/reclaim-report.schema.json): the checks,
 // the one write, and what the controller does next. PURE.
+import type {DecidedVersion} from '../api/kube-version.js'
 import {claimRefKey} from '../api/model.js'
 import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import type {ReclaimCheck, ReclaimDecision} from './reclaim.js'
@@ -16,6 +17,8 @@ export type ReclaimOutcome = RepairOutcome
 export interface ReclaimReport {
   apiVersion: typeof RECLAIM_API_VERSION
   kind: 'ReclaimReport'
+  /** The Kubernetes release the reclaim's proof was decided as, and where pvctl learned it. */
+  kubernetesVersion?: DecidedVersion
   /** Nothing is written: --dry-run, or a snapshot (then `simulation` too). */
   dryRun: boolean
   simulation: boolean
@@ -50,12 +53,13 @@ export interface RepairSync {
   actions: Action[]
 }
 
-export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome}): ReclaimReport {
+export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome; kubernetesVersion?: DecidedVersion}): ReclaimReport {
   const v = d.volume
   const ref = v.spec.claimRef
   return {
     apiVersion: RECLAIM_API_VERSION,
     kind: 'ReclaimReport',
+    ...(opts.kubernetesVersion !== undefined ? {kubernetesVersion: opts.kubernetesVersion} : {}),
     dryRun: opts.dryRun || opts.simulation,
     simulation: opts.simulation,
     volume: {
