@@ -246,8 +246,10 @@ export function clusterArb(maxVolumes = 10, maxClaims = 8): fc.Arbitrary<Cluster
     )
 }
 
+/** Gates of v1.31, and of the releases around a change of the controller's code (releases.ts): v1.30 (no VolumeAttributesClass checks), v1.36. */
 export const gatesArb: fc.Arbitrary<FeatureGates> = fc
   .record({
+    version: fc.constantFrom(30, 31, 36),
     HonorPVReclaimPolicy: fc.boolean(),
     VolumeAttributesClass: fc.boolean(),
     CSIMigrationPortworx: fc.constant(false),
