@@ -15,7 +15,7 @@ import type {LoadStateOptions, LoadStateUi} from './load-cluster-state.js'
 /** Clusters audited at once unless --concurrency says otherwise. */
 export const FLEET_CONCURRENCY = 4
 
-export interface FleetAuditOptions extends Omit<AuditOptions, 'targets' | 'sourceArgs'>, Omit<LoadStateOptions, 'context' | 'filename'> {
+export interface FleetAuditOptions extends Omit<AuditOptions, 'targets' | 'sourceArgs' | 'gates' | 'kubernetesVersion'>, Omit<LoadStateOptions, 'context' | 'filename'> {
   /** --context a,b,c (in that order), or every context of the kubeconfig (--all-contexts). */
   contexts: readonly string[] | 'all'
   concurrency: number

@@ -17,7 +17,7 @@ import {ExitCode} from '../errors.js'
 import {ForbiddenError} from '../cluster/api-errors.js'
 import {auditEvidence} from './audit-evidence.js'
 import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
-import {checkTargetsExist, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
+import {apiServerTime, checkTargetsExist, defaultDecided, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {SyncReport} from './sync-report.js'
 
@@ -49,13 +49,15 @@ export interface AuditResult {
   origin: string
 }
 
-export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
+export async function runAudit(request: Omit<AuditOptions, 'gates' | 'kubernetesVersion'> & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
   // The whole cluster, whatever -n and -l say: a claim of another namespace may take a volume first, a
   // volume's claimRef may name a claim of any namespace, a provisioner's last event may be on any claim.
   // The scope chooses what the report shows (auditScope), never what it is judged on.
-  const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui).catch((err: unknown) => {
-    throw scopedReadRefused(err, opts)
+  const loaded = await loadClusterState({...request, namespace: undefined, labelSelectorText: undefined}, ui).catch((err: unknown) => {
+    throw scopedReadRefused(err, request)
   })
+  // Judged as the release the cluster runs, with its gates.
+  const opts = {...request, gates: loaded.gates, kubernetesVersion: loaded.version, now: apiServerTime(new Date())}
   // As sync's: a scope that matches nothing audits nothing, and "0/0 healthy" would pass a CI job.
   checkScope(loaded.state, opts, ui)
   const after: string[] = []
@@ -70,7 +72,7 @@ export async function runAudit(opts: AuditOptions & LoadStateOptions, ui: LoadSt
  * A scoped audit whose cluster-wide list of claims or pods is refused: said as what it lacks, not judged on
  * the namespace alone (whose verdicts could differ from the whole cluster's). Any other error as it is.
  */
-function scopedReadRefused(err: unknown, opts: AuditOptions): unknown {
+function scopedReadRefused(err: unknown, opts: Pick<AuditOptions, 'namespace' | 'labelSelector' | 'targets'>): unknown {
   const scoped = opts.namespace !== undefined || opts.labelSelector !== undefined || (opts.targets ?? []).length > 0
   if (!(err instanceof ForbiddenError) || !scoped || err.target.namespace !== undefined || !['persistentvolumeclaims', 'pods'].includes(err.target.resource)) return err
   return new ForbiddenError(
@@ -108,12 +110,25 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   }
   const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), reported: s.reported, explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
+  const findings = judge({
+    after: s.after,
+    lookup: s.explainer.lookup,
+    claims: claimFacts(),
+    reported: s.reported,
+    explainClaim,
+    volumes: s.volumes,
+    explainVolume,
+    classes: s.classes,
+    sourceArgs: opts.sourceArgs,
+    gates: opts.gates,
+    releasedSince: releasedSinceAsRead(state),
+  })
   const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers', 'audited'])
   const audited = views.has('audited') ? [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)] : undefined
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
   return {
     ...report,
+    kubernetesVersion: opts.kubernetesVersion ?? defaultDecided(opts.gates),
     capacity: views.has('capacity') ? auditCapacity(s.claims, s.volumes) : undefined,
     pointers: views.has('pointers') ? pointerPictures(s.after, report.findings) : undefined,
   }
@@ -134,6 +149,16 @@ export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan:
   const facts = s.after.claims.map((c) => s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: facts, reported: () => false, explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
+}
+
+/** Since when each volume Released as read has been Released (its lastPhaseTransitionTime, where it has one). */
+function releasedSinceAsRead(state: ClusterState): Map<string, string> {
+  const since = new Map<string, string>()
+  for (const v of state.volumes) {
+    const at = v.status?.lastPhaseTransitionTime
+    if (v.status?.phase === 'Released' && typeof at === 'string') since.set(v.metadata.name ?? '', at)
+  }
+  return since
 }
 
 /**

@@ -4,6 +4,7 @@
 import {claimsInScope, Explainer} from '../engine/explain/explainer.js'
 import {type ClaimExplanation, EXPLAIN_API_VERSION, SETTLED_VERDICTS, SETTLED_VOLUME_STATES, type ExplainDocument} from '../engine/explain/model.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
+import type {DecidedVersion} from '../engine/api/kube-version.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {type ReclaimOffer, reclaimOffers, withReclaimOffers} from '../engine/repair/offers.js'
 import type {PodsRead} from '../engine/repair/reclaim.js'
@@ -17,6 +18,8 @@ import {claimNotFound, volumeNotFound} from './not-found.js'
 /** hostPathProvisioning: --enable-hostpath-provisioner, as kube-controller-manager's. */
 export interface ExplainRequest extends Pick<VolumePluginOptions, 'hostPathProvisioning'>, EvidenceScope {
   gates: FeatureGates
+  /** The release the gates are those of, and where it came from, for the document; unset: not said. */
+  kubernetesVersion?: DecidedVersion
   onlyRelevant: boolean
   /** Events, CSIDrivers, Leases, VolumeAttachments and the clock (explain-evidence.ts); none: not read. */
   evidence?: ExplainEvidence
@@ -52,7 +55,7 @@ export interface ExplainResult {
   exitCode: number
 }
 
-export interface RunExplainOptions extends ExplainRequest, Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
+export interface RunExplainOptions extends Omit<ExplainRequest, 'gates' | 'kubernetesVersion'>, Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
 
 /**
  * Every claim is loaded, in every namespace, whatever -n says: whether a volume's claimRef is stale
@@ -134,18 +137,22 @@ export function explainInState(state: ClusterState, req: ExplainRequest, base = 
     // Each item is the claim's sync in the controller's pass, after the claims before it (listItem).
     const items = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     const settled = items.every((e) => SETTLED_VERDICTS.has(e.verdict))
-    return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}, exitCode: settled ? ExitCode.Ok : ExitCode.Changes}
+    return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', ...versionOf(req), items}, exitCode: settled ? ExitCode.Ok : ExitCode.Changes}
   } else if (target.kind === 'PersistentVolumeClaim') {
     const namespace = target.namespace ?? 'default'
     const found = explainer.claim(namespace, target.name)
     if (found === undefined) throw claimNotFound(state, namespace, target.name)
     const e = withRepairOffers(state, req, found).explanation
-    return {document: e, exitCode: SETTLED_VERDICTS.has(e.verdict) ? ExitCode.Ok : ExitCode.Changes}
+    return {document: {...e, ...versionOf(req)}, exitCode: SETTLED_VERDICTS.has(e.verdict) ? ExitCode.Ok : ExitCode.Changes}
   } else {
     const e = explainer.volume(target.name)
     if (e === undefined) throw volumeNotFound(state, target.name)
-    return {document: e, exitCode: SETTLED_VOLUME_STATES.has(e.state) && e.terminating === null ? ExitCode.Ok : ExitCode.Changes}
+    return {document: {...e, ...versionOf(req)}, exitCode: SETTLED_VOLUME_STATES.has(e.state) && e.terminating === null ? ExitCode.Ok : ExitCode.Changes}
   }
+}
+
+function versionOf(req: ExplainRequest): {kubernetesVersion?: DecidedVersion} {
+  return req.kubernetesVersion === undefined ? {} : {kubernetesVersion: req.kubernetesVersion}
 }
 
 

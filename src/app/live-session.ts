@@ -6,6 +6,7 @@ import {type ClusterApi, KubernetesClusterApi, type LeaseApi, makeKubeConfig} fr
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
 import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
 import {redactUrlCredentials} from '../redact.js'
+import {readServerVersion} from './version.js'
 
 export interface LiveOptions {
   kubeconfig?: string
@@ -29,6 +30,8 @@ export interface LiveSession {
   server: string
   /** What the user should know about this connection before trusting it (credentials over plain HTTP). */
   warnings: string[]
+  /** The API server's gitVersion (GET /version): the release pvctl decides as. */
+  serverVersion(): Promise<string>
 }
 
 export function openLiveSession(opts: LiveOptions): LiveSession {
@@ -40,5 +43,16 @@ export function openLiveSession(opts: LiveOptions): LiveSession {
   const api: ClusterApi = clusterApi
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
   const evidence: EvidenceApi = throttle(new KubernetesEvidenceApi(kc), flow)
-  return {api, leases: clusterApi, workload, evidence, namespace: config.namespace, contextName: config.contextName, server: redactUrlCredentials(config.cluster.server), warnings: [plainHttpCredentialsWarning(config)].filter((w) => w !== undefined)}
+  const server = redactUrlCredentials(config.cluster.server)
+  return {
+    api,
+    leases: clusterApi,
+    workload,
+    evidence,
+    namespace: config.namespace,
+    contextName: config.contextName,
+    server,
+    warnings: [plainHttpCredentialsWarning(config)].filter((w) => w !== undefined),
+    serverVersion: async () => String((await readServerVersion(kc, server, opts.requestTimeoutMs)).gitVersion ?? ''),
+  }
 }

@@ -2,7 +2,9 @@
 // place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
 import {withSimulatedClaimUids} from '../cluster/simulated-uids.js'
 import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
-import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import {defaultGatesAt, FeatureGateError, type FeatureGates, type GateSettings, setGates} from '../engine/api/feature-gates.js'
+import {decidedAsLine, DEFAULT_MINOR, type DecidedVersion, kubeVersionText, minorOf, nearestKnown, parseKubeVersion, versionFromNodes} from '../engine/api/kube-version.js'
+import type {ClusterState, LabelSelector, Node, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {UsageError} from '../errors.js'
 import {closeNames} from '../engine/explain/close-names.js'
 import {scopePredicate} from '../engine/simulation/reconcile.js'
@@ -24,6 +26,24 @@ export interface LoadStateOptions {
   requestTimeoutMs?: number
   /** --chunk-size: objects per LIST page (0: no paging). */
   chunkSize?: number
+  /** --kube-version and --feature-gates: the release to decide as, and the gates set over its defaults. */
+  engine?: EngineRequest
+}
+
+/** What the flags ask of the engine, read but not yet set at a version (that needs the cluster's). */
+export interface EngineRequest {
+  /** --kube-version's minor version. */
+  kubeVersion?: number
+  /** --feature-gates, read (readFeatureGates). */
+  gates?: GateSettings
+}
+
+/** The release and gates to decide as. */
+export interface Decided {
+  /** The Kubernetes version pvctl decides as, and where it learned it. */
+  version: DecidedVersion
+  /** That version's gate defaults with --feature-gates over them. */
+  gates: FeatureGates
 }
 
 export interface LoadStateUi {
@@ -32,7 +52,7 @@ export interface LoadStateUi {
   spinner(text: string): Promise<{text(t: string): void; stop(): void}>
 }
 
-export type LoadedClusterState =
+export type LoadedClusterState = (
   | {
       source: 'snapshot'
       state: ClusterState
@@ -49,6 +69,8 @@ export type LoadedClusterState =
       /** Reads the cluster again as it was read (after a write, what the next question rests on). */
       reload: () => Promise<ClusterState>
     }
+) &
+  Decided
 
 export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi): Promise<LoadedClusterState> {
   if (opts.filename?.includes('-') === true && (opts.stdin as {isTTY?: boolean}).isTTY === true) {
@@ -62,7 +84,16 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
     }
     const {state, assigned} = withSimulatedClaimUids(snapshot.state)
     const missing = missingKinds(state)
-    return {source: 'snapshot', state, evidence: snapshot.evidence, missing: missing.map((m) => m.kind), caveats: [...missing.map((m) => m.line), ...simulatedUidsCaveat(assigned)]}
+    const decided = decideSnapshotVersion(state, opts.engine)
+    return {
+      source: 'snapshot',
+      state,
+      evidence: snapshot.evidence,
+      missing: missing.map((m) => m.kind),
+      caveats: [...decided.caveats, ...missing.map((m) => m.line), ...simulatedUidsCaveat(assigned)],
+      version: decided.version,
+      gates: decided.gates,
+    }
   }
 
   // A live cluster: client-node is loaded only now (it costs ~0.4 s).
@@ -78,7 +109,70 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
       spinner.stop()
     }
   }
-  return {source: 'live', state: await read(), session, reload: read}
+  const state = await read()
+  const decided = await decideLiveVersion(() => session.serverVersion(), state.nodes, opts.engine, ui)
+  return {source: 'live', state, session, reload: read, ...decided}
+}
+
+/**
+ * The release a snapshot is decided as: --kube-version; else its nodes' newest kubeletVersion (the control
+ * plane runs at least that), said after the answer; else v1.31, said too.
+ */
+function decideSnapshotVersion(state: ClusterState, engine: EngineRequest | undefined): Decided & {caveats: string[]} {
+  if (engine?.kubeVersion !== undefined) {
+    return {...decidedAt({version: kubeVersionText(engine.kubeVersion), source: 'flag'}, engine), caveats: []}
+  }
+  return fromNodesOrDefault(state.nodes, engine, 'the snapshot does not say which release the cluster runs (no Node with a kubeletVersion)')
+}
+
+/**
+ * The release a live cluster is decided as: --kube-version, else the API server's /version; a /version
+ * that cannot be read or understood is said, and the nodes' kubeletVersion stands in for it.
+ */
+export async function decideLiveVersion(serverVersion: () => Promise<string>, nodes: readonly Node[], engine: EngineRequest | undefined, ui: Pick<LoadStateUi, 'notice'>): Promise<Decided> {
+  if (engine?.kubeVersion !== undefined) {
+    return decidedAt({version: kubeVersionText(engine.kubeVersion), source: 'flag'}, engine)
+  }
+  let gitVersion: string
+  try {
+    gitVersion = await serverVersion()
+  } catch (err) {
+    const fallback = fromNodesOrDefault(nodes, engine, 'no Node has a kubeletVersion either')
+    ui.notice(`could not read the API server's version (${err instanceof Error ? err.message : String(err)}): ${fallback.caveats.join('; ')}`)
+    return fallback
+  }
+  const minor = parseKubeVersion(gitVersion)
+  if (minor === undefined) {
+    const fallback = fromNodesOrDefault(nodes, engine, 'no Node has a kubeletVersion either')
+    ui.notice(`the API server's version ${JSON.stringify(gitVersion)} is not a Kubernetes 1.x version: ${fallback.caveats.join('; ')}`)
+    return fallback
+  }
+  const known = nearestKnown(minor, gitVersion)
+  if (known.notice !== undefined) ui.notice(known.notice)
+  return decidedAt({version: kubeVersionText(known.minor), source: 'server', observed: gitVersion}, engine)
+}
+
+/** The nodes' newest kubeletVersion, said; else v1.31, said with `why`. */
+function fromNodesOrDefault(nodes: readonly Node[], engine: EngineRequest | undefined, why: string): Decided & {caveats: string[]} {
+  const fromNodes = versionFromNodes(nodes)
+  if (fromNodes !== undefined) {
+    const {minor, notice} = nearestKnown(fromNodes.minor, fromNodes.observed)
+    const version = kubeVersionText(minor)
+    const inferred = `decided as Kubernetes ${version}, inferred from the nodes' kubeletVersion (newest ${fromNodes.observed}); the control plane may be newer: --kube-version says which`
+    return {...decidedAt({version, source: 'nodes', observed: fromNodes.observed}, engine), caveats: [...(notice !== undefined ? [notice] : []), inferred]}
+  }
+  const version = kubeVersionText(DEFAULT_MINOR)
+  return {...decidedAt({version, source: 'default'}, engine), caveats: [`decided as Kubernetes ${version}: ${why}; --kube-version says which`]}
+}
+
+/** The gates of the version decided as, with --feature-gates set over them: a gate it locks or lacks is a usage error. */
+function decidedAt(version: DecidedVersion, engine: EngineRequest | undefined): Decided {
+  try {
+    return {version, gates: setGates(engine?.gates ?? new Map(), defaultGatesAt(minorOf(version)))}
+  } catch (err) {
+    if (err instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${err.message}`, [`--kube-version decides as another release (${decidedAsLine(version)})`])
+    throw err
+  }
 }
 
 const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml'

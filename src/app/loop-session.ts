@@ -12,6 +12,7 @@ import {type ClusterApi, KubernetesClusterApi, makeKubeConfig, type LeaseApi, ty
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
 import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
 import {redactUrlCredentials} from '../redact.js'
+import {readServerVersion} from './version.js'
 
 export interface LoopSessionOptions {
   kubeconfig?: string
@@ -29,6 +30,8 @@ export interface LoopSession {
   leaseApi: LeaseApi
   contextName: string
   server: string
+  /** The API server's gitVersion (GET /version): the release loop mode decides as. */
+  serverVersion(): Promise<string>
 }
 
 export function openLoopSession(opts: LoopSessionOptions): LoopSession {
@@ -39,5 +42,7 @@ export function openLoopSession(opts: LoopSessionOptions): LoopSession {
   const api = throttle(new KubernetesClusterApi(kc) as ClusterApi, flow)
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
   const leaseApi = throttle(new KubernetesClusterApi(kc) as ClusterApi, {qps: 5, burst: 10, maxRetries: 0, requestTimeoutMs: opts.leaseTimeoutMs}) as unknown as LeaseApi
-  return {api, workload, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server: redactUrlCredentials(config.cluster.server)}
+  const server = redactUrlCredentials(config.cluster.server)
+  const serverVersion = async () => String((await readServerVersion(kc, server, opts.requestTimeoutMs)).gitVersion ?? '')
+  return {api, workload, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server, serverVersion}
 }

@@ -2,7 +2,7 @@
 // (engine/repair), and — live, without --dry-run, with consent — write it through the destruction guard,
 // which reads again what the decision rests on and writes the volume conditional on its resourceVersion.
 // With --sync the controller's sync of the pair follows.
-import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
+import type {PersistentVolume} from '../engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {RECLAIM_CHECKS, type ClaimName, decideReclaim, overridingFlag, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
 import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
@@ -58,7 +58,7 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
 }
 
 /** What deciding and writing a reclaim needs of the options: no loading, no --sync. */
-export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'notOwner' | 'dryRun' | 'yes' | 'gates' | keyof VolumePluginOptions>
+export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'notOwner' | 'dryRun' | 'yes' | keyof VolumePluginOptions>
 
 /**
  * The reclaim on a state loaded already (`pvctl reclaim`, and explain's interactive flow, which offers it
@@ -68,11 +68,11 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
-  const request = reclaimRequest(loaded.state, opts)
+  const request = reclaimRequest(loaded, opts)
   const attachments = await attachmentsOf(loaded)
   const decision = decideReclaim({...request, state: loaded.state, attachments, pods: podsRead(loaded)})!
   const simulation = loaded.source === 'snapshot'
-  const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome})
+  const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome, kubernetesVersion: loaded.version})
   const edit = {before: decision.volume, after: decision.edited}
   if (decision.already !== null) {
     // A re-run, or a run after a crash that followed the write: nothing to write, and nothing to refuse.
@@ -118,11 +118,11 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
 }
 
 /** The engine's request: the checks --force overrides are every overridable one. */
-function reclaimRequest(state: ClusterState, opts: ReclaimRequest) {
+function reclaimRequest({state, gates}: Pick<LoadedClusterState, 'state' | 'gates'>, opts: ReclaimRequest) {
   if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
   const byForce = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === '--force'
   const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(byForce) : [])
-  return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
+  return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates, plugins: defaultVolumePluginMgr(opts)}
 }
 
 /**

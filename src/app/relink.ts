@@ -48,11 +48,11 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
-  const request = {gates: opts.gates, plugins: defaultVolumePluginMgr(opts)}
+  const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts)}
   const decisions = targetsOf(loaded, opts).map((target) => decideRelink({...request, state: loaded.state, target})!)
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'
-  const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all})
+  const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all, kubernetesVersion: loaded.version})
   const edits = allowed.flatMap((d) => d.writes.map((w) => ({before: w.before, after: w.after})))
   const already = decisions.filter((d) => d.already !== null)
   if (already.length > 0 && already.length === decisions.length) {

@@ -1,6 +1,5 @@
 // The steps `pvctl reclaim` and `pvctl relink` take alike once their decision allows the write: consent
 // (a typed "yes", or --yes), and with --sync the controller's sync of what was written.
-import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import type {RepairSync} from '../engine/repair/report.js'
 import type {ObjectRef} from '../engine/simulation/plan.js'
@@ -14,7 +13,6 @@ export interface RepairOptions extends LoadStateOptions, VolumePluginOptions {
   yes: boolean
   /** --sync: run the controller's sync of what was written, once it is. */
   sync: boolean
-  gates: FeatureGates
   /** For --sync. */
   concurrency: number
   events: boolean

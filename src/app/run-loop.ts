@@ -13,7 +13,6 @@ import {hostname} from 'node:os'
 import {randomUUID} from 'node:crypto'
 
 import type {Logger} from '../cli/log.js'
-import type {FeatureGates} from '../engine/api/feature-gates.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import type {LabelSelector} from '../engine/api/model.js'
 import {ExitCode, UsageError} from '../errors.js'
@@ -28,6 +27,8 @@ import {type MetricsServer, parseBindAddress, startMetricsServer} from '../contr
 import {loopPermissions} from '../controller/permissions.js'
 import {PersistentVolumeLoop} from '../controller/pv-loop.js'
 import {requirePermissions} from '../executor/permissions.js'
+import {decideLiveVersion, type EngineRequest} from './load-cluster-state.js'
+import {describeSource} from '../engine/api/kube-version.js'
 import {openLoopSession} from './loop-session.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {Events} from '../engine/api/constants.js'
@@ -56,7 +57,8 @@ export interface RunLoopOptions extends VolumePluginOptions {
   yes: boolean
   /** --allow-mass-release: the loop releases however many volumes its syncs find released. */
   allowMassRelease?: boolean
-  gates: FeatureGates
+  /** --kube-version and --feature-gates; without --kube-version the API server's /version decides. */
+  engine?: EngineRequest
   namespace?: string
   labelSelector?: LabelSelector
   labelSelectorText?: string
@@ -111,7 +113,9 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     requestTimeoutMs: opts.requestTimeoutMs,
     leaseTimeoutMs: opts.leaderElect !== undefined ? Math.max(500, Math.floor(opts.leaderElect.renewDeadlineMs / 2)) : 5000,
   })
-  const metrics = new ControllerMetrics()
+  const {version, gates} = await decideLiveVersion(() => session.serverVersion(), [], opts.engine, {notice: (line) => log.info(line)})
+  log.info(`Deciding as Kubernetes ${version.version}`, {source: describeSource(version)})
+  const metrics = new ControllerMetrics(gates)
   const stop = new AbortController()
   const stopping = () => stop.abort()
   ui.signal.addEventListener('abort', stopping, {once: true})
@@ -219,7 +223,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     if (opts.mode === 'watch') {
       const watchLoop = new PersistentVolumeLoop(
         {
-          gates: opts.gates,
+          gates,
           plugins,
           namespace: opts.namespace,
           labelSelector: opts.labelSelector,
@@ -245,7 +249,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
     } else {
       const intervalLoop = new IntervalLoop(
         {
-          gates: opts.gates,
+          gates,
           plugins,
           namespace: opts.namespace,
           labelSelector: opts.labelSelector,

@@ -8,10 +8,10 @@ import {checkScope, STDIN_SNAPSHOT, loadClusterState, type LoadStateOptions, typ
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {shellArgs} from '../render/explain-claim.js'
 import type {SyncReport} from './sync-report.js'
-import {hasChanges, planSync, type SyncOptions} from './sync.js'
+import {apiServerTime, hasChanges, planSync, type SyncOptions} from './sync.js'
 
-/** Where the state comes from (as for `explain`), how to plan, and how to write. */
-export interface RunSyncOptions extends SyncOptions, LoadStateOptions {
+/** Where the state comes from (as for `explain`), how to plan, and how to write; the gates come with the state. */
+export interface RunSyncOptions extends Omit<SyncOptions, 'gates' | 'kubernetesVersion'>, LoadStateOptions {
   concurrency: number
   events: boolean
   yes: boolean
@@ -56,11 +56,13 @@ export interface RunSyncResult {
   after: string[]
 }
 
-export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
+export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
   // Checked in every mode, a dry run too: a bad flag is found before the run that would use it.
-  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(opts.recyclerPodTemplate)
+  const recyclerTemplate = request.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(request.recyclerPodTemplate)
   // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
-  const loaded = await loadClusterState(opts, ui)
+  const loaded = await loadClusterState(request, ui)
+  // Planned as the release the cluster runs, with its gates.
+  const opts = {...request, gates: loaded.gates, kubernetesVersion: loaded.version, now: apiServerTime(new Date())}
   checkScope(loaded.state, opts, ui)
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
@@ -137,7 +139,7 @@ export async function runSync(opts: RunSyncOptions, ui: SyncUi): Promise<RunSync
  * second one) says whether the controller leaves errors or warnings to a person, and the last line points to
  * `pvctl audit`. The exit status stays the plan's. The audit is loaded only then, and only counts.
  */
-async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyncOptions, ui: Pick<SyncUi, 'notice'>): Promise<void> {
+async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyncOptions & Pick<SyncOptions, 'gates'>, ui: Pick<SyncUi, 'notice'>): Promise<void> {
   if (hasChanges(report) || opts.auditArgs === undefined) return
   const {auditProblemCount} = await import('./audit.js')
   const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)

@@ -1,4 +1,5 @@
 // The SyncReport document of docs/output-contract.md (`pvctl sync -o json|yaml`).
+import type {DecidedVersion} from '../engine/api/kube-version.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import type {Action, PlannedEvent, SyncError} from '../engine/simulation/plan.js'
 
@@ -18,6 +19,8 @@ export interface SyncSummary {
 export interface SyncReport {
   apiVersion: typeof API_VERSION
   kind: 'SyncReport'
+  /** The Kubernetes release the plan was decided as, and where pvctl learned it. */
+  kubernetesVersion: DecidedVersion
   dryRun: boolean
   rounds: number
   converged: boolean

@@ -1,6 +1,7 @@
 // The sync use-case: load the cluster state once, reconcile, and build the SyncReport.
 // No oclif here: the command passes options in and renders what comes back.
 import type {FeatureGates} from '../engine/api/feature-gates.js'
+import {type DecidedVersion, DEFAULT_MINOR, kubeVersionText} from '../engine/api/kube-version.js'
 import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {claimKey} from '../engine/api/model.js'
 import type {Action, ObjectRef} from '../engine/simulation/plan.js'
@@ -15,6 +16,8 @@ import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 export interface SyncOptions extends VolumePluginOptions {
   dryRun: boolean
   gates: FeatureGates
+  /** The release the gates are those of, and where it came from, for the report; unset: the gates' version, by default. */
+  kubernetesVersion?: DecidedVersion
   maxRounds?: number
   targets?: ObjectRef[]
   /** Only with no targets: restrict to a namespace (-n without -A). */
@@ -22,6 +25,13 @@ export interface SyncOptions extends VolumePluginOptions {
   labelSelector?: LabelSelector
   /** The volume plugins' outcomes to plan with (a prediction); none: their operations stay planned. */
   operations?: VolumeOperations
+  /** The API server's clock (apiServerTime), stamped on the volumes whose phase the plan changes; unset: none. */
+  now?: string
+}
+
+/** A time as the API server writes it into objects (metav1.Time): RFC 3339, to the second. */
+export function apiServerTime(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
 /** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
@@ -75,6 +85,7 @@ function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterSt
     maxRounds: opts.maxRounds,
     targets: hasTargets ? opts.targets : undefined,
     scope,
+    now: opts.now,
     ...(opts.operations !== undefined ? {operations: opts.operations} : {}),
   })
 
@@ -92,6 +103,7 @@ function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterSt
   return {
     apiVersion: API_VERSION,
     kind: 'SyncReport',
+    kubernetesVersion: opts.kubernetesVersion ?? defaultDecided(opts.gates),
     dryRun: opts.dryRun,
     rounds: result.rounds,
     converged: result.converged,
@@ -102,6 +114,11 @@ function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterSt
     objects,
     before,
   }
+}
+
+/** The version of gates given without one (a caller that decided no release): theirs, by default. */
+export function defaultDecided(gates: FeatureGates): DecidedVersion {
+  return {version: kubeVersionText(gates.version ?? DEFAULT_MINOR), source: 'default'}
 }
 
 /**

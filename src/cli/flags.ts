@@ -77,9 +77,16 @@ export const outputFlags = (command: OutputCommand) => ({
 })
 
 export const engineFlags = {
+  'kube-version': Flags.string({
+    summary: 'The Kubernetes release to decide as (1.29 to 1.37), e.g. 1.34; default: the API server\'s, else a snapshot\'s nodes\' kubeletVersion, else 1.31.',
+    description:
+      "The controller's code and its gates' defaults moved between releases (VolumeAttributesClass is on from 1.34, HonorPVReclaimPolicy locked from 1.33): pvctl decides as the release given here, or as the cluster's own. Every report names the release it was decided as and where that came from.",
+    helpValue: 'VERSION',
+  }),
   'feature-gates': Flags.string({
-    summary: 'Feature gates as kube-controller-manager takes them, e.g. HonorPVReclaimPolicy=false.',
-    description: 'Known gates (v1.31 defaults): HonorPVReclaimPolicy=true, VolumeAttributesClass=false, CSIMigrationPortworx=false.',
+    summary: 'Feature gates as kube-controller-manager takes them, e.g. VolumeAttributesClass=true.',
+    description:
+      "Over the defaults of the release decided as (--kube-version). Gates: HonorPVReclaimPolicy, VolumeAttributesClass, CSIMigrationPortworx, CSIMigrationRBD, CSIMigrationAzureFile, RecoverVolumeExpansionFailure, PersistentVolumeClaimUnusedSinceTime, PersistentVolumeLastPhaseTransitionTime. A gate that release locks may be set to its locked value only, and one it no longer has is refused (exit 2), as kube-controller-manager refuses them.",
     helpValue: 'GATE=BOOL,...',
   }),
   'enable-hostpath-provisioner': Flags.boolean({

@@ -3,7 +3,7 @@
 import type {SyncUi} from '../app/run-sync.js'
 import {renderSyncTable} from '../render/sync-table.js'
 import {plain, type Palette} from '../render/color.js'
-import {parseFeatureGatesFlag} from './feature-gates-flag.js'
+import {engineRequest} from './feature-gates-flag.js'
 import {connectionOptions} from './flags.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
 import {loadTemplate, machineReadable} from './output-formats.js'
@@ -42,13 +42,21 @@ export function repairUi<P>(output: string, palette: Palette, render: (plan: P, 
 
 /** The flags both repairs take alike, as the options of their use-cases (sync's for --sync). */
 export function repairOptions(
-  flags: Parameters<typeof connectionOptions>[0] & {'dry-run': boolean; yes: boolean; sync: boolean; 'feature-gates'?: string; 'enable-hostpath-provisioner': boolean; filename?: readonly string[]},
+  flags: Parameters<typeof connectionOptions>[0] & {
+    'dry-run': boolean
+    yes: boolean
+    sync: boolean
+    'kube-version'?: string
+    'feature-gates'?: string
+    'enable-hostpath-provisioner': boolean
+    filename?: readonly string[]
+  },
 ) {
   return {
     dryRun: flags['dry-run'],
     yes: flags.yes,
     sync: flags.sync,
-    gates: parseFeatureGatesFlag(flags['feature-gates']),
+    engine: engineRequest(flags),
     hostPathProvisioning: flags['enable-hostpath-provisioner'],
     filename: flags.filename,
     stdin: process.stdin,

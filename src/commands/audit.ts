@@ -4,7 +4,7 @@ import {type AuditView, runAudit} from '../app/audit.js'
 import {FLEET_CONCURRENCY, runFleetAudit} from '../app/audit-fleet.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
-import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
+import {engineRequest} from '../cli/feature-gates-flag.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
@@ -116,7 +116,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ])
     const options = {
       views,
-      gates: parseFeatureGatesFlag(flags['feature-gates']),
+      engine: engineRequest(flags),
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,

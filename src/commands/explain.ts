@@ -6,7 +6,7 @@ import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {terminalExplainUi} from '../cli/explain-picker.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
-import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
+import {engineRequest} from '../cli/feature-gates-flag.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
@@ -82,10 +82,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
-    const gates = parseFeatureGatesFlag(flags['feature-gates'])
+    const engine = engineRequest(flags)
     const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'], flags.namespace)
-    const request: ExplainRequest = {
-      gates,
+    const asked = {
       hostPathProvisioning: flags['enable-hostpath-provisioner'],
       onlyRelevant: flags['only-relevant'],
       candidates: flags.candidates,
@@ -97,13 +96,16 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
     const {state, evidence, answered, missing, loaded, pods} = await loadExplainState(
       {
-        ...request,
+        ...asked,
+        engine,
         filename: flags.filename,
         stdin: process.stdin,
         ...connectionOptions(flags),
       },
       {notice: writeNotice, spinner: startSpinner},
     )
+    // Explained as the release the cluster runs, with its gates.
+    const request: ExplainRequest = {...asked, gates: loaded.gates, kubernetesVersion: loaded.version}
 
     // One controller view for both: what evidence to read is decided from the verdicts the explanation gives.
     const controller = controllerExplainer(state, request)

@@ -7,7 +7,7 @@ import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
-import {parseFeatureGatesFlag} from '../cli/feature-gates-flag.js'
+import {engineRequest} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
 import {deferInterrupts, interruptibleWrites} from '../cli/interrupts.js'
@@ -24,7 +24,7 @@ import {renderSyncTable} from '../render/sync-table.js'
 export default class Sync extends PvctlCommand {
   static override summary = 'Plan (and apply) what the PersistentVolume controller would do.'
 
-  static override description = `Runs the Kubernetes v1.31 PV controller's syncClaim and syncVolume over every claim and volume in scope (or only the objects named), repeating until nothing changes, and reports every binding, release, recycle, deletion and phase change as a plan.
+  static override description = `Runs the Kubernetes PV controller's syncClaim and syncVolume, as the release the cluster runs (--kube-version), over every claim and volume in scope (or only the objects named), repeating until nothing changes, and reports every binding, release, recycle, deletion and phase change as a plan.
 
 Claims are synced before volumes, each in name order (namespace, then name), as an informer lists them; rounds repeat until one makes no write (at most --rounds).
 
@@ -86,7 +86,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
   public async run(): Promise<void> {
     const {argv, flags, raw} = await this.parse(Sync)
 
-    const gates = parseFeatureGatesFlag(flags['feature-gates'])
+    const engine = engineRequest(flags)
     const objects = argv as string[]
     const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
     const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
@@ -96,7 +96,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
       yes: flags.yes,
       allowMassRelease: flags['allow-mass-release'],
       failOnEmpty: flags['fail-on-empty'],
-      gates,
+      engine,
       namespace: flags['all-namespaces'] ? undefined : flags.namespace,
       labelSelector,
       labelSelectorText: flags.selector,
@@ -153,6 +153,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
             ...objects,
             ...(flags['all-namespaces'] ? ['-A'] : flags.namespace !== undefined ? ['-n', flags.namespace] : []),
             ...(flags.selector !== undefined ? ['-l', flags.selector] : []),
+            ...(flags['kube-version'] !== undefined ? ['--kube-version', flags['kube-version']] : []),
             ...(flags['feature-gates'] !== undefined ? ['--feature-gates', flags['feature-gates']] : []),
             ...(flags['enable-hostpath-provisioner'] ? ['--enable-hostpath-provisioner'] : []),
             ...sourceArgs(flags),

@@ -1,15 +1,17 @@
 // `pvctl version` (and `pvctl --version`, which bin/run.js turns into it): kubectl version's output.
 import {Flags} from '@oclif/core'
 
-import {clientVersion, serverVersion, type VersionDoc} from '../app/version.js'
+import {clientVersion, decidedFor, serverVersion, type VersionDoc} from '../app/version.js'
 import {PvctlCommand} from '../cli/base-command.js'
-import {sourceFlags} from '../cli/flags.js'
+import {engineRequest} from '../cli/feature-gates-flag.js'
+import {engineFlags, sourceFlags} from '../cli/flags.js'
+import {decidedAsLine} from '../engine/api/kube-version.js'
 import {parseDuration} from '../cli/duration.js'
 import {kubectlYaml} from '../render/kubectl-yaml.js'
 
 export default class Version extends PvctlCommand {
   static override summary = "Print pvctl's version and, when a cluster is reachable, the API server's."
-  static override description = `As kubectl version: the client's version, then the server's, read from the cluster of the kubeconfig (GET /version). --client prints the client's only and contacts nothing.
+  static override description = `As kubectl version: the client's version, then the server's, read from the cluster of the kubeconfig (GET /version). --client prints the client's only and contacts nothing. Then the Kubernetes release pvctl's deciding commands take against that cluster, and where it comes from: --kube-version, else the server's version, else (no server read) 1.31.
 
 EXIT STATUS
   0  the version was printed
@@ -22,15 +24,18 @@ EXIT STATUS
     kubeconfig: sourceFlags.kubeconfig,
     context: sourceFlags.context,
     'request-timeout': sourceFlags['request-timeout'],
+    'kube-version': engineFlags['kube-version'],
   }
 
   public async run(): Promise<void> {
     const {flags} = await this.parse(Version)
-    const doc: VersionDoc = {clientVersion: clientVersion(this.config.version, process)}
+    const {kubeVersion} = engineRequest(flags)
+    const client = clientVersion(this.config.version, process)
+    let server: VersionDoc['serverVersion']
     let failure: unknown
     if (!flags.client) {
       try {
-        doc.serverVersion = await serverVersion({
+        server = await serverVersion({
           kubeconfig: flags.kubeconfig,
           context: flags.context,
           requestTimeoutMs: parseDuration(flags['request-timeout'], '--request-timeout', {bareSeconds: true}),
@@ -39,11 +44,13 @@ EXIT STATUS
         failure = err
       }
     }
+    const doc: VersionDoc = {clientVersion: client, ...(server !== undefined ? {serverVersion: server} : {}), kubernetesVersion: decidedFor(kubeVersion, server)}
     if (flags.output === 'json') process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`)
     else if (flags.output === 'yaml') process.stdout.write(kubectlYaml(doc))
     else {
       process.stdout.write(`Client Version: ${doc.clientVersion.gitVersion}\n`)
       if (doc.serverVersion !== undefined) process.stdout.write(`Server Version: ${doc.serverVersion.gitVersion}\n`)
+      process.stdout.write(`${decidedAsLine(doc.kubernetesVersion)}\n`)
     }
     if (failure !== undefined) throw failure
   }

@@ -3,7 +3,8 @@
 //   pv_collector_bound_pvc_count{namespace,storage_class,volume_attributes_class}
 //   pv_collector_unbound_pvc_count{namespace,storage_class,volume_attributes_class}
 //   volume_operation_total_seconds{plugin_name,operation_name}   (histogram: provision/delete end to end)
-//   volume_operation_total_errors{plugin_name,operation_name}
+//   volume_operation_total_errors{plugin_name,operation_name}   (to v1.35; v1.36 also has the next, deprecating it)
+//   volume_operation_errors_total{plugin_name,operation_name}   (from v1.36; the only one from v1.37)
 //   retroactive_storageclass_total, retroactive_storageclass_errors_total
 //   workqueue_depth / _adds_total / _retries_total / _queue_duration_seconds / _work_duration_seconds {name}
 //   leader_election_master_status{name}
@@ -14,6 +15,28 @@ import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.
 import type {InformerMetrics} from './informer.js'
 import {type CounterSeries, type Labels, OPERATION_BUCKETS, Registry} from './metrics.js'
 import type {QueueMetrics} from './work-queue.js'
+import {defaultFeatureGates, type FeatureGates} from '../engine/api/feature-gates.js'
+import {hasChange, RELEASE_CHANGES} from '../engine/api/releases.js'
+
+/**
+ * The counters of failed volume operations at a release (pv metrics.go): volume_operation_total_errors to
+ * v1.35; from v1.36 volume_operation_errors_total, with the old name still served deprecated in v1.36 and
+ * hidden from v1.37 (component-base hides a metric one minor release after it was deprecated).
+ */
+export function operationErrorCounters(gates: Pick<FeatureGates, 'version'>): Array<{name: string; help: string}> {
+  const renamedIn = RELEASE_CHANGES.operationErrorsMetricRenamed
+  // RELEASE operationErrorsMetricRenamed
+  if (!hasChange(gates, 'operationErrorsMetricRenamed')) {
+    return [{name: 'volume_operation_total_errors', help: 'Total volume operation errors'}]
+  } else if (gates.version === renamedIn) {
+    return [
+      {name: 'volume_operation_total_errors', help: `(Deprecated since 1.${renamedIn}.0) Total volume operation errors`},
+      {name: 'volume_operation_errors_total', help: 'Total volume operation errors'},
+    ]
+  } else {
+    return [{name: 'volume_operation_errors_total', help: 'Total volume operation errors'}]
+  }
+}
 
 export interface MetricsSource {
   readonly volumes: ReadonlyMap<string, PersistentVolume>
@@ -36,7 +59,8 @@ export class ControllerMetrics {
   private readonly queueDuration = this.registry.histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested.', WORKQUEUE_BUCKETS)
   private readonly workDuration = this.registry.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', WORKQUEUE_BUCKETS)
   private readonly operationSeconds = this.registry.histogram('volume_operation_total_seconds', 'Storage operation end to end duration in seconds', OPERATION_BUCKETS)
-  private readonly operationErrors = this.registry.counter('volume_operation_total_errors', 'Total volume operation errors')
+  /** The operation error counters of the release decided as (operationErrorCounters). */
+  private readonly operationErrors: ReturnType<Registry['counter']>[]
   private readonly retroactive = this.registry.counter('retroactive_storageclass_total', 'Total number of retroactive StorageClass assignments to persistent volume claim')
   private readonly retroactiveErrors = this.registry.counter('retroactive_storageclass_errors_total', 'Total number of failed retroactive StorageClass assignments to persistent volume claim')
   readonly leader = this.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.')
@@ -54,7 +78,9 @@ export class ControllerMetrics {
   private readonly relists = this.registry.counter('pvctl_informer_lists_total', 'LISTs of an informer by resource and reason (initial, resync, expired, error)')
   private readonly watchEvents = this.registry.counter('pvctl_watch_events_total', 'Watch events received by resource and type')
 
-  constructor() {
+  /** The metrics of kube-controller-manager at the version of these gates (v1.31 by default). */
+  constructor(gates: Pick<FeatureGates, 'version'> = defaultFeatureGates) {
+    this.operationErrors = operationErrorCounters(gates).map(({name, help}) => this.registry.counter(name, help))
     this.registry.collect('workqueue_depth', 'Current depth of workqueue', () =>
       this.source === undefined ? [] : [this.source.claimQueue, this.source.volumeQueue].map((q) => ({labels: {name: q.name}, value: q.depth})),
     )
@@ -116,7 +142,7 @@ export class ControllerMetrics {
   }
 
   operationFailed(plugin: string, operation: string): void {
-    this.operationErrors.inc({plugin_name: plugin, operation_name: operation})
+    for (const counter of this.operationErrors) counter.inc({plugin_name: plugin, operation_name: operation})
   }
 
   render(): string {

@@ -26,6 +26,7 @@ import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
 import {PodRunInterrupted} from '../plugins/pod-runner.js'
 import {applyPatch} from './apply-patch.js'
+import type {JsonPatchOp} from '../engine/simulation/plan.js'
 import {DestructionGuard, type Guarded, isRefusal, type Refusal, type ReleaseBudget} from './destruction-guard.js'
 import {EventRecorder} from './event-recorder.js'
 
@@ -352,7 +353,7 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
       // Another unit of this run wrote the object since this unit was planned.
       throw new ConflictError(`${refKey(action.object)} changed since it was planned`, {verb: 'update', resource: action.object.kind}, 409, 'Conflict')
     }
-    const desired = applyPatch(current, action.patch)
+    const desired = applyPatch(current, withoutServerStamps(action.patch))
     let saved: PersistentVolume | PersistentVolumeClaim
     if (action.object.kind === 'PersistentVolume' && action.subresource === 'status') {
       // Through the guard: a write that makes the volume Released double-checks its claim first.
@@ -615,4 +616,23 @@ function mergeEvents(events: readonly PlannedEvent[]): PlannedEvent[] {
     else merged.set(key, {...e})
   }
   return [...merged.values()]
+}
+
+/**
+ * The plan's patch without what the API server writes itself: a simulated phase change carries the
+ * status.lastPhaseTransitionTime the server would stamp, and the real server stamps its own time on the
+ * write that changes the phase (a client's differing value would be kept instead).
+ */
+function withoutServerStamps(patch: readonly JsonPatchOp[]): readonly JsonPatchOp[] {
+  const stamp = 'lastPhaseTransitionTime'
+  return patch.flatMap((op): JsonPatchOp[] => {
+    if (op.path === `/status/${stamp}`) {
+      return []
+    } else if (op.path === '/status' && op.op !== 'remove' && typeof op.value === 'object' && op.value !== null && stamp in op.value) {
+      const {[stamp]: _stamp, ...status} = op.value as Record<string, unknown>
+      return [{...op, value: status}]
+    } else {
+      return [op]
+    }
+  })
 }

@@ -5,7 +5,15 @@ import {jsonObjectChunks, yamlMapChunks} from './report-doc.js'
 
 /** Keys in the contract's order, whatever order the report was built in (`context` only in a fleet's). */
 export function auditDocument(r: AuditReport): AuditReport {
-  return {apiVersion: r.apiVersion, kind: r.kind, ...(r.context !== undefined ? {context: r.context} : {}), summary: r.summary, plannedChanges: r.plannedChanges, findings: r.findings}
+  return {
+    apiVersion: r.apiVersion,
+    kind: r.kind,
+    ...(r.context !== undefined ? {context: r.context} : {}),
+    ...(r.kubernetesVersion !== undefined ? {kubernetesVersion: r.kubernetesVersion} : {}),
+    summary: r.summary,
+    plannedChanges: r.plannedChanges,
+    findings: r.findings,
+  }
 }
 
 export function auditJsonChunks(report: AuditReport): Generator<string> {

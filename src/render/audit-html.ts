@@ -8,6 +8,7 @@ import {FINDING_CODES, objectKey, objectName, SEVERITIES, type Finding, type Fin
 import type {PointerArrow, PointerNode, PointerPicture} from '../engine/audit/pointers.js'
 import type {AuditReport} from '../engine/audit/report.js'
 import {isUnread} from '../engine/audit/fleet.js'
+import {describeSource} from '../engine/api/kube-version.js'
 import {sectionSummaryLine} from './audit-fleet-table.js'
 
 export interface AuditHtmlOptions {
@@ -125,6 +126,7 @@ function summary(r: AuditReport, origin: string | undefined): string {
   const planned = Object.entries(r.plannedChanges).filter(([k, n]) => k !== 'writes' && n > 0)
   const items = [
     r.context !== undefined ? ['Context', escapeHtml(r.context)] : ['Read from', escapeHtml(origin ?? 'the snapshot or the current context')],
+    ...(r.kubernetesVersion !== undefined ? [['Decided as', `<span data-kubernetes-version="${escapeHtml(r.kubernetesVersion.version)}">Kubernetes ${escapeHtml(r.kubernetesVersion.version)}</span> (${escapeHtml(describeSource(r.kubernetesVersion))})`]] : []),
     ['Claims', `<span data-count="claims">${s.claims}</span> (${s.healthyClaims} healthy): ${phases(r.capacity?.claimPhases)}`],
     ['Volumes', `<span data-count="volumes">${s.volumes}</span> (${s.healthyVolumes} healthy): ${phases(r.capacity?.volumePhases)}`],
     ['Findings', SEVERITIES.map((sev) => `<span class="sev-${sev}"><span data-count="${sev}">${s.findings[sev]}</span> ${sev}${sev !== 'info' && s.findings[sev] !== 1 ? 's' : ''}</span>`).join(', ') + (Object.keys(s.ignored).length > 0 ? `; silenced: ${Object.entries(s.ignored).map(([c, n]) => `${n} ${escapeHtml(c)}`).join(', ')}` : '')],

@@ -8,6 +8,7 @@ import {failsAt, type AuditReport, type FailOn, type SilencedFinding} from '../e
 import {objectKey, objectName, type Finding, type FindingObject} from '../engine/audit/findings.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {auditSummaryLine} from './audit-table.js'
+import {decidedAsLine, type DecidedVersion} from '../engine/api/kube-version.js'
 
 export interface AuditJunitOptions {
   /** --fail-on: a finding at or above it fails its test case. */
@@ -28,6 +29,11 @@ export function* auditJunitChunks(reports: readonly AuditReport[], opts: AuditJu
   yield `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites${attrs({name: DEFAULT_SUITE, tests: total('tests'), failures: total('failures'), errors: 0})}>\n`
   for (const s of suites) {
     yield `  <testsuite${attrs({name: s.name, tests: s.tests, failures: s.failures, errors: 0, skipped: s.skipped})}>\n`
+    if (s.version !== undefined) {
+      yield `    <properties>\n      <property${attrs({name: 'kubernetesVersion', value: s.version.version})}/>\n      <property${attrs({name: 'kubernetesVersionSource', value: s.version.source})}/>\n    </properties>\n`
+    } else {
+      // A cluster that could not be read was decided as no release.
+    }
     yield `    <system-out>${text(s.summary)}</system-out>\n`
     for (const c of s.cases) yield renderCase(c)
     yield '  </testsuite>\n'
@@ -45,6 +51,8 @@ interface Case {
 
 interface Suite {
   name: string
+  /** The release the audit was decided as: the suite's properties. */
+  version?: DecidedVersion
   summary: string
   cases: Case[]
   tests: number
@@ -57,7 +65,8 @@ function suiteOf(report: AuditReport, failOn: FailOn): Suite {
   const cases = [planCase(report, prefix), ...objectsOf(report).map(({object, findings, silenced}) => objectCase(object, findings, silenced, failOn, prefix))]
   return {
     name: report.context ?? DEFAULT_SUITE,
-    summary: auditSummaryLine(report),
+    version: report.kubernetesVersion,
+    summary: [auditSummaryLine(report), ...(report.kubernetesVersion !== undefined ? [`${decidedAsLine(report.kubernetesVersion)}.`] : [])].join('\n'),
     cases,
     tests: cases.length,
     failures: cases.filter((c) => c.failures.length > 0).length,

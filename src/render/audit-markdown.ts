@@ -5,6 +5,7 @@ import {objectName, SEVERITIES, type FindingCode, type Severity} from '../engine
 import type {AuditReport} from '../engine/audit/report.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import {auditSummaryLine} from './audit-table.js'
+import {decidedAsLine} from '../engine/api/kube-version.js'
 
 const HEADINGS: Record<Severity, string> = {error: 'Errors', warning: 'Warnings', info: 'Info'}
 
@@ -13,7 +14,11 @@ export function renderAuditMarkdown(reports: readonly AuditReport[]): string {
 }
 
 function section(report: AuditReport): string {
-  const blocks = [`## pvctl audit${report.context !== undefined ? `: ${inline(report.context)}` : ''}`, inline(auditSummaryLine(report))]
+  const blocks = [
+    `## pvctl audit${report.context !== undefined ? `: ${inline(report.context)}` : ''}`,
+    ...(report.kubernetesVersion !== undefined ? [inline(`${decidedAsLine(report.kubernetesVersion)}.`)] : []),
+    inline(auditSummaryLine(report)),
+  ]
   for (const severity of SEVERITIES) {
     const found = report.findings.filter((f) => f.severity === severity)
     if (found.length > 0) {

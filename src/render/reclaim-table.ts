@@ -25,7 +25,8 @@ export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
 }
 
 function heading(r: ReclaimReport): string {
-  const what = `Reclaim pv/${r.volume.name} (${r.volume.phase ?? 'no phase'}, ${r.volume.reclaimPolicy ?? 'no policy'}, claimRef ${r.volume.claimRef ?? '<none>'})`
+  const since = r.volume.phaseSince !== undefined ? ` since ${r.volume.phaseSince}` : ''
+  const what = `Reclaim pv/${r.volume.name} (${r.volume.phase ?? 'no phase'}${since}, ${r.volume.reclaimPolicy ?? 'no policy'}, claimRef ${r.volume.claimRef ?? '<none>'})`
   const target = r.for === null ? ' to any claim that matches' : ` for pvc/${r.for.namespace}/${r.for.name}${r.for.exists ? '' : ' (not created yet)'}`
   const mode = r.simulation ? ': a simulation on a snapshot, nothing is written' : r.dryRun ? ': dry run, nothing is written' : ''
   return `${what}${target}${mode}`
@@ -39,8 +40,24 @@ function describeWrite(r: ReclaimReport): string {
 
 /** Keys in the contract's order. */
 function reclaimDocument(r: ReclaimReport): ReclaimReport {
-  const {apiVersion, kind, dryRun, simulation, volume, allowed, checks, write, next, nextActions, dataSafety, already, sync} = r
-  return {apiVersion, kind, dryRun, simulation, volume, for: r.for, allowed, checks, write, next, nextActions, dataSafety, ...(already !== undefined ? {already} : {}), ...(sync !== undefined ? {sync} : {})}
+  const {apiVersion, kind, kubernetesVersion, dryRun, simulation, volume, allowed, checks, write, next, nextActions, dataSafety, already, sync} = r
+  return {
+    apiVersion,
+    kind,
+    ...(kubernetesVersion !== undefined ? {kubernetesVersion} : {}),
+    dryRun,
+    simulation,
+    volume,
+    for: r.for,
+    allowed,
+    checks,
+    write,
+    next,
+    nextActions,
+    dataSafety,
+    ...(already !== undefined ? {already} : {}),
+    ...(sync !== undefined ? {sync} : {}),
+  }
 }
 
 export function reclaimJsonChunks(r: ReclaimReport): Generator<string> {

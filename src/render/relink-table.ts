@@ -41,8 +41,8 @@ function heading(p: RelinkPair): string {
 
 /** Keys in the contract's order. */
 function relinkDocument(r: RelinkReport): RelinkReport {
-  const {apiVersion, kind, dryRun, simulation, all, pairs, dataSafety, sync} = r
-  return {apiVersion, kind, dryRun, simulation, all, pairs, dataSafety, ...(sync !== undefined ? {sync} : {})}
+  const {apiVersion, kind, kubernetesVersion, dryRun, simulation, all, pairs, dataSafety, sync} = r
+  return {apiVersion, kind, ...(kubernetesVersion !== undefined ? {kubernetesVersion} : {}), dryRun, simulation, all, pairs, dataSafety, ...(sync !== undefined ? {sync} : {})}
 }
 
 export function relinkJsonChunks(r: RelinkReport): Generator<string> {

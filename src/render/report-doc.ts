@@ -19,6 +19,7 @@ function reportDocument(report: SyncReport): Omit<SyncReport, 'before'> {
   return {
     apiVersion: report.apiVersion,
     kind: report.kind,
+    kubernetesVersion: report.kubernetesVersion,
     dryRun: report.dryRun,
     rounds: report.rounds,
     converged: report.converged,

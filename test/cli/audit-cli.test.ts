@@ -16,7 +16,7 @@ const rows: Array<{name: string; args: string[]; stdin?: string; code: number; s
   {name: 'an unknown --ignore code is a usage error, with the code meant', args: ['audit', '-f', example, '--ignore', 'ClaimLots'], code: 2, stderr: /^error: --ignore: unknown finding code ClaimLots \(did you mean "ClaimLost"\?\)$/m},
   {name: '-o junit: the JUnit XML, the same exit status', args: ['audit', '-f', example, '-o', 'junit'], code: 1, stdout: /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="pvctl audit" tests="15" failures="5" errors="0">\n/},
   {name: '-o junit --fail-on none: only the plan fails', args: ['audit', '-f', example, '-o', 'junit', '--fail-on', 'none'], code: 1, stdout: /<testsuites name="pvctl audit" tests="15" failures="1" errors="0">/},
-  {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nAudit: 3\/7 claims .*\n\n### Errors \(2\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
+  {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nDecided as Kubernetes v1\.31 \(the default: which release the cluster runs is not known\)\.\n\nAudit: 3\/7 claims .*\n\n### Errors \(2\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
   {name: 'a volume without the annotation: its warning fails the audit', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot(), code: 1, stdout: /0 errors, 1 warning, 0 info; no changes planned\./},
   {name: 'pvctl.io/audit-ignore silences it there: counted, exit 0', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot('VolumeReleasedRetained'), code: 0, stdout: /0 errors, 0 warnings, 0 info \(1 ignored\); no changes planned\./},
   {
@@ -86,7 +86,8 @@ test("audit -o html of the example: the golden page of test/render/audit-html.te
 test('audit -o json: an AuditReport with nothing else on stdout', async () => {
   const r = await runCli(['audit', '-f', example, '-o', 'json'])
   const doc = JSON.parse(r.stdout)
-  assert.deepEqual(Object.keys(doc), ['apiVersion', 'kind', 'summary', 'plannedChanges', 'findings'])
+  assert.deepEqual(Object.keys(doc), ['apiVersion', 'kind', 'kubernetesVersion', 'summary', 'plannedChanges', 'findings'])
+  assert.deepEqual(doc.kubernetesVersion, {version: 'v1.31', source: 'default'})
   assert.equal(doc.kind, 'AuditReport')
   assert.equal(doc.plannedChanges.writes, 11)
   for (const f of doc.findings) assert.deepEqual(Object.keys(f), ['code', 'severity', 'object', 'message', 'evidence', 'fix'])

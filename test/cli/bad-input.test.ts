@@ -8,7 +8,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {example, IN_SYNC_SNAPSHOT, runCli, tempDir} from './run-cli.js'
+import {example, IN_SYNC_SNAPSHOT, runCli, tempDir, withoutVersionNotice} from './run-cli.js'
 
 interface Row {
   name: string
@@ -408,7 +408,8 @@ test('sync: bad input exits 2 with one `error:` line on stderr and nothing on st
         assert.equal(res.code, row.expectExit, `exit status\n${shown}`)
         assert.doesNotMatch(res.stderr, /^\s+at /m, `no stack trace\n${shown}`)
         assert.ok(res.stderr === '' || res.stderr.endsWith('\n'), `stderr ends with a newline\n${shown}`)
-        const lines = res.stderr === '' ? [] : res.stderr.slice(0, -1).split('\n')
+        const notices = withoutVersionNotice(res.stderr)
+        const lines = notices === '' ? [] : notices.slice(0, -1).split('\n')
         if (row.expectExit >= 2) {
           assert.equal(lines.length, 1, `exactly one line on stderr\n${shown}`)
           assert.match(lines[0], /^error: \S/, `the line starts with "error: "\n${shown}`)

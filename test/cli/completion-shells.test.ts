@@ -12,7 +12,7 @@ import {promisify} from 'node:util'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {startEmulator} from '../emulator/emulator.js'
 import {onPath, skipWithout} from '../tools.js'
-import {bin, cleanEnv, example, repoRoot, runCli, tempDir} from './run-cli.js'
+import {bin, cleanEnv, example, repoRoot, runCli, tempDir, withoutVersionNotice} from './run-cli.js'
 
 const pathDir = tempDir('completion-path')
 symlinkSync(bin, path.join(pathDir, 'pvctl'))
@@ -136,7 +136,7 @@ test('kubectl pvctl with flags before the command: kubectl runs the plugin with 
     execFileAsync('kubectl', ['pvctl', '-n', 'shop', 'explain', 'pvc/logs', '-f', example, '-o', 'json'], {cwd: repoRoot, env, encoding: 'utf8'}).catch((err: {code: number; stdout: string; stderr: string}) => err),
     runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']),
   ])
-  assert.equal(plugin.stderr, '')
+  assert.equal(withoutVersionNotice(plugin.stderr), '')
   assert.equal(plugin.stdout, own.stdout)
   assert.equal(JSON.parse(plugin.stdout).verdict, 'NoMatchingVolume')
 })

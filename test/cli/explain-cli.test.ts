@@ -11,7 +11,7 @@ import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {MAX_LIST_CANDIDATES} from '../../src/app/explain.js'
 import {pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
-import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli} from './run-cli.js'
+import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli, withoutVersionNotice} from './run-cli.js'
 import {KEYS, noTerminal, Terminal} from './terminal.js'
 import {tempDir} from '../temp-dir.js'
 import {skipWithout} from '../tools.js'
@@ -40,7 +40,7 @@ describe('pvctl explain through the built CLI', () => {
   test('pvc/NAME -o json: the ClaimExplanation, exit 1 for a claim that stays Pending', async () => {
     const r = await runCli(['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json'])
     assert.equal(r.code, 1, r.stderr)
-    assert.equal(r.stderr, '')
+    assert.equal(withoutVersionNotice(r.stderr), '')
     const e = json(r.stdout)
     assert.deepEqual([e.apiVersion, e.kind, e.claim, e.phase, e.verdict, e.volume], ['pvctl/v1alpha1', 'ClaimExplanation', {namespace: 'shop', name: 'logs'}, 'Pending', 'NoMatchingVolume', null])
     assert.equal(e.candidates.length, 7, 'every volume of the snapshot')
@@ -135,7 +135,7 @@ describe('pvctl explain through the built CLI', () => {
     })
     const r = await runCli(['explain', 'pvc/data', '-n', 'app', '-f', '-', '-o', 'json'], {stdin: snapshot})
     assert.equal(r.code, 1, r.stderr)
-    assert.equal(r.stderr, '', 'the evidence kinds are read, not skipped')
+    assert.equal(withoutVersionNotice(r.stderr), '', 'the evidence kinds are read, not skipped')
     const e = json(r.stdout)
     assert.deepEqual(e.events.items.map((x: Json) => x.reason), ['ExternalProvisioning'])
     assert.deepEqual([e.provisionerLiveness.verdict, e.provisionerLiveness.csiDriver, e.provisionerLiveness.lease.held], ['NoSignOfLife', 'Found', false])

@@ -19,26 +19,34 @@ test('pvctl -h is pvctl --help; pvctl sync -h is pvctl sync --help', async () =>
 test('pvctl --version and pvctl version --client: the client version, as text and as kubectl\'s JSON', async () => {
   const [text, json, viaFlag] = await Promise.all([runCli(['--version']), runCli(['version', '--client', '-o', 'json']), runCli(['--version', '-o', 'json'])])
   assert.equal(text.code, 0, text.stderr)
-  assert.equal(text.stdout, 'Client Version: v0.1.0\n')
+  assert.equal(text.stdout, 'Client Version: v0.1.0\nDecided as Kubernetes v1.31 (the default: which release the cluster runs is not known)\n')
   assert.equal(json.code, 0, json.stderr)
   const doc = JSON.parse(json.stdout)
-  assert.deepEqual(Object.keys(doc), ['clientVersion'])
+  assert.deepEqual(Object.keys(doc), ['clientVersion', 'kubernetesVersion'])
+  assert.deepEqual(doc.kubernetesVersion, {version: 'v1.31', source: 'default'})
   assert.equal(doc.clientVersion.gitVersion, 'v0.1.0')
   assert.match(doc.clientVersion.platform, /^[a-z0-9]+\/[a-z0-9]+$/)
   assert.equal(viaFlag.stdout, json.stdout)
 })
 
-test('pvctl version with a reachable cluster prints the server version too (GET /version)', async () => {
-  const api = await startEmulator({})
+test('pvctl version with a reachable cluster prints the server version too (GET /version), and the release pvctl decides as', async () => {
+  const api = await startEmulator({version: 'v1.34.2'})
   try {
     const kubeconfig = path.join(tempDir('version'), 'kubeconfig')
     writeFileSync(kubeconfig, api.kubeconfig({namespace: 'default'}))
-    const [text, json] = await Promise.all([runCli(['version', '--kubeconfig', kubeconfig]), runCli(['version', '--kubeconfig', kubeconfig, '-o', 'json'])])
+    const [text, json, forced] = await Promise.all([
+      runCli(['version', '--kubeconfig', kubeconfig]),
+      runCli(['version', '--kubeconfig', kubeconfig, '-o', 'json']),
+      runCli(['version', '--kubeconfig', kubeconfig, '--kube-version', '1.31', '-o', 'json']),
+    ])
     assert.equal(text.code, 0, text.stderr)
-    assert.match(text.stdout, /^Client Version: v0\.1\.0\nServer Version: v1\.\d+\.\d+/)
+    assert.equal(text.stdout, "Client Version: v0.1.0\nServer Version: v1.34.2\nDecided as Kubernetes v1.34 (the API server's /version, v1.34.2)\n")
     const doc = JSON.parse(json.stdout)
-    assert.deepEqual(Object.keys(doc), ['clientVersion', 'serverVersion'])
-    assert.match(doc.serverVersion.gitVersion, /^v1\./)
+    assert.deepEqual(Object.keys(doc), ['clientVersion', 'serverVersion', 'kubernetesVersion'])
+    assert.equal(doc.serverVersion.gitVersion, 'v1.34.2')
+    assert.equal(doc.serverVersion.minor, '34')
+    assert.deepEqual(doc.kubernetesVersion, {version: 'v1.34', source: 'server', observed: 'v1.34.2'})
+    assert.deepEqual(JSON.parse(forced.stdout).kubernetesVersion, {version: 'v1.31', source: 'flag'})
   } finally {
     await api.stop()
   }
@@ -48,7 +56,7 @@ test('pvctl version with an unreachable cluster prints the client version, then 
   const kubeconfig = path.join(tempDir('version'), 'kubeconfig')
   writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`)
   const r = await runCli(['version', '--kubeconfig', kubeconfig])
-  assert.equal(r.stdout, 'Client Version: v0.1.0\n')
+  assert.equal(r.stdout, 'Client Version: v0.1.0\nDecided as Kubernetes v1.31 (the default: which release the cluster runs is not known)\n')
   assert.match(r.stderr, /^error: /)
   assert.equal(r.code, 3)
 })

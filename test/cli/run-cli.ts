@@ -143,3 +143,11 @@ spec:
 status: {phase: Released}
 `
 }
+
+/**
+ * stderr without the line a snapshot read without --kube-version prints about the release it is decided
+ * as (load-cluster-state.ts): what tests of the other notices compare.
+ */
+export function withoutVersionNotice(stderr: string): string {
+  return stderr.replace(/^pvctl: decided as Kubernetes v1\.\d+[^\n]*\n/m, '')
+}

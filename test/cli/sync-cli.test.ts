@@ -6,7 +6,7 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {type CliResult, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, runCli, tempDir} from './run-cli.js'
+import {type CliResult, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, runCli, tempDir, withoutVersionNotice} from './run-cli.js'
 
 // Reports are read loosely: the schema test (test/contract) pins their shape.
 type Json = Record<string, any>
@@ -111,7 +111,7 @@ const rows: Row[] = [
     expectExit: 1,
     check: (res) => {
       assert.match(res.stdout, /pv\/pv-0002/)
-      assert.equal(res.stderr, '')
+      assert.equal(withoutVersionNotice(res.stderr), '')
       assert.doesNotMatch(res.stdout, ANSI, 'no colour when stdout is not a terminal')
     },
   },
@@ -119,7 +119,7 @@ const rows: Row[] = [
     name: 'a snapshot in sync: exit 0',
     args: ['-f', inSync],
     expectExit: 0,
-    check: (res) => assert.equal(res.stderr, ''),
+    check: (res) => assert.equal(withoutVersionNotice(res.stderr), ''),
   },
   {
     name: 'a snapshot in sync, -o json: exit 0 and no actions',
@@ -134,7 +134,7 @@ const rows: Row[] = [
     expectExit: 1,
     check: (res) => {
       assert.equal(report(res).dryRun, true)
-      assert.match(res.stderr, /^pvctl: .*snapshot.*nothing was written.*\n$/)
+      assert.match(withoutVersionNotice(res.stderr), /^pvctl: .*snapshot.*nothing was written.*\n$/)
     },
   },
 
@@ -230,7 +230,7 @@ items:
       const claim = report(res).objects.find((o: {kind: string}) => o.kind === 'PersistentVolumeClaim')
       assert.match(claim.metadata.uid, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
       assert.equal(claim.status.phase, 'Lost')
-      assert.equal(res.stderr, 'pvctl: 1 PersistentVolumeClaim has no metadata.uid (default/data): planned with the uid the API server would give it on create, derived from namespace and name\n')
+      assert.equal(withoutVersionNotice(res.stderr), 'pvctl: 1 PersistentVolumeClaim has no metadata.uid (default/data): planned with the uid the API server would give it on create, derived from namespace and name\n')
     },
   },
   {
@@ -240,7 +240,7 @@ items:
     expectExit: 0,
     check: (res) => {
       assert.equal(report(res).converged, true)
-      assert.equal(res.stderr, '')
+      assert.equal(withoutVersionNotice(res.stderr), '')
     },
   },
 
@@ -356,7 +356,7 @@ items:
     expectExit: 0,
     check: (res) => {
       assert.deepEqual(report(res).actions, [])
-      assert.match(res.stderr, /^pvctl: in sync with the controller; 1 problem .*: pvctl audit -f \S+\n$/)
+      assert.match(withoutVersionNotice(res.stderr), /^pvctl: in sync with the controller; 1 problem .*: pvctl audit -f \S+\n$/)
     },
   },
   {
@@ -377,7 +377,7 @@ items:
     name: 'in sync and the problem silenced by pvctl.io/audit-ignore: no pointer',
     args: ['-f', inSyncSilenced],
     expectExit: 0,
-    check: (res) => assert.equal(res.stderr, ''),
+    check: (res) => assert.equal(withoutVersionNotice(res.stderr), ''),
   },
 
   // Help.
@@ -389,7 +389,7 @@ items:
     check: (res) => {
       assert.match(res.stdout, /^\s*EXIT STATUS$/m)
       for (const code of [0, 1, 2, 3]) assert.match(res.stdout, new RegExp(`^\\s+${code}\\s+\\S`, 'm'), `exit code ${code}`)
-      assert.equal(res.stderr, '')
+      assert.equal(withoutVersionNotice(res.stderr), '')
     },
   },
 ]

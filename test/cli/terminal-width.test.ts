@@ -33,7 +33,7 @@ function block(text: string, first: RegExp): string[] {
 const tooWide = (lines: readonly string[]) => lines.filter((l) => [...l].length > WIDTH)
 
 test(`sync --dry-run at ${WIDTH} columns: the plan's table and its summary fit; the events table, too narrow to wrap, is the pipe's`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
-  const args = ['sync', '--dry-run', '-f', example]
+  const args = ['sync', '--dry-run', '-f', example, '--kube-version', '1.31']
   const [tty, pipe] = [onTerminal(args), (await runCli(args)).stdout]
   assert.deepEqual(tooWide(block(tty, /^ACTION +OBJECT +REASON$/)), [])
   assert.deepEqual(tooWide(block(tty, /^Plan: /)), [])
@@ -42,7 +42,7 @@ test(`sync --dry-run at ${WIDTH} columns: the plan's table and its summary fit; 
 })
 
 test(`explain at ${WIDTH} columns: its sentences wrap to the width; the candidates table, too narrow to wrap, is the pipe's`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
-  const args = ['explain', 'pvc/logs', '-n', 'shop', '-f', example]
+  const args = ['explain', 'pvc/logs', '-n', 'shop', '-f', example, '--kube-version', '1.31']
   const [tty, pipe] = [onTerminal(args), (await runCli(args)).stdout]
   const table = block(tty, /^VOLUME +CAPACITY/)
   assert.deepEqual(table, block(pipe, /^VOLUME +CAPACITY/))
@@ -51,10 +51,22 @@ test(`explain at ${WIDTH} columns: its sentences wrap to the width; the candidat
 })
 
 test(`audit at ${WIDTH} columns: the errors' table wraps its messages within the width`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
-  const args = ['audit', '-f', example]
+  const args = ['audit', '-f', example, '--kube-version', '1.31']
   const [tty, pipe] = [onTerminal(args), (await runCli(args)).stdout]
   assert.deepEqual(tooWide(block(tty, /^CODE +OBJECT +MESSAGE$/)), [])
   assert.deepEqual(tooWide(block(tty, /^Audit: /)), [])
   // The capacity bars are the terminal's extra; the findings' words are the pipe's.
   assert.deepEqual(words(tty.slice(tty.indexOf('Errors:'))), words(pipe.slice(pipe.indexOf('Errors:'))))
+})
+
+test(`a notice on stderr wraps to the ${WIDTH} columns of the terminal, and stays one line in a pipe`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
+  const args = ['sync', '--dry-run', '-f', example, '-o', 'json']
+  const [tty, pipe] = [onTerminal(args), (await runCli(args)).stderr]
+  const notice = pipe.split('\n').find((l) => l.startsWith('pvctl: decided as'))
+  assert.ok(notice !== undefined && [...notice].length > WIDTH, `a notice wider than ${WIDTH} columns in the pipe: ${pipe}`)
+  const at = tty.indexOf('pvctl: decided as')
+  const shown = block(tty.slice(at), /^pvctl: decided as/)
+  assert.ok(shown.length > 1, 'the notice takes several lines on the terminal')
+  assert.deepEqual(tooWide(shown), [])
+  assert.equal(words(shown.join('\n')), words(notice))
 })

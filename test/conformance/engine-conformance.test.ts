@@ -11,20 +11,21 @@
 //   the buckets and the equally long mode sets reversed: when that changes the answer the expectation
 //   depends on map order, and the case is checked (and reported) as "some equally good volume".
 // - Feature gates: the ones pvctl models map onto FeatureGates (VolumeAttributesClass is the matcher's
-//   vacEnabled); BlockVolume and StorageObjectInUseProtection are GA and locked on in v1.31, so a case
+//   vacEnabled, vacMatching of the gates); BlockVolume and StorageObjectInUseProtection are GA and locked on in v1.31, so a case
 //   that turns them on asks for what pvctl always does; a case that turned one off could not be run.
 import assert from 'node:assert/strict'
 import {test, type TestContext} from 'node:test'
 import {isDeepStrictEqual} from 'node:util'
 
 import {CSIMigration, modifyDeletionFinalizers, updateMigrationAnnotations} from '../../src/engine/controller/csi-migration.js'
-import {defaultFeatureGates, type FeatureGates, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, type FeatureGates, type GateName, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {NodeInfo} from '../../src/engine/api/node-affinity.js'
 import {checkVolumeSatisfyClaim} from '../../src/engine/controller/pv-controller.js'
 import {compareQuantities} from '../../src/engine/api/quantity.js'
 import {checkAccessModes, checkVolumeModeMismatches, deepCopy} from '../../src/engine/api/storage-helpers.js'
-import {findMatchingVolume, PersistentVolumeOrderedIndex, storageQuantity} from '../../src/engine/matching/volume-index.js'
+import {vacMatching} from '../../src/engine/api/releases.js'
+import {findMatchingVolume, MatchError, PersistentVolumeOrderedIndex, storageQuantity} from '../../src/engine/matching/volume-index.js'
 import {loadCases} from './cases.js'
 
 /** Gates that are GA and locked on in v1.31: pvctl has no switch for them, it always behaves as "on". */
@@ -35,7 +36,7 @@ function gatesOf(spec: Record<string, unknown> | null | undefined): {gates: Feat
   const gates: FeatureGates = {...defaultFeatureGates}
   for (const [name, value] of Object.entries(spec ?? {})) {
     if ((knownFeatureGates as string[]).includes(name)) {
-      gates[name as keyof FeatureGates] = value === true
+      gates[name as GateName] = value === true
     } else if (lockedOnGates.has(name)) {
       if (value !== true) {
         return {gates, unrunnable: `${name}=${String(value)}: the gate is GA and locked on in v1.31, pvctl cannot turn it off`}
@@ -91,7 +92,7 @@ function findBestMatchReversed(index: PersistentVolumeOrderedIndex, claim: Persi
   const reordered = [...bySize.keys()].sort((a, b) => a - b).flatMap((size) => [...bySize.get(size)!].reverse())
   for (const modes of reordered) {
     const volumes = [...index.listByAccessModes(modes)].reverse()
-    const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled: gates.VolumeAttributesClass})
+    const best = findMatchingVolume(claim, volumes, {delayBinding, vac: vacMatching(gates)})
     if (best !== undefined) return best
   }
   return undefined
@@ -121,21 +122,26 @@ const runners: Record<string, Runner> = {
   'pvutil.FindMatchingVolume'(_t, c, gates) {
     // A Go slice: walked in order, no map involved.
     const node: NodeInfo | undefined = c.node == null ? undefined : {name: c.node.metadata?.name, labels: c.node.metadata?.labels}
-    const got = findMatchingVolume(c.claim, c.volumes, {
-      node,
-      excludedVolumes: c.excludedVolumes == null ? undefined : new Set<string>(c.excludedVolumes),
-      delayBinding: c.delayBinding,
-      vacEnabled: gates.VolumeAttributesClass,
-    })
-    assertMatch(got, c)
+    const find = () =>
+      findMatchingVolume(c.claim, c.volumes, {
+        node,
+        excludedVolumes: c.excludedVolumes == null ? undefined : new Set<string>(c.excludedVolumes),
+        delayBinding: c.delayBinding,
+        vac: vacMatching(gates),
+      })
+    if (c.expectError === true) {
+      assert.throws(find, MatchError)
+    } else {
+      assertMatch(find(), c)
+    }
   },
 
   checkVolumeModeMismatches(_t, c) {
     assert.equal(checkVolumeModeMismatches(c.claim.spec, c.volume.spec), c.expectedMismatch)
   },
 
-  checkVolumeSatisfyClaim(_t, c) {
-    const mismatch = checkVolumeSatisfyClaim(c.volume, c.claim)
+  checkVolumeSatisfyClaim(_t, c, gates) {
+    const mismatch = checkVolumeSatisfyClaim(c.volume, c.claim, gates)
     if (c.expectSatisfy) {
       assert.equal(mismatch, undefined, `expected the volume to satisfy the claim, got: ${mismatch}`)
     } else {
@@ -208,17 +214,23 @@ const runners: Record<string, Runner> = {
 for (const {file, cases} of loadCases('engine')) {
   test(`engine conformance ${file}`, async (t) => {
     for (const c of cases) {
-      await t.test(c.name, (st) => {
-        const runner = runners[c.test]
-        assert.ok(runner !== undefined, `unknown case kind ${c.test}`)
-        const {gates, unrunnable} = gatesOf(c.featureGates)
-        if (unrunnable !== undefined) {
-          st.diagnostic(`not run: ${unrunnable}`)
-          st.skip(unrunnable)
-          return
-        }
-        runner(st, c, gates)
-      })
+      // A case the Go test runs once per gate setting (featureGateVariants) is one subtest per setting.
+      const variants: Array<Record<string, unknown> | null> = Array.isArray(c.featureGateVariants) ? c.featureGateVariants : [null]
+      for (const variant of variants) {
+        const spec = variant === null ? c.featureGates : {...(c.featureGates ?? {}), ...variant}
+        const label = variant === null ? c.name : `${c.name} [${Object.entries(variant).map(([k, v]) => `${k}=${String(v)}`).join(',')}]`
+        await t.test(label, (st) => {
+          const runner = runners[c.test]
+          assert.ok(runner !== undefined, `unknown case kind ${c.test}`)
+          const {gates, unrunnable} = gatesOf(spec)
+          if (unrunnable !== undefined) {
+            st.diagnostic(`not run: ${unrunnable}`)
+            st.skip(unrunnable)
+            return
+          }
+          runner(st, c, gates)
+        })
+      }
     }
   })
 }

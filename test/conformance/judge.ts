@@ -1,7 +1,9 @@
 // How a conformance case is judged: the Go tests' own rules, from README.md beside it.
 // - objects matched by kind and name, compared whole without metadata.resourceVersion and
 //   spec.claimRef.resourceVersion; absent, empty and null are the same, except a claim's
-//   spec.storageClassName, where unset and "" differ;
+//   spec.storageClassName, where unset and "" differ; a volume's status.lastPhaseTransitionTime is the API
+//   server's stamp, which the Go tests' fake client never makes: not compared (phaseTransitionsStamped
+//   checks it);
 // - events in order, each expected string a prefix of "<Type> <Reason> <message>"; an extra event fails.
 import {isDeepStrictEqual} from 'node:util'
 
@@ -39,6 +41,8 @@ export function comparable(obj: K8sObject, kind: string): Json {
   delete copy.apiVersion
   if (copy.metadata) delete copy.metadata.resourceVersion
   if (copy.spec?.claimRef) delete copy.spec.claimRef.resourceVersion
+  const status = (copy as {status?: Record<string, Json>}).status
+  if (kind === 'PersistentVolume' && status != null) delete status.lastPhaseTransitionTime
   const classMarker = kind === 'PersistentVolumeClaim' ? (copy.spec?.storageClassName === undefined || copy.spec?.storageClassName === null ? '<unset>' : `=${copy.spec.storageClassName}`) : undefined
   const n = normalize(copy) as Record<string, Json>
   if (classMarker !== undefined) n.storageClassNameIs = classMarker
@@ -85,5 +89,25 @@ export function diffEvents(got: GotEvent[], expected: string[]): string[] {
     else if (!lines[i].startsWith(want)) problems.push(`event ${i}: got "${lines[i]}", want prefix "${want}"`)
   })
   for (let i = expected.length; i < lines.length; i++) problems.push(`unexpected event ${i}: "${lines[i]}"`)
+  return problems
+}
+
+/**
+ * The API server's stamp on the volumes of a plan made at [from, to] (RFC 3339 seconds): a volume whose
+ * phase the plan changed carries a lastPhaseTransitionTime in that window, any other keeps the one it had.
+ */
+export function phaseTransitionsStamped(initial: K8sObject[], got: K8sObject[], from: string, to: string): string[] {
+  type Volume = K8sObject & {status?: {phase?: string; lastPhaseTransitionTime?: string}}
+  const before = new Map((initial as Volume[]).filter((o) => o.kind === 'PersistentVolume').map((v) => [v.metadata?.name, v]))
+  const problems: string[] = []
+  for (const v of (got as Volume[]).filter((o) => o.kind === 'PersistentVolume')) {
+    const old = before.get(v.metadata?.name)
+    const stamp = v.status?.lastPhaseTransitionTime
+    if (old !== undefined && old.status?.phase !== v.status?.phase) {
+      if (stamp === undefined || stamp < from || stamp > to) problems.push(`${v.metadata?.name}: phase ${old.status?.phase} -> ${v.status?.phase} stamped ${stamp ?? 'not at all'}, not within ${from}..${to}`)
+    } else if (old !== undefined && stamp !== old.status?.lastPhaseTransitionTime) {
+      problems.push(`${v.metadata?.name}: phase kept, lastPhaseTransitionTime ${old.status?.lastPhaseTransitionTime ?? 'unset'} -> ${stamp ?? 'unset'}`)
+    }
+  }
   return problems
 }

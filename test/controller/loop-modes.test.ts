@@ -5,6 +5,8 @@ import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {microTime} from '../../src/controller/leader-election.js'
+import {ControllerMetrics} from '../../src/controller/controller-metrics.js'
+import {defaultGatesAt} from '../../src/engine/api/feature-gates.js'
 import {runCli} from '../cli/run-cli.js'
 import {binderWrites, claim, cluster, dir, FAST, getClaim, Pvctl, volume, waitFor} from './loop-harness.js'
 
@@ -81,15 +83,19 @@ test('--controllers disabling the built-in binder: pvctl writes next to a live k
   }
 })
 
-test('/metrics (the controller\'s metric names), /healthz and /readyz; JSON logs', async () => {
+test('/metrics (the controller\'s metric names, as the server\'s release names them), /healthz and /readyz; JSON logs', async () => {
   const {api, kubeconfig} = await cluster([
     volume('pv-a', {className: 'fast'}),
     volume('pv-b', {className: 'fast'}),
     volume('pv-c', {className: 'slow'}),
     claim('app', 'data', {className: 'fast'}),
   ])
+  // A v1.36 control plane: its kube-controller-manager serves the renamed operation error counter beside the deprecated one.
+  api.setVersion('v1.36.1')
   const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, ...FAST, '--metrics-bind-address', '127.0.0.1:0', '--log-format', 'json'])
   try {
+    const deciding = JSON.parse(await pvctl.line(/Deciding as Kubernetes/)) as {msg: string; source: string}
+    assert.deepEqual([deciding.msg, deciding.source], ['Deciding as Kubernetes v1.36', "the API server's /version, v1.36.1"])
     const serving = JSON.parse(await pvctl.line(/Serving metrics/)) as {address: string; level: string; ts: string}
     assert.equal(serving.level, 'info')
     const base = `http://${serving.address}`
@@ -105,7 +111,9 @@ test('/metrics (the controller\'s metric names), /healthz and /readyz; JSON logs
       'pv_collector_unbound_pv_count{storage_class="slow"} 1',
       'workqueue_depth{name="claims"} 0',
       '# TYPE volume_operation_total_seconds histogram',
+      '# HELP volume_operation_total_errors (Deprecated since 1.36.0) Total volume operation errors',
       '# TYPE volume_operation_total_errors counter',
+      '# TYPE volume_operation_errors_total counter',
       '# TYPE workqueue_adds_total counter',
       'pvctl_writing 1',
     ]) {
@@ -157,3 +165,17 @@ for (const row of usage) {
     assert.match(run.stderr, row.stderr)
   })
 }
+
+test("the operation error counters of each release (pv metrics.go): renamed in v1.36, the old name hidden from v1.37", () => {
+  const names = (minor: number) => {
+    const metrics = new ControllerMetrics(defaultGatesAt(minor))
+    metrics.operationFailed('kubernetes.io/host-path', 'delete')
+    return metrics.render().split('\n').filter((l) => /^volume_operation_(total_errors|errors_total)\{/.test(l))
+  }
+  assert.deepEqual(names(35), ['volume_operation_total_errors{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1'])
+  assert.deepEqual(names(36), [
+    'volume_operation_total_errors{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1',
+    'volume_operation_errors_total{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1',
+  ])
+  assert.deepEqual(names(37), ['volume_operation_errors_total{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1'])
+})

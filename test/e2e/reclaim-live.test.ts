@@ -8,7 +8,6 @@ import {test} from 'node:test'
 
 import {type ReclaimOptions, runReclaim} from '../../src/app/reclaim.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
-import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {runCli} from '../cli/run-cli.js'
 import {type Emulator, startEmulator} from '../emulator/emulator.js'
 import {tempDir} from '../temp-dir.js'
@@ -271,7 +270,7 @@ async function reclaimInProcess(kubeconfig: string, answer: boolean, extra: Part
   const asked: Array<{question: string; warning: string}> = []
   const quiet = {notice: () => {}, spinner: async () => ({text: () => {}, stop: () => {}})}
   const result = await runReclaim(
-    {volumeName: 'pv-0004', target: {namespace: 'shop', name: 'db'}, force: false, dryRun: false, yes: false, sync: false, gates: defaultFeatureGates, kubeconfig, stdin: process.stdin, qps: 100, burst: 100, concurrency: 1, events: false, ...extra},
+    {volumeName: 'pv-0004', target: {namespace: 'shop', name: 'db'}, force: false, dryRun: false, yes: false, sync: false, kubeconfig, stdin: process.stdin, qps: 100, burst: 100, concurrency: 1, events: false, ...extra},
     {...quiet, confirm: async (question, warning) => (asked.push({question, warning}), answer), showPlan: () => {}, syncUi: {...quiet, showPlan: () => {}}},
   )
   return {result, asked}

@@ -84,7 +84,9 @@ test('--dry-run makes no write request', async () => {
     assert.match(run.stdout, /^Write \(planned\): pv\/pv-0006/m)
     assert.ok(api.requests.length > 0, 'the state was read')
     assert.equal(api.countWrites(), 0, 'no write')
-    assert.deepEqual([...new Set(api.requests.map((r) => r.verb))].sort(), ['list'])
+    // Lists of the state, and the API server's /version: the release the relink is decided as.
+    assert.deepEqual([...new Set(api.requests.filter((r) => r.resource !== '').map((r) => r.verb))].sort(), ['list'])
+    assert.deepEqual(api.requests.filter((r) => r.resource === '').map((r) => `${r.method} ${r.path}`), ['GET /version'])
   } finally {
     await api.stop()
   }

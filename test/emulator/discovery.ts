@@ -5,6 +5,7 @@
 import {apiVersionOf, GROUP_VERSIONS, RESOURCES, type ResourceDef} from './resources.js'
 import type {JsonObject} from './types.js'
 
+/** GET /version: a v1.32 server unless the emulator is told another version (EmulatorOptions.version). */
 export const SERVER_VERSION = {
   major: '1',
   minor: '32',
@@ -15,6 +16,12 @@ export const SERVER_VERSION = {
   goVersion: 'go1.23.3',
   compiler: 'gc',
   platform: 'linux/amd64',
+}
+
+/** The /version document of a server of this gitVersion (`v1.34.2`): major and minor as a real one gives them. */
+export function serverVersionOf(gitVersion: string): typeof SERVER_VERSION {
+  const m = /^v(\d+)\.(\d+)/.exec(gitVersion)
+  return {...SERVER_VERSION, major: m?.[1] ?? '', minor: m?.[2] ?? '', gitVersion}
 }
 
 /** GET /api: metav1.APIVersions. */

@@ -8,6 +8,7 @@
 //   await api.stop()
 import type {AddressInfo} from 'node:net'
 
+import {SERVER_VERSION, serverVersionOf} from './discovery.js'
 import type {Tokens} from './auth.js'
 import {Faults} from './faults.js'
 import {kubeconfigYaml, type KubeconfigOptions} from './kubeconfig.js'
@@ -48,6 +49,8 @@ export interface EmulatorOptions {
   listItemTypeMeta?: boolean
   /** Start with the namespaces a cluster has: default, kube-system, kube-public, kube-node-lease (default true). */
   defaultNamespaces?: boolean
+  /** The gitVersion GET /version answers, e.g. `v1.34.2` (default: `v1.32.0-pvctl-emulator`). */
+  version?: string
 }
 
 export interface RequestFilter {
@@ -98,6 +101,8 @@ export interface Emulator {
 
   /** A kubeconfig (YAML text) pointing at this emulator. */
   kubeconfig(opts?: KubeconfigOptions): string
+  /** From now on GET /version answers this gitVersion (an upgrade of the control plane). */
+  setVersion(gitVersion: string): void
 }
 
 const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease']
@@ -123,6 +128,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
   for (const obj of options.objects ?? []) registry.seed(defOf(obj), obj)
 
+  const version = {current: options.version === undefined ? SERVER_VERSION : serverVersionOf(options.version)}
   const api = createApiServer({
     store,
     registry,
@@ -133,6 +139,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     listItemTypeMeta: options.listItemTypeMeta ?? true,
     log,
     tls,
+    version,
   })
   await new Promise<void>((resolve, reject) => {
     api.server.once('error', reject)
@@ -192,5 +199,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       log.length = 0
     },
     kubeconfig: (opts) => kubeconfigYaml(url, tls?.cert, opts),
+    setVersion: (gitVersion) => void (version.current = serverVersionOf(gitVersion)),
   }
 }

@@ -57,6 +57,8 @@ export interface ServerConfig {
   listItemTypeMeta: boolean
   log: RequestRecord[]
   tls?: {key: string; cert: string}
+  /** What GET /version answers; changed by Emulator.setVersion. */
+  version: {current: typeof SERVER_VERSION}
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'])
@@ -138,7 +140,7 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
       if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed()
       const host = req.headers.host ?? '127.0.0.1'
       const doc =
-        r.kind === 'version' ? SERVER_VERSION
+        r.kind === 'version' ? cfg.version.current
         : r.kind === 'apiVersions' ? apiVersions(host)
         : r.kind === 'apiGroupList' ? apiGroupList()
         : r.kind === 'apiGroup' ? apiGroup(r.group)

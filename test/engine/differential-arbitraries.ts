@@ -4,7 +4,7 @@
 // volumes of every policy, deletion timestamps and default classes meet often.
 import fc from 'fast-check'
 
-import type {FeatureGates} from '../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/api/model.js'
 import type {ObjectRef} from '../../src/engine/simulation/plan.js'
 import type {ReconcileScope} from '../../src/engine/simulation/reconcile.js'
@@ -246,11 +246,15 @@ export function clusterArb(maxVolumes = 10, maxClaims = 8): fc.Arbitrary<Cluster
     )
 }
 
-export const gatesArb: fc.Arbitrary<FeatureGates> = fc.record({
-  HonorPVReclaimPolicy: fc.boolean(),
-  VolumeAttributesClass: fc.boolean(),
-  CSIMigrationPortworx: fc.constant(false),
-})
+/** Gates of v1.31, and of the releases around a change of the controller's code (releases.ts): v1.30 (no VolumeAttributesClass checks), v1.36. */
+export const gatesArb: fc.Arbitrary<FeatureGates> = fc
+  .record({
+    version: fc.constantFrom(30, 31, 36),
+    HonorPVReclaimPolicy: fc.boolean(),
+    VolumeAttributesClass: fc.boolean(),
+    CSIMigrationPortworx: fc.constant(false),
+  })
+  .map((g) => ({...defaultFeatureGates, ...g}))
 
 /** No plugin operations (they are planned as actions), or operations that run to the end. */
 export type OperationsMode = 'none' | 'succeed' | 'fail'

@@ -10,7 +10,7 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, type FeatureGates, type GateName, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {SortedList} from '../../src/engine/matching/sorted-list.js'
 import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../../src/engine/matching/volume-index.js'
@@ -254,7 +254,7 @@ test('every findBestMatchForClaim case of the conformance suite: the same answer
       if (c.test !== 'findBestMatchForClaim') continue
       const gates: FeatureGates = {...defaultFeatureGates}
       for (const [name, value] of Object.entries((c.featureGates ?? {}) as Record<string, unknown>)) {
-        if (name in gates) gates[name as keyof FeatureGates] = value === true
+        if ((knownFeatureGates as string[]).includes(name)) gates[name as GateName] = value === true
       }
       // index.store.Add: a later volume of the same name replaces an earlier one.
       const volumes = [...new Map((c.volumes as PersistentVolume[]).map((v) => [v.metadata.name, v])).values()]

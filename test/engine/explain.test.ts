@@ -11,7 +11,7 @@ import {explainClaim, explainVolume} from '../../src/engine/explain/explainer.js
 import {reasonsFor} from '../../src/engine/explain/candidates.js'
 import {clusterLookup} from '../../src/engine/explain/lookup.js'
 import {REASON_CODES, VERDICTS, VOLUME_STATES, type ClaimExplanation, type ReasonCode, type Verdict, type VolumeExplanation, type VolumeState} from '../../src/engine/explain/model.js'
-import {defaultFeatureGates, type FeatureGates, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, type FeatureGates, type GateName, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {checkVolumeSatisfyClaim} from '../../src/engine/controller/pv-controller.js'
 import {reconcile} from '../../src/engine/simulation/reconcile.js'
@@ -263,7 +263,7 @@ const claimRows: ClaimRow[] = [
     id: 'SyncError: a volumeAttributesClassName while the gate is off refuses every volume',
     state: state({volumes: [pv('v')], claims: [withVAC(pvc('c', 'u1', {className: ''}), 'gold') as PersistentVolumeClaim]}),
     verdict: 'SyncError',
-    candidates: {v: ["VolumeAttributesClassMismatch: the claim names VolumeAttributesClass 'gold', refused while the VolumeAttributesClass gate is off"]},
+    candidates: {v: ["VolumeAttributesClassUnsupported: the claim names VolumeAttributesClass 'gold', refused while the VolumeAttributesClass gate is off"]},
   },
   // ---- every reason code, with concrete values
   {
@@ -323,6 +323,32 @@ const claimRows: ClaimRow[] = [
     state: state({volumes: [pv('v')], claims: [withVAC(pvc('c', 'u1', {className: ''}), 'gold') as PersistentVolumeClaim]}),
     verdict: 'NoMatchingVolume',
     candidates: {v: ["VolumeAttributesClassMismatch: VolumeAttributesClass '' ≠ 'gold'"]},
+  },
+  {
+    id: 'reasons: a volume that has a VolumeAttributesClass is never bound while the gate is off, however small',
+    state: state({volumes: [withVAC(pv('gold'), 'gold') as PersistentVolume, pv('plain', {capacity: '5Gi'})], claims: [pvc('c', 'u1', {className: ''})]}),
+    verdict: 'WillBind',
+    volume: 'plain',
+    candidates: {plain: [], gold: ["VolumeAttributesClassMismatch: has VolumeAttributesClass 'gold': never bound while the VolumeAttributesClass gate is off"]},
+  },
+  {
+    id: 'reasons: a volume pre-bound to the claim with another VolumeAttributesClass is not the answer (gate on)',
+    gates: {VolumeAttributesClass: true},
+    state: state({
+      volumes: [withVAC(pv('mine', {claim: {name: 'c'}}), 'gold') as PersistentVolume, withVAC(pv('other', {capacity: '5Gi'}), 'silver') as PersistentVolume],
+      claims: [withVAC(pvc('c', 'u1', {className: ''}), 'silver') as PersistentVolumeClaim],
+    }),
+    verdict: 'WillBind',
+    volume: 'other',
+    candidates: {other: [], mine: ["VolumeAttributesClassMismatch: VolumeAttributesClass 'gold' ≠ 'silver'"]},
+  },
+  {
+    id: 'RequestedVolumeMismatch: the volume asked for by name has another VolumeAttributesClass (gate on, 2-11)',
+    gates: {VolumeAttributesClass: true},
+    state: state({volumes: [withVAC(pv('v'), 'gold') as PersistentVolume], claims: [pvc('c', 'u1', {className: '', volumeName: 'v'})]}),
+    verdict: 'RequestedVolumeMismatch',
+    candidates: {v: ["VolumeAttributesClassMismatch: VolumeAttributesClass 'gold' ≠ ''"]},
+    check: (e) => assert.equal(e.error, 'Cannot bind to requested volume "v": volumeAttributesClassName does not match'),
   },
 ]
 
@@ -604,7 +630,7 @@ describe('explainVolume: one row per state', () => {
 function gatesOf(spec: Record<string, unknown>): FeatureGates {
   const gates: FeatureGates = {...defaultFeatureGates}
   for (const [name, value] of Object.entries(spec)) {
-    if ((knownFeatureGates as string[]).includes(name)) gates[name as keyof FeatureGates] = value === true
+    if ((knownFeatureGates as string[]).includes(name)) gates[name as GateName] = value === true
   }
   return gates
 }
@@ -656,7 +682,7 @@ function eligibilityDisagreements(s: ClusterState, claim: PersistentVolumeClaim,
     let accepted: boolean
     if ((claim.spec.volumeName ?? '') !== '') {
       if (c.volume !== claim.spec.volumeName) continue
-      accepted = volume.spec.claimRef == null ? checkVolumeSatisfyClaim(volume, claim) === undefined : isVolumeBoundToClaim(volume, claim)
+      accepted = volume.spec.claimRef == null ? checkVolumeSatisfyClaim(volume, claim, gates) === undefined : isVolumeBoundToClaim(volume, claim)
     } else {
       try {
         accepted = new PersistentVolumeOrderedIndex([volume]).findBestMatchForClaim(decided, delayBinding, gates) === volume

@@ -117,6 +117,7 @@ const pending = claim('default', 'pending-claim', '2010', {
 const full: SyncReport = {
   apiVersion: API_VERSION,
   kind: 'SyncReport',
+  kubernetesVersion: {version: 'v1.31', source: 'default'},
   dryRun: true,
   rounds: 2,
   converged: true,
@@ -209,6 +210,7 @@ const full: SyncReport = {
 const empty: SyncReport = {
   apiVersion: API_VERSION,
   kind: 'SyncReport',
+  kubernetesVersion: {version: 'v1.34', source: 'flag'},
   dryRun: true,
   rounds: 1,
   converged: true,
@@ -356,6 +358,7 @@ describe('renderReportJson / renderReportYaml', () => {
     assert.deepEqual(Object.keys(doc), [
       'apiVersion',
       'kind',
+      'kubernetesVersion',
       'dryRun',
       'rounds',
       'converged',

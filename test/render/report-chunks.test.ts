@@ -26,8 +26,8 @@ const empty: SyncReport = {...report, rounds: 1, actions: [], events: [], errors
 /** What the renderers printed before they were chunked: the whole document, as one string. */
 function wholeDocument(r: SyncReport): object {
   const {before: _before, ...rest} = r
-  const {apiVersion, kind, dryRun, rounds, converged, summary, actions, events, errors, objects} = rest
-  return {apiVersion, kind, dryRun, rounds, converged, summary, actions, events, errors, objects}
+  const {apiVersion, kind, kubernetesVersion, dryRun, rounds, converged, summary, actions, events, errors, objects} = rest
+  return {apiVersion, kind, kubernetesVersion, dryRun, rounds, converged, summary, actions, events, errors, objects}
 }
 
 const formats = [

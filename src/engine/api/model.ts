@@ -43,6 +43,7 @@ export interface PersistentVolumeSpec {
   volumeMode?: PersistentVolumeMode | null
   nodeAffinity?: unknown
   csi?: {driver?: string; [field: string]: unknown} | null
+  volumeAttributesClassName?: string | null
   [field: string]: unknown
 }
 
@@ -50,6 +51,8 @@ export interface PersistentVolumeStatus {
   phase?: string
   message?: string
   reason?: string
+  /** Stamped by the API server on every phase change (GA from v1.31). */
+  lastPhaseTransitionTime?: string | null
   [field: string]: unknown
 }
 
@@ -89,6 +92,7 @@ export interface PersistentVolumeClaimStatus {
   phase?: string
   accessModes?: PersistentVolumeAccessMode[] | null
   capacity?: ResourceList | null
+  currentVolumeAttributesClassName?: string | null
   [field: string]: unknown
 }
 

@@ -4,6 +4,7 @@
 // carry explain's verdict in their evidence all the same.
 import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict} from '../explain/model.js'
 import type {ClusterLookup} from '../explain/lookup.js'
+import type {FeatureGates} from '../api/feature-gates.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
 import {finding, type Finding, type FindingCode, type FindingObject} from './findings.js'
@@ -45,17 +46,35 @@ export interface ClaimContext {
   relink: RelinkFix
   /** explain's explanation of the claim without its candidates (Explainer.claimBrief), for the findings that read more than its facts. */
   explain: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
+  /** The gates of the release decided as: what a resize may still do (RecoverVolumeExpansionFailure). */
+  gates: Pick<FeatureGates, 'RecoverVolumeExpansionFailure'>
 }
 
 export function judgeClaim(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
   const claim = ctx.lookup.claimNamed(e.claim.namespace, e.claim.name)
   const found = verdictFindings(e, ctx)
   if (claim !== undefined) {
-    found.push(...terminating(e, claim, ctx), ...resizing(e, claim))
+    found.push(...terminating(e, claim, ctx), ...resizing(e, claim, ctx.gates))
+    for (const f of found) Object.assign(f.evidence, usage(claim))
   } else {
     // explain explained a claim of this state: it is there (the lookup is of the same state).
   }
   return found
+}
+
+/**
+ * What the claim's metadata and status say of its use, when they say it: its owners (a StatefulSet whose
+ * persistentVolumeClaimRetentionPolicy deletes its claims owns them, GA from v1.32: such a claim is
+ * managed, not left over), and since when no pod uses it (the Unused condition the pvc-protection
+ * controller sets from v1.36, on by default from v1.37).
+ */
+function usage(claim: PersistentVolumeClaim): Finding['evidence'] {
+  const evidence: Finding['evidence'] = {}
+  const owners = (claim.metadata.ownerReferences ?? []) as Array<{kind?: string; name?: string}>
+  if (owners.length > 0) evidence.ownedBy = owners.map((o) => `${o.kind ?? '?'}/${o.name ?? '?'}`)
+  const unused = ((claim.status?.conditions ?? []) as Array<ClaimCondition & {lastTransitionTime?: string}>).find((c) => c.type === 'Unused' && c.status === 'True')
+  if (unused !== undefined) evidence.unusedSince = unused.lastTransitionTime ?? null
+  return evidence
 }
 
 function objectOf(e: ClaimExplanationFacts): FindingObject {
@@ -223,7 +242,7 @@ const RESIZE_FAILED_CONDITIONS = new Set(['ControllerResizeError', 'NodeResizeEr
 const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'])
 
 /** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
-function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Finding[] {
+function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, gates: Pick<FeatureGates, 'RecoverVolumeExpansionFailure'>): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
   const shown = (claim.status.conditions ?? []) as ClaimCondition[]
   const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string>).storage ?? null
@@ -250,10 +269,14 @@ function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim): Findi
   const describe = `kubectl describe pvc ${name} -n ${namespace}`
   if (failed.length > 0 || allocationFailed) {
     const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || allocation!
-    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed (or the request lowered back, with RecoverVolumeExpansionFailure).`, evidence(), describe)]
+    // RecoverVolumeExpansionFailure (on from v1.32) lets the request be lowered again, to no less than the capacity.
+    const undo = gates.RecoverVolumeExpansionFailure ? `, or the request is lowered back to no less than ${capacity ?? 'its capacity'}` : ''
+    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed${undo}.`, evidence(), describe)]
   } else if (pending.length > 0 || allocationPending || larger) {
-    const state =
-      pending.some((c) => c.type === 'FileSystemResizePending')
+    const lowered = requested !== null && capacity !== null && !larger && requested !== capacity
+    const state = lowered
+      ? `the request was lowered after a failed expansion, and the resizer settles the allocation (${[...pending.map((c) => c.type ?? ''), ...(allocation === null ? [] : [allocation])].join(', ')})`
+      : pending.some((c) => c.type === 'FileSystemResizePending')
         ? 'the volume grew; its file system grows when a pod mounts it on a node (or online, on the node that has it mounted)'
         : pending.length > 0 || allocationPending
           ? `the resizer is expanding the volume (${[...pending.map((c) => c.type ?? ''), ...(allocation === null ? [] : [allocation])].join(', ')})`

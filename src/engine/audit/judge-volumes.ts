@@ -28,6 +28,8 @@ export interface VolumeContext {
   relink: RelinkFix
   /** The claims nothing binds that a volume would fit once reclaimed, up to `most` (engine/repair/offers.ts). */
   reclaimFits: (volume: PersistentVolume, most: number) => ClaimName[]
+  /** AuditInput.releasedSince: since when a volume Released as read is. */
+  releasedSince: ReadonlyMap<string, string>
 }
 
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
@@ -54,6 +56,17 @@ function reclaimFix(v: PersistentVolume, ctx: VolumeContext): string {
   return `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`
 }
 
+/** Since when the volume has been Released, as its status.lastPhaseTransitionTime read says (stamped from v1.31, beta before). */
+function releasedSince(v: PersistentVolume, ctx: VolumeContext): Finding['evidence'] {
+  const since = ctx.releasedSince.get(v.metadata.name ?? '')
+  return since === undefined ? {} : {releasedSince: since}
+}
+
+function sinceText(v: PersistentVolume, ctx: VolumeContext): string {
+  const since = ctx.releasedSince.get(v.metadata.name ?? '')
+  return since === undefined ? '' : ` since ${since}`
+}
+
 /** Released with Retain, Failed, Released with an external deleter that shows no sign of life. */
 function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   const name = v.metadata.name ?? ''
@@ -69,8 +82,8 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
       finding(
         'VolumeReleasedRetained',
         object,
-        `Released by ${refText(v) ?? 'its claim'} and kept (Retain), and a claim of that name exists again (another uid): relink them and the controller binds them; reclaimed, its data would go to another claim.`,
-        {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
+        `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain), and a claim of that name exists again (another uid): relink them and the controller binds them; reclaimed, its data would go to another claim.`,
+        {phase, ...releasedSince(v, ctx), persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
         relinked,
       ),
     )
@@ -79,8 +92,8 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
       finding(
         'VolumeReleasedRetained',
         object,
-        `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or reclaim it for a new claim (the data is kept, not wiped).`,
-        {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
+        `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain): its data stays and nothing will happen; delete the volume, or reclaim it for a new claim (the data is kept, not wiped).`,
+        {phase, ...releasedSince(v, ctx), persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
         reclaimFix(v, ctx),
       ),
     )

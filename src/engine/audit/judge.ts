@@ -56,6 +56,11 @@ export interface AuditInput {
    * where its decision allows it, the claim a reclaim is for where the volume fits it.
    */
   gates?: FeatureGates
+  /**
+   * Since when each volume Released as read has been Released (its status.lastPhaseTransitionTime), by name:
+   * a volume the plan releases is released by the plan, and its stamp is the plan's.
+   */
+  releasedSince?: ReadonlyMap<string, string>
 }
 
 
@@ -77,7 +82,7 @@ export function judge(input: AuditInput): Finding[] {
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
   const lookup = input.lookup ?? clusterLookup(after)
   const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
-  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, explain: input.explainClaim}
+  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, explain: input.explainClaim, gates: input.gates ?? defaultFeatureGates}
   const volumeBase = {
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
@@ -86,6 +91,7 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
+    releasedSince: input.releasedSince ?? new Map<string, string>(),
   }
   const found: Finding[] = []
   // Of the claims, only those a later finding reads are kept past their own judging: those the class

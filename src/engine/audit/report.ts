@@ -1,4 +1,5 @@
 // The AuditReport document (docs/output-contract.md, "pvctl audit"), and the exit status it implies. PURE.
+import type {DecidedVersion} from '../api/kube-version.js'
 import type {AuditCapacity} from './capacity.js'
 import type {PointerPicture} from './pointers.js'
 import {FINDING_CODES, objectKey, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from './findings.js'
@@ -28,6 +29,8 @@ export interface AuditReport {
   kind: 'AuditReport'
   /** The kubeconfig context audited, in a fleet audit (--context a,b, --all-contexts): names its table section, junit suite and markdown section; absent otherwise. */
   context?: string
+  /** The Kubernetes release the audit was decided as, and where pvctl learned it (absent: a cluster that could not be read). */
+  kubernetesVersion?: DecidedVersion
   summary: AuditSummary
   /** The plan's summary, as SyncReport.summary: what the controller is about to change before the judging. */
   plannedChanges: {writes: number} & Record<string, number>

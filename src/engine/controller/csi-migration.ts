@@ -1,4 +1,4 @@
-// CSI migration as the v1.31 controller sees it: csimigration.PluginManager.IsMigrationEnabledForPlugin,
+// CSI migration as the controller sees it at the version decided as: csimigration.PluginManager.IsMigrationEnabledForPlugin,
 // csi-translation-lib's GetCSINameFromInTreeName, and the two annealing functions of
 // pv_controller_base.go (updateMigrationAnnotations, modifyDeletionFinalizers).
 import {
@@ -34,21 +34,25 @@ export interface MigrationPolicy {
 export class CSIMigration implements MigrationPolicy {
   constructor(private readonly gates: FeatureGates) {}
 
-  /** IsMigrationEnabledForPlugin: GA (locked on) for the cloud plugins; gated for Portworx; RBD off. */
+  /**
+   * IsMigrationEnabledForPlugin: GA (locked on) for the cloud plugins; gated for Azure File (v1.29, locked
+   * on), Portworx (on from v1.31, locked from v1.33, ungated from v1.36) and RBD (deprecated and off; the
+   * plugin and its gate are gone from v1.31). A removed gate stands at the value it was removed with.
+   */
   isMigrationEnabledForPlugin(pluginName: string): boolean {
     switch (pluginName) {
       case 'kubernetes.io/aws-ebs':
       case 'kubernetes.io/gce-pd':
-      case 'kubernetes.io/azure-file':
       case 'kubernetes.io/azure-disk':
       case 'kubernetes.io/cinder':
       case 'kubernetes.io/vsphere-volume':
         return true
+      case 'kubernetes.io/azure-file':
+        return this.gates.CSIMigrationAzureFile
       case 'kubernetes.io/portworx-volume':
         return this.gates.CSIMigrationPortworx
       case 'kubernetes.io/rbd':
-        // CSIMigrationRBD is deprecated and off in v1.31.
-        return false
+        return this.gates.CSIMigrationRBD
       default:
         return false
     }

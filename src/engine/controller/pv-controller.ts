@@ -1,7 +1,8 @@
 // The PersistentVolume controller's decisions: a line-by-line port of pv_controller.go (v1.31) and the
 // annealing functions of pv_controller_base.go. Function names are the Go names, so one grep finds a
 // decision in both codebases; "// OBSERVATION" and "// [Unit test set N]" comments are kept where the Go
-// code has them, and the conformance cases carry the same ids.
+// code has them, and the conformance cases carry the same ids. A branch that differs by release is tagged
+// "// RELEASE <change>" (api/releases.ts) and taken by the version of the gates (FeatureGates.version).
 //
 // KEEP THE SPACE SHUTTLE FLYING: every `if` has its `else`, even when it does nothing, because each
 // branch is a state of the bidirectional PV <-> PVC pointer that someone once had to reason about.
@@ -33,6 +34,7 @@ import {
   updateMigrationAnnotations,
 } from './csi-migration.js'
 import type {FeatureGates} from '../api/feature-gates.js'
+import {hasChange, vacMatching} from '../api/releases.js'
 import {jsonEqual} from '../simulation/json-patch.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
 import type {ActionType} from '../simulation/plan.js'
@@ -57,7 +59,7 @@ import {
   persistentVolumeClaimHasClass,
   setMetaDataAnnotation,
 } from '../api/storage-helpers.js'
-import {MatchError, storageQuantity, type VolumeIndex} from '../matching/volume-index.js'
+import {claimVAC, MatchError, storageQuantity, type VolumeIndex, volumeVAC} from '../matching/volume-index.js'
 import type {ApiFaults, VolumeOperations} from './volume-operations.js'
 import type {VolumePlugin, VolumePluginMgr} from './volume-plugins.js'
 
@@ -232,7 +234,7 @@ export class PersistentVolumeController {
         if (volume.spec.claimRef == null) {
           // User asked for a PV that is not claimed
           // OBSERVATION: pvc is "Pending", pv is "Available"
-          const mismatch = checkVolumeSatisfyClaim(volume, claim)
+          const mismatch = checkVolumeSatisfyClaim(volume, claim, this.opts.gates)
           if (mismatch !== undefined) {
             // The volume does not satisfy the requirements of the claim.
             const msg = `Cannot bind to requested volume "${volume.metadata.name}": ${mismatch}`
@@ -459,7 +461,7 @@ export class PersistentVolumeController {
     }
 
     if (volume === undefined) {
-      // Need to reset AccessModes and Capacity
+      // Need to reset AccessModes, Capacity and CurrentVolumeAttributesClassName
       if (status.accessModes != null) {
         delete claimClone().status.accessModes
         dirty = true
@@ -472,8 +474,15 @@ export class PersistentVolumeController {
       } else {
         // Already unset.
       }
+      // RELEASE volumeAttributesClassBinding
+      if (hasChange(this.opts.gates, 'volumeAttributesClassBinding') && status.currentVolumeAttributesClassName != null) {
+        delete claimClone().status.currentVolumeAttributesClassName
+        dirty = true
+      } else {
+        // Already unset, or (before v1.31) not the controller's field.
+      }
     } else {
-      // Need to update AccessModes and Capacity
+      // Need to update AccessModes, Capacity and CurrentVolumeAttributesClassName
       if (!jsonEqual(emptyToUndefined(status.accessModes), emptyToUndefined(volume.spec.accessModes))) {
         claimClone().status.accessModes = volume.spec.accessModes
         if (claimClone().status.accessModes == null) delete claimClone().status.accessModes
@@ -506,6 +515,22 @@ export class PersistentVolumeController {
         }
       } else {
         // Already in this phase: keep the capacity as it is.
+      }
+
+      // RELEASE volumeAttributesClassBinding
+      if (vacMatching(this.opts.gates) === 'equal') {
+        // The controller sets the current VolumeAttributesClass of a statically provisioned volume while
+        // binding only: afterwards the external resizer (or an admin) owns the field.
+        const volumeVACName = volume.spec.volumeAttributesClassName ?? undefined
+        if (status.phase === 'Pending' && phase === 'Bound' && (status.currentVolumeAttributesClassName ?? undefined) !== volumeVACName) {
+          if (volumeVACName === undefined) delete claimClone().status.currentVolumeAttributesClassName
+          else claimClone().status.currentVolumeAttributesClassName = volumeVACName
+          dirty = true
+        } else {
+          // Not binding now, or already the volume's.
+        }
+      } else {
+        // Without the gate (or before v1.31) the field is left alone.
       }
     }
 
@@ -821,6 +846,21 @@ export class PersistentVolumeController {
    * deletion is planned.
    */
   deleteVolumeOperation(volume: PersistentVolume): boolean {
+    // RELEASE deleterFoundFirst
+    const deleterFirst = hasChange(this.opts.gates, 'deleterFoundFirst')
+    const early = deleterFirst ? this.findDeletablePlugin(volume) : undefined
+    if (early === undefined) {
+      // Before v1.36: the deleter is looked up once the volume is read again and still released.
+    } else if (early.error !== undefined) {
+      // No deleter: the volume is marked Failed before it is read again, and nothing more happens.
+      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, early.error)
+      return false
+    } else if (early.plugin === undefined) {
+      // External deleter is requested, do nothing: the volume waits for it.
+      return false
+    } else {
+      // A deleter: read the volume again before using it.
+    }
     const newVolume = this.cluster.volume(volume.metadata.name ?? '')
     if (newVolume === undefined) {
       // Error reading the volume.
@@ -843,7 +883,7 @@ export class PersistentVolumeController {
       // Still released.
     }
 
-    const found = this.findDeletablePlugin(volume)
+    const found = early ?? this.findDeletablePlugin(volume)
     if (found.error !== undefined) {
       // The plugin failed (here: none found): mark the volume as Failed and send a Warning event.
       // Despite the volume being Failed, the controller will retry deleting the volume in every
@@ -944,18 +984,17 @@ export class PersistentVolumeController {
       // Not dynamically provisioned.
     }
 
-    if (this.opts.gates.HonorPVReclaimPolicy) {
-      if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
-        // CSI migration scenario - do not depend on in-tree plugin
-        return {}
-      } else if (volume.spec.csi != null) {
-        // CSI volume source scenario - external provisioner is requested
-        return {}
-      } else {
-        // An in-tree volume.
-      }
+    // RELEASE deleterLeavesMigratedAndCSI
+    if (!hasChange(this.opts.gates, 'deleterLeavesMigratedAndCSI')) {
+      // v1.29: the plugin of the volume's source decides, whatever it was migrated to.
+    } else if (hasAnnotation(volume.metadata, AnnMigratedTo)) {
+      // CSI migration scenario - do not depend on in-tree plugin
+      return {}
+    } else if (volume.spec.csi != null) {
+      // CSI volume source scenario - external provisioner is requested
+      return {}
     } else {
-      // Without HonorPVReclaimPolicy the in-tree lookup decides.
+      // An in-tree volume.
     }
 
     // The plugin that provisioned the volume was not found or the volume was not dynamically
@@ -1230,7 +1269,10 @@ export class PersistentVolumeController {
       const strerr = `Error creating provisioned PV object for claim ${claimKey(claim)}: ${saveError}. Deleting the volume.`
       this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, strerr)
       let deleteError: string | undefined
-      for (let i = 0; i < createProvisionedPVRetryCount; i++) {
+      // RELEASE deleterFoundFirst: up to createProvisionedPVRetryCount tries from v1.36; before, doDeleteVolume
+      // answers `deleted: false` with any error, and that ends the loop after the first.
+      const tries = hasChange(this.opts.gates, 'deleterFoundFirst') ? createProvisionedPVRetryCount : 1
+      for (let i = 0; i < tries; i++) {
         const found = this.findDeletablePlugin(volume)
         if (found.error !== undefined) {
           deleteError = found.error
@@ -1242,6 +1284,7 @@ export class PersistentVolumeController {
           const r = this.opts.operations!.delete(found.plugin.name, volume)
           deleteError = r.newDeleterError !== undefined ? `failed to create deleter for volume "${volume.metadata.name}": ${r.newDeleterError}` : r.deleteError
           if (deleteError === undefined) break
+          // Delete failed, try again after a while (Go waits createProvisionedPVInterval).
         }
       }
       if (deleteError !== undefined) {
@@ -1402,7 +1445,7 @@ export class PersistentVolumeController {
  * checkVolumeSatisfyClaim: why a volume the claim asked for by name cannot be bound to it, or
  * undefined when it can. The texts are Go's.
  */
-export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim): string | undefined {
+export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates): string | undefined {
   // Go compares Value()s here (whole units, rounded up), not the exact quantities as matching does.
   const requestedSize = quantityValue(storageQuantity(claim.spec.resources?.requests))
   // check if PV's DeletionTimeStamp is set, if so, return error.
@@ -1423,7 +1466,26 @@ export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: Persist
   if (!checkAccessModes(claim, volume)) {
     return 'incompatible accessMode'
   }
-  return undefined
+  // RELEASE volumeAttributesClassBinding
+  switch (vacMatching(gates)) {
+    case 'equal':
+      if (claimVAC(claim) !== volumeVAC(volume)) {
+        return 'volumeAttributesClassName does not match'
+      } else {
+        // The same class, or none on either.
+        return undefined
+      }
+    case 'none':
+      if (claimVAC(claim) !== '' || volumeVAC(volume) !== '') {
+        return 'volumeAttributesClassName is not supported when the feature-gate VolumeAttributesClass is disabled'
+      } else {
+        // Neither names one.
+        return undefined
+      }
+    case 'unchecked':
+      // Before v1.31 checkVolumeSatisfyClaim does not look at it.
+      return undefined
+  }
 }
 
 /** getProvisionedVolumeNameForClaim: "pvc-<claim uid>", unique and deterministic. */

@@ -4,14 +4,15 @@
 // checkVolumeSatisfyClaim); an operator wants every one of them, so each check becomes a reason and none
 // stops the others. Which checks apply, and in which situations, follows the controller exactly:
 // - a claim that names no volume is matched by findBestMatchForClaim (index.go + FindMatchingVolume): the
-//   access-mode index, then claimRef, size, volume mode, deletion; a volume pre-bound to the claim skips
-//   the rest; then delayed binding, phase, selector, class, VolumeAttributesClass;
+//   access-mode index, then claimRef, size, volume mode, VolumeAttributesClass, deletion; a volume
+//   pre-bound to the claim skips the rest; then delayed binding, phase, selector, class;
 // - a claim that names its volume (spec.volumeName) is checked by checkVolumeSatisfyClaim against that
 //   volume alone, and only while the volume has no claimRef;
 // - a claim that completed binding is never matched again: syncBoundClaim looks at its own volume only.
 // The choice itself is never made here: the controller's index makes it (explain-controller.ts), and a
 // test checks that `eligible` is exactly what the controller's matcher accepts.
 import type {FeatureGates} from '../api/feature-gates.js'
+import {vacMatching} from '../api/releases.js'
 import type {Candidate, Reason, ReasonCode} from './model.js'
 import type {ClusterLookup, VolumeFacts} from './lookup.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
@@ -26,7 +27,7 @@ import {
   getPersistentVolumeClass,
   isVolumeBoundToClaim,
 } from '../api/storage-helpers.js'
-import {compareNames, storageQuantity} from '../matching/volume-index.js'
+import {claimVAC, compareNames, storageQuantity, volumeVAC, volumeVACAdmitted} from '../matching/volume-index.js'
 
 /** How the claim is being matched, as syncClaim decides it. */
 export type MatchingPath =
@@ -144,7 +145,7 @@ function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolu
       return indexRefusals(cluster, facts, claim, path, gates, r, cap)
     case 'requested':
       return volume.metadata.name === path.volumeName
-        ? requestedVolumeRefusals(cluster, facts, claim, r)
+        ? requestedVolumeRefusals(cluster, facts, claim, gates, r)
         : [r('NotConsidered', () => `the claim asks for ${path.volumeName} (spec.volumeName)`)]
     case 'bound':
       return boundVolumeRefusals(cluster, facts, claim, path.volumeName, r)
@@ -163,11 +164,9 @@ function indexRefusals(
 ): Reason[] {
   const volume = facts.volume
   const reasons: Reason[] = []
-  const claimVAC = claim.spec.volumeAttributesClassName ?? ''
-  if (!gates.VolumeAttributesClass && claimVAC !== '') {
-    // FindMatchingVolume refuses the claim itself before it looks at any volume.
-    reasons.push(r('VolumeAttributesClassMismatch', () => `the claim names VolumeAttributesClass '${claimVAC}', refused while the VolumeAttributesClass gate is off`))
-  }
+  // FindMatchingVolume refuses the claim itself before it looks at any volume.
+  const unsupported = claimVACRefusal(claim, gates, r)
+  if (unsupported !== undefined) reasons.push(unsupported)
   // The index lists only volumes whose access-mode set (as its key: known modes) holds every requested mode.
   // containsAllAccessModes(indexModes, ...), with the volume's set made once.
   if (!(claim.spec.accessModes ?? []).every((mode) => facts.indexModeSet.has(mode))) {
@@ -182,6 +181,8 @@ function indexRefusals(
   const capacity = capacityReason(volume, claim, compareQuantities, r)
   if (capacity !== undefined) reasons.push(capacity)
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
+  const vac = volumeVACReason(volume, claim, gates, r)
+  if (vac !== undefined) reasons.push(vac)
   if (volume.metadata.deletionTimestamp != null) reasons.push(beingDeletedReason(volume, r))
   if (reasons.length > cap) return reasons
   if (preBoundHere) {
@@ -203,15 +204,11 @@ function indexRefusals(
   if (volumeClass !== path.claimClass) {
     reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${path.claimClass}'`))
   }
-  const volumeVAC = (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
-  if (gates.VolumeAttributesClass && claimVAC !== volumeVAC) {
-    reasons.push(r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC}' ≠ '${claimVAC}'`))
-  }
   return reasons
 }
 
 /** checkVolumeSatisfyClaim's checks for the volume a claim asks for by name, every one of them. */
-function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason[] {
   const volume = facts.volume
   if (volume.spec.claimRef != null) {
     // Claimed already: by this claim (the binding is finished), or by another one.
@@ -227,6 +224,10 @@ function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, cla
   if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
   if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
+  const unsupported = claimVACRefusal(claim, gates, r)
+  if (unsupported !== undefined) reasons.push(unsupported)
+  const vac = volumeVACReason(volume, claim, gates, r)
+  if (vac !== undefined) reasons.push(vac)
   return reasons
 }
 
@@ -247,6 +248,24 @@ function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: 
 
 // -------------------------------------------------------------------------------------------------------
 // One reason each, with the values that make it concrete.
+
+/** A claim that names a VolumeAttributesClass while the gate is off (v1.31+): refused whatever the volume. */
+function claimVACRefusal(claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
+  const name = claimVAC(claim)
+  return vacMatching(gates) === 'none' && name !== '' ? r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${name}', refused while the VolumeAttributesClass gate is off`) : undefined
+}
+
+/** The VolumeAttributesClass filter (FindMatchingVolume, checkVolumeSatisfyClaim) against this volume. */
+function volumeVACReason(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
+  const vac = vacMatching(gates)
+  if (volumeVACAdmitted(claim, volume, vac)) {
+    return undefined
+  } else if (vac === 'equal') {
+    return r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC(volume)}' ≠ '${claimVAC(claim)}'`)
+  } else {
+    return r('VolumeAttributesClassMismatch', () => `has VolumeAttributesClass '${volumeVAC(volume)}': never bound while the VolumeAttributesClass gate is off`)
+  }
+}
 
 function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number, r: ReasonOf): Reason | undefined {
   const offered = storageQuantity(volume.spec.capacity)

@@ -254,9 +254,10 @@ function takenAtTurn(c: Candidate, turn: ClaimTurn, path: MatchingPath): Candida
   const by = c.claimRef === null ? turn.takenBy(c.volume) : undefined
   if (by === undefined || c.reasons.some((r) => r.code === 'NotConsidered')) return c
   const reason: Reason = {code: 'BoundToOtherClaim', message: `the next sync binds it to ${by} first, an earlier claim of this pass`}
-  // Where the claimRef check stands: after the access-mode index (and the VolumeAttributesClass gate)
-  // for a claim matched by the index; a claim that names the volume checks nothing else once it is bound.
-  const at = c.reasons.findIndex((r) => r.code !== 'VolumeAttributesClassMismatch' && r.code !== 'AccessModesMismatch')
+  // Where the claimRef check stands: after the claim's own refusal (a VolumeAttributesClass with the gate
+  // off) and the access-mode index for a claim matched by the index; a claim that names the volume checks
+  // nothing else once it is bound.
+  const at = c.reasons.findIndex((r) => r.code !== 'VolumeAttributesClassUnsupported' && r.code !== 'AccessModesMismatch')
   const reasons = path.kind !== 'index' ? [reason] : at < 0 ? [...c.reasons, reason] : [...c.reasons.slice(0, at), reason, ...c.reasons.slice(at)]
   return {...c, eligible: false, reasons}
 }

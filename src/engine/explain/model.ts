@@ -3,6 +3,8 @@
 // them, scripts read them as JSON. The contract's fields come first, in its order; the rest are additions
 // of pvctl/v1alpha1 that the contract allows (new fields, never renamed ones).
 
+import type {DecidedVersion} from '../api/kube-version.js'
+
 export const EXPLAIN_API_VERSION = 'pvctl/v1alpha1'
 
 /**
@@ -34,9 +36,11 @@ export type Verdict = (typeof VERDICTS)[number]
 export const SETTLED_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>(['Bound', 'WillBind'])
 
 /**
- * The contract's candidate reason codes, plus two for refusals it has no code for:
- * `VolumeAttributesClassMismatch` (the VolumeAttributesClass filter of FindMatchingVolume) and
- * `NotConsidered` (the controller does not match this claim against volumes at all: it names its volume).
+ * The contract's candidate reason codes, plus three for refusals it has no code for:
+ * `VolumeAttributesClassMismatch` (the VolumeAttributesClass filter of FindMatchingVolume and
+ * checkVolumeSatisfyClaim), `VolumeAttributesClassUnsupported` (the claim names a VolumeAttributesClass
+ * while the gate is off: refused before any volume is looked at) and `NotConsidered` (the controller does
+ * not match this claim against volumes at all: it names its volume).
  */
 export const REASON_CODES = [
   'AccessModesMismatch',
@@ -51,6 +55,7 @@ export const REASON_CODES = [
   'DelayBinding',
   'NodeAffinityMismatch',
   'VolumeAttributesClassMismatch',
+  'VolumeAttributesClassUnsupported',
   'NotConsidered',
 ] as const
 
@@ -326,7 +331,10 @@ export interface VolumeExplanation {
 export interface ExplanationList {
   apiVersion: typeof EXPLAIN_API_VERSION
   kind: 'List'
+  /** The Kubernetes release the explanations were decided as, and where pvctl learned it. */
+  kubernetesVersion?: DecidedVersion
   items: ClaimExplanation[]
 }
 
-export type ExplainDocument = ClaimExplanation | VolumeExplanation | ExplanationList
+/** The document `pvctl explain` prints: the top level also names the release it was decided as. */
+export type ExplainDocument = ((ClaimExplanation | VolumeExplanation) & {kubernetesVersion?: DecidedVersion}) | ExplanationList

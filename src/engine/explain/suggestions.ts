@@ -252,6 +252,7 @@ function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
     case 'DelayBinding':
     case 'NodeAffinityMismatch':
     case 'VolumeAttributesClassMismatch':
+    case 'VolumeAttributesClassUnsupported':
     case 'NotConsidered':
       return []
   }

@@ -143,7 +143,7 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
     if (volume === undefined) {
       return decided(base, path, 'RequestedVolumeNotFound')
     } else if (volume.spec.claimRef == null) {
-      const mismatch = checkVolumeSatisfyClaim(volume, claim)
+      const mismatch = checkVolumeSatisfyClaim(volume, claim, q.gates)
       if (mismatch !== undefined) {
         return decided(base, path, 'RequestedVolumeMismatch', {volume, error: `Cannot bind to requested volume "${volumeName}": ${mismatch}`})
       } else {

@@ -11,7 +11,8 @@
 // mode sets by (size, key) and volumes by name, so of several equal volumes the one whose name sorts
 // first wins and every plan is reproducible.
 import type {FeatureGates} from '../api/feature-gates.js'
-import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from '../api/model.js'
+import {type VACMatching, vacMatching} from '../api/releases.js'
+import {claimKey, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim} from '../api/model.js'
 import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
 import {compareQuantities, parseQuantity, type Quantity} from '../api/quantity.js'
 import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
@@ -84,19 +85,42 @@ export interface VolumeIndex {
   remove(name: string): void
 }
 
-/** VolumeAttributesClass names (GetPersistentVolume[Claim]VolumeAttributesClass). */
-function claimVAC(claim: PersistentVolumeClaim): string {
+/** VolumeAttributesClass names, ptr.Deref(spec.volumeAttributesClassName, ""). */
+export function claimVAC(claim: PersistentVolumeClaim): string {
   return claim.spec.volumeAttributesClassName ?? ''
 }
-function volumeVAC(volume: PersistentVolume): string {
+export function volumeVAC(volume: PersistentVolume): string {
   return (volume.spec.volumeAttributesClassName as string | undefined) ?? ''
+}
+
+/** FindMatchingVolume's error for a claim that names a VolumeAttributesClass while the gate is off. */
+export function unsupportedClaimVAC(claim: PersistentVolumeClaim): string {
+  return `unsupported volumeAttributesClassName is set on claim ${claimKey(claim)} when the feature-gate VolumeAttributesClass is disabled`
+}
+
+/**
+ * FindMatchingVolume's VolumeAttributesClass filter (component-helpers v0.31): with the gate on the
+ * claim's and the volume's must be equal (unset equals ""); with it off a volume that has one is never
+ * matched, not even when it is pre-bound to the claim. Before v1.31 there is no such filter.
+ */
+export function volumeVACAdmitted(claim: PersistentVolumeClaim, volume: PersistentVolume, vac: VACMatching): boolean {
+  switch (vac) {
+    case 'equal':
+      return claimVAC(claim) === volumeVAC(volume)
+    case 'none':
+      // when the feature gate is disabled, the PV object has VAC set, then we should not bind at all.
+      return volumeVAC(volume) === ''
+    case 'unchecked':
+      return true
+  }
 }
 
 export interface FindMatchingVolumeOptions {
   node?: NodeInfo
   excludedVolumes?: ReadonlySet<string>
   delayBinding: boolean
-  vacEnabled: boolean
+  /** vacMatching of the gates: FindMatchingVolume's vacEnabled, or (before v1.31) no VolumeAttributesClass check. */
+  vac: VACMatching
 }
 
 /**
@@ -108,8 +132,8 @@ export function findMatchingVolume(
   volumes: readonly PersistentVolume[],
   opts: FindMatchingVolumeOptions,
 ): PersistentVolume | undefined {
-  if (!opts.vacEnabled && claimVAC(claim) !== '') {
-    throw new MatchError('unexpected volumeAttributesClassName of PVC')
+  if (opts.vac === 'none' && claimVAC(claim) !== '') {
+    throw new MatchError(unsupportedClaimVAC(claim))
   }
   let smallestVolume: PersistentVolume | undefined
   let smallestVolumeQty: Quantity | undefined
@@ -133,6 +157,10 @@ export function findMatchingVolume(
     if (checkVolumeModeMismatches(claim.spec, volume.spec)) {
       continue
     }
+    // filter out mismatching volumeAttributesClassName: before the pre-bound volume is returned
+    if (!volumeVACAdmitted(claim, volume, opts.vac)) {
+      continue
+    }
     // a volume being deleted is never bound
     if (volume.metadata.deletionTimestamp != null) {
       continue
@@ -154,16 +182,13 @@ export function findMatchingVolume(
       continue
     }
     // filter out: non-Available volumes (binding them would likely conflict), selector mismatches,
-    // other classes, other VolumeAttributesClasses, node affinity mismatches
+    // other classes, node affinity mismatches
     if (volume.status?.phase !== 'Available') {
       continue
     } else if (selector !== undefined && !selector.matches(volume.metadata.labels)) {
       continue
     }
     if (getPersistentVolumeClass(volume) !== requestedClass) {
-      continue
-    }
-    if (opts.vacEnabled && claimVAC(claim) !== volumeVAC(volume)) {
       continue
     }
     if (!nodeAffinityValid) {
@@ -282,7 +307,7 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
     for (const key of this.matchingKeys(claim.spec.accessModes)) {
       // listByAccessModes of the key's modes: the key is GetAccessModesAsString's, which gives it back.
       const volumes = this.buckets.get(key)!
-      const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled: gates.VolumeAttributesClass})
+      const best = findMatchingVolume(claim, volumes, {delayBinding, vac: vacMatching(gates)})
       if (best !== undefined) return best
     }
     return undefined

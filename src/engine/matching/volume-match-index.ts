@@ -3,11 +3,11 @@
 //
 // What the literal scan decides, bucket by bucket (mode sets with fewest modes first, then by key):
 //   1. a volume pre-bound to the claim (claimRef names it, with its uid or none) that is big enough,
-//      of the claim's volume mode and not being deleted wins over anything else in the bucket; of
-//      several, the first by name;
+//      of the claim's volume mode and VolumeAttributesClass (with the gate off: of none) and not being
+//      deleted wins over anything else in the bucket; of several, the first by name;
 //   2. else, unless binding is delayed, the smallest volume that has no claimRef, is Available, not
-//      being deleted, of the claim's class, volume mode (and VolumeAttributesClass when the gate is on),
-//      big enough and matched by the claim's selector; of equal sizes the first by name;
+//      being deleted, of the claim's class, volume mode and VolumeAttributesClass (with the gate off:
+//      of none), big enough and matched by the claim's selector; of equal sizes the first by name;
 //   3. only when the bucket yields nothing does the next one count.
 // The index keeps exactly those sets:
 //   - per bucket, how many volumes it has (a mode set counts while it has any, as in a rebuilt index);
@@ -21,12 +21,13 @@
 // until a volume matches. A volume whose capacity does not parse sends its bucket back to the literal
 // scan, which then fails (or not) exactly where the controller's would.
 import type {FeatureGates} from '../api/feature-gates.js'
+import {type VACMatching, vacMatching} from '../api/releases.js'
 import {ClaimKeyedMap} from '../api/claim-keyed-map.js'
 import {type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {SortedList} from './sorted-list.js'
 import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from '../api/storage-helpers.js'
 import type {CompiledSelector} from '../api/selector.js'
-import {compareNames, compileClaimSelector, findMatchingVolume, MatchError, storageQuantity, type VolumeIndex} from './volume-index.js'
+import {claimVAC, compareNames, compileClaimSelector, findMatchingVolume, MatchError, storageQuantity, unsupportedClaimVAC, type VolumeIndex, volumeVACAdmitted} from './volume-index.js'
 
 /**
  * A volume and where it is filed. A write that leaves the filing as it was (most writes: the phase or
@@ -78,10 +79,6 @@ function labelKey(key: string, value: string): string {
 
 function volumeMode(spec: {volumeMode?: unknown}): unknown {
   return spec.volumeMode ?? 'Filesystem'
-}
-
-function claimVAC(claim: PersistentVolumeClaim): string {
-  return claim.spec.volumeAttributesClassName ?? ''
 }
 
 function volumeVAC(volume: PersistentVolume): unknown {
@@ -171,9 +168,9 @@ export class IndexedVolumeIndex implements VolumeIndex {
     if (keys.length === 0) return undefined
     // findMatchingVolume's preamble, in its order. The scan repeats it for every bucket with the same
     // outcome, so its errors are raised exactly when some bucket is scanned: when keys is not empty.
-    const vacEnabled = gates.VolumeAttributesClass
-    if (!vacEnabled && claimVAC(claim) !== '') {
-      throw new MatchError('unexpected volumeAttributesClassName of PVC')
+    const vac = vacMatching(gates)
+    if (vac === 'none' && claimVAC(claim) !== '') {
+      throw new MatchError(unsupportedClaimVAC(claim))
     }
     const requested = storageQuantity(claim.spec.resources?.requests).nanos
     const requestedClass = getPersistentVolumeClaimClass(claim)
@@ -190,19 +187,19 @@ export class IndexedVolumeIndex implements VolumeIndex {
           .filter((e) => e.bucket === key)
           .map((e) => e.volume)
           .sort((a, b) => compareNames(a.metadata.name, b.metadata.name))
-        const best = findMatchingVolume(claim, volumes, {delayBinding, vacEnabled})
+        const best = findMatchingVolume(claim, volumes, {delayBinding, vac})
         if (best !== undefined) return best
         continue
       } else {
         // Every capacity of the bucket is known: the indexes decide.
       }
-      const prebound = this.preboundIn(key, claim, requested, preboundToClaim)
+      const prebound = this.preboundIn(key, claim, requested, vac, preboundToClaim)
       if (prebound !== undefined) return prebound.volume
       if (delayBinding) {
         // The PV controller does not bind this claim: the scheduler will, once a pod picks a node.
         continue
       } else {
-        const smallest = this.smallestIn(key, claim, requestedClass, requested, selector, vacEnabled)
+        const smallest = this.smallestIn(key, claim, requestedClass, requested, selector, vac)
         if (smallest !== undefined) return smallest.volume
       }
     }
@@ -231,15 +228,15 @@ export class IndexedVolumeIndex implements VolumeIndex {
   }
 
   /** Rule 1 in one bucket: the first (by name) usable volume of `found`, those pre-bound to the claim. */
-  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, found: Entry | Entry[] | undefined): Entry | undefined {
+  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, vac: VACMatching, found: Entry | Entry[] | undefined): Entry | undefined {
     if (found === undefined) {
       return undefined
     } else if (!Array.isArray(found)) {
-      return usablePrebound(found, bucket, claim, requested) ? found : undefined
+      return usablePrebound(found, bucket, claim, requested, vac) ? found : undefined
     } else {
       let best: Entry | undefined
       for (const e of found) {
-        if (usablePrebound(e, bucket, claim, requested) && (best === undefined || compareNames(e.name, best.name) < 0)) best = e
+        if (usablePrebound(e, bucket, claim, requested, vac) && (best === undefined || compareNames(e.name, best.name) < 0)) best = e
       }
       return best
     }
@@ -252,7 +249,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
     requestedClass: string,
     requested: bigint,
     selector: CompiledSelector | undefined,
-    vacEnabled: boolean,
+    vac: VACMatching,
   ): Entry | undefined {
     const byVAC = this.pool.get(bucket)?.get(requestedClass)?.get(volumeMode(claim.spec))
     if (byVAC === undefined) return undefined
@@ -261,11 +258,12 @@ export class IndexedVolumeIndex implements VolumeIndex {
       const e = group === undefined ? undefined : firstInGroup(group, requested, selector, best)
       if (e !== undefined && (best === undefined || byCapacityThenName(e, best) < 0)) best = e
     }
-    if (vacEnabled) {
-      consider(byVAC.get(claimVAC(claim)))
-    } else {
-      // Without the gate the VolumeAttributesClass of a volume plays no part.
+    if (vac === 'unchecked') {
+      // Before v1.31 the VolumeAttributesClass of a volume plays no part.
       for (const group of byVAC.values()) consider(group)
+    } else {
+      // With the gate, the claim's VolumeAttributesClass; without it, only volumes that have none.
+      consider(byVAC.get(vac === 'equal' ? claimVAC(claim) : ''))
     }
     return best
   }
@@ -409,14 +407,18 @@ function fileIn(list: SortedList<Entry>, e: Entry, unsorted: Map<SortedList<Entr
   }
 }
 
-/** The scan's checks of a pre-bound volume: in the bucket, bound to this claim, big enough, same mode, not deleted. */
-function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, requested: bigint): boolean {
+/**
+ * The scan's checks of a pre-bound volume: in the bucket, bound to this claim, big enough, same mode,
+ * VolumeAttributesClass admitted, not deleted.
+ */
+function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, requested: bigint, vac: VACMatching): boolean {
   const volume = e.volume
   return (
     e.bucket === bucket &&
     isVolumeBoundToClaim(volume, claim) &&
     e.nanos! >= requested &&
     volumeMode(claim.spec) === volumeMode(volume.spec) &&
+    volumeVACAdmitted(claim, volume, vac) &&
     volume.metadata.deletionTimestamp == null
   )
 }

@@ -1,5 +1,6 @@
 // The RelinkReport document (`pvctl relink -o json|yaml`, schema/relink-report.schema.json): for each pair,
 // the checks, the writes (the volume first), and what the controller does next. PURE.
+import type {DecidedVersion} from '../api/kube-version.js'
 import {claimRefKey} from '../api/model.js'
 import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {relinkCommand, type RelinkCheck, type RelinkDecision} from './relink.js'
@@ -25,6 +26,8 @@ export interface RelinkPair {
 export interface RelinkReport {
   apiVersion: typeof RECLAIM_API_VERSION
   kind: 'RelinkReport'
+  /** The Kubernetes release the relink's proof was decided as, and where pvctl learned it. */
+  kubernetesVersion?: DecidedVersion
   /** Nothing is written: --dry-run, or a snapshot (then `simulation` too). */
   dryRun: boolean
   simulation: boolean
@@ -69,6 +72,15 @@ export function relinkPair(d: RelinkDecision, outcome: RepairOutcome): RelinkPai
   }
 }
 
-export function buildRelinkReport(pairs: RelinkPair[], opts: {dryRun: boolean; simulation: boolean; all: boolean}): RelinkReport {
-  return {apiVersion: RECLAIM_API_VERSION, kind: 'RelinkReport', dryRun: opts.dryRun || opts.simulation, simulation: opts.simulation, all: opts.all, pairs, dataSafety: RELINK_DATA_SAFETY}
+export function buildRelinkReport(pairs: RelinkPair[], opts: {dryRun: boolean; simulation: boolean; all: boolean; kubernetesVersion?: DecidedVersion}): RelinkReport {
+  return {
+    apiVersion: RECLAIM_API_VERSION,
+    kind: 'RelinkReport',
+    ...(opts.kubernetesVersion !== undefined ? {kubernetesVersion: opts.kubernetesVersion} : {}),
+    dryRun: opts.dryRun || opts.simulation,
+    simulation: opts.simulation,
+    all: opts.all,
+    pairs,
+    dataSafety: RELINK_DATA_SAFETY,
+  }
 }

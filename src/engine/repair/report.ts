@@ -1,5 +1,6 @@
 // The ReclaimReport document (`pvctl reclaim -o json|yaml`, schema/reclaim-report.schema.json): the checks,
 // the one write, and what the controller does next. PURE.
+import type {DecidedVersion} from '../api/kube-version.js'
 import {claimRefKey} from '../api/model.js'
 import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import type {ReclaimCheck, ReclaimDecision} from './reclaim.js'
@@ -17,10 +18,19 @@ export type ReclaimOutcome = RepairOutcome
 export interface ReclaimReport {
   apiVersion: typeof RECLAIM_API_VERSION
   kind: 'ReclaimReport'
+  /** The Kubernetes release the reclaim's proof was decided as, and where pvctl learned it. */
+  kubernetesVersion?: DecidedVersion
   /** Nothing is written: --dry-run, or a snapshot (then `simulation` too). */
   dryRun: boolean
   simulation: boolean
-  volume: {name: string; phase: string | null; claimRef: string | null; reclaimPolicy: string | null}
+  volume: {
+    name: string
+    phase: string | null
+    /** status.lastPhaseTransitionTime as read: since when it is Released (stamped by the API server, GA from v1.31); absent when unset. */
+    phaseSince?: string
+    claimRef: string | null
+    reclaimPolicy: string | null
+  }
   /** --for NS/CLAIM, and whether that claim exists; null without --for. */
   for: {namespace: string; name: string; exists: boolean} | null
   /** Every check holds or was forced, the proof included. */
@@ -46,15 +56,22 @@ export interface RepairSync {
   actions: Action[]
 }
 
-export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome}): ReclaimReport {
+export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome; kubernetesVersion?: DecidedVersion}): ReclaimReport {
   const v = d.volume
   const ref = v.spec.claimRef
   return {
     apiVersion: RECLAIM_API_VERSION,
     kind: 'ReclaimReport',
+    ...(opts.kubernetesVersion !== undefined ? {kubernetesVersion: opts.kubernetesVersion} : {}),
     dryRun: opts.dryRun || opts.simulation,
     simulation: opts.simulation,
-    volume: {name: v.metadata.name ?? '', phase: v.status?.phase ?? null, claimRef: ref == null ? null : claimRefKey(ref), reclaimPolicy: v.spec.persistentVolumeReclaimPolicy ?? null},
+    volume: {
+      name: v.metadata.name ?? '',
+      phase: v.status?.phase ?? null,
+      ...(v.status?.lastPhaseTransitionTime != null ? {phaseSince: v.status.lastPhaseTransitionTime} : {}),
+      claimRef: ref == null ? null : claimRefKey(ref),
+      reclaimPolicy: v.spec.persistentVolumeReclaimPolicy ?? null,
+    },
     for: d.target,
     allowed: d.allowed,
     checks: d.checks,

@@ -57,6 +57,8 @@ export interface ReconcileOptions {
   replayQuietSyncs?: boolean
   /** Operations running outside this plan, by the controller's names (SimulatedClusterOptions.runningOperations). */
   runningOperations?: Iterable<string>
+  /** The API server's clock, to stamp phase changes of volumes with (SimulatedClusterOptions.phaseTransitionTime). */
+  now?: string
 }
 
 export interface ReconcileResult {
@@ -119,7 +121,7 @@ function controllerOptions(options: ReconcileOptions): ControllerOptions {
  * runRounds' to the last field (test/engine/sync-slice.test.ts holds it so).
  */
 function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOptions): ReconcileResult {
-  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs: false, runningOperations: options.runningOperations})
+  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs: false, runningOperations: options.runningOperations, phaseTransitionTime: phaseTransitionTime(options)})
   const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
   // The slice as loaded, in list order: the plan's "before" side.
   const volumeSlots = sorted(cluster.volumes.filledSlots(), compareVolumeSlots)
@@ -173,7 +175,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
   // A quiet sync is replayed in a later round: with one round (loop mode's every sync) none comes, and
   // noting what each sync reads would be work for nobody.
   const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined && maxRounds > 1
-  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations})
+  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations, phaseTransitionTime: phaseTransitionTime(options)})
   const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
   const targets = options.targets
   // Asked only by a round over every object in scope: named targets are synced whatever the scope.
@@ -362,4 +364,9 @@ function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly Object
     claims: [...claimKeys].filter((k) => cluster.claims.has(k)).sort().map((k) => cluster.claims.slot(k)),
     volumes: [...volumeNames].filter((n) => cluster.volumes.has(n)).sort().map((n) => cluster.volumes.slot(n)),
   }
+}
+
+/** The time the API server stamps phase changes with: `now`, where the gate has it stamp them at all. */
+function phaseTransitionTime(options: ReconcileOptions): string | undefined {
+  return options.now !== undefined && (options.gates ?? defaultFeatureGates).PersistentVolumeLastPhaseTransitionTime ? options.now : undefined
 }

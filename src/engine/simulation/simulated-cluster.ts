@@ -35,6 +35,13 @@ export interface SimulatedClusterOptions {
    * caching `state` (informerCache()); `state` must then be what they hold.
    */
   caches?: SimulatedCluster
+  /**
+   * The API server's clock for this plan (RFC 3339), when it stamps status.lastPhaseTransitionTime on a
+   * volume whose phase a status write changes (persistentvolumeStatusStrategy.PrepareForUpdate; the
+   * PersistentVolumeLastPhaseTransitionTime gate, GA from v1.31). Unset: no stamp (the Go tests' fake client
+   * makes none, and loop mode's writes leave it to the real server).
+   */
+  phaseTransitionTime?: string
 }
 
 /**
@@ -247,6 +254,8 @@ export class SimulatedCluster {
   /** actions.length when the sync in progress began: it is quiet if it still is at its end. */
   private actionsAtBegin = 0
   /** Bumped on every volume write (the matching index changes), and on every operation started. */
+  /** SimulatedClusterOptions.phaseTransitionTime. */
+  private readonly phaseTransitionTime: string | undefined
   private volumeWrites = 0
   private operationStarts = 0
   /** Syncs begun and run, and syncs replayed instead. */
@@ -255,6 +264,7 @@ export class SimulatedCluster {
 
   constructor(state: ClusterState, options: SimulatedClusterOptions = {}) {
     this.matching = options.matching ?? 'indexed'
+    this.phaseTransitionTime = options.phaseTransitionTime
     this.replaying = options.replayQuietSyncs === true
     const running = options.runningOperations
     this.ownRunningOperations = running instanceof Set ? undefined : new Set(running)
@@ -539,11 +549,35 @@ export class SimulatedCluster {
     const slot = this.syncPrefix === 'pv/' && this.syncSlot!.key === name ? (this.syncSlot as VolumeSlot) : this.volumeSlotNamed(name)
     const refused = subresource === undefined ? refusal('PersistentVolume', slot.object, volume) : undefined
     if (refused !== undefined) throw refused
-    const saved = this.record(type, volumeRef(volume), slot.object, volume, reason, subresource)
+    const stamped = subresource === 'status' ? this.withPhaseTransitionTime(slot.object, volume) : volume
+    const saved = this.record(type, volumeRef(volume), slot.object, stamped, reason, subresource)
     this.volumes.put(slot, saved)
     this.volumeWrites++
     this.index?.store(saved)
     return saved
+  }
+
+  /**
+   * persistentvolumeStatusStrategy.PrepareForUpdate: a status write that changes the phase and leaves the
+   * transition time as it was (or unset) gets the server's time; one that keeps the phase and sets none
+   * keeps the old one.
+   */
+  private withPhaseTransitionTime(old: PersistentVolume | undefined, volume: PersistentVolume): PersistentVolume {
+    const now = this.phaseTransitionTime
+    const status = volume.status ?? {}
+    const before = old?.status ?? {}
+    if (now === undefined) {
+      return volume
+    } else if (status.phase === before.phase && status.lastPhaseTransitionTime == null && before.lastPhaseTransitionTime != null) {
+      // phase didn't change, preserve the existing transition time if set
+      return {...volume, status: {...status, lastPhaseTransitionTime: before.lastPhaseTransitionTime}}
+    } else if (status.phase !== before.phase && (status.lastPhaseTransitionTime == null || status.lastPhaseTransitionTime === before.lastPhaseTransitionTime)) {
+      // phase changed and client didn't set or didn't change the transition time
+      return {...volume, status: {...status, lastPhaseTransitionTime: now}}
+    } else {
+      // The writer set a time of its own, or nothing changes.
+      return volume
+    }
   }
 
   /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. Throws ApiError as updateVolume. */

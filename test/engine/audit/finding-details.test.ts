@@ -8,7 +8,7 @@ import {auditState} from '../../../src/app/audit.js'
 import type {Finding, FindingCode} from '../../../src/engine/audit/findings.js'
 import {NodeIndex} from '../../../src/engine/audit/judge-volumes.js'
 import type {ExplainEvidence, VolumeAttachmentObject} from '../../../src/engine/explain/evidence.js'
-import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
+import {defaultFeatureGates, defaultGatesAt} from '../../../src/engine/api/feature-gates.js'
 import type {ClusterState, Node, PersistentVolume} from '../../../src/engine/api/model.js'
 import {checkNodeAffinity} from '../../../src/engine/api/node-affinity.js'
 import {bound, pod, pv, pvc, sc, state} from '../builders.js'
@@ -117,17 +117,23 @@ describe('a resize is read off status as the snapshot shows it', () => {
     c.status = {...c.status, ...status}
     return c
   }
-  const cases: Array<{name: string; status: Record<string, unknown>; request?: string; code: FindingCode | null; message?: RegExp}> = [
+  const cases: Array<{name: string; status: Record<string, unknown>; request?: string; code: FindingCode | null; message?: RegExp; minor?: number}> = [
     {name: 'allocatedResourceStatuses ControllerResizeInProgress', status: {allocatedResourceStatuses: {storage: 'ControllerResizeInProgress'}}, code: 'ClaimResizePending', message: /resizer is expanding/},
     {name: 'allocatedResourceStatuses NodeResizeFailed', status: {allocatedResourceStatuses: {storage: 'NodeResizeFailed'}}, code: 'ClaimResizeFailed'},
     {name: 'condition NodeResizeError', status: {conditions: [{type: 'NodeResizeError', status: 'True', message: 'resize2fs failed'}]}, code: 'ClaimResizeFailed', message: /resize2fs failed/},
     {name: 'condition FileSystemResizePending', status: {conditions: [{type: 'FileSystemResizePending', status: 'True'}]}, code: 'ClaimResizePending', message: /file system grows when a pod mounts it/},
     {name: 'a condition no longer True is not read', status: {conditions: [{type: 'ControllerResizeError', status: 'False'}]}, request: '1Gi', code: null},
     {name: 'request met', status: {}, request: '1Gi', code: null},
+    // RecoverVolumeExpansionFailure (beta and on from v1.32, GA from v1.34): a request lowered after a failed expansion.
+    {name: 'a request lowered below the capacity, nothing in progress: not an anomaly', status: {}, request: '500Mi', code: null, minor: 32},
+    {name: 'a request lowered below the capacity, the resizer settling it', status: {allocatedResourceStatuses: {storage: 'ControllerResizeInProgress'}}, request: '500Mi', code: 'ClaimResizePending', message: /request was lowered after a failed expansion.*ControllerResizeInProgress/, minor: 34},
+    {name: 'ControllerResizeInfeasible at v1.34: lowering the request back is the way out', status: {allocatedResourceStatuses: {storage: 'ControllerResizeInfeasible'}}, code: 'ClaimResizeFailed', message: /until the cause is fixed, or the request is lowered back to no less than 1Gi\.$/, minor: 34},
+    {name: 'ControllerResizeError at v1.31: no lowering to offer (the gate is off)', status: {conditions: [{type: 'ControllerResizeError', status: 'True'}]}, code: 'ClaimResizeFailed', message: /until the cause is fixed\.$/, minor: 31},
   ]
   for (const c of cases) {
     test(c.name, () => {
-      const got = audit(state({claims: [claim(c.status, c.request)], volumes: [pointing('pv-1', 'u1')]})).filter((f) => f.code === 'ClaimResizeFailed' || f.code === 'ClaimResizePending')
+      const gates = defaultGatesAt(c.minor ?? 31)
+      const got = auditState(state({claims: [claim(c.status, c.request)], volumes: [pointing('pv-1', 'u1')]}), {gates, failOn: 'warning', ignore: new Set()}).findings.filter((f) => f.code === 'ClaimResizeFailed' || f.code === 'ClaimResizePending')
       assert.deepEqual(
         got.map((f) => f.code),
         c.code === null ? [] : [c.code],
@@ -135,6 +141,24 @@ describe('a resize is read off status as the snapshot shows it', () => {
       if (c.message !== undefined) assert.match(got[0].message, c.message)
     })
   }
+})
+
+describe("a claim finding says who owns the claim and since when no pod uses it, where the claim says so", () => {
+  test('a StatefulSet owner (retention policy, GA from v1.32) and the Unused condition (v1.36+)', () => {
+    const c = pvc('data-web-0', 'u1', {phase: 'Bound', volumeName: 'pv-1', annotations: bound, className: '', request: '2Gi', statusCapacity: '1Gi'})
+    c.metadata.ownerReferences = [{apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'web', uid: 's1', controller: true}]
+    c.status = {...c.status, conditions: [{type: 'Unused', status: 'True', lastTransitionTime: '2026-11-30T08:00:00Z'}]}
+    const [f] = auditState(state({claims: [c], volumes: [pointing('pv-1', 'u1')]}), {gates: defaultGatesAt(37), failOn: 'warning', ignore: new Set()}).findings.filter((x) => x.object.name === 'data-web-0')
+    assert.equal(f.code, 'ClaimResizePending')
+    assert.deepEqual(f.evidence.ownedBy, ['StatefulSet/web'])
+    assert.equal(f.evidence.unusedSince, '2026-11-30T08:00:00Z')
+  })
+  test('neither: no such evidence', () => {
+    const c = pvc('data', 'u1', {phase: 'Bound', volumeName: 'pv-1', annotations: bound, className: '', request: '2Gi', statusCapacity: '1Gi'})
+    const [f] = only(state({claims: [c], volumes: [pointing('pv-1', 'u1')]}), 'ClaimResizePending')
+    assert.equal('ownedBy' in f.evidence, false)
+    assert.equal('unusedSince' in f.evidence, false)
+  })
 })
 
 describe('a Terminating volume: one finding per finalizer that holds it, with its owner', () => {
