@@ -1,0 +1,62 @@
+// When has the real PV controller finished? Its work queues ("volumes", "claims") are empty with nothing
+// in flight, and since the API server's PersistentVolumes, claims and event reasons last changed, the
+// controller has re-queued every volume and claim twice (two full resyncs: --pvclaimbinder-sync-period),
+// each synced from a cache that holds that last change. Read from its /metrics, not guessed from time.
+import type {ApiClients} from './seed.js'
+import type {ControllerManager} from './control-plane.js'
+
+interface QueueMetrics {
+  adds: number
+  depth: number
+  unfinished: number
+}
+
+/** workqueue_adds_total, _depth and _unfinished_work_seconds of one named queue. */
+export function queueMetrics(text: string, queue: string): QueueMetrics {
+  const value = (metric: string): number => {
+    const m = new RegExp(`^workqueue_${metric}\\{name="${queue}"\\} (\\S+)$`, 'm').exec(text)
+    return m === null ? 0 : Number(m[1])
+  }
+  return {adds: value('adds_total'), depth: value('depth'), unfinished: value('unfinished_work_seconds')}
+}
+
+/** What the controller writes, as one string: PV and PVC names and resourceVersions, and event reasons by object. */
+export async function writtenFingerprint(api: ApiClients): Promise<string> {
+  const [volumes, claims, events] = await Promise.all([
+    api.core.listPersistentVolume(),
+    api.core.listPersistentVolumeClaimForAllNamespaces(),
+    api.core.listEventForAllNamespaces(),
+  ])
+  const parts = [
+    ...volumes.items.map((v) => `pv ${v.metadata?.name} ${v.metadata?.resourceVersion}`),
+    ...claims.items.map((c) => `pvc ${c.metadata?.namespace}/${c.metadata?.name} ${c.metadata?.resourceVersion}`),
+    ...new Set(events.items.map((e) => `event ${e.involvedObject.kind} ${e.involvedObject.namespace ?? ''}/${e.involvedObject.name} ${e.reason}`)),
+  ]
+  return parts.sort().join('\n')
+}
+
+export class NotQuiescent extends Error {}
+
+/** Waits until the controller is quiescent (see above); throws NotQuiescent after the deadline. */
+export async function waitForQuiescence(api: ApiClients, manager: ControllerManager, opts: {deadlineMs?: number; pollMs?: number} = {}): Promise<void> {
+  const deadline = Date.now() + (opts.deadlineMs ?? 60_000)
+  let fingerprint: string | undefined
+  let since = {volumes: 0, claims: 0}
+  for (;;) {
+    const [text, now] = await Promise.all([manager.metrics(), writtenFingerprint(api)])
+    const volumes = queueMetrics(text, 'volumes')
+    const claims = queueMetrics(text, 'claims')
+    if (now !== fingerprint) {
+      fingerprint = now
+      since = {volumes: volumes.adds, claims: claims.adds}
+    } else {
+      const counts = {volumes: now.split('\n').filter((l) => l.startsWith('pv ')).length, claims: now.split('\n').filter((l) => l.startsWith('pvc ')).length}
+      const idle = volumes.depth === 0 && claims.depth === 0 && volumes.unfinished === 0 && claims.unfinished === 0
+      const resynced = volumes.adds - since.volumes >= 2 * counts.volumes && claims.adds - since.claims >= 2 * counts.claims
+      // With no object at all nothing is ever queued: the controller's caches are synced once it serves.
+      if (idle && resynced && (volumes.adds > 0 || claims.adds > 0 || counts.volumes + counts.claims === 0)) return
+    }
+    if (Date.now() > deadline) throw new NotQuiescent(`the PV controller did not settle in ${(opts.deadlineMs ?? 60_000) / 1000} s (volumes queue ${JSON.stringify(volumes)}, claims queue ${JSON.stringify(claims)})`)
+    await new Promise((r) => setTimeout(r, opts.pollMs ?? 200))
+  }
+}
