@@ -20,6 +20,12 @@ import {kubeconfigYaml} from '../emulator/kubeconfig.js'
 import type {KubeBinaries} from './kube-binaries.js'
 
 export const PV_CONTROLLER = 'persistentvolume-binder-controller'
+/**
+ * What a cluster runs beside the PV controller that pvctl's live suites meet: default ServiceAccounts in
+ * every namespace (pods need one), and the protection controllers that remove the finalizers the
+ * StorageObjectInUseProtection admission plugin adds, once a deleted volume or claim is unused.
+ */
+export const CLUSTER_SERVICES = ['serviceaccount-controller', 'persistentvolume-protection-controller', 'persistentvolumeclaim-protection-controller']
 
 /** What a test process needs to use a control plane another process owns. */
 export interface ControlPlaneDescriptor {
@@ -33,6 +39,8 @@ export interface ControlPlaneDescriptor {
 }
 
 export interface ControllerManagerOptions {
+  /** --controllers (default: the PV controller alone). */
+  controllers?: readonly string[]
   /** --pvclaimbinder-sync-period: the controller's full resync (default 15s, as upstream). */
   syncPeriod?: string
   /** --kube-api-qps / --kube-api-burst. */
@@ -168,7 +176,7 @@ async function startControllerManagerIn(d: ControlPlaneDescriptor, opts: Control
   const logFile = path.join(d.dir, `kube-controller-manager-${port}.log`)
   const child = start(d.binaries.controllerManager, [
     `--kubeconfig=${identity}`,
-    `--controllers=${PV_CONTROLLER}`,
+    `--controllers=${(opts.controllers ?? [PV_CONTROLLER]).join(',')}`,
     '--use-service-account-credentials=true',
     `--leader-elect=${opts.leaderElect === true}`,
     `--pvclaimbinder-sync-period=${opts.syncPeriod ?? '15s'}`,

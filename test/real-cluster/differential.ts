@@ -25,7 +25,7 @@ import {runCli} from '../cli/run-cli.js'
 import {clusterArb} from '../engine/differential-arbitraries.js'
 import type {ControlPlane} from './control-plane.js'
 import {waitForQuiescence, writtenFingerprint} from './quiescence.js'
-import {type ApiClients, seed, wipe} from './seed.js'
+import {type ApiClients, seed, stateAsList, wipe} from './seed.js'
 
 /** What is compared of one end state. */
 export interface EndState {
@@ -202,12 +202,7 @@ const asObject = (s: EndState) => ({
 export function writeOutcome(dir: string, outcome: ClusterOutcome): string {
   const folder = path.join(dir, `cluster-${String(outcome.index).padStart(4, '0')}-${outcome.verdict}`)
   mkdirSync(folder, {recursive: true})
-  const items = [...outcome.start.classes, ...outcome.start.nodes, ...outcome.start.volumes, ...outcome.start.claims, ...outcome.start.pods].map((o) => {
-    const copy = JSON.parse(JSON.stringify(o)) as {metadata?: {managedFields?: unknown}}
-    delete copy.metadata?.managedFields
-    return copy
-  })
-  writeFileSync(path.join(folder, 'start.yaml'), stringify({apiVersion: 'v1', kind: 'List', items}))
+  writeFileSync(path.join(folder, 'start.yaml'), stringify(stateAsList(outcome.start)))
   writeFileSync(path.join(folder, 'controller.yaml'), stringify(asObject(outcome.controller)))
   writeFileSync(path.join(folder, 'pvctl.yaml'), stringify(asObject(outcome.pvctl)))
   writeFileSync(path.join(folder, 'differences.txt'), `${outcome.differences.join('\n')}\n`)

@@ -69,6 +69,26 @@ function forCreate<T extends Obj>(o: T): T {
   return copy
 }
 
+/**
+ * The state as a List a snapshot file holds (`pvctl ... -f FILE` reads it): each item with its kind and
+ * apiVersion, which the items of a real API server's lists do not carry; no managedFields.
+ */
+export function stateAsList(state: ClusterState): {apiVersion: 'v1'; kind: 'List'; items: unknown[]} {
+  const typed = (apiVersion: string, kind: string) => (o: unknown) => {
+    const copy = {apiVersion, kind, ...(JSON.parse(JSON.stringify(o)) as Obj)}
+    delete copy.metadata?.managedFields
+    return copy
+  }
+  const items = [
+    ...state.classes.map(typed('storage.k8s.io/v1', 'StorageClass')),
+    ...state.nodes.map(typed('v1', 'Node')),
+    ...state.volumes.map(typed('v1', 'PersistentVolume')),
+    ...state.claims.map(typed('v1', 'PersistentVolumeClaim')),
+    ...state.pods.map(typed('v1', 'Pod')),
+  ]
+  return {apiVersion: 'v1', kind: 'List', items}
+}
+
 const keyOf = (o: Obj) => `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? ''}`
 
 export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: {width?: number} = {}): Promise<SeedResult> {
@@ -89,7 +109,8 @@ export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: 
     }
   }
 
-  const namespaces = new Set([...claims, ...pods].map((o) => o.metadata?.namespace ?? 'default'))
+  // 'default' too: the volume plugins' pods run there (the serviceaccount controller that makes these does not run here).
+  const namespaces = new Set(['default', ...[...claims, ...pods].map((o) => o.metadata?.namespace ?? 'default')])
   for (const name of namespaces) {
     await ignoreConflict(api.core.createNamespace({body: {metadata: {name}}}))
     await ignoreConflict(api.core.createNamespacedServiceAccount({namespace: name, body: {metadata: {name: 'default'}}}))

@@ -1,0 +1,105 @@
+// What the live suites against a real control plane share. `npm run test:real-cluster` starts one
+// (control-plane.ts) and names its descriptor in PVCTL_REAL_CLUSTER; without it these suites skip, saying
+// why. The control plane is the suite's own: a test may empty it (fresh()), so the files run one at a time.
+import {writeFileSync} from 'node:fs'
+import path from 'node:path'
+
+import * as k8s from '@kubernetes/client-node'
+
+import {loadSnapshot} from '../../src/cluster/snapshot.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
+import {type CliResult, runCli} from '../cli/run-cli.js'
+import {tempDir} from '../temp-dir.js'
+import {attachControlPlane, type ControlPlane} from './control-plane.js'
+import {type ApiClients, clients, inParallel, seed, stateAsList, wipe} from './seed.js'
+
+const descriptor = process.env.PVCTL_REAL_CLUSTER
+
+/** The skip reason of every live test when no real control plane is there, or false. */
+export const noRealCluster: string | false =
+  descriptor === undefined || descriptor === '' ? 'PVCTL_REAL_CLUSTER is not set: the real kube-apiserver suites did not run (`npm run test:real-cluster` starts one; it needs Go)' : false
+
+export interface RealCluster {
+  plane: ControlPlane
+  api: ApiClients
+  /** The admin's kubeconfig. */
+  kubeconfig: string
+  dir: string
+  /** pvctl (the built CLI) as the admin, or with another kubeconfig given first. */
+  pvctl(...args: string[]): Promise<CliResult>
+  pvctlAs(kubeconfig: string, ...args: string[]): Promise<CliResult>
+  /** An empty API server, then these objects in it as they are (status included). */
+  fresh(state?: Partial<ClusterState>): Promise<void>
+  volume(name: string): Promise<PersistentVolume | undefined>
+  claim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>
+  /** Every PV and PVC, as name → resourceVersion: equal before and after means nothing was written. */
+  versions(): Promise<Map<string, string>>
+}
+
+export function realCluster(): RealCluster {
+  const plane = attachControlPlane(descriptor as string)
+  const api = clients(plane.kubeconfig)
+  const dir = tempDir('real-cluster')
+  const pvctlAs = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+  const notFound = (e: unknown) => {
+    if (e instanceof k8s.ApiException && e.code === 404) return undefined
+    throw e
+  }
+  return {
+    plane,
+    api,
+    kubeconfig: plane.kubeconfig,
+    dir,
+    pvctl: (...args) => pvctlAs(plane.kubeconfig, ...args),
+    pvctlAs,
+    fresh: async (state = {}) => {
+      await wipe(api)
+      const {refused} = await seed(api, state)
+      if (refused.length > 0) throw new Error(`the API server refused: ${refused.map((r) => `${r.object}: ${r.message}`).join('; ')}`)
+    },
+    volume: (name) => api.core.readPersistentVolume({name}).then((v) => v as unknown as PersistentVolume, notFound),
+    claim: (namespace, name) => api.core.readNamespacedPersistentVolumeClaim({namespace, name}).then((c) => c as unknown as PersistentVolumeClaim, notFound),
+    versions: async () => {
+      const [volumes, claims] = await Promise.all([api.core.listPersistentVolume(), api.core.listPersistentVolumeClaimForAllNamespaces()])
+      return new Map([...volumes.items.map((v) => [`pv/${v.metadata?.name}`, v.metadata?.resourceVersion ?? ''] as const), ...claims.items.map((c) => [`pvc/${c.metadata?.namespace}/${c.metadata?.name}`, c.metadata?.resourceVersion ?? ''] as const)])
+    },
+  }
+}
+
+/** A bundled example's objects (examples/NAME.yaml). */
+export async function example(name: string): Promise<ClusterState> {
+  return (await loadSnapshot(`examples/${name}.yaml`)).state
+}
+
+/**
+ * The control plane runs no kubelet and no scheduler: this stands in for one for the pods pvctl's volume
+ * plugins start (recycler-for-*, deleter-for-*), ending each in the given phase through the status
+ * subresource, as a kubelet reports it.
+ */
+export function standInKubelet(api: ApiClients, phase: 'Succeeded' | 'Failed' = 'Succeeded'): () => Promise<void> {
+  let running = true
+  const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)
+  const loop = (async () => {
+    while (running) {
+      const pods = (await api.core.listPodForAllNamespaces()).items.filter((p) => /^(recycler-for-|deleter-for-)/.test(p.metadata?.name ?? '') && p.status?.phase !== phase)
+      await inParallel(pods, 4, async (p) => {
+        await api.core.patchNamespacedPodStatus({name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', body: {status: {phase}}}, mergePatch).catch(() => {})
+      })
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })()
+  return async () => {
+    running = false
+    await loop
+  }
+}
+
+/** The cluster as pvctl reads it, written as a List file: `pvctl ... -f FILE` answers on the same state. */
+export async function snapshotFile(cluster: RealCluster, name: string): Promise<string> {
+  const {openLiveSession} = await import('../../src/app/live-session.js')
+  const {loadLiveState} = await import('../../src/cluster/live-loader.js')
+  const state = await loadLiveState(openLiveSession({kubeconfig: cluster.kubeconfig, qps: 1000, burst: 1000}).api, {})
+  const file = path.join(cluster.dir, name)
+  writeFileSync(file, JSON.stringify(stateAsList(state)))
+  return file
+}
