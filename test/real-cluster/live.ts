@@ -36,6 +36,9 @@ export interface RealCluster {
   versions(): Promise<Map<string, string>>
 }
 
+/** client-node's model instance as the JSON it came as (timestamps as strings, plain objects). */
+const plain = <T>(o: unknown): T => JSON.parse(JSON.stringify(o)) as T
+
 export function realCluster(): RealCluster {
   const plane = attachControlPlane(descriptor as string)
   const api = clients(plane.kubeconfig)
@@ -57,8 +60,8 @@ export function realCluster(): RealCluster {
       const {refused} = await seed(api, state)
       if (refused.length > 0) throw new Error(`the API server refused: ${refused.map((r) => `${r.object}: ${r.message}`).join('; ')}`)
     },
-    volume: (name) => api.core.readPersistentVolume({name}).then((v) => v as unknown as PersistentVolume, notFound),
-    claim: (namespace, name) => api.core.readNamespacedPersistentVolumeClaim({namespace, name}).then((c) => c as unknown as PersistentVolumeClaim, notFound),
+    volume: (name) => api.core.readPersistentVolume({name}).then((v) => plain<PersistentVolume>(v), notFound),
+    claim: (namespace, name) => api.core.readNamespacedPersistentVolumeClaim({namespace, name}).then((c) => plain<PersistentVolumeClaim>(c), notFound),
     versions: async () => {
       const [volumes, claims] = await Promise.all([api.core.listPersistentVolume(), api.core.listPersistentVolumeClaimForAllNamespaces()])
       return new Map([...volumes.items.map((v) => [`pv/${v.metadata?.name}`, v.metadata?.resourceVersion ?? ''] as const), ...claims.items.map((c) => [`pvc/${c.metadata?.namespace}/${c.metadata?.name}`, c.metadata?.resourceVersion ?? ''] as const)])

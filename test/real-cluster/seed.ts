@@ -168,29 +168,37 @@ export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: 
   return {refused, claimUids}
 }
 
-/** Removes every PersistentVolume, claim, pod, StorageClass, node and event (finalizers first): a clean API server. */
-export async function wipe(api: ApiClients, opts: {width?: number} = {}): Promise<void> {
+/**
+ * Removes every PersistentVolume, claim, pod, StorageClass, node and event: a clean API server. The
+ * finalizers go first (no protection controller here to remove them; where one runs, it adds them back to
+ * an object not yet marked, so this repeats until the objects are gone).
+ */
+export async function wipe(api: ApiClients, opts: {width?: number; deadlineMs?: number} = {}): Promise<void> {
   const width = opts.width ?? 8
+  const deadline = Date.now() + (opts.deadlineMs ?? 60_000)
   const unfinalize = {metadata: {finalizers: null}}
   const gone = async (p: Promise<unknown>): Promise<void> => {
     await p.catch((e: unknown) => {
-      if (status(e) !== 404) throw e
+      if (status(e) !== 404 && status(e) !== 409) throw e
     })
   }
-  const claims = (await api.core.listPersistentVolumeClaimForAllNamespaces()).items
-  await inParallel(claims, width, async (c) => {
-    const ref = {name: c.metadata?.name ?? '', namespace: c.metadata?.namespace ?? ''}
-    if ((c.metadata?.finalizers ?? []).length > 0) await gone(api.core.patchNamespacedPersistentVolumeClaim({...ref, body: unfinalize}, mergePatch))
-    await gone(api.core.deleteNamespacedPersistentVolumeClaim(ref))
-  })
-  const volumes = (await api.core.listPersistentVolume()).items
-  await inParallel(volumes, width, async (v) => {
-    const name = v.metadata?.name ?? ''
-    if ((v.metadata?.finalizers ?? []).length > 0) await gone(api.core.patchPersistentVolume({name, body: unfinalize}, mergePatch))
-    await gone(api.core.deletePersistentVolume({name}))
-  })
   const pods = (await api.core.listPodForAllNamespaces()).items
   await inParallel(pods, width, (p) => gone(api.core.deleteNamespacedPod({name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', gracePeriodSeconds: 0})))
+  for (;;) {
+    const [claims, volumes] = await Promise.all([api.core.listPersistentVolumeClaimForAllNamespaces(), api.core.listPersistentVolume()])
+    if (claims.items.length === 0 && volumes.items.length === 0) break
+    if (Date.now() > deadline) throw new Error(`wipe: ${claims.items.length} claims and ${volumes.items.length} volumes still there after ${(opts.deadlineMs ?? 60_000) / 1000} s`)
+    await inParallel(claims.items, width, async (c) => {
+      const ref = {name: c.metadata?.name ?? '', namespace: c.metadata?.namespace ?? ''}
+      if (c.metadata?.deletionTimestamp == null) await gone(api.core.deleteNamespacedPersistentVolumeClaim(ref))
+      await gone(api.core.patchNamespacedPersistentVolumeClaim({...ref, body: unfinalize}, mergePatch))
+    })
+    await inParallel(volumes.items, width, async (v) => {
+      const name = v.metadata?.name ?? ''
+      if (v.metadata?.deletionTimestamp == null) await gone(api.core.deletePersistentVolume({name}))
+      await gone(api.core.patchPersistentVolume({name, body: unfinalize}, mergePatch))
+    })
+  }
   await gone(api.storage.deleteCollectionStorageClass())
   await gone(api.core.deleteCollectionNode())
   const namespaces = (await api.core.listNamespace()).items.map((n) => n.metadata?.name ?? '')
