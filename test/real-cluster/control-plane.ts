@@ -1,6 +1,6 @@
 // A real Kubernetes control plane on 127.0.0.1 for the real-cluster suites: etcd, kube-apiserver (serving
 // certificates and a CA made by openssl at start, an admin by client certificate in system:masters, RBAC
-// on, the release's default admission plugins on) and, when asked, kube-controller-manager running only
+// on, the release's default admission plugins on, an audit log of every request) and, when asked, kube-controller-manager running only
 // the PV controller (persistentvolume-binder-controller), with its own identity and, as in a cluster,
 // the controller's service account credentials (--use-service-account-credentials).
 //
@@ -285,6 +285,8 @@ export async function startControlPlane(binaries: KubeBinaries, opts: {keepDir?:
       return res.ok && ((await res.json()) as {health?: string}).health === 'true'
     })
 
+    // Every request, at the Metadata level, one JSON line each: who wrote what (live.ts writesBy()).
+    writeFileSync(path.join(dir, 'audit-policy.yaml'), 'apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n  - level: Metadata\n')
     const apiLog = path.join(dir, 'kube-apiserver.log')
     const key = (f: string) => path.join(dir, f)
     const apiserver = start(binaries.apiserver, [
@@ -299,6 +301,7 @@ export async function startControlPlane(binaries: KubeBinaries, opts: {keepDir?:
       '--service-cluster-ip-range=10.0.0.0/24',
       // the kubernetes Service's Endpoints would name 127.0.0.1, which validation refuses: no endpoints
       '--endpoint-reconciler-type=none',
+      `--audit-policy-file=${key('audit-policy.yaml')}`, `--audit-log-path=${key('audit.log')}`, '--audit-log-maxsize=0',
       '--profiling=false',
       '--v=1',
     ], apiLog)

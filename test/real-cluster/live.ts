@@ -1,7 +1,7 @@
 // What the live suites against a real control plane share. `npm run test:real-cluster` starts one
 // (control-plane.ts) and names its descriptor in PVCTL_REAL_CLUSTER; without it these suites skip, saying
 // why. The control plane is the suite's own: a test may empty it (fresh()), so the files run one at a time.
-import {writeFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 
 import * as k8s from '@kubernetes/client-node'
@@ -25,16 +25,32 @@ export interface RealCluster {
   /** The admin's kubeconfig. */
   kubeconfig: string
   dir: string
-  /** pvctl (the built CLI) as the admin, or with another kubeconfig given first. */
+  /** pvctl (the built CLI) as the user PVCTL (in system:masters), or with another kubeconfig given first. */
   pvctl(...args: string[]): Promise<CliResult>
   pvctlAs(kubeconfig: string, ...args: string[]): Promise<CliResult>
   /** An empty API server, then these objects in it as they are (status included). */
   fresh(state?: Partial<ClusterState>): Promise<void>
   volume(name: string): Promise<PersistentVolume | undefined>
   claim(namespace: string, name: string): Promise<PersistentVolumeClaim | undefined>
-  /** Every PV and PVC, as name → resourceVersion: equal before and after means nothing was written. */
-  versions(): Promise<Map<string, string>>
+  /**
+   * The writes (create, update, patch, delete) a user made and the server took, from its audit log, as "verb
+   * resource[/subresource] [namespace/]name": what pvctl wrote, whatever the cluster's controllers wrote.
+   * SelfSubjectAccessReviews (creates that change nothing) are left out.
+   */
+  writesBy(user: string): string[]
 }
+
+/** The user pvctl runs as in these suites (RealCluster.pvctl). */
+export const PVCTL = 'pvctl-cli'
+
+interface AuditEvent {
+  stage: string
+  verb: string
+  user: {username: string}
+  objectRef?: {resource?: string; subresource?: string; namespace?: string; name?: string}
+  responseStatus?: {code?: number}
+}
+const WRITES = ['create', 'update', 'patch', 'delete', 'deletecollection']
 
 /** client-node's model instance as the JSON it came as (timestamps as strings, plain objects). */
 const plain = <T>(o: unknown): T => JSON.parse(JSON.stringify(o)) as T
@@ -44,6 +60,7 @@ export function realCluster(): RealCluster {
   const api = clients(plane.kubeconfig)
   const dir = tempDir('real-cluster')
   const pvctlAs = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+  let asPvctl: Promise<string> | undefined
   const notFound = (e: unknown) => {
     if (e instanceof k8s.ApiException && e.code === 404) return undefined
     throw e
@@ -53,7 +70,7 @@ export function realCluster(): RealCluster {
     api,
     kubeconfig: plane.kubeconfig,
     dir,
-    pvctl: (...args) => pvctlAs(plane.kubeconfig, ...args),
+    pvctl: async (...args) => pvctlAs(await (asPvctl ??= plane.userKubeconfig(PVCTL, ['system:masters'])), ...args),
     pvctlAs,
     fresh: async (state = {}) => {
       await wipe(api)
@@ -62,10 +79,13 @@ export function realCluster(): RealCluster {
     },
     volume: (name) => api.core.readPersistentVolume({name}).then((v) => plain<PersistentVolume>(v), notFound),
     claim: (namespace, name) => api.core.readNamespacedPersistentVolumeClaim({namespace, name}).then((c) => plain<PersistentVolumeClaim>(c), notFound),
-    versions: async () => {
-      const [volumes, claims] = await Promise.all([api.core.listPersistentVolume(), api.core.listPersistentVolumeClaimForAllNamespaces()])
-      return new Map([...volumes.items.map((v) => [`pv/${v.metadata?.name}`, v.metadata?.resourceVersion ?? ''] as const), ...claims.items.map((c) => [`pvc/${c.metadata?.namespace}/${c.metadata?.name}`, c.metadata?.resourceVersion ?? ''] as const)])
-    },
+    writesBy: (user) =>
+      readFileSync(path.join(plane.dir, 'audit.log'), 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(`"username":"${user}"`))
+        .map((line) => JSON.parse(line) as AuditEvent)
+        .filter((e) => e.stage === 'ResponseComplete' && WRITES.includes(e.verb) && (e.responseStatus?.code ?? 0) < 300 && e.objectRef?.resource !== 'selfsubjectaccessreviews')
+        .map((e) => `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.objectRef?.namespace ? `${e.objectRef.namespace}/` : ''}${e.objectRef?.name ?? ''}`),
   }
 }
 
