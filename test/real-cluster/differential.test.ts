@@ -57,16 +57,37 @@ const rows: Array<{id: string; controller: EndState; pvctl: EndState; orderDepen
     orderDependent: true,
   },
   {
+    // Generated cluster #718 (seed 1): pv-a Pending, db (Lost, no volumeName) fits it, web names it.
+    id: 'a volume one claim names and another fits: whoever came first has it, the other is Lost (ClaimMisbound) or stays',
+    controller: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a'}, 'default/y': {phase: 'Lost', volumeName: 'pv-a'}}, ['PersistentVolumeClaim default/y ClaimMisbound']),
+    pvctl: end({'pv-a': {phase: 'Bound', claimRef: 'default/y u2'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Pending'}, 'default/y': {phase: 'Bound', volumeName: 'pv-a'}}),
+    orderDependent: true,
+  },
+  {
+    // Generated cluster #639 (seed 1): the claim's sync came before its volume was made Available.
+    id: 'a provisioning attempt before the volume it then bound was Available: its annotations and event stay',
+    controller: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a', annotations: BOUND}, 'default/y': {phase: 'Pending'}}),
+    pvctl: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a', annotations: {...BOUND, 'volume.kubernetes.io/storage-provisioner': 'pd.csi.storage.gke.io'}}, 'default/y': {phase: 'Pending'}}, ['PersistentVolumeClaim default/x ExternalProvisioning']),
+    orderDependent: true,
+  },
+  {
+    id: 'another annotation on a claim both bound alike: a decision, not an order',
+    controller: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a', annotations: BOUND}, 'default/y': {phase: 'Pending'}}),
+    pvctl: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a', annotations: {'pv.kubernetes.io/bind-completed': 'yes'}}, 'default/y': {phase: 'Pending'}}),
+    orderDependent: false,
+  },
+  {
     id: 'an event on a claim neither side changed: a decision, not an order',
     controller: end({'pv-a': {phase: 'Available'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Pending'}, 'default/y': {phase: 'Pending'}}),
     pvctl: end({'pv-a': {phase: 'Available'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Pending'}, 'default/y': {phase: 'Pending'}}, ['PersistentVolumeClaim default/x FailedBinding']),
     orderDependent: false,
   },
   {
-    id: 'one side bound a claim the other left pending',
-    controller: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a'}, 'default/y': {phase: 'Pending'}}),
-    pvctl: end({'pv-a': {phase: 'Available'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Pending'}, 'default/y': {phase: 'Pending'}}),
-    orderDependent: false,
+    // The bench's cluster: a claim names pv-a; another claim fitted pv-a and its equals, and took pv-a.
+    id: 'a volume a claim names taken by another that fitted it: one more claim left Pending',
+    controller: end({'pv-a': {phase: 'Bound', claimRef: 'default/x u1'}, 'pv-b': {phase: 'Bound', claimRef: 'default/y u2'}}, {'default/x': {phase: 'Bound', volumeName: 'pv-a'}, 'default/y': {phase: 'Bound', volumeName: 'pv-b'}}),
+    pvctl: end({'pv-a': {phase: 'Bound', claimRef: 'default/y u2'}, 'pv-b': {phase: 'Available'}}, {'default/x': {phase: 'Pending', volumeName: 'pv-a'}, 'default/y': {phase: 'Bound', volumeName: 'pv-a'}}),
+    orderDependent: true,
   },
   {
     id: 'a phase that differs on a volume no binding concerns',

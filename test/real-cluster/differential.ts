@@ -24,7 +24,7 @@ import type {SyncReport} from '../../src/app/sync-report.js'
 import {runCli} from '../cli/run-cli.js'
 import {clusterArb} from '../engine/differential-arbitraries.js'
 import type {ControlPlane} from './control-plane.js'
-import {waitForQuiescence, writtenFingerprint} from './quiescence.js'
+import {listedSettling, waitForQuiescence, writtenFingerprint} from './quiescence.js'
 import {type ApiClients, seed, stateAsList, wipe} from './seed.js'
 
 /** What is compared of one end state. */
@@ -95,30 +95,54 @@ function objectOf(line: string): string {
   return line.split(/[ :]/)[0] ?? line
 }
 
+/** The annotations a provisioning attempt leaves on a claim (setClaimProvisioner): kept after a later binding. */
+const PROVISIONER_ANNOTATIONS = ['volume.kubernetes.io/storage-provisioner', 'volume.beta.kubernetes.io/storage-provisioner']
+
 /**
- * Whether every difference comes from the order the syncs ran in: a claim the two bound to different
- * volumes (or one bound and the other not) and the volumes concerned, with their events; or an event only
- * one side emitted on an object both end alike but not as it started (a sync that ran before another's
- * write saw a state the other order never showed). As many claims must end bound on both sides.
+ * Whether every difference comes from the order the syncs ran in (the controller's is its informers' and
+ * two workers', pvctl's is claims then volumes, sorted), in one of two ways:
+ *
+ * - contended volumes: a volume the two sides bound to different claims (or one side to none), and every
+ *   claim either side binds to it or names for it (spec.volumeName): which claim got it, and what the
+ *   others became (Pending, or Lost/ClaimMisbound for one that named it), with their events;
+ * - passing states: an object both sides end alike, but not as it started, where one side also emitted an
+ *   event on the way, or tried provisioning for a claim before the volume it then bound was made Available
+ *   (the provisioner annotations stay on the claim).
+ *
+ * Which claim gets a volume can decide whether another claim is bound at all (the volume it names taken by
+ * one that fitted it, of equal candidates the other one): what makes either end state one the controller
+ * could reach is that each side accepts the other's, checked apart (compareOne).
  */
 export function onlyOrderDependent(start: EndState, controller: EndState, pvctl: EndState, differences: readonly string[]): boolean {
-  const boundClaims = (s: EndState) => [...s.claims.values()].filter((c) => c.phase === 'Bound').length
-  if (boundClaims(controller) !== boundClaims(pvctl)) return false
-  const chosen = new Set<string>()
+  const contended = new Set<string>()
+  for (const [name, a] of controller.volumes) if (pvctl.volumes.get(name)?.claimRef !== a.claimRef) contended.add(name)
   for (const [key, a] of controller.claims) {
     const b = pvctl.claims.get(key)
-    if (b === undefined || a.volumeName === b.volumeName) continue
-    chosen.add(`pvc/${key}`)
-    for (const v of [a.volumeName, b.volumeName]) if (v !== null) chosen.add(`pv/${v}`)
+    if (b !== undefined && a.volumeName !== b.volumeName) for (const v of [a.volumeName, b.volumeName]) if (v !== null) contended.add(v)
   }
-  for (const [name, a] of controller.volumes) if (pvctl.volumes.get(name)?.claimRef !== a.claimRef) chosen.add(`pv/${name}`)
-  const written = (object: string): boolean => {
+  const involved = new Set([...contended].map((v) => `pv/${v}`))
+  for (const side of [controller, pvctl]) {
+    for (const v of contended) {
+      const ref = side.volumes.get(v)?.claimRef
+      if (ref != null) involved.add(`pvc/${ref.split(' ')[0]}`)
+    }
+    for (const [key, c] of side.claims) if (c.volumeName !== null && contended.has(c.volumeName)) involved.add(`pvc/${key}`)
+  }
+  const withoutProvisioner = (c: {annotations: Record<string, string>}) => ({...c, annotations: Object.fromEntries(Object.entries(c.annotations).filter(([k]) => !PROVISIONER_ANNOTATIONS.includes(k)))})
+  const passing = (object: string, line: string): boolean => {
     const [kind, ...rest] = object.split('/')
     const key = rest.join('/')
-    const [s, a, b] = kind === 'pv' ? [start.volumes, controller.volumes, pvctl.volumes].map((m) => m.get(key)) : [start.claims, controller.claims, pvctl.claims].map((m) => m.get(key))
-    return a !== undefined && b !== undefined && stableJson(a) === stableJson(b) && stableJson(a) !== stableJson(s)
+    if (kind === 'pv') {
+      const [s, a, b] = [start.volumes, controller.volumes, pvctl.volumes].map((m) => m.get(key))
+      return line.startsWith('event ') && a !== undefined && b !== undefined && stableJson(a) === stableJson(b) && stableJson(a) !== stableJson(s)
+    }
+    const [s, a, b] = [start.claims, controller.claims, pvctl.claims].map((m) => m.get(key))
+    if (a === undefined || b === undefined || s === undefined) return false
+    const changed = a.phase !== s.phase || a.volumeName !== s.volumeName
+    const alike = stableJson(withoutProvisioner(a)) === stableJson(withoutProvisioner(b))
+    return changed && alike && (line.startsWith('event ') || / annotations: /.test(line))
   }
-  return differences.every((d) => chosen.has(objectOf(d)) || (d.startsWith('event ') && written(objectOf(d))))
+  return differences.every((d) => involved.has(objectOf(d)) || passing(objectOf(d), d))
 }
 
 export interface DifferentialOptions {
@@ -153,7 +177,7 @@ function planEndState(report: SyncReport): EndState {
 async function runController(o: DifferentialOptions): Promise<void> {
   const manager = await o.plane.startControllerManager({syncPeriod: o.syncPeriod})
   try {
-    await waitForQuiescence(o.api, manager)
+    await waitForQuiescence(listedSettling(o.api, () => manager.metrics()))
   } finally {
     await manager.stop()
   }
