@@ -26,6 +26,7 @@ import {clusterArb} from '../engine/differential-arbitraries.js'
 import type {ControlPlane} from './control-plane.js'
 import {listedSettling, waitForQuiescence, writtenFingerprint} from './quiescence.js'
 import {type ApiClients, seed, stateAsList, wipe} from './seed.js'
+import {standInKubelet} from './stand-in-kubelet.js'
 
 /** What is compared of one end state. */
 export interface EndState {
@@ -187,7 +188,9 @@ async function runController(o: DifferentialOptions): Promise<void> {
 async function controllerAcceptsPvctl(o: DifferentialOptions, cluster: ClusterState): Promise<string | undefined> {
   await wipe(o.api)
   await seed(o.api, cluster)
-  const write = await runCli(['sync', '--yes', '--kubeconfig', o.plane.kubeconfig, '-o', 'json'])
+  // No kubelet runs the recycler and cleanup pods pvctl starts: one stands in, so that its run ends.
+  const stopKubelet = standInKubelet(o.api)
+  const write = await runCli(['sync', '--yes', '--kubeconfig', o.plane.kubeconfig, '-o', 'json']).finally(stopKubelet)
   if (write.code !== 0) return `pvctl sync --yes exited ${write.code}: ${write.stderr.trim()}`
   const volumesAndClaims = async () => (await writtenFingerprint(o.api)).split('\n').filter((l) => !l.startsWith('event ')).join('\n')
   const before = await volumesAndClaims()

@@ -11,7 +11,8 @@ import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../
 import {type CliResult, runCli} from '../cli/run-cli.js'
 import {tempDir} from '../temp-dir.js'
 import {attachControlPlane, type ControlPlane} from './control-plane.js'
-import {type ApiClients, clients, inParallel, seed, stateAsList, wipe} from './seed.js'
+import {type ApiClients, clients, seed, stateAsList, wipe} from './seed.js'
+export {standInKubelet} from './stand-in-kubelet.js'
 
 const descriptor = process.env.PVCTL_REAL_CLUSTER
 
@@ -92,29 +93,6 @@ export function realCluster(): RealCluster {
 /** A bundled example's objects (examples/NAME.yaml). */
 export async function example(name: string): Promise<ClusterState> {
   return (await loadSnapshot(`examples/${name}.yaml`)).state
-}
-
-/**
- * The control plane runs no kubelet and no scheduler: this stands in for one for the pods pvctl's volume
- * plugins start (recycler-for-*, deleter-for-*), ending each in the given phase through the status
- * subresource, as a kubelet reports it.
- */
-export function standInKubelet(api: ApiClients, phase: 'Succeeded' | 'Failed' = 'Succeeded'): () => Promise<void> {
-  let running = true
-  const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)
-  const loop = (async () => {
-    while (running) {
-      const pods = (await api.core.listPodForAllNamespaces()).items.filter((p) => /^(recycler-for-|deleter-for-)/.test(p.metadata?.name ?? '') && p.status?.phase !== phase)
-      await inParallel(pods, 4, async (p) => {
-        await api.core.patchNamespacedPodStatus({name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', body: {status: {phase}}}, mergePatch).catch(() => {})
-      })
-      await new Promise((r) => setTimeout(r, 100))
-    }
-  })()
-  return async () => {
-    running = false
-    await loop
-  }
 }
 
 /** The cluster as pvctl reads it, written as a List file: `pvctl ... -f FILE` answers on the same state. */
