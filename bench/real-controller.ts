@@ -33,7 +33,7 @@ import {loadLiveState} from '../src/cluster/live-loader.js'
 import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../src/engine/api/model.js'
 import {startControlPlane, type ControlPlane} from '../test/real-cluster/control-plane.js'
-import {differencesOf, endState, type EndState, onlyOrderDependent} from '../test/real-cluster/differential.js'
+import {differencesOf, endState, type EndState, isOperation, onlyOrderDependent} from '../test/real-cluster/differential.js'
 import {goMissing, kubeBinaries, kubeRelease} from '../test/real-cluster/kube-binaries.js'
 import {type Settling, waitForQuiescence} from '../test/real-cluster/quiescence.js'
 import {type ApiClients, clients, inParallel, seed, wipe} from '../test/real-cluster/seed.js'
@@ -199,7 +199,7 @@ async function pvctlPlansOn(kubeconfig: string): Promise<string[]> {
   const session = openLiveSession({kubeconfig, qps: 1000, burst: 1000})
   const plan = planSync(await loadLiveState(session.api, {}), {dryRun: true, gates: defaultFeatureGates})
   // A recycle, delete or provision the controller runs itself (no kubelet here finishes its pods): not a write.
-  return plan.actions.filter((a) => !OPERATIONS.includes(a.action)).map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${a.object.namespace ? `${a.object.namespace}/` : ''}${a.object.name}`)
+  return plan.actions.filter((a) => !isOperation(a)).map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${a.object.namespace ? `${a.object.namespace}/` : ''}${a.object.name}`)
 }
 
 /** The writes the real controller makes, run to quiescence on the cluster as it is. */
@@ -218,8 +218,6 @@ async function controllerWritesOn(plane: ControlPlane, watcher: Watcher, qps: nu
   const handedOver = (o: string) => o.startsWith('pv/') && ['recycler-for-', 'deleter-for-'].some((prefix) => pods.has(`${prefix}${o.slice(3)}`))
   return watcher.changed.slice(before).filter((o) => !handedOver(o)).map((o) => `write ${o}`)
 }
-
-const OPERATIONS: readonly string[] = ['recycle', 'delete', 'provision']
 
 async function currentEndState(api: ApiClients): Promise<EndState> {
   const [volumes, claims] = await Promise.all([api.core.listPersistentVolume(), api.core.listPersistentVolumeClaimForAllNamespaces()])
