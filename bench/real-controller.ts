@@ -254,7 +254,10 @@ export async function benchRealController(opts: {size: number; version?: string;
       name: 'pvctl loop mode',
       start: async () => {
         const port = await freePort()
-        const child = spawn(process.execPath, [bin, 'sync', '--watch', '--yes', '--kubeconfig', plane.kubeconfig, '--qps', String(qps), '--burst', String(burst), '--metrics-bind-address', `127.0.0.1:${port}`, '-o', 'json'], {cwd: repoRoot, stdio: ['ignore', 'ignore', 'ignore']})
+        // --allow-mass-release: kube-controller-manager has no release budget; with pvctl's, the cluster's
+        // orphaned volumes would be released over several 10-minute windows, not at once.
+        const args = ['sync', '--watch', '--yes', '--allow-mass-release', '--kubeconfig', plane.kubeconfig, '--qps', String(qps), '--burst', String(burst), '--metrics-bind-address', `127.0.0.1:${port}`, '-o', 'json']
+        const child = spawn(process.execPath, [bin, ...args], {cwd: repoRoot, stdio: ['ignore', 'ignore', 'ignore']})
         const exited = new Promise<void>((resolve) => child.on('close', () => resolve()))
         return {
           pid: child.pid!,

@@ -141,6 +141,12 @@ const children = new Set<ChildProcess>()
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL')
 })
+// A signal ends a process without its exit handlers: where nothing else handles it, exit, so that they run.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {
+  process.once(signal, () => {
+    if (process.listenerCount(signal) === 0) process.exit(code)
+  })
+}
 
 function start(binary: string, args: string[], logFile: string): ChildProcess {
   const log = openSync(logFile, 'a')
@@ -248,6 +254,7 @@ export function attachControlPlane(descriptorFile: string): ControlPlane {
  */
 export async function startControlPlane(binaries: KubeBinaries, opts: {keepDir?: boolean; log?: (line: string) => void} = {}): Promise<ControlPlane> {
   const dir = mkdtempSync(path.join(tmpdir(), `pvctl-real-cluster-${binaries.release.kubernetes}-`))
+  const started = Date.now()
   const owned: ChildProcess[] = []
   const stopOwned = async () => {
     // controller managers test processes started and left (a crashed test): ended here
@@ -313,6 +320,7 @@ export async function startControlPlane(binaries: KubeBinaries, opts: {keepDir?:
     writeKubeconfig(dir, 'kube-controller-manager', server, controllerManager)
     const descriptor: ControlPlaneDescriptor = {kubernetes: binaries.release.kubernetes, server, kubeconfig, dir, binaries: {dir: binaries.dir, controllerManager: binaries.controllerManager}}
     writeFileSync(path.join(dir, 'cluster.json'), JSON.stringify(descriptor, null, 2))
+    opts.log?.(`etcd ${binaries.release.etcd} and kube-apiserver ${binaries.release.kubernetes} ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)} s`)
     return attached(descriptor, stopOwned)
   } catch (e) {
     await stopOwned()

@@ -56,7 +56,7 @@ try {
   process.stdout.write(`differential: Kubernetes ${binaries.release.kubernetes}, ${count} generated clusters (seed ${seed}${first > 0 ? `, from #${first}` : ''}); differences written to ${out}\n`)
   await Promise.all(
     planes.map(async (plane, worker) => {
-      const options = {plane, api: clients(plane.kubeconfig), gates, syncPeriod: values['sync-period'], log}
+      const options = {plane, api: clients(plane.kubeconfig), gates, syncPeriod: values['sync-period']}
       for (let i = worker; i < clusters.length; i += parallel) {
         const outcome = await compareOne(options, clusters[i]!, first + i)
         tally[outcome.verdict]++

@@ -152,7 +152,6 @@ export interface DifferentialOptions {
   api: ApiClients
   gates: FeatureGates
   syncPeriod: string
-  log: (line: string) => void
 }
 
 async function liveState(kubeconfig: string): Promise<ClusterState> {
