@@ -1,7 +1,8 @@
 // pvctl's loop mode beside the real PV controller (kube-controller-manager, persistentvolume-binder-controller
 // alone), on the same real kube-apiserver and the same generated cluster (bench/generate-cluster.ts: N
 // volumes and N claims), with the same client QPS and burst. Each run starts from the cluster as created
-// (the API server emptied and the cluster created again between them):
+// (the API server emptied and the cluster created again between them), and a stand-in kubelet ends the
+// recycler and cleanup pods either starts, as a kubelet would (test/real-cluster/stand-in-kubelet.ts):
 //
 //   to end state  from the controller's start (its process spawned) to its last write to a volume or
 //                 claim, seen by a watch of this process; the run ends when the controller is quiescent
@@ -36,7 +37,8 @@ import {startControlPlane, type ControlPlane} from '../test/real-cluster/control
 import {differencesOf, endState, type EndState, isOperation, onlyOrderDependent} from '../test/real-cluster/differential.js'
 import {goMissing, kubeBinaries, kubeRelease} from '../test/real-cluster/kube-binaries.js'
 import {type Settling, waitForQuiescence} from '../test/real-cluster/quiescence.js'
-import {type ApiClients, clients, inParallel, seed, wipe} from '../test/real-cluster/seed.js'
+import {type ApiClients, clients, seed, wipe} from '../test/real-cluster/seed.js'
+import {standInKubelet} from '../test/real-cluster/stand-in-kubelet.js'
 import {freePort} from './loop-sync.js'
 import {generateCluster} from './generate-cluster.js'
 
@@ -170,6 +172,8 @@ async function runOne(plane: ControlPlane, api: ApiClients, state: ClusterState,
   const watcher = new Watcher(kc)
   await watcher.start()
   log(`${contender.name}: starting on ${watcher.volumes.size} volumes and ${watcher.claims.size} claims`)
+  // The recycler and cleanup pods both start end as a kubelet would end them: their operations finish.
+  const stopKubelet = standInKubelet(api)
   const started = performance.now()
   const controller = await contender.start()
   const samples: Array<{t: number; cpu: number}> = []
@@ -190,6 +194,7 @@ async function runOne(plane: ControlPlane, api: ApiClients, state: ClusterState,
     return {run, end, otherWrites: await crossCheck(watcher)}
   } finally {
     await controller.stop()
+    await stopKubelet()
     await watcher.stop()
   }
 }
