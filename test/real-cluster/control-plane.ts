@@ -269,7 +269,7 @@ export async function startControlPlane(binaries: KubeBinaries, opts: {keepDir?:
   try {
     await makeCa(dir)
     const [apiPort, etcdPort, peerPort] = [await freePort(), await freePort(), await freePort()]
-    const serving = await makeCert(dir, 'apiserver', {cn: 'kube-apiserver'}, 'serverAuth', 'IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc')
+    await makeCert(dir, 'apiserver', {cn: 'kube-apiserver'}, 'serverAuth', 'IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes.default.svc')
     const admin = await makeCert(dir, 'admin', {cn: 'pvctl-admin', groups: ['system:masters']}, 'clientAuth')
     const controllerManager = await makeCert(dir, 'kube-controller-manager', {cn: 'system:kube-controller-manager'}, 'clientAuth')
     await exec('openssl', ['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-out', path.join(dir, 'service-account.key')])
