@@ -12,6 +12,7 @@
 //   npm run bench -- --loop-size 0                  no loop-mode full sync (bench/loop-sync.ts; 100k by default)
 //   npm run bench -- --watch-size 0                 no watch latency under a resync pass (bench/watch-latency.ts; 100k by default)
 //   npm run bench -- --watch-trials 100             its trials (claims created during a pass; default 50)
+//   npm run bench -- --real-size 0                  no loop mode beside the real PV controller (bench/real-controller.ts; 10k by default, where Go is installed)
 //   npm run bench -- --json results.json            the numbers as JSON too, written at the end (the sizes, then the live, loop and watch benches)
 //   npm run bench -- --runs 3                       each size measured 3 times (default 5; 1 with --smoke)
 //
@@ -379,6 +380,7 @@ function parseArgs(argv: string[]): BenchOptions {
   let loop = 100_000
   let watch = 100_000
   let trials = 50
+  let real = 10_000
   let runs: number | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -398,6 +400,7 @@ function parseArgs(argv: string[]): BenchOptions {
     else if (arg === '--loop-size') loop = Number(value())
     else if (arg === '--watch-size') watch = Number(value())
     else if (arg === '--watch-trials') trials = positive(value(), arg)
+    else if (arg === '--real-size') real = Number(value())
     else if (arg === '--runs') runs = positive(value(), arg)
     else throw new Error(`unknown argument ${arg}`)
   }
@@ -408,6 +411,7 @@ function parseArgs(argv: string[]): BenchOptions {
     liveOneshot = 0
     loop = 0
     watch = 0
+    real = 0
     if (sizes.length === 0) sizes.push(1000)
     referenceSize = Math.min(referenceSize, 1000)
   } else if (sizes.length === 0) {
@@ -421,6 +425,7 @@ function parseArgs(argv: string[]): BenchOptions {
   loopSize = loop
   watchSize = watch
   watchTrials = trials
+  realSize = real
   return {sizes, referenceSize, judge: judgeTargets, dir, keep, runs: runs ?? (smoke ? 1 : 5)}
 }
 
@@ -436,6 +441,7 @@ let liveOneshotSize = 0
 let loopSize = 0
 let watchSize = 0
 let watchTrials = 50
+let realSize = 0
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   try {
@@ -479,6 +485,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const r = await benchWatchLatency({size: watchSize, trials: watchTrials})
       measured.watchLatency = r
       process.stdout.write(`${describeWatchLatency(r).join('\n')}\n`)
+    }
+    if (realSize > 0) {
+      // Loop mode beside kube-controller-manager's PV controller, on a real kube-apiserver (needs Go).
+      const {benchRealController, describeRealController} = await import('./real-controller.js')
+      const r = await benchRealController({size: realSize})
+      measured.realController = r
+      process.stdout.write('skipped' in r ? `real controller: skipped: ${r.skipped}\n` : `${describeRealController(r).join('\n')}\n`)
     }
     if (jsonOut !== undefined) {
       const fd = openSync(jsonOut, 'w')

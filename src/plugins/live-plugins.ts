@@ -2,7 +2,7 @@
 // them: each runs the real work (a pod, or nothing but a computed PV) and returns the outcome the
 // engine's VolumeOperations port expects, so the engine then plans the controller's follow-up writes.
 //
-//   kubernetes.io/host-path  recycle (recycler pod), delete (cleanup pod; only under /tmp, as the
+//   kubernetes.io/host-path  recycle (recycler pod), delete (cleanup pod; only a path with /tmp/.+ in it, as the
 //                            in-tree deleter), provision (/tmp/hostpath_pv/<claim uid>)
 //   kubernetes.io/nfs        recycle (recycler pod)
 //   kubernetes.io/local-volume  delete (cleanup pod on the volume's node), with --local-volume-deleter
@@ -12,6 +12,7 @@
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
 import type {PersistentVolume, Pod} from '../engine/api/model.js'
 import type {ProvisionOptions} from '../engine/controller/volume-operations.js'
+import {hostPathDeleteRefusal} from '../engine/controller/volume-plugins.js'
 import {type PodWait, runPodToCompletion} from './pod-runner.js'
 import {hostPathCleanupPod, localCleanupPod, recyclerPod, timeoutForVolume} from './pod-templates.js'
 
@@ -68,8 +69,8 @@ export class LiveVolumePlugins {
   }
 
   /**
-   * NewDeleter + Delete. host-path: only /tmp/.+, as the in-tree deleter refuses anything else; the
-   * directory goes. local: the directory's contents go, on the volume's node (the directory stays, as
+   * NewDeleter + Delete. host-path: only a path with /tmp/.+ in it, as the in-tree deleter refuses
+   * anything else (Delete's error, hostPathDeleteRefusal); the directory goes. local: the directory's contents go, on the volume's node (the directory stays, as
    * the local static provisioner leaves it for the next volume).
    */
   async delete(pluginName: string, volume: PersistentVolume, signal?: AbortSignal): Promise<DeleteOutcome> {
@@ -84,10 +85,9 @@ export class LiveVolumePlugins {
       })
       return error === undefined ? {} : {deleteError: error}
     }
-    const path = (volume.spec.hostPath as {path?: string} | undefined)?.path ?? ''
-    if (!/^\/tmp\/.+/.test(path)) {
-      return {newDeleterError: `host_path deleter only supports /tmp/.+ but received provided ${path}`}
-    }
+    const refusal = hostPathDeleteRefusal(volume)
+    if (refusal !== undefined) return {deleteError: refusal}
+    const path = (volume.spec.hostPath as {path: string}).path
     const timeout = timeoutForVolume(60, 30, volume)
     const error = await runPodToCompletion(this.api, hostPathCleanupPod(volume, path, timeout), {
       timeoutMs: (timeout + 30) * 1000,

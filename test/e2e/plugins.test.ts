@@ -88,7 +88,8 @@ test('with --enable-hostpath-provisioner, a claim of a host-path class gets a pr
     assert.equal(pv.spec.claimRef?.name, 'scratch')
     assert.deepEqual(pv.spec.hostPath, {path: `/tmp/hostpath_pv/${uid}`, type: 'DirectoryOrCreate'})
     assert.equal(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], 'kubernetes.io/host-path')
-    assert.deepEqual(pv.metadata.finalizers, ['kubernetes.io/pv-controller'])
+    // The controller's finalizer, and the API server's admission's (StorageObjectInUseProtection).
+    assert.deepEqual(pv.metadata.finalizers, ['kubernetes.io/pv-controller', 'kubernetes.io/pv-protection'])
     assert.equal(bound.spec.volumeName, `pvc-${uid}`)
     assert.equal(bound.status?.phase, 'Bound')
   } finally {

@@ -72,8 +72,8 @@ describe('kubectl against the emulator (http)', {skip: SKIP}, () => {
       objects: [
         aged(pv('pv1', {labels: {tier: 'gold'}, phase: 'Bound', claim: 'default/c1'})),
         aged(pv('pv2', {storage: '5Gi'})),
-        aged(pv('guarded', {finalizers: ['kubernetes.io/pv-protection']})),
-        aged(pv('guarded2', {finalizers: ['kubernetes.io/pv-protection']})),
+        aged(pv('guarded', {finalizers: ['example.com/hold']})),
+        aged(pv('guarded2', {finalizers: ['example.com/hold']})),
         aged(pvc('default', 'c1', {volumeName: 'pv1', phase: 'Bound'})),
         aged(pvc('team-b', 'c2')),
       ],

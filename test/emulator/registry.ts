@@ -11,6 +11,7 @@ import {
   type FieldError, type GroupResource, type Status,
 } from './status-errors.js'
 import {lowerBound, type Store} from './store.js'
+import {admitCreate, type AdmissionView, releasableProtection} from './admission.js'
 import {strategyFor, validateFinalizersUpdate, validateName} from './strategies.js'
 import {clone, isObject, jsonEqual, type K8sObject} from './types.js'
 
@@ -234,6 +235,7 @@ export class Registry {
     strategy.defaults?.(obj)
     if (d.subresources.includes('status')) delete obj.status
     strategy.prepareForCreate?.(obj, {now: this.now()})
+    admitCreate(d, obj, this.admissionView)
     const errs = [...validateName(d, obj), ...(strategy.validate?.(obj) ?? [])]
     if (errs.length) throw invalid(d, meta.name ?? '', errs)
     const key = keyOf(d, meta.namespace, meta.name!)
@@ -343,7 +345,34 @@ export class Registry {
     if (dryRun) return obj
     const stored = this.store.commit(d.id, key, obj)
     this.finalizeIfDone(d, key, stored, current)
+    this.releaseProtection(d, key)
     return clone(stored)
+  }
+
+  /** What the admission plugins and the protection controllers look at (admission.ts). */
+  private readonly admissionView: AdmissionView = {
+    storageClasses: () => this.store.current('storageclasses.storage.k8s.io').map(([, o]) => o),
+    podsIn: (namespace) => this.store.current('pods').filter(([key]) => key.startsWith(`${namespace}/`)).map(([, o]) => o),
+  }
+
+  /**
+   * The pv-protection or pvc-protection controller of a cluster: the protection finalizer of an object being
+   * deleted goes once nothing uses it, and the object with it when it was the last.
+   */
+  private releaseProtection(d: ResourceDef, key: string): void {
+    const obj = this.store.get(d.id, key)
+    const finalizer = obj === undefined ? undefined : releasableProtection(d, obj, this.admissionView)
+    if (obj === undefined || finalizer === undefined) return
+    const rest = (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer)
+    if (rest.length === 0 && obj.metadata.deletionGracePeriodSeconds === 0) {
+      // The last finalizer: the update deletes the object, with no update event before (shouldDeleteDuringUpdate).
+      this.store.commit(d.id, key, undefined)
+      return
+    }
+    const next = clone(obj)
+    if (rest.length > 0) next.metadata.finalizers = rest
+    else delete next.metadata.finalizers
+    this.store.commit(d.id, key, next)
   }
 
   /** shouldDeleteDuringUpdate: the last finalizer of an object marked for deletion (grace 0) is gone. */
@@ -385,7 +414,9 @@ export class Registry {
     next.metadata.deletionTimestamp = rfc3339(new Date(this.clock().getTime() + grace * 1000))
     next.metadata.deletionGracePeriodSeconds = grace
     if (dryRun) return {code: 200, body: next, deleted: false}
-    return {code: 200, body: clone(this.store.commit(d.id, key, next)), deleted: false}
+    const marked = clone(this.store.commit(d.id, key, next))
+    this.releaseProtection(d, key)
+    return {code: 200, body: marked, deleted: false}
   }
 
   private removeNow(d: ResourceDef, key: string, current: K8sObject, dryRun: boolean): DeleteResult {

@@ -476,6 +476,16 @@ const rows: Row[] = [
     actions: ['set-volume-phase', 'delete'],
   },
   {
+    // The real controller (test/real-cluster/differential.ts found it): its goroutine's Delete() fails at
+    // once, so the volume ends Failed with Delete's own error, no "failed to create deleter" before it.
+    id: '8-1 claim gone, Delete, host-path outside /tmp/: Failed with the deleter\'s refusal, nothing left to run',
+    target: volRef('v'),
+    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', source: {hostPath: {path: '/data/v'}}})]}),
+    actions: ['set-volume-phase', 'set-volume-phase'],
+    events: ['Warning VolumeFailedDelete host_path deleter only supports /tmp/.+ but received provided /data/v'],
+    check: (_r, vol) => assert.equal(vol('v')?.status?.phase, 'Failed'),
+  },
+  {
     id: '8-3 claim gone, Delete, no deleter: Failed with the plugin error',
     target: volRef('v'),
     state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete'})]}),

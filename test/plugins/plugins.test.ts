@@ -3,6 +3,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import type {WorkloadApi} from '../../src/cluster/workload-api.js'
+import {hostPathDeleteRefusal} from '../../src/engine/controller/volume-plugins.js'
 import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
 import {hostPathCleanupPod, recyclerPod, SCRUB_COMMAND, timeoutForVolume} from '../../src/plugins/pod-templates.js'
 import {pv, pvc, sc} from '../engine/builders.js'
@@ -39,12 +40,14 @@ test('the host-path cleanup pod removes the directory from its mounted parent', 
 })
 
 const noApi = {} as WorkloadApi
-test('host-path delete refuses anything outside /tmp, as the in-tree deleter does', async () => {
+test('host-path delete refuses a path without /tmp/.+ in it, as the in-tree deleter\'s Delete does', async () => {
   const plugins = new LiveVolumePlugins(noApi)
-  for (const path of ['/var/lib/data', '/tmp', '/tmpfoo/x']) {
+  for (const path of ['/var/lib/data', '/tmp', '/tmp/', '/tmpfoo/x']) {
     const r = await plugins.delete('kubernetes.io/host-path', pv('v', {source: {hostPath: {path}}}))
-    assert.equal(r.newDeleterError, `host_path deleter only supports /tmp/.+ but received provided ${path}`)
+    assert.deepEqual(r, {deleteError: `host_path deleter only supports /tmp/.+ but received provided ${path}`})
   }
+  // Go's regexp.MatchString("/tmp/.+", path) is not anchored: these pass its check.
+  for (const path of ['/tmp/x', '/var/tmp/x', '/data/tmp/pv-1']) assert.equal(hostPathDeleteRefusal(pv('v', {source: {hostPath: {path}}})), undefined, path)
 })
 
 test('host-path provisioning: the claim size and modes, a path named after the claim, the class policy', async () => {

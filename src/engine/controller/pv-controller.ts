@@ -893,6 +893,11 @@ export class PersistentVolumeController {
     } else if (found.plugin === undefined) {
       // External deleter is requested, do nothing: the volume waits for it.
       return false
+    } else if (this.opts.operations === undefined && found.plugin.deleteRefusal?.(volume) !== undefined) {
+      // The deleter refuses this volume whatever the storage holds: the controller's operation fails at
+      // once with Delete()'s error, as below, and nothing is left for an executor to try.
+      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, found.plugin.deleteRefusal(volume)!)
+      return false
     } else if (this.opts.operations === undefined) {
       this.cluster.planOperation(
         'delete',
@@ -961,7 +966,7 @@ export class PersistentVolumeController {
    * findDeletablePlugin: the plugin that provisioned the volume, else none when an external deleter
    * is in charge (external provisioner, migrated or CSI volume), else the plugin for its source.
    */
-  findDeletablePlugin(volume: PersistentVolume): {plugin?: {name: string}; error?: string} {
+  findDeletablePlugin(volume: PersistentVolume): {plugin?: Pick<VolumePlugin, 'name' | 'deleteRefusal'>; error?: string} {
     // Find a plugin. Try to find the same plugin that provisioned the volume
     if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned)) {
       const provisionPluginName = volume.metadata.annotations![AnnDynamicallyProvisioned]

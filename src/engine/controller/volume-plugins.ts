@@ -21,6 +21,11 @@ export interface VolumePlugin {
    * provision (host-path without kube-controller-manager's --enable-hostpath-provisioner).
    */
   newProvisionerError?: string
+  /**
+   * The error Delete() returns for this volume whatever the storage holds (the host-path deleter refuses
+   * paths outside /tmp/): the controller's delete operation fails at once, so a plan says so.
+   */
+  deleteRefusal?(volume: PersistentVolume): string | undefined
 }
 
 /** A lookup result: the plugin, or the Go error text VolumePluginMgr would return. */
@@ -88,6 +93,16 @@ const hostPathPlugin: VolumePlugin = {
   supportsMountOption: false,
   // kube-controller-manager's --enable-hostpath-provisioner is off unless asked for (a test-cluster feature).
   newProvisionerError: 'provisioning in volume plugin "kubernetes.io/host-path" is disabled',
+  deleteRefusal: hostPathDeleteRefusal,
+}
+
+/**
+ * hostPathDeleter.Delete's check: Go's regexp.MatchString("/tmp/.+", path), which is not anchored (a path
+ * with "/tmp/" and more anywhere in it passes). NewDeleter succeeds for any host path: this is Delete()'s error.
+ */
+export function hostPathDeleteRefusal(volume: PersistentVolume): string | undefined {
+  const path = (volume.spec.hostPath as {path?: string} | undefined)?.path ?? ''
+  return /\/tmp\/./.test(path) ? undefined : `host_path deleter only supports /tmp/.+ but received provided ${path}`
 }
 
 /** The plugins of kube-controller-manager v1.31's PV controller, by the volume source they support. */
