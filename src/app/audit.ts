@@ -81,7 +81,8 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   }
   const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
-  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
+  const phaseAsRead = phasesOf(state.volumes)
+  const findings = judge({after: s.after, lookup: s.explainer.lookup, claims: claimFacts(), explainClaim, volumes: s.volumes, explainVolume, phaseAsRead, classes: s.classes, sourceArgs: opts.sourceArgs, gates: opts.gates})
   const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers', 'audited'])
   const audited = views.has('audited') ? [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)] : undefined
   const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
@@ -141,6 +142,12 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
 function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; plannedChanges: AuditTotals['plannedChanges']; cache: SimulatedCluster | undefined} {
   const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, {...opts, dryRun: true})
   return {after: withPlanApplied(state, report.objects), plannedChanges: {...report.summary}, cache}
+}
+
+/** The volumes' phases as read (null: none written), looked up by name. */
+function phasesOf(volumes: readonly PersistentVolume[]): (name: string) => string | null | undefined {
+  const phases = new Map(volumes.map((v) => [v.metadata.name ?? '', v.status?.phase ?? null]))
+  return (name) => phases.get(name)
 }
 
 function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {

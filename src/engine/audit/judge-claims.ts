@@ -170,7 +170,10 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
     pointing = `volume${names.length > 1 ? 's' : ''} ${names.join(', ')} point${names.length > 1 ? '' : 's'} at ${key} but not at this claim's uid; delete the claim (pvctl explain pv/${names[0]} says whether a new claim of this name gets it).`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   } else {
-    pointing = code === 'ClaimMisbound' ? `no other volume points at ${key}; delete it (the volume stays with the other claim).` : `no volume points at ${key}; delete it.`
+    pointing =
+      code === 'ClaimMisbound'
+        ? `no other volume points at ${key}; delete it: only the claim object goes, the volume and its data stay with the other claim.`
+        : `no volume points at ${key}: restore ${p?.claimVolumeName ?? 'its volume'} (its claimRef with this claim's uid) and they bind again, or delete the claim, whose data went with it.`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   }
   return finding(code, objectOf(e), `The claim is Lost: ${cause}; ${pointing}`, evidence, fix)

@@ -28,6 +28,8 @@ export interface VolumeContext {
   relink: RelinkFix
   /** The claims nothing binds that a volume would fit once reclaimed, up to `most` (engine/repair/offers.ts). */
   reclaimFits: (volume: PersistentVolume, most: number) => ClaimName[]
+  /** A volume's phase as read, before the plan (the judge's `after` is the state after it). */
+  phaseAsRead: (volume: string) => string | null | undefined
 }
 
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
@@ -51,7 +53,19 @@ function refText(v: PersistentVolume): string | null {
  */
 function reclaimFix(v: PersistentVolume, ctx: VolumeContext): string {
   const fits = ctx.reclaimFits(v, 2)
-  return `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`
+  return afterRelease(v, ctx, `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`)
+}
+
+/**
+ * A repair of a volume that is Released only once the plan's release is written: reclaim and relink judge
+ * the volume as read, and refuse a Bound one. The steps in order: the controller's sync of the volume
+ * first (on a snapshot, a simulation that exits 1, so `&&` goes no further: the repair is then for the
+ * cluster the snapshot was taken of).
+ */
+export function afterRelease(v: PersistentVolume, ctx: Pick<VolumeContext, 'phaseAsRead' | 'source'>, repair: string): string {
+  const name = v.metadata.name ?? ''
+  const asRead = ctx.phaseAsRead(name)
+  return asRead === 'Released' || asRead === 'Failed' ? repair : `pvctl sync pv/${name}${ctx.source} && ${repair}`
 }
 
 /** Released with Retain, Failed, Released with an external deleter that shows no sign of life. */
@@ -79,7 +93,7 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
       finding(
         'VolumeReleasedRetained',
         object,
-        `Released by ${refText(v) ?? 'its claim'} and kept (Retain): its data stays and nothing will happen; delete the volume, or reclaim it for a new claim (the data is kept, not wiped).`,
+        `Released by ${refText(v) ?? 'its claim'} and kept (Retain), its data on it: nothing will happen to it; reclaim it for a new claim (the data kept, not wiped), or delete it.`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
         reclaimFix(v, ctx),
       ),

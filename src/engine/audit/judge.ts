@@ -31,6 +31,11 @@ export interface AuditInput {
   explainClaim: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
   /** `after` looked up (the Explainer's lookup); none: looked up here. */
   lookup?: ClusterLookup
+  /**
+   * A volume's phase as read, before the plan: a repair of a volume the plan releases first is refused until
+   * that release is written, so its fix says to sync it first. None: as after the plan.
+   */
+  phaseAsRead?: (volume: string) => string | null | undefined
   /** The volumes in scope, from `after`. */
   volumes: readonly PersistentVolume[]
   /**
@@ -80,6 +85,7 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
+    phaseAsRead: input.phaseAsRead ?? ((name: string) => lookup.volumeByName(name)?.status?.phase),
   }
   const found: Finding[] = []
   // Of the claims, only those a later finding reads are kept past their own judging: those the class

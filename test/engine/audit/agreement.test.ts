@@ -77,14 +77,14 @@ describe('audit agrees with explain on every claim', () => {
 })
 
 describe('the bundled example gives the findings an operator expects', () => {
-  test('the Lost and misbound claims, the stuck Pending one, the orphaned pv-0004, the expected wait as info', async () => {
+  test('the Lost and misbound claims and the Pending one nothing will bind as errors, the orphaned pv-0004, the expected wait as info', async () => {
     const report = auditState(await bundledExample(), {gates, failOn: 'warning', ignore: new Set()})
     assert.deepEqual(
       report.findings.map((f) => `${f.severity} ${f.code} ${f.object.namespace ?? ''}/${f.object.name}`),
       [
+        'error ClaimNoMatchingVolume shop/logs',
         'error ClaimMisbound shop/reports-b',
         'error ClaimLost shop/sessions',
-        'warning ClaimNoMatchingVolume shop/logs',
         'warning VolumeReleasedRetained /pv-0004',
         'info ClaimWaitingForScheduling shop/search',
       ],
