@@ -7,6 +7,7 @@ import type {ClusterLookup} from '../explain/lookup.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
 import {finding, type Finding, type FindingCode, type FindingObject} from './findings.js'
+import type {ReclaimFix} from './reclaim-fix.js'
 import type {RelinkFix} from './relink-fix.js'
 
 /** The claim verdicts that are a finding, with its code; every other verdict is healthy or on its way. */
@@ -43,6 +44,8 @@ export interface ClaimContext {
   source: string
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
+  /** `pvctl reclaim pv/X --for NS/CLAIM` where reclaim's decision allows it. */
+  reclaim: ReclaimFix
   /** explain's explanation of the claim without its candidates (Explainer.claimBrief), for the findings that read more than its facts. */
   explain: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
 }
@@ -111,10 +114,13 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       ]
     }
     case 'ClaimRequestedVolumeBoundElsewhere': {
-      // The volume it names names this claim's namespace/name with an old uid: the relink, where it holds.
+      // The volume it names names this claim's namespace/name with an old uid: the relink, where it holds;
+      // it names a claim that is gone: the reclaim for this claim, where it holds. Both keep its data.
       const brief = ctx.explain(e.claim)
       evidence.suggestions = brief.suggestions
-      return [finding(code, object, brief.summary, evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? explain)]
+      const volume = e.request.volumeName ?? ''
+      const fix = ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? ctx.reclaim(volume, e.claim) ?? explain
+      return [finding(code, object, brief.summary, evidence, fix)]
     }
     default: {
       // The Pending verdicts and SyncError: explain's summary says what blocks the claim, its suggestions the way out.
@@ -143,7 +149,12 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
     evidence.cause = 'ClaimRefUidMismatch'
     evidence.volume = p?.volume?.name ?? null
     evidence['volume.spec.claimRef'] = p?.volume?.claimRef ? `${p.volume.claimRef.namespace}/${p.volume.claimRef.name} uid ${p.volume.claimRef.uid ?? '<none>'}` : null
-    cause = `volume ${p?.volume?.name ?? e.request.volumeName} is bound to another claim uid (its claimRef uid is not this claim's)`
+    const ref = p?.volume?.claimRef
+    const volume = p?.volume?.name ?? e.request.volumeName
+    cause =
+      ref != null && ref.uid === null && `${ref.namespace}/${ref.name}` === key
+        ? `volume ${volume}'s claimRef names this claim but lost its uid (a manifest re-applied over the volume drops it), so the controller takes it for another claim's`
+        : `volume ${volume} is bound to another claim uid (its claimRef uid is not this claim's)`
   } else if (p?.claimVolumeName == null) {
     evidence.cause = 'VolumeNameCleared'
     cause = 'its spec.volumeName was cleared'

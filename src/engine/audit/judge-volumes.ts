@@ -12,10 +12,11 @@ import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import type {ClaimName} from '../repair/reclaim.js'
 import {finding, isRestored, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
+import {afterRelease, type ReleaseSteps} from './reclaim-fix.js'
 import type {RelinkFix} from './relink-fix.js'
 
 /** What judging a volume reads besides the volume. */
-export interface VolumeContext {
+export interface VolumeContext extends ReleaseSteps {
   lookup: ClusterLookup
   /** explain's explanation of a volume (`pvctl explain pv/NAME`), asked only of the volumes that need it. */
   explainVolume: (name: string) => VolumeExplanation | undefined
@@ -23,13 +24,10 @@ export interface VolumeContext {
   classNames: ReadonlySet<string> | undefined
   /** The Nodes by label; undefined when the state holds no Node (nothing is judged by them). */
   nodes: NodeIndex | undefined
-  source: string
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
   /** The claims nothing binds that a volume would fit once reclaimed, up to `most` (engine/repair/offers.ts). */
   reclaimFits: (volume: PersistentVolume, most: number) => ClaimName[]
-  /** A volume's phase as read, before the plan (the judge's `after` is the state after it). */
-  phaseAsRead: (volume: string) => string | null | undefined
 }
 
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
@@ -51,21 +49,8 @@ function refText(v: PersistentVolume): string | null {
  * The reclaim of a Released Retain volume: for the one claim it would fit (nothing else binds that claim),
  * pre-bound to it; with none or several, made Available to whichever claim matches.
  */
-function reclaimFix(v: PersistentVolume, ctx: VolumeContext): string {
-  const fits = ctx.reclaimFits(v, 2)
-  return afterRelease(v, ctx, `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`)
-}
-
-/**
- * A repair of a volume that is Released only once the plan's release is written: reclaim and relink judge
- * the volume as read, and refuse a Bound one. The steps in order: the controller's sync of the volume
- * first (on a snapshot, a simulation that exits 1, so `&&` goes no further: the repair is then for the
- * cluster the snapshot was taken of).
- */
-export function afterRelease(v: PersistentVolume, ctx: Pick<VolumeContext, 'phaseAsRead' | 'source'>, repair: string): string {
-  const name = v.metadata.name ?? ''
-  const asRead = ctx.phaseAsRead(name)
-  return asRead === 'Released' || asRead === 'Failed' ? repair : `pvctl sync pv/${name}${ctx.source} && ${repair}`
+function reclaimFix(v: PersistentVolume, fits: readonly ClaimName[], ctx: VolumeContext): string {
+  return afterRelease(v.metadata.name ?? '', ctx, `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`)
 }
 
 /** Released with Retain, Failed, Released with an external deleter that shows no sign of life. */
@@ -89,13 +74,17 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
       ),
     )
   } else if (phase === 'Released' && policy === 'Retain') {
+    const fits = ctx.reclaimFits(v, 2)
+    const asking = fits.length === 1 && ctx.lookup.claimNamed(fits[0].namespace, fits[0].name)?.spec.volumeName === name ? `${fits[0].namespace}/${fits[0].name}` : undefined
     found.push(
       finding(
         'VolumeReleasedRetained',
         object,
-        `Released by ${refText(v) ?? 'its claim'} and kept (Retain), its data on it: nothing will happen to it; reclaim it for a new claim (the data kept, not wiped), or delete it.`,
+        asking !== undefined
+          ? `Released by ${refText(v) ?? 'its claim'} and kept (Retain), its data on it, and claim ${asking} asks for it (spec.volumeName): reclaim it for that claim, the data with it.`
+          : `Released by ${refText(v) ?? 'its claim'} and kept (Retain), its data on it: nothing will happen to it; reclaim it for a new claim (the data kept, not wiped), or delete it.`,
         {phase, persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
-        reclaimFix(v, ctx),
+        reclaimFix(v, fits, ctx),
       ),
     )
   } else if (phase === 'Released' && policy === 'Delete') {

@@ -5,6 +5,7 @@
 // object is checked against is looked up in maps built once here.
 import {clusterLookup, type ClusterLookup} from '../explain/lookup.js'
 import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
+import {reclaimFixOn} from './reclaim-fix.js'
 import {relinkFixOn} from './relink-fix.js'
 import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
@@ -76,7 +77,9 @@ export function judge(input: AuditInput): Finding[] {
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
   const lookup = input.lookup ?? clusterLookup(after)
   const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
-  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, explain: input.explainClaim}
+  const phaseAsRead = input.phaseAsRead ?? ((name: string) => lookup.volumeByName(name)?.status?.phase)
+  const reclaim = reclaimFixOn(after, input.gates ?? defaultFeatureGates, {phaseAsRead, source})
+  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, reclaim, explain: input.explainClaim}
   const volumeBase = {
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
@@ -85,7 +88,7 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
-    phaseAsRead: input.phaseAsRead ?? ((name: string) => lookup.volumeByName(name)?.status?.phase),
+    phaseAsRead,
   }
   const found: Finding[] = []
   // Of the claims, only those a later finding reads are kept past their own judging: those the class

@@ -1,7 +1,7 @@
 // What would fix a claim that does not bind, each suggestion concrete: the nearest volume and the one field
 // that keeps it out, the command that sets a default class, the Released volume whose stale claimRef is in
 // the way. Suggestions are advice, not decisions: the verdict never depends on them.
-import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
+import {AnnBindCompleted, AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
 import {closeNames} from './close-names.js'
 import type {ControllerQueries} from './controller.js'
 import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
@@ -10,7 +10,7 @@ import {livenessAdvice} from './liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './model.js'
 import type {Decision} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
-import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
+import {deepCopy, getAccessModesAsString, hasAnnotation} from '../api/storage-helpers.js'
 
 export function suggestFixes(
   q: ControllerQueries,
@@ -94,13 +94,23 @@ export function suggestFixes(
       out.push(`create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`)
       break
     }
-    case 'RequestedVolumeBoundElsewhere':
-      out.push(
-        relinkable(q.lookup, d.volume!, claim)
-          ? relinkSuggestion(d.volume!, claim)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`,
-      )
+    case 'RequestedVolumeBoundElsewhere': {
+      const volume = d.volume!
+      const v = volume.metadata.name ?? ''
+      if (relinkable(q.lookup, volume, claim)) {
+        out.push(relinkSuggestion(volume, claim))
+      } else if (!inUseByAnotherClaim(q.lookup, volume, claim)) {
+        // The claim it names is gone: the volume, its data on it, is what this claim asks for. Freed of its
+        // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
+        // pvctl offers it: engine/repair/offers.ts).
+        out.push(
+          `${v} still names ${claimRefKey(volume.spec.claimRef!)}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
+        )
+      } else {
+        out.push(`${v} is in use by ${claimRefKey(volume.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`)
+      }
       break
+    }
     case 'RequestedVolumeMismatch': {
       const requested = candidates.find((c) => c.volume === d.volume?.metadata.name)
       if (requested !== undefined) out.push(...requested.reasons.flatMap((r) => fixFor(ctx, requested, r)))
@@ -143,7 +153,15 @@ function relinkable(lookup: ClusterLookup, volume: PersistentVolume, claim: Pers
   // With another uid the controller releases it (or has): only Retain keeps its data meanwhile.
   const kept = (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
   const otherClaim = lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim && claimKey(c) !== claimKey(claim))
-  return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
+  return ref != null && claimRefKey(ref) === claimKey(claim) && uidKeepsApart(ref.uid ?? '', volume, claim) && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
+}
+
+/**
+ * The claimRef's uid keeps the volume from the claim it names: another uid, or none while the claim
+ * completed binding to the volume (syncBoundClaim takes any other uid for another claim's).
+ */
+function uidKeepsApart(refUid: string, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  return refUid !== '' ? refUid !== claim.metadata.uid : hasAnnotation(claim.metadata, AnnBindCompleted) && claim.spec.volumeName === volume.metadata.name
 }
 
 /**
@@ -168,7 +186,9 @@ function volumeStillNaming(lookup: ClusterLookup, claim: PersistentVolumeClaim):
 /** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */
 function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
   const v = volume.metadata.name ?? ''
-  return `${v} names this claim with the uid of an older claim of that name (uid ${volume.spec.claimRef?.uid ?? ''}): relink them, and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
+  const uid = volume.spec.claimRef?.uid ?? ''
+  const names = uid === '' ? 'names this claim but its claimRef lost the uid' : `names this claim with the uid of an older claim of that name (uid ${uid})`
+  return `${v} ${names}: relink them (the claimRef gets this claim's uid), and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
 }
 
 function relinkCommand(claim: PersistentVolumeClaim): string {

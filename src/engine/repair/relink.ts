@@ -142,7 +142,7 @@ export function relinkCandidates(state: ClusterState): RelinkTarget[] {
     const key = claimRefKey(ref)
     naming.set(key, [...(naming.get(key) ?? []), v])
     const claim = claims.get(key)
-    if ((ref.uid ?? '') !== '' && claim !== undefined && claim.metadata.uid !== ref.uid) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
+    if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '')) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
     else {
       // Pre-bound by name, bound to the claim of its uid, or naming a claim that is gone: not a relink's.
     }
@@ -169,11 +169,21 @@ export function editedState(state: ClusterState, writes: readonly RelinkWrite[])
   }
 }
 
+/**
+ * The claimRef's uid (`refUid`) keeps the volume from the claim it names: another uid; or none while the
+ * claim completed binding to this volume (a manifest re-applied over the volume dropped the uid), which
+ * syncBoundClaim takes for another claim's, as a pre-binding is only for a claim not bound yet.
+ */
+function uidBroken(refUid: string, claim: PersistentVolumeClaim, volumeName: string): boolean {
+  if (refUid !== '') return refUid !== claim.metadata.uid
+  return hasAnnotation(claim.metadata, AnnBindCompleted) && claim.spec.volumeName === volumeName
+}
+
 /** The volume's claimRef with the claim's uid, no resourceVersion; a bind-completed claim's spec.volumeName set. Volume first. */
 export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkWrite[] {
   const writes: RelinkWrite[] = []
   const ref = volume.spec.claimRef
-  if ((ref?.uid ?? '') !== '' && ref?.uid !== claim.metadata.uid) {
+  if (ref != null && uidBroken(ref.uid ?? '', claim, volume.metadata.name ?? '')) {
     const after = copyForWrite(volume)
     // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
     const relinked: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: claim.metadata.name, namespace: claim.metadata.namespace, uid: claim.metadata.uid}
@@ -292,7 +302,13 @@ function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, wri
   const ref = volume.spec.claimRef!
   const key = claimKey(claim)
   const broken: string[] = []
-  if (writes.some((w) => w.object.kind === 'PersistentVolume')) broken.push(`the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`)
+  if (writes.some((w) => w.object.kind === 'PersistentVolume')) {
+    broken.push(
+      (ref.uid ?? '') === ''
+        ? `the claimRef has no uid while the claim completed binding to it (a manifest re-applied over the volume?): the controller takes the volume for another claim's and the claim for Lost`
+        : `the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`,
+    )
+  }
   if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
   if (broken.length > 0) {
     return check('PointersBroken', true, broken.join('; '))

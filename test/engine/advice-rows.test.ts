@@ -1,0 +1,125 @@
+// The advice on the states people end up in, beyond the controller's own objects (the scheduler, admission,
+// the tools that re-apply manifests, provisioners, finalizers' owners, claims that crossed): each row a state
+// that raises the advice and the state next to it that does not, what `pvctl explain` says (its summary and
+// first suggestion) and what `pvctl audit` reports (code, severity, fix), and the fix run as printed. The
+// controller's decisions are not at stake here: the verdicts are the engine's, only the words around them.
+import assert from 'node:assert/strict'
+import {describe, test} from 'node:test'
+
+import {auditState} from '../../src/app/audit.js'
+import {explainInState} from '../../src/app/explain.js'
+import type {Finding, FindingCode, Severity} from '../../src/engine/audit/findings.js'
+import {objectName} from '../../src/engine/audit/findings.js'
+import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
+import type {ClusterState} from '../../src/engine/api/model.js'
+import type {ClaimExplanation, VolumeExplanation} from '../../src/engine/explain/model.js'
+import type {ObjectRef} from '../../src/engine/simulation/plan.js'
+import {bound, pv, pvc, state} from './builders.js'
+import {runPrintedFix} from './printed-fixes.js'
+
+const gates = defaultFeatureGates
+
+export interface AdviceRow {
+  name: string
+  state: ClusterState
+  /** The state next to it: the advice is not given there. */
+  near: ClusterState
+  /** The object explained. */
+  object: ObjectRef
+  explain: {verdict: string; summary?: RegExp; first: RegExp}
+  /** The finding audit gives the object (its fix run as printed). */
+  audit?: {code: FindingCode; severity: Severity; fix: RegExp; message?: RegExp}
+  /** Another finding of the same state, on another object, whose fix is run too. */
+  alsoAudit?: {object: string; code: FindingCode; fix: RegExp}
+}
+
+function explain(s: ClusterState, object: ObjectRef): ClaimExplanation | VolumeExplanation {
+  return explainInState(s, {gates, onlyRelevant: false, target: object}).document as ClaimExplanation | VolumeExplanation
+}
+
+function findingsOf(s: ClusterState, object: string): Finding[] {
+  return auditState(s, {gates, failOn: 'warning', ignore: new Set()}).findings.filter((f) => objectName(f.object) === object)
+}
+
+const nameOf = (o: ObjectRef) => (o.kind === 'PersistentVolume' ? `pv/${o.name}` : `pvc/${o.namespace ?? 'default'}/${o.name}`)
+
+async function assertRunsAsPrinted(fix: string, s: ClusterState): Promise<void> {
+  const runs = await runPrintedFix(fix, s)
+  for (const r of runs) assert.ok(r.exitCode === null || r.exitCode === 0 || r.exitCode === 1, `${r.step}: exit ${r.exitCode}: ${r.message ?? ''}`)
+}
+
+const manifest = (o: object) => JSON.stringify(o)
+
+/** A Bound pair whose volume's manifest was applied again (kubectl apply, GitOps): its claimRef lost the uid. */
+function reapplied(uid: string | undefined): ClusterState {
+  const volume = pv('pv-db', {phase: 'Bound', className: '', capacity: '8Gi', claim: {namespace: 'shop', name: 'db', uid}})
+  volume.metadata.annotations = {'kubectl.kubernetes.io/last-applied-configuration': manifest({apiVersion: 'v1', kind: 'PersistentVolume', spec: {claimRef: {namespace: 'shop', name: 'db'}}})}
+  return state({volumes: [volume], claims: [pvc('db', 'u-db', {namespace: 'shop', phase: 'Bound', volumeName: 'pv-db', annotations: bound, className: '', request: '8Gi'})]})
+}
+
+/** A new claim names (spec.volumeName) a volume Released by a claim that is gone, or (near) still bound to it. */
+function namesReleased(oldClaimThere: boolean): ClusterState {
+  const volume = pv('pv-old', {phase: oldClaimThere ? 'Bound' : 'Released', className: '', capacity: '8Gi', claim: {namespace: 'shop', name: 'old-db', uid: 'u-old'}})
+  const claims = [pvc('newdb', 'u-new', {namespace: 'shop', volumeName: 'pv-old', className: '', request: '8Gi'})]
+  if (oldClaimThere) claims.push(pvc('old-db', 'u-old', {namespace: 'shop', phase: 'Bound', volumeName: 'pv-old', annotations: bound, className: '', request: '8Gi'}))
+  return state({volumes: [volume], claims})
+}
+
+export const adviceRows: AdviceRow[] = [
+  {
+    name: 'a Bound pair whose volume lost claimRef.uid (a manifest re-applied): relink puts the uid back',
+    state: reapplied(undefined),
+    near: reapplied('u-db'),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'db'},
+    explain: {verdict: 'Misbound', summary: /^pv-db's claimRef names this claim but has lost its uid \(last written by kubectl apply/, first: /^pv-db names this claim but its claimRef lost the uid: relink them .*: pvctl relink pvc\/db -n shop$/},
+    audit: {code: 'ClaimMisbound', severity: 'error', fix: /^pvctl relink pvc\/db -n shop$/, message: /lost its uid/},
+  },
+  {
+    name: 'a new claim names a Released Retain volume whose claim is gone: reclaim it for that claim',
+    state: namesReleased(false),
+    near: namesReleased(true),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'newdb'},
+    explain: {verdict: 'RequestedVolumeBoundElsewhere', summary: /which is Released and still names shop\/old-db, its old claim/, first: /pvctl reclaim pv\/pv-old --for shop\/newdb$/},
+    audit: {code: 'ClaimRequestedVolumeBoundElsewhere', severity: 'error', fix: /^pvctl reclaim pv\/pv-old --for shop\/newdb$/},
+    alsoAudit: {object: 'pv/pv-old', code: 'VolumeReleasedRetained', fix: /^pvctl reclaim pv\/pv-old --for shop\/newdb$/},
+  },
+]
+
+describe('advice beyond the controller: each row raised, and not by the state next to it', () => {
+  for (const row of adviceRows) {
+    test(`${row.name}: explain`, () => {
+      const e = explain(row.state, row.object)
+      if (e.kind === 'ClaimExplanation') assert.equal(e.verdict, row.explain.verdict)
+      else assert.equal(e.state, row.explain.verdict)
+      if (row.explain.summary) assert.match(e.summary, row.explain.summary)
+      assert.match(e.suggestions[0] ?? '', row.explain.first, e.suggestions.join('\n'))
+    })
+    test(`${row.name}: not said of the state next to it`, () => {
+      const e = explain(row.near, row.object)
+      assert.ok(!e.suggestions.some((s) => row.explain.first.test(s)), e.suggestions.join('\n'))
+      if (row.explain.summary) assert.doesNotMatch(e.summary, row.explain.summary)
+    })
+    const expected = row.audit
+    if (expected !== undefined) {
+      test(`${row.name}: audit, and its fix runs as printed`, async () => {
+        const f = findingsOf(row.state, nameOf(row.object)).find((x) => x.code === expected.code)
+        assert.ok(f !== undefined, `no ${expected.code} on ${nameOf(row.object)}`)
+        assert.equal(f.severity, expected.severity)
+        assert.match(f.fix, expected.fix)
+        if (expected.message) assert.match(f.message, expected.message)
+        await assertRunsAsPrinted(f.fix, row.state)
+        const near = findingsOf(row.near, nameOf(row.object)).find((x) => x.code === expected.code)
+        assert.ok(near === undefined || !expected.fix.test(near.fix), `the state next to it: ${near?.code} ${near?.fix}`)
+      })
+    }
+    const also = row.alsoAudit
+    if (also !== undefined) {
+      test(`${row.name}: audit of ${also.object}, and its fix runs as printed`, async () => {
+        const f = findingsOf(row.state, also.object).find((x) => x.code === also.code)
+        assert.ok(f !== undefined, `no ${also.code} on ${also.object}`)
+        assert.match(f.fix, also.fix)
+        await assertRunsAsPrinted(f.fix, row.state)
+      })
+    }
+  }
+})
