@@ -14,7 +14,7 @@ import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import type {ClaimExplanation, VolumeExplanation} from '../../src/engine/explain/model.js'
 import type {ObjectRef} from '../../src/engine/simulation/plan.js'
-import {bound, pv, pvc, state} from './builders.js'
+import {bound, pod, pv, pvc, sc, state} from './builders.js'
 import {runPrintedFix} from './printed-fixes.js'
 
 const gates = defaultFeatureGates
@@ -65,7 +65,82 @@ function namesReleased(oldClaimThere: boolean): ClusterState {
   return state({volumes: [volume], claims})
 }
 
+/** A claim of a WaitForFirstConsumer class, and its pod: placed by the scheduler (near), or naming its node itself. */
+function podNamesNode(nodeName: string | undefined): ClusterState {
+  return state({
+    classes: [sc('local', 'kubernetes.io/no-provisioner', {mode: 'WaitForFirstConsumer'})],
+    volumes: [pv('local-pv-1', {className: 'local', capacity: '10Gi'})],
+    claims: [pvc('data', 'u-data', {namespace: 'shop', className: 'local', request: '10Gi'})],
+    pods: [pod('db-0', 'data', {namespace: 'shop', nodeName})],
+  })
+}
+
+/** A claim created without a class (its last applied manifest shows it), given the default one; a static volume without a class (or, near, of another). */
+function defaultClassWritten(volumeClass: string): ClusterState {
+  const claim = pvc('data', 'u-data', {namespace: 'shop', className: 'standard', request: '5Gi'})
+  claim.metadata.annotations = {'kubectl.kubernetes.io/last-applied-configuration': manifest({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'data', namespace: 'shop'}, spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '5Gi'}}}})}
+  return state({
+    classes: [sc('standard', 'rancher.io/local-path', {mode: 'WaitForFirstConsumer', isDefault: true})],
+    volumes: [pv('pv-data', {className: volumeClass, capacity: '5Gi', source: {hostPath: {path: '/srv/data'}}})],
+    claims: [claim],
+    pods: [pod('db-0', 'data', {namespace: 'shop'})],
+  })
+}
+
+/** A volume the provisioner made for the claim (claimRef with its uid), of `mode` and `modes`. */
+function provisionedFor(o: {mode: string; modes: string[]; claimMode: string; claimModes: string[]}): ClusterState {
+  return state({
+    classes: [sc('ebs', 'ebs.csi.aws.com')],
+    volumes: [
+      pv('pvc-u-data', {
+        phase: 'Bound',
+        className: 'ebs',
+        volumeMode: o.mode,
+        modes: o.modes,
+        policy: 'Delete',
+        capacity: '10Gi',
+        claim: {namespace: 'shop', name: 'data', uid: 'u-data'},
+        annotations: {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'},
+        source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'vol-1'}},
+      }),
+    ],
+    claims: [pvc('data', 'u-data', {namespace: 'shop', className: 'ebs', request: '10Gi', volumeMode: o.claimMode, modes: o.claimModes})],
+  })
+}
+
 export const adviceRows: AdviceRow[] = [
+  {
+    name: 'WaitForFirstConsumer, and the pod that uses the claim sets spec.nodeName: it bypasses the scheduler, the claim never binds',
+    state: podNamesNode('node-1'),
+    near: podNamesNode(undefined),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'},
+    explain: {verdict: 'WaitForFirstConsumer', summary: /^Pod db-0 \(spec\.nodeName node-1\) names its node itself, so the scheduler never places it .* this claim never binds/, first: /^let the scheduler place the pod: replace spec\.nodeName in pod db-0's manifest with a nodeSelector/},
+    audit: {code: 'ClaimConsumerBypassesScheduler', severity: 'error', fix: /^pvctl explain pvc\/data -n shop$/},
+  },
+  {
+    name: 'a static volume without a class, and a claim given the default class by admission: set storageClassName: ""',
+    state: defaultClassWritten(''),
+    near: defaultClassWritten('manual'),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'},
+    explain: {verdict: 'WaitForPodScheduled', summary: /The claim's manifest \(kubectl's last-applied-configuration\) names no class: the DefaultStorageClass admission plugin wrote 'standard', .* gets a new, empty volume from 'rancher\.io\/local-path' instead/, first: /^to bind pv-data and its data, create the claim again with storageClassName: ""/},
+    audit: {code: 'ClaimDefaultClassSkipsVolume', severity: 'warning', fix: /^pvctl explain pvc\/data -n shop$/},
+  },
+  {
+    name: 'a volume provisioned for the claim, Filesystem for a Block claim: the provisioner acted, an error naming the field',
+    state: provisionedFor({mode: 'Filesystem', modes: ['ReadWriteOnce'], claimMode: 'Block', claimModes: ['ReadWriteOnce']}),
+    near: provisionedFor({mode: 'Block', modes: ['ReadWriteOnce'], claimMode: 'Block', claimModes: ['ReadWriteOnce']}),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'},
+    explain: {verdict: 'ExternalProvisioning', summary: /^The provisioner 'ebs\.csi\.aws\.com' made pvc-u-data for this claim .*: volumeMode Filesystem ≠ Block; the controller never binds them/, first: /^pvc-u-data holds no data \(it never bound\)/},
+    audit: {code: 'ClaimProvisionedVolumeUnfit', severity: 'error', fix: /^pvctl explain pvc\/data -n shop$/},
+  },
+  {
+    name: 'a volume provisioned for the claim, RWO for an RWX claim',
+    state: provisionedFor({mode: 'Filesystem', modes: ['ReadWriteOnce'], claimMode: 'Filesystem', claimModes: ['ReadWriteMany']}),
+    near: provisionedFor({mode: 'Filesystem', modes: ['ReadWriteMany'], claimMode: 'Filesystem', claimModes: ['ReadWriteMany']}),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'},
+    explain: {verdict: 'ExternalProvisioning', summary: /made pvc-u-data for this claim .*: offers RWO, claim needs RWX/, first: /^pvc-u-data holds no data/},
+    audit: {code: 'ClaimProvisionedVolumeUnfit', severity: 'error', fix: /^pvctl explain pvc\/data -n shop$/},
+  },
   {
     name: 'a Bound pair whose volume lost claimRef.uid (a manifest re-applied): relink puts the uid back',
     state: reapplied(undefined),

@@ -2,7 +2,8 @@
 // its decision gives, and its brief form where the finding words what blocks the claim), never decided again
 // here; the others (being deleted, being resized) are about fields the controller does not decide on, and
 // carry explain's verdict in their evidence all the same.
-import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict} from '../explain/model.js'
+import type {ClaimExplanationBrief, ClaimExplanationFacts, PartyNoteCode, Verdict} from '../explain/model.js'
+import {AnnSelectedNode} from '../api/constants.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
@@ -25,11 +26,37 @@ export const CLAIM_VERDICT_CODES: Partial<Record<Verdict, FindingCode>> = {
   WaitForPodScheduled: 'ClaimWaitingForScheduling',
 }
 
+/** The codes of explain's notes about the parties around the binder (PartyNote), in the order they win. */
+const NOTE_CODES: ReadonlyArray<[PartyNoteCode, FindingCode]> = [
+  ['PodBypassesScheduler', 'ClaimConsumerBypassesScheduler'],
+  ['ProvisionedVolumeUnfit', 'ClaimProvisionedVolumeUnfit'],
+  ['DefaultClassFromAdmission', 'ClaimDefaultClassSkipsVolume'],
+  ['SelectedNodeGone', 'ClaimSelectedNodeGone'],
+  ['PodUnschedulable', 'ClaimConsumerUnschedulable'],
+]
+
 /**
- * Codes that stand for a verdict only with evidence beyond it: ExternalProvisioning is on its way unless
- * explain's liveness evidence shows no sign of the provisioner.
+ * Codes that stand for a verdict only with evidence beyond it, and the verdicts they stand for:
+ * ExternalProvisioning is on its way unless explain's liveness evidence shows no sign of the provisioner; a
+ * note about the parties around the binder (explain's PartyNote) says more than the verdict's own code.
  */
-export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, Verdict>> = {ClaimProvisionerNotRunning: 'ExternalProvisioning'}
+export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, readonly Verdict[]>> = {
+  ClaimProvisionerNotRunning: ['ExternalProvisioning'],
+  ClaimConsumerBypassesScheduler: ['WaitForFirstConsumer', 'WaitForPodScheduled'],
+  ClaimConsumerUnschedulable: ['WaitForPodScheduled'],
+  ClaimSelectedNodeGone: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimDefaultClassSkipsVolume: ['WaitForFirstConsumer', 'WaitForPodScheduled', 'ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimProvisionedVolumeUnfit: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+}
+
+/**
+ * The code a claim's decision stands for, with the evidence its facts carry but the liveness (which needs
+ * the events): a note about a party around the binder, else its verdict's code.
+ */
+export function claimCode(e: Pick<ClaimExplanationFacts, 'verdict' | 'notes'>): FindingCode | undefined {
+  const notes = e.notes ?? []
+  return NOTE_CODES.find(([note]) => notes.some((n) => n.code === note))?.[1] ?? CLAIM_VERDICT_CODES[e.verdict]
+}
 
 /** kubernetes.io/pvc-protection: the pvc-protection controller's finalizer (pkg/controller/volume/pvcprotection). */
 export const PVCProtectionFinalizer = 'kubernetes.io/pvc-protection'
@@ -73,7 +100,8 @@ function baseEvidence(e: ClaimExplanationFacts): Finding['evidence'] {
 }
 
 function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
-  if (e.verdict !== 'ExternalProvisioning' && CLAIM_VERDICT_CODES[e.verdict] === undefined) {
+  const code = claimCode(e)
+  if (code === undefined && e.verdict !== 'ExternalProvisioning') {
     // Healthy or on its way (most claims of a cluster): no finding, and nothing to word.
     return []
   } else {
@@ -83,7 +111,13 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
   const object = objectOf(e)
   const explain = `pvctl explain pvc/${name} -n ${namespace}${ctx.source}`
   const evidence = baseEvidence(e)
-  if (e.verdict === 'ExternalProvisioning') {
+  if (code !== undefined && code !== CLAIM_VERDICT_CODES[e.verdict]) {
+    // A party around the binder says more than the verdict: explain's summary leads with it.
+    const brief = ctx.explain(e.claim)
+    evidence.notes = (e.notes ?? []).map((n) => `${n.code}: ${n.message}`)
+    evidence.suggestions = brief.suggestions
+    return [finding(code, object, brief.summary, evidence, noteFix(code, e, explain))]
+  } else if (e.verdict === 'ExternalProvisioning') {
     const l = e.provisionerLiveness
     if (l !== null && l.verdict === 'NoSignOfLife' && l.actedOn === null) {
       evidence.provisioner = l.name
@@ -96,11 +130,11 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       // It runs, has acted on the claim, or whether it runs cannot be seen: the wait is not judged a fault.
       return []
     }
+  } else if (code === undefined) {
+    return []
   } else {
-    // Every other verdict has its code, or none.
+    // The verdict's own code.
   }
-  const code = CLAIM_VERDICT_CODES[e.verdict]
-  if (code === undefined) return []
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
@@ -128,6 +162,20 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       evidence.suggestions = brief.suggestions
       return [finding(code, object, brief.summary, evidence, explain)]
     }
+  }
+}
+
+/** The fix of a note's finding: the one command that does it, or explain, which says the change to make. */
+function noteFix(code: FindingCode, e: ClaimExplanationFacts, explain: string): string {
+  const {namespace, name} = e.claim
+  const pod = e.notes?.find((n) => n.code === 'PodUnschedulable')?.objects[0]?.split('/').at(-1)
+  switch (code) {
+    case 'ClaimSelectedNodeGone':
+      return `kubectl annotate pvc ${name} -n ${namespace} ${AnnSelectedNode}-`
+    case 'ClaimConsumerUnschedulable':
+      return pod === undefined ? explain : `kubectl describe pod ${pod} -n ${namespace}`
+    default:
+      return explain
   }
 }
 

@@ -10,7 +10,7 @@ import {relinkFixOn} from './relink-fix.js'
 import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {Finding, FindingCode} from './findings.js'
-import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, judgeClaim} from './judge-claims.js'
+import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, claimCode, judgeClaim} from './judge-claims.js'
 import {CLASS_FINDING_VERDICTS, judgeClasses} from './judge-classes.js'
 import {judgeRestoredVolume} from './judge-restores.js'
 import {judgeVolume, NodeIndex} from './judge-volumes.js'
@@ -59,17 +59,17 @@ export interface AuditInput {
 }
 
 
-/** The finding a claim verdict is, or undefined for a healthy (or soon healthy) one. */
-export function codeOfVerdict(v: Verdict): FindingCode | undefined {
-  return CLAIM_VERDICT_CODES[v]
+/** The finding a claim's facts stand for (claimCode), or undefined for a healthy (or soon healthy) claim. */
+export function codeOfClaim(e: Pick<ClaimExplanationFacts, 'verdict' | 'notes'>): FindingCode | undefined {
+  return claimCode(e)
 }
 
 /**
- * The verdict a claim finding code stands for (the agreement test reads it back); undefined for a code
- * that is about a claim's other fields (being deleted, a resize), which carries the verdict in its evidence.
+ * The verdicts a claim finding code stands for (the agreement test reads them back); empty for a code that
+ * is about a claim's other fields (being deleted, a resize), which carries the verdict in its evidence.
  */
-export function verdictOfCode(code: FindingCode): Verdict | undefined {
-  return CLAIM_EVIDENCE_VERDICT_CODES[code] ?? (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).find((v) => CLAIM_VERDICT_CODES[v] === code)
+export function verdictsOfCode(code: FindingCode): readonly Verdict[] {
+  return CLAIM_EVIDENCE_VERDICT_CODES[code] ?? (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).filter((v) => CLAIM_VERDICT_CODES[v] === code)
 }
 
 export function judge(input: AuditInput): Finding[] {

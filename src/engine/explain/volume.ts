@@ -146,7 +146,16 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
         suggestions: [`recreate the claim with volumeMode ${volume.spec.volumeMode ?? 'Filesystem'}, or unbind the volume: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
       }
     }
-    return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+    // The claim's sync takes a volume pre-bound to it only if it fits (FindMatchingVolume): a promise to finish
+    // the binding is the claim's decision's, or none.
+    const d = decideClaim(q, state, claim)
+    if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
+      return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+    }
+    return {
+      ...settled('Binding', `Bound to ${key}, which does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): neither side moves.`),
+      suggestions: [`pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`],
+    }
   } else if (claim.spec.volumeName === name) {
     return settled('Bound', `Bound to ${key}, which points back at it.`)
   } else {
