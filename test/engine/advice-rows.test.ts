@@ -29,6 +29,8 @@ export interface AdviceRow {
   explain: {verdict: string; summary?: RegExp; first: RegExp}
   /** The finding audit gives the object (its fix run as printed). */
   audit?: {code: FindingCode; severity: Severity; fix: RegExp; message?: RegExp}
+  /** Codes audit must not raise on the object (their advice would be wrong here). */
+  absent?: FindingCode[]
   /** Another finding of the same state, on another object, whose fix is run too. */
   alsoAudit?: {object: string; code: FindingCode; fix: RegExp}
 }
@@ -108,7 +110,74 @@ function provisionedFor(o: {mode: string; modes: string[]; claimMode: string; cl
   })
 }
 
+/** Static volumes of class 'x' (a label: no StorageClass of that name); the big one bound to a claim asking for `small`. */
+function crossedClaims(small: string): ClusterState {
+  return state({
+    classes: [sc('gp2', 'ebs.csi.aws.com')],
+    volumes: [
+      pv('pv-small', {className: 'x', capacity: '5Gi'}),
+      pv('pv-big', {className: 'x', capacity: '20Gi', phase: 'Bound', claim: {namespace: 'shop', name: 'small', uid: 'u-small'}, annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}}),
+    ],
+    claims: [
+      pvc('small', 'u-small', {namespace: 'shop', className: 'x', request: small, phase: 'Bound', volumeName: 'pv-big', annotations: bound}),
+      pvc('big', 'u-big', {namespace: 'shop', className: 'x', request: '20Gi'}),
+    ],
+  })
+}
+
+/** A provisioned volume being deleted, held by its provisioner's finalizer; its claim gone. */
+function terminatingProvisioned(policy: string): ClusterState {
+  return state({
+    volumes: [
+      pv('pvc-123', {
+        phase: 'Released',
+        policy,
+        className: 'ebs',
+        deleting: true,
+        finalizers: ['external-provisioner.volume.kubernetes.io/finalizer'],
+        claim: {namespace: 'shop', name: 'gone', uid: 'u-gone'},
+        annotations: {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'},
+        source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'vol-123'}},
+      }),
+    ],
+    classes: [sc('ebs', 'ebs.csi.aws.com')],
+  })
+}
+
+/** A CSI volume made by hand (or, near, by a provisioner), released with Delete. */
+function staticDelete(provisionedBy: string | undefined): ClusterState {
+  const v = pv('pv-static', {phase: 'Released', policy: 'Delete', className: '', claim: {namespace: 'shop', name: 'gone', uid: 'u-gone'}, source: {csi: {driver: 'nfs.csi.k8s.io', volumeHandle: 'nfs.example/share#data'}}})
+  if (provisionedBy !== undefined) v.metadata.annotations = {'pv.kubernetes.io/provisioned-by': provisionedBy}
+  return state({volumes: [v]})
+}
+
 export const adviceRows: AdviceRow[] = [
+  {
+    name: 'a Retain volume Terminating with the external provisioner\'s finalizer: no storage to delete, removing it by hand is the way out',
+    state: terminatingProvisioned('Retain'),
+    near: terminatingProvisioned('Delete'),
+    object: {kind: 'PersistentVolume', name: 'pvc-123'},
+    explain: {verdict: 'Released', summary: /held by external-provisioner\.volume\.kubernetes\.io\/finalizer until its next sync of the volume, which deletes no storage \(reclaim policy Retain\)/, first: /^no storage is to be deleted \(reclaim policy Retain\): .*kubectl patch pv pvc-123 --type json -p '\[\{"op":"test","path":"\/metadata\/finalizers\/0"/},
+    audit: {code: 'VolumeTerminating', severity: 'warning', fix: /^kubectl patch pv pvc-123 --type json -p '\[\{"op":"test"/},
+    // Being deleted, it is not to be reclaimed: reclaim refuses it.
+    absent: ['VolumeReleasedRetained'],
+  },
+  {
+    name: 'a static CSI volume with Delete and no provisioned-by: nothing may delete it, delete it by hand',
+    state: staticDelete(undefined),
+    near: staticDelete('nfs.csi.k8s.io'),
+    object: {kind: 'PersistentVolume', name: 'pv-static'},
+    explain: {verdict: 'Released', summary: /though none provisioned it \(no pv\.kubernetes\.io\/provisioned-by\)/, first: /^if 'nfs\.csi\.k8s\.io' does not delete it .*: kubectl delete pv pv-static, then the storage it names \(volumeHandle nfs\.example\/share#data\) .* the old data goes with them$/},
+    audit: {code: 'VolumeDeleteUnowned', severity: 'warning', fix: /^kubectl delete pv pv-static$/},
+  },
+  {
+    name: 'a smaller claim took the volume the bigger claim needed (a label used as a class): say so, not "create StorageClass"',
+    state: crossedClaims('1Gi'),
+    near: crossedClaims('20Gi'),
+    object: {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'big'},
+    explain: {verdict: 'StorageClassNotFound', summary: /pv-big \(20Gi\), which would fit it, is bound to shop\/small, a claim asking for only 1Gi\.$/, first: /^pv-big went to shop\/small, which asks for only 1Gi: .* pre-binding them/},
+    audit: {code: 'ClaimStorageClassNotFound', severity: 'error', fix: /^pvctl explain pvc\/big -n shop$/, message: /is bound to shop\/small, a claim asking for only 1Gi/},
+  },
   {
     name: 'WaitForFirstConsumer, and the pod that uses the claim sets spec.nodeName: it bypasses the scheduler, the claim never binds',
     state: podNamesNode('node-1'),
@@ -182,9 +251,11 @@ describe('advice beyond the controller: each row raised, and not by the state ne
         assert.equal(f.severity, expected.severity)
         assert.match(f.fix, expected.fix)
         if (expected.message) assert.match(f.message, expected.message)
+        for (const code of row.absent ?? []) assert.ok(!findingsOf(row.state, nameOf(row.object)).some((x) => x.code === code), `${code} raised`)
         await assertRunsAsPrinted(f.fix, row.state)
         const near = findingsOf(row.near, nameOf(row.object)).find((x) => x.code === expected.code)
-        assert.ok(near === undefined || !expected.fix.test(near.fix), `the state next to it: ${near?.code} ${near?.fix}`)
+        const same = near !== undefined && expected.fix.test(near.fix) && (expected.message === undefined || expected.message.test(near.message))
+        assert.ok(!same, `the state next to it: ${near?.code} ${near?.fix}: ${near?.message}`)
       })
     }
     const also = row.alsoAudit

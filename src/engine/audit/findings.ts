@@ -31,6 +31,7 @@ export const FINDING_CODES = {
   ClaimResizePending: {severity: 'info', meaning: 'A claim asks for more storage than it has and the resize is on its way (Resizing, FileSystemResizePending, *InProgress) or not started.'},
   VolumeTerminating: {severity: 'warning', meaning: 'A volume being deleted is held by a finalizer: its owner and what it waits for are named, one finding per blocking finalizer.'},
   VolumeReleasedProvisionerNotRunning: {severity: 'warning', meaning: 'A Released volume whose Delete is left to an external provisioner that shows no sign of life: its storage will not be freed.'},
+  VolumeDeleteUnowned: {severity: 'warning', meaning: 'A Released (or Failed) CSI volume with reclaimPolicy Delete that no provisioner made (no pv.kubernetes.io/provisioned-by): only a csi-provisioner that handles statically provisioned volumes deletes it, an older one never does; nothing shows one has acted on it.'},
   VolumeNodeAffinityMatchesNoNode: {severity: 'warning', meaning: "An Available volume whose required node affinity admits no node of the cluster: a pod using it could never be scheduled (judged only when Nodes were read)."},
   VolumeStorageClassNotFound: {severity: 'info', meaning: "An Available volume's storageClassName names no StorageClass: only a claim naming that class exactly binds it (judged only when StorageClasses were read)."},
   VolumeDeletionUnprotected: {severity: 'warning', meaning: 'A Delete volume being deleted with no deletion-protection finalizer: the object can go before its storage is deleted, and the storage may leak.'},

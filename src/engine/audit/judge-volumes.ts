@@ -5,7 +5,7 @@
 import {PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from '../api/constants.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {FinalizerWait, VolumeExplanation} from '../explain/model.js'
-import {PVProtectionFinalizer} from '../explain/volume.js'
+import {PVProtectionFinalizer, removeFinalizerPatch, unowned, volumeHandleOf} from '../explain/volume.js'
 import {closeNames} from '../explain/close-names.js'
 import type {Node, PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
@@ -73,6 +73,8 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         relinked,
       ),
     )
+  } else if (phase === 'Released' && policy === 'Retain' && v.metadata.deletionTimestamp != null) {
+    // Being deleted: not to be reclaimed (reclaim refuses it); VolumeTerminating says what holds it.
   } else if (phase === 'Released' && policy === 'Retain') {
     const fits = ctx.reclaimFits(v, 2)
     const asking = fits.length === 1 && ctx.lookup.claimNamed(fits[0].namespace, fits[0].name)?.spec.volumeName === name ? `${fits[0].namespace}/${fits[0].name}` : undefined
@@ -99,6 +101,16 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
           `Released by ${refText(v) ?? 'its claim'} with Delete left to '${deleter.name}', and nothing shows it running (${deleter.summary}): the storage will not be freed until its csi-provisioner runs again.`,
           {phase, persistentVolumeReclaimPolicy: policy, provisioner: deleter.name, liveness: deleter.verdict, lease: deleter.leaseName, csiDriver: deleter.csiDriver, livenessEvidence: deleter.summary},
           `pvctl explain pv/${name}${ctx.source}`,
+        ),
+      )
+    } else if (e !== undefined && unowned(v) && (e.reclaim?.action === 'external' || e.reclaim?.action === 'fail') && deleter?.actedOn == null) {
+      found.push(
+        finding(
+          'VolumeDeleteUnowned',
+          object,
+          `Released by ${refText(v) ?? 'its claim'} with Delete, but no provisioner made it (no pv.kubernetes.io/provisioned-by): only a csi-provisioner of '${v.spec.csi?.driver ?? ''}' that handles statically provisioned volumes deletes it, and nothing shows one has; if none does, delete the PersistentVolume and its storage (volumeHandle ${volumeHandleOf(v) ?? '<none>'}) by hand, the old data with them.`,
+          {phase, persistentVolumeReclaimPolicy: policy, driver: v.spec.csi?.driver ?? null, volumeHandle: volumeHandleOf(v) ?? null, 'pv.kubernetes.io/provisioned-by': null},
+          `kubectl delete pv ${name}`,
         ),
       )
     } else {
@@ -194,7 +206,13 @@ function finalizerFinding(v: PersistentVolume, since: string, f: FinalizerWait, 
     // VolumeAttachments not seen, or not an attacher's finalizer.
   }
   const dead = controller?.verdict === 'NoSignOfLife' ? `; nothing shows it running (${controller.summary})` : ''
-  const fix = f.name === PVProtectionFinalizer && ref != null ? `kubectl delete pvc ${ref.name ?? ''} -n ${ref.namespace ?? ''}` : `pvctl explain pv/${name}${source}`
+  const keeps = (v.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete'
+  const fix =
+    f.name === PVProtectionFinalizer && ref != null
+      ? `kubectl delete pvc ${ref.name ?? ''} -n ${ref.namespace ?? ''}`
+      : f.name === PVDeletionProtectionFinalizer && keeps
+        ? removeFinalizerPatch(v, f.name)
+        : `pvctl explain pv/${name}${source}`
   return finding('VolumeTerminating', objectOf(v), `Being deleted since ${since}, held by ${f.name}: ${f.owner} removes it once ${f.waitsFor}${dead}.`, evidence, fix)
 }
 

@@ -11,7 +11,8 @@ import {ageSeconds, type ExplainEvidence, eventsOf, noEvidence, NOT_READ, type O
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
 import {RequestGroups} from './request-groups.js'
-import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
+import {describeNeed, NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
+import {crossedSentence, crossedSuggestion, crossedVolume} from './crossed.js'
 import {type ClaimTurn, SyncPass} from './pass.js'
 import {type Decision, decideClaim} from './verdict.js'
 import {describeVolume} from './volume.js'
@@ -163,6 +164,9 @@ export class Explainer {
       candidates = pool
     }
     const provisionerLiveness = facts.provisionerLiveness
+    // A volume that fits, held by a claim asking for less: looked for in one claim's explanation (and audit's
+    // brief of it), not in each item of a List, which stays linear in the cluster.
+    const crossed = inPass ? undefined : crossedVolume(q.lookup, claim, decision, opts.gates)
     const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
     return {
       apiVersion: EXPLAIN_API_VERSION,
@@ -171,10 +175,13 @@ export class Explainer {
       phase: facts.phase,
       verdict: facts.verdict,
       volume: chosen,
-      summary: withNotes(summarizeClaim(decision, claim, pool, waiting, bounded?.eligible), facts.notes ?? []),
+      summary: withNotes([summarizeClaim(decision, claim, pool, waiting, bounded?.eligible), ...(crossed === undefined ? [] : [crossedSentence(crossed)])].join(' '), facts.notes ?? []),
       candidates,
       ...(bounded === undefined ? {} : {candidatesTotal: bounded.candidatesTotal}),
-      suggestions: suggestionsWith(facts.notes ?? [], claim, decision, () => suggestFixes(q, state, claim, decision, pool, order, provisionerLiveness)),
+      suggestions: suggestionsWith(facts.notes ?? [], claim, decision, () => [
+        ...(crossed === undefined ? [] : [crossedSuggestion(crossed, decision.storageClass.name, describeNeed(claim))]),
+        ...suggestFixes(q, state, claim, decision, pool, order, provisionerLiveness),
+      ]),
       request: facts.request,
       storageClass: facts.storageClass,
       selectedNode: facts.selectedNode,

@@ -64,6 +64,15 @@ export function suggestFixes(
     case 'StorageClassNotFound': {
       const close = closeNames(cls.name, state.classes.map((c) => c.metadata.name ?? ''))
       out.push(...nearMisses(ctx, candidates))
+      const labelled = q.lookup.volumesOfClass(cls.name).length
+      if (labelled > 0) {
+        // A class name static volumes bear as a label: they bind by it without a StorageClass object, and
+        // a class made now would not make one of them fit.
+        out.push(
+          `'${cls.name}' names no StorageClass but ${labelled} volume${labelled === 1 ? ' bears' : 's bear'} it, and ${labelled === 1 ? 'it binds' : 'they bind'} by that name alone: creating the class would not bind this claim (none fits it); a volume of class '${cls.name}' with ${describeNeed(claim)} would`,
+        )
+        break
+      }
       out.push(
         `create StorageClass '${cls.name}', or recreate the claim with an existing class${close.length > 0 ? ` (did you mean ${close.map((c) => `'${c}'`).join(' or ')}?)` : state.classes.length > 0 ? ` (${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
       )
@@ -300,7 +309,7 @@ function alternative(q: ControllerQueries, claim: PersistentVolumeClaim): string
   return match.value === undefined ? '' : ` (then ${match.value.metadata.name} would match)`
 }
 
-function describeNeed(claim: PersistentVolumeClaim): string {
+export function describeNeed(claim: PersistentVolumeClaim): string {
   const parts = [
     `at least ${claim.spec.resources?.requests?.storage ?? '0'}`,
     getAccessModesAsString(claim.spec.accessModes) || 'any access mode',

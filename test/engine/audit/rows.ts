@@ -109,6 +109,11 @@ export const rows: Row[] = [
     near: state({volumes: [{...boundVolume({deleting: true, finalizers: ['kubernetes.io/pv-protection']}), status: {phase: 'Released'}}]}),
   },
   {code: 'VolumeReleasedProvisionerNotRunning', raises: state({volumes: [releasedExternal], classes: [external]}), near: state({volumes: [releasedExternal], classes: [external]}), evidence: silence, nearEvidence: leaseHeld('example-com-x')},
+  {
+    code: 'VolumeDeleteUnowned',
+    raises: state({volumes: [pv('pv-1', {phase: 'Released', policy: 'Delete', className: '', claim: {name: 'gone', uid: 'u0'}, source: {csi: {driver: 'example.com/x', volumeHandle: 'h-1'}}})]}),
+    near: state({volumes: [releasedExternal], classes: [external]}),
+  },
   {code: 'VolumeNodeAffinityMatchesNoNode', raises: state({volumes: [local()], nodes: [node('n1')]}), near: state({volumes: [local()], nodes: [node('n1'), node('n9')]})},
   {code: 'VolumeStorageClassNotFound', raises: state({volumes: [pv('pv-1', {className: 'gold'})], classes: [sc('silver', 'example.com/x')]}), near: state({volumes: [pv('pv-1', {className: 'gold'})], classes: [sc('gold', 'example.com/x')]})},
   {
