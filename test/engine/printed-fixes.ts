@@ -95,6 +95,8 @@ async function runStep(step: string, state: ClusterState): Promise<{run: StepRun
 
 /** The flags pvctl's printed fixes use, each with a value; anything else is an error of the fix. */
 const VALUED = new Set(['-n', '-f', '--for', '--context'])
+/** Flags without a value a printed command may carry: --dry-run (the runner adds it anyway). */
+const BOOLEAN = new Set(['--dry-run'])
 
 function parsePvctl(step: string): {verb: string; objects: string[]; flags: Map<string, string>} {
   const [, verb, ...rest] = step.split(/\s+/)
@@ -103,6 +105,7 @@ function parsePvctl(step: string): {verb: string; objects: string[]; flags: Map<
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i]
     if (VALUED.has(arg)) flags.set(arg, rest[++i])
+    else if (BOOLEAN.has(arg)) flags.set(arg, '')
     else if (arg.startsWith('-')) throw new Error(`a printed fix uses a flag the test does not know: ${arg} (${step})`)
     else objects.push(arg)
   }

@@ -110,7 +110,7 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   const unedited = reconcile(state, {gates: input.gates, plugins, targets})
   checks.push(
     ...existenceChecks(pair),
-    brokenCheck(volume, claim, writes),
+    brokenCheck(volume, claim, writes, unedited),
     otherClaimCheck(lookup, volume, claim),
     check('VolumeNotDeleting', ...volumeDeleting(volume)),
     claim.metadata.deletionTimestamp == null ? check('ClaimNotDeleting', true, 'not being deleted') : check('ClaimNotDeleting', false, `pvc/${claimKey(claim)} is being deleted (since ${claim.metadata.deletionTimestamp})`),
@@ -258,7 +258,7 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
       named:
         volume === undefined || back === key
           ? check('PairNamed', true, `pvc/${key} names volume ${volumeName}${volume === undefined ? '' : ', which names it back'}`)
-          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the next sync binds them: pvctl sync pvc/${target.name} -n ${target.namespace})` : ''}`),
+          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the claim asks for it; whether the next sync binds them, pvctl explain pvc/${target.name} -n ${target.namespace} says)` : ''}`),
     }
   } else {
     // No spec.volumeName: the pair's volume is the one volume that names this claim.
@@ -298,7 +298,7 @@ function claimGone({namespace, name}: ClaimName, v: string): string {
   return `claim ${namespace}/${name}, which pv/${v} names, does not exist: recreate it with spec.volumeName: ${v} (kubectl apply -f ${name}.yaml), then run pvctl relink pv/${v}; or give the volume to another claim (pvctl reclaim pv/${v} --for NS/CLAIM)`
 }
 
-function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
+function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[], unedited: ReconcileResult): RelinkCheck {
   const ref = volume.spec.claimRef!
   const key = claimKey(claim)
   const broken: string[] = []
@@ -313,7 +313,17 @@ function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, wri
   if (broken.length > 0) {
     return check('PointersBroken', true, broken.join('; '))
   } else {
-    return check('PointersBroken', false, `the pointers of pv/${volume.metadata.name ?? ''} and pvc/${key} close already: nothing to relink (pvctl sync pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} binds them if they are not Bound)`)
+    // What the sync does with them is the plan's to say, not a promise: a pair that points at each other
+    // may still not bind (a volume made for the claim that does not fit it).
+    const name = volume.metadata.name ?? ''
+    const after = unedited.claims.find((c) => claimKey(c) === key)
+    const binds = after?.status?.phase === 'Bound' && after.spec.volumeName === name
+    const next = binds
+      ? claim.status?.phase === 'Bound'
+        ? 'they are bound'
+        : `the next sync binds them: pvctl sync pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''}`
+      : `they do not bind as they are: pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`
+    return check('PointersBroken', false, `the pointers of pv/${name} and pvc/${key} close already: nothing to relink (${next})`)
   }
 }
 
