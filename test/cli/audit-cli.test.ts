@@ -2,12 +2,14 @@
 // on a terminal (script(1) gives the CLI one) and with -o wide; and docs/codes.md lists every finding code.
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {FINDING_CODES} from '../../src/engine/audit/findings.js'
-import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
+import {parse as parseYaml} from 'yaml'
+
+import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli, tempDir} from './run-cli.js'
 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
   {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 3 errors, 1 warning, 1 info; the controller would make 11 writes first/},
@@ -73,6 +75,31 @@ test('audit -o json: an AuditReport with nothing else on stdout', async () => {
   assert.equal(doc.plannedChanges.writes, 11)
   for (const f of doc.findings) assert.deepEqual(Object.keys(f), ['code', 'severity', 'object', 'message', 'evidence', 'fix'])
   assert.deepEqual(doc.summary.ignoredByAnnotation, {})
+})
+
+test("each pvctl fix audit prints for the bundled example runs through the CLI as printed, --dry-run: accepted (exit 0 or 1), a sync step's plan read by the steps after it", async () => {
+  const doc = JSON.parse((await runCli(['audit', '-f', example, '-o', 'json'])).stdout) as {findings: Array<{fix: string}>}
+  const fixes = doc.findings.map((f) => f.fix).filter((f) => f.startsWith('pvctl '))
+  assert.ok(fixes.some((f) => f.includes(' && ')), 'a fix in steps (pv-0004: sync, then reclaim)')
+  const dir = tempDir('audit-fixes')
+  for (const fix of fixes) {
+    let file = example
+    for (const step of fix.split(' && ')) {
+      const args = step.split(' ').slice(1).map((a) => (a === example ? file : a))
+      // explain writes nothing and has no --dry-run.
+      const r = await runCli([...args, ...(args[0] === 'explain' ? [] : ['--dry-run']), ...(args[0] === 'sync' ? ['-o', 'json'] : [])])
+      assert.ok(r.code === 0 || r.code === 1, `${step}: exit ${r.code}: ${r.stderr}`)
+      if (args[0] === 'sync') {
+        // The step after a sync reads the state its plan leaves: the snapshot with the plan's objects in place.
+        const planned = (JSON.parse(r.stdout) as {objects: Array<{kind: string; metadata: {name: string; namespace?: string}}>}).objects
+        const key = (o: {kind: string; metadata: {name: string; namespace?: string}}) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`
+        const before = (parseYaml(readFileSync(file, 'utf8')) as {items: Array<{kind: string; metadata: {name: string; namespace?: string}}>}).items
+        const replaced = new Map(planned.map((o) => [key(o), o]))
+        file = path.join(dir, `after-${fixes.indexOf(fix)}.json`)
+        writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: before.map((o) => replaced.get(key(o)) ?? o)}))
+      }
+    }
+  }
 })
 
 test('audit -o json: what the annotation silenced, counted apart from --ignore', async () => {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
 import {auditState} from '../../src/app/audit.js'
-import {explainInState} from '../../src/app/explain.js'
+import {explainInState, withMissingKindCaveats} from '../../src/app/explain.js'
 import type {Finding, FindingCode, Severity} from '../../src/engine/audit/findings.js'
 import {objectName} from '../../src/engine/audit/findings.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
@@ -268,4 +268,23 @@ describe('advice beyond the controller: each row raised, and not by the state ne
       })
     }
   }
+})
+
+describe('where pvctl cannot see enough, the caveat says so', () => {
+  const withoutPods = {...podNamesNode('node-1'), pods: []}
+  test('no Pod read: whether a pod bypasses the scheduler cannot be seen (explain and audit say so)', () => {
+    const e = withMissingKindCaveats(explain(withoutPods, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation, new Set(['Pod']))
+    assert.equal(e.verdict, 'WaitForFirstConsumer')
+    assert.match(e.caveats?.join('\n') ?? '', /no Pod: .*whether one names its node itself \(bypassing the scheduler\) could not be seen/)
+    const f = findingsOf(withoutPods, 'pvc/shop/data').find((x) => x.code === 'ClaimWaitingForConsumer')
+    assert.match(f?.message ?? '', /No Pods were read: whether a pod uses it, or names its node itself .* could not be seen/)
+    assert.doesNotMatch(findingsOf(podNamesNode(undefined), 'pvc/shop/data').map((x) => x.message).join('\n'), /No Pods were read/)
+  })
+  test("no Node read: whether the claim's selected-node still exists cannot be seen", () => {
+    const claim = pvc('data', 'u-data', {namespace: 'shop', className: 'ebs-wait', annotations: {'volume.kubernetes.io/selected-node': 'node-9'}})
+    const s = state({claims: [claim], classes: [sc('ebs-wait', 'ebs.csi.aws.com', {mode: 'WaitForFirstConsumer'})]})
+    const e = withMissingKindCaveats(explain(s, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation, new Set(['Node']))
+    assert.match(e.caveats?.join('\n') ?? '', /no Node: whether node node-9, the claim's selected-node, still exists could not be seen/)
+    assert.equal(e.notes, undefined, 'no node is judged gone when no Node was read')
+  })
 })

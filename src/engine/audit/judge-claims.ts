@@ -139,8 +139,10 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
     case 'ClaimLost':
     case 'ClaimMisbound':
       return [lostFinding(code, ctx.explain(e.claim), evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}))]
-    case 'ClaimWaitingForConsumer':
-      return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.`, evidence, explain)]
+    case 'ClaimWaitingForConsumer': {
+      const unseen = ctx.podsRead ? '' : ' No Pods were read: whether a pod uses it, or names its node itself and so never lets it bind, could not be seen.'
+      return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.${unseen}`, evidence, explain)]
+    }
     case 'ClaimWaitingForScheduling': {
       const pods = ctx.explain(e.claim).pods.map((x) => x.name)
       return [

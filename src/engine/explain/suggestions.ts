@@ -129,10 +129,10 @@ export function suggestFixes(
       const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(q.lookup, claim)
       out.push(
         d.claim.spec.volumeName
-          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, or delete the claim and create a new one`
+          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, and they bind again; else delete the claim (its data went with ${d.claim.spec.volumeName}) and create a new one`
           : namedBy !== undefined
             ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${relinkCommand(claim)}`
-            : `delete the claim and create a new one: a Lost claim never binds again`,
+            : `delete the claim and create a new one, empty: a Lost claim never binds again, and no volume names it any more`,
       )
       break
     }
@@ -140,7 +140,7 @@ export function suggestFixes(
       out.push(
         relinkable(q.lookup, d.volume!, claim)
           ? relinkSuggestion(d.volume!, claim)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`,
+          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(d.volume!.spec.claimRef!)}`,
       )
       break
     case 'SyncError':

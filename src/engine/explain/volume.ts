@@ -242,7 +242,7 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[]
   const name = volume.metadata.name ?? ''
   switch (reclaim.action) {
     case 'retain':
-      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it`]
+      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it, its old data with them`]
     case 'external':
       if (unowned(volume)) return [unownedDeleteAdvice(volume)]
       return reclaim.by === null
