@@ -21,7 +21,7 @@ import {decideRelink, type RelinkTarget} from '../../src/engine/repair/relink.js
 import {ExitCode} from '../../src/errors.js'
 import {loadCases, repoRoot, stateOf} from '../conformance/cases.js'
 import {rows as findingRows} from './audit/rows.js'
-import {adviceRows} from './advice-rows.test.js'
+import {adviceRows} from './advice-rows.js'
 import {generatedState} from './explain-oracle.js'
 import {runPrintedFix} from './printed-fixes.js'
 
