@@ -108,9 +108,10 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
 }
 
 /**
- * The explanation with the offers in its suggestions: where explain's advice removes a volume's claimRef
- * by hand (kubectl patch), the guarded reclaim takes its place; otherwise the offer follows the sentence
- * about that volume as the nearest, or comes first. The verdict and everything else stay explain's.
+ * The explanation with the offers in its suggestions. A volume holding data that the claim could take is the
+ * first thing to say: an allowed reclaim comes first, and explain's hand-made patch of that volume (kubectl
+ * patch) goes. A refused one says why where that patch was, or after the sentence about that volume as the
+ * nearest. The verdict and everything else stay explain's.
  */
 export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimOffer[]): ClaimExplanation {
   if (offers.length === 0) {
@@ -119,17 +120,21 @@ export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimO
     // Rewrite the suggestions that speak of an offered volume.
   }
   let suggestions = [...e.suggestions]
+  const first: string[] = []
   for (const offer of offers) {
     const patch = removeClaimRefPatch(offer.volume)
     const byHand = suggestions.findIndex((s) => s.includes(patch))
-    if (byHand >= 0) {
+    if (offer.allowed) {
+      first.push(offer.suggestion)
+      suggestions = suggestions.filter((s) => !s.includes(patch))
+    } else if (byHand >= 0) {
       suggestions = suggestions.flatMap((s, i) => (i === byHand ? [offer.suggestion] : s.includes(patch) ? [] : [s]))
     } else {
       const nearest = suggestions.findIndex((s) => s.startsWith(`the nearest volume, ${offer.volume},`))
       suggestions.splice(nearest + 1, 0, offer.suggestion)
     }
   }
-  return {...e, suggestions}
+  return {...e, suggestions: [...first, ...suggestions]}
 }
 
 /** A claim reclaimFits may give a volume to, and its place among the claims it was given. */
