@@ -35,7 +35,7 @@ export const RELINK_CHECKS = {
   PairNamed: {overridable: false, meaning: "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty"},
   VolumeExists: {overridable: false, meaning: 'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)'},
   ClaimExists: {overridable: false, meaning: 'the claim the volume names exists'},
-  PointersBroken: {overridable: false, meaning: 'the pair does not close now: the claimRef holds another uid, or a claim that completed binding lost its spec.volumeName'},
+  PointersBroken: {overridable: false, meaning: 'the pair does not close now: the claimRef holds another uid (or none, while the claim completed binding to the volume), or a claim that completed binding lost its spec.volumeName'},
   NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
