@@ -27,7 +27,7 @@ export function writtenBy(metadata: ObjectMeta, path: readonly string[]): string
   const entries = Array.isArray(metadata.managedFields) ? (metadata.managedFields as ManagedFieldsEntry[]) : []
   const owner = entries.find((e) => (e.manager ?? '') !== '' && !e.manager!.startsWith(ControllerManager) && owns(e.fieldsV1, path))
   if (owner !== undefined) return `field manager '${owner.manager!}' (${owner.operation ?? 'Update'})`
-  return lastApplied(metadata, path) !== undefined ? `kubectl apply (${LastAppliedAnnotation})` : undefined
+  return lastApplied(metadata, path) !== undefined ? 'kubectl apply' : undefined
 }
 
 /** The value `path` had in the manifest kubectl last applied; undefined without one, null where the manifest left it out. */
