@@ -3,7 +3,7 @@
 import {FINDING_CODES, objectKey, objectName, type FindingObject} from '../engine/audit/findings.js'
 import {auditCapacity} from '../engine/audit/capacity.js'
 import {pointerPictures} from '../engine/audit/pointers.js'
-import {codeOfClaim, judge} from '../engine/audit/judge.js'
+import {claimCode, judge} from '../engine/audit/judge.js'
 import {auditFails, buildAuditReport, silencedBy, type AuditReport, type AuditTotals, type FailOn} from '../engine/audit/report.js'
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
@@ -101,7 +101,7 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
 export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan: SyncReport): number {
   const s = auditScope(state, opts, {plan})
   const claimCodes = s.claims.flatMap((c, i) => {
-    const code = codeOfClaim(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const code = claimCode(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
   const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: [], explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})

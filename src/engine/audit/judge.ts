@@ -10,7 +10,7 @@ import {relinkFixOn} from './relink-fix.js'
 import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {Finding, FindingCode} from './findings.js'
-import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, claimCode, judgeClaim} from './judge-claims.js'
+import {CLAIM_EVIDENCE_VERDICT_CODES, CLAIM_VERDICT_CODES, judgeClaim} from './judge-claims.js'
 import {CLASS_FINDING_VERDICTS, judgeClasses} from './judge-classes.js'
 import {judgeRestoredVolume} from './judge-restores.js'
 import {judgeVolume, NodeIndex} from './judge-volumes.js'
@@ -59,10 +59,8 @@ export interface AuditInput {
 }
 
 
-/** The finding a claim's facts stand for (claimCode), or undefined for a healthy (or soon healthy) claim. */
-export function codeOfClaim(e: Pick<ClaimExplanationFacts, 'verdict' | 'notes'>): FindingCode | undefined {
-  return claimCode(e)
-}
+/** The finding a claim's facts stand for, or undefined for a healthy (or soon healthy) claim. */
+export {claimCode} from './judge-claims.js'
 
 /**
  * The verdicts a claim finding code stands for (the agreement test reads them back); empty for a code that

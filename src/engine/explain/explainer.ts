@@ -238,7 +238,6 @@ function decisionFacts(q: ControllerQueries, state: ClusterState, key: {namespac
   // A kind the state holds none of was not read: no node is judged gone then.
   const notes = partyNotes(q, claim, decision, state.nodes.length > 0)
   return {
-    ...(notes.length > 0 ? {notes} : {}),
     claim: key,
     phase: claim.status?.phase ?? 'Pending',
     verdict: decision.verdict,
@@ -249,6 +248,7 @@ function decisionFacts(q: ControllerQueries, state: ClusterState, key: {namespac
     provisioner: decision.provisioner,
     error: decision.error,
     provisionerLiveness,
+    ...(notes.length > 0 ? {notes} : {}),
   }
 }
 

@@ -11,7 +11,7 @@ import {planSync} from '../../../src/app/sync.js'
 import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
 import {loadSnapshot} from '../../../src/cluster/snapshot.js'
 import type {Finding} from '../../../src/engine/audit/findings.js'
-import {codeOfClaim, verdictsOfCode} from '../../../src/engine/audit/judge.js'
+import {claimCode, verdictsOfCode} from '../../../src/engine/audit/judge.js'
 import {explainClaim} from '../../../src/engine/explain/explainer.js'
 import type {ExplainEvidence} from '../../../src/engine/explain/evidence.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
@@ -48,7 +48,7 @@ function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[
       const verdict = e?.verdict
       const wrong =
         said.length > 1 ||
-        (said.length === 0 ? e !== undefined && codeOfClaim(e) !== undefined : !said[0].v.includes(verdict!)) ||
+        (said.length === 0 ? e !== undefined && claimCode(e) !== undefined : !said[0].v.includes(verdict!)) ||
         found.some((f) => f.evidence.verdict !== verdict)
       if (wrong) problems.push(`${key}: audit ${found.map((f) => f.code).join(', ') || 'no finding'}, explain ${when} ${verdict}`)
     }
