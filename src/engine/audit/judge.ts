@@ -76,7 +76,7 @@ export function judge(input: AuditInput): Finding[] {
   const lookup = input.lookup ?? clusterLookup(after)
   const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
   const phaseAsRead = input.phaseAsRead ?? ((name: string) => lookup.volumeByName(name)?.status?.phase)
-  const reclaim = reclaimFixOn(after, input.gates ?? defaultFeatureGates, {phaseAsRead, source})
+  const reclaim = reclaimFixOn(after, lookup, input.gates ?? defaultFeatureGates, {phaseAsRead, source})
   const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, reclaim, explain: input.explainClaim}
   const volumeBase = {
     lookup,

@@ -4,9 +4,10 @@
 // the state shows it: a volume of the claim's class held by a live claim that asks for less, and kept from
 // this claim by that binding alone. PURE.
 import type {FeatureGates} from '../api/feature-gates.js'
-import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
-import {compareQuantities} from '../api/quantity.js'
-import {storageQuantity} from '../matching/volume-index.js'
+import {claimKey, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {compareQuantities, type Quantity} from '../api/quantity.js'
+import {lowerIndex} from '../matching/sorted-list.js'
+import {compareNames, storageQuantity} from '../matching/volume-index.js'
 import {reasonsFor} from './candidates.js'
 import type {ClusterLookup} from './lookup.js'
 import type {ReasonCode, Verdict} from './model.js'
@@ -26,25 +27,59 @@ export interface Crossed {
   holderRequest: string
 }
 
-/** The smallest volume that would fit the claim but for its binding to a claim asking for less, if any. */
-export function crossedVolume(lookup: ClusterLookup, claim: PersistentVolumeClaim, d: Decision, gates: FeatureGates): Crossed | undefined {
-  if (!NEVER_BOUND.has(d.verdict) || d.path.kind !== 'index') return undefined
-  const requested = storageQuantity(claim.spec.resources?.requests)
-  let best: Crossed | undefined
-  for (const volume of lookup.volumesOfClass(d.path.claimClass)) {
-    const ref = volume.spec.claimRef
-    if (ref == null || (ref.uid ?? '') === '') continue
-    const holder = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
-    if (holder === undefined || holder.metadata.uid !== ref.uid || holder === claim) continue
-    // The size first: most volumes of a class held by claims are not the fitting ones.
-    if (compareQuantities(storageQuantity(volume.spec.capacity), requested) < 0) continue
-    if (compareQuantities(storageQuantity(holder.spec.resources?.requests), requested) >= 0) continue
-    if (!reasonsFor(lookup, volume, d.claim, d.path, gates).every((r) => HELD.has(r.code))) continue
-    if (best === undefined || compareQuantities(storageQuantity(volume.spec.capacity), storageQuantity(best.volume.spec.capacity)) < 0) {
-      best = {volume, holder: claimRefKey(ref), holderRequest: holder.spec.resources?.requests?.storage ?? '0'}
+/** A volume of a class held by a claim that exists (its claimRef's uid is that claim's). */
+interface Held {
+  volume: PersistentVolume
+  capacity: Quantity
+  holder: PersistentVolumeClaim
+  holderRequest: Quantity
+}
+
+/**
+ * The crossed volume of each claim of a state. The volumes of a class held by a claim are sorted by size
+ * once; a claim's look starts at the first large enough and ends at the first that fits it but for its
+ * binding (the smallest such: the nearest), so a cluster's many unbound claims stay cheap to look at.
+ */
+export class CrossedVolumes {
+  private readonly heldByClass = new Map<string, Held[]>()
+
+  constructor(
+    private readonly lookup: ClusterLookup,
+    private readonly gates: FeatureGates,
+  ) {}
+
+  /** The smallest volume that would fit the claim but for its binding to a claim asking for less, if any. */
+  of(claim: PersistentVolumeClaim, d: Decision): Crossed | undefined {
+    if (!NEVER_BOUND.has(d.verdict) || d.path.kind !== 'index') return undefined
+    const requested = storageQuantity(claim.spec.resources?.requests)
+    const held = this.held(d.path.claimClass)
+    for (let i = lowerIndex(held, (h) => compareQuantities(h.capacity, requested) >= 0); i < held.length; i++) {
+      const h = held[i]
+      if (h.holder === claim || compareQuantities(h.holderRequest, requested) >= 0) continue
+      if (reasonsFor(this.lookup, h.volume, d.claim, d.path, this.gates).every((r) => HELD.has(r.code))) {
+        return {volume: h.volume, holder: claimKey(h.holder), holderRequest: h.holder.spec.resources?.requests?.storage ?? '0'}
+      }
     }
+    return undefined
   }
-  return best
+
+  private held(className: string): Held[] {
+    let held = this.heldByClass.get(className)
+    if (held === undefined) {
+      held = []
+      for (const volume of this.lookup.volumesOfClass(className)) {
+        const ref = volume.spec.claimRef
+        if (ref == null || (ref.uid ?? '') === '') continue
+        const holder = this.lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
+        if (holder === undefined || holder.metadata.uid !== ref.uid) continue
+        held.push({volume, capacity: storageQuantity(volume.spec.capacity), holder, holderRequest: storageQuantity(holder.spec.resources?.requests)})
+      }
+      // By size, then name: the first that passes is the nearest, as candidateOrder ranks them.
+      held.sort((a, b) => compareQuantities(a.capacity, b.capacity) || compareNames(a.volume.metadata.name, b.volume.metadata.name))
+      this.heldByClass.set(className, held)
+    }
+    return held
+  }
 }
 
 /** The summary's sentence about it. */

@@ -12,7 +12,7 @@ import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
 import {RequestGroups} from './request-groups.js'
 import {describeNeed, NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
-import {crossedSentence, crossedSuggestion, crossedVolume} from './crossed.js'
+import {crossedSentence, crossedSuggestion, CrossedVolumes} from './crossed.js'
 import {type ClaimTurn, SyncPass} from './pass.js'
 import {type Decision, decideClaim} from './verdict.js'
 import {describeVolume} from './volume.js'
@@ -38,6 +38,7 @@ export class Explainer {
    * that the Explainers made by with() share, whichever runs it first.
    */
   private readonly pass: {run?: SyncPass}
+  private readonly crossed: CrossedVolumes
 
   constructor(
     readonly state: ClusterState,
@@ -47,6 +48,7 @@ export class Explainer {
     this.q = shared?.q ?? new ControllerQueries(state, opts)
     this.pass = shared?.pass ?? {}
     this.groups = new RequestGroups(this.q.lookup, opts.gates, (claim) => nearMisses(this.q.lookup, claim))
+    this.crossed = new CrossedVolumes(this.q.lookup, opts.gates)
   }
 
   /**
@@ -166,7 +168,7 @@ export class Explainer {
     const provisionerLiveness = facts.provisionerLiveness
     // A volume that fits, held by a claim asking for less: looked for in one claim's explanation (and audit's
     // brief of it), not in each item of a List, which stays linear in the cluster.
-    const crossed = inPass ? undefined : crossedVolume(q.lookup, claim, decision, opts.gates)
+    const crossed = inPass ? undefined : this.crossed.of(claim, decision)
     const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
     return {
       apiVersion: EXPLAIN_API_VERSION,
