@@ -122,7 +122,20 @@ function staticDelete(provisionedBy: string | undefined): ClusterState {
   return state({volumes: [v]})
 }
 
+/** A volume being deleted with only pv-protection left: its claim gone (or, near, still bound to it). */
+function protectedVolume(claimThere: boolean): ClusterState {
+  const volume = pv('pv-p', {phase: claimThere ? 'Bound' : 'Released', className: '', deleting: true, finalizers: ['kubernetes.io/pv-protection'], claim: {namespace: 'shop', name: 'db', uid: 'u-db'}})
+  return state({volumes: [volume], claims: claimThere ? [pvc('db', 'u-db', {namespace: 'shop', phase: 'Bound', volumeName: 'pv-p', annotations: bound, className: ''})] : []})
+}
+
 export const adviceRows: AdviceRow[] = [
+  {
+    name: 'a volume being deleted that only kubernetes.io/pv-protection holds, no claim bound to it: its controller removes it, or a person does',
+    state: protectedVolume(false),
+    near: protectedVolume(true),
+    object: {kind: 'PersistentVolume', name: 'pv-p'},
+    explain: {verdict: 'Released', first: /^no claim is bound to it, so kube-controller-manager's pv-protection controller removes kubernetes\.io\/pv-protection .* kubectl patch pv pv-p --type json -p '\[\{"op":"test","path":"\/metadata\/finalizers\/0","value":"kubernetes\.io\/pv-protection"\}/},
+  },
   {
     name: 'a Retain volume Terminating with the external provisioner\'s finalizer: no storage to delete, removing it by hand is the way out',
     state: terminatingProvisioned('Retain'),

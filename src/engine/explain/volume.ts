@@ -341,6 +341,11 @@ function describeBlocking(finalizers: readonly FinalizerWait[]): string {
 
 function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
   const ref = volume.spec.claimRef
+  const protection = finalizers.find((f) => f.name === PVProtectionFinalizer)
+  if (protection !== undefined && finalizers.every((f) => !f.blocking)) {
+    // Nothing binds the volume: the pv-protection controller lets it go; where it stays, that controller does not run.
+    return [`no claim is bound to it, so kube-controller-manager's pv-protection controller removes ${PVProtectionFinalizer} on its next sync; if it stays, remove it by hand (nothing uses the volume): ${removeFinalizerPatch(volume, PVProtectionFinalizer)}`]
+  }
   return finalizers
     .filter((f) => f.blocking)
     .flatMap((f) => {
