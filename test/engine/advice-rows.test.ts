@@ -14,7 +14,7 @@ import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import type {ClaimExplanation, VolumeExplanation} from '../../src/engine/explain/model.js'
 import type {ObjectRef} from '../../src/engine/simulation/plan.js'
-import {adviceRows, podNamesNode} from './advice-rows.js'
+import {adviceRows, defaultClassWritten, podNamesNode} from './advice-rows.js'
 import {pvc, sc, state} from './builders.js'
 import {runPrintedFix} from './printed-fixes.js'
 
@@ -92,5 +92,16 @@ describe('where pvctl cannot see enough, the caveat says so', () => {
     const e = withMissingKindCaveats(explain(s, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation, new Set(['Node']))
     assert.match(e.caveats?.join('\n') ?? '', /no Node: whether node node-9, the claim's selected-node, still exists could not be seen/)
     assert.equal(e.notes, undefined, 'no node is judged gone when no Node was read')
+  })
+})
+
+describe('the default class is said to come from admission only where it may have', () => {
+  test("a claim whose applied manifest names the default class itself: no note, no finding", () => {
+    const s = defaultClassWritten('')
+    const claim = s.claims[0]
+    claim.metadata.annotations = {'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({spec: {storageClassName: 'standard'}})}
+    const e = explain(s, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation
+    assert.equal(e.notes, undefined)
+    assert.ok(!findingsOf(s, 'pvc/shop/data').some((f) => f.code === 'ClaimDefaultClassSkipsVolume'))
   })
 })

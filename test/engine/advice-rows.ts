@@ -49,7 +49,7 @@ export function podNamesNode(nodeName: string | undefined): ClusterState {
 }
 
 /** A claim created without a class (its last applied manifest shows it), given the default one; a static volume without a class (or, near, of another). */
-function defaultClassWritten(volumeClass: string): ClusterState {
+export function defaultClassWritten(volumeClass: string): ClusterState {
   const claim = pvc('data', 'u-data', {namespace: 'shop', className: 'standard', request: '5Gi'})
   claim.metadata.annotations = {'kubectl.kubernetes.io/last-applied-configuration': manifest({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'data', namespace: 'shop'}, spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '5Gi'}}}})}
   return state({

@@ -119,9 +119,11 @@ function defaultClassNote(q: ControllerQueries, claim: PersistentVolumeClaim, d:
   if (cls.selection !== 'Explicit' || !cls.defaultClasses.includes(cls.name) || (claim.spec.volumeName ?? '') !== '') return []
   const classless = deepCopy(claim)
   classless.spec.storageClassName = ''
+  const applied = lastApplied(claim.metadata, ['spec', 'storageClassName'])
+  // The manifest kubectl applied names the class: the user chose it, admission did not write it.
+  if (typeof applied === 'string') return []
   const match = q.findBestMatchForClaim(classless, false).value
   if (match === undefined) return []
-  const applied = lastApplied(claim.metadata, ['spec', 'storageClassName'])
   const origin =
     applied === null
       ? `the claim's manifest (kubectl's last-applied-configuration) names no class: the DefaultStorageClass admission plugin wrote '${cls.name}', the default, into it`
