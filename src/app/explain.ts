@@ -97,10 +97,13 @@ export function withMissingKindCaveats<D extends ExplainDocument>(doc: D, missin
       caveats.push('the snapshot holds no StorageClass: the class may exist in the cluster')
     }
     if (missing.has('Pod') && (e.verdict === 'WaitForFirstConsumer' || e.verdict === 'WaitForPodScheduled')) {
-      caveats.push('the snapshot holds no Pod: a pod may use the claim in the cluster')
+      caveats.push('the snapshot holds no Pod: a pod may use the claim in the cluster, and whether one names its node itself (bypassing the scheduler) could not be seen')
     }
     if (missing.has('Node') && e.candidates.some((c) => c.reasons.some((r) => r.code === 'NodeAffinityMismatch'))) {
       caveats.push("the snapshot holds no Node: volumes' node affinity was checked against no node")
+    }
+    if (missing.has('Node') && e.selectedNode !== null && e.phase !== 'Bound') {
+      caveats.push(`the snapshot holds no Node: whether node ${e.selectedNode}, the claim's selected-node, still exists could not be seen`)
     }
     return caveats.length === 0 ? e : {...e, caveats}
   }

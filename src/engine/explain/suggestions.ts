@@ -1,7 +1,7 @@
 // What would fix a claim that does not bind, each suggestion concrete: the nearest volume and the one field
 // that keeps it out, the command that sets a default class, the Released volume whose stale claimRef is in
 // the way. Suggestions are advice, not decisions: the verdict never depends on them.
-import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
+import {AnnBindCompleted, AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
 import {closeNames} from './close-names.js'
 import type {ControllerQueries} from './controller.js'
 import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
@@ -10,7 +10,7 @@ import {livenessAdvice} from './liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './model.js'
 import type {Decision} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
-import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
+import {deepCopy, getAccessModesAsString, hasAnnotation} from '../api/storage-helpers.js'
 
 export function suggestFixes(
   q: ControllerQueries,
@@ -64,6 +64,15 @@ export function suggestFixes(
     case 'StorageClassNotFound': {
       const close = closeNames(cls.name, state.classes.map((c) => c.metadata.name ?? ''))
       out.push(...nearMisses(ctx, candidates))
+      const labelled = q.lookup.volumesOfClass(cls.name).length
+      if (labelled > 0) {
+        // A class name static volumes bear as a label: they bind by it without a StorageClass object, and
+        // a class made now would not make one of them fit.
+        out.push(
+          `'${cls.name}' names no StorageClass but ${labelled} volume${labelled === 1 ? ' bears' : 's bear'} it, and ${labelled === 1 ? 'it binds' : 'they bind'} by that name alone: creating the class would not bind this claim (none fits it); a volume of class '${cls.name}' with ${describeNeed(claim)} would`,
+        )
+        break
+      }
       out.push(
         `create StorageClass '${cls.name}', or recreate the claim with an existing class${close.length > 0 ? ` (did you mean ${close.map((c) => `'${c}'`).join(' or ')}?)` : state.classes.length > 0 ? ` (${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
       )
@@ -94,13 +103,23 @@ export function suggestFixes(
       out.push(`create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`)
       break
     }
-    case 'RequestedVolumeBoundElsewhere':
-      out.push(
-        relinkable(q.lookup, d.volume!, claim)
-          ? relinkSuggestion(d.volume!, claim)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`,
-      )
+    case 'RequestedVolumeBoundElsewhere': {
+      const volume = d.volume!
+      const v = volume.metadata.name ?? ''
+      if (relinkable(q.lookup, volume, claim)) {
+        out.push(relinkSuggestion(volume, claim))
+      } else if (!inUseByAnotherClaim(q.lookup, volume, claim)) {
+        // The claim it names is gone: the volume, its data on it, is what this claim asks for. Freed of its
+        // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
+        // pvctl offers it: engine/repair/offers.ts).
+        out.push(
+          `${v} still names ${claimRefKey(volume.spec.claimRef!)}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
+        )
+      } else {
+        out.push(`${v} is in use by ${claimRefKey(volume.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`)
+      }
       break
+    }
     case 'RequestedVolumeMismatch': {
       const requested = candidates.find((c) => c.volume === d.volume?.metadata.name)
       if (requested !== undefined) out.push(...requested.reasons.flatMap((r) => fixFor(ctx, requested, r)))
@@ -110,10 +129,10 @@ export function suggestFixes(
       const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(q.lookup, claim)
       out.push(
         d.claim.spec.volumeName
-          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, or delete the claim and create a new one`
+          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, and they bind again; else delete the claim (its data went with ${d.claim.spec.volumeName}) and create a new one`
           : namedBy !== undefined
             ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${relinkCommand(claim)}`
-            : `delete the claim and create a new one: a Lost claim never binds again`,
+            : `delete the claim and create a new one, empty: a Lost claim never binds again, and no volume names it any more`,
       )
       break
     }
@@ -121,7 +140,7 @@ export function suggestFixes(
       out.push(
         relinkable(q.lookup, d.volume!, claim)
           ? relinkSuggestion(d.volume!, claim)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`,
+          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(d.volume!.spec.claimRef!)}`,
       )
       break
     case 'SyncError':
@@ -143,7 +162,15 @@ function relinkable(lookup: ClusterLookup, volume: PersistentVolume, claim: Pers
   // With another uid the controller releases it (or has): only Retain keeps its data meanwhile.
   const kept = (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
   const otherClaim = lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim && claimKey(c) !== claimKey(claim))
-  return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
+  return ref != null && claimRefKey(ref) === claimKey(claim) && uidKeepsApart(ref.uid ?? '', volume, claim) && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
+}
+
+/**
+ * The claimRef's uid keeps the volume from the claim it names: another uid, or none while the claim
+ * completed binding to the volume (syncBoundClaim takes any other uid for another claim's).
+ */
+function uidKeepsApart(refUid: string, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+  return refUid !== '' ? refUid !== claim.metadata.uid : hasAnnotation(claim.metadata, AnnBindCompleted) && claim.spec.volumeName === volume.metadata.name
 }
 
 /**
@@ -168,7 +195,9 @@ function volumeStillNaming(lookup: ClusterLookup, claim: PersistentVolumeClaim):
 /** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */
 function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
   const v = volume.metadata.name ?? ''
-  return `${v} names this claim with the uid of an older claim of that name (uid ${volume.spec.claimRef?.uid ?? ''}): relink them, and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
+  const uid = volume.spec.claimRef?.uid ?? ''
+  const names = uid === '' ? 'names this claim but its claimRef lost the uid' : `names this claim with the uid of an older claim of that name (uid ${uid})`
+  return `${v} ${names}: relink them (the claimRef gets this claim's uid), and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
 }
 
 function relinkCommand(claim: PersistentVolumeClaim): string {
@@ -281,7 +310,7 @@ function alternative(q: ControllerQueries, claim: PersistentVolumeClaim): string
   return match.value === undefined ? '' : ` (then ${match.value.metadata.name} would match)`
 }
 
-function describeNeed(claim: PersistentVolumeClaim): string {
+export function describeNeed(claim: PersistentVolumeClaim): string {
   const parts = [
     `at least ${claim.spec.resources?.requests?.storage ?? '0'}`,
     getAccessModesAsString(claim.spec.accessModes) || 'any access mode',

@@ -42,7 +42,8 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
   const attachments = attachmentsOf(evidence, name)
   const controllers = externalControllers(volume, decision, attachments, evidence)
   const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
-  const suggestions = [...decision.suggestions]
+  // A volume being deleted is not reused (its deletion cannot be called off): its reclaim's advice is for one that stays.
+  const suggestions = terminating === null || decision.reclaim?.action !== 'retain' ? [...decision.suggestions] : []
   if (terminating !== null) suggestions.push(...terminatingAdvice(volume, terminating.finalizers, attachments))
   for (const c of controllers) suggestions.push(...livenessAdvice(c, `pv/${name}`))
   return {
@@ -146,7 +147,16 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
         suggestions: [`recreate the claim with volumeMode ${volume.spec.volumeMode ?? 'Filesystem'}, or unbind the volume: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
       }
     }
-    return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+    // The claim's sync takes a volume pre-bound to it only if it fits (FindMatchingVolume): a promise to finish
+    // the binding is the claim's decision's, or none.
+    const d = decideClaim(q, state, claim)
+    if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
+      return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+    }
+    return {
+      ...settled('Binding', `Bound to ${key}, which does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): neither side moves.`),
+      suggestions: [`pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`],
+    }
   } else if (claim.spec.volumeName === name) {
     return settled('Bound', `Bound to ${key}, which points back at it.`)
   } else {
@@ -206,7 +216,9 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
           policy,
           action: 'external',
           by,
-          detail: `deleting it is left to ${by === null ? 'an external provisioner' : `'${by}'`}: the controller does nothing, and the volume goes away only when that provisioner deletes the storage and the PersistentVolume; if it stays Released, the provisioner is not running or cannot delete it`,
+          detail: unowned(volume)
+            ? `deleting it is left to the csi-provisioner of '${by}', though none provisioned it (no ${AnnDynamicallyProvisioned}): one that handles statically provisioned volumes (HonorPVReclaimPolicy) deletes the storage and the PersistentVolume, an older one never acts on a volume it did not provision, and the volume then stays Released`
+            : `deleting it is left to ${by === null ? 'an external provisioner' : `'${by}'`}: the controller does nothing, and the volume goes away only when that provisioner deletes the storage and the PersistentVolume; if it stays Released, the provisioner is not running or cannot delete it`,
         }
       } else {
         return {policy, action: 'delete', by: found.plugin.name, detail: `the next sync has ${found.plugin.name} delete the storage, then the PersistentVolume`}
@@ -230,12 +242,14 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[]
   const name = volume.metadata.name ?? ''
   switch (reclaim.action) {
     case 'retain':
-      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it`]
+      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it, its old data with them`]
     case 'external':
+      if (unowned(volume)) return [unownedDeleteAdvice(volume)]
       return reclaim.by === null
         ? ['find the provisioner that owns it (pv.kubernetes.io/provisioned-by) and check that it is running']
         : [`check that '${reclaim.by}' is running: kubectl get csidriver ${reclaim.by}, and look for its controller pods and their logs`]
     case 'fail':
+      if (unowned(volume) && reclaim.policy === 'Delete') return [unownedDeleteAdvice(volume)]
       return reclaim.detail === 'Volume has unrecognized PersistentVolumeReclaimPolicy'
         ? [`set a known policy: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' (or Delete, Recycle)`]
         : [`the controller retries on every sync; to stop it, keep the volume: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`]
@@ -246,6 +260,26 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[]
     case 'none':
       return []
   }
+}
+
+/**
+ * A CSI volume no provisioner made (no pv.kubernetes.io/provisioned-by, not migrated): created by hand. A
+ * csi-provisioner deletes it only where it handles statically provisioned volumes; an older one never does.
+ */
+export function unowned(volume: PersistentVolume): boolean {
+  return volume.spec.csi != null && (volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? '') === '' && (volume.metadata.annotations?.[AnnMigratedTo] ?? '') === ''
+}
+
+/** spec.csi.volumeHandle: the storage a CSI volume names. */
+export function volumeHandleOf(volume: PersistentVolume): string | undefined {
+  const handle = volume.spec.csi?.volumeHandle
+  return typeof handle === 'string' ? handle : undefined
+}
+
+/** What to do when nothing deletes a volume no provisioner made: delete it by hand, saying what goes. */
+function unownedDeleteAdvice(volume: PersistentVolume): string {
+  const handle = volumeHandleOf(volume) ?? '<none>'
+  return `if '${volume.spec.csi?.driver ?? ''}' does not delete it (no event of its csi-provisioner on it), delete it by hand: kubectl delete pv ${volume.metadata.name ?? ''}, then the storage it names (volumeHandle ${handle}) as the driver documents; the old data goes with them`
 }
 
 /** Each finalizer of a volume being deleted: who removes it, and what it waits for. */
@@ -270,12 +304,16 @@ function finalizerWaits(volume: PersistentVolume, d: VolumeDecision, attachments
             : `its in-tree deleter has deleted the storage, which it cannot do: ${d.reclaim.detail}`
       return {name, owner: 'the PersistentVolume controller (in-tree deleter, HonorPVReclaimPolicy)', waitsFor: waits, blocking: true}
     } else if (name === PVDeletionProtectionFinalizer) {
-      return {
-        name,
-        owner: provisioner === null ? 'the external provisioner that provisioned it' : `the external provisioner '${provisioner}'`,
-        waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating',
-        blocking: true,
-      }
+      const owner = provisioner === null ? 'the external provisioner that provisioned it' : `the external provisioner '${provisioner}'`
+      return (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Delete'
+        ? {name, owner, waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating', blocking: true}
+        : {
+            name,
+            owner,
+            // sig-storage-lib-external-provisioner's handleProtectionFinalizer: a Retain or Recycle volume's is removed, no storage deleted.
+            waitsFor: `its next sync of the volume, which deletes no storage (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}) and only removes the finalizer; a provisioner too old to handle it, or none running, never does`,
+            blocking: true,
+          }
     } else if (name.startsWith(ExternalAttacherFinalizerPrefix)) {
       const driver = name.slice(ExternalAttacherFinalizerPrefix.length)
       return {name, owner: `the CSI external-attacher of ${driver}`, waitsFor: attachmentWait(driver, attachments), blocking: true}
@@ -303,10 +341,19 @@ function describeBlocking(finalizers: readonly FinalizerWait[]): string {
 
 function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
   const ref = volume.spec.claimRef
+  const protection = finalizers.find((f) => f.name === PVProtectionFinalizer)
+  if (protection !== undefined && finalizers.every((f) => !f.blocking)) {
+    // Nothing binds the volume: the pv-protection controller lets it go; where it stays, that controller does not run.
+    return [`no claim is bound to it, so kube-controller-manager's pv-protection controller removes ${PVProtectionFinalizer} on its next sync; if it stays, remove it by hand (nothing uses the volume): ${removeFinalizerPatch(volume, PVProtectionFinalizer)}`]
+  }
   return finalizers
     .filter((f) => f.blocking)
     .flatMap((f) => {
       if (f.name === PVProtectionFinalizer && ref != null) return [`delete claim ${claimRefKey(ref)} first: kubectl delete pvc ${ref.name} -n ${ref.namespace}`]
+      if (f.name === PVDeletionProtectionFinalizer && (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete') {
+        // The provisioner deletes nothing here: where it does not remove its finalizer, removing it is the way out.
+        return [`no storage is to be deleted (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}): if ${f.owner} has not removed its finalizer, remove it by hand and the object goes, the storage and its data staying where they are: ${removeFinalizerPatch(volume, f.name)}`]
+      }
       if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) {
         if (!attachments.available) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
         // A VolumeAttachment goes when the pod using the volume leaves its node (the attach-detach controller deletes it).
@@ -315,6 +362,12 @@ function terminatingAdvice(volume: PersistentVolume, finalizers: readonly Finali
       }
       return []
     })
+}
+
+/** The JSON patch that removes one finalizer, guarded by a test of its place (a list changed since is refused). */
+export function removeFinalizerPatch(volume: PersistentVolume, finalizer: string): string {
+  const at = (volume.metadata.finalizers ?? []).indexOf(finalizer)
+  return `kubectl patch pv ${volume.metadata.name ?? ''} --type json -p '[{"op":"test","path":"/metadata/finalizers/${at}","value":"${finalizer}"},{"op":"remove","path":"/metadata/finalizers/${at}"}]'`
 }
 
 /** Claims whose next sync binds this volume, in the order the controller syncs claims (namespace, name). */

@@ -34,7 +34,7 @@ export const RELINK_CHECKS = {
   PairNamed: {overridable: false, meaning: "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty"},
   VolumeExists: {overridable: false, meaning: 'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)'},
   ClaimExists: {overridable: false, meaning: 'the claim the volume names exists'},
-  PointersBroken: {overridable: false, meaning: 'what is broken: the claimRef holds another uid, or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)'},
+  PointersBroken: {overridable: false, meaning: 'what is broken: the claimRef holds another uid (or none, while the claim completed binding to the volume), or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)'},
   NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
@@ -152,7 +152,7 @@ export function relinkCandidates(state: ClusterState): RelinkTarget[] {
     const key = claimRefKey(ref)
     naming.set(key, [...(naming.get(key) ?? []), v])
     const claim = claims.get(key)
-    if ((ref.uid ?? '') !== '' && claim !== undefined && claim.metadata.uid !== ref.uid) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
+    if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '')) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
     else {
       // Pre-bound by name, bound to the claim of its uid, or naming a claim that is gone: not a relink's.
     }
@@ -179,11 +179,21 @@ export function editedState(state: ClusterState, writes: readonly RelinkWrite[])
   }
 }
 
+/**
+ * The claimRef's uid (`refUid`) keeps the volume from the claim it names: another uid; or none while the
+ * claim completed binding to this volume (a manifest re-applied over the volume dropped the uid), which
+ * syncBoundClaim takes for another claim's, as a pre-binding is only for a claim not bound yet.
+ */
+function uidBroken(refUid: string, claim: PersistentVolumeClaim, volumeName: string): boolean {
+  if (refUid !== '') return refUid !== claim.metadata.uid
+  return hasAnnotation(claim.metadata, AnnBindCompleted) && claim.spec.volumeName === volumeName
+}
+
 /** The volume's claimRef with the claim's uid, no resourceVersion; a bind-completed claim's spec.volumeName set. Volume first. */
 export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkWrite[] {
   const writes: RelinkWrite[] = []
   const ref = volume.spec.claimRef
-  if ((ref?.uid ?? '') !== '' && ref?.uid !== claim.metadata.uid) {
+  if (ref != null && uidBroken(ref.uid ?? '', claim, volume.metadata.name ?? '')) {
     const after = copyForWrite(volume)
     // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
     const relinked: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: claim.metadata.name, namespace: claim.metadata.namespace, uid: claim.metadata.uid}
@@ -258,7 +268,7 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
       named:
         volume === undefined || back === key
           ? check('PairNamed', true, `pvc/${key} names volume ${volumeName}${volume === undefined ? '' : ', which names it back'}`)
-          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the next sync binds them: pvctl sync pvc/${target.name} -n ${target.namespace})` : ''}`),
+          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the claim asks for it; whether the next sync binds them, pvctl explain pvc/${target.name} -n ${target.namespace} says)` : ''}`),
     }
   } else {
     // No spec.volumeName: the pair's volume is the one volume that names this claim.
@@ -302,7 +312,13 @@ function claimGone({namespace, name}: ClaimName, v: string): string {
 function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
   const ref = volume.spec.claimRef!
   const broken: string[] = []
-  if (writes.some((w) => w.object.kind === 'PersistentVolume')) broken.push(`the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`)
+  if (writes.some((w) => w.object.kind === 'PersistentVolume')) {
+    broken.push(
+      (ref.uid ?? '') === ''
+        ? `the claimRef has no uid while the claim completed binding to it (a manifest re-applied over the volume?): the controller takes the volume for another claim's and the claim for Lost`
+        : `the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`,
+    )
+  }
   if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
   return check('PointersBroken', true, broken.join('; '))
 }
@@ -324,7 +340,10 @@ function alreadyRelinked(plan: ReconcileResult, volume: PersistentVolume, claim:
   const c = plan.claims.find((x) => claimKey(x) === key)
   const phases = `pv/${name} ${v?.status?.phase ?? 'deleted'} and pvc/${key} ${c?.status?.phase ?? 'deleted'}`
   const bound = v?.status?.phase === 'Bound' && c?.status?.phase === 'Bound' && c.spec.volumeName === name
-  const next = actions.length === 0 ? `the controller leaves ${phases}` : bound ? `the next sync binds pvc/${key} to ${name}` : `the next sync leaves ${phases}`
+  // What the sync does with them is the plan's to say, not a promise: a pair that points at each other may
+  // still not bind (a volume made for the claim that does not fit it).
+  const why = bound ? '' : `: pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`
+  const next = actions.length === 0 ? `the controller leaves ${phases}${why}` : bound ? `the next sync binds pvc/${key} to ${name}` : `the next sync leaves ${phases}${why}`
   return {already: `already relinked: ${closed}: ${next}`, next, nextActions: actions}
 }
 

@@ -63,7 +63,33 @@ const local = (): PersistentVolume => {
 
 const restored = {'velero.io/restore-name': 'r-1'}
 
+const wffcLocal = sc('local', 'example.com/local', {mode: 'WaitForFirstConsumer'})
+const wffcExternal = sc('wfc', 'example.com/x', {mode: 'WaitForFirstConsumer'})
+const unschedulable = (): Pod => {
+  const p = pod('app-0', 'data')
+  p.status = {phase: 'Pending', conditions: [{type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient cpu.'}]}
+  return p
+}
+const selectedOn = (node: string) => pvc('data', 'u1', {className: 'wfc', annotations: {'volume.kubernetes.io/selected-node': node}})
+/** A volume the provisioner example.com/x made for claim default/data (uid u1), of `mode`. */
+const provisionedFor = (mode: string) =>
+  pv('pvc-u1', {phase: 'Bound', className: 'ext', volumeMode: mode, policy: 'Delete', claim: {name: 'data', uid: 'u1'}, annotations: {'pv.kubernetes.io/provisioned-by': 'example.com/x'}, source: {csi: {driver: 'example.com/x', volumeHandle: 'h-1'}}})
+const defaultClass = sc('standard', 'example.com/x', {isDefault: true})
+
 export const rows: Row[] = [
+  {code: 'ClaimConsumerBypassesScheduler', raises: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [pod('app-0', 'data', {nodeName: 'n1'})]}), near: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [pod('app-0', 'data')]})},
+  {code: 'ClaimConsumerUnschedulable', raises: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [unschedulable()]}), near: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [pod('app-0', 'data')]})},
+  {code: 'ClaimSelectedNodeGone', raises: state({claims: [selectedOn('n9')], classes: [wffcExternal], nodes: [node('n1')]}), near: state({claims: [selectedOn('n9')], classes: [wffcExternal], nodes: [node('n1'), node('n9')]})},
+  {
+    code: 'ClaimDefaultClassSkipsVolume',
+    raises: state({claims: [pvc('data', 'u1', {className: 'standard'})], classes: [defaultClass], volumes: [pv('pv-1', {className: ''})]}),
+    near: state({claims: [pvc('data', 'u1', {className: 'standard'})], classes: [defaultClass], volumes: [pv('pv-1', {className: 'manual'})]}),
+  },
+  {
+    code: 'ClaimProvisionedVolumeUnfit',
+    raises: state({claims: [pvc('data', 'u1', {className: 'ext', volumeMode: 'Block'})], classes: [external], volumes: [provisionedFor('Filesystem')]}),
+    near: state({claims: [pvc('data', 'u1', {className: 'ext', volumeMode: 'Block'})], classes: [external], volumes: [provisionedFor('Block')]}),
+  },
   {code: 'ClaimProvisionerNotRunning', raises: state({claims: [pvc('data', 'u1', {className: 'ext'})], classes: [external]}), near: state({claims: [pvc('data', 'u1', {className: 'ext'})], classes: [external]}), evidence: silence, nearEvidence: leaseHeld('example-com-x')},
   {
     code: 'ClaimTerminating',
@@ -83,6 +109,11 @@ export const rows: Row[] = [
     near: state({volumes: [{...boundVolume({deleting: true, finalizers: ['kubernetes.io/pv-protection']}), status: {phase: 'Released'}}]}),
   },
   {code: 'VolumeReleasedProvisionerNotRunning', raises: state({volumes: [releasedExternal], classes: [external]}), near: state({volumes: [releasedExternal], classes: [external]}), evidence: silence, nearEvidence: leaseHeld('example-com-x')},
+  {
+    code: 'VolumeDeleteUnowned',
+    raises: state({volumes: [pv('pv-1', {phase: 'Released', policy: 'Delete', className: '', claim: {name: 'gone', uid: 'u0'}, source: {csi: {driver: 'example.com/x', volumeHandle: 'h-1'}}})]}),
+    near: state({volumes: [releasedExternal], classes: [external]}),
+  },
   {code: 'VolumeNodeAffinityMatchesNoNode', raises: state({volumes: [local()], nodes: [node('n1')]}), near: state({volumes: [local()], nodes: [node('n1'), node('n9')]})},
   {code: 'VolumeStorageClassNotFound', raises: state({volumes: [pv('pv-1', {className: 'gold'})], classes: [sc('silver', 'example.com/x')]}), near: state({volumes: [pv('pv-1', {className: 'gold'})], classes: [sc('gold', 'example.com/x')]})},
   {
