@@ -14,7 +14,7 @@ import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
 import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface RelinkOptions extends RepairOptions {
@@ -48,7 +48,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
-  const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts)}
+  const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
   const decisions = targetsOf(loaded, opts).map((target) => decideRelink({...request, state: loaded.state, target})!)
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'

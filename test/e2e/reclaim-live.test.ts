@@ -70,6 +70,31 @@ test('a Released Retain volume reclaimed for a new claim; pvctl sync --yes then 
   }
 })
 
+test('a Bound volume whose claim is gone: the refusal prints the sync, then the reclaim, and the steps run as printed are accepted', async () => {
+  // pv-0004 as it is before the controller's release: still Bound, its claim gone.
+  const bound = structuredClone(snapshot.volumes.find((v) => v.metadata.name === 'pv-0004')!)
+  bound.status = {phase: 'Bound'}
+  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone([...snapshot.classes, ...snapshot.volumes.filter((v) => v.metadata.name !== 'pv-0004'), bound, ...snapshot.claims]) as never})
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig())
+  try {
+    const refused = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db')
+    assert.equal(refused.code, 2, refused.stderr)
+    const printed = /sync it first, then reclaim it: (pvctl sync .*? && pvctl reclaim [^;\n]*)/.exec(refused.stderr)?.[1]
+    assert.equal(printed, `pvctl sync pv/pv-0004 --kubeconfig ${kubeconfig} && pvctl reclaim pv/pv-0004 --for shop/db --kubeconfig ${kubeconfig}`, refused.stderr)
+    const [sync, reclaim] = printed.split(' && ').map((step) => step.split(' ').slice(1))
+    // The operator's consent to the sync's write; the reclaim tried first, as a dry run.
+    const synced = await runCli([...sync, '--yes'], {env: {HOME: dir}})
+    assert.equal(synced.code, 0, synced.stderr)
+    assert.equal(pv(api).status.phase, 'Released')
+    const reclaimed = await runCli([...reclaim, '--dry-run'], {env: {HOME: dir}})
+    assert.equal(reclaimed.code, 1, reclaimed.stderr)
+    assert.match(reclaimed.stdout, /^Next: the next sync binds pvc\/shop\/db to pv-0004$/m)
+  } finally {
+    await api.stop()
+  }
+})
+
 test('a volume still mounted by a pod of the old claim is refused, exit 2, nothing written', async () => {
   const mounted = {
     apiVersion: 'v1',

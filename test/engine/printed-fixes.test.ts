@@ -30,35 +30,59 @@ const gates = defaultFeatureGates
 /** The flags of pvctl's commands that take a value. */
 const VALUED = new Set(['-n', '-f', '--for', '--context'])
 
+/** A step pvctl prints before its own (a reclaim policy set), which the runner carries out on the state. */
+const KUBECTL_STEP = /^kubectl patch pv \S+ -p '[^']*'/
+
 /**
  * The commands pvctl writes into a sentence: `pvctl VERB`, then its objects (TYPE/NAME) and flags, up to the
- * first word that is neither. A command after a step pvctl cannot take ("recreate it …, then run pvctl …")
- * waits for that step, and a form with placeholders (NS/CLAIM) is to be filled: neither is run as it stands.
+ * first word that is neither; steps joined by ` && ` (a `kubectl patch pv` first among them) are one fix,
+ * run in their order. A command after a step pvctl cannot take ("recreate it …, then run pvctl …") waits for
+ * that step, and a form with placeholders (NS/CLAIM) is to be filled: neither is run as it stands.
  */
 function commandsIn(text: string): string[] {
   const found: string[] = []
-  for (const m of text.matchAll(/pvctl (reclaim|relink|sync|explain) /g)) {
+  for (const m of text.matchAll(/(?:kubectl patch pv \S+ -p '[^']*' && )?pvctl (reclaim|relink|sync|explain) /g)) {
     const before = text.slice(0, m.index)
+    if (/&& $/.test(before)) continue
     if (/then (run )?$/.test(before) && !/pvctl [^,;]*, then (run )?$/.test(before)) continue
-    const words = text.slice(m.index + m[0].length).split(' ')
-    const taken = ['pvctl', m[1]]
-    for (let i = 0; i < words.length; i++) {
-      const word = words[i].replace(/[,;)]+$/, '')
-      const ends = word !== words[i]
-      if (VALUED.has(word) && i + 1 < words.length) {
-        taken.push(word, words[++i].replace(/[,;)]+$/, ''))
-        if (words[i] !== taken.at(-1)) break
-      } else if (word.startsWith('-') || word.includes('/')) {
-        taken.push(word)
-      } else {
-        break
-      }
-      if (ends) break
+    const steps: string[] = []
+    let rest = text.slice(m.index)
+    for (;;) {
+      const kubectl = KUBECTL_STEP.exec(rest)
+      const step = kubectl === null ? pvctlStep(rest) : {command: kubectl[0], length: kubectl[0].length}
+      steps.push(step.command)
+      rest = rest.slice(step.length)
+      if (!/^ && (pvctl|kubectl patch pv) /.test(rest)) break
+      rest = rest.slice(' && '.length)
     }
-    const command = taken.join(' ')
-    if (!/\b[A-Z]{2,}\/[A-Z]{2,}\b|\/NAME\b/.test(command)) found.push(command)
+    const fix = steps.join(' && ')
+    if (!/\b[A-Z]{2,}\/[A-Z]{2,}\b|\/NAME\b/.test(fix)) found.push(fix)
   }
   return found
+}
+
+/** The pvctl command at the start of `text`, and how much of the text it takes. */
+function pvctlStep(text: string): {command: string; length: number} {
+  const words = text.split(' ')
+  const taken = words.slice(0, 2)
+  let length = taken.join(' ').length
+  for (let i = 2; i < words.length; i++) {
+    const word = words[i].replace(/[,;)]+$/, '')
+    const ends = word !== words[i]
+    if (VALUED.has(word) && i + 1 < words.length) {
+      const value = words[++i].replace(/[,;)]+$/, '')
+      taken.push(word, value)
+      length += 1 + word.length + 1 + value.length
+      if (words[i] !== value) break
+    } else if (word.startsWith('-') || word.includes('/')) {
+      taken.push(word)
+      length += 1 + word.length
+    } else {
+      break
+    }
+    if (ends) break
+  }
+  return {command: taken.join(' '), length}
 }
 
 /** What was printed, by whom, on which state. */

@@ -2,8 +2,9 @@
 // ` && `) through the use-case its command runs (runReclaim, runRelink, planSync, explainInState), the state
 // written to a snapshot file the step reads with -f in place of the file it names, and `--dry-run` added, as
 // an operator tries it first. A `pvctl sync` step moves the state on: the steps after it read the state after
-// its plan, as they would on the cluster once it ran. kubectl steps are not run (no cluster here): they are
-// returned as such, for the caller to check their form.
+// its plan, as they would on the cluster once it ran; so does a `kubectl patch pv NAME -p '{…}'` (a merge
+// patch of the volume). Other kubectl steps are not run (no cluster here): they are returned as such, for the
+// caller to check their form.
 import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Readable} from 'node:stream'
@@ -43,7 +44,13 @@ export async function runPrintedFix(fix: string, state: ClusterState): Promise<S
   const runs: StepRun[] = []
   let current = state
   for (const step of stepsOf(fix)) {
-    if (!step.startsWith('pvctl ')) {
+    const patch = /^kubectl patch pv (\S+) -p '([^']*)'$/.exec(step)
+    if (patch !== null) {
+      // A merge patch of the volume, as kubectl applies it (pvctl prints one to set a reclaim policy).
+      current = {...current, volumes: current.volumes.map((v) => (v.metadata.name === patch[1] ? mergePatch(v, JSON.parse(patch[2]) as object) : v))}
+      runs.push({step, exitCode: ExitCode.Ok})
+      continue
+    } else if (!step.startsWith('pvctl ')) {
       runs.push({step, exitCode: null})
       continue
     }
@@ -91,6 +98,17 @@ async function runStep(step: string, state: ClusterState): Promise<{run: StepRun
     if (err instanceof UsageError) return {run: {step, exitCode: ExitCode.Usage, message: err.message}, next: state}
     throw err
   }
+}
+
+/** RFC 7386: `patch` merged into `target` (null removes a field). */
+function mergePatch<T>(target: T, patch: object): T {
+  const out: Record<string, unknown> = {...(target as Record<string, unknown>)}
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key]
+    else if (typeof value === 'object' && !Array.isArray(value)) out[key] = mergePatch((out[key] ?? {}) as object, value as object)
+    else out[key] = value
+  }
+  return out as T
 }
 
 /** The flags pvctl's printed fixes use, each with a value; anything else is an error of the fix. */

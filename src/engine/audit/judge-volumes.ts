@@ -12,7 +12,7 @@ import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import type {ClaimName} from '../repair/reclaim.js'
 import {finding, isRestored, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
-import {afterRelease, type ReleaseSteps} from './reclaim-fix.js'
+import {type ReclaimFix, type ReleaseSteps} from './reclaim-fix.js'
 import type {RelinkFix} from './relink-fix.js'
 
 /** What judging a volume reads besides the volume. */
@@ -26,6 +26,8 @@ export interface VolumeContext extends ReleaseSteps {
   nodes: NodeIndex | undefined
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
+  /** `pvctl reclaim …` where reclaim's decision allows it (after the sync that releases the volume, where one does). */
+  reclaim: ReclaimFix
   /** The claims nothing binds that a volume would fit once reclaimed, up to `most` (engine/repair/offers.ts). */
   reclaimFits: (volume: PersistentVolume, most: number) => ClaimName[]
   /** AuditInput.releasedSince: since when a volume Released as read is. */
@@ -48,11 +50,14 @@ function refText(v: PersistentVolume): string | null {
 }
 
 /**
- * The reclaim of a Released Retain volume: for the one claim it would fit (nothing else binds that claim),
- * pre-bound to it; with none or several, made Available to whichever claim matches.
+ * The reclaim of a Released Retain volume, where reclaim's decision allows it: for the one claim it would fit
+ * (nothing else binds that claim), pre-bound to it; with none or several, made Available to whichever claim
+ * matches. Refused (another claim names it, a claim of the old name came back, ...): explain of the volume,
+ * which says what holds it.
  */
 function reclaimFix(v: PersistentVolume, fits: readonly ClaimName[], ctx: VolumeContext): string {
-  return afterRelease(v.metadata.name ?? '', ctx, `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`)
+  const name = v.metadata.name ?? ''
+  return ctx.reclaim(name, fits.length === 1 ? fits[0] : undefined) ?? `pvctl explain pv/${name}${ctx.source}`
 }
 
 /** Since when the volume has been Released, as its status.lastPhaseTransitionTime read says (stamped from v1.31, beta before). */

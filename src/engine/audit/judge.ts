@@ -97,6 +97,7 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
+    reclaim,
     releasedSince: input.releasedSince ?? new Map<string, string>(),
     phaseAsRead,
   }

@@ -3,10 +3,10 @@
 import type {FeatureGates} from '../api/feature-gates.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {ClusterLookup} from '../explain/lookup.js'
-import {type ClaimName, decideReclaim} from '../repair/reclaim.js'
+import {type ClaimName, decideReclaim, reclaimCommand} from '../repair/reclaim.js'
 
-/** `pvctl reclaim pv/VOLUME --for NS/CLAIM …` where reclaim's decision on the state allows it; else undefined. */
-export type ReclaimFix = (volume: string, target: ClaimName) => string | undefined
+/** `pvctl reclaim pv/VOLUME [--for NS/CLAIM] …` where reclaim's decision on the state allows it; else undefined. */
+export type ReclaimFix = (volume: string, target: ClaimName | undefined) => string | undefined
 
 /**
  * The VolumeAttachments are not read here (the reclaim reads them when it is run, and its guard again before
@@ -20,8 +20,8 @@ export function reclaimFixOn(state: ClusterState, lookup: ClusterLookup, gates: 
     const v = lookup.volumeByName(volume)
     if (v === undefined || !heldByStaleClaimRef(lookup, v) || decided >= MAX_RECLAIMS_DECIDED) return undefined
     decided++
-    const d = decideReclaim({state, volumeName: volume, target, force: new Set(), attachments: {observed: false, reason: 'not read by audit'}, pods, gates})
-    return d?.allowed === true ? afterRelease(volume, steps, `pvctl reclaim pv/${volume} --for ${target.namespace}/${target.name}${steps.source}`) : undefined
+    const d = decideReclaim({state, volumeName: volume, target, force: new Set(), attachments: {observed: false, reason: 'not read by audit'}, pods, gates, source: steps.source})
+    return d?.allowed === true ? afterRelease(volume, steps, reclaimCommand(volume, target, steps.source)) : undefined
   }
 }
 

@@ -12,7 +12,7 @@ import {type ClusterLookup, groupBy} from '../explain/lookup.js'
 import type {Candidate, ClaimExplanation, ClaimExplanationFacts, ReasonCode, Verdict} from '../explain/model.js'
 import {requestKeyText} from '../explain/request-groups.js'
 import {NEAR_MISS_VERDICTS, removeClaimRefPatch} from '../explain/suggestions.js'
-import {type ClaimName, decideReclaim, type PodsRead} from './reclaim.js'
+import {type ClaimName, decideReclaim, type PodsRead, reclaimCommand} from './reclaim.js'
 
 /** A repair pvctl can carry out for a claim, with the command that does it. */
 export interface ReclaimOffer {
@@ -91,19 +91,19 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
     .filter(heldOnlyByStaleClaimRef)
     .slice(0, MAX_RECLAIM_OFFERS)
     .flatMap((c) => {
-      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins})
+      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins, source})
       if (d === undefined || d.already !== null) {
         // No such volume, or it is this claim's already (pre-bound or bound to it): nothing to offer.
         return []
       } else {
         // Decided: offered where allowed, and where refused said why (no hand-made patch in its place).
       }
-      const command = `pvctl reclaim pv/${c.volume} --for ${target.namespace}/${target.name}${source}`
+      const command = reclaimCommand(c.volume, target, source)
       const policy = d.volume.spec.persistentVolumeReclaimPolicy ?? '<none>'
       const held = `${c.volume} (${c.phase}, reclaim policy ${policy}) would fit but for its stale claimRef to ${c.claimRef}`
       const suggestion = d.allowed
         ? `${held}: give it to this claim, its old data with it: ${command}`
-        : `${held}, and it is not safe to reuse: ${d.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.message}`).join('; ')} (pvctl reclaim pv/${c.volume} --dry-run${source} says the same)`
+        : `${held}, and it is not safe to reuse: ${d.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.message}`).join('; ')}`
       return [{kind: 'reclaim' as const, allowed: d.allowed, volume: c.volume, target, command, suggestion, next: d.next ?? ''}]
     })
 }

@@ -26,7 +26,7 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type ClaimName, type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
+import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 
 /** The checks (docs/usage.md lists them); none is overridable. */
@@ -58,6 +58,8 @@ export interface RelinkInput {
    * for every Released volume and Lost claim, and a scan of the cluster for each would make it quadratic.
    */
   lookup?: ClusterLookup
+  /** Where the state came from, as flags (` -f FILE`, ` --context NAME`), for the commands a refusal or a way names. */
+  source?: string
 }
 
 /** One write of a relink, in the order written (the volume first). */
@@ -135,6 +137,31 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   const proof = proveRelink(reconcile(edited, {gates: input.gates, plugins, targets}), volume, claim)
   const proofCheck = check('Proof', proof.problem === undefined, proof.problem ?? `the plan on the edited state: ${proof.next}`)
   return {...base, writes, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
+}
+
+/**
+ * The relink as advice prints it (RepairWay): its command where its decision allows it; where only
+ * VolumeKept refuses it (a volume the controller would recycle or delete once released), reclaimPolicy
+ * Retain set first and then the relink, decided again on the state with Retain. Undefined: no such target.
+ */
+export function relinkWay(input: RelinkInput): RepairWay | undefined {
+  const d = decideRelink(input)
+  if (d === undefined) return undefined
+  const blocking = d.checks.filter((c) => !c.ok).map((c) => c.name)
+  const command = relinkCommand(input.target, input.source)
+  if (d.allowed) {
+    return {way: command, refusedBy: []}
+  } else if (d.already !== null || d.volume?.object == null || blocking.length === 0 || blocking.some((name) => name !== 'VolumeKept')) {
+    return {way: undefined, refusedBy: blocking}
+  } else {
+    // Only the reclaim policy stands in the way: decided again as it is once Retain is set.
+  }
+  const volume = d.volume.object
+  const retained = copyForWrite(volume)
+  retained.spec.persistentVolumeReclaimPolicy = 'Retain'
+  const state = {...input.state, volumes: input.state.volumes.map((v) => (v === volume ? retained : v))}
+  const after = decideRelink({...input, state, lookup: undefined})
+  return after?.allowed === true ? {way: `${retainPatch(volume.metadata.name ?? '')} && ${command}`, refusedBy: blocking} : {way: undefined, refusedBy: blocking}
 }
 
 /**
@@ -354,11 +381,28 @@ function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, claim:
     return check('NoOtherClaim', true, `no other claim names ${name}`)
   } else {
     const which = others.map((c) => `pvc/${claimKey(c)} (${c.status?.phase ?? 'Pending'})`).join(', ')
-    return check('NoOtherClaim', false, `${which} name${others.length === 1 ? 's' : ''} ${name} too: decide which claim keeps the volume and delete the other`)
+    const lost = others.map((c) => `deleting pvc/${claimKey(c)} ${whatDeletingLoses(c, volume, claim)}`).join('; ')
+    return check('NoOtherClaim', false, `${which} name${others.length === 1 ? 's' : ''} ${name} too: one claim keeps the volume; ${lost}`)
   }
 }
 
-const RETAIN_FIRST = (name: string) => `set persistentVolumeReclaimPolicy: Retain first (kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}')`
+/** The kubectl command that sets a volume's reclaimPolicy to Retain. */
+export const retainPatch = (name: string) => `kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`
+
+/**
+ * What deleting `other`, a claim that names the volume the pair's claimRef gives to `claim`, loses: never the
+ * volume's data (the volume is not its: deleting it releases nothing), only the claim object, and where it
+ * is in use or was bound, the pods' way to the volume through it.
+ */
+function whatDeletingLoses(other: PersistentVolumeClaim, volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+  const name = volume.metadata.name ?? ''
+  const bound = hasAnnotation(other.metadata, AnnBindCompleted) || other.status?.phase === 'Bound' || other.status?.phase === 'Lost'
+  return bound
+    ? `loses that claim object and its pods' access to ${name}, not ${name}'s data (its claimRef names pvc/${claimKey(claim)}: the volume stays, and is relinked to it)`
+    : `loses only that claim object: it never bound, so it holds no data (${name} keeps its data for pvc/${claimKey(claim)})`
+}
+
+const RETAIN_FIRST = (name: string) => `set persistentVolumeReclaimPolicy: Retain first (${retainPatch(name)})`
 
 function keptCheck(volume: PersistentVolume, unedited: ReconcileResult): RelinkCheck {
   const name = volume.metadata.name ?? ''
