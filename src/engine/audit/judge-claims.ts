@@ -34,6 +34,7 @@ const NOTE_CODES: ReadonlyArray<[PartyNoteCode, FindingCode]> = [
   ['DefaultClassFromAdmission', 'ClaimDefaultClassSkipsVolume'],
   ['SelectedNodeGone', 'ClaimSelectedNodeGone'],
   ['PodUnschedulable', 'ClaimConsumerUnschedulable'],
+  ['PodVolumeNodeConflict', 'ClaimConsumerVolumeNodeConflict'],
 ]
 
 /**
@@ -48,6 +49,7 @@ export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, readonly 
   ClaimSelectedNodeGone: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
   ClaimDefaultClassSkipsVolume: ['WaitForFirstConsumer', 'WaitForPodScheduled', 'ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
   ClaimProvisionedVolumeUnfit: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimConsumerVolumeNodeConflict: ['Bound'],
 }
 
 /**

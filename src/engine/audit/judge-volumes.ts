@@ -111,7 +111,19 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
     // Delete: the plan carries an in-tree delete out; an external one is left to a provisioner, which must run.
     const e = ctx.explainVolume(name)
     const deleter = e?.controllers.find((c) => c.role === 'provisioner')
-    if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
+    const terms = requiredTerms(v.spec.nodeAffinity)
+    if (e?.reclaim?.action === 'external' && ctx.nodes !== undefined && terms !== undefined && !ctx.nodes.admitsAny(terms)) {
+      // Local storage on a node that is gone: no provisioner reaches it, whether it runs or not.
+      found.push(
+        finding(
+          'VolumeDeleteNodeGone',
+          object,
+          `Released by ${refText(v) ?? 'its claim'} with Delete left to '${e.reclaim.by ?? 'its provisioner'}', but its required node affinity admits none of the ${ctx.nodes.size} nodes: its storage was on a node that is gone, and the provisioner can never delete it; delete the PersistentVolume by hand (nothing left on it to lose: the storage went with the node).`,
+          {phase, persistentVolumeReclaimPolicy: policy, provisioner: e.reclaim.by, 'spec.nodeAffinity.required': JSON.stringify(terms), nodes: ctx.nodes.size},
+          `kubectl delete pv ${name}`,
+        ),
+      )
+    } else if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
       found.push(
         finding(
           'VolumeReleasedProvisionerNotRunning',

@@ -56,11 +56,14 @@ export class ControllerQueries {
   readonly migration: CSIMigration
   readonly enableDynamicProvisioning: boolean
   private readonly ctrl: PersistentVolumeController
+  /** The Nodes of the state (none: not read), for what a volume's node affinity admits. */
+  readonly nodes: ClusterState['nodes']
 
   constructor(
     state: ClusterState,
     readonly opts: ExplainOptions,
   ) {
+    this.nodes = state.nodes
     this.cluster = opts.cache ?? new SimulatedCluster(state)
     this.lookup = clusterLookup(state)
     this.plugins = opts.plugins ?? defaultVolumePluginMgr()

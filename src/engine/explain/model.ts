@@ -137,7 +137,7 @@ export interface ClaimPod {
 }
 
 /** What a note about the parties around the binder (parties.ts) is about: stable ids, as reason codes are. */
-export const PARTY_NOTE_CODES = ['PodBypassesScheduler', 'PodUnschedulable', 'SelectedNodeGone', 'DefaultClassFromAdmission', 'ProvisionedVolumeUnfit'] as const
+export const PARTY_NOTE_CODES = ['PodBypassesScheduler', 'PodUnschedulable', 'SelectedNodeGone', 'DefaultClassFromAdmission', 'ProvisionedVolumeUnfit', 'PodVolumeNodeConflict'] as const
 export type PartyNoteCode = (typeof PARTY_NOTE_CODES)[number]
 
 /**

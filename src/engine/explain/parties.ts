@@ -6,6 +6,7 @@
 // the controller's verdict leaves unsaid; the verdict stays the controller's. PURE.
 import {AnnDynamicallyProvisioned, AnnSelectedNode, NotSupportedProvisioner} from '../api/constants.js'
 import {claimKey, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../api/model.js'
+import {checkNodeAffinity, matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {deepCopy, getPersistentVolumeClass, isPodTerminated} from '../api/storage-helpers.js'
 import {reasonsFor} from './candidates.js'
 import type {ControllerQueries} from './controller.js'
@@ -24,6 +25,7 @@ const NOTED_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>([
 
 /** What the parties around the binder show about the claim decided `d` (none for most claims: Bound ones). */
 export function partyNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision, nodesRead: boolean): PartyNote[] {
+  if (d.verdict === 'Bound' && nodesRead) return volumeNodeConflicts(q, claim, d)
   if (!NOTED_VERDICTS.has(d.verdict)) return []
   return [...schedulerNotes(q, claim, d, nodesRead), ...provisionedUnfit(q, claim, d), ...defaultClassNote(q, claim, d)]
 }
@@ -68,6 +70,49 @@ function schedulerNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: D
     // Not waiting for a consumer, or the scheduler's choice stands on a node that exists (or Nodes were not read).
   }
   return notes
+}
+
+/**
+ * A Bound claim whose volume only some nodes may mount (its required node affinity, as local and zonal
+ * volumes have), used by a pod not yet on a node whose own node selection (nodeSelector, required node
+ * affinity) admits none of them: the scheduler's VolumeBinding filter refuses every node ("volume node
+ * affinity conflict"), and the pod is never placed. The binding is fine; the pod and the volume disagree.
+ */
+function volumeNodeConflicts(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision): PartyNote[] {
+  const volume = d.volume
+  if (volume == null || (volume.spec.nodeAffinity as {required?: unknown} | undefined)?.required == null) return []
+  // Most Bound claims' pods run on a node already: the nodes are read only for one that waits for its node.
+  const waiting = q.lookup.podsUsing(claimKey(claim)).filter((p) => !isPodTerminated(p) && (p.spec?.nodeName ?? '') === '')
+  if (waiting.length === 0) return []
+  const nodes = q.nodes.map((n) => ({name: n.metadata.name, labels: n.metadata.labels}))
+  const mountable = nodes.filter((n) => checkNodeAffinity(volume.spec.nodeAffinity, n) === undefined)
+  if (mountable.length === 0) return []
+  // A pod whose selection admits no node at all is unschedulable whatever its volume: not this note's.
+  return waiting
+    .filter((p) => !mountable.some((n) => podAdmits(p, n)) && nodes.some((n) => podAdmits(p, n)))
+    .map((p): PartyNote => {
+      const selector = Object.entries(nodeSelectorOf(p)).map(([k, v]) => `${k}=${v}`)
+      const own = selector.length > 0 ? `nodeSelector ${selector.join(',')}` : 'node affinity'
+      return {
+        code: 'PodVolumeNodeConflict',
+        party: 'scheduler',
+        objects: [`pod/${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`, ...mountable.map((n) => `node/${n.name ?? ''}`)],
+        message: `pod ${p.metadata.name ?? ''} can run on no node its volume ${volume.metadata.name ?? ''} can be mounted on: the volume's node affinity admits ${mountable.map((n) => n.name ?? '').join(', ')}, and the pod's ${own} admits none of them, so the scheduler never places it (volume node affinity conflict)`,
+      }
+    })
+}
+
+/** Whether the pod's own node selection (nodeSelector, then required node affinity) admits the node. */
+function podAdmits(pod: Pod, node: {labels?: Record<string, string> | null}): boolean {
+  const labels = node.labels ?? {}
+  const selector = Object.entries(nodeSelectorOf(pod)).every(([k, v]) => labels[k] === v)
+  const affinity = pod.spec?.affinity as {nodeAffinity?: {requiredDuringSchedulingIgnoredDuringExecution?: {nodeSelectorTerms?: Parameters<typeof matchNodeSelectorTerms>[1]}}} | undefined
+  const terms = affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms
+  return selector && (terms == null || matchNodeSelectorTerms({labels}, terms))
+}
+
+function nodeSelectorOf(pod: Pod): Record<string, string> {
+  return (pod.spec?.nodeSelector as Record<string, string> | null | undefined) ?? {}
 }
 
 interface PodCondition {
@@ -143,7 +188,7 @@ function describe(v: PersistentVolume): string {
 }
 
 /** The notes that change what the verdict means: the wait it names never ends. The summary leads with them. */
-const DECISIVE: ReadonlySet<PartyNote['code']> = new Set<PartyNote['code']>(['PodBypassesScheduler', 'ProvisionedVolumeUnfit'])
+const DECISIVE: ReadonlySet<PartyNote['code']> = new Set<PartyNote['code']>(['PodBypassesScheduler', 'ProvisionedVolumeUnfit', 'PodVolumeNodeConflict'])
 
 /** A note that makes the verdict's own advice wrong (a wait that never ends): it stands in its place. */
 export function decisiveNote(notes: readonly PartyNote[]): PartyNote | undefined {
@@ -178,6 +223,12 @@ export function noteSuggestions(notes: readonly PartyNote[], claim: PersistentVo
           `to bind ${target} and its data, create the claim again with storageClassName: "" (the field cannot be changed; deleting this Pending claim loses nothing, it holds no data)`,
           `or give ${target} the class instead: kubectl patch pv ${target} -p '{"spec":{"storageClassName":"${d.storageClass.name}"}}'`,
         ]
+      case 'PodVolumeNodeConflict': {
+        const where = n.objects.slice(1).map((o) => o.split('/').at(-1)).join(', ')
+        return [
+          `let pod ${target} run where its volume is: make its nodeSelector (or node affinity) admit ${where} and create it again (the volume and its data stay; the pod holds none), or move the data to a volume on a node the pod may run on`,
+        ]
+      }
       case 'ProvisionedVolumeUnfit':
         return [
           `${target} holds no data (it never bound): delete the claim (kubectl delete pvc ${name} -n ${ns}; ${target} then goes by its reclaim policy) and create it again asking for what the provisioner can make, or with a class whose driver can make what it asks`,

@@ -9,8 +9,9 @@ import {controllerLiveness, livenessAdvice} from './liveness.js'
 import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './model.js'
 import {decideClaim} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {admitsNoNode, affinityHostnames, type NodeInfo} from '../api/node-affinity.js'
 import {quantityValue} from '../api/quantity.js'
-import {checkVolumeModeMismatches, hasAnnotation} from '../api/storage-helpers.js'
+import {checkVolumeModeMismatches, hasAnnotation, isPodTerminated} from '../api/storage-helpers.js'
 import {storageQuantity} from '../matching/volume-index.js'
 
 /** kubernetes.io/pv-protection: the pv-protection controller's finalizer (pkg/controller/volume/pvprotection). */
@@ -42,9 +43,10 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
   const attachments = attachmentsOf(evidence, name)
   const controllers = externalControllers(volume, decision, attachments, evidence)
   const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
-  // A volume being deleted is not reused (its deletion cannot be called off): its reclaim's advice is for one that stays.
-  const suggestions = terminating === null || decision.reclaim?.action !== 'retain' ? [...decision.suggestions] : []
-  if (terminating !== null) suggestions.push(...terminatingAdvice(volume, terminating.finalizers, attachments))
+  // A volume being deleted is not reused (its deletion cannot be called off): its reclaim's advice is for one
+  // that stays. What holds the object (its finalizers' owners) comes first: that is what keeps it Terminating.
+  const reclaimAdvice = terminating === null || decision.reclaim?.action !== 'retain' ? decision.suggestions : []
+  const suggestions = terminating === null ? [...reclaimAdvice] : [...terminatingAdvice(q, state, volume, terminating.finalizers, attachments), ...reclaimAdvice]
   for (const c of controllers) suggestions.push(...livenessAdvice(c, `pv/${name}`))
   return {
     apiVersion: EXPLAIN_API_VERSION,
@@ -178,7 +180,7 @@ function released(q: ControllerQueries, volume: PersistentVolume, why: string): 
   const failure = reclaim.action === 'fail' ? reclaim.detail : wasFailed ? (volume.status?.message ?? null) : null
   const state: VolumeState = reclaim.action === 'fail' || wasFailed ? 'Failed' : 'Released'
   const head = state === 'Failed' ? `Failed: ${why}, and reclaiming it fails${failure !== null ? ` (${failure})` : ''}; the controller retries on every sync.` : `Released: ${why}.`
-  return {state, summary: `${head} ${capitalize(reclaim.detail)}.`, reclaim, failure, suggestions: reclaimAdvice(volume, reclaim)}
+  return {state, summary: `${head} ${capitalize(reclaim.detail)}.`, reclaim, failure, suggestions: reclaimAdvice(volume, reclaim, stateNodes(q))}
 }
 
 /** reclaimVolume, and the checks of the recycle and delete operations it schedules. */
@@ -229,6 +231,23 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
   }
 }
 
+/** The Nodes of the state as node-affinity checks read them (none: not read). */
+function stateNodes(q: ControllerQueries): NodeInfo[] {
+  return q.nodes.map((n) => ({name: n.metadata.name, labels: n.metadata.labels}))
+}
+
+/**
+ * A volume whose required node affinity admits no node of the cluster: local storage on a node that is
+ * gone, which its provisioner's delete (run on that node) can never reach. Only the object is left to
+ * delete, by hand: its storage went with the node.
+ */
+export function nodeGoneAdvice(volume: PersistentVolume, deleter: string | null, nodes: number): string {
+  const name = volume.metadata.name ?? ''
+  const hosts = affinityHostnames(volume.spec.nodeAffinity)
+  const on = hosts.length === 0 ? 'its node affinity admits' : `its node affinity names ${hosts.join(', ')}, and admits`
+  return `${on} none of the ${nodes} nodes of the cluster: the node its storage was on is gone, so ${deleter === null ? 'its provisioner' : `'${deleter}'`} can never delete it; delete the PersistentVolume by hand, nothing left on it to lose (its storage went with the node): kubectl delete pv ${name}`
+}
+
 /** The external deleter of a volume: its provisioner, or the CSI driver it is (or is migrated to). */
 function externalDeleter(volume: PersistentVolume): string | null {
   const provisionedBy = volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? ''
@@ -238,13 +257,14 @@ function externalDeleter(volume: PersistentVolume): string | null {
   return volume.spec.csi?.driver ?? (provisionedBy === '' ? null : provisionedBy)
 }
 
-function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[] {
+function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan, nodes: readonly NodeInfo[]): string[] {
   const name = volume.metadata.name ?? ''
   switch (reclaim.action) {
     case 'retain':
       return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it, its old data with them`]
     case 'external':
       if (unowned(volume)) return [unownedDeleteAdvice(volume)]
+      if (admitsNoNode(volume.spec.nodeAffinity, nodes)) return [nodeGoneAdvice(volume, reclaim.by, nodes.length)]
       return reclaim.by === null
         ? ['find the provisioner that owns it (pv.kubernetes.io/provisioned-by) and check that it is running']
         : [`check that '${reclaim.by}' is running: kubectl get csidriver ${reclaim.by}, and look for its controller pods and their logs`]
@@ -339,7 +359,7 @@ function describeBlocking(finalizers: readonly FinalizerWait[]): string {
   return `held by ${blocking.map((f) => `${f.name} until ${f.waitsFor}`).join('; and by ')}`
 }
 
-function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
+function terminatingAdvice(q: ControllerQueries, state: ClusterState, volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
   const ref = volume.spec.claimRef
   const protection = finalizers.find((f) => f.name === PVProtectionFinalizer)
   if (protection !== undefined && finalizers.every((f) => !f.blocking)) {
@@ -349,7 +369,7 @@ function terminatingAdvice(volume: PersistentVolume, finalizers: readonly Finali
   return finalizers
     .filter((f) => f.blocking)
     .flatMap((f) => {
-      if (f.name === PVProtectionFinalizer && ref != null) return [`delete claim ${claimRefKey(ref)} first: kubectl delete pvc ${ref.name} -n ${ref.namespace}`]
+      if (f.name === PVProtectionFinalizer && ref != null) return [claimHoldsIt(q, state, volume, claimRefKey(ref))]
       if (f.name === PVDeletionProtectionFinalizer && (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete') {
         // The provisioner deletes nothing here: where it does not remove its finalizer, removing it is the way out.
         return [`no storage is to be deleted (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}): if ${f.owner} has not removed its finalizer, remove it by hand and the object goes, the storage and its data staying where they are: ${removeFinalizerPatch(volume, f.name)}`]
@@ -362,6 +382,27 @@ function terminatingAdvice(volume: PersistentVolume, finalizers: readonly Finali
       }
       return []
     })
+}
+
+/**
+ * kubernetes.io/pv-protection holds a volume while a claim is bound to it: its deletion cannot be called
+ * off, and it ends once the claim is deleted. What deleting the claim loses: the pods' volume, and, unless
+ * the reclaim policy is Retain, the storage's data; with Retain the storage outlives the object, and the
+ * way to go on using the data is to recreate the volume from its spec (sig-storage's answer).
+ */
+function claimHoldsIt(q: ControllerQueries, state: ClusterState, volume: PersistentVolume, key: string): string {
+  const name = volume.metadata.name ?? ''
+  const [namespace, claim] = key.split('/')
+  const pods = q.lookup
+    .podsUsing(key)
+    .filter((p) => !isPodTerminated(p))
+    .map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`)
+  const using = state.pods.length === 0 ? ' (no Pod was read: whether pods use it could not be seen)' : pods.length === 0 ? ' (no pod uses it)' : `, and pod${pods.length === 1 ? '' : 's'} ${pods.join(', ')} use${pods.length === 1 ? 's' : ''} it`
+  const deleteClaim = `kubectl delete pvc ${claim} -n ${namespace}`
+  const policy = volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+  return policy === 'Retain'
+    ? `nothing is lost while claim ${key} exists${using}: the volume waits for it, and its storage is kept whatever happens to the object (reclaim policy Retain); to go on using the data, save the volume's manifest, delete the claim once no pod needs it, then create the volume again from the manifest (claimRef without uid) and the claim again: kubectl get pv ${name} -o yaml; ${deleteClaim}`
+    : `delete claim ${key} only if its data may go: the volume goes with it, and reclaim policy ${policy} ${policy === 'Delete' ? 'deletes its storage' : 'scrubs it'}, the data with it (${deleteClaim}); nothing is lost while the claim exists${using}; to keep the data, set Retain first (kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}')`
 }
 
 /** The JSON patch that removes one finalizer, guarded by a test of its place (a list changed since is refused). */
