@@ -26,7 +26,7 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, volumeAction, volumeDeleting} from './checks.js'
+import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, restoredBy, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 
 /** The checks (docs/usage.md lists them); none is overridable. */
@@ -164,13 +164,24 @@ export function relinkWay(input: RelinkInput): RepairWay | undefined {
   return after?.allowed === true ? {way: `${retainPatch(volume.metadata.name ?? '')} && ${command}`, refusedBy: blocking} : {way: undefined, refusedBy: blocking}
 }
 
+/** A pair --all leaves to the operator, and why. */
+export interface HeldPair {
+  target: RelinkTarget
+  reason: string
+}
+
 /**
  * The pairs a relink may close, each once by its volume, or by its claim where the claim's side is all that
  * is broken: every volume whose claimRef names an existing claim of another uid, and every claim that
- * completed binding, lost its spec.volumeName and is named by exactly one volume with its own uid.
+ * completed binding, lost its spec.volumeName and is named by exactly one volume with its own uid. A claim
+ * re-created under the old name (another uid, no spec.volumeName, not restored, never bound) may be a new claim and not
+ * the data's owner, as reclaim's OldNameFree weighs it: --all leaves its pair out (`held`) unless `owners`
+ * names it; relinked by name (pv/NAME, pvc/NAME), it is the operator's choice.
  */
-export function relinkCandidates(state: ClusterState): RelinkTarget[] {
+export function relinkCandidates(state: ClusterState, owners: readonly ClaimName[] = []): {targets: RelinkTarget[]; held: HeldPair[]} {
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  const owner = new Set(owners.map((o) => `${o.namespace}/${o.name}`))
+  const held: HeldPair[] = []
   const byVolume: RelinkTarget[] = []
   const naming = new Map<string, PersistentVolume[]>()
   for (const v of state.volumes) {
@@ -179,8 +190,15 @@ export function relinkCandidates(state: ClusterState): RelinkTarget[] {
     const key = claimRefKey(ref)
     naming.set(key, [...(naming.get(key) ?? []), v])
     const claim = claims.get(key)
-    if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '')) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
-    else {
+    const target: RelinkTarget = {kind: 'PersistentVolume', name: v.metadata.name ?? ''}
+    if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '') && recreated(claim) && !owner.has(key)) {
+      held.push({
+        target,
+        reason: `pvc/${key} was re-created under the name pv/${target.name}'s claimRef holds (uid ${claim.metadata.uid ?? '<none>'}; the volume held ${ref.uid ?? '<none>'}), names no volume and was not restored: it may be a new claim, not the owner of the data; if it is the owner, relink it by name (${relinkCommand(target)}) or add --owner ${key}`,
+      })
+    } else if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '')) {
+      byVolume.push(target)
+    } else {
       // Pre-bound by name, bound to the claim of its uid, or naming a claim that is gone: not a relink's.
     }
   }
@@ -188,7 +206,15 @@ export function relinkCandidates(state: ClusterState): RelinkTarget[] {
     .filter((c) => hasAnnotation(c.metadata, AnnBindCompleted) && (c.spec.volumeName ?? '') === '')
     .filter((c) => (naming.get(claimKey(c)) ?? []).filter((v) => v.spec.claimRef?.uid === c.metadata.uid).length === 1)
     .map((c) => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
-  return [...byVolume, ...byClaim]
+  return {targets: [...byVolume, ...byClaim], held}
+}
+
+/**
+ * A claim of an old name that nothing ties to the volume: no spec.volumeName, no restore label, and never
+ * bound (a claim that completed binding and lost its spec.volumeName is the pair's own, broken).
+ */
+function recreated(claim: PersistentVolumeClaim): boolean {
+  return (claim.spec.volumeName ?? '') === '' && restoredBy(claim) === null && !hasAnnotation(claim.metadata, AnnBindCompleted)
 }
 
 /** "pvctl relink pv/NAME" or "pvctl relink pvc/NAME -n NS": the command of a target, as audit and explain print it. */
