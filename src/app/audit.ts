@@ -16,6 +16,7 @@ import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {ForbiddenError} from '../cluster/api-errors.js'
 import {auditEvidence} from './audit-evidence.js'
+import {relinkPort} from './explain.js'
 import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {apiServerTime, checkTargetsExist, defaultDecided, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
@@ -186,7 +187,8 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
   const classes = targets.length === 0
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction; over the plan's own
   // informer caches when they hold `after`, not cached and indexed again.
-  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts), ...(cache === undefined ? {} : {cache})})
+  const plugins = defaultVolumePluginMgr(opts)
+  const explainer = new Explainer(after, {gates: opts.gates, plugins, relink: relinkPort(after, opts.gates, plugins, opts.sourceArgs), ...(cache === undefined ? {} : {cache})})
   const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
   const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
   const annotated = annotationIgnores([

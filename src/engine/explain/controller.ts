@@ -40,6 +40,12 @@ export interface ExplainOptions {
    * hold the state explained (test/engine/explain-plan-cache.test.ts).
    */
   cache?: SimulatedCluster
+  /**
+   * The relink of a claim as `pvctl relink pvc/NAME` decides it on the state explained (engine/repair's
+   * relinkWay: explain may not import it): the command(s) to run, with the flags that read the same state,
+   * or undefined where relink refuses it. Absent, explain offers no relink.
+   */
+  relink?: (claim: {namespace: string; name: string}) => string | undefined
 }
 
 /** A Go `error` return, as text, or a value. */

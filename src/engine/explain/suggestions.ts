@@ -1,7 +1,7 @@
 // What would fix a claim that does not bind, each suggestion concrete: the nearest volume and the one field
 // that keeps it out, the command that sets a default class, the Released volume whose stale claimRef is in
 // the way. Suggestions are advice, not decisions: the verdict never depends on them.
-import {AnnBindCompleted, AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
+import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
 import {closeNames} from './close-names.js'
 import type {ControllerQueries} from './controller.js'
 import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
@@ -10,7 +10,7 @@ import {livenessAdvice} from './liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './model.js'
 import type {Decision} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
-import {deepCopy, getAccessModesAsString, hasAnnotation} from '../api/storage-helpers.js'
+import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
 
 export function suggestFixes(
   q: ControllerQueries,
@@ -106,8 +106,9 @@ export function suggestFixes(
     case 'RequestedVolumeBoundElsewhere': {
       const volume = d.volume!
       const v = volume.metadata.name ?? ''
-      if (relinkable(q.lookup, volume, claim)) {
-        out.push(relinkSuggestion(volume, claim))
+      const way = relinkWay(q, claim)
+      if (way !== undefined) {
+        out.push(relinkSuggestion(volume, way))
       } else if (!inUseByAnotherClaim(q.lookup, volume, claim)) {
         // The claim it names is gone: the volume, its data on it, is what this claim asks for. Freed of its
         // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
@@ -126,23 +127,28 @@ export function suggestFixes(
       break
     }
     case 'Lost': {
-      const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(q.lookup, claim)
+      // A claim that lost its spec.volumeName, still named by one volume: relink's decision sets it again.
+      const naming = d.claim.spec.volumeName ? [] : q.lookup.volumesClaiming(claimKey(claim))
+      const way = naming.length === 1 ? relinkWay(q, claim) : undefined
+      const namedBy = way === undefined ? undefined : naming[0]
       out.push(
         d.claim.spec.volumeName
           ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, and they bind again; else delete the claim (its data went with ${d.claim.spec.volumeName}) and create a new one`
           : namedBy !== undefined
-            ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${relinkCommand(claim)}`
+            ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${way}`
             : `delete the claim and create a new one, empty: a Lost claim never binds again, and no volume names it any more`,
       )
       break
     }
-    case 'Misbound':
+    case 'Misbound': {
+      const way = relinkWay(q, claim)
       out.push(
-        relinkable(q.lookup, d.volume!, claim)
-          ? relinkSuggestion(d.volume!, claim)
+        way !== undefined
+          ? relinkSuggestion(d.volume!, way)
           : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(d.volume!.spec.claimRef!)}`,
       )
       break
+    }
     case 'SyncError':
       out.push(`fix what the controller reports; it retries the claim on every sync`)
       break
@@ -151,57 +157,20 @@ export function suggestFixes(
 }
 
 /**
- * The volume names this claim by namespace and name with another uid (a claim restored or re-created under
- * it), and nothing stands in the way of pointing it at the claim as it is now: no other claim names the
- * volume, neither is being deleted, and the volume is kept (Retain). The same condition
- * as pvctl relink's checks (engine/repair/relink.ts; explain may not import it): a test holds the two to
- * the same answer on the examples.
+ * The relink of the claim as `pvctl relink pvc/NAME` decides it on the state explained, through the
+ * ExplainOptions port (engine/repair decides it; explain may not import it): the command(s) to run, or
+ * undefined where relink refuses it, or where no port was given (then no relink is offered).
  */
-function relinkable(lookup: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  const ref = volume.spec.claimRef
-  // With another uid the controller releases it (or has): only Retain keeps its data meanwhile.
-  const kept = (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
-  const otherClaim = lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim && claimKey(c) !== claimKey(claim))
-  return ref != null && claimRefKey(ref) === claimKey(claim) && uidKeepsApart(ref.uid ?? '', volume, claim) && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
-}
-
-/**
- * The claimRef's uid keeps the volume from the claim it names: another uid, or none while the claim
- * completed binding to the volume (syncBoundClaim takes any other uid for another claim's).
- */
-function uidKeepsApart(refUid: string, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  return refUid !== '' ? refUid !== claim.metadata.uid : hasAnnotation(claim.metadata, AnnBindCompleted) && claim.spec.volumeName === volume.metadata.name
-}
-
-/**
- * The one volume whose claimRef names this claim by namespace and name, for a claim that completed binding
- * and lost its spec.volumeName (syncBoundClaim: Lost): relink sets it again (and the uid, where it is an
- * older claim's: then as relinkable judges it). Not when another claim names the volume or either is being
- * deleted.
- */
-function volumeStillNaming(lookup: ClusterLookup, claim: PersistentVolumeClaim): PersistentVolume | undefined {
-  const naming = lookup.volumesClaiming(claimKey(claim))
-  const volume = naming.length === 1 ? naming[0] : undefined
-  if (volume === undefined || volume.metadata.deletionTimestamp != null || claim.metadata.deletionTimestamp != null) {
-    return undefined
-  } else if (volume.spec.claimRef?.uid !== claim.metadata.uid) {
-    return relinkable(lookup, volume, claim) ? volume : undefined
-  } else {
-    // The volume names the claim as it is (the controller does not release it): relinked unless another claim holds it.
-  }
-  return lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim) ? undefined : volume
+function relinkWay(q: ControllerQueries, claim: PersistentVolumeClaim): string | undefined {
+  return q.opts.relink?.({namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''})
 }
 
 /** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */
-function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+function relinkSuggestion(volume: PersistentVolume, way: string): string {
   const v = volume.metadata.name ?? ''
   const uid = volume.spec.claimRef?.uid ?? ''
   const names = uid === '' ? 'names this claim but its claimRef lost the uid' : `names this claim with the uid of an older claim of that name (uid ${uid})`
-  return `${v} ${names}: relink them (the claimRef gets this claim's uid), and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
-}
-
-function relinkCommand(claim: PersistentVolumeClaim): string {
-  return `pvctl relink pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''}`
+  return `${v} ${names}: relink them (the claimRef gets this claim's uid), and the controller binds them with ${v}'s data: ${way}`
 }
 
 /** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */
