@@ -1,5 +1,5 @@
-// The fix that offers `pvctl reclaim pv/X --for NS/CLAIM` where reclaim's decision allows it: a claim that
-// names a volume held back only by the stale claimRef of a claim that is gone. PURE.
+// The fix that offers `pvctl reclaim pv/X [--for NS/CLAIM]` where reclaim's decision allows it: a claim that
+// names a volume held back only by the stale claimRef of a claim that is gone, a Released volume kept. PURE.
 import type {FeatureGates} from '../api/feature-gates.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
 import type {ClusterLookup} from '../explain/lookup.js'

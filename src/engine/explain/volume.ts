@@ -45,8 +45,8 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
   const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
   // A volume being deleted is not reused (its deletion cannot be called off): its reclaim's advice is for one
   // that stays. What holds the object (its finalizers' owners) comes first: that is what keeps it Terminating.
-  const reclaimAdvice = terminating === null || decision.reclaim?.action !== 'retain' ? decision.suggestions : []
-  const suggestions = terminating === null ? [...reclaimAdvice] : [...terminatingAdvice(q, state, volume, terminating.finalizers, attachments), ...reclaimAdvice]
+  const reclaimSuggestions = terminating === null || decision.reclaim?.action !== 'retain' ? decision.suggestions : []
+  const suggestions = terminating === null ? [...reclaimSuggestions] : [...terminatingAdvice(q, state, volume, terminating.finalizers, attachments), ...reclaimSuggestions]
   for (const c of controllers) suggestions.push(...livenessAdvice(c, `pv/${name}`))
   return {
     apiVersion: EXPLAIN_API_VERSION,
@@ -241,7 +241,7 @@ function stateNodes(q: ControllerQueries): NodeInfo[] {
  * gone, which its provisioner's delete (run on that node) can never reach. Only the object is left to
  * delete, by hand: its storage went with the node.
  */
-export function nodeGoneAdvice(volume: PersistentVolume, deleter: string | null, nodes: number): string {
+function nodeGoneAdvice(volume: PersistentVolume, deleter: string | null, nodes: number): string {
   const name = volume.metadata.name ?? ''
   const hosts = affinityHostnames(volume.spec.nodeAffinity)
   const on = hosts.length === 0 ? 'its node affinity admits' : `its node affinity names ${hosts.join(', ')}, and admits`

@@ -140,11 +140,6 @@ export function reclaimCommand(volumeName: string, target: ClaimName | undefined
   return `pvctl reclaim pv/${volumeName}${target === undefined ? '' : ` --for ${target.namespace}/${target.name}`}${source}`
 }
 
-/** The reclaim as advice prints it (ReclaimDecision.way), or undefined where no way is allowed. */
-export function reclaimWay(input: ReclaimInput): string | undefined {
-  return decideReclaim(input)?.way ?? undefined
-}
-
 /**
  * Decides a reclaim; undefined when the state has no such volume. Every check is judged (an operator
  * wants all the reasons, not the first); the proof only when the others hold or were forced.
@@ -363,7 +358,7 @@ const isTarget = (claim: PersistentVolumeClaim, target: ClaimName | undefined) =
 /**
  * The relink that gives the volume back to the claim of its old name, as relink's decision allows it: by
  * the claim where that claim names the volume (spec.volumeName decides its pair), else by the volume (whose
- * claimRef names the claim). Where it is refused (or past MAX_NESTED), what it would be: relink it.
+ * claimRef names the claim). Refused (or past MAX_NESTED): which of relink's checks refuse it now.
  */
 function relinkBack(claim: PersistentVolumeClaim, volumeName: string, ways: Ways | undefined, reunites: string): string {
   const target: RelinkTarget =
