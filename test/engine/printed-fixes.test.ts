@@ -22,6 +22,7 @@ import {ExitCode} from '../../src/errors.js'
 import {loadCases, repoRoot, stateOf} from '../conformance/cases.js'
 import {rows as findingRows} from './audit/rows.js'
 import {adviceRows} from './advice-rows.js'
+import {byController, pv, pvc, state} from './builders.js'
 import {generatedState} from './explain-oracle.js'
 import {runPrintedFix} from './printed-fixes.js'
 
@@ -179,6 +180,19 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
     const problems: string[] = []
     for (const s of states) problems.push(...(await notAccepted(s)).problems, ...brokenPromises(s))
     assert.deepEqual(problems, [])
+  })
+  test('a relink refused only by the reclaim policy: explain prints Retain set first, then the relink, and the steps run in order are accepted', async () => {
+    const csi = {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}
+    for (const phase of ['Bound', 'Released']) {
+      const s = state({volumes: [pv('pv-1', {phase, policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: csi})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})
+      const fixes = printedBy(s).map((p) => p.fix)
+      const chained = `kubectl patch pv pv-1 -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' && pvctl relink pvc/db -n default`
+      assert.ok(fixes.includes(chained), `${phase}: ${fixes.join(' | ')}`)
+      // As things are the relink alone is refused; after the patch, the same decision allows it.
+      assert.deepEqual((await runPrintedFix(chained, s)).map((r) => r.exitCode), [ExitCode.Ok, ExitCode.Changes])
+      assert.deepEqual((await runPrintedFix('pvctl relink pvc/db -n default', s)).map((r) => r.exitCode), [ExitCode.Usage])
+      assert.deepEqual((await notAccepted(s)).problems, [])
+    }
   })
   for (const {file, cases} of loadCases('cases')) {
     test(`conformance cases of ${file}`, async () => {
