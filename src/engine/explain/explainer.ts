@@ -214,6 +214,17 @@ export class Explainer {
    * claim: without the candidates and words, so that counting verdicts stays linear in the cluster (sync's
    * pointer to audit counts findings).
    */
+  /**
+   * Whether the claim is Bound and nothing around the binder keeps it from use (no party note: a pod whose
+   * node selection excludes every node its volume may be mounted on): a claim `explain` leaves out of its List.
+   */
+  healthyBound(namespace: string, name: string): boolean {
+    const claim = this.q.claim(`${namespace}/${name}`)
+    if (claim === undefined) return false
+    const d = decideClaim(this.q, this.state, claim, undefined)
+    return d.verdict === 'Bound' && partyNotes(this.q, claim, d, this.state.nodes.length > 0).length === 0
+  }
+
   verdict(namespace: string, name: string): Verdict | undefined {
     const claim = this.q.claim(`${namespace}/${name}`)
     return claim === undefined ? undefined : decideClaim(this.q, this.state, claim, undefined).verdict
@@ -323,12 +334,13 @@ export function explainVolume(state: ClusterState, name: string, opts: ExplainOp
 
 /**
  * The claims `explain` with no claim named looks at: every claim whose verdict is not a healthy Bound, by
- * namespace then name. Those not recorded Bound, and those recorded Bound that their next sync makes Lost
- * or Misbound (or binds again): a claim audit reports an error on is never left out of the List.
+ * namespace then name. Those not recorded Bound, those recorded Bound that their next sync makes Lost or
+ * Misbound (or binds again), and Bound ones whose pod a party note shows cannot use them: a claim audit
+ * reports an error on is never left out of the List.
  */
 export function claimsToExplain(explainer: Explainer): PersistentVolumeClaim[] {
   return explainer.state.claims
-    .filter((c) => c.status?.phase !== 'Bound' || explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '') !== 'Bound')
+    .filter((c) => c.status?.phase !== 'Bound' || !explainer.healthyBound(c.metadata.namespace ?? '', c.metadata.name ?? ''))
     .sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : claimKey(a) > claimKey(b) ? 1 : 0))
 }
 

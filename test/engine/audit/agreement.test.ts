@@ -1,7 +1,8 @@
 // audit never disagrees with `pvctl explain` on a claim: a claim's finding stands for explain's verdict on
 // it (verdictsOfCode), a claim without one has a verdict that is no finding. Checked on the bundled example
 // and on every conformance case, against explain on the state after the plan (what `pvctl explain` says once
-// `pvctl sync --yes` ran) and, for the claims the plan does not write, on the state as read.
+// `pvctl sync --yes` ran) and, for the claims the plan does not write, on the state as read; and explain
+// without objects lists every claim audit reports an error on.
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import {describe, test} from 'node:test'
@@ -12,7 +13,7 @@ import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
 import {loadSnapshot} from '../../../src/cluster/snapshot.js'
 import type {Finding} from '../../../src/engine/audit/findings.js'
 import {claimCode, verdictsOfCode} from '../../../src/engine/audit/judge.js'
-import {explainClaim} from '../../../src/engine/explain/explainer.js'
+import {claimsToExplain, Explainer, explainClaim} from '../../../src/engine/explain/explainer.js'
 import type {ExplainEvidence} from '../../../src/engine/explain/evidence.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import {claimKey, type ClusterState} from '../../../src/engine/api/model.js'
@@ -54,6 +55,11 @@ function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[
     }
     check(after, 'after the plan')
     if (!written.has(key) && state.claims.some((o) => claimKey(o) === key)) check(state, 'as read')
+  }
+  // explain without objects lists every claim audit reports an error on.
+  const listed = new Set(claimsToExplain(new Explainer(after, opts)).map(claimKey))
+  for (const [key, found] of claimFindings) {
+    if (found.some((f) => f.severity === 'error') && !listed.has(key)) problems.push(`${key}: audit ${found.map((f) => f.code).join(', ')}, left out of explain's List`)
   }
   return problems
 }
