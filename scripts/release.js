@@ -217,9 +217,10 @@ async function release(out, baseUrl) {
     // builder's V8 for its own processor, so another processor's executable goes without (and parses).
     const useCodeCache = target.nodeArch === process.arch
     const runtime = nodeRuntime(RELEASE_NODE, target.nodeArch)
-    // The client library's node-fetch needs the punycode module Node.js deprecates; Node.js warns of it only
-    // to code outside node_modules, which all the bundle is: the npm install prints no such warning.
-    const execArgv = ['--disable-warning=DEP0040']
+    // The client library's node-fetch needs the punycode module Node.js deprecates, and calls url.parse(),
+    // deprecated too; Node.js warns of them only to code outside node_modules, which all the bundle is: the
+    // npm install prints no such warning.
+    const execArgv = ['--disable-warning=DEP0040', '--disable-warning=DEP0169']
     // The main script's path as given is its name inside (import.meta.url, stack traces): relative, so that
     // no path of the building machine is in the executable and any folder gives the same bytes.
     writeFileSync(config, JSON.stringify({main: path.basename(main), mainFormat: 'module', executable: runtime, output: executable, disableExperimentalSEAWarning: true, useCodeCache, execArgv}, null, 2))
