@@ -138,7 +138,9 @@ function rootPage(bin, commands) {
 function toRoff(markdown) {
   markedMan.date = MAN_DATE
   markedMan.manVersion = pkg.version
-  return marked.parse(markdown, {async: false})
+  // .nh: no hyphenation, so that a field path or a finding code is never split at a line's end (a reader
+  // searching the page for volume.kubernetes.io/selected-node finds it).
+  return marked.parse(markdown, {async: false}).replace(/^(\.TH .*\n)/, '$1.nh\n')
 }
 
 const config = await Config.load(root)

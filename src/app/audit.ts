@@ -3,7 +3,7 @@
 import {FINDING_CODES, objectKey, objectName, type FindingObject} from '../engine/audit/findings.js'
 import {auditCapacity} from '../engine/audit/capacity.js'
 import {pointerPictures} from '../engine/audit/pointers.js'
-import {codeOfVerdict, judge} from '../engine/audit/judge.js'
+import {claimCode, judge} from '../engine/audit/judge.js'
 import {auditFails, buildAuditReport, silencedBy, type AuditReport, type FailOn} from '../engine/audit/report.js'
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
@@ -16,6 +16,7 @@ import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {ExitCode} from '../errors.js'
 import {ForbiddenError} from '../cluster/api-errors.js'
 import {auditEvidence} from './audit-evidence.js'
+import {relinkPort} from './explain.js'
 import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {apiServerTime, checkTargetsExist, defaultDecided, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
@@ -110,6 +111,7 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   }
   const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
+  const phaseAsRead = phasesOf(state.volumes)
   const findings = judge({
     after: s.after,
     lookup: s.explainer.lookup,
@@ -118,6 +120,7 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
     explainClaim,
     volumes: s.volumes,
     explainVolume,
+    phaseAsRead,
     classes: s.classes,
     sourceArgs: opts.sourceArgs,
     gates: opts.gates,
@@ -142,7 +145,7 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
 export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan: SyncReport): number {
   const s = auditScope(state, opts, {plan})
   const claimCodes = s.claims.flatMap((c, i) => {
-    const code = codeOfVerdict(s.explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const code = claimCode(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
   // Every claim's facts, none judged again: the class findings count claims of any namespace.
@@ -184,7 +187,8 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
   const classes = targets.length === 0
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction; over the plan's own
   // informer caches when they hold `after`, not cached and indexed again.
-  const explainer = new Explainer(after, {gates: opts.gates, plugins: defaultVolumePluginMgr(opts), ...(cache === undefined ? {} : {cache})})
+  const plugins = defaultVolumePluginMgr(opts)
+  const explainer = new Explainer(after, {gates: opts.gates, plugins, relink: relinkPort(after, opts.gates, plugins, opts.sourceArgs), ...(cache === undefined ? {} : {cache})})
   const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
   const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
   const annotated = annotationIgnores([
@@ -207,6 +211,12 @@ function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {a
   const whole = {...opts, dryRun: true, targets: undefined, namespace: undefined, labelSelector: undefined}
   const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, whole)
   return {after: withPlanApplied(state, report.objects), report: {actions: report.actions, summary: report.summary}, cache}
+}
+
+/** The volumes' phases as read (null: none written), looked up by name. */
+function phasesOf(volumes: readonly PersistentVolume[]): (name: string) => string | null | undefined {
+  const phases = new Map(volumes.map((v) => [v.metadata.name ?? '', v.status?.phase ?? null]))
+  return (name) => phases.get(name)
 }
 
 function sortedByKey(objects: readonly FindingObject[]): FindingObject[] {

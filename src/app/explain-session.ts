@@ -7,6 +7,7 @@
 // without the flow.
 import {claimsInScope, type Explainer} from '../engine/explain/explainer.js'
 import type {ClaimExplanation, Verdict} from '../engine/explain/model.js'
+import {decisiveNote} from '../engine/explain/parties.js'
 import type {ClusterState, PersistentVolume} from '../engine/api/model.js'
 import type {ReclaimOffer} from '../engine/repair/offers.js'
 import type {ClaimName} from '../engine/repair/reclaim.js'
@@ -91,12 +92,16 @@ export const PICKER_GROUPS: Readonly<Record<Verdict, number>> = {
   Bound: 3,
 }
 
-type Picked = Pick<ClaimExplanation, 'claim' | 'verdict'>
+type Picked = Pick<ClaimExplanation, 'claim' | 'verdict' | 'notes'>
 
-/** The claims in the picker's order (PICKER_GROUPS, then namespace/name). */
+/**
+ * The claims in the picker's order (PICKER_GROUPS, then namespace/name); a wait that a note shows never ends
+ * (a pod that bypasses the scheduler, a volume provisioned unfit) is a dead end too.
+ */
 export function pickerOrder<E extends Picked>(explanations: readonly E[]): E[] {
   const key = (e: Picked) => `${e.claim.namespace}/${e.claim.name}`
-  return [...explanations].sort((a, b) => PICKER_GROUPS[a.verdict] - PICKER_GROUPS[b.verdict] || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+  const group = (e: Picked) => (decisiveNote(e.notes ?? []) === undefined ? PICKER_GROUPS[e.verdict] : 0)
+  return [...explanations].sort((a, b) => group(a) - group(b) || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
 }
 
 /** The choices whose filterText holds every word typed, case aside, and those always listed; nothing typed: all of them. */

@@ -8,7 +8,11 @@ import type {DecidedVersion} from '../engine/api/kube-version.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {type ReclaimOffer, reclaimOffers, withReclaimOffers} from '../engine/repair/offers.js'
 import type {PodsRead} from '../engine/repair/reclaim.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
+import {defaultVolumePluginMgr, type VolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
+import type {ClaimName} from '../engine/repair/checks.js'
+import {relinkWay} from '../engine/repair/relink.js'
+import {type ClusterLookup, clusterLookup} from '../engine/explain/lookup.js'
+import {sourceText} from './repair-steps.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {type EvidenceScope, type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
@@ -97,10 +101,13 @@ export function withMissingKindCaveats<D extends ExplainDocument>(doc: D, missin
       caveats.push('the snapshot holds no StorageClass: the class may exist in the cluster')
     }
     if (missing.has('Pod') && (e.verdict === 'WaitForFirstConsumer' || e.verdict === 'WaitForPodScheduled')) {
-      caveats.push('the snapshot holds no Pod: a pod may use the claim in the cluster')
+      caveats.push('the snapshot holds no Pod: a pod may use the claim in the cluster, and whether one names its node itself (bypassing the scheduler) could not be seen')
     }
     if (missing.has('Node') && e.candidates.some((c) => c.reasons.some((r) => r.code === 'NodeAffinityMismatch'))) {
       caveats.push("the snapshot holds no Node: volumes' node affinity was checked against no node")
+    }
+    if (missing.has('Node') && e.selectedNode !== null && e.phase !== 'Bound') {
+      caveats.push(`the snapshot holds no Node: whether node ${e.selectedNode}, the claim's selected-node, still exists could not be seen`)
     }
     return caveats.length === 0 ? e : {...e, caveats}
   }
@@ -110,11 +117,25 @@ export function withMissingKindCaveats<D extends ExplainDocument>(doc: D, missin
 }
 
 /**
+ * explain's relink port: `pvctl relink pvc/NAME` as relink's own decision on `state` takes it (relinkWay),
+ * with the flags that read the same state; undefined where relink refuses it.
+ */
+export function relinkPort(state: ClusterState, gates: FeatureGates, plugins: VolumePluginMgr, sourceArgs: readonly string[] | undefined): (claim: ClaimName) => string | undefined {
+  // Indexed once, when a relink is first asked for (most explanations never ask).
+  let lookup: ClusterLookup | undefined
+  return ({namespace, name}) => {
+    lookup ??= clusterLookup(state)
+    return relinkWay({state, target: {kind: 'PersistentVolumeClaim', namespace, name}, gates, plugins, lookup, source: sourceText(sourceArgs)})?.way
+  }
+}
+
+/**
  * The controller's view of `state` for `req` (its gates and volume plugins), without evidence: what to read
  * is worked out with it (gatherEvidence), and the explanation shares it (explainInState's `base`).
  */
 export function controllerExplainer(state: ClusterState, req: ExplainRequest): Explainer {
-  return new Explainer(state, {gates: req.gates, plugins: defaultVolumePluginMgr(req)})
+  const plugins = defaultVolumePluginMgr(req)
+  return new Explainer(state, {gates: req.gates, plugins, relink: relinkPort(state, req.gates, plugins, req.sourceArgs)})
 }
 
 /** `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused. */

@@ -15,7 +15,7 @@ import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
 import {volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface ReclaimOptions extends RepairOptions {
@@ -58,7 +58,7 @@ export async function runReclaim(opts: ReclaimOptions, ui: ReclaimUi): Promise<R
 }
 
 /** What deciding and writing a reclaim needs of the options: no loading, no --sync. */
-export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'notOwner' | 'dryRun' | 'yes' | keyof VolumePluginOptions>
+export type ReclaimRequest = Pick<ReclaimOptions, 'volumeName' | 'target' | 'force' | 'notOwner' | 'dryRun' | 'yes' | 'sourceArgs' | keyof VolumePluginOptions>
 
 /**
  * The reclaim on a state loaded already (`pvctl reclaim`, and explain's interactive flow, which offers it
@@ -122,7 +122,7 @@ function reclaimRequest({state, gates}: Pick<LoadedClusterState, 'state' | 'gate
   if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
   const byForce = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === '--force'
   const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(byForce) : [])
-  return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates, plugins: defaultVolumePluginMgr(opts)}
+  return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
 }
 
 /**

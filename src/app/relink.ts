@@ -4,7 +4,8 @@
 // on the resourceVersions just read. With --sync the controller's sync of the pairs follows.
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import {decideRelink, relinkCandidates, type RelinkTarget} from '../engine/repair/relink.js'
+import type {ClaimName} from '../engine/repair/checks.js'
+import {decideRelink, type HeldPair, relinkCandidates, relinkCommand, type RelinkTarget} from '../engine/repair/relink.js'
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan.js'
@@ -14,7 +15,7 @@ import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
 import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface RelinkOptions extends RepairOptions {
@@ -23,6 +24,8 @@ export interface RelinkOptions extends RepairOptions {
   all: boolean
   /** With --all and -n: only the pairs whose claim is in this namespace (the cluster is read whole either way). */
   allNamespace?: string
+  /** With --all: the claims re-created under a volume's old claim name that are the owners of its data (--owner). */
+  owners?: readonly ClaimName[]
 }
 
 export interface RelinkUi extends LoadStateUi, ConsentUi<RelinkReport> {
@@ -48,8 +51,10 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
-  const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts)}
-  const decisions = targetsOf(loaded, opts).map((target) => decideRelink({...request, state: loaded.state, target})!)
+  const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
+  const named = targetsOf(loaded, opts)
+  for (const h of named.held) later.notice(`${relinkCommand(h.target)}: left out of --all: ${h.reason}`)
+  const decisions = named.targets.map((target) => decideRelink({...request, state: loaded.state, target})!)
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'
   const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all, kubernetesVersion: loaded.version})
@@ -121,21 +126,23 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
 }
 
 /** The pairs to decide: the one named (not found: kubectl's error), or with --all every candidate. */
-function targetsOf(loaded: LoadedClusterState, opts: RelinkOptions): RelinkTarget[] {
+function targetsOf(loaded: LoadedClusterState, opts: RelinkOptions): {targets: RelinkTarget[]; held: HeldPair[]} {
   const {state} = loaded
   const t = opts.target
   if (t === undefined && opts.allNamespace !== undefined) {
     const ns = opts.allNamespace
     const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-    return relinkCandidates(state).filter((c) => (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns)
+    const inNamespace = (c: RelinkTarget) => (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns
+    const all = relinkCandidates(state, opts.owners)
+    return {targets: all.targets.filter(inNamespace), held: all.held.filter((h) => inNamespace(h.target))}
   } else if (t === undefined) {
-    return relinkCandidates(state)
+    return relinkCandidates(state, opts.owners)
   } else if (t.kind === 'PersistentVolume' && !state.volumes.some((v) => v.metadata.name === t.name)) {
     throw volumeNotFound(state, t.name)
   } else if (t.kind === 'PersistentVolumeClaim' && !state.claims.some((c) => c.metadata.namespace === t.namespace && c.metadata.name === t.name)) {
     throw claimNotFound(state, t.namespace, t.name)
   } else {
-    return [t]
+    return {targets: [t], held: []}
   }
 }
 

@@ -16,6 +16,8 @@ export interface RepairOptions extends LoadStateOptions, VolumePluginOptions {
   /** For --sync. */
   concurrency: number
   events: boolean
+  /** Where the state came from, as flags (sourceArgs in src/cli/flags.ts), for the commands a refusal names. */
+  sourceArgs?: readonly string[]
 }
 
 export interface ConsentUi<P> {
@@ -50,4 +52,9 @@ export async function syncAfterRepair(
   const {runSync} = await import('./run-sync.js')
   const synced = await runSync({...opts, dryRun: false, targets}, ui)
   return {sync: {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions}, exitCode: synced.exitCode, after: synced.after}
+}
+
+/** The source flags as the text a printed command carries after its objects (` -f FILE`), '' for none. */
+export function sourceText(args: readonly string[] | undefined): string {
+  return (args ?? []).map((a) => ` ${a}`).join('')
 }

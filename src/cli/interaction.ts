@@ -7,8 +7,7 @@ import {shouldColor} from '../render/color.js'
 import {wrapProse} from '../render/prose.js'
 import {terminalWidth} from './write-chunks.js'
 
-/** A notice on stderr (`pvctl: …`), never with a URL's credentials. */
-/** A line for the user on stderr; on a terminal wrapped to its width, as the answer's sentences are. */
+/** A notice on stderr (`pvctl: …`), never with a URL's credentials; on a terminal wrapped to its width, as the answer's sentences are. */
 export function writeNotice(line: string): void {
   process.stderr.write(`${wrapProse(`pvctl: ${redactUrlCredentials(line)}`, terminalWidth(process.stderr), '  ')}\n`)
 }

@@ -4,7 +4,7 @@ import type {SyncUi} from '../app/run-sync.js'
 import {renderSyncTable} from '../render/sync-table.js'
 import {plain, type Palette} from '../render/color.js'
 import {engineRequest} from './feature-gates-flag.js'
-import {connectionOptions} from './flags.js'
+import {connectionOptions, sourceArgs} from './flags.js'
 import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from './interaction.js'
 import {loadTemplate, machineReadable} from './output-formats.js'
 import {interruptibleWrites} from './interrupts.js'
@@ -63,6 +63,7 @@ export function repairOptions(
     ...connectionOptions(flags),
     concurrency: 1,
     events: true,
+    sourceArgs: sourceArgs(flags),
   }
 }
 

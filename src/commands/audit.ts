@@ -28,7 +28,7 @@ import {ansi, plain, shouldColor} from '../render/color.js'
 
 /** audit's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
-  '0  no finding at or above --fail-on, and the controller would change nothing',
+  '0  no finding at or above --fail-on, and the controller would change nothing; with --fail-on none, whatever was found or planned',
   '1  a finding at or above --fail-on, or changes the controller would make (pvctl sync --dry-run lists them); with several contexts, in any of their clusters: a cluster that cannot be read is a ClusterUnreachable or ClusterForbidden finding (error)',
   '2  usage or input error: bad flag, unknown --ignore code, malformed snapshot, no such object, a --context the kubeconfig does not have',
   '3  cluster error: unreachable or forbidden API; with several contexts, only when none of their clusters could be read',
@@ -84,7 +84,7 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, report only the claims of this namespace and the volumes unbound or bound into it (the whole cluster is planned and judged).', helpValue: 'NS'}),
     selector: Flags.string({char: 'l', summary: 'With no object named: report only the claims and volumes whose labels match this selector (the whole cluster is planned and judged).', helpValue: 'SELECTOR'}),
     ...outputFlags('audit'),
-    'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1 (none: only planned changes do).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
+    'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1, as do planned changes; none: nothing does (findings and planned changes are reported, the exit is 0).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
     'fail-on-empty': Flags.boolean({
       summary: 'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
       default: false,

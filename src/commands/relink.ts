@@ -4,7 +4,7 @@ import {runRelink} from '../app/relink.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
-import {relinkTarget} from '../cli/object-args.js'
+import {parseClaimName, relinkTarget} from '../cli/object-args.js'
 import {repairOptions, repairUi, showRepair} from '../cli/repair-ui.js'
 import {RELINK_CHECKS} from '../engine/repair/relink.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
@@ -51,7 +51,13 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override flags = {
     ...sourceFlags,
     namespace: Flags.string({char: 'n', summary: "Namespace of the pvc/NAME claim (else the context's, else default); with --all, only the pairs of its claims.", helpValue: 'NS'}),
-    all: Flags.boolean({summary: 'Relink every pair that pvctl audit reports as relinkable.', default: false}),
+    all: Flags.boolean({summary: 'Relink every pair that pvctl audit reports as relinkable, but those of claims re-created under the old name (another uid, no spec.volumeName, not restored): each is named, to relink by name or with --owner.', default: false}),
+    owner: Flags.string({
+      summary: "With --all: say that this claim, re-created under a volume's old claim name and naming no volume, is the owner of the volume's data: relink it too. NS/CLAIM, or CLAIM in the namespace of -n; repeat it for several.",
+      helpValue: 'NS/CLAIM',
+      multiple: true,
+      dependsOn: ['all'],
+    }),
     ...outputFlags('relink'),
     'dry-run': Flags.boolean({summary: 'Decide and show the relink; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
@@ -63,7 +69,8 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Relink)
     const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all, flags.namespace)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined}, repairUi(flags.output, palette, renderRelinkTable))
+    const owners = (flags.owner ?? []).map((o) => parseClaimName(o, defaultNamespace(flags), '--owner'))
+    const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined, owners}, repairUi(flags.output, palette, renderRelinkTable))
     await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits}, flags['no-headers'])
   }
 }

@@ -62,7 +62,7 @@ interface Suite {
 
 function suiteOf(report: AuditReport, failOn: FailOn): Suite {
   const prefix = report.context !== undefined ? `${report.context}.` : ''
-  const cases = [planCase(report, prefix), ...objectsOf(report).map(({object, findings, silenced}) => objectCase(object, findings, silenced, failOn, prefix))]
+  const cases = [planCase(report, prefix, failOn), ...objectsOf(report).map(({object, findings, silenced}) => objectCase(object, findings, silenced, failOn, prefix))]
   return {
     name: report.context ?? DEFAULT_SUITE,
     version: report.kubernetesVersion,
@@ -74,14 +74,17 @@ function suiteOf(report: AuditReport, failOn: FailOn): Suite {
   }
 }
 
-/** The controller's plan is a case of its own: a change to make fails the audit whatever the findings. */
-function planCase(report: AuditReport, prefix: string): Case {
+/** The controller's plan is a case of its own: a change to make fails the audit whatever the findings, but with --fail-on none. */
+function planCase(report: AuditReport, prefix: string, failOn: FailOn): Case {
   const writes = report.summary.plannedWrites
   const body = Object.entries(report.plannedChanges)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n')
   const failure = {message: `the controller would make ${writes} write${writes === 1 ? '' : 's'} first`, type: 'PlannedChanges', body: `${body}\nfix: pvctl sync --dry-run shows them, pvctl sync makes them`}
-  return {classname: `${prefix}pvctl`, name: 'the controller has nothing to change', failures: writes > 0 ? [failure] : [], out: []}
+  const planned = writes > 0 ? [failure] : []
+  // --fail-on none: the plan is told, as a finding below the bar is, not failed.
+  const fails = failOn !== 'none'
+  return {classname: `${prefix}pvctl`, name: 'the controller has nothing to change', failures: fails ? planned : [], out: fails ? [] : planned.map((f) => `${f.message}\n${f.body}`)}
 }
 
 /** Every object audited, in the report's order, then the ones only a finding names (classes), by key. */

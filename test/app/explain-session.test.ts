@@ -12,7 +12,7 @@ import {type ExplainRequest, loadExplainState} from '../../src/app/explain.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {PersistentVolume} from '../../src/engine/api/model.js'
-import type {ClaimExplanation, Verdict} from '../../src/engine/explain/model.js'
+import type {ClaimExplanation, PartyNote, Verdict} from '../../src/engine/explain/model.js'
 import type {ReclaimReport} from '../../src/engine/repair/report.js'
 import type {SyncReport} from '../../src/app/sync-report.js'
 import {claimPickerLabels} from '../../src/render/claim-picker.js'
@@ -66,8 +66,14 @@ function request(sourceArgs: string[]): ExplainRequest {
 }
 
 describe('the picker: the claims that will never bind first, verdicts aligned, typed to filter', () => {
-  const e = (namespace: string, name: string, verdict: Verdict) => ({claim: {namespace, name}, verdict})
+  const e = (namespace: string, name: string, verdict: Verdict, notes?: PartyNote[]) => ({claim: {namespace, name}, verdict, notes})
+  const bypassing: PartyNote = {code: 'PodBypassesScheduler', party: 'scheduler', objects: ['pod/a/db-0'], message: 'pod db-0 names its node itself'}
   const orderRows: Array<{name: string; given: ReturnType<typeof e>[]; want: string[]}> = [
+    {
+      name: 'a wait a note shows never ends (a pod bypassing the scheduler) is a dead end',
+      given: [e('a', 'waits', 'WaitForFirstConsumer'), e('b', 'bypassed', 'WaitForFirstConsumer', [bypassing]), e('c', 'stuck', 'NoMatchingVolume')],
+      want: ['b/bypassed', 'c/stuck', 'a/waits'],
+    },
     {
       name: 'dead ends, then waits, then WillBind, whatever the names',
       given: [e('a', 'binds', 'WillBind'), e('a', 'waits', 'WaitForFirstConsumer'), e('z', 'stuck', 'NoMatchingVolume'), e('b', 'lost', 'Lost'), e('a', 'provisioning', 'ExternalProvisioning')],

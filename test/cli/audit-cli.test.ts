@@ -2,21 +2,23 @@
 // on a terminal (script(1) gives the CLI one) and with -o wide; and docs/codes.md lists every finding code.
 import assert from 'node:assert/strict'
 import {spawnSync} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
 import {FINDING_CODES} from '../../src/engine/audit/findings.js'
+import {parse as parseYaml} from 'yaml'
+
 import {skipWithout} from '../tools.js'
-import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli} from './run-cli.js'
+import {bin, cleanEnv, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, repoRoot, runCli, tempDir} from './run-cli.js'
 
 const rows: Array<{name: string; args: string[]; stdin?: string; code: number; stdout?: RegExp; stderr?: RegExp}> = [
-  {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 2 errors, 2 warnings, 1 info; the controller would make 11 writes first/},
+  {name: 'the bundled example: findings and planned changes', args: ['audit', '-f', example], code: 1, stdout: /^Audit: 3\/7 claims and 6\/7 volumes healthy; 3 errors, 1 warning, 1 info; the controller would make 11 writes first/},
   {name: 'a state in sync and healthy exits 0', args: ['audit', '-f', '-'], stdin: IN_SYNC_SNAPSHOT, code: 0, stdout: /0 errors, 0 warnings, 0 info; no changes planned\./},
   {name: 'an unknown --ignore code is a usage error, with the code meant', args: ['audit', '-f', example, '--ignore', 'ClaimLots'], code: 2, stderr: /^error: --ignore: unknown finding code ClaimLots \(did you mean "ClaimLost"\?\)$/m},
   {name: '-o junit: the JUnit XML, the same exit status', args: ['audit', '-f', example, '-o', 'junit'], code: 1, stdout: /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="pvctl audit" tests="15" failures="5" errors="0">\n/},
-  {name: '-o junit --fail-on none: only the plan fails', args: ['audit', '-f', example, '-o', 'junit', '--fail-on', 'none'], code: 1, stdout: /<testsuites name="pvctl audit" tests="15" failures="1" errors="0">/},
-  {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nDecided as Kubernetes v1\.31 \(the default: which release the cluster runs is not known\)\.\n\nAudit: 3\/7 claims .*\n\n### Errors \(2\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
+  {name: '-o junit --fail-on none: nothing fails, the plan and the findings are told', args: ['audit', '-f', example, '-o', 'junit', '--fail-on', 'none'], code: 0, stdout: /<testsuites name="pvctl audit" tests="15" failures="0" errors="0">/},
+  {name: '-o markdown: a section, the summary, a table per severity', args: ['audit', '-f', example, '-o', 'markdown'], code: 1, stdout: /^## pvctl audit\n\nDecided as Kubernetes v1\.31 \(the default: which release the cluster runs is not known\)\.\n\nAudit: 3\/7 claims .*\n\n### Errors \(3\)\n\n\| Code \| Object \| Message \| Fix \|\n/},
   {name: 'a volume without the annotation: its warning fails the audit', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot(), code: 1, stdout: /0 errors, 1 warning, 0 info; no changes planned\./},
   {name: 'pvctl.io/audit-ignore silences it there: counted, exit 0', args: ['audit', '-f', '-'], stdin: keptVolumeSnapshot('VolumeReleasedRetained'), code: 0, stdout: /0 errors, 0 warnings, 0 info \(1 ignored\); no changes planned\./},
   {
@@ -29,7 +31,7 @@ const rows: Array<{name: string; args: string[]; stdin?: string; code: number; s
   },
   {name: '-o wide: capacity per class and per namespace after the summary', args: ['audit', '-f', example, '-o', 'wide'], code: 1, stdout: /^Audit: .*\n\nCapacity by class: .*\nCLASS +REQUESTED .*\n[^]*\nstandard +33Gi +31Gi +5Gi +8Gi +0B +█+▒+▓+\n\nCapacity by namespace: .*\nNAMESPACE +REQUESTED/},
   {name: '-o html: the page on stdout', args: ['audit', '-f', example, '-o', 'html'], code: 1, stdout: /^<!DOCTYPE html>\n[^]*<article class="finding" id="pvc\.shop\.reports-b"[^]*<\/html>\n$/},
-  {name: '--ignore is counted in the summary', args: ['audit', '-f', example, '--ignore', 'ClaimLost,ClaimMisbound'], code: 1, stdout: /0 errors, 2 warnings, 1 info \(2 ignored\)/},
+  {name: '--ignore is counted in the summary', args: ['audit', '-f', example, '--ignore', 'ClaimLost,ClaimMisbound'], code: 1, stdout: /1 error, 1 warning, 1 info \(2 ignored\)/},
 ]
 
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -92,6 +94,31 @@ test('audit -o json: an AuditReport with nothing else on stdout', async () => {
   assert.equal(doc.plannedChanges.writes, 11)
   for (const f of doc.findings) assert.deepEqual(Object.keys(f), ['code', 'severity', 'object', 'message', 'evidence', 'fix'])
   assert.deepEqual(doc.summary.ignoredByAnnotation, {})
+})
+
+test("each pvctl fix audit prints for the bundled example runs through the CLI as printed, --dry-run: accepted (exit 0 or 1), a sync step's plan read by the steps after it", async () => {
+  const doc = JSON.parse((await runCli(['audit', '-f', example, '-o', 'json'])).stdout) as {findings: Array<{fix: string}>}
+  const fixes = doc.findings.map((f) => f.fix).filter((f) => f.startsWith('pvctl '))
+  assert.ok(fixes.some((f) => f.includes(' && ')), 'a fix in steps (pv-0004: sync, then reclaim)')
+  const dir = tempDir('audit-fixes')
+  for (const fix of fixes) {
+    let file = example
+    for (const step of fix.split(' && ')) {
+      const args = step.split(' ').slice(1).map((a) => (a === example ? file : a))
+      // explain writes nothing and has no --dry-run.
+      const r = await runCli([...args, ...(args[0] === 'explain' ? [] : ['--dry-run']), ...(args[0] === 'sync' ? ['-o', 'json'] : [])])
+      assert.ok(r.code === 0 || r.code === 1, `${step}: exit ${r.code}: ${r.stderr}`)
+      if (args[0] === 'sync') {
+        // The step after a sync reads the state its plan leaves: the snapshot with the plan's objects in place.
+        const planned = (JSON.parse(r.stdout) as {objects: Array<{kind: string; metadata: {name: string; namespace?: string}}>}).objects
+        const key = (o: {kind: string; metadata: {name: string; namespace?: string}}) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`
+        const before = (parseYaml(readFileSync(file, 'utf8')) as {items: Array<{kind: string; metadata: {name: string; namespace?: string}}>}).items
+        const replaced = new Map(planned.map((o) => [key(o), o]))
+        file = path.join(dir, `after-${fixes.indexOf(fix)}.json`)
+        writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: before.map((o) => replaced.get(key(o)) ?? o)}))
+      }
+    }
+  }
 })
 
 test('audit -o json: what the annotation silenced, counted apart from --ignore', async () => {

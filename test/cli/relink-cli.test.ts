@@ -52,6 +52,25 @@ describe('relink on a snapshot', () => {
     assert.deepEqual(await pairs('other'), [])
   })
 
+  test('--all leaves out a claim re-created under the old name (no spec.volumeName, not restored), names it, and takes it with --owner', async () => {
+    const file = await editedSnapshot('relink.yaml', (s) => {
+      const db = s.claims.find((c) => c.metadata.name === 'db')!
+      delete db.metadata.labels
+      delete db.spec.volumeName
+    })
+    const commands = (stdout: string) => (JSON.parse(stdout) as {pairs: Array<{command: string}>}).pairs.map((p) => p.command)
+    const all = await runCli(['relink', '--all', '-f', file, '-o', 'json'])
+    assert.equal(all.code, 1, all.stderr)
+    assert.deepEqual(commands(all.stdout), ['pvctl relink pv/pv-0005', 'pvctl relink pv/pv-0006'])
+    assert.match(all.stderr, /^pvctl: pvctl relink pv\/pv-0004: left out of --all: pvc\/shop\/db was re-created .*: it may be a new claim, not the owner of the data; if it is the owner, relink it by name \(pvctl relink pv\/pv-0004\) or add --owner shop\/db$/m)
+    const owned = await runCli(['relink', '--all', '--owner', 'shop/db', '-f', file, '-o', 'json'])
+    assert.equal(owned.code, 1, owned.stderr)
+    assert.deepEqual(commands(owned.stdout), ['pvctl relink pv/pv-0004', 'pvctl relink pv/pv-0005', 'pvctl relink pv/pv-0006'])
+    assert.doesNotMatch(owned.stderr, /left out of --all/)
+    // By name, it is the operator's choice.
+    assert.equal((await runCli(['relink', 'pv/pv-0004', '-f', file])).code, 1)
+  })
+
   test('--all: every relinkable pair, each said with its command (-o json)', async () => {
     const run = await relink('--all', '-o', 'json')
     assert.equal(run.code, 1, run.stderr)

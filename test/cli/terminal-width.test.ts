@@ -50,13 +50,29 @@ test(`explain at ${WIDTH} columns: its sentences wrap to the width; the candidat
   assert.deepEqual(words(tty), words(pipe))
 })
 
-test(`audit at ${WIDTH} columns: the errors' table wraps its messages within the width`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
+test(`audit at ${WIDTH} columns: a findings table wraps its messages within the width, or, too narrow to wrap, is the pipe's`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
   const args = ['audit', '-f', example, '--kube-version', '1.31']
   const [tty, pipe] = [onTerminal(args), (await runCli(args)).stdout]
-  assert.deepEqual(tooWide(block(tty, /^CODE +OBJECT +MESSAGE$/)), [])
+  // A table's rows, up to its fixes (commands, never wrapped: they are copied whole).
+  const table = (text: string, severity: string) => {
+    const rows = block(text.slice(text.indexOf(`${severity}:`)), /^CODE +OBJECT +MESSAGE$/)
+    return rows.slice(0, rows.indexOf('Fix:'))
+  }
+  // The warnings' codes and objects leave their messages room to wrap in.
+  assert.deepEqual(tooWide(table(tty, 'Warnings')), [])
+  assert.ok(table(tty, 'Warnings').length > table(pipe, 'Warnings').length, 'the warnings wrap')
+  // The errors' (ClaimNoMatchingVolume, pvc/shop/reports-b) leave less than MIN_TEXT_WIDTH: the pipe's lines.
+  assert.deepEqual(table(tty, 'Errors'), table(pipe, 'Errors'))
   assert.deepEqual(tooWide(block(tty, /^Audit: /)), [])
   // The capacity bars are the terminal's extra; the findings' words are the pipe's.
   assert.deepEqual(words(tty.slice(tty.indexOf('Errors:'))), words(pipe.slice(pipe.indexOf('Errors:'))))
+})
+
+test('the notice of the release decided as is said once, on a terminal as in a pipe', {skip: hasScript ? false : 'script(1) is not installed'}, async () => {
+  const args = ['audit', '-f', example]
+  const count = (text: string) => text.split('pvctl: decided as').length - 1
+  assert.equal(count(onTerminal(args)), 1)
+  assert.equal(count((await runCli(args)).stderr), 1)
 })
 
 test(`a notice on stderr wraps to the ${WIDTH} columns of the terminal, and stays one line in a pipe`, {skip: hasScript ? false : 'script(1) is not installed'}, async () => {

@@ -9,6 +9,7 @@ import {test} from 'node:test'
 import {Ajv2020} from 'ajv/dist/2020.js'
 import {parse as parseYaml} from 'yaml'
 
+import {FINDING_CODES} from '../../src/engine/audit/findings.js'
 import {example, repoRoot, runCli} from '../cli/run-cli.js'
 
 type Json = Record<string, any>
@@ -25,6 +26,8 @@ test('audit -o json and -o yaml of the bundled example match the schema, and eac
   assert.ok(doc.findings.length > 0, 'the example has findings')
   assert.deepEqual(parseYaml(yaml.stdout), doc)
 })
+
+test("the schema's codes are every finding code", () => assert.deepEqual([...(schema.$defs.code.enum as string[])].sort(), Object.keys(FINDING_CODES).sort()))
 
 const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
   {name: 'an unknown code', breakIt: (d) => (d.findings[0].code = 'ClaimLots')},

@@ -70,6 +70,31 @@ test('a Released Retain volume reclaimed for a new claim; pvctl sync --yes then 
   }
 })
 
+test('a Bound volume whose claim is gone: the refusal prints the sync, then the reclaim, and the steps run as printed are accepted', async () => {
+  // pv-0004 as it is before the controller's release: still Bound, its claim gone.
+  const bound = structuredClone(snapshot.volumes.find((v) => v.metadata.name === 'pv-0004')!)
+  bound.status = {phase: 'Bound'}
+  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone([...snapshot.classes, ...snapshot.volumes.filter((v) => v.metadata.name !== 'pv-0004'), bound, ...snapshot.claims]) as never})
+  const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
+  writeFileSync(kubeconfig, api.kubeconfig())
+  try {
+    const refused = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db')
+    assert.equal(refused.code, 2, refused.stderr)
+    const printed = /sync it first, then reclaim it: (pvctl sync .*? && pvctl reclaim [^;\n]*)/.exec(refused.stderr)?.[1]
+    assert.equal(printed, `pvctl sync pv/pv-0004 --kubeconfig ${kubeconfig} && pvctl reclaim pv/pv-0004 --for shop/db --kubeconfig ${kubeconfig}`, refused.stderr)
+    const [sync, reclaim] = printed.split(' && ').map((step) => step.split(' ').slice(1))
+    // The operator's consent to the sync's write; the reclaim tried first, as a dry run.
+    const synced = await runCli([...sync, '--yes'], {env: {HOME: dir}})
+    assert.equal(synced.code, 0, synced.stderr)
+    assert.equal(pv(api).status.phase, 'Released')
+    const reclaimed = await runCli([...reclaim, '--dry-run'], {env: {HOME: dir}})
+    assert.equal(reclaimed.code, 1, reclaimed.stderr)
+    assert.match(reclaimed.stdout, /^Next: the next sync binds pvc\/shop\/db to pv-0004$/m)
+  } finally {
+    await api.stop()
+  }
+})
+
 test('a volume still mounted by a pod of the old claim is refused, exit 2, nothing written', async () => {
   const mounted = {
     apiVersion: 'v1',
@@ -99,7 +124,7 @@ test('the old claim restored (new uid, restore label, spec.volumeName) before th
   try {
     const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes')
     assert.equal(run.code, 2, run.stderr)
-    assert.match(run.stderr, /^error: pv\/pv-0004 is not reclaimed: .*NoRestoredOwner: pvc\/shop\/old-db, restored by nightly-20260301 \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1\), names pv-0004: it is the data's owner; pvctl relink pvc\/old-db -n shop reunites them$/m)
+    assert.match(run.stderr, /^error: pv\/pv-0004 is not reclaimed: .*NoRestoredOwner: pvc\/shop\/old-db, restored by nightly-20260301 \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1\), names pv-0004: it is the data's owner; pvctl relink pvc\/old-db -n shop --kubeconfig \S+ reunites them$/m)
     assert.match(run.stderr, /OldNameFree: pvc\/shop\/old-db is back .*restored by nightly-20260301, names pv-0004/)
     assert.match(run.stderr, /NoOtherClaim: pvc\/shop\/old-db \(Pending\) names pv-0004 in spec.volumeName/)
     assert.doesNotMatch(run.stderr, /--not-owner/, 'a restored owner is not to be disowned')
@@ -122,7 +147,7 @@ test('the old claim restored between the read and the write: the guard reads it 
     createBeforeTheWrite(api, oldDbAgain('restored'))
     const run = await pvctl(kubeconfig, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes', '-o', 'json')
     assert.equal(run.code, 3, run.stderr)
-    assert.match(JSON.parse(run.stdout).write.outcome, /^not-written: double-check: the reclaim of pv-0004 no longer holds on the objects read again: .*NoRestoredOwner: .*pvctl relink pvc\/old-db -n shop reunites them/)
+    assert.match(JSON.parse(run.stdout).write.outcome, /^not-written: double-check: the reclaim of pv-0004 no longer holds on the objects read again: .*NoRestoredOwner: .*pvctl relink pvc\/old-db -n shop --kubeconfig \S+ reunites them/)
     assert.equal(volumeWrites(api), 0)
     assert.equal(pv(api).spec.claimRef?.name, 'old-db', 'the claimRef is untouched')
   } finally {
@@ -137,7 +162,7 @@ test('the old claim re-created under its name (new uid, no spec.volumeName): ref
     assert.equal(run.code, 2, run.stderr)
     assert.match(
       run.stderr,
-      /^error: pv\/pv-0004 is not reclaimed: OldNameFree: pvc\/shop\/old-db was re-created \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1; the volume held 7c2d4e00-3333-4e3c-9d00-0000000000a1\) and names no volume: it may be the data's owner come back; if it is, pvctl relink pv\/pv-0004 gives the volume back to it; if it is not, add --not-owner shop\/old-db$/m,
+      /^error: pv\/pv-0004 is not reclaimed: OldNameFree: pvc\/shop\/old-db was re-created \(uid 7c2d4e00-3333-4e3c-9d00-0000000000b1; the volume held 7c2d4e00-3333-4e3c-9d00-0000000000a1\) and names no volume: it may be the data's owner come back; if it is, pvctl relink pv\/pv-0004 --kubeconfig \S+ gives the volume back to it; if it is not, add --not-owner shop\/old-db$/m,
     )
     assert.equal(volumeWrites(api), 0)
     // Not the owner: said explicitly, the hand-over goes ahead.

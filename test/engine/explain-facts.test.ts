@@ -17,13 +17,14 @@ import {loadCases, stateOf} from '../conformance/cases.js'
 import {claimsAgainstOracle, generatedState} from './explain-oracle.js'
 
 const gates = defaultFeatureGates
-const FACTS = ['claim', 'phase', 'verdict', 'volume', 'request', 'storageClass', 'selectedNode', 'provisioner', 'error', 'provisionerLiveness'] as const satisfies ReadonlyArray<keyof ClaimExplanationFacts>
+const FACTS = ['claim', 'phase', 'verdict', 'volume', 'request', 'storageClass', 'selectedNode', 'provisioner', 'error', 'provisionerLiveness', 'notes'] as const satisfies ReadonlyArray<keyof ClaimExplanationFacts>
 
 /** Evidence that reads no object but shows no sign of any provisioner: ExternalProvisioning's liveness then says so. */
 const silentCluster: ExplainEvidence = {...noEvidence('not read'), leases: {observed: true, items: []}, csiDrivers: {observed: true, items: []}, events: {observed: true, items: []}}
 
 function factsOf(e: ClaimExplanation): ClaimExplanationFacts {
-  return Object.fromEntries(FACTS.map((k) => [k, e[k]])) as ClaimExplanationFacts
+  // notes: only where there are some, as claim() sets it.
+  return Object.fromEntries(FACTS.filter((k) => e[k] !== undefined).map((k) => [k, e[k]])) as unknown as ClaimExplanationFacts
 }
 
 /** The claims whose facts differ from those of claim(), and the verdicts seen. */

@@ -563,7 +563,7 @@ const volumeRows: VolumeRow[] = [
       claims: [pvc('c', 'u1', {className: '', volumeName: 'v', phase: 'Bound', annotations: bound})],
     }),
     expect: 'Bound',
-    suggestion: /delete claim default\/c first/,
+    suggestion: /nothing is lost while claim default\/c exists .*its storage is kept .*\(reclaim policy Retain\).*delete the claim once no pod needs it.*kubectl delete pvc c -n default$/,
     check: (e) => {
       assert.deepEqual(
         e.terminating?.finalizers.map((f) => [f.name, f.blocking, f.owner]),

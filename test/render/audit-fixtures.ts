@@ -26,7 +26,7 @@ const findings: Finding[] = [
     code: 'VolumeReleasedRetained',
     severity: 'warning',
     object: {kind: 'PersistentVolume', name: 'pv-0004'},
-    message: 'Released by shop/old-db and kept (Retain): its data stays and nothing will happen.',
+    message: 'Released by shop/old-db and kept (Retain), its data on it: nothing will happen to it.',
     evidence: {phase: 'Released'},
     fix: `kubectl patch pv pv-0004 --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
   },

@@ -29,9 +29,10 @@ describe('audit -o junit', () => {
     assert.match(xml, /<testcase classname="StorageClass" name="storageclass\/fast">\n {6}<skipped message="silenced: MultipleDefaultStorageClasses \(--ignore\)"\/>/)
     assert.match(xml, /<testcase classname="PersistentVolumeClaim" name="pvc\/shop\/carts"\/>/, 'a healthy object passes')
   })
-  test('--fail-on decides failure or system-out, --fail-on none fails only on the plan', () => {
+  test('--fail-on decides failure or system-out, --fail-on none fails nothing (the plan told in its case)', () => {
     const failures = (failOn: 'error' | 'warning' | 'info' | 'none') => (renderAuditJunit([fullReport()], {failOn}).match(/<failure /g) ?? []).length
-    assert.deepEqual([failures('info'), failures('warning'), failures('error'), failures('none')], [5, 4, 2, 1])
+    assert.deepEqual([failures('info'), failures('warning'), failures('error'), failures('none')], [5, 4, 2, 0])
+    assert.match(renderAuditJunit([fullReport()], {failOn: 'none'}), /name="the controller has nothing to change">\n {6}<system-out>the controller would make \d+ writes? first/)
   })
   test('a report in sync and healthy has no failure', () => assert.doesNotMatch(renderAuditJunit([cleanReport()], {failOn: 'info'}), /<failure/))
   test('text is escaped: no raw markup, no character XML cannot hold', () => {

@@ -2,12 +2,14 @@
 // its decision gives, and its brief form where the finding words what blocks the claim), never decided again
 // here; the others (being deleted, being resized) are about fields the controller does not decide on, and
 // carry explain's verdict in their evidence all the same.
-import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict} from '../explain/model.js'
+import type {ClaimExplanationBrief, ClaimExplanationFacts, PartyNoteCode, Verdict} from '../explain/model.js'
+import {AnnSelectedNode} from '../api/constants.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {FeatureGates} from '../api/feature-gates.js'
 import type {PersistentVolumeClaim, Pod} from '../api/model.js'
 import {parseQuantity, compareQuantities, isValidQuantity} from '../api/quantity.js'
 import {finding, type Finding, type FindingCode, type FindingObject} from './findings.js'
+import type {ReclaimFix} from './reclaim-fix.js'
 import type {RelinkFix} from './relink-fix.js'
 
 /** The claim verdicts that are a finding, with its code; every other verdict is healthy or on its way. */
@@ -25,11 +27,39 @@ export const CLAIM_VERDICT_CODES: Partial<Record<Verdict, FindingCode>> = {
   WaitForPodScheduled: 'ClaimWaitingForScheduling',
 }
 
+/** The codes of explain's notes about the parties around the binder (PartyNote), in the order they win. */
+const NOTE_CODES: ReadonlyArray<[PartyNoteCode, FindingCode]> = [
+  ['PodBypassesScheduler', 'ClaimConsumerBypassesScheduler'],
+  ['ProvisionedVolumeUnfit', 'ClaimProvisionedVolumeUnfit'],
+  ['DefaultClassFromAdmission', 'ClaimDefaultClassSkipsVolume'],
+  ['SelectedNodeGone', 'ClaimSelectedNodeGone'],
+  ['PodUnschedulable', 'ClaimConsumerUnschedulable'],
+  ['PodVolumeNodeConflict', 'ClaimConsumerVolumeNodeConflict'],
+]
+
 /**
- * Codes that stand for a verdict only with evidence beyond it: ExternalProvisioning is on its way unless
- * explain's liveness evidence shows no sign of the provisioner.
+ * Codes that stand for a verdict only with evidence beyond it, and the verdicts they stand for:
+ * ExternalProvisioning is on its way unless explain's liveness evidence shows no sign of the provisioner; a
+ * note about the parties around the binder (explain's PartyNote) says more than the verdict's own code.
  */
-export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, Verdict>> = {ClaimProvisionerNotRunning: 'ExternalProvisioning'}
+export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, readonly Verdict[]>> = {
+  ClaimProvisionerNotRunning: ['ExternalProvisioning'],
+  ClaimConsumerBypassesScheduler: ['WaitForFirstConsumer', 'WaitForPodScheduled'],
+  ClaimConsumerUnschedulable: ['WaitForPodScheduled'],
+  ClaimSelectedNodeGone: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimDefaultClassSkipsVolume: ['WaitForFirstConsumer', 'WaitForPodScheduled', 'ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimProvisionedVolumeUnfit: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimConsumerVolumeNodeConflict: ['Bound'],
+}
+
+/**
+ * The code a claim's decision stands for, with the evidence its facts carry but the liveness (which needs
+ * the events): a note about a party around the binder, else its verdict's code.
+ */
+export function claimCode(e: Pick<ClaimExplanationFacts, 'verdict' | 'notes'>): FindingCode | undefined {
+  const notes = e.notes ?? []
+  return NOTE_CODES.find(([note]) => notes.some((n) => n.code === note))?.[1] ?? CLAIM_VERDICT_CODES[e.verdict]
+}
 
 /** kubernetes.io/pvc-protection: the pvc-protection controller's finalizer (pkg/controller/volume/pvcprotection). */
 export const PVCProtectionFinalizer = 'kubernetes.io/pvc-protection'
@@ -44,6 +74,8 @@ export interface ClaimContext {
   source: string
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
+  /** `pvctl reclaim pv/X --for NS/CLAIM` where reclaim's decision allows it. */
+  reclaim: ReclaimFix
   /** explain's explanation of the claim without its candidates (Explainer.claimBrief), for the findings that read more than its facts. */
   explain: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
   /** The gates of the release decided as: what a resize may still do (RecoverVolumeExpansionFailure). */
@@ -89,7 +121,8 @@ function baseEvidence(e: ClaimExplanationFacts): Finding['evidence'] {
 }
 
 function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[] {
-  if (e.verdict !== 'ExternalProvisioning' && CLAIM_VERDICT_CODES[e.verdict] === undefined) {
+  const code = claimCode(e)
+  if (code === undefined && e.verdict !== 'ExternalProvisioning') {
     // Healthy or on its way (most claims of a cluster): no finding, and nothing to word.
     return []
   } else {
@@ -99,7 +132,13 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
   const object = objectOf(e)
   const explain = `pvctl explain pvc/${name} -n ${namespace}${ctx.source}`
   const evidence = baseEvidence(e)
-  if (e.verdict === 'ExternalProvisioning') {
+  if (code !== undefined && code !== CLAIM_VERDICT_CODES[e.verdict]) {
+    // A party around the binder says more than the verdict: explain's summary leads with it.
+    const brief = ctx.explain(e.claim)
+    evidence.notes = (e.notes ?? []).map((n) => `${n.code}: ${n.message}`)
+    evidence.suggestions = brief.suggestions
+    return [finding(code, object, brief.summary, evidence, noteFix(code, e, explain))]
+  } else if (e.verdict === 'ExternalProvisioning') {
     const l = e.provisionerLiveness
     if (l !== null && l.verdict === 'NoSignOfLife' && l.actedOn === null) {
       evidence.provisioner = l.name
@@ -112,17 +151,19 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       // It runs, has acted on the claim, or whether it runs cannot be seen: the wait is not judged a fault.
       return []
     }
+  } else if (code === undefined) {
+    return []
   } else {
-    // Every other verdict has its code, or none.
+    // The verdict's own code.
   }
-  const code = CLAIM_VERDICT_CODES[e.verdict]
-  if (code === undefined) return []
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
       return [lostFinding(code, ctx.explain(e.claim), evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}))]
-    case 'ClaimWaitingForConsumer':
-      return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.`, evidence, explain)]
+    case 'ClaimWaitingForConsumer': {
+      const unseen = ctx.podsRead ? '' : ' No Pods were read: whether a pod uses it, or names its node itself and so never lets it bind, could not be seen.'
+      return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.${unseen}`, evidence, explain)]
+    }
     case 'ClaimWaitingForScheduling': {
       const pods = ctx.explain(e.claim).pods.map((x) => x.name)
       return [
@@ -130,10 +171,13 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       ]
     }
     case 'ClaimRequestedVolumeBoundElsewhere': {
-      // The volume it names names this claim's namespace/name with an old uid: the relink, where it holds.
+      // The volume it names names this claim's namespace/name with an old uid: the relink, where it holds;
+      // it names a claim that is gone: the reclaim for this claim, where it holds. Both keep its data.
       const brief = ctx.explain(e.claim)
       evidence.suggestions = brief.suggestions
-      return [finding(code, object, brief.summary, evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? explain)]
+      const volume = e.request.volumeName ?? ''
+      const fix = ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? ctx.reclaim(volume, e.claim) ?? explain
+      return [finding(code, object, brief.summary, evidence, fix)]
     }
     default: {
       // The Pending verdicts and SyncError: explain's summary says what blocks the claim, its suggestions the way out.
@@ -141,6 +185,20 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       evidence.suggestions = brief.suggestions
       return [finding(code, object, brief.summary, evidence, explain)]
     }
+  }
+}
+
+/** The fix of a note's finding: the one command that does it, or explain, which says the change to make. */
+function noteFix(code: FindingCode, e: ClaimExplanationFacts, explain: string): string {
+  const {namespace, name} = e.claim
+  const pod = e.notes?.find((n) => n.code === 'PodUnschedulable')?.objects[0]?.split('/').at(-1)
+  switch (code) {
+    case 'ClaimSelectedNodeGone':
+      return `kubectl annotate pvc ${name} -n ${namespace} ${AnnSelectedNode}-`
+    case 'ClaimConsumerUnschedulable':
+      return pod === undefined ? explain : `kubectl describe pod ${pod} -n ${namespace}`
+    default:
+      return explain
   }
 }
 
@@ -162,7 +220,12 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
     evidence.cause = 'ClaimRefUidMismatch'
     evidence.volume = p?.volume?.name ?? null
     evidence['volume.spec.claimRef'] = p?.volume?.claimRef ? `${p.volume.claimRef.namespace}/${p.volume.claimRef.name} uid ${p.volume.claimRef.uid ?? '<none>'}` : null
-    cause = `volume ${p?.volume?.name ?? e.request.volumeName} is bound to another claim uid (its claimRef uid is not this claim's)`
+    const ref = p?.volume?.claimRef
+    const volume = p?.volume?.name ?? e.request.volumeName
+    cause =
+      ref != null && ref.uid === null && `${ref.namespace}/${ref.name}` === key
+        ? `volume ${volume}'s claimRef names this claim but lost its uid (a manifest re-applied over the volume drops it), so the controller takes it for another claim's`
+        : `volume ${volume} is bound to another claim uid (its claimRef uid is not this claim's)`
   } else if (p?.claimVolumeName == null) {
     evidence.cause = 'VolumeNameCleared'
     cause = 'its spec.volumeName was cleared'
@@ -189,7 +252,10 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
     pointing = `volume${names.length > 1 ? 's' : ''} ${names.join(', ')} point${names.length > 1 ? '' : 's'} at ${key} but not at this claim's uid; delete the claim (pvctl explain pv/${names[0]} says whether a new claim of this name gets it).`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   } else {
-    pointing = code === 'ClaimMisbound' ? `no other volume points at ${key}; delete it (the volume stays with the other claim).` : `no volume points at ${key}; delete it.`
+    pointing =
+      code === 'ClaimMisbound'
+        ? `no other volume points at ${key}; delete it: only the claim object goes, the volume and its data stay with the other claim.`
+        : `no volume points at ${key}: restore ${p?.claimVolumeName ?? 'its volume'} (its claimRef with this claim's uid) and they bind again, or delete the claim, whose data went with it.`
     fix = `kubectl delete pvc ${name} -n ${namespace}`
   }
   return finding(code, objectOf(e), `The claim is Lost: ${cause}; ${pointing}`, evidence, fix)

@@ -5,17 +5,18 @@
 import {PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from '../api/constants.js'
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {FinalizerWait, VolumeExplanation} from '../explain/model.js'
-import {PVProtectionFinalizer} from '../explain/volume.js'
+import {PVProtectionFinalizer, removeFinalizerPatch, unowned, volumeHandleOf} from '../explain/volume.js'
 import {closeNames} from '../explain/close-names.js'
 import type {Node, PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import type {ClaimName} from '../repair/reclaim.js'
 import {finding, isRestored, removeClaimRefUidFix, type Finding, type FindingObject} from './findings.js'
+import {type ReclaimFix, type ReleaseSteps} from './reclaim-fix.js'
 import type {RelinkFix} from './relink-fix.js'
 
 /** What judging a volume reads besides the volume. */
-export interface VolumeContext {
+export interface VolumeContext extends ReleaseSteps {
   lookup: ClusterLookup
   /** explain's explanation of a volume (`pvctl explain pv/NAME`), asked only of the volumes that need it. */
   explainVolume: (name: string) => VolumeExplanation | undefined
@@ -23,9 +24,10 @@ export interface VolumeContext {
   classNames: ReadonlySet<string> | undefined
   /** The Nodes by label; undefined when the state holds no Node (nothing is judged by them). */
   nodes: NodeIndex | undefined
-  source: string
   /** `pvctl relink …` where relink's decision allows it. */
   relink: RelinkFix
+  /** `pvctl reclaim …` where reclaim's decision allows it (after the sync that releases the volume, where one does). */
+  reclaim: ReclaimFix
   /** The claims nothing binds that a volume would fit once reclaimed, up to `most` (engine/repair/offers.ts). */
   reclaimFits: (volume: PersistentVolume, most: number) => ClaimName[]
   /** AuditInput.releasedSince: since when a volume Released as read is. */
@@ -48,12 +50,14 @@ function refText(v: PersistentVolume): string | null {
 }
 
 /**
- * The reclaim of a Released Retain volume: for the one claim it would fit (nothing else binds that claim),
- * pre-bound to it; with none or several, made Available to whichever claim matches.
+ * The reclaim of a Released Retain volume, where reclaim's decision allows it: for the one claim it would fit
+ * (nothing else binds that claim), pre-bound to it; with none or several, made Available to whichever claim
+ * matches. Refused (another claim names it, a claim of the old name came back, ...): explain of the volume,
+ * which says what holds it.
  */
-function reclaimFix(v: PersistentVolume, ctx: VolumeContext): string {
-  const fits = ctx.reclaimFits(v, 2)
-  return `pvctl reclaim pv/${v.metadata.name ?? ''}${fits.length === 1 ? ` --for ${fits[0].namespace}/${fits[0].name}` : ''}${ctx.source}`
+function reclaimFix(v: PersistentVolume, fits: readonly ClaimName[], ctx: VolumeContext): string {
+  const name = v.metadata.name ?? ''
+  return ctx.reclaim(name, fits.length === 1 ? fits[0] : undefined) ?? `pvctl explain pv/${name}${ctx.source}`
 }
 
 /** Since when the volume has been Released, as its status.lastPhaseTransitionTime read says (stamped from v1.31, beta before). */
@@ -87,21 +91,39 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         relinked,
       ),
     )
+  } else if (phase === 'Released' && policy === 'Retain' && v.metadata.deletionTimestamp != null) {
+    // Being deleted: not to be reclaimed (reclaim refuses it); VolumeTerminating says what holds it.
   } else if (phase === 'Released' && policy === 'Retain') {
+    const fits = ctx.reclaimFits(v, 2)
+    const asking = fits.length === 1 && ctx.lookup.claimNamed(fits[0].namespace, fits[0].name)?.spec.volumeName === name ? `${fits[0].namespace}/${fits[0].name}` : undefined
     found.push(
       finding(
         'VolumeReleasedRetained',
         object,
-        `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain): its data stays and nothing will happen; delete the volume, or reclaim it for a new claim (the data is kept, not wiped).`,
+        asking !== undefined
+          ? `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain), its data on it, and claim ${asking} asks for it (spec.volumeName): reclaim it for that claim, the data with it.`
+          : `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain), its data on it: nothing will happen to it; reclaim it for a new claim (the data kept, not wiped), or delete it.`,
         {phase, ...releasedSince(v, ctx), persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
-        reclaimFix(v, ctx),
+        reclaimFix(v, fits, ctx),
       ),
     )
   } else if (phase === 'Released' && policy === 'Delete') {
     // Delete: the plan carries an in-tree delete out; an external one is left to a provisioner, which must run.
     const e = ctx.explainVolume(name)
     const deleter = e?.controllers.find((c) => c.role === 'provisioner')
-    if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
+    const terms = requiredTerms(v.spec.nodeAffinity)
+    if (e?.reclaim?.action === 'external' && ctx.nodes !== undefined && terms !== undefined && !ctx.nodes.admitsAny(terms)) {
+      // Local storage on a node that is gone: no provisioner reaches it, whether it runs or not.
+      found.push(
+        finding(
+          'VolumeDeleteNodeGone',
+          object,
+          `Released by ${refText(v) ?? 'its claim'} with Delete left to '${e.reclaim.by ?? 'its provisioner'}', but its required node affinity admits none of the ${ctx.nodes.size} nodes: its storage was on a node that is gone, and the provisioner can never delete it; delete the PersistentVolume by hand (nothing left on it to lose: the storage went with the node).`,
+          {phase, persistentVolumeReclaimPolicy: policy, provisioner: e.reclaim.by, 'spec.nodeAffinity.required': JSON.stringify(terms), nodes: ctx.nodes.size},
+          `kubectl delete pv ${name}`,
+        ),
+      )
+    } else if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
       found.push(
         finding(
           'VolumeReleasedProvisionerNotRunning',
@@ -109,6 +131,16 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
           `Released by ${refText(v) ?? 'its claim'} with Delete left to '${deleter.name}', and nothing shows it running (${deleter.summary}): the storage will not be freed until its csi-provisioner runs again.`,
           {phase, persistentVolumeReclaimPolicy: policy, provisioner: deleter.name, liveness: deleter.verdict, lease: deleter.leaseName, csiDriver: deleter.csiDriver, livenessEvidence: deleter.summary},
           `pvctl explain pv/${name}${ctx.source}`,
+        ),
+      )
+    } else if (e !== undefined && unowned(v) && (e.reclaim?.action === 'external' || e.reclaim?.action === 'fail') && deleter?.actedOn == null) {
+      found.push(
+        finding(
+          'VolumeDeleteUnowned',
+          object,
+          `Released by ${refText(v) ?? 'its claim'} with Delete, but no provisioner made it (no pv.kubernetes.io/provisioned-by): only a csi-provisioner of '${v.spec.csi?.driver ?? ''}' that handles statically provisioned volumes deletes it, and nothing shows one has; if none does, delete the PersistentVolume and its storage (volumeHandle ${volumeHandleOf(v) ?? '<none>'}) by hand, the old data with them.`,
+          {phase, persistentVolumeReclaimPolicy: policy, driver: v.spec.csi?.driver ?? null, volumeHandle: volumeHandleOf(v) ?? null, 'pv.kubernetes.io/provisioned-by': null},
+          `kubectl delete pv ${name}`,
         ),
       )
     } else {
@@ -204,7 +236,13 @@ function finalizerFinding(v: PersistentVolume, since: string, f: FinalizerWait, 
     // VolumeAttachments not seen, or not an attacher's finalizer.
   }
   const dead = controller?.verdict === 'NoSignOfLife' ? `; nothing shows it running (${controller.summary})` : ''
-  const fix = f.name === PVProtectionFinalizer && ref != null ? `kubectl delete pvc ${ref.name ?? ''} -n ${ref.namespace ?? ''}` : `pvctl explain pv/${name}${source}`
+  const keeps = (v.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete'
+  const fix =
+    f.name === PVProtectionFinalizer && ref != null
+      ? `kubectl delete pvc ${ref.name ?? ''} -n ${ref.namespace ?? ''}`
+      : f.name === PVDeletionProtectionFinalizer && keeps
+        ? removeFinalizerPatch(v, f.name)
+        : `pvctl explain pv/${name}${source}`
   return finding('VolumeTerminating', objectOf(v), `Being deleted since ${since}, held by ${f.name}: ${f.owner} removes it once ${f.waitsFor}${dead}.`, evidence, fix)
 }
 

@@ -5,6 +5,7 @@
 // object is checked against is looked up in maps built once here.
 import {clusterLookup, type ClusterLookup} from '../explain/lookup.js'
 import {defaultFeatureGates, type FeatureGates} from '../api/feature-gates.js'
+import {reclaimFixOn} from './reclaim-fix.js'
 import {relinkFixOn} from './relink-fix.js'
 import type {ClaimExplanationBrief, ClaimExplanationFacts, Verdict, VolumeExplanation} from '../explain/model.js'
 import type {ClusterState, PersistentVolume} from '../api/model.js'
@@ -37,6 +38,11 @@ export interface AuditInput {
   explainClaim: (claim: ClaimExplanationFacts['claim']) => ClaimExplanationBrief
   /** `after` looked up (the Explainer's lookup); none: looked up here. */
   lookup?: ClusterLookup
+  /**
+   * A volume's phase as read, before the plan: a repair of a volume the plan releases first is refused until
+   * that release is written, so its fix says to sync it first. None: as after the plan.
+   */
+  phaseAsRead?: (volume: string) => string | null | undefined
   /** The volumes reported, from `after`. */
   volumes: readonly PersistentVolume[]
   /**
@@ -64,17 +70,15 @@ export interface AuditInput {
 }
 
 
-/** The finding a claim verdict is, or undefined for a healthy (or soon healthy) one. */
-export function codeOfVerdict(v: Verdict): FindingCode | undefined {
-  return CLAIM_VERDICT_CODES[v]
-}
+/** The finding a claim's facts stand for, or undefined for a healthy (or soon healthy) claim. */
+export {claimCode} from './judge-claims.js'
 
 /**
- * The verdict a claim finding code stands for (the agreement test reads it back); undefined for a code
- * that is about a claim's other fields (being deleted, a resize), which carries the verdict in its evidence.
+ * The verdicts a claim finding code stands for (the agreement test reads them back); empty for a code that
+ * is about a claim's other fields (being deleted, a resize), which carries the verdict in its evidence.
  */
-export function verdictOfCode(code: FindingCode): Verdict | undefined {
-  return CLAIM_EVIDENCE_VERDICT_CODES[code] ?? (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).find((v) => CLAIM_VERDICT_CODES[v] === code)
+export function verdictsOfCode(code: FindingCode): readonly Verdict[] {
+  return CLAIM_EVIDENCE_VERDICT_CODES[code] ?? (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).filter((v) => CLAIM_VERDICT_CODES[v] === code)
 }
 
 export function judge(input: AuditInput): Finding[] {
@@ -82,7 +86,9 @@ export function judge(input: AuditInput): Finding[] {
   const source = (input.sourceArgs ?? []).map((a) => ` ${a}`).join('')
   const lookup = input.lookup ?? clusterLookup(after)
   const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
-  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, explain: input.explainClaim, gates: input.gates ?? defaultFeatureGates}
+  const phaseAsRead = input.phaseAsRead ?? ((name: string) => lookup.volumeByName(name)?.status?.phase)
+  const reclaim = reclaimFixOn(after, lookup, input.gates ?? defaultFeatureGates, {phaseAsRead, source})
+  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, reclaim, explain: input.explainClaim, gates: input.gates ?? defaultFeatureGates}
   const volumeBase = {
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
@@ -91,7 +97,9 @@ export function judge(input: AuditInput): Finding[] {
     nodes: after.nodes.length > 0 ? new NodeIndex(after.nodes) : undefined,
     source,
     relink,
+    reclaim,
     releasedSince: input.releasedSince ?? new Map<string, string>(),
+    phaseAsRead,
   }
   const found: Finding[] = []
   // Of the claims, only those a later finding reads are kept past their own judging: those the class

@@ -132,8 +132,12 @@ function key(f: Finding): string {
   return `${f.object.kind}\u0000${f.object.namespace ?? ''}\u0000${f.object.name}\u0000${f.code}`
 }
 
-/** 0: no finding at or above failOn and no planned change; 1 otherwise. */
+/**
+ * 0: no finding at or above failOn and no planned change; 1 otherwise. `none` fails on nothing: the findings
+ * and the planned changes are reported, and a CI job that only wants the report goes on.
+ */
 export function auditFails(report: AuditReport, failOn: FailOn): boolean {
+  if (failOn === 'none') return false
   return report.summary.plannedWrites > 0 || report.findings.some((f) => failsAt(f.severity, failOn))
 }
 

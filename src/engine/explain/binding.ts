@@ -17,7 +17,9 @@ export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeC
   const uid = claim.metadata.uid ?? ''
   const volume = volumeName === '' ? undefined : cluster.volumeByName(volumeName)
   const ref = volume?.spec.claimRef ?? null
-  const pointsBack = ref != null && claimRefKey(ref) === key && ((ref.uid ?? '') === '' || ref.uid === uid)
+  // A claimRef without uid is a pre-binding, pointing back at a claim not bound yet; for one that completed
+  // binding, syncBoundClaim takes it for another claim's.
+  const pointsBack = ref != null && claimRefKey(ref) === key && ((ref.uid ?? '') === '' ? !completed : ref.uid === uid)
   const volumesPointingHere = cluster
     .volumesClaiming(key)
     .filter((v) => v.metadata.name !== volumeName)
@@ -44,7 +46,8 @@ export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeC
     explanation = `claim and volume point at each other${(ref.uid ?? '') === '' ? ' (the volume is pre-bound: its claimRef has no uid yet)' : ''}; the volume's claimRef with the claim's uid is the binding`
   } else {
     authoritative = 'PersistentVolume'
-    explanation = `the volume's claimRef wins: ${volumeName} belongs to ${claimRefKey(ref)}${claimRefKey(ref) === key ? ' (an earlier claim of this name)' : ''}, ${completed ? 'and this claim is misbound' : 'so this claim cannot have it'}`
+    const whose = claimRefKey(ref) !== key ? '' : (ref.uid ?? '') === '' ? ' (its claimRef has no uid, which a claim that completed binding never has)' : ' (an earlier claim of this name)'
+    explanation = `the volume's claimRef wins: ${volumeName} belongs to ${claimRefKey(ref)}${whose}, ${completed ? 'and this claim is misbound' : 'so this claim cannot have it'}`
   }
 
   return {

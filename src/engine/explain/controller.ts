@@ -40,6 +40,12 @@ export interface ExplainOptions {
    * hold the state explained (test/engine/explain-plan-cache.test.ts).
    */
   cache?: SimulatedCluster
+  /**
+   * The relink of a claim as `pvctl relink pvc/NAME` decides it on the state explained (engine/repair's
+   * relinkWay: explain may not import it): the command(s) to run, with the flags that read the same state,
+   * or undefined where relink refuses it. Absent, explain offers no relink.
+   */
+  relink?: (claim: {namespace: string; name: string}) => string | undefined
 }
 
 /** A Go `error` return, as text, or a value. */
@@ -56,11 +62,14 @@ export class ControllerQueries {
   readonly migration: CSIMigration
   readonly enableDynamicProvisioning: boolean
   private readonly ctrl: PersistentVolumeController
+  /** The Nodes of the state (none: not read), for what a volume's node affinity admits. */
+  readonly nodes: ClusterState['nodes']
 
   constructor(
     state: ClusterState,
     readonly opts: ExplainOptions,
   ) {
+    this.nodes = state.nodes
     this.cluster = opts.cache ?? new SimulatedCluster(state)
     this.lookup = clusterLookup(state)
     this.plugins = opts.plugins ?? defaultVolumePluginMgr()

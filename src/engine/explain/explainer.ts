@@ -6,15 +6,17 @@ import {bindingPointers} from './binding.js'
 import type {ClusterLookup} from './lookup.js'
 import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
 import {ControllerQueries, type ExplainOptions} from './controller.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimExplanationFacts, type ClaimPod, type ClaimRequest, type Verdict, type VolumeExplanation} from './model.js'
+import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimExplanationFacts, type ClaimPod, type ClaimRequest, type PartyNote, type Verdict, type VolumeExplanation} from './model.js'
 import {ageSeconds, type ExplainEvidence, eventsOf, noEvidence, NOT_READ, type ObjectKey} from './evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
 import {RequestGroups} from './request-groups.js'
-import {NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
+import {describeNeed, NEAR_MISS_VERDICTS, nearMissTests, suggestFixes} from './suggestions.js'
+import {crossedSentence, crossedSuggestion, CrossedVolumes} from './crossed.js'
 import {type ClaimTurn, SyncPass} from './pass.js'
 import {type Decision, decideClaim} from './verdict.js'
 import {describeVolume} from './volume.js'
+import {decisiveNote, noteSuggestions, partyNotes, withNotes} from './parties.js'
 import {claimKey, type ClusterState, type LabelSelector, type PersistentVolumeClaim} from '../api/model.js'
 import {scopePredicate} from '../simulation/reconcile.js'
 import {compileLabelSelector, SelectorError} from '../api/selector.js'
@@ -36,6 +38,7 @@ export class Explainer {
    * that the Explainers made by with() share, whichever runs it first.
    */
   private readonly pass: {run?: SyncPass}
+  private readonly crossed: CrossedVolumes
 
   constructor(
     readonly state: ClusterState,
@@ -45,6 +48,7 @@ export class Explainer {
     this.q = shared?.q ?? new ControllerQueries(state, opts)
     this.pass = shared?.pass ?? {}
     this.groups = new RequestGroups(this.q.lookup, opts.gates, (claim) => nearMisses(this.q.lookup, claim))
+    this.crossed = new CrossedVolumes(this.q.lookup, opts.gates)
   }
 
   /**
@@ -96,7 +100,7 @@ export class Explainer {
   claimFacts(namespace: string, name: string): ClaimExplanationFacts | undefined {
     const claim = this.q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
-    return decisionFacts({namespace, name}, claim, decideClaim(this.q, this.state, claim, undefined), this.opts.evidence ?? noEvidence(NOT_READ))
+    return decisionFacts(this.q, this.state, {namespace, name}, claim, decideClaim(this.q, this.state, claim, undefined), this.opts.evidence ?? noEvidence(NOT_READ))
   }
 
   /** The state looked up as the explanations look it up (claims, volumes, pods and claimRefs by name). */
@@ -114,7 +118,7 @@ export class Explainer {
     // What the cluster shows beyond the controller's objects: the claim's events, and whether the
     // provisioner it is handed to runs at all.
     const evidence = opts.evidence ?? noEvidence(NOT_READ)
-    const facts = decisionFacts({namespace, name}, claim, decision, evidence)
+    const facts = decisionFacts(q, state, {namespace, name}, claim, decision, evidence)
     const chosen = facts.volume
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
     const order = candidateOrder(claim, chosen)
@@ -162,6 +166,9 @@ export class Explainer {
       candidates = pool
     }
     const provisionerLiveness = facts.provisionerLiveness
+    // A volume that fits, held by a claim asking for less: looked for in one claim's explanation (and audit's
+    // brief of it), not in each item of a List, which stays linear in the cluster.
+    const crossed = inPass ? undefined : this.crossed.of(claim, decision)
     const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
     return {
       apiVersion: EXPLAIN_API_VERSION,
@@ -170,10 +177,13 @@ export class Explainer {
       phase: facts.phase,
       verdict: facts.verdict,
       volume: chosen,
-      summary: summarizeClaim(decision, claim, pool, waiting, bounded?.eligible),
+      summary: withNotes([summarizeClaim(decision, claim, pool, waiting, bounded?.eligible), ...(crossed === undefined ? [] : [crossedSentence(crossed)])].join(' '), facts.notes ?? []),
       candidates,
       ...(bounded === undefined ? {} : {candidatesTotal: bounded.candidatesTotal}),
-      suggestions: suggestFixes(q, state, claim, decision, pool, order, provisionerLiveness),
+      suggestions: suggestionsWith(facts.notes ?? [], claim, decision, () => [
+        ...(crossed === undefined ? [] : [crossedSuggestion(crossed, decision.storageClass.name, describeNeed(claim))]),
+        ...suggestFixes(q, state, claim, decision, pool, order, provisionerLiveness),
+      ]),
       request: facts.request,
       storageClass: facts.storageClass,
       selectedNode: facts.selectedNode,
@@ -183,6 +193,7 @@ export class Explainer {
       error: facts.error,
       events: eventsOf(evidence, claimObject(facts.claim, claim)),
       provisionerLiveness,
+      ...(facts.notes === undefined ? {} : {notes: facts.notes}),
     }
   }
 
@@ -203,6 +214,17 @@ export class Explainer {
    * claim: without the candidates and words, so that counting verdicts stays linear in the cluster (sync's
    * pointer to audit counts findings).
    */
+  /**
+   * Whether the claim is Bound and nothing around the binder keeps it from use (no party note: a pod whose
+   * node selection excludes every node its volume may be mounted on): a claim `explain` leaves out of its List.
+   */
+  healthyBound(namespace: string, name: string): boolean {
+    const claim = this.q.claim(`${namespace}/${name}`)
+    if (claim === undefined) return false
+    const d = decideClaim(this.q, this.state, claim, undefined)
+    return d.verdict === 'Bound' && partyNotes(this.q, claim, d, this.state.nodes.length > 0).length === 0
+  }
+
   verdict(namespace: string, name: string): Verdict | undefined {
     const claim = this.q.claim(`${namespace}/${name}`)
     return claim === undefined ? undefined : decideClaim(this.q, this.state, claim, undefined).verdict
@@ -223,9 +245,11 @@ export class Explainer {
  * Bound or WillBind claim, the class, the provisioner and, for ExternalProvisioning, whether the evidence
  * shows the provisioner running.
  */
-function decisionFacts(key: {namespace: string; name: string}, claim: PersistentVolumeClaim, decision: Decision, evidence: ExplainEvidence): ClaimExplanationFacts {
+function decisionFacts(q: ControllerQueries, state: ClusterState, key: {namespace: string; name: string}, claim: PersistentVolumeClaim, decision: Decision, evidence: ExplainEvidence): ClaimExplanationFacts {
   const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
   const provisionerLiveness = decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [claimObject(key, claim)]) : null
+  // A kind the state holds none of was not read: no node is judged gone then.
+  const notes = partyNotes(q, claim, decision, state.nodes.length > 0)
   return {
     claim: key,
     phase: claim.status?.phase ?? 'Pending',
@@ -237,12 +261,22 @@ function decisionFacts(key: {namespace: string; name: string}, claim: Persistent
     provisioner: decision.provisioner,
     error: decision.error,
     provisionerLiveness,
+    ...(notes.length > 0 ? {notes} : {}),
   }
 }
 
 /** The claim of that namespace and name as the evidence names the objects it is about. */
 function claimObject(key: {namespace: string; name: string}, claim: PersistentVolumeClaim): ObjectKey {
   return {kind: 'PersistentVolumeClaim', namespace: key.namespace, name: key.name, uid: claim.metadata.uid}
+}
+
+/** The notes' suggestions first; the verdict's own after them, unless a note shows its wait never ends. */
+function suggestionsWith(notes: readonly PartyNote[], claim: PersistentVolumeClaim, d: Decision, verdicts: () => string[]): string[] {
+  const first = noteSuggestions(notes, claim, d)
+  // A command a note's suggestion gives already is not given again by the verdict's (the same patch, other words).
+  const commands = first.map((s) => s.slice(s.lastIndexOf(': ') + 2)).filter((c) => c.startsWith('kubectl ') || c.startsWith('pvctl '))
+  const rest = decisiveNote(notes) === undefined ? verdicts().filter((s) => !commands.some((c) => s.includes(c))) : []
+  return [...new Set([...first, ...rest])]
 }
 
 /**
@@ -300,12 +334,13 @@ export function explainVolume(state: ClusterState, name: string, opts: ExplainOp
 
 /**
  * The claims `explain` with no claim named looks at: every claim whose verdict is not a healthy Bound, by
- * namespace then name. Those not recorded Bound, and those recorded Bound that their next sync makes Lost
- * or Misbound (or binds again): a claim audit reports an error on is never left out of the List.
+ * namespace then name. Those not recorded Bound, those recorded Bound that their next sync makes Lost or
+ * Misbound (or binds again), and Bound ones whose pod a party note shows cannot use them: a claim audit
+ * reports an error on is never left out of the List.
  */
 export function claimsToExplain(explainer: Explainer): PersistentVolumeClaim[] {
   return explainer.state.claims
-    .filter((c) => c.status?.phase !== 'Bound' || explainer.verdict(c.metadata.namespace ?? '', c.metadata.name ?? '') !== 'Bound')
+    .filter((c) => c.status?.phase !== 'Bound' || !explainer.healthyBound(c.metadata.namespace ?? '', c.metadata.name ?? ''))
     .sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : claimKey(a) > claimKey(b) ? 1 : 0))
 }
 

@@ -5,7 +5,7 @@
 import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
 import {ClaimKeyIndex} from '../api/claim-keyed-map.js'
 import {compileLabelSelector, type CompiledSelector, SelectorError} from '../api/selector.js'
-import {getAccessModesAsString, getAccessModesFromString, getDefaultClass, isDefaultStorageClass, podClaimKeys} from '../api/storage-helpers.js'
+import {getAccessModesAsString, getAccessModesFromString, getDefaultClass, getPersistentVolumeClass, isDefaultStorageClass, podClaimKeys} from '../api/storage-helpers.js'
 
 /** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
 export interface VolumeFacts {
@@ -45,6 +45,8 @@ export interface ClusterLookup {
   volumesClaiming(key: string): readonly PersistentVolume[]
   /** The claims whose spec.volumeName is the volume, in the state's order. */
   claimsNaming(volumeName: string): readonly PersistentVolumeClaim[]
+  /** The volumes of a class (getPersistentVolumeClass; "" for none), in the state's order. */
+  volumesOfClass(name: string): readonly PersistentVolume[]
   /** The first StorageClass of that name in the state, as a scan of the classes finds it. */
   classNamed(name: string): StorageClass | undefined
   /** Every default class, in getDefaultClass's order of preference (defaultClassesNewestFirst). */
@@ -118,6 +120,11 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
     naming ??= groupByKey(state.claims, (c) => ((c.spec.volumeName ?? '') === '' ? undefined : c.spec.volumeName))
     return naming.get(volumeName) ?? []
   }
+  let ofClass: Map<string, PersistentVolume[]> | undefined
+  const volumesOfClass = (name: string): readonly PersistentVolume[] => {
+    ofClass ??= groupByKey(state.volumes, getPersistentVolumeClass)
+    return ofClass.get(name) ?? []
+  }
   // Asked for by every claim's decision, of a handful of classes and nodes: found once.
   const firstByName = <T extends {metadata: {name?: string}}>(objects: readonly T[]) => {
     const byName = new Map<string, T>()
@@ -130,7 +137,7 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   const classNamed = (name: string) => (classes ??= firstByName(state.classes)).get(name)
   const defaultClasses = () => (defaults ??= defaultClassesNewestFirst(state.classes))
   const nodeNamed = (name: string) => (nodes ??= firstByName(state.nodes)).get(name)
-  return {volumes: state.volumes, claimNamed: (namespace, name) => claims.get(namespace, name), volumeByName: (name) => volumes.get(name), volumeNamesUnique: volumes.size === state.volumes.length, factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming, classNamed, defaultClasses, nodeNamed}
+  return {volumes: state.volumes, claimNamed: (namespace, name) => claims.get(namespace, name), volumeByName: (name) => volumes.get(name), volumeNamesUnique: volumes.size === state.volumes.length, factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming, volumesOfClass, classNamed, defaultClasses, nodeNamed}
 }
 
 /** The values by their key (none: left out), each group in the order given; one pass, no entry made per value. */

@@ -136,6 +136,22 @@ export interface ClaimPod {
   phase: string | null
 }
 
+/** What a note about the parties around the binder (parties.ts) is about: stable ids, as reason codes are. */
+export const PARTY_NOTE_CODES = ['PodBypassesScheduler', 'PodUnschedulable', 'SelectedNodeGone', 'DefaultClassFromAdmission', 'ProvisionedVolumeUnfit', 'PodVolumeNodeConflict'] as const
+export type PartyNoteCode = (typeof PARTY_NOTE_CODES)[number]
+
+/**
+ * What a party around the binder (the scheduler, an admission plugin, a provisioner) shows about the claim,
+ * where the state shows it: what the controller's verdict leaves unsaid, never another verdict.
+ */
+export interface PartyNote {
+  code: PartyNoteCode
+  party: 'scheduler' | 'admission' | 'provisioner'
+  /** The objects it rests on: pod/NS/NAME, pv/NAME, node/NAME. */
+  objects: string[]
+  message: string
+}
+
 /** One side of the binding as one object sees it. */
 export interface ClaimRefPointer {
   namespace: string
@@ -261,6 +277,12 @@ export interface ClaimExplanation {
    * all): what it may only mean. An extra field, beyond the contract's.
    */
   caveats?: string[]
+  /**
+   * Set only when a party around the binder shows something about the claim (parties.ts): a pod that
+   * bypasses the scheduler, a class written by admission, a volume provisioned for the claim that cannot
+   * serve it. An extra field, beyond the contract's.
+   */
+  notes?: PartyNote[]
 }
 
 /** A ClaimExplanation without its candidates (Explainer.claimBrief): what `pvctl audit` words a finding by. */
@@ -271,7 +293,7 @@ export type ClaimExplanationBrief = Omit<ClaimExplanation, 'candidates' | 'candi
  * volume judged, a word written or a pod and claimRef looked up (Explainer.claimFacts): what `pvctl audit`
  * judges every claim by, asking for the rest (claimBrief) of the few whose finding reads it.
  */
-export type ClaimExplanationFacts = Pick<ClaimExplanation, 'claim' | 'phase' | 'verdict' | 'volume' | 'request' | 'storageClass' | 'selectedNode' | 'provisioner' | 'error' | 'provisionerLiveness'>
+export type ClaimExplanationFacts = Pick<ClaimExplanation, 'claim' | 'phase' | 'verdict' | 'volume' | 'request' | 'storageClass' | 'selectedNode' | 'provisioner' | 'error' | 'provisionerLiveness' | 'notes'>
 
 /** What the controller does with a volume, as syncVolume decides it. */
 export const VOLUME_STATES = ['Available', 'PreBound', 'Binding', 'Bound', 'Unbinding', 'Released', 'Failed'] as const

@@ -64,6 +64,15 @@ export function suggestFixes(
     case 'StorageClassNotFound': {
       const close = closeNames(cls.name, state.classes.map((c) => c.metadata.name ?? ''))
       out.push(...nearMisses(ctx, candidates))
+      const labelled = q.lookup.volumesOfClass(cls.name).length
+      if (labelled > 0) {
+        // A class name static volumes bear as a label: they bind by it without a StorageClass object, and
+        // a class made now would not make one of them fit.
+        out.push(
+          `'${cls.name}' names no StorageClass but ${labelled} volume${labelled === 1 ? ' bears' : 's bear'} it, and ${labelled === 1 ? 'it binds' : 'they bind'} by that name alone: creating the class would not bind this claim (none fits it); a volume of class '${cls.name}' with ${describeNeed(claim)} would`,
+        )
+        break
+      }
       out.push(
         `create StorageClass '${cls.name}', or recreate the claim with an existing class${close.length > 0 ? ` (did you mean ${close.map((c) => `'${c}'`).join(' or ')}?)` : state.classes.length > 0 ? ` (${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
       )
@@ -94,36 +103,52 @@ export function suggestFixes(
       out.push(`create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`)
       break
     }
-    case 'RequestedVolumeBoundElsewhere':
-      out.push(
-        relinkable(q.lookup, d.volume!, claim)
-          ? relinkSuggestion(d.volume!, claim)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}`,
-      )
+    case 'RequestedVolumeBoundElsewhere': {
+      const volume = d.volume!
+      const v = volume.metadata.name ?? ''
+      const way = relinkWay(q, claim)
+      if (way !== undefined) {
+        out.push(relinkSuggestion(volume, way))
+      } else if (!inUseByAnotherClaim(q.lookup, volume, claim)) {
+        // The claim it names is gone: the volume, its data on it, is what this claim asks for. Freed of its
+        // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
+        // pvctl offers it: engine/repair/offers.ts).
+        out.push(
+          `${v} still names ${claimRefKey(volume.spec.claimRef!)}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
+        )
+      } else {
+        out.push(`${v} is in use by ${claimRefKey(volume.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`)
+      }
       break
+    }
     case 'RequestedVolumeMismatch': {
       const requested = candidates.find((c) => c.volume === d.volume?.metadata.name)
       if (requested !== undefined) out.push(...requested.reasons.flatMap((r) => fixFor(ctx, requested, r)))
       break
     }
     case 'Lost': {
-      const namedBy = d.claim.spec.volumeName ? undefined : volumeStillNaming(q.lookup, claim)
+      // A claim that lost its spec.volumeName, still named by one volume: relink's decision sets it again.
+      const naming = d.claim.spec.volumeName ? [] : q.lookup.volumesClaiming(claimKey(claim))
+      const way = naming.length === 1 ? relinkWay(q, claim) : undefined
+      const namedBy = way === undefined ? undefined : naming[0]
       out.push(
         d.claim.spec.volumeName
-          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, or delete the claim and create a new one`
+          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, and they bind again; else delete the claim (its data went with ${d.claim.spec.volumeName}) and create a new one`
           : namedBy !== undefined
-            ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${relinkCommand(claim)}`
-            : `delete the claim and create a new one: a Lost claim never binds again`,
+            ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${way}`
+            : `delete the claim and create a new one, empty: a Lost claim never binds again, and no volume names it any more`,
       )
       break
     }
-    case 'Misbound':
+    case 'Misbound': {
+      const way = relinkWay(q, claim)
       out.push(
-        relinkable(q.lookup, d.volume!, claim)
-          ? relinkSuggestion(d.volume!, claim)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName)`,
+        way !== undefined
+          ? relinkSuggestion(d.volume!, way)
+          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(d.volume!.spec.claimRef!)}`,
       )
       break
+    }
     case 'SyncError':
       out.push(`fix what the controller reports; it retries the claim on every sync`)
       break
@@ -132,47 +157,20 @@ export function suggestFixes(
 }
 
 /**
- * The volume names this claim by namespace and name with another uid (a claim restored or re-created under
- * it), and nothing stands in the way of pointing it at the claim as it is now: no other claim names the
- * volume, neither is being deleted, and the volume is kept (Retain). The same condition
- * as pvctl relink's checks (engine/repair/relink.ts; explain may not import it): a test holds the two to
- * the same answer on the examples.
+ * The relink of the claim as `pvctl relink pvc/NAME` decides it on the state explained, through the
+ * ExplainOptions port (engine/repair decides it; explain may not import it): the command(s) to run, or
+ * undefined where relink refuses it, or where no port was given (then no relink is offered).
  */
-function relinkable(lookup: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  const ref = volume.spec.claimRef
-  // With another uid the controller releases it (or has): only Retain keeps its data meanwhile.
-  const kept = (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Retain'
-  const otherClaim = lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim && claimKey(c) !== claimKey(claim))
-  return ref != null && claimRefKey(ref) === claimKey(claim) && (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid && !otherClaim && volume.metadata.deletionTimestamp == null && claim.metadata.deletionTimestamp == null && kept
-}
-
-/**
- * The one volume whose claimRef names this claim by namespace and name, for a claim that completed binding
- * and lost its spec.volumeName (syncBoundClaim: Lost): relink sets it again (and the uid, where it is an
- * older claim's: then as relinkable judges it). Not when another claim names the volume or either is being
- * deleted.
- */
-function volumeStillNaming(lookup: ClusterLookup, claim: PersistentVolumeClaim): PersistentVolume | undefined {
-  const naming = lookup.volumesClaiming(claimKey(claim))
-  const volume = naming.length === 1 ? naming[0] : undefined
-  if (volume === undefined || volume.metadata.deletionTimestamp != null || claim.metadata.deletionTimestamp != null) {
-    return undefined
-  } else if (volume.spec.claimRef?.uid !== claim.metadata.uid) {
-    return relinkable(lookup, volume, claim) ? volume : undefined
-  } else {
-    // The volume names the claim as it is (the controller does not release it): relinked unless another claim holds it.
-  }
-  return lookup.claimsNaming(volume.metadata.name ?? '').some((c) => c !== claim) ? undefined : volume
+function relinkWay(q: ControllerQueries, claim: PersistentVolumeClaim): string | undefined {
+  return q.opts.relink?.({namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''})
 }
 
 /** The relink, as the operator runs it: the volume keeps its data, the claim gets it back. */
-function relinkSuggestion(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+function relinkSuggestion(volume: PersistentVolume, way: string): string {
   const v = volume.metadata.name ?? ''
-  return `${v} names this claim with the uid of an older claim of that name (uid ${volume.spec.claimRef?.uid ?? ''}): relink them, and the controller binds them with ${v}'s data: ${relinkCommand(claim)}`
-}
-
-function relinkCommand(claim: PersistentVolumeClaim): string {
-  return `pvctl relink pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''}`
+  const uid = volume.spec.claimRef?.uid ?? ''
+  const names = uid === '' ? 'names this claim but its claimRef lost the uid' : `names this claim with the uid of an older claim of that name (uid ${uid})`
+  return `${v} ${names}: relink them (the claimRef gets this claim's uid), and the controller binds them with ${v}'s data: ${way}`
 }
 
 /** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */
@@ -281,7 +279,7 @@ function alternative(q: ControllerQueries, claim: PersistentVolumeClaim): string
   return match.value === undefined ? '' : ` (then ${match.value.metadata.name} would match)`
 }
 
-function describeNeed(claim: PersistentVolumeClaim): string {
+export function describeNeed(claim: PersistentVolumeClaim): string {
   const parts = [
     `at least ${claim.spec.resources?.requests?.storage ?? '0'}`,
     getAccessModesAsString(claim.spec.accessModes) || 'any access mode',

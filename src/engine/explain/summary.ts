@@ -7,6 +7,7 @@ import {SILENCE_SECONDS} from './liveness.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {AnnSelectedNode, NotSupportedProvisioner} from '../api/constants.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
+import {writtenBy} from './origins.js'
 
 /** What is known about the wait for an external provisioner (explain-liveness.ts). */
 export interface ProvisionerWait {
@@ -87,8 +88,14 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
     }
     case 'RequestedVolumeNotFound':
       return `The claim asks for volume ${volumeName} (spec.volumeName), which does not exist: it stays Pending until that volume is created.`
-    case 'RequestedVolumeBoundElsewhere':
-      return `The claim asks for volume ${volumeName} (spec.volumeName), which is bound to ${claimRefKey(d.volume!.spec.claimRef!)}: it stays Pending while that binding lasts.`
+    case 'RequestedVolumeBoundElsewhere': {
+      const volume = d.volume!
+      const ref = claimRefKey(volume.spec.claimRef!)
+      const phase = volume.status?.phase
+      return phase === 'Released' || phase === 'Failed'
+        ? `The claim asks for volume ${volumeName} (spec.volumeName), which is ${phase} and still names ${ref}, its old claim: it stays Pending until that stale claimRef goes.`
+        : `The claim asks for volume ${volumeName} (spec.volumeName), which is bound to ${ref}: it stays Pending while that binding lasts.`
+    }
     case 'RequestedVolumeMismatch': {
       const reasons = candidates.find((c) => c.volume === volumeName)?.reasons.map((r) => r.message) ?? []
       return `The claim asks for volume ${volumeName} (spec.volumeName), which is free but does not fit: ${reasons.join('; ')}.`
@@ -99,9 +106,27 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
       }
       return `The claim was bound to ${volumeName}, which no longer exists: it is Lost, and the data went with the volume unless it is restored.`
     case 'Misbound':
-      return `The claim says it is bound to ${volumeName}, but ${volumeName} is bound to ${claimRefKey(d.volume!.spec.claimRef!)}: the volume's claimRef wins, so this claim is Lost.`
+      return misbound(d.volume!, claim)
     case 'SyncError':
       return `The controller's sync of ${claimKey(claim)} fails and is retried forever, so the claim stays ${claim.status?.phase ?? 'Pending'}: ${d.error}.`
+  }
+}
+
+/**
+ * Misbound: the volume's claimRef holds another uid than the claim's. It may name another claim, or this
+ * claim's namespace and name with an older claim's uid, or with none at all (a manifest re-applied over
+ * the volume drops what the controller wrote): each is said as it is, with who wrote it where that shows.
+ */
+function misbound(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+  const name = volume.metadata.name ?? ''
+  const ref = volume.spec.claimRef!
+  if (claimRefKey(ref) !== claimKey(claim)) {
+    return `The claim says it is bound to ${name}, but ${name} is bound to ${claimRefKey(ref)}: the volume's claimRef wins, so this claim is Lost.`
+  } else if ((ref.uid ?? '') === '') {
+    const by = writtenBy(volume.metadata, ['spec', 'claimRef'])
+    return `${name}'s claimRef names this claim but has lost its uid (${by === undefined ? 'a manifest of the volume re-applied by kubectl apply or a GitOps tool does that' : `last written by ${by}`}): the controller takes the volume for another claim's and this claim for Lost, and never binds them again by itself.`
+  } else {
+    return `${name}'s claimRef names this claim's namespace and name with the uid of an older claim (${ref.uid}): the controller takes the volume for that claim's and this one for Lost.`
   }
 }
 

@@ -9,8 +9,9 @@ import {controllerLiveness, livenessAdvice} from './liveness.js'
 import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './model.js'
 import {decideClaim} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {admitsNoNode, affinityHostnames, type NodeInfo} from '../api/node-affinity.js'
 import {quantityValue} from '../api/quantity.js'
-import {checkVolumeModeMismatches, hasAnnotation} from '../api/storage-helpers.js'
+import {checkVolumeModeMismatches, hasAnnotation, isPodTerminated} from '../api/storage-helpers.js'
 import {storageQuantity} from '../matching/volume-index.js'
 
 /** kubernetes.io/pv-protection: the pv-protection controller's finalizer (pkg/controller/volume/pvprotection). */
@@ -42,8 +43,10 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
   const attachments = attachmentsOf(evidence, name)
   const controllers = externalControllers(volume, decision, attachments, evidence)
   const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
-  const suggestions = [...decision.suggestions]
-  if (terminating !== null) suggestions.push(...terminatingAdvice(volume, terminating.finalizers, attachments))
+  // A volume being deleted is not reused (its deletion cannot be called off): its reclaim's advice is for one
+  // that stays. What holds the object (its finalizers' owners) comes first: that is what keeps it Terminating.
+  const reclaimSuggestions = terminating === null || decision.reclaim?.action !== 'retain' ? decision.suggestions : []
+  const suggestions = terminating === null ? [...reclaimSuggestions] : [...terminatingAdvice(q, state, volume, terminating.finalizers, attachments), ...reclaimSuggestions]
   for (const c of controllers) suggestions.push(...livenessAdvice(c, `pv/${name}`))
   return {
     apiVersion: EXPLAIN_API_VERSION,
@@ -146,7 +149,16 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
         suggestions: [`recreate the claim with volumeMode ${volume.spec.volumeMode ?? 'Filesystem'}, or unbind the volume: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
       }
     }
-    return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+    // The claim's sync takes a volume pre-bound to it only if it fits (FindMatchingVolume): a promise to finish
+    // the binding is the claim's decision's, or none.
+    const d = decideClaim(q, state, claim)
+    if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
+      return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+    }
+    return {
+      ...settled('Binding', `Bound to ${key}, which does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): neither side moves.`),
+      suggestions: [`pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`],
+    }
   } else if (claim.spec.volumeName === name) {
     return settled('Bound', `Bound to ${key}, which points back at it.`)
   } else {
@@ -168,7 +180,7 @@ function released(q: ControllerQueries, volume: PersistentVolume, why: string): 
   const failure = reclaim.action === 'fail' ? reclaim.detail : wasFailed ? (volume.status?.message ?? null) : null
   const state: VolumeState = reclaim.action === 'fail' || wasFailed ? 'Failed' : 'Released'
   const head = state === 'Failed' ? `Failed: ${why}, and reclaiming it fails${failure !== null ? ` (${failure})` : ''}; the controller retries on every sync.` : `Released: ${why}.`
-  return {state, summary: `${head} ${capitalize(reclaim.detail)}.`, reclaim, failure, suggestions: reclaimAdvice(volume, reclaim)}
+  return {state, summary: `${head} ${capitalize(reclaim.detail)}.`, reclaim, failure, suggestions: reclaimAdvice(volume, reclaim, stateNodes(q))}
 }
 
 /** reclaimVolume, and the checks of the recycle and delete operations it schedules. */
@@ -206,7 +218,9 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
           policy,
           action: 'external',
           by,
-          detail: `deleting it is left to ${by === null ? 'an external provisioner' : `'${by}'`}: the controller does nothing, and the volume goes away only when that provisioner deletes the storage and the PersistentVolume; if it stays Released, the provisioner is not running or cannot delete it`,
+          detail: unowned(volume)
+            ? `deleting it is left to the csi-provisioner of '${by}', though none provisioned it (no ${AnnDynamicallyProvisioned}): one that handles statically provisioned volumes (HonorPVReclaimPolicy) deletes the storage and the PersistentVolume, an older one never acts on a volume it did not provision, and the volume then stays Released`
+            : `deleting it is left to ${by === null ? 'an external provisioner' : `'${by}'`}: the controller does nothing, and the volume goes away only when that provisioner deletes the storage and the PersistentVolume; if it stays Released, the provisioner is not running or cannot delete it`,
         }
       } else {
         return {policy, action: 'delete', by: found.plugin.name, detail: `the next sync has ${found.plugin.name} delete the storage, then the PersistentVolume`}
@@ -215,6 +229,23 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
     default:
       return {policy, action: 'fail', by: null, detail: 'Volume has unrecognized PersistentVolumeReclaimPolicy'}
   }
+}
+
+/** The Nodes of the state as node-affinity checks read them (none: not read). */
+function stateNodes(q: ControllerQueries): NodeInfo[] {
+  return q.nodes.map((n) => ({name: n.metadata.name, labels: n.metadata.labels}))
+}
+
+/**
+ * A volume whose required node affinity admits no node of the cluster: local storage on a node that is
+ * gone, which its provisioner's delete (run on that node) can never reach. Only the object is left to
+ * delete, by hand: its storage went with the node.
+ */
+function nodeGoneAdvice(volume: PersistentVolume, deleter: string | null, nodes: number): string {
+  const name = volume.metadata.name ?? ''
+  const hosts = affinityHostnames(volume.spec.nodeAffinity)
+  const on = hosts.length === 0 ? 'its node affinity admits' : `its node affinity names ${hosts.join(', ')}, and admits`
+  return `${on} none of the ${nodes} nodes of the cluster: the node its storage was on is gone, so ${deleter === null ? 'its provisioner' : `'${deleter}'`} can never delete it; delete the PersistentVolume by hand, nothing left on it to lose (its storage went with the node): kubectl delete pv ${name}`
 }
 
 /** The external deleter of a volume: its provisioner, or the CSI driver it is (or is migrated to). */
@@ -226,16 +257,19 @@ function externalDeleter(volume: PersistentVolume): string | null {
   return volume.spec.csi?.driver ?? (provisionedBy === '' ? null : provisionedBy)
 }
 
-function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[] {
+function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan, nodes: readonly NodeInfo[]): string[] {
   const name = volume.metadata.name ?? ''
   switch (reclaim.action) {
     case 'retain':
-      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it`]
+      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it, its old data with them`]
     case 'external':
+      if (unowned(volume)) return [unownedDeleteAdvice(volume)]
+      if (admitsNoNode(volume.spec.nodeAffinity, nodes)) return [nodeGoneAdvice(volume, reclaim.by, nodes.length)]
       return reclaim.by === null
         ? ['find the provisioner that owns it (pv.kubernetes.io/provisioned-by) and check that it is running']
         : [`check that '${reclaim.by}' is running: kubectl get csidriver ${reclaim.by}, and look for its controller pods and their logs`]
     case 'fail':
+      if (unowned(volume) && reclaim.policy === 'Delete') return [unownedDeleteAdvice(volume)]
       return reclaim.detail === 'Volume has unrecognized PersistentVolumeReclaimPolicy'
         ? [`set a known policy: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' (or Delete, Recycle)`]
         : [`the controller retries on every sync; to stop it, keep the volume: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`]
@@ -246,6 +280,26 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan): string[]
     case 'none':
       return []
   }
+}
+
+/**
+ * A CSI volume no provisioner made (no pv.kubernetes.io/provisioned-by, not migrated): created by hand. A
+ * csi-provisioner deletes it only where it handles statically provisioned volumes; an older one never does.
+ */
+export function unowned(volume: PersistentVolume): boolean {
+  return volume.spec.csi != null && (volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? '') === '' && (volume.metadata.annotations?.[AnnMigratedTo] ?? '') === ''
+}
+
+/** spec.csi.volumeHandle: the storage a CSI volume names. */
+export function volumeHandleOf(volume: PersistentVolume): string | undefined {
+  const handle = volume.spec.csi?.volumeHandle
+  return typeof handle === 'string' ? handle : undefined
+}
+
+/** What to do when nothing deletes a volume no provisioner made: delete it by hand, saying what goes. */
+function unownedDeleteAdvice(volume: PersistentVolume): string {
+  const handle = volumeHandleOf(volume) ?? '<none>'
+  return `if '${volume.spec.csi?.driver ?? ''}' does not delete it (no event of its csi-provisioner on it), delete it by hand: kubectl delete pv ${volume.metadata.name ?? ''}, then the storage it names (volumeHandle ${handle}) as the driver documents; the old data goes with them`
 }
 
 /** Each finalizer of a volume being deleted: who removes it, and what it waits for. */
@@ -270,12 +324,16 @@ function finalizerWaits(volume: PersistentVolume, d: VolumeDecision, attachments
             : `its in-tree deleter has deleted the storage, which it cannot do: ${d.reclaim.detail}`
       return {name, owner: 'the PersistentVolume controller (in-tree deleter, HonorPVReclaimPolicy)', waitsFor: waits, blocking: true}
     } else if (name === PVDeletionProtectionFinalizer) {
-      return {
-        name,
-        owner: provisioner === null ? 'the external provisioner that provisioned it' : `the external provisioner '${provisioner}'`,
-        waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating',
-        blocking: true,
-      }
+      const owner = provisioner === null ? 'the external provisioner that provisioned it' : `the external provisioner '${provisioner}'`
+      return (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Delete'
+        ? {name, owner, waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating', blocking: true}
+        : {
+            name,
+            owner,
+            // sig-storage-lib-external-provisioner's handleProtectionFinalizer: a Retain or Recycle volume's is removed, no storage deleted.
+            waitsFor: `its next sync of the volume, which deletes no storage (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}) and only removes the finalizer; a provisioner too old to handle it, or none running, never does`,
+            blocking: true,
+          }
     } else if (name.startsWith(ExternalAttacherFinalizerPrefix)) {
       const driver = name.slice(ExternalAttacherFinalizerPrefix.length)
       return {name, owner: `the CSI external-attacher of ${driver}`, waitsFor: attachmentWait(driver, attachments), blocking: true}
@@ -301,12 +359,21 @@ function describeBlocking(finalizers: readonly FinalizerWait[]): string {
   return `held by ${blocking.map((f) => `${f.name} until ${f.waitsFor}`).join('; and by ')}`
 }
 
-function terminatingAdvice(volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
+function terminatingAdvice(q: ControllerQueries, state: ClusterState, volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
   const ref = volume.spec.claimRef
+  const protection = finalizers.find((f) => f.name === PVProtectionFinalizer)
+  if (protection !== undefined && finalizers.every((f) => !f.blocking)) {
+    // Nothing binds the volume: the pv-protection controller lets it go; where it stays, that controller does not run.
+    return [`no claim is bound to it, so kube-controller-manager's pv-protection controller removes ${PVProtectionFinalizer} on its next sync; if it stays, remove it by hand (nothing uses the volume): ${removeFinalizerPatch(volume, PVProtectionFinalizer)}`]
+  }
   return finalizers
     .filter((f) => f.blocking)
     .flatMap((f) => {
-      if (f.name === PVProtectionFinalizer && ref != null) return [`delete claim ${claimRefKey(ref)} first: kubectl delete pvc ${ref.name} -n ${ref.namespace}`]
+      if (f.name === PVProtectionFinalizer && ref != null) return [claimHoldsIt(q, state, volume, claimRefKey(ref))]
+      if (f.name === PVDeletionProtectionFinalizer && (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete') {
+        // The provisioner deletes nothing here: where it does not remove its finalizer, removing it is the way out.
+        return [`no storage is to be deleted (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}): if ${f.owner} has not removed its finalizer, remove it by hand and the object goes, the storage and its data staying where they are: ${removeFinalizerPatch(volume, f.name)}`]
+      }
       if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) {
         if (!attachments.available) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
         // A VolumeAttachment goes when the pod using the volume leaves its node (the attach-detach controller deletes it).
@@ -315,6 +382,33 @@ function terminatingAdvice(volume: PersistentVolume, finalizers: readonly Finali
       }
       return []
     })
+}
+
+/**
+ * kubernetes.io/pv-protection holds a volume while a claim is bound to it: its deletion cannot be called
+ * off, and it ends once the claim is deleted. What deleting the claim loses: the pods' volume, and, unless
+ * the reclaim policy is Retain, the storage's data; with Retain the storage outlives the object, and the
+ * way to go on using the data is to recreate the volume from its spec (sig-storage's answer).
+ */
+function claimHoldsIt(q: ControllerQueries, state: ClusterState, volume: PersistentVolume, key: string): string {
+  const name = volume.metadata.name ?? ''
+  const [namespace, claim] = key.split('/')
+  const pods = q.lookup
+    .podsUsing(key)
+    .filter((p) => !isPodTerminated(p))
+    .map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`)
+  const using = state.pods.length === 0 ? ' (no Pod was read: whether pods use it could not be seen)' : pods.length === 0 ? ' (no pod uses it)' : `, and pod${pods.length === 1 ? '' : 's'} ${pods.join(', ')} use${pods.length === 1 ? 's' : ''} it`
+  const deleteClaim = `kubectl delete pvc ${claim} -n ${namespace}`
+  const policy = volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+  return policy === 'Retain'
+    ? `nothing is lost while claim ${key} exists${using}: the volume waits for it, and its storage is kept whatever happens to the object (reclaim policy Retain); to go on using the data, save the volume's manifest, delete the claim once no pod needs it, then create the volume again from the manifest (claimRef without uid) and the claim again: kubectl get pv ${name} -o yaml; ${deleteClaim}`
+    : `delete claim ${key} only if its data may go: the volume goes with it, and reclaim policy ${policy} ${policy === 'Delete' ? 'deletes its storage' : 'scrubs it'}, the data with it (${deleteClaim}); nothing is lost while the claim exists${using}; to keep the data, set Retain first (kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}')`
+}
+
+/** The JSON patch that removes one finalizer, guarded by a test of its place (a list changed since is refused). */
+export function removeFinalizerPatch(volume: PersistentVolume, finalizer: string): string {
+  const at = (volume.metadata.finalizers ?? []).indexOf(finalizer)
+  return `kubectl patch pv ${volume.metadata.name ?? ''} --type json -p '[{"op":"test","path":"/metadata/finalizers/${at}","value":"${finalizer}"},{"op":"remove","path":"/metadata/finalizers/${at}"}]'`
 }
 
 /** Claims whose next sync binds this volume, in the order the controller syncs claims (namespace, name). */

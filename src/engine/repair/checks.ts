@@ -41,6 +41,17 @@ export function repairCheckResult(c: {ok: boolean; read: boolean; forced: boolea
   }
 }
 
+/**
+ * A repair as advice prints it (audit's fixes, explain's suggestions, the refusals of reclaim and relink),
+ * from that repair's own decision on the state: its command, or the steps in order where one step first
+ * makes it allowed (the decision made again on the state that step leaves); else undefined, and the
+ * checks that refuse it.
+ */
+export interface RepairWay {
+  way: string | undefined
+  refusedBy: string[]
+}
+
 /** The plan's first action on volume `name` that `what` matches. */
 export function volumeAction(actions: readonly Action[], name: string, what: (a: Action) => boolean): Action | undefined {
   return actions.find((a) => a.object.kind === 'PersistentVolume' && a.object.name === name && what(a))

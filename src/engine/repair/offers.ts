@@ -12,7 +12,7 @@ import {type ClusterLookup, groupBy} from '../explain/lookup.js'
 import type {Candidate, ClaimExplanation, ClaimExplanationFacts, ReasonCode, Verdict} from '../explain/model.js'
 import {requestKeyText} from '../explain/request-groups.js'
 import {NEAR_MISS_VERDICTS, removeClaimRefPatch} from '../explain/suggestions.js'
-import {type ClaimName, decideReclaim, type PodsRead} from './reclaim.js'
+import {type ClaimName, decideReclaim, type PodsRead, reclaimCommand} from './reclaim.js'
 
 /** A repair pvctl can carry out for a claim, with the command that does it. */
 export interface ReclaimOffer {
@@ -47,8 +47,11 @@ export interface OfferContext {
  */
 export const MAX_RECLAIM_OFFERS = 3
 
-/** The verdicts of a claim that nothing will bind as it is: the only ones a volume is reclaimed for. */
-export const RECLAIM_FOR_VERDICTS: ReadonlySet<Verdict> = NEAR_MISS_VERDICTS
+/**
+ * The verdicts of a claim that nothing will bind as it is: the only ones a volume is reclaimed for. A claim
+ * that names a volume held by a stale claimRef (RequestedVolumeBoundElsewhere) asks for that one alone.
+ */
+export const RECLAIM_FOR_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>([...NEAR_MISS_VERDICTS, 'RequestedVolumeBoundElsewhere'])
 
 /** The refusals a reclaim removes: the stale claimRef, and the phase (Released, Failed) it leaves behind. */
 const LIFTED_BY_RECLAIM: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['BoundToOtherClaim', 'VolumeNotAvailable'])
@@ -88,27 +91,28 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
     .filter(heldOnlyByStaleClaimRef)
     .slice(0, MAX_RECLAIM_OFFERS)
     .flatMap((c) => {
-      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins})
+      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins, source})
       if (d === undefined || d.already !== null) {
         // No such volume, or it is this claim's already (pre-bound or bound to it): nothing to offer.
         return []
       } else {
         // Decided: offered where allowed, and where refused said why (no hand-made patch in its place).
       }
-      const command = `pvctl reclaim pv/${c.volume} --for ${target.namespace}/${target.name}${source}`
+      const command = reclaimCommand(c.volume, target, source)
       const policy = d.volume.spec.persistentVolumeReclaimPolicy ?? '<none>'
       const held = `${c.volume} (${c.phase}, reclaim policy ${policy}) would fit but for its stale claimRef to ${c.claimRef}`
       const suggestion = d.allowed
         ? `${held}: give it to this claim, its old data with it: ${command}`
-        : `${held}, and it is not safe to reuse: ${d.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.message}`).join('; ')} (pvctl reclaim pv/${c.volume} --dry-run${source} says the same)`
+        : `${held}, and it is not safe to reuse: ${d.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.message}`).join('; ')}`
       return [{kind: 'reclaim' as const, allowed: d.allowed, volume: c.volume, target, command, suggestion, next: d.next ?? ''}]
     })
 }
 
 /**
- * The explanation with the offers in its suggestions: where explain's advice removes a volume's claimRef
- * by hand (kubectl patch), the guarded reclaim takes its place; otherwise the offer follows the sentence
- * about that volume as the nearest, or comes first. The verdict and everything else stay explain's.
+ * The explanation with the offers in its suggestions. A volume holding data that the claim could take is the
+ * first thing to say: an allowed reclaim comes first, and explain's hand-made patch of that volume (kubectl
+ * patch) goes. A refused one says why where that patch was, or after the sentence about that volume as the
+ * nearest. The verdict and everything else stay explain's.
  */
 export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimOffer[]): ClaimExplanation {
   if (offers.length === 0) {
@@ -117,17 +121,21 @@ export function withReclaimOffers(e: ClaimExplanation, offers: readonly ReclaimO
     // Rewrite the suggestions that speak of an offered volume.
   }
   let suggestions = [...e.suggestions]
+  const first: string[] = []
   for (const offer of offers) {
     const patch = removeClaimRefPatch(offer.volume)
     const byHand = suggestions.findIndex((s) => s.includes(patch))
-    if (byHand >= 0) {
+    if (offer.allowed) {
+      first.push(offer.suggestion)
+      suggestions = suggestions.filter((s) => !s.includes(patch))
+    } else if (byHand >= 0) {
       suggestions = suggestions.flatMap((s, i) => (i === byHand ? [offer.suggestion] : s.includes(patch) ? [] : [s]))
     } else {
       const nearest = suggestions.findIndex((s) => s.startsWith(`the nearest volume, ${offer.volume},`))
       suggestions.splice(nearest + 1, 0, offer.suggestion)
     }
   }
-  return {...e, suggestions}
+  return {...e, suggestions: [...first, ...suggestions]}
 }
 
 /** A claim reclaimFits may give a volume to, and its place among the claims it was given. */
@@ -148,17 +156,25 @@ interface Asking {
  */
 export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationFacts[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
   const asking: Asking[] = []
+  // Volume name → the claims that name it (spec.volumeName) and that its stale claimRef keeps out.
+  const naming = new Map<string, ClaimName[]>()
   for (const e of claims) {
     const claim = lookup.claimNamed(e.claim.namespace, e.claim.name)
-    if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
+    if (claim !== undefined && e.verdict === 'RequestedVolumeBoundElsewhere') {
+      naming.set(claim.spec.volumeName ?? '', [...(naming.get(claim.spec.volumeName ?? '') ?? []), e.claim])
+    } else if (claim !== undefined && RECLAIM_FOR_VERDICTS.has(e.verdict) && (claim.spec.volumeName ?? '') === '') {
       asking.push({e, claim, path: pathOf(e), order: asking.length})
     } else {
-      // Bound, binding, waiting, or naming its volume: the controller would not match it against a reclaimed one.
+      // Bound, binding, waiting, or naming another volume: the controller would not match it against a reclaimed one.
     }
   }
   const byKey = groupBy(asking.map((a): [string, Asking] => [claimKey(a.claim), a]))
   const byClass = new Map([...groupBy(asking.map((a): [string, Asking] => [a.e.storageClass.name, a]))].map(([name, of]) => [name, groupBy(of.map((a): [string, Asking] => [requestKeyText(a.claim, a.path), a]))]))
   return (volume, most = 2) => {
+    // A claim that names the volume asks for it alone, and the controller binds a volume pre-bound to the
+    // claim that names it without weighing the fit: those claims are its, before any that would match it.
+    const asked = naming.get(volume.metadata.name ?? '')
+    if (asked !== undefined) return asked.slice(0, most)
     const fits = (a: Asking) => refusalsWithin(lookup, volume, a.claim, a.path, gates, CLAIM_REF_REFUSALS).every((r) => LIFTED_BY_RECLAIM.has(r.code))
     const volumeClass = getPersistentVolumeClass(volume)
     const own = volume.spec.claimRef == null ? [] : (byKey.get(claimRefKey(volume.spec.claimRef)) ?? []).filter((a) => a.e.storageClass.name === volumeClass)

@@ -27,9 +27,9 @@ import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
-import {type ClaimName, type RepairCheck, repairCheckResult, restoredBy, volumeAction, volumeDeleting} from './checks.js'
+import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, restoredBy, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
-import {relinkCommand} from './relink.js'
+import {relinkWay, type RelinkTarget} from './relink.js'
 
 /**
  * The checks, each with whether it may be overridden, and by which flag (--force unless `flag` says
@@ -94,7 +94,18 @@ export interface ReclaimInput {
   pods: PodsRead
   gates: FeatureGates
   plugins?: VolumePluginMgr
+  /** Where the state came from, as flags (` -f FILE`, ` --context NAME`), for the commands a refusal names. */
+  source?: string
+  /**
+   * How many decisions this one is made inside (a refusal names the repair of a claim it speaks of, or the
+   * reclaim once the sync released the volume: each that repair's own decision). Past MAX_NESTED, a refusal
+   * names no command.
+   */
+  nested?: number
 }
+
+/** How deep the decisions behind a refusal's commands go: a reclaim for another claim, once its volume is released. */
+const MAX_NESTED = 2
 
 export interface ReclaimDecision {
   /** The volume as read. */
@@ -116,6 +127,17 @@ export interface ReclaimDecision {
    * write): what was found, "already reclaimed: …"; nothing is judged or written. Null otherwise.
    */
   already: string | null
+  /**
+   * The reclaim as advice prints it, where this decision (or the one on the state after the step it needs)
+   * allows it: `pvctl reclaim pv/X [--for NS/CLAIM]`, or, for a volume the controller's next sync releases,
+   * `pvctl sync pv/X && pvctl reclaim …` (the reclaim decided on the state that sync leaves). Null otherwise.
+   */
+  way: string | null
+}
+
+/** `pvctl reclaim pv/X [--for NS/CLAIM]` with the flags that read the state. */
+export function reclaimCommand(volumeName: string, target: ClaimName | undefined, source = ''): string {
+  return `pvctl reclaim pv/${volumeName}${target === undefined ? '' : ` --for ${target.namespace}/${target.name}`}${source}`
 }
 
 /**
@@ -139,7 +161,7 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     const plan = proveReclaim(reconcile(state, {gates: input.gates, plugins}), volumeName, target, targetClaim)
     const boundAlready = volume.status?.phase === 'Bound' && targetClaim?.spec.volumeName === volumeName
     const next = plan.actions.length === 0 || boundAlready ? '' : `: ${plan.next}`
-    return {volume, edited: volume, patch: [], target: targetFound, checks: [], allowed: false, next: plan.next, nextActions: plan.actions, already: `already reclaimed: ${done}${next}`}
+    return {volume, edited: volume, patch: [], target: targetFound, checks: [], allowed: false, next: plan.next, nextActions: plan.actions, already: `already reclaimed: ${done}${next}`, way: null}
   } else {
     // Not yet reclaimed: judge the edit.
   }
@@ -148,13 +170,19 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   const lookup = clusterLookup(state)
   // The controller's plan for the volume as it is: what it is about to do to it (release, recycle, delete).
   const unedited = reconcile(state, {gates: input.gates, plugins, targets: [refOfVolume(volumeName)]})
+  const ways = waysOf(input, plugins)
+  const command = reclaimCommand(volumeName, target, input.source)
+  // Released by the next sync: the reclaim decided on the state that sync leaves, for the steps in order.
+  const afterSync =
+    volumeAction(unedited.actions, volumeName, releases) === undefined || ways === undefined ? undefined : decideReclaim({...input, state: {...state, volumes: unedited.volumes, claims: unedited.claims}, nested: ways.nested})
+  const syncFirst = afterSync?.allowed === true ? `pvctl sync pv/${volumeName}${input.source ?? ''} && ${command}` : null
   const judged: Judged[] = [
-    releasedCheck(volume, unedited),
+    releasedCheck(volume, unedited, input.source ?? '', afterSync, syncFirst),
     deletingCheck(volume),
     oldClaimCheck(lookup, volume),
-    oldNameCheck(lookup, volume, target, input.notOwner),
-    otherClaimCheck(lookup, volume, target),
-    restoredOwnerCheck(state, volume, target),
+    oldNameCheck(lookup, volume, target, input.notOwner, ways),
+    otherClaimCheck(lookup, volume, target, ways),
+    restoredOwnerCheck(state, volume, target, ways),
     oldClaimPodsCheck(lookup, input.pods, volume),
     attachmentsCheck(input.attachments, volumeName),
     policyCheck(new ControllerQueries(state, {gates: input.gates, plugins}), volume, unedited),
@@ -169,14 +197,39 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   })
   const base = {volume, edited, patch: diffJson(volume, edited), target: targetFound, already: null}
   if (!checks.every((c) => c.ok || c.forced)) {
-    return {...base, checks, allowed: false, next: null, nextActions: null}
+    return {...base, checks, allowed: false, next: null, nextActions: null, way: syncFirst}
   } else {
     // Every check holds or was forced: the plan on the edited state is the proof.
   }
   const proof = proveReclaim(reconcile(editedState, {gates: input.gates, plugins}), volumeName, target, targetClaim)
   const proved = proof.problem === undefined
   const proofCheck: ReclaimCheck = {name: 'Proof', result: proved ? 'ok' : 'blocked', ok: proved, overridable: false, forced: false, message: proof.problem ?? `the plan on the edited state: ${proof.next}`}
-  return {...base, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
+  return {...base, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions, way: proofCheck.ok ? command : null}
+}
+
+/**
+ * What a refusal's messages need to name the repairs of the claims they speak of, each by that repair's own
+ * decision on the state: undefined past MAX_NESTED (the messages then name no command).
+ */
+interface Ways {
+  /** The reclaim of the volume for `target`, as advice prints it, or the checks that refuse it. */
+  reclaim: (target: ClaimName) => RepairWay
+  /** The relink of the volume or the claim, as advice prints it, or the checks that refuse it. */
+  relink: (target: RelinkTarget) => RepairWay
+  nested: number
+}
+
+function waysOf(input: ReclaimInput, plugins: VolumePluginMgr): Ways | undefined {
+  const nested = (input.nested ?? 0) + 1
+  if (nested > MAX_NESTED) return undefined
+  return {
+    nested,
+    reclaim: (target) => {
+      const d = decideReclaim({...input, target, notOwner: undefined, force: new Set(), nested})
+      return {way: d?.way ?? undefined, refusedBy: refusedBy(d?.checks ?? [])}
+    },
+    relink: (target) => relinkWay({state: input.state, target, gates: input.gates, plugins, source: input.source}) ?? {way: undefined, refusedBy: []},
+  }
 }
 
 /**
@@ -241,13 +294,25 @@ function notRead(name: ReclaimCheckName, message: string): Judged {
 }
 
 
-function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult): Judged {
+/**
+ * A volume the next sync releases is reclaimed after that sync: the steps in order where the reclaim is
+ * allowed on the state it leaves (`syncFirst`), else what still refuses it then (`afterSync`).
+ */
+function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult, source: string, afterSync: ReclaimDecision | undefined, syncFirst: string | null): Judged {
   const name = volume.metadata.name ?? ''
   const phase = volume.status?.phase ?? '<none>'
   if (phase === 'Released' || phase === 'Failed') {
     return check('VolumeReleased', true, `${name} is ${phase}`)
   } else if (volumeAction(unedited.actions, name, releases) !== undefined) {
-    return check('VolumeReleased', false, `${name} is ${phase}, and the next sync releases it (its claim is gone): run pvctl sync pv/${name}, then reclaim it`)
+    const releasing = `${name} is ${phase}, and the next sync releases it (its claim is gone)`
+    const still = refusedBy(afterSync?.checks ?? [])
+    return check(
+      'VolumeReleased',
+      false,
+      syncFirst !== null
+        ? `${releasing}: sync it first, then reclaim it: ${syncFirst}`
+        : `${releasing}: pvctl sync pv/${name}${source} releases it${still.length === 0 ? '' : `; reclaim still refuses it then (${still.join(', ')})`}`,
+    )
   } else {
     return check('VolumeReleased', false, `${name} is ${phase}: only a Released or Failed volume is reclaimed`)
   }
@@ -283,16 +348,29 @@ function oldName(volume: PersistentVolume): string | undefined {
   return ref == null ? undefined : claimRefKey(ref)
 }
 
+const claimName = (c: PersistentVolumeClaim): ClaimName => ({namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''})
+
+/** The names of the checks that refuse a repair (not ok, not forced). */
+const refusedBy = (checks: ReadonlyArray<RepairCheck<string>>) => checks.filter((c) => !c.ok && !c.forced).map((c) => c.name)
+
 const isTarget = (claim: PersistentVolumeClaim, target: ClaimName | undefined) => target !== undefined && claim.metadata.namespace === target.namespace && claim.metadata.name === target.name
 
 /**
- * The relink that gives the volume back to the claim of its old name: by the claim where that claim names
- * the volume (spec.volumeName decides its pair), else by the volume (whose claimRef names the claim).
+ * The relink that gives the volume back to the claim of its old name, as relink's decision allows it: by
+ * the claim where that claim names the volume (spec.volumeName decides its pair), else by the volume (whose
+ * claimRef names the claim). Refused (or past MAX_NESTED): which of relink's checks refuse it now.
  */
-function relinkBack(claim: PersistentVolumeClaim, volumeName: string): string {
-  return (claim.spec.volumeName ?? '') === volumeName
-    ? relinkCommand({kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''})
-    : relinkCommand({kind: 'PersistentVolume', name: volumeName})
+function relinkBack(claim: PersistentVolumeClaim, volumeName: string, ways: Ways | undefined, reunites: string): string {
+  const target: RelinkTarget =
+    (claim.spec.volumeName ?? '') === volumeName ? {kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''} : {kind: 'PersistentVolume', name: volumeName}
+  return wayText(ways?.relink(target), reunites, 'a relink')
+}
+
+/** A repair's way and what it does (`gives it the volume`), or, refused, which of its checks refuse it now. */
+function wayText(found: RepairWay | undefined, does: string, repair: string): string {
+  if (found?.way !== undefined) return `${found.way} ${does}`
+  const refused = found === undefined || found.refusedBy.length === 0 ? '' : ` (refused as things are: ${found.refusedBy.join(', ')})`
+  return `${repair} ${does} once its checks hold${refused}`
 }
 
 /**
@@ -300,7 +378,7 @@ function relinkBack(claim: PersistentVolumeClaim, volumeName: string): string {
  * the data's owner come back (relink reunites them); re-created naming no volume, it may be: the reclaim
  * goes on only where --not-owner says it is not.
  */
-function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined, notOwner: ClaimName | undefined): Judged {
+function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined, notOwner: ClaimName | undefined, ways: Ways | undefined): Judged {
   const ref = volume.spec.claimRef
   const name = volume.metadata.name ?? ''
   if (ref == null) {
@@ -323,7 +401,7 @@ function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: C
     return check('OldNameFree', true, `pvc/${key} (uid ${uid}) names volume ${named}: it does not ask for this one`)
   } else if (restore !== null || named === name) {
     const how = [...(restore === null ? [] : [`restored by ${restore}`]), ...(named === name ? [`names ${name}`] : [])].join(', ')
-    return check('OldNameFree', false, `pvc/${key} is back (uid ${uid}; the volume held ${ref.uid}), ${how}: it is the data's owner; ${relinkBack(claim, name)} reunites them`)
+    return check('OldNameFree', false, `pvc/${key} is back (uid ${uid}; the volume held ${ref.uid}), ${how}: it is the data's owner; ${relinkBack(claim, name, ways, 'reunites them')}`)
   } else {
     // Re-created under the old name, naming no volume: its owner coming back, or a new claim of an old name.
   }
@@ -334,13 +412,13 @@ function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: C
     : check(
         'OldNameFree',
         false,
-        `pvc/${key} was re-created (uid ${uid}; the volume held ${ref.uid}) and names no volume: it may be the data's owner come back; if it is, ${relinkBack(claim, name)} gives the volume back to it; if it is not, add --not-owner ${key}${other}`,
+        `pvc/${key} was re-created (uid ${uid}; the volume held ${ref.uid}) and names no volume: it may be the data's owner come back; if it is, ${relinkBack(claim, name, ways, 'gives the volume back to it')}; if it is not, add --not-owner ${key}${other}`,
         true,
       )
 }
 
 /** A claim that names the volume in spec.volumeName asks for it, its data with it: only the --for claim may. */
-function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined): Judged {
+function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined, ways: Ways | undefined): Judged {
   const name = volume.metadata.name ?? ''
   const old = oldName(volume)
   // The old claim itself (the claimRef's uid) is OldClaimGone's.
@@ -352,7 +430,13 @@ function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target
   } else {
     const each = others.map((c) => {
       const key = claimKey(c)
-      const way = key !== old ? `to give it the volume: pvctl reclaim pv/${name} --for ${key}` : `it has the old claim's name: ${relinkBack(c, name)} reunites them`
+      const found = key !== old ? ways?.reclaim(claimName(c)) : undefined
+      const way =
+        key === old
+          ? `it has the old claim's name: ${relinkBack(c, name, ways, 'reunites them')}`
+          : found?.way !== undefined
+            ? `to give it the volume: ${found.way}`
+            : `it asks for the volume, its data with it: ${wayText(found, 'gives it the volume', 'a reclaim for it')}`
       return `pvc/${key} (${c.status?.phase ?? 'Pending'}) names ${name} in spec.volumeName: ${way}`
     })
     return check('NoOtherClaim', false, each.join('; '))
@@ -363,7 +447,7 @@ function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target
  * A claim restored from a backup that points at the volume (names it, or has the old claim's namespace and
  * name and names no other volume) is the data's owner: the repair is the one that reunites them.
  */
-function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, target: ClaimName | undefined): Judged {
+function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, target: ClaimName | undefined, ways: Ways | undefined): Judged {
   const name = volume.metadata.name ?? ''
   const old = oldName(volume)
   const pointing = (c: PersistentVolumeClaim) => {
@@ -377,7 +461,7 @@ function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, targe
     const each = restored.map((c) => {
       const key = claimKey(c)
       const how = (c.spec.volumeName ?? '') === name ? `names ${name}` : `has the name of ${name}'s claimRef`
-      const way = key === old ? `${relinkBack(c, name)} reunites them` : `pvctl reclaim pv/${name} --for ${key} gives it the volume`
+      const way = key === old ? relinkBack(c, name, ways, 'reunites them') : wayText(ways?.reclaim(claimName(c)), 'gives it the volume', 'a reclaim for it')
       return `pvc/${key}, restored by ${restoredBy(c)!} (uid ${c.metadata.uid ?? '<none>'}), ${how}: it is the data's owner; ${way}`
     })
     return check('NoRestoredOwner', false, each.join('; '))

@@ -26,7 +26,7 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type ClaimName, type RepairCheck, repairCheckResult, volumeAction, volumeDeleting} from './checks.js'
+import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, restoredBy, volumeAction, volumeDeleting} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 
 /** The checks (docs/usage.md lists them); none is overridable. */
@@ -34,7 +34,7 @@ export const RELINK_CHECKS = {
   PairNamed: {overridable: false, meaning: "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty"},
   VolumeExists: {overridable: false, meaning: 'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)'},
   ClaimExists: {overridable: false, meaning: 'the claim the volume names exists'},
-  PointersBroken: {overridable: false, meaning: 'what is broken: the claimRef holds another uid, or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)'},
+  PointersBroken: {overridable: false, meaning: 'what is broken: the claimRef holds another uid (or none, while the claim completed binding to the volume), or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)'},
   NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
@@ -58,6 +58,8 @@ export interface RelinkInput {
    * for every Released volume and Lost claim, and a scan of the cluster for each would make it quadratic.
    */
   lookup?: ClusterLookup
+  /** Where the state came from, as flags (` -f FILE`, ` --context NAME`), for the commands a refusal or a way names. */
+  source?: string
 }
 
 /** One write of a relink, in the order written (the volume first). */
@@ -138,12 +140,48 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
 }
 
 /**
+ * The relink as advice prints it (RepairWay): its command where its decision allows it; where only
+ * VolumeKept refuses it (a volume the controller would recycle or delete once released), reclaimPolicy
+ * Retain set first and then the relink, decided again on the state with Retain. Undefined: no such target.
+ */
+export function relinkWay(input: RelinkInput): RepairWay | undefined {
+  const d = decideRelink(input)
+  if (d === undefined) return undefined
+  const blocking = d.checks.filter((c) => !c.ok).map((c) => c.name)
+  const command = relinkCommand(input.target, input.source)
+  if (d.allowed) {
+    return {way: command, refusedBy: []}
+  } else if (d.already !== null || d.volume?.object == null || blocking.length === 0 || blocking.some((name) => name !== 'VolumeKept')) {
+    return {way: undefined, refusedBy: blocking}
+  } else {
+    // Only the reclaim policy stands in the way: decided again as it is once Retain is set.
+  }
+  const volume = d.volume.object
+  const retained = copyForWrite(volume)
+  retained.spec.persistentVolumeReclaimPolicy = 'Retain'
+  const state = {...input.state, volumes: input.state.volumes.map((v) => (v === volume ? retained : v))}
+  const after = decideRelink({...input, state, lookup: undefined})
+  return after?.allowed === true ? {way: `${retainPatch(volume.metadata.name ?? '')} && ${command}`, refusedBy: blocking} : {way: undefined, refusedBy: blocking}
+}
+
+/** A pair --all leaves to the operator, and why. */
+export interface HeldPair {
+  target: RelinkTarget
+  reason: string
+}
+
+/**
  * The pairs a relink may close, each once by its volume, or by its claim where the claim's side is all that
  * is broken: every volume whose claimRef names an existing claim of another uid, and every claim that
- * completed binding, lost its spec.volumeName and is named by exactly one volume with its own uid.
+ * completed binding, lost its spec.volumeName and is named by exactly one volume with its own uid. A claim
+ * re-created under the old name (another uid, no spec.volumeName, not restored, never bound) may be a new claim and not
+ * the data's owner, as reclaim's OldNameFree weighs it: --all leaves its pair out (`held`) unless `owners`
+ * names it; relinked by name (pv/NAME, pvc/NAME), it is the operator's choice.
  */
-export function relinkCandidates(state: ClusterState): RelinkTarget[] {
+export function relinkCandidates(state: ClusterState, owners: readonly ClaimName[] = []): {targets: RelinkTarget[]; held: HeldPair[]} {
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
+  const owner = new Set(owners.map((o) => `${o.namespace}/${o.name}`))
+  const held: HeldPair[] = []
   const byVolume: RelinkTarget[] = []
   const naming = new Map<string, PersistentVolume[]>()
   for (const v of state.volumes) {
@@ -152,8 +190,15 @@ export function relinkCandidates(state: ClusterState): RelinkTarget[] {
     const key = claimRefKey(ref)
     naming.set(key, [...(naming.get(key) ?? []), v])
     const claim = claims.get(key)
-    if ((ref.uid ?? '') !== '' && claim !== undefined && claim.metadata.uid !== ref.uid) byVolume.push({kind: 'PersistentVolume', name: v.metadata.name ?? ''})
-    else {
+    const target: RelinkTarget = {kind: 'PersistentVolume', name: v.metadata.name ?? ''}
+    if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '') && recreated(claim) && !owner.has(key)) {
+      held.push({
+        target,
+        reason: `pvc/${key} was re-created under the name pv/${target.name}'s claimRef holds (uid ${claim.metadata.uid ?? '<none>'}; the volume held ${ref.uid ?? '<none>'}), names no volume and was not restored: it may be a new claim, not the owner of the data; if it is the owner, relink it by name (${relinkCommand(target)}) or add --owner ${key}`,
+      })
+    } else if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '')) {
+      byVolume.push(target)
+    } else {
       // Pre-bound by name, bound to the claim of its uid, or naming a claim that is gone: not a relink's.
     }
   }
@@ -161,7 +206,15 @@ export function relinkCandidates(state: ClusterState): RelinkTarget[] {
     .filter((c) => hasAnnotation(c.metadata, AnnBindCompleted) && (c.spec.volumeName ?? '') === '')
     .filter((c) => (naming.get(claimKey(c)) ?? []).filter((v) => v.spec.claimRef?.uid === c.metadata.uid).length === 1)
     .map((c) => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
-  return [...byVolume, ...byClaim]
+  return {targets: [...byVolume, ...byClaim], held}
+}
+
+/**
+ * A claim of an old name that nothing ties to the volume: no spec.volumeName, no restore label, and never
+ * bound (a claim that completed binding and lost its spec.volumeName is the pair's own, broken).
+ */
+function recreated(claim: PersistentVolumeClaim): boolean {
+  return (claim.spec.volumeName ?? '') === '' && restoredBy(claim) === null && !hasAnnotation(claim.metadata, AnnBindCompleted)
 }
 
 /** "pvctl relink pv/NAME" or "pvctl relink pvc/NAME -n NS": the command of a target, as audit and explain print it. */
@@ -179,11 +232,21 @@ export function editedState(state: ClusterState, writes: readonly RelinkWrite[])
   }
 }
 
+/**
+ * The claimRef's uid (`refUid`) keeps the volume from the claim it names: another uid; or none while the
+ * claim completed binding to this volume (a manifest re-applied over the volume dropped the uid), which
+ * syncBoundClaim takes for another claim's, as a pre-binding is only for a claim not bound yet.
+ */
+function uidBroken(refUid: string, claim: PersistentVolumeClaim, volumeName: string): boolean {
+  if (refUid !== '') return refUid !== claim.metadata.uid
+  return hasAnnotation(claim.metadata, AnnBindCompleted) && claim.spec.volumeName === volumeName
+}
+
 /** The volume's claimRef with the claim's uid, no resourceVersion; a bind-completed claim's spec.volumeName set. Volume first. */
 export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeClaim): RelinkWrite[] {
   const writes: RelinkWrite[] = []
   const ref = volume.spec.claimRef
-  if ((ref?.uid ?? '') !== '' && ref?.uid !== claim.metadata.uid) {
+  if (ref != null && uidBroken(ref.uid ?? '', claim, volume.metadata.name ?? '')) {
     const after = copyForWrite(volume)
     // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
     const relinked: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: claim.metadata.name, namespace: claim.metadata.namespace, uid: claim.metadata.uid}
@@ -258,7 +321,7 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
       named:
         volume === undefined || back === key
           ? check('PairNamed', true, `pvc/${key} names volume ${volumeName}${volume === undefined ? '' : ', which names it back'}`)
-          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the next sync binds them: pvctl sync pvc/${target.name} -n ${target.namespace})` : ''}`),
+          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the claim asks for it; whether the next sync binds them, pvctl explain pvc/${target.name} -n ${target.namespace} says)` : ''}`),
     }
   } else {
     // No spec.volumeName: the pair's volume is the one volume that names this claim.
@@ -302,7 +365,13 @@ function claimGone({namespace, name}: ClaimName, v: string): string {
 function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
   const ref = volume.spec.claimRef!
   const broken: string[] = []
-  if (writes.some((w) => w.object.kind === 'PersistentVolume')) broken.push(`the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`)
+  if (writes.some((w) => w.object.kind === 'PersistentVolume')) {
+    broken.push(
+      (ref.uid ?? '') === ''
+        ? `the claimRef has no uid while the claim completed binding to it (a manifest re-applied over the volume?): the controller takes the volume for another claim's and the claim for Lost`
+        : `the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`,
+    )
+  }
   if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
   return check('PointersBroken', true, broken.join('; '))
 }
@@ -324,7 +393,10 @@ function alreadyRelinked(plan: ReconcileResult, volume: PersistentVolume, claim:
   const c = plan.claims.find((x) => claimKey(x) === key)
   const phases = `pv/${name} ${v?.status?.phase ?? 'deleted'} and pvc/${key} ${c?.status?.phase ?? 'deleted'}`
   const bound = v?.status?.phase === 'Bound' && c?.status?.phase === 'Bound' && c.spec.volumeName === name
-  const next = actions.length === 0 ? `the controller leaves ${phases}` : bound ? `the next sync binds pvc/${key} to ${name}` : `the next sync leaves ${phases}`
+  // What the sync does with them is the plan's to say, not a promise: a pair that points at each other may
+  // still not bind (a volume made for the claim that does not fit it).
+  const why = bound ? '' : `: pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`
+  const next = actions.length === 0 ? `the controller leaves ${phases}${why}` : bound ? `the next sync binds pvc/${key} to ${name}` : `the next sync leaves ${phases}${why}`
   return {already: `already relinked: ${closed}: ${next}`, next, nextActions: actions}
 }
 
@@ -335,11 +407,28 @@ function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, claim:
     return check('NoOtherClaim', true, `no other claim names ${name}`)
   } else {
     const which = others.map((c) => `pvc/${claimKey(c)} (${c.status?.phase ?? 'Pending'})`).join(', ')
-    return check('NoOtherClaim', false, `${which} name${others.length === 1 ? 's' : ''} ${name} too: decide which claim keeps the volume and delete the other`)
+    const lost = others.map((c) => `deleting pvc/${claimKey(c)} ${whatDeletingLoses(c, volume, claim)}`).join('; ')
+    return check('NoOtherClaim', false, `${which} name${others.length === 1 ? 's' : ''} ${name} too: one claim keeps the volume; ${lost}`)
   }
 }
 
-const RETAIN_FIRST = (name: string) => `set persistentVolumeReclaimPolicy: Retain first (kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}')`
+/** The kubectl command that sets a volume's reclaimPolicy to Retain. */
+export const retainPatch = (name: string) => `kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`
+
+/**
+ * What deleting `other`, a claim that names the volume the pair's claimRef gives to `claim`, loses: never the
+ * volume's data (the volume is not its: deleting it releases nothing), only the claim object, and where it
+ * is in use or was bound, the pods' way to the volume through it.
+ */
+function whatDeletingLoses(other: PersistentVolumeClaim, volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+  const name = volume.metadata.name ?? ''
+  const bound = hasAnnotation(other.metadata, AnnBindCompleted) || other.status?.phase === 'Bound' || other.status?.phase === 'Lost'
+  return bound
+    ? `loses that claim object and its pods' access to ${name}, not ${name}'s data (its claimRef names pvc/${claimKey(claim)}: the volume stays, and is relinked to it)`
+    : `loses only that claim object: it never bound, so it holds no data (${name} keeps its data for pvc/${claimKey(claim)})`
+}
+
+const RETAIN_FIRST = (name: string) => `set persistentVolumeReclaimPolicy: Retain first (${retainPatch(name)})`
 
 function keptCheck(volume: PersistentVolume, unedited: ReconcileResult): RelinkCheck {
   const name = volume.metadata.name ?? ''

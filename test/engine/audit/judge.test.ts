@@ -91,8 +91,12 @@ describe('audit: findings carry what an operator acts on', () => {
     assert.match(f.fix, /kubectl annotate storageclass a storageclass.kubernetes.io\/is-default-class=false --overwrite/)
   })
   test('a Released Retain volume is fixed by pvctl reclaim', () => {
-    const f = audit(state({volumes: [boundVolume()]})).findings[0]
+    const f = audit(state({volumes: [{...boundVolume(), status: {phase: 'Released'}}]})).findings[0]
     assert.equal(f.fix, 'pvctl reclaim pv/pv-1')
+  })
+  test('a volume the plan releases first: the fix syncs it, then reclaims it (reclaim refuses a Bound volume)', () => {
+    const f = audit(state({volumes: [boundVolume()]})).findings[0]
+    assert.equal(f.fix, 'pvctl sync pv/pv-1 && pvctl reclaim pv/pv-1')
   })
   test('--ignore silences a code and the summary counts it', () => {
     const r = auditState(state({volumes: [boundVolume()]}), {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set(['VolumeReleasedRetained'])})

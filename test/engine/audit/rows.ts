@@ -61,9 +61,58 @@ const local = (): PersistentVolume => {
   return v
 }
 
+/** releasedExternal, its storage local to node `host`. */
+const releasedOn = (host: string): PersistentVolume => ({
+  ...releasedExternal,
+  spec: {...releasedExternal.spec, nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'In', values: [host]}]}]}}},
+})
+
+/** A node with the hostname label and `labels`. */
+const labelled = (name: string, labels: Record<string, string>): Node => ({apiVersion: 'v1', kind: 'Node', metadata: {name, labels: {'kubernetes.io/hostname': name, ...labels}}})
+/** The volume, mountable on node `host` alone. */
+const onNode = (v: PersistentVolume, host: string): PersistentVolume => ({...v, spec: {...v.spec, nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'In', values: [host]}]}]}}}})
+/** A pod of claim data, not on a node yet, whose nodeSelector is key=value. */
+const selecting = (key: string, value: string): Pod => {
+  const p = pod('app-0', 'data')
+  p.spec = {...p.spec, nodeSelector: {[key]: value}}
+  return p
+}
+
 const restored = {'velero.io/restore-name': 'r-1'}
 
+const wffcLocal = sc('local', 'example.com/local', {mode: 'WaitForFirstConsumer'})
+const wffcExternal = sc('wfc', 'example.com/x', {mode: 'WaitForFirstConsumer'})
+const unschedulable = (): Pod => {
+  const p = pod('app-0', 'data')
+  p.status = {phase: 'Pending', conditions: [{type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient cpu.'}]}
+  return p
+}
+const selectedOn = (node: string) => pvc('data', 'u1', {className: 'wfc', annotations: {'volume.kubernetes.io/selected-node': node}})
+/** A volume the provisioner example.com/x made for claim default/data (uid u1), of `mode`. */
+const provisionedFor = (mode: string) =>
+  pv('pvc-u1', {phase: 'Bound', className: 'ext', volumeMode: mode, policy: 'Delete', claim: {name: 'data', uid: 'u1'}, annotations: {'pv.kubernetes.io/provisioned-by': 'example.com/x'}, source: {csi: {driver: 'example.com/x', volumeHandle: 'h-1'}}})
+const defaultClass = sc('standard', 'example.com/x', {isDefault: true})
+
 export const rows: Row[] = [
+  {code: 'ClaimConsumerBypassesScheduler', raises: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [pod('app-0', 'data', {nodeName: 'n1'})]}), near: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [pod('app-0', 'data')]})},
+  {code: 'ClaimConsumerUnschedulable', raises: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [unschedulable()]}), near: state({claims: [pvc('data', 'u1', {className: 'local'})], classes: [wffcLocal], pods: [pod('app-0', 'data')]})},
+  // The pod selects env=a; the volume may be mounted on n9 alone, which lacks it (near: n9 carries it).
+  {
+    code: 'ClaimConsumerVolumeNodeConflict',
+    raises: state({claims: [boundClaim()], volumes: [onNode(boundVolume(), 'n9')], pods: [selecting('env', 'a')], nodes: [labelled('n1', {env: 'a'}), labelled('n9', {})]}),
+    near: state({claims: [boundClaim()], volumes: [onNode(boundVolume(), 'n9')], pods: [selecting('env', 'a')], nodes: [labelled('n1', {env: 'a'}), labelled('n9', {env: 'a'})]}),
+  },
+  {code: 'ClaimSelectedNodeGone', raises: state({claims: [selectedOn('n9')], classes: [wffcExternal], nodes: [node('n1')]}), near: state({claims: [selectedOn('n9')], classes: [wffcExternal], nodes: [node('n1'), node('n9')]})},
+  {
+    code: 'ClaimDefaultClassSkipsVolume',
+    raises: state({claims: [pvc('data', 'u1', {className: 'standard'})], classes: [defaultClass], volumes: [pv('pv-1', {className: ''})]}),
+    near: state({claims: [pvc('data', 'u1', {className: 'standard'})], classes: [defaultClass], volumes: [pv('pv-1', {className: 'manual'})]}),
+  },
+  {
+    code: 'ClaimProvisionedVolumeUnfit',
+    raises: state({claims: [pvc('data', 'u1', {className: 'ext', volumeMode: 'Block'})], classes: [external], volumes: [provisionedFor('Filesystem')]}),
+    near: state({claims: [pvc('data', 'u1', {className: 'ext', volumeMode: 'Block'})], classes: [external], volumes: [provisionedFor('Block')]}),
+  },
   {code: 'ClaimProvisionerNotRunning', raises: state({claims: [pvc('data', 'u1', {className: 'ext'})], classes: [external]}), near: state({claims: [pvc('data', 'u1', {className: 'ext'})], classes: [external]}), evidence: silence, nearEvidence: leaseHeld('example-com-x')},
   {
     code: 'ClaimTerminating',
@@ -83,6 +132,13 @@ export const rows: Row[] = [
     near: state({volumes: [{...boundVolume({deleting: true, finalizers: ['kubernetes.io/pv-protection']}), status: {phase: 'Released'}}]}),
   },
   {code: 'VolumeReleasedProvisionerNotRunning', raises: state({volumes: [releasedExternal], classes: [external]}), near: state({volumes: [releasedExternal], classes: [external]}), evidence: silence, nearEvidence: leaseHeld('example-com-x')},
+  {
+    code: 'VolumeDeleteUnowned',
+    raises: state({volumes: [pv('pv-1', {phase: 'Released', policy: 'Delete', className: '', claim: {name: 'gone', uid: 'u0'}, source: {csi: {driver: 'example.com/x', volumeHandle: 'h-1'}}})]}),
+    near: state({volumes: [releasedExternal], classes: [external]}),
+  },
+  // Its node (n9) gone, the provisioner can never delete its storage; with n9 there, it is the provisioner's to delete.
+  {code: 'VolumeDeleteNodeGone', raises: state({volumes: [releasedOn('n9')], classes: [external], nodes: [node('n1')]}), near: state({volumes: [releasedOn('n9')], classes: [external], nodes: [node('n1'), node('n9')]})},
   {code: 'VolumeNodeAffinityMatchesNoNode', raises: state({volumes: [local()], nodes: [node('n1')]}), near: state({volumes: [local()], nodes: [node('n1'), node('n9')]})},
   {code: 'VolumeStorageClassNotFound', raises: state({volumes: [pv('pv-1', {className: 'gold'})], classes: [sc('silver', 'example.com/x')]}), near: state({volumes: [pv('pv-1', {className: 'gold'})], classes: [sc('gold', 'example.com/x')]})},
   {

@@ -16,7 +16,7 @@ import {explainInState} from '../../../src/app/explain.js'
 import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
 import {loadSnapshot} from '../../../src/cluster/snapshot.js'
 import {objectKey, type Finding} from '../../../src/engine/audit/findings.js'
-import {verdictOfCode} from '../../../src/engine/audit/judge.js'
+import {verdictsOfCode} from '../../../src/engine/audit/judge.js'
 import {defaultFeatureGates, type FeatureGates} from '../../../src/engine/api/feature-gates.js'
 import {claimKey, type ClusterState, type LabelSelector} from '../../../src/engine/api/model.js'
 import type {ClaimExplanation} from '../../../src/engine/explain/model.js'
@@ -81,7 +81,7 @@ function listDisagreements(state: ClusterState, gates: FeatureGates, scope: Omit
 function uncovered(state: ClusterState, gates: FeatureGates): string[] {
   const listed = new Set(((explainInState(state, {gates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items).map((e) => `${e.claim.namespace}/${e.claim.name}`))
   return auditState(state, options(gates))
-    .findings.filter((f) => f.object.kind === 'PersistentVolumeClaim' && verdictOfCode(f.code) !== undefined && !listed.has(`${f.object.namespace}/${f.object.name}`))
+    .findings.filter((f) => f.object.kind === 'PersistentVolumeClaim' && verdictsOfCode(f.code).length > 0 && !listed.has(`${f.object.namespace}/${f.object.name}`))
     .map((f) => `${f.code} ${f.object.namespace}/${f.object.name} is not in explain's List`)
 }
 

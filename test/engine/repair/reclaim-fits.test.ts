@@ -22,8 +22,13 @@ import {generatedState} from '../explain-oracle.js'
 
 const LIFTED = new Set(['BoundToOtherClaim', 'VolumeNotAvailable'])
 
-/** The definition: each claim nothing binds, of the volume's class, in order, until `most` fit. */
+/**
+ * The definition: the claims that name the volume and that its claimRef keeps out (they ask for it alone),
+ * else each claim nothing binds, of the volume's class, in order, until `most` fit.
+ */
 function fitsOneByOne(explainer: Explainer, claims: readonly ClaimExplanationFacts[], gates: FeatureGates, volume: PersistentVolume, most: number): ClaimName[] {
+  const asking = claims.filter((e) => e.verdict === 'RequestedVolumeBoundElsewhere' && e.request.volumeName === volume.metadata.name).map((e) => e.claim)
+  if (asking.length > 0) return asking.slice(0, most)
   const fit: ClaimName[] = []
   for (const e of claims) {
     const claim = explainer.lookup.claimNamed(e.claim.namespace, e.claim.name)

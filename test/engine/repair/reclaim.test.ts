@@ -240,9 +240,15 @@ describe('reclaim: the edit, and the plan on the edited state', () => {
     assert.match(checkOf(d, 'OldClaimGone')!.message, /claim default\/old of uid u-old is gone \(a claim of that name has uid u-new: OldNameFree\)/)
     assert.equal(d.next, 'the next sync binds pvc/default/old to pv-1')
   })
-  test('a Bound volume whose claim is gone: not yet, and the plan says the next sync releases it', () => {
+  test('a Bound volume whose claim is gone: not yet, and the refusal says the two steps, the reclaim decided on the state the sync leaves', () => {
     const d = decide(state({volumes: [released({phase: 'Bound'})]}))
-    assert.match(checkOf(d, 'VolumeReleased')!.message, /pv-1 is Bound, and the next sync releases it .*run pvctl sync pv\/pv-1/)
+    assert.match(checkOf(d, 'VolumeReleased')!.message, /pv-1 is Bound, and the next sync releases it \(its claim is gone\): sync it first, then reclaim it: pvctl sync pv\/pv-1 && pvctl reclaim pv\/pv-1$/)
+    assert.equal(d.way, 'pvctl sync pv/pv-1 && pvctl reclaim pv/pv-1')
+  })
+  test('a Bound volume whose claim is gone, which reclaim refuses once Released too: the sync alone, and what refuses it then', () => {
+    const d = decide(state({volumes: [released({phase: 'Bound'})], claims: [oldAgain()]}))
+    assert.match(checkOf(d, 'VolumeReleased')!.message, /: pvctl sync pv\/pv-1 releases it; reclaim still refuses it then \(OldNameFree\)$/)
+    assert.equal(d.way, null)
   })
   test('the proof refuses a claim the controller would turn Lost (it completed binding under another uid)', () => {
     const d = decide(state({volumes: [released()], claims: [db({phase: 'Bound', volumeName: 'pv-1', annotations: bound})]}), forDb)

@@ -1,6 +1,6 @@
 // relink is offered where the problem is seen, and only where its decision allows it: explain's suggestion
-// (engine/explain, which may not import the repair and judges the same condition itself) and relink's
-// decision agree on every claim of every example snapshot; audit's fixes name `pvctl relink` for every pair
+// (engine/explain, which may not import the repair, asks relink's decision through its port, as pvctl
+// explain wires it) names relink's way, and only where there is one, on every claim of every example snapshot; audit's fixes name `pvctl relink` for every pair
 // that `relink --all` relinks, and each command they name is one relink allows.
 import assert from 'node:assert/strict'
 import {readdirSync} from 'node:fs'
@@ -10,7 +10,9 @@ import {test} from 'node:test'
 import {loadSnapshot} from '../../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import {explainClaim} from '../../../src/engine/explain/explainer.js'
-import {decideRelink} from '../../../src/engine/repair/relink.js'
+import {relinkPort} from '../../../src/app/explain.js'
+import {defaultVolumePluginMgr} from '../../../src/engine/controller/volume-plugins.js'
+import {decideRelink, relinkWay} from '../../../src/engine/repair/relink.js'
 import {repoRoot, runCli} from '../../cli/run-cli.js'
 import {bound, byController, pv, pvc, state} from '../builders.js'
 
@@ -34,9 +36,11 @@ test("explain's relink suggestion and relink's decision agree on every claim of 
     for (const c of s.claims) {
       const ns = c.metadata.namespace ?? ''
       const claim = c.metadata.name ?? ''
-      const e = explainClaim(s, ns, claim, {gates: defaultFeatureGates})!
+      const e = explainClaim(s, ns, claim, {gates: defaultFeatureGates, relink: relinkPort(s, defaultFeatureGates, defaultVolumePluginMgr(), [])})!
       const suggests = e.suggestions.some((line) => line.endsWith(`pvctl relink pvc/${claim} -n ${ns}`))
-      const allowed = decideRelink({state: s, target: {kind: 'PersistentVolumeClaim', namespace: ns, name: claim}, gates: defaultFeatureGates})!.allowed
+      const target = {kind: 'PersistentVolumeClaim' as const, namespace: ns, name: claim}
+      // Allowed as it is, or once Retain is set (the way then says that step first).
+      const allowed = decideRelink({state: s, target, gates: defaultFeatureGates})!.allowed || relinkWay({state: s, target, gates: defaultFeatureGates})?.way !== undefined
       // explain offers relink where a volume names the claim and the claim does not bind it: its verdicts
       // RequestedVolumeBoundElsewhere, Misbound, and Lost (a spec.volumeName cleared).
       if (e.verdict === 'RequestedVolumeBoundElsewhere' || e.verdict === 'Misbound' || e.verdict === 'Lost') assert.equal(suggests, allowed, `${name}: pvc/${ns}/${claim} (${e.verdict}): ${e.suggestions.join(' | ')}`)

@@ -47,8 +47,9 @@ const rows: Array<CheckRow<RelinkCheckName, [ClusterState, RelinkTarget?]>> = [
     check: 'NoOtherClaim',
     blocked: [state({volumes: [stale()], claims: [restored(), pvc('other', 'u-o', {className: '', volumeName: 'pv-1', phase: 'Lost', annotations: bound})]})],
     near: [state({volumes: [stale()], claims: [restored(), pvc('other', 'u-o', {className: ''})]})],
-    message: /pvc\/default\/other \(Lost\) names pv-1 too/,
+    message: /pvc\/default\/other \(Lost\) names pv-1 too: one claim keeps the volume; deleting pvc\/default\/other loses that claim object and its pods' access to pv-1, not pv-1's data \(its claimRef names pvc\/default\/db: the volume stays, and is relinked to it\)$/,
   },
+
   {check: 'VolumeNotDeleting', blocked: [state({volumes: [stale({deleting: true})], claims: [restored()]})], near: [state({volumes: [stale()], claims: [restored()]})], message: /pv-1 is being deleted/},
   {
     check: 'ClaimNotDeleting',
@@ -200,15 +201,44 @@ describe('relink: the edits, and the plan on the edited state', () => {
   })
 })
 
+describe('relink: NoOtherClaim says what deleting the other claim loses', () => {
+  test('a claim that never bound holds no data: deleting it loses the object alone', () => {
+    const d = decide(state({volumes: [stale()], claims: [restored(), pvc('other', 'u-o', {className: '', volumeName: 'pv-1'})]}))
+    assert.match(
+      d.checks.find((c) => c.name === 'NoOtherClaim')!.message,
+      /^pvc\/default\/other \(Pending\) names pv-1 too: one claim keeps the volume; deleting pvc\/default\/other loses only that claim object: it never bound, so it holds no data \(pv-1 keeps its data for pvc\/default\/db\)$/,
+    )
+  })
+})
+
 describe('relink --all: the candidates', () => {
   test('a volume naming an existing claim of another uid; a Lost claim without spec.volumeName that one volume names with its uid', () => {
     const s = state({
       volumes: [stale(), pv('pv-2', {phase: 'Bound', className: '', claim: {name: 'logs', uid: 'u-logs'}}), pv('pv-3', {className: '', claim: {name: 'gone', uid: 'u-gone'}}), pv('pv-4', {className: '', claim: {name: 'pre'}})],
       claims: [restored(), pvc('logs', 'u-logs', {className: '', phase: 'Lost', annotations: bound}), pvc('pre', 'u-pre', {className: ''})],
     })
-    assert.deepEqual(relinkCandidates(s), [
-      {kind: 'PersistentVolume', name: 'pv-1'},
-      {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'logs'},
-    ])
+    assert.deepEqual(relinkCandidates(s), {
+      targets: [
+        {kind: 'PersistentVolume', name: 'pv-1'},
+        {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'logs'},
+      ],
+      held: [],
+    })
+  })
+  test('a claim re-created under the old name (another uid, no spec.volumeName, not restored) is left to the operator: named by --owner, or relinked by name', () => {
+    const again = pvc('db', 'u-again', {className: ''})
+    const s = state({volumes: [stale()], claims: [again]})
+    const all = relinkCandidates(s)
+    assert.deepEqual(all.targets, [])
+    assert.deepEqual(all.held.map((h) => h.target), [{kind: 'PersistentVolume', name: 'pv-1'}])
+    assert.match(all.held[0].reason, /^pvc\/default\/db was re-created .*: it may be a new claim, not the owner of the data; if it is the owner, relink it by name \(pvctl relink pv\/pv-1\) or add --owner default\/db$/)
+    assert.deepEqual(relinkCandidates(s, [{namespace: 'default', name: 'db'}]), {targets: [{kind: 'PersistentVolume', name: 'pv-1'}], held: []})
+    // By name, the pair is the operator's choice: relink's checks alone decide it.
+    assert.equal(decide(s, {kind: 'PersistentVolume', name: 'pv-1'}).checks.find((c) => c.name === 'PairNamed')?.ok, true)
+    // Restored (its label) or naming the volume: tied to it, relinked by --all.
+    const labelled = pvc('db', 'u-again', {className: ''})
+    labelled.metadata.labels = {'velero.io/restore-name': 'nightly-1'}
+    assert.deepEqual(relinkCandidates(state({volumes: [stale()], claims: [labelled]})).targets, [{kind: 'PersistentVolume', name: 'pv-1'}])
+    assert.deepEqual(relinkCandidates(state({volumes: [stale()], claims: [restored()]})).targets, [{kind: 'PersistentVolume', name: 'pv-1'}])
   })
 })
