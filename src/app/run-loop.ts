@@ -16,16 +16,16 @@ import type {Logger} from '../cli/log.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import type {LabelSelector} from '../engine/api/model.js'
 import {ExitCode, UsageError} from '../errors.js'
-import {AuditStream} from '../controller/audit-stream.js'
-import {checkBuiltinBinder, builtinBinderEnabled, type BinderCheck} from '../controller/builtin-binder.js'
-import {ControllerMetrics} from '../controller/controller-metrics.js'
-import {EventSink} from '../controller/event-sink.js'
-import {fenceWrites} from '../controller/fenced-api.js'
-import {IntervalLoop} from '../controller/interval-loop.js'
-import {LeaderElector, validateLeaderElection} from '../controller/leader-election.js'
-import {type MetricsServer, parseBindAddress, startMetricsServer} from '../controller/metrics-server.js'
-import {loopPermissions} from '../controller/permissions.js'
-import {PersistentVolumeLoop} from '../controller/pv-loop.js'
+import {AuditStream} from '../loop/audit-stream.js'
+import {checkBuiltinBinder, builtinBinderEnabled, type BinderCheck} from '../loop/builtin-binder.js'
+import {LoopMetrics} from '../loop/loop-metrics.js'
+import {EventSink} from '../loop/client-go/event-sink.js'
+import {fenceWrites} from '../loop/client-go/fenced-api.js'
+import {IntervalLoop} from '../loop/interval-loop.js'
+import {LeaderElector, validateLeaderElection} from '../loop/client-go/leader-election.js'
+import {type MetricsServer, parseBindAddress, startMetricsServer} from '../loop/client-go/metrics-server.js'
+import {loopPermissions} from '../loop/permissions.js'
+import {PersistentVolumeLoop} from '../loop/pv-loop.js'
 import {requirePermissions} from '../executor/permissions.js'
 import {decideLiveVersion, type EngineRequest} from './load-cluster-state.js'
 import {describeSource} from '../engine/api/kube-version.js'
@@ -33,7 +33,7 @@ import {openLoopSession} from './loop-session.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {Events} from '../engine/api/constants.js'
 import {refOfVolume} from '../engine/simulation/plan.js'
-import {LiveVolumePlugins} from '../plugins/live-plugins.js'
+import {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 
 export interface LeaderElectOptions {
   namespace: string
@@ -115,7 +115,7 @@ export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number>
   })
   const {version, gates} = await decideLiveVersion(() => session.serverVersion(), [], opts.engine, {notice: (line) => log.info(line)})
   log.info(`Deciding as Kubernetes ${version.version}`, {source: describeSource(version)})
-  const metrics = new ControllerMetrics(gates)
+  const metrics = new LoopMetrics(gates)
   const stop = new AbortController()
   const stopping = () => stop.abort()
   ui.signal.addEventListener('abort', stopping, {once: true})

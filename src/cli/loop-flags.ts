@@ -4,9 +4,9 @@
 import {Flags} from '@oclif/core'
 
 import type {RunLoopOptions} from '../app/run-loop.js'
-import {builtinBinderEnabled} from '../controller/builtin-binder.js'
-import {validateLeaderElection} from '../controller/leader-election.js'
-import {parseBindAddress} from '../controller/metrics-server.js'
+import {builtinBinderEnabled} from '../loop/builtin-binder.js'
+import {validateLeaderElection} from '../loop/client-go/leader-election.js'
+import {parseBindAddress} from '../loop/client-go/metrics-server.js'
 import {UsageError} from '../errors.js'
 import {parseDuration} from './duration.js'
 import {createLogger, LOG_FORMATS, type LogFormat, type Logger} from './log.js'

@@ -30,7 +30,7 @@ import type {VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {decideReclaim, type ReclaimDecision, type ReclaimInput} from '../engine/repair/reclaim.js'
 import {decideRelink, type RelinkDecision, type RelinkInput} from '../engine/repair/relink.js'
 import {type Action, destroys, releases} from '../engine/simulation/plan.js'
-import type {DeleteOutcome, LiveVolumePlugins} from '../plugins/live-plugins.js'
+import type {DeleteOutcome, LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 
 /** The guard found the picture stale: the objects as the API server has them now, and why it stopped. */
 export interface Refusal {

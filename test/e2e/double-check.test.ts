@@ -8,7 +8,7 @@ import {test} from 'node:test'
 
 import {openLiveSession} from '../../src/app/live-session.js'
 import {executeSync} from '../../src/executor/executor.js'
-import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
+import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
 import {loadLiveState} from '../../src/cluster/live-loader.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'

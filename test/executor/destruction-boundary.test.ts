@@ -19,7 +19,7 @@ const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
   {what: "a volume plugin's recycle", pattern: /\b(plugins|volumePlugins)\??\.recycle\(/},
   {what: "a volume plugin's delete", pattern: /\b(plugins|volumePlugins)\??\.delete\(/},
   // The plugins' pods are started by LiveVolumePlugins alone, whose recycle and delete only the guard calls.
-  {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/plugins/live-plugins.ts'},
+  {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/volume-plugins/live-plugins.ts'},
   // A volume's spec PUT: the executor writes the controller's own planned writes with it (a bind); a
   // reclaim, which gives the volume and its data to another claim, only through the guard.
   {what: 'a volume spec write (replaceVolume), as a reclaim makes', pattern: /\.replaceVolume\(/, alsoIn: 'src/executor/executor.ts'},

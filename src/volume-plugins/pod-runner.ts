@@ -3,7 +3,7 @@
 // or Failed or its deadline passed, relay its events, and delete it whatever the outcome. An abort
 // stops the waiting at once and leaves the pod running: the work it does is the work a re-run wants,
 // and the re-run adopts it by its name.
-import {abortableSleep} from '../controller/abortable-sleep.js'
+import {abortableSleep} from '../cluster/abortable-sleep.js'
 import {ApiError, NotFoundError} from '../cluster/api-errors.js'
 import type {PodEvent, WorkloadApi} from '../cluster/workload-api.js'
 import type {Pod} from '../engine/api/model.js'

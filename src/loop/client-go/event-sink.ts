@@ -6,9 +6,9 @@
 //   spam filter  per object, a token bucket of 25 with one token back every 5 minutes (client-go's
 //                defaultSpamBurst and defaultSpamQPS): beyond it events are dropped, and counted
 // One-shot sync keeps using executor/event-recorder.ts, whose run is short.
-import type {ClusterApi} from '../cluster/live-api.js'
-import type {PlannedEvent} from '../engine/simulation/plan.js'
-import {coreEvent} from '../executor/event-recorder.js'
+import type {ClusterApi} from '../../cluster/live-api.js'
+import type {PlannedEvent} from '../../engine/simulation/plan.js'
+import {coreEvent} from '../../executor/event-recorder.js'
 
 export interface EventSinkOptions {
   now?: () => Date

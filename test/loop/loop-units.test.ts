@@ -6,14 +6,14 @@ import {test} from 'node:test'
 import {NotFoundError, ForbiddenError} from '../../src/cluster/api-errors.js'
 import type {CoreEvent, Lease, LeaseApi} from '../../src/cluster/live-api.js'
 import {createLogger} from '../../src/cli/log.js'
-import {AuditStream, BATCH_CHARS} from '../../src/controller/audit-stream.js'
-import {builtinBinderEnabled, checkBuiltinBinder} from '../../src/controller/builtin-binder.js'
-import {ControllerMetrics} from '../../src/controller/controller-metrics.js'
-import {EventSink} from '../../src/controller/event-sink.js'
-import {microTime} from '../../src/controller/leader-election.js'
-import {Registry} from '../../src/controller/metrics.js'
-import {parseBindAddress} from '../../src/controller/metrics-server.js'
-import {storeObjectUpdate} from '../../src/controller/pv-loop.js'
+import {AuditStream, BATCH_CHARS} from '../../src/loop/audit-stream.js'
+import {builtinBinderEnabled, checkBuiltinBinder} from '../../src/loop/builtin-binder.js'
+import {LoopMetrics} from '../../src/loop/loop-metrics.js'
+import {EventSink} from '../../src/loop/client-go/event-sink.js'
+import {microTime} from '../../src/loop/client-go/leader-election.js'
+import {Registry} from '../../src/loop/client-go/metrics.js'
+import {parseBindAddress} from '../../src/loop/client-go/metrics-server.js'
+import {storeObjectUpdate} from '../../src/loop/pv-loop.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {Action, PlannedEvent} from '../../src/engine/simulation/plan.js'
 import {UsageError} from '../../src/errors.js'
@@ -162,7 +162,7 @@ test('the audit stream: a planned plan made again (the same writes, new objects)
 test('the pv_collector gauges are counted again when the cache has changed (its generation), not at every scrape', () => {
   const volumes = new Map<string, PersistentVolume>([['a', {metadata: {name: 'a'}, spec: {storageClassName: 'gold'}, status: {phase: 'Bound'}}]])
   const source = {volumes, claims: new Map<string, PersistentVolumeClaim>(), claimQueue: {depth: 0, name: 'claims'}, volumeQueue: {depth: 0, name: 'volumes'}, generation: 1}
-  const metrics = new ControllerMetrics()
+  const metrics = new LoopMetrics()
   metrics.collect(source)
   const bound = () => metrics.render().split('\n').find((l) => l.startsWith('pv_collector_bound_pv_count{'))
   assert.equal(bound(), 'pv_collector_bound_pv_count{storage_class="gold"} 1')

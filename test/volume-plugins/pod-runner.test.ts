@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import type {Pod} from '../../src/engine/api/model.js'
-import {PodRunInterrupted, runPodToCompletion} from '../../src/plugins/pod-runner.js'
+import {PodRunInterrupted, runPodToCompletion} from '../../src/volume-plugins/pod-runner.js'
 import {FakeWorkloadApi} from './fake-workload.js'
 
 const pod: Pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'recycler-for-v', namespace: 'default'}, spec: {containers: []} as unknown as Pod['spec']}

@@ -40,13 +40,13 @@ import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../engin
 import {countBoundVolumes, MASS_RELEASE_WINDOW_MS, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync, type ExecutedAction, type ExecuteResult} from '../executor/executor.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
-import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
+import type {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 import type {AuditStream, PrintedSlot} from './audit-stream.js'
-import type {ControllerMetrics} from './controller-metrics.js'
-import type {EventSink} from './event-sink.js'
-import {Informer, MERGE_SLICE, type WireObject} from './informer.js'
+import type {LoopMetrics} from './loop-metrics.js'
+import type {EventSink} from './client-go/event-sink.js'
+import {Informer, MERGE_SLICE, type WireObject} from './client-go/informer.js'
 import {KeptPlans, type KeptSlot} from './kept-plans.js'
-import {type Lane, WorkQueue} from './work-queue.js'
+import {type Lane, WorkQueue} from './client-go/work-queue.js'
 
 export interface LoopOptions {
   gates: FeatureGates
@@ -86,7 +86,7 @@ export interface LoopDeps {
   /** Watches (not throttled: they are long-lived). */
   watchApi: WatchApi
   log: Logger
-  metrics: ControllerMetrics
+  metrics: LoopMetrics
   audit: AuditStream
   /** Where the controller's events go; none with --no-events. */
   events?: EventSink

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {EVENT_BURST, ItemExponentialBackOff, type Lane, WorkQueue} from '../../src/controller/work-queue.js'
+import {EVENT_BURST, ItemExponentialBackOff, type Lane, WorkQueue} from '../../../src/loop/client-go/work-queue.js'
 
 const BACK_OFF = {baseMs: 5, maxMs: 1000}
 

@@ -14,11 +14,11 @@
 // plus the renew deadline. The others count the lease duration from when they observed that renewal,
 // which is later, and the lease duration is longer than the deadline; so a leader that cannot renew stops
 // writing at least (lease duration - renew deadline) before anyone else may take over.
-import {abortableSleep} from './abortable-sleep.js'
-import {NotFoundError} from '../cluster/api-errors.js'
-import type {Lease, LeaseApi} from '../cluster/live-api.js'
-import type {Logger} from '../cli/log.js'
-import {UsageError} from '../errors.js'
+import {abortableSleep} from '../../cluster/abortable-sleep.js'
+import {NotFoundError} from '../../cluster/api-errors.js'
+import type {Lease, LeaseApi} from '../../cluster/live-api.js'
+import type {Logger} from '../../cli/log.js'
+import {UsageError} from '../../errors.js'
 
 export interface LeaderElectionConfig {
   namespace: string

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import type {WatchEvent} from '../../src/cluster/live-api.js'
-import type {Page} from '../../src/cluster/page.js'
-import {createLogger} from '../../src/cli/log.js'
-import {Informer, MERGE_SLICE, type WireObject} from '../../src/controller/informer.js'
+import type {WatchEvent} from '../../../src/cluster/live-api.js'
+import type {Page} from '../../../src/cluster/page.js'
+import {createLogger} from '../../../src/cli/log.js'
+import {Informer, MERGE_SLICE, type WireObject} from '../../../src/loop/client-go/informer.js'
 
 const obj = (name: string, rv: number): WireObject => ({metadata: {name, resourceVersion: String(rv)}})
 const rvs = (store: Map<string, WireObject>) => Object.fromEntries([...store].map(([k, o]) => [k, o.metadata.resourceVersion]))

@@ -27,12 +27,12 @@
 // Handlers run synchronously in the order events arrive; they only enqueue keys.
 import {setImmediate as yieldToEventLoop} from 'node:timers/promises'
 
-import {ApiError, MalformedAnswerError} from '../cluster/api-errors.js'
-import type {WatchApi, WatchEvent, WatchedResource} from '../cluster/live-api.js'
-import type {Page, PageOptions} from '../cluster/page.js'
-import {listKind} from '../cluster/live-loader.js'
-import type {Logger} from '../cli/log.js'
-import {abortableSleep} from './abortable-sleep.js'
+import {ApiError, MalformedAnswerError} from '../../cluster/api-errors.js'
+import type {WatchApi, WatchEvent, WatchedResource} from '../../cluster/live-api.js'
+import type {Page, PageOptions} from '../../cluster/page.js'
+import {listKind} from '../../cluster/live-loader.js'
+import type {Logger} from '../../cli/log.js'
+import {abortableSleep} from '../../cluster/abortable-sleep.js'
 
 export interface WireObject {
   metadata: {name?: string; namespace?: string; resourceVersion?: string; [field: string]: unknown}

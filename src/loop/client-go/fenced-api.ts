@@ -4,7 +4,7 @@
 // sync, so a leader whose lease is running out stops in the middle of a sync, between two writes; the
 // executor then reports the rest of the sync as not written, and the next leader completes it (the
 // controller's write order makes every prefix of a sync a state the next sync completes).
-import {ApiError} from '../cluster/api-errors.js'
+import {ApiError} from '../../cluster/api-errors.js'
 
 /** A write refused by this process itself: it is not (or no longer surely) the leader. */
 export class WritesFencedError extends ApiError {}

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {ConflictError, NotFoundError, TransientApiError} from '../../src/cluster/api-errors.js'
-import type {Lease, LeaseApi} from '../../src/cluster/live-api.js'
-import type {Page} from '../../src/cluster/page.js'
-import {createLogger, silentLogger} from '../../src/cli/log.js'
-import {type Clock, KCM_LEADER_ELECTION, LeaderElector, microTime, validateLeaderElection} from '../../src/controller/leader-election.js'
-import {UsageError} from '../../src/errors.js'
+import {ConflictError, NotFoundError, TransientApiError} from '../../../src/cluster/api-errors.js'
+import type {Lease, LeaseApi} from '../../../src/cluster/live-api.js'
+import type {Page} from '../../../src/cluster/page.js'
+import {createLogger, silentLogger} from '../../../src/cli/log.js'
+import {type Clock, KCM_LEADER_ELECTION, LeaderElector, microTime, validateLeaderElection} from '../../../src/loop/client-go/leader-election.js'
+import {UsageError} from '../../../src/errors.js'
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve))
 /** Lets every request in flight (a few awaits each) finish before virtual time moves on. */

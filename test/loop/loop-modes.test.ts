@@ -4,8 +4,8 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
-import {microTime} from '../../src/controller/leader-election.js'
-import {ControllerMetrics} from '../../src/controller/controller-metrics.js'
+import {microTime} from '../../src/loop/client-go/leader-election.js'
+import {LoopMetrics} from '../../src/loop/loop-metrics.js'
 import {defaultGatesAt} from '../../src/engine/api/feature-gates.js'
 import {runCli} from '../cli/run-cli.js'
 import {binderWrites, claim, cluster, dir, FAST, getClaim, Pvctl, volume, waitFor} from './loop-harness.js'
@@ -168,7 +168,7 @@ for (const row of usage) {
 
 test("the operation error counters of each release (pv metrics.go): renamed in v1.36, the old name hidden from v1.37", () => {
   const names = (minor: number) => {
-    const metrics = new ControllerMetrics(defaultGatesAt(minor))
+    const metrics = new LoopMetrics(defaultGatesAt(minor))
     metrics.operationFailed('kubernetes.io/host-path', 'delete')
     return metrics.render().split('\n').filter((l) => /^volume_operation_(total_errors|errors_total)\{/.test(l))
   }

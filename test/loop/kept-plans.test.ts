@@ -1,4 +1,4 @@
-// Loop mode replays a sync's kept plan while the sync reads the same objects (src/controller/kept-plans.ts).
+// Loop mode replays a sync's kept plan while the sync reads the same objects (src/loop/kept-plans.ts).
 // Held here to the engine: on generated clusters, the examples and random clusters, every sync's plan
 // from KeptPlans is the plan a fresh reconcile of its slice gives, on the first pass, on a pass over the
 // same objects (all replayed), and after changes to objects of the slices (a volume's version, a class,
@@ -11,7 +11,7 @@ import fc from 'fast-check'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
-import {KeptPlans, type KeptSlot} from '../../src/controller/kept-plans.js'
+import {KeptPlans, type KeptSlot} from '../../src/loop/kept-plans.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'

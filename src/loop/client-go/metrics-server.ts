@@ -8,7 +8,7 @@
 import http from 'node:http'
 import type {AddressInfo} from 'node:net'
 
-import {UsageError} from '../errors.js'
+import {UsageError} from '../../errors.js'
 
 export interface Probe {
   /** undefined when fine, else why not (the body of the 500). */

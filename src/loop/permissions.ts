@@ -1,5 +1,5 @@
 // What loop mode asks of the API server, verb by verb: the least privilege of deploy/rbac.yaml is this
-// list (test/controller/rbac.test.ts holds the two together), and at start-up pvctl checks it with
+// list (test/loop/rbac.test.ts holds the two together), and at start-up pvctl checks it with
 // SelfSubjectAccessReviews and names what is missing before it does anything.
 import type {ResourceAttributes} from '../cluster/live-api.js'
 import {KCM_LEASE} from './builtin-binder.js'

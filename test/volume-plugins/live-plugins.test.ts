@@ -4,8 +4,8 @@ import {test} from 'node:test'
 
 import type {WorkloadApi} from '../../src/cluster/workload-api.js'
 import {hostPathDeleteRefusal} from '../../src/engine/controller/volume-plugins.js'
-import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
-import {hostPathCleanupPod, recyclerPod, SCRUB_COMMAND, timeoutForVolume} from '../../src/plugins/pod-templates.js'
+import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
+import {hostPathCleanupPod, recyclerPod, SCRUB_COMMAND, timeoutForVolume} from '../../src/volume-plugins/pod-templates.js'
 import {pv, pvc, sc} from '../engine/builders.js'
 
 const timeouts: Array<{name: string; capacity: string; minimum: number; increment: number; want: number}> = [

@@ -1,12 +1,12 @@
 // deploy/rbac.yaml is the least privilege of loop mode: derived from what the code calls
-// (src/controller/permissions.ts), it grants all of that and nothing more, and pvctl runs as the binder
+// (src/loop/permissions.ts), it grants all of that and nothing more, and pvctl runs as the binder
 // against an emulator that grants nothing else (rbac-grants.ts: how the emulator enforces a manifest).
 import assert from 'node:assert/strict'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {loopPermissions} from '../../src/controller/permissions.js'
-import {microTime} from '../../src/controller/leader-election.js'
+import {loopPermissions} from '../../src/loop/permissions.js'
+import {microTime} from '../../src/loop/client-go/leader-election.js'
 import {repoRoot} from '../cli/run-cli.js'
 import type {DenyRule} from '../emulator/emulator.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'

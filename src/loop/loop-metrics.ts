@@ -12,9 +12,9 @@
 // when the last resync's pass was queued.
 import type {ExecutedAction} from '../executor/executor.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
-import type {InformerMetrics} from './informer.js'
-import {type CounterSeries, type Labels, OPERATION_BUCKETS, Registry} from './metrics.js'
-import type {QueueMetrics} from './work-queue.js'
+import type {InformerMetrics} from './client-go/informer.js'
+import {type CounterSeries, type Labels, OPERATION_BUCKETS, Registry} from './client-go/metrics.js'
+import type {QueueMetrics} from './client-go/work-queue.js'
 import {defaultFeatureGates, type FeatureGates} from '../engine/api/feature-gates.js'
 import {hasChange, RELEASE_CHANGES} from '../engine/api/releases.js'
 
@@ -49,7 +49,7 @@ export interface MetricsSource {
 
 const WORKQUEUE_BUCKETS = [0.001, 0.01, 0.1, 1, 10, 100]
 
-export class ControllerMetrics {
+export class LoopMetrics {
   readonly registry = new Registry()
   private source: MetricsSource | undefined
   /** The pv_collector gauges of the last scrape, by family, and the source's generation they counted. */

@@ -13,10 +13,10 @@ import {DEFAULT_MAX_ROUNDS, reconcile} from '../engine/simulation/reconcile.js'
 import {countBoundVolumes, ReleaseBudget} from '../executor/destruction-guard.js'
 import {executeSync, type ExecutedAction} from '../executor/executor.js'
 import type {AuditStream} from './audit-stream.js'
-import type {ControllerMetrics} from './controller-metrics.js'
-import type {EventSink} from './event-sink.js'
+import type {LoopMetrics} from './loop-metrics.js'
+import type {EventSink} from './client-go/event-sink.js'
 import type {LoopPlugins} from './pv-loop.js'
-import {abortableSleep} from './abortable-sleep.js'
+import {abortableSleep} from '../cluster/abortable-sleep.js'
 
 export interface IntervalLoopOptions {
   gates: FeatureGates
@@ -40,7 +40,7 @@ export interface IntervalLoopOptions {
 export interface IntervalLoopDeps {
   api: ClusterApi
   log: Logger
-  metrics: ControllerMetrics
+  metrics: LoopMetrics
   audit: AuditStream
   events?: EventSink
   /** The volume plugins carried out when writing (a full pass waits for them, as one-shot sync does). */
