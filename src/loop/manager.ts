@@ -19,7 +19,7 @@ import type {Logger} from '../cli/log.js'
 import {Events} from '../engine/api/constants.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {Pod} from '../engine/api/model.js'
-import {defaultVolumePluginMgr, type VolumePluginMgr} from '../engine/controller/volume-plugins.js'
+import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode} from '../errors.js'
 import {requirePermissions} from '../executor/permissions.js'
@@ -192,8 +192,21 @@ export class LoopManager {
     const events = opts.events && !opts.dryRun ? new EventSink(this.api) : undefined
     const volumePlugins = opts.dryRun ? undefined : this.liveVolumePlugins(events)
     deps.log.info(opts.dryRun ? 'Dry run: planning only, nothing is written' : 'Starting', {mode: opts.mode, server: deps.clients.server, context: deps.clients.contextName})
-    if (opts.mode === 'watch') await this.watch(plugins, events, volumePlugins)
-    else await this.everyInterval(plugins, events, volumePlugins)
+    // What both loops take: the engine's settings, the scope, and whether and until when they may write.
+    const common = {
+      gates: deps.gates,
+      plugins,
+      namespace: opts.namespace,
+      labelSelector: opts.labelSelector,
+      labelSelectorText: opts.labelSelectorText,
+      chunkSize: opts.chunkSize,
+      writing: this.writing,
+      signal: this.stop.signal,
+      allowMassRelease: opts.allowMassRelease,
+    }
+    const loopDeps = {api: this.api, log: deps.log, metrics: this.metrics, audit: this.audit, events, plugins: volumePlugins}
+    if (opts.mode === 'watch') await this.watch(new PersistentVolumeLoop({...common, resyncMs: opts.resyncMs, relistMs: opts.relistMs, onResync: this.checkBinder}, {...loopDeps, watchApi: deps.clients.watchApi}))
+    else await this.everyInterval(new IntervalLoop({...common, intervalMs: opts.intervalMs!, concurrency: opts.concurrency, beforeSync: this.checkBinder}, loopDeps))
   }
 
   /** The volume plugins' pods and PV objects are writes like any other: fenced by leadership. */
@@ -217,25 +230,7 @@ export class LoopManager {
   }
 
   /** --watch: informers and workers until stopped; the syncs in flight get 1 s to end. */
-  private async watch(plugins: VolumePluginMgr, events: EventSink | undefined, volumePlugins: LoopPlugins | undefined): Promise<void> {
-    const {opts, deps} = this
-    const loop = new PersistentVolumeLoop(
-      {
-        gates: deps.gates,
-        plugins,
-        namespace: opts.namespace,
-        labelSelector: opts.labelSelector,
-        labelSelectorText: opts.labelSelectorText,
-        resyncMs: opts.resyncMs,
-        relistMs: opts.relistMs,
-        chunkSize: opts.chunkSize,
-        writing: this.writing,
-        signal: this.stop.signal,
-        onResync: this.checkBinder,
-        allowMassRelease: opts.allowMassRelease,
-      },
-      {api: this.api, watchApi: deps.clients.watchApi, log: deps.log, metrics: this.metrics, audit: this.audit, events, plugins: volumePlugins},
-    )
+  private async watch(loop: PersistentVolumeLoop): Promise<void> {
     this.loop = loop
     try {
       await startOrStop(loop.start(), this.stop.signal)
@@ -247,25 +242,7 @@ export class LoopManager {
   }
 
   /** --interval: a full one-shot sync every interval until stopped. */
-  private async everyInterval(plugins: VolumePluginMgr, events: EventSink | undefined, volumePlugins: LoopPlugins | undefined): Promise<void> {
-    const {opts, deps} = this
-    const loop = new IntervalLoop(
-      {
-        gates: deps.gates,
-        plugins,
-        namespace: opts.namespace,
-        labelSelector: opts.labelSelector,
-        labelSelectorText: opts.labelSelectorText,
-        intervalMs: opts.intervalMs!,
-        chunkSize: opts.chunkSize,
-        concurrency: opts.concurrency,
-        writing: this.writing,
-        signal: this.stop.signal,
-        beforeSync: this.checkBinder,
-        allowMassRelease: opts.allowMassRelease,
-      },
-      {api: this.api, log: deps.log, metrics: this.metrics, audit: this.audit, events, plugins: volumePlugins},
-    )
+  private async everyInterval(loop: IntervalLoop): Promise<void> {
     this.loop = loop
     await loop.run()
   }
