@@ -156,6 +156,7 @@ const NOTHING: ReconcileResult = Object.freeze({
   before: Object.freeze({volumes: Object.freeze([]), claims: Object.freeze([])}) as unknown as ReconcileResult['before'],
   syncs: Object.freeze({run: 1, replayed: 0}),
   operationsStarted: Object.freeze([]) as unknown as string[],
+  operationPlugins: Object.freeze({}),
 })
 
 /**
@@ -182,5 +183,6 @@ function keptPart(plan: ReconcileResult): ReconcileResult {
     before: {volumes: [], claims: []},
     syncs: plan.syncs,
     operationsStarted: plan.operationsStarted,
+    operationPlugins: plan.operationPlugins,
   }
 }

@@ -83,6 +83,12 @@ export interface ReconcileResult {
    * as running (runningOperations) until they end.
    */
   operationsStarted: string[]
+  /**
+   * The plugin the controller found for each operation in `actions` (recycle, delete, provision), by
+   * operationKey: the plugin an executor runs it with. Beside the actions, not in them: an action is a
+   * document of the output contract, which names the plugin in its reason only.
+   */
+  operationPlugins: Readonly<Record<string, string>>
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
@@ -167,6 +173,7 @@ function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOpti
     before: {volumes: before, claims: claimsBefore},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
     operationsStarted: cluster.startedOperations,
+    operationPlugins: cluster.operationPlugins,
   }
 }
 
@@ -227,6 +234,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     before: {volumes: loadedVolumes.of(volumeSlots), claims: loadedClaims.of(claimSlots)},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
     operationsStarted: cluster.startedOperations,
+    operationPlugins: cluster.operationPlugins,
   }
   return {result, cluster}
 }
