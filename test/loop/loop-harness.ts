@@ -75,11 +75,17 @@ export class Pvctl {
 
   /** Waits for a line on stderr (logs) or stdout (audit) matching `re`; returns it. */
   async line(re: RegExp, opts: {stream?: 'err' | 'out'; timeoutMs?: number} = {}): Promise<string> {
+    return (opts.stream === 'out' ? this.out : this.err)[await this.lineAt(re, opts)]
+  }
+
+  /** Waits for a line matching `re` at index `from` or later (default stderr, the logs); returns its index. */
+  async lineAt(re: RegExp, opts: {stream?: 'err' | 'out'; from?: number; timeoutMs?: number} = {}): Promise<number> {
     const lines = opts.stream === 'out' ? this.out : this.err
+    const from = opts.from ?? 0
     const deadline = Date.now() + (opts.timeoutMs ?? 15_000)
     for (;;) {
-      const found = lines.find((l) => re.test(l))
-      if (found !== undefined) return found
+      const found = lines.findIndex((l, i) => i >= from && re.test(l))
+      if (found !== -1) return found
       if (this.exitCode !== undefined) throw new Error(`pvctl exited (${this.exitCode}) before printing ${re}:\n${this.err.join('\n')}`)
       if (Date.now() > deadline) throw new Error(`no line ${re} within ${opts.timeoutMs ?? 15_000} ms:\n${this.err.join('\n')}`)
       await new Promise<void>((resolve) => {
@@ -90,6 +96,17 @@ export class Pvctl {
         })
       })
     }
+  }
+
+  /**
+   * Waits until `n` resyncs have begun after the logs' line `from` (-v 4 logs each); the index of the
+   * last one's line. A test that holds something "whatever the resyncs meanwhile" waits for them, not for
+   * time.
+   */
+  async resyncs(n: number, from = this.err.length): Promise<number> {
+    let at = from - 1
+    for (let i = 0; i < n; i++) at = await this.lineAt(/"Resyncing PV controller"/, {from: at + 1})
+    return at
   }
 
   kill(signal: NodeJS.Signals): void {

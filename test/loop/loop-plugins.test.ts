@@ -25,18 +25,22 @@ interface AuditLine {
 
 test('--watch --yes: the recycle and the delete run side by side in the background, each once, then their follow-up writes', async () => {
   const {api, kubeconfig} = await cluster(exampleObjects)
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--resync', '300ms', ...FAST, '-o', 'json', '--metrics-bind-address', '127.0.0.1:0'])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--resync', '300ms', ...FAST, '-o', 'json', '--metrics-bind-address', '127.0.0.1:0', '-v', '4'])
   let stopKubelet = () => {}
   try {
     // No kubelet yet: both pods wait. Had the first operation held the volume worker, the second volume's
     // sync (pv-0006, after pv-0005) would not have started its pod.
     await waitFor('both plugin pods', () => pluginPods(api).length === 2 || undefined, 20_000)
+    const podsSeen = performance.now()
     assert.deepEqual(pluginPods(api), ['deleter-for-pv-0006', 'recycler-for-pv-0005'])
     // Three resyncs meanwhile sync both volumes again: the operations are running, neither starts twice.
-    await new Promise((r) => setTimeout(r, 900))
+    const third = await pvctl.resyncs(3)
+    await pvctl.lineAt(/"Synced" sync="pv\/pv-0005"/, {from: third})
+    await pvctl.lineAt(/"Synced" sync="pv\/pv-0006"/, {from: third})
     assert.equal(api.countRequests({verb: 'create', resource: 'pods'}), 2, `each pod created once:\n${pvctl.out.join('\n')}\n${pvctl.err.join('\n')}`)
 
     const seen: string[] = []
+    const heldSeconds = (performance.now() - podsSeen) / 1000
     stopKubelet = kubelet(api, 'Succeeded', seen)
     await waitFor('pv-0005 recycled', () => getVolume(api, 'pv-0005')?.status?.phase === 'Available' || undefined, 20_000)
     assert.equal(getVolume(api, 'pv-0005')!.spec.claimRef, undefined)
@@ -57,7 +61,7 @@ test('--watch --yes: the recycle and the delete run side by side in the backgrou
       const m = /^volume_operation_total_seconds_sum\{plugin_name="[^"]*",operation_name="delete"\} (\S+)$/m.exec(await (await fetch(`http://${address}/metrics`)).text())
       return m === null ? undefined : Number(m[1])
     })
-    assert.ok(sum >= 0.9, `the delete took ${sum} s (its pod waited 0.9 s for the kubelet)`)
+    assert.ok(sum >= heldSeconds, `the delete took ${sum} s, but its pod waited ${heldSeconds} s for the kubelet`)
   } finally {
     stopKubelet()
     await pvctl.stop()
@@ -70,10 +74,9 @@ test('SIGTERM while a recycler pod runs: pvctl stops at once, leaving the pod fo
   const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, ...FAST, '-o', 'json'])
   try {
     await waitFor('the recycler pod', () => pluginPods(api).includes('recycler-for-pv-0005') || undefined)
-    const signalled = Date.now()
+    // No kubelet runs the pod: pvctl exits only because it stops waiting for it, and says so.
     pvctl.kill('SIGTERM')
     assert.equal(await pvctl.exited, 0, pvctl.err.join('\n'))
-    assert.ok(Date.now() - signalled < 3000, `stopped in ${Date.now() - signalled} ms`)
     const audit = pvctl.out.map((l) => JSON.parse(l) as AuditLine)
     assert.match(audit.find((a) => a.action === 'recycle')?.outcome ?? '', /^not-executed: interrupted/)
     assert.ok(pluginPods(api).includes('recycler-for-pv-0005'), 'the pod is left running')
@@ -86,11 +89,14 @@ test('SIGTERM while a recycler pod runs: pvctl stops at once, leaving the pod fo
 
 test('--watch --dry-run plans the operations and starts no pod', async () => {
   const {api, kubeconfig} = await cluster(exampleObjects)
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--dry-run', '--resync', '300ms', ...FAST, '-o', 'json'])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--dry-run', '--resync', '300ms', ...FAST, '-o', 'json', '-v', '4'])
   try {
     await pvctl.line(/"action":"recycle".*"outcome":"planned"/, {stream: 'out'})
     await pvctl.line(/"action":"delete".*"outcome":"planned"/, {stream: 'out'})
-    await new Promise((r) => setTimeout(r, 700))
+    // Two resyncs plan both volumes again: still no pod.
+    const second = await pvctl.resyncs(2)
+    await pvctl.lineAt(/"Synced \(planned only\)" sync="pv\/pv-0005"/, {from: second})
+    await pvctl.lineAt(/"Synced \(planned only\)" sync="pv\/pv-0006"/, {from: second})
     assert.equal(api.countRequests({verb: 'create', resource: 'pods'}), 0)
   } finally {
     await pvctl.stop()
@@ -116,7 +122,7 @@ test('--interval --yes: each pass carries the operations out, as one-shot sync d
 
 test('--watch --yes --enable-hostpath-provisioner: a claim of a host-path class gets a provisioned volume, bound to it', async () => {
   const {api, kubeconfig} = await cluster([HOSTPATH_CLASS, SCRATCH_CLAIM])
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--enable-hostpath-provisioner', '--resync', '300ms', ...FAST, '-o', 'json'])
+  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--enable-hostpath-provisioner', '--resync', '300ms', ...FAST, '-o', 'json', '-v', '4'])
   try {
     const name = SCRATCH_VOLUME
     await waitFor('the claim bound to its provisioned volume', () => getClaim(api, 'shop', 'scratch')?.status?.phase === 'Bound' || undefined, 20_000)
@@ -125,7 +131,8 @@ test('--watch --yes --enable-hostpath-provisioner: a claim of a host-path class 
     assert.equal(pv.spec.claimRef?.name, 'scratch')
     assert.equal(pv.metadata.annotations?.['pv.kubernetes.io/provisioned-by'], 'kubernetes.io/host-path')
     // Provisioned once, whatever the resyncs meanwhile.
-    await new Promise((r) => setTimeout(r, 700))
+    const second = await pvctl.resyncs(2)
+    await pvctl.lineAt(/"Synced" sync="pvc\/shop\/scratch"/, {from: second})
     assert.equal(api.countRequests({verb: 'create', resource: 'persistentvolumes'}), 1)
   } finally {
     await pvctl.stop()

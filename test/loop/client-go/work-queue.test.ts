@@ -158,7 +158,9 @@ for (const [from, other] of [['bulk', 'event'], ['event', 'bulk']] as const) {
   })
 }
 
-test('lanes: shutDown hands out no key to a waiting worker, accepts none, and cancels the back-offs due', async () => {
+test('lanes: shutDown hands out no key to a waiting worker, accepts none, and cancels the back-offs due', async (t) => {
+  // The back-off's timer on a mock clock: the test moves it past every retry rather than waiting.
+  t.mock.timers.enable({apis: ['setTimeout']})
   const q = new WorkQueue('claims', {baseMs: 10, maxMs: 1000})
   q.add('a', 'bulk')
   assert.equal(await q.get(), 'a')
@@ -169,7 +171,7 @@ test('lanes: shutDown hands out no key to a waiting worker, accepts none, and ca
   assert.equal(await waiting, undefined)
   q.add('b', 'event')
   q.add('c', 'bulk')
-  await new Promise((r) => setTimeout(r, 30))
+  t.mock.timers.tick(1000)
   assert.equal(q.depth, 0, 'neither the adds nor the retry came in')
 })
 
