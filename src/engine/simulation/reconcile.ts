@@ -201,7 +201,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     const writesBefore = cluster.actions.length
     const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.clearRequeuedClaims()
-    // Indexed: runRounds runs once, and a for-of would make an iterator result per sync while unoptimized.
+    // Indexed: see docs/design.md, "Loops that run once".
     for (let i = 0; i < claims.length; i++) ctrl.syncClaimIn(claims[i])
     for (let i = 0; i < volumes.length; i++) ctrl.syncVolumeIn(volumes[i])
     if (targets === undefined) {

@@ -73,8 +73,7 @@ export function massReleaseMessage(count: number, bound: number, ceiling: number
  */
 export function volumesDestroyedBy(actions: readonly Action[]): Set<string> {
   const names = new Set<string>()
-  // Indexed: a one-shot sync runs this once over its 150k actions, and a for-of makes an iterator result
-  // per action until the loop is optimized.
+  // Indexed: see docs/design.md, "Loops that run once".
   for (let i = 0; i < actions.length; i++) {
     const a = actions[i]
     if (a.object.kind !== 'PersistentVolume') continue
