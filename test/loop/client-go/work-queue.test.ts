@@ -54,15 +54,19 @@ test('per-key exponential back-off: 5 ms doubling, capped, reset by forget()', (
   assert.equal(b.retries('a'), 1)
 })
 
-test('addRateLimited brings the key back after its back-off, counted as a retry', async () => {
+test('addRateLimited brings the key back after its back-off, counted as a retry', async (t) => {
+  // The back-off's timer on a mock clock: the key is back when the clock reaches 20 ms, not before.
+  t.mock.timers.enable({apis: ['setTimeout']})
   let retries = 0
   const q = new WorkQueue('claims', {baseMs: 20, maxMs: 1000}, {added: () => {}, retried: () => retries++, waited: () => {}, worked: () => {}})
-  const t0 = performance.now()
   q.addRateLimited('ns/a')
   q.addRateLimited('ns/a') // already due: not queued twice
   assert.equal(q.depth, 0)
+  t.mock.timers.tick(19)
+  assert.equal(q.depth, 0, 'still backing off at 19 ms')
+  t.mock.timers.tick(1)
+  assert.equal(q.depth, 1, 'back at 20 ms')
   assert.equal(await q.get(), 'ns/a')
-  assert.ok(performance.now() - t0 >= 15)
   assert.equal(retries, 2)
   q.done('ns/a')
   q.shutDown()
