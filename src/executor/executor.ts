@@ -34,6 +34,8 @@ import {
   type OperationType,
   type PlannedEvent,
   refKey,
+  refOfClaim,
+  refOfVolume,
   type SyncError,
 } from '../engine/simulation/plan.js'
 import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/simulation/reconcile.js'
@@ -123,11 +125,14 @@ type OperationAction = Action & {action: OperationType}
  * VolumeOperations port, so that the engine plans the controller's follow-up writes.
  */
 function replay(outcomes: Map<string, unknown>): VolumeOperations {
-  const get = <T>(key: string, otherwise: T): T => (outcomes.has(key) ? (outcomes.get(key) as T) : otherwise)
+  const get = <T>(action: OperationType, object: ObjectRef, otherwise: T): T => {
+    const key = operationKey({action, object})
+    return outcomes.has(key) ? (outcomes.get(key) as T) : otherwise
+  }
   return {
-    recycle: (_p, volume) => get<string | undefined>(`recycle:pv/${volume.metadata.name}`, 'not carried out in this run'),
-    delete: (_p, volume) => get(`delete:pv/${volume.metadata.name}`, {deleteError: 'not carried out in this run'}),
-    provision: (_p, o) => get(`provision:pvc/${o.claim.metadata.namespace}/${o.claim.metadata.name}`, {provisionError: 'not carried out in this run'}),
+    recycle: (_p, volume) => get<string | undefined>('recycle', refOfVolume(volume.metadata.name ?? ''), 'not carried out in this run'),
+    delete: (_p, volume) => get('delete', refOfVolume(volume.metadata.name ?? ''), {deleteError: 'not carried out in this run'}),
+    provision: (_p, o) => get('provision', refOfClaim(o.claim.metadata.namespace ?? '', o.claim.metadata.name ?? ''), {provisionError: 'not carried out in this run'}),
   }
 }
 
