@@ -18,10 +18,10 @@ import {parseArgs} from 'node:util'
 
 import {openLoopSession} from '../src/app/loop-session.js'
 import {silentLogger} from '../src/cli/log.js'
-import {AuditStream} from '../src/controller/audit-stream.js'
-import {ControllerMetrics} from '../src/controller/controller-metrics.js'
-import {EventSink} from '../src/controller/event-sink.js'
-import {PersistentVolumeLoop} from '../src/controller/pv-loop.js'
+import {AuditStream} from '../src/loop/audit-stream.js'
+import {LoopMetrics} from '../src/loop/loop-metrics.js'
+import {EventSink} from '../src/loop/client-go/event-sink.js'
+import {PersistentVolumeLoop} from '../src/loop/pv-loop.js'
 import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 
 const {values} = parseArgs({options: {events: {type: 'string', default: '10000'}, live: {type: 'string', default: '100'}}})
@@ -65,7 +65,7 @@ const claim = (n: number) => ({
 // The loop, as run-loop.ts wires it for `sync --watch --yes --controllers=*,-persistentvolume-binder-controller`.
 const stop = new AbortController()
 const session = openLoopSession({kubeconfig, qps: 1000, burst: 2000, leaseTimeoutMs: 5000})
-const metrics = new ControllerMetrics()
+const metrics = new LoopMetrics()
 const loop = new PersistentVolumeLoop(
   {gates: defaultFeatureGates, resyncMs: 5000, writing: () => true, signal: stop.signal},
   {api: session.api, watchApi: session.watchApi, log: silentLogger, metrics, audit: new AuditStream('json', () => {}), events: new EventSink(session.api)},

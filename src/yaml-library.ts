@@ -1,5 +1,5 @@
-// The `yaml` library, loaded when first needed: ~50 ms of start-up that a JSON snapshot planned into a
-// JSON report never uses. Through require, because its callers (the snapshot parser, the kubectl YAML
+// The `yaml` library, loaded when first needed: start-up time that a JSON snapshot planned into a JSON
+// report never uses (docs/performance.md, "What the code is shaped around"). Through require, because its callers (the snapshot parser, the kubectl YAML
 // printer, the kubeconfig reader) are synchronous; the library's Node entry is CommonJS anyway.
 import {createRequire} from 'node:module'
 

@@ -1,6 +1,6 @@
 // What some tests need from the machine beyond Node.js and npm (everything else comes with `npm ci`).
 // Where a program is missing, the tests that need it are skipped, saying which program and how to get it,
-// so that `npm ci && npm test` passes on a machine that has only Node.js and npm. CI installs them all
+// so that `npm ci && npm run test:all` passes on a machine that has only Node.js and npm. CI installs them all
 // and sets PVCTL_REQUIRE_ALL=1 (.ci/run): a missing program is then an error, never a skip.
 import {accessSync, constants} from 'node:fs'
 import path from 'node:path'

@@ -1,5 +1,5 @@
 // Opens the live cluster: kubectl's kubeconfig rules, client-node, and client-side flow control.
-// Imported only when a command needs the cluster: client-node costs ~0.4 s to load.
+// Imported only when a command needs the cluster: client-node is slow to load (docs/performance.md).
 import {type EvidenceApi, KubernetesEvidenceApi} from '../cluster/explain-evidence-api.js'
 import {loadKubeconfig, plainHttpCredentialsWarning} from '../cluster/kubeconfig.js'
 import {type ClusterApi, KubernetesClusterApi, type LeaseApi, makeKubeConfig} from '../cluster/live-api.js'

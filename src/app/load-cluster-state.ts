@@ -96,7 +96,7 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
     }
   }
 
-  // A live cluster: client-node is loaded only now (it costs ~0.4 s).
+  // A live cluster: client-node, slow to load, is loaded only now (docs/performance.md).
   const {openLiveSession} = await import('./live-session.js')
   const {loadLiveState} = await import('../cluster/live-loader.js')
   const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
@@ -203,8 +203,8 @@ export function missingKinds(state: ClusterState): Array<{kind: MissingKind; lin
   const lines: Array<{kind: MissingKind; line: string}> = []
   if (state.claims.length === 0 && state.volumes.length === 0) return lines
   const classNames = new Set<string>()
-  // Indexed, over each list in turn: a for-of over both spread into one list copied 200k references and
-  // made an iterator result for each, in a function that runs once.
+  // Indexed, over each list in turn, not over both spread into one list (a copy of every reference):
+  // see docs/design.md, "Loops that run once".
   for (let i = 0; i < state.claims.length; i++) addClassOf(state.claims[i], classNames)
   for (let i = 0; i < state.volumes.length; i++) addClassOf(state.volumes[i], classNames)
   const unsetClass = state.claims.filter((c) => c.spec.storageClassName == null && c.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] == null).length

@@ -158,8 +158,8 @@ function phaseSet(a: Action): string | undefined {
 }
 
 export function summarize(actions: readonly Action[]): SyncSummary {
-  // One pass over the actions: a plan of a large cluster has hundreds of thousands. Indexed: summarize
-  // runs once, and a for-of makes an iterator result per action until the loop is optimized.
+  // One pass over the actions: a plan of a large cluster has hundreds of thousands. Indexed: see
+  // docs/design.md, "Loops that run once".
   const summary: SyncSummary = {binds: 0, releases: 0, recycles: 0, deletions: 0, provisions: 0, lostClaims: 0, phaseChanges: 0, writes: 0}
   for (let i = 0; i < actions.length; i++) {
     const a = actions[i]

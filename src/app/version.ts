@@ -50,7 +50,7 @@ export interface ServerVersionOptions {
 }
 
 export async function serverVersion(opts: ServerVersionOptions): Promise<ServerVersion> {
-  // The client runtime (~0.4 s to import) only when a server is asked.
+  // The client runtime, slow to import (docs/performance.md), only when a server is asked.
   const [{loadKubeconfig}, {makeKubeConfig}] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/live-api.js')])
   const config: ResolvedConfig = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
   return readServerVersion(makeKubeConfig(config), config.cluster.server, opts.requestTimeoutMs)

@@ -3,10 +3,7 @@
 // translation into the loop use-case's options.
 import {Flags} from '@oclif/core'
 
-import type {RunLoopOptions} from '../app/run-loop.js'
-import {builtinBinderEnabled} from '../controller/builtin-binder.js'
-import {validateLeaderElection} from '../controller/leader-election.js'
-import {parseBindAddress} from '../controller/metrics-server.js'
+import {type LoopManagerOptions, requireLoopConsent, validateLoopOptions} from '../loop/loop-options.js'
 import {UsageError} from '../errors.js'
 import {parseDuration} from './duration.js'
 import {createLogger, LOG_FORMATS, type LogFormat, type Logger} from './log.js'
@@ -121,10 +118,9 @@ export interface LoopFlagValues {
 /** The loop-specific options; the caller adds what one-shot sync shares (scope, gates, the cluster). */
 export function loopOptionsFromFlags(
   flags: LoopFlagValues,
-): Pick<RunLoopOptions, 'mode' | 'intervalMs' | 'resyncMs' | 'relistMs' | 'leaderElect' | 'controllers' | 'metricsBindAddress' | 'output'> {
-  if (!flags['dry-run'] && !flags.yes) {
-    throw new UsageError('loop mode writes to the cluster for as long as it runs: pass --yes to consent, or --dry-run for an audit stream')
-  }
+): Pick<LoopManagerOptions, 'mode' | 'intervalMs' | 'resyncMs' | 'relistMs' | 'leaderElect' | 'controllers' | 'metricsBindAddress' | 'output'> {
+  const consent = {dryRun: flags['dry-run'], yes: flags.yes}
+  requireLoopConsent(consent)
   if (flags.output !== 'table' && flags.output !== 'wide' && flags.output !== 'json') {
     throw new UsageError(`-o ${flags.output} does not stream: with --watch or --interval use -o table (text lines) or -o json (JSON lines)`)
   }
@@ -147,8 +143,6 @@ export function loopOptionsFromFlags(
     output: flags.output === 'json' ? 'json' : 'text',
   }
   // Checked here, before the cluster client is even loaded: a usage error is immediate.
-  if (options.leaderElect !== undefined) validateLeaderElection(options.leaderElect)
-  builtinBinderEnabled(options.controllers)
-  parseBindAddress(options.metricsBindAddress)
+  validateLoopOptions({...options, ...consent})
   return options
 }

@@ -2,7 +2,7 @@
 // command lacks is refused with a pointer to the commands that have it (`sync -o junit`: audit's), as a
 // user who knows one command's formats tries them on another. kubectl's templates (jsonpath=,
 // custom-columns=) are every command's, read from the document -o json prints; their renderer and its
-// JSONPath library (~20 ms to load) are loaded only when asked for.
+// JSONPath library (slow to load: docs/performance.md) are loaded only when asked for.
 import {UsageError} from '../errors.js'
 
 export const OUTPUT_FORMATS = {

@@ -103,7 +103,7 @@ async function rendered<R>(report: R, output: string, palette: Palette, render: 
     case 'yaml':
       return render.yaml(report)
     case 'diff': {
-      // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
+      // The diff renderer (and the diff library, slow to load: docs/performance.md) only when asked for.
       const {objectDiff} = await import('../render/sync-diff.js')
       return render.edits.map((e) => objectDiff(e.before as never, e.after as never, palette))
     }

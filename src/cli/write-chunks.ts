@@ -114,7 +114,7 @@ function isFile(fd: number): boolean {
 
 /**
  * Writes every chunk to a file through one buffer that is reused: the stream would encode each chunk into
- * a buffer of its own (~0.2 s more of fresh memory for a 340 MB report). Small chunks (the separators
+ * a buffer of its own, fresh memory for the whole report (docs/performance.md). Small chunks (the separators
  * between slices of a list) are gathered into one write. A write error (ENOSPC) is thrown.
  */
 function writeChunksToFile(fd: number, chunks: Iterable<string>): void {

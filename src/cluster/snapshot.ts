@@ -174,7 +174,7 @@ export async function loadSnapshot(
       let text: string
       try {
         // In one read: the promise API reads a file in 512 KiB pieces, one round trip to the thread pool
-        // each (~0.1 s more for a 285 MB dump), and the command has nothing else to do meanwhile.
+        // each (docs/performance.md), and the command has nothing else to do meanwhile.
         text = decodeText(readFileSync(file))
       } catch (err) {
         throw fsError(file, err)
@@ -245,8 +245,7 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
   const seen = new Map<string, Map<string, Set<string>>>()
   for (const part of parts) {
     for (const [kind, n] of part.skipped) skipped.set(kind, (skipped.get(kind) ?? 0) + n)
-    // Indexed loops here and in validate: a for-of over an array makes an iterator result per step until
-    // the function is optimized, and these run once per object of a 200k-object dump.
+    // Indexed loops here and in validate: see docs/design.md, "Loops that run once".
     const entries = part.entries
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]

@@ -7,7 +7,7 @@
 // work pvctl asks of the API server; a LIST read in pages is one read of one snapshot, which costs the
 // server no more than the same LIST in one request (--chunk-size 0, one token) and holds less of it in
 // memory at a time. Charging every page made paging, the gentler way to read a large collection, the
-// slow one: 100k volumes in pages of 500 waited 39 s for tokens at --qps 5. A retried page still takes one.
+// slow one (docs/performance.md, "What the code is shaped around"). A retried page still takes one.
 //
 // --request-timeout bounds the whole call, its retries and their waits included, as in client-go: its
 // request.go sets the timeout as the context's deadline once, before the retry loop, after the first

@@ -116,7 +116,7 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     const loopOnly = loopOnlyFlagGiven(raw)
     if (loopOnly !== undefined) throw new UsageError(`--${loopOnly} applies to loop mode: add --watch or --interval`)
     const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    // The diff renderer (and the diff library, ~20 ms to load) only when asked for.
+    // The diff renderer (and the diff library, slow to load: docs/performance.md) only when asked for.
     const diff = flags.output === 'diff' ? await import('../render/sync-diff.js') : undefined
     // Chunks, not one string: a large cluster's report does not fit in one (see report-doc.ts).
     const template = await loadTemplate(flags.output)

@@ -13,22 +13,39 @@
 // ones finish, and a plugin's pod is no longer waited for (it is left for a re-run to adopt).
 // Every destructive step (a volume written Released, a recycler or cleanup pod, a PV DELETE) goes through
 // the destruction guard, which re-reads from the API server what the step rests on (destruction-guard.ts).
+//
+// One run is a SyncExecution: its rounds (run), each round's units (runUnit), each unit's attempts
+// (attemptPlan), and one method per kind of step (carryOut's switch), with what the run has done so far
+// in its fields.
 import {ApiError, ConflictError, NotFoundError} from '../cluster/api-errors.js'
 import type {ClusterApi} from '../cluster/live-api.js'
-import type {FeatureGates} from '../engine/api/feature-gates.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
-import {type Action, type ObjectRef, type PlannedEvent, refKey, type SyncError} from '../engine/simulation/plan.js'
-import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/simulation/reconcile.js'
-import {getPersistentVolumeClaimClass} from '../engine/api/storage-helpers.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
+import type {FeatureGates} from '../engine/api/feature-gates.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import {getPersistentVolumeClaimClass} from '../engine/api/storage-helpers.js'
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import type {LiveVolumePlugins} from '../plugins/live-plugins.js'
-import {PodRunInterrupted} from '../plugins/pod-runner.js'
+import {
+  type Action,
+  isOperation,
+  type JsonPatchOp,
+  type ObjectRef,
+  operationKey,
+  type OperationType,
+  type PlannedEvent,
+  refKey,
+  refOfClaim,
+  refOfVolume,
+  type SyncError,
+} from '../engine/simulation/plan.js'
+import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/simulation/reconcile.js'
+import type {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
+import {PodRunInterrupted} from '../volume-plugins/pod-runner.js'
 import {applyPatch} from './apply-patch.js'
-import type {JsonPatchOp} from '../engine/simulation/plan.js'
 import {DestructionGuard, type Guarded, isRefusal, type Refusal, type ReleaseBudget} from './destruction-guard.js'
 import {EventRecorder} from './event-recorder.js'
+import {LiveState, namedBy, refOfSync, touchedBy} from './live-state.js'
+import {runConcurrently, type Unit, unitsOf} from './units.js'
 
 export type Outcome =
   | 'written'
@@ -101,183 +118,268 @@ export interface ExecuteResult {
   state: ClusterState
 }
 
-const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
-type Operation = 'recycle' | 'delete' | 'provision'
+type OperationAction = Action & {action: OperationType}
 
 /**
  * The outcome of a plugin operation carried out live, replayed to the engine as its (synchronous)
  * VolumeOperations port, so that the engine plans the controller's follow-up writes.
  */
 function replay(outcomes: Map<string, unknown>): VolumeOperations {
-  const get = <T>(op: Operation, name: string, otherwise: T): T => (outcomes.has(`${op}:${name}`) ? (outcomes.get(`${op}:${name}`) as T) : otherwise)
+  const get = <T>(action: OperationType, object: ObjectRef, otherwise: T): T => {
+    const key = operationKey({action, object})
+    return outcomes.has(key) ? (outcomes.get(key) as T) : otherwise
+  }
   return {
-    recycle: (_p, volume) => get<string | undefined>('recycle', `pv/${volume.metadata.name}`, 'not carried out in this run'),
-    delete: (_p, volume) => get('delete', `pv/${volume.metadata.name}`, {deleteError: 'not carried out in this run'}),
-    provision: (_p, o) => get('provision', `pvc/${o.claim.metadata.namespace}/${o.claim.metadata.name}`, {provisionError: 'not carried out in this run'}),
+    recycle: (_p, volume) => get<string | undefined>('recycle', refOfVolume(volume.metadata.name ?? ''), 'not carried out in this run'),
+    delete: (_p, volume) => get('delete', refOfVolume(volume.metadata.name ?? ''), {deleteError: 'not carried out in this run'}),
+    provision: (_p, o) => get('provision', refOfClaim(o.claim.metadata.namespace ?? '', o.claim.metadata.name ?? ''), {provisionError: 'not carried out in this run'}),
   }
 }
 
-/** The live objects, kept current with every read and write, as the controller's cache is. */
-class LiveState {
-  readonly volumes = new Map<string, PersistentVolume>()
-  readonly claims = new Map<string, PersistentVolumeClaim>()
-  /**
-   * What this run has read or written (undefined: found gone), by ref key: newer than any base. Kept only
-   * when the state may be rebased (loop mode's one sync), not for the writes of a whole cluster.
-   */
-  private readonly own: Map<string, PersistentVolume | PersistentVolumeClaim | undefined> | undefined
-
-  constructor(
-    public base: ClusterState,
-    rebased: boolean,
-  ) {
-    this.own = rebased ? new Map() : undefined
-    this.load(base)
-  }
-
-  /** Starts again from another base, keeping what this run has read or written. */
-  rebase(base: ClusterState): void {
-    this.base = base
-    this.volumes.clear()
-    this.claims.clear()
-    this.load(base)
-    for (const [key, obj] of this.own!) this.put(refOfSync(key), obj)
-  }
-
-  snapshot(): ClusterState {
-    return {...this.base, volumes: [...this.volumes.values()], claims: [...this.claims.values()]}
-  }
-
-  get(ref: ObjectRef): PersistentVolume | PersistentVolumeClaim | undefined {
-    return ref.kind === 'PersistentVolume' ? this.volumes.get(ref.name) : this.claims.get(`${ref.namespace}/${ref.name}`)
-  }
-
-  set(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
-    this.own?.set(refKey(ref), obj)
-    this.put(ref, obj)
-  }
-
-  private load(base: ClusterState): void {
-    for (const v of base.volumes) this.volumes.set(v.metadata.name ?? '', v)
-    for (const c of base.claims) this.claims.set(claimKey(c), c)
-  }
-
-  private put(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
-    const key = ref.kind === 'PersistentVolume' ? ref.name : `${ref.namespace}/${ref.name}`
-    const map = (ref.kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<string, PersistentVolume | PersistentVolumeClaim>
-    if (obj === undefined) map.delete(key)
-    else map.set(key, obj)
-  }
-}
-
-function refOfSync(sync: string): ObjectRef {
-  if (sync.startsWith('pv/')) return {kind: 'PersistentVolume', name: sync.slice(3)}
-  const [namespace, name] = sync.slice(4).split('/')
-  return {kind: 'PersistentVolumeClaim', namespace, name}
+/** What one attempt at a unit works with: its plan, what the plan touches, the rv each object must still have. */
+interface Attempt {
+  unit: Unit
+  plan: ReconcileResult
+  touched: Set<string>
+  /** The rv each object must still have: the one the plan read; after this attempt's own write, the one it got. */
+  expected: Map<string, string | undefined>
 }
 
 /**
- * The object a sync reads by name: the claim's volume (spec.volumeName), the volume's claim
- * (spec.claimRef). Its decisions depend on it, so a unit holds it as it holds what it writes.
+ * Where a step leaves its unit's attempt:
+ *   next     on to the next action
+ *   halt     interrupted: the rest is reported not written
+ *   guarded  the guard stopped this action (reported so): the rest, which decided on what the guard
+ *            refuted, is reported not written
+ *   replan   an operation was carried out, or the guard found the claim the plan took as gone: plan the
+ *            unit again, the engine deciding on what is now known
  */
-function namedBy(sync: string, state: LiveState): string | undefined {
-  const ref = refOfSync(sync)
-  if (ref.kind === 'PersistentVolume') {
-    const claimRef = state.volumes.get(ref.name)?.spec.claimRef
-    return claimRef?.name ? `pvc/${claimRef.namespace ?? ''}/${claimRef.name}` : undefined
-  } else {
-    const volumeName = state.claims.get(`${ref.namespace}/${ref.name}`)?.spec.volumeName
-    return volumeName ? `pv/${volumeName}` : undefined
-  }
-}
-
-/** What a plan of one sync touches: the sync's object, the object it names, every object written. */
-function touchedBy(sync: string, actions: readonly Action[], state: LiveState): Set<string> {
-  const named = namedBy(sync, state)
-  return new Set([sync, ...(named !== undefined ? [named] : []), ...actions.map((a) => refKey(a.object))])
-}
-
-/** A sync carried out as one unit of work, and what it keeps across re-plans and trips through the queue. */
-interface Unit {
-  sync: string
-  /** Position in the round plan: units that share objects run in this order. */
-  order: number
-  /** The objects the unit holds while it runs; grows when a re-plan reaches further. */
-  objects: Set<string>
-  /** Re-plans after a conflict so far. */
-  attempt: number
-  /** Outcomes of the plugin operations this unit carried out, replayed to the engine. */
-  outcomes: Map<string, unknown>
-  reportedHere: Set<string>
-}
-
-/** The units of a round: the actions of each sync, in plan order. */
-function unitsOf(actions: readonly Action[], state: LiveState): Unit[] {
-  const bySync = new Map<string, Action[]>()
-  for (const a of actions) bySync.set(a.sync, [...(bySync.get(a.sync) ?? []), a])
-  return [...bySync].map(([sync, own], order) => ({
-    sync,
-    order,
-    objects: touchedBy(sync, own, state),
-    attempt: 0,
-    outcomes: new Map<string, unknown>(),
-    reportedHere: new Set<string>(),
-  }))
-}
+type Step = 'next' | 'halt' | 'guarded' | 'replan'
 
 export async function executeSync(api: ClusterApi, initial: ClusterState, opts: ExecuteOptions): Promise<ExecuteResult> {
-  const state = new LiveState(initial, opts.restate !== undefined)
-  const recorder = new EventRecorder(api, opts.now ?? (() => new Date()))
-  const maxRetries = opts.maxConflictRetries ?? 3
-  const done: ExecutedAction[] = []
-  const events: PlannedEvent[] = []
-  const errors: SyncError[] = []
-  const reportedOperations = new Set<string>()
-  const refusals: ExecuteResult['refusals'] = []
-  const refusedSyncs = new Set<string>()
-  const guard = new DestructionGuard(api, opts.budget)
-  let failed = false
-  let writes = 0
-  let known = 0
-  let rounds = 0
-  let converged = false
+  return new SyncExecution(api, initial, opts).run()
+}
 
-  const aborted = () => opts.signal?.aborted === true
+/** One run of the executor, and everything it has done so far. */
+class SyncExecution {
+  private readonly state: LiveState
+  private readonly recorder: EventRecorder
+  private readonly guard: DestructionGuard
+  private readonly maxRetries: number
+  private readonly done: ExecutedAction[] = []
+  private readonly events: PlannedEvent[] = []
+  private readonly errors: SyncError[] = []
+  /** Operations reported once (carried out, skipped, interrupted): not tried again in this run. */
+  private readonly reportedOperations = new Set<string>()
+  private readonly refusals: ExecuteResult['refusals'] = []
+  private readonly refusedSyncs = new Set<string>()
+  private failed = false
+  private writes = 0
+  /** The writes known so far: those done and those the last round planned. */
+  private known = 0
+
+  constructor(
+    private readonly api: ClusterApi,
+    initial: ClusterState,
+    private readonly opts: ExecuteOptions,
+  ) {
+    this.state = new LiveState(initial, opts.restate !== undefined)
+    this.recorder = new EventRecorder(api, opts.now ?? (() => new Date()))
+    this.guard = new DestructionGuard(api, opts.budget)
+    this.maxRetries = opts.maxConflictRetries ?? 3
+  }
+
+  /** Rounds until one writes nothing (or maxRounds, a failure, an abort). */
+  async run(): Promise<ExecuteResult> {
+    let rounds = 0
+    let converged = false
+    while (rounds < this.opts.maxRounds && !this.aborted()) {
+      rounds++
+      const plan = rounds === 1 && this.opts.firstPlan !== undefined ? this.opts.firstPlan : this.planRound()
+      const pending = this.pendingUnits(plan)
+      this.known = this.writes + plan.actions.filter((a) => !isOperation(a)).length
+      this.opts.onProgress?.(this.writes, this.known)
+      if (pending.length === 0) {
+        converged = true
+        if (rounds === 1) this.events.push(...plan.events)
+        break
+      }
+      const writesBefore = this.writes
+      await runConcurrently(pending, this.opts.concurrency, (unit) => this.runUnit(unit), () => this.aborted())
+      if (this.failed) break
+      if (this.writes === writesBefore) {
+        // Only planned operations or events were left: nothing more this run can write.
+        converged = true
+        break
+      }
+    }
+    return {
+      rounds,
+      // A destructive step stopped is one the controller would still take: not converged.
+      converged: converged && this.refusals.length === 0,
+      aborted: this.aborted(),
+      actions: this.done,
+      events: mergeEvents(this.events),
+      errors: this.errors,
+      failed: this.failed,
+      refusals: this.refusals,
+      state: this.state.snapshot(),
+    }
+  }
+
+  private aborted(): boolean {
+    return this.opts.signal?.aborted === true
+  }
+
+  /** Plans every sync in scope against the current state. */
+  private planRound(): ReconcileResult {
+    const {gates, pluginMgr, scope, targets, runningOperations} = this.opts
+    return reconcile(this.state.snapshot(), {gates, plugins: pluginMgr, scope, targets, maxRounds: 1, runningOperations})
+  }
+
+  /** The units of a round's plan, but for what this run has settled already. */
+  private pendingUnits(plan: ReconcileResult): Unit[] {
+    return unitsOf(
+      plan.actions.filter(
+        // A sync the guard stopped is not tried again in this run: the report says so, and a re-run plans it on what it reads then.
+        (a) => !this.refusedSyncs.has(a.sync) && (!isOperation(a) || !this.reportedOperations.has(operationKey(a))),
+      ),
+      this.state,
+    )
+  }
 
   /** Plans one sync against the current state. */
-  const planUnit = (sync: string, outcomes: Map<string, unknown>) =>
-    reconcile(state.snapshot(), {
-      gates: opts.gates,
-      plugins: opts.pluginMgr,
+  private planUnit(sync: string, outcomes: Map<string, unknown>): ReconcileResult {
+    return reconcile(this.state.snapshot(), {
+      gates: this.opts.gates,
+      plugins: this.opts.pluginMgr,
       targets: [refOfSync(sync)],
       maxRounds: 1,
-      runningOperations: opts.runningOperations,
+      runningOperations: this.opts.runningOperations,
       ...(outcomes.size > 0 ? {operations: replay(outcomes)} : {}),
     })
+  }
 
-  /** Runs a plugin operation for real; skipped when pvctl cannot or may not, or was interrupted. */
-  const runOperation = async (action: Action): Promise<{outcome: unknown} | {skipped: string}> => {
-    const op = action.action as Operation
-    if (opts.plugins === undefined || opts.workload === undefined) return {skipped: 'not-executed: volume plugins are not enabled'}
-    if (op !== 'provision' && !opts.destructive) return {skipped: 'not-executed: destroying data needs --yes or a typed confirmation'}
-    if (op === 'provision') {
-      const claim = state.get(action.object) as PersistentVolumeClaim | undefined
-      // The class as the controller reads it (the beta annotation first).
-      const className = claim === undefined ? '' : getPersistentVolumeClaimClass(claim)
-      const klass = state.base.classes.find((c) => c.metadata.name === className)
-      if (claim === undefined || klass === undefined || !opts.plugins.supports('provision', klass.provisioner ?? '')) {
-        return {skipped: 'not-executed: pvctl has no such provisioner'}
+  /**
+   * Carries out one sync, holding `unit.objects`; 'requeue' when a re-plan reaches objects it does
+   * not hold (then it holds them too once it runs again, and has written nothing of that plan).
+   */
+  private async runUnit(unit: Unit): Promise<'done' | 'requeue'> {
+    for (;;) {
+      const plan = this.planUnit(unit.sync, unit.outcomes)
+      const touched = touchedBy(unit.sync, plan.actions, this.state)
+      if ([...touched].some((o) => !unit.objects.has(o))) {
+        // The state moved since the round was planned (an earlier unit has not finished, or another
+        // writer): this plan may need an object another unit holds, and would decide on what that
+        // unit is changing. Wait for it, as the controller's own order would have it.
+        for (const o of touched) unit.objects.add(o)
+        return 'requeue'
+      } else {
+        // Everything this plan reads by name or writes is held by this unit alone.
       }
-      return {outcome: await opts.plugins.provision(klass.provisioner ?? '', {pvName: `pvc-${claim.metadata.uid}`, claim, storageClass: klass})}
+      this.errors.push(...plan.errors)
+      if ((await this.attemptPlan({unit, plan, touched, expected: new Map()})) === 'done') return 'done'
     }
-    const volume = state.get(action.object) as PersistentVolume | undefined
-    const plugin =
-      volume?.spec.hostPath != null ? 'kubernetes.io/host-path' : volume?.spec.nfs != null ? 'kubernetes.io/nfs' : volume?.spec.local != null ? 'kubernetes.io/local-volume' : ''
-    if (volume === undefined || !opts.plugins.supports(op, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
+  }
+
+  /**
+   * Carries out a unit's plan, action by action, in the plan's order; 'replan' when the unit is to be
+   * planned again (after a conflict, a 404, an operation carried out, a claim the guard found).
+   */
+  private async attemptPlan(attempt: Attempt): Promise<'done' | 'replan'> {
+    const actions = attempt.plan.actions
+    let i = 0
+    let step: Step = 'next'
+    try {
+      for (; i < actions.length; i++) {
+        if (this.aborted()) break
+        step = await this.carryOut(actions[i], attempt)
+        if (step !== 'next') break
+      }
+    } catch (err) {
+      if ((err instanceof ConflictError || err instanceof NotFoundError) && attempt.unit.attempt < this.maxRetries) {
+        attempt.unit.attempt++
+        await this.reread(attempt.touched)
+        return 'replan'
+      }
+      this.fail(actions, i, attempt.unit, err)
+      return 'done'
+    }
+    if (step === 'replan') return 'replan'
+    if (step === 'guarded') i++
+    this.reportNotReached(actions.slice(i), attempt.unit)
+    // The unit completed: its events happened.
+    if (i === actions.length && step !== 'guarded') await this.recordEvents(attempt.plan.events)
+    return 'done'
+  }
+
+  /** One action of a unit's plan, by its type: a new type does not compile until it is handled here. */
+  private carryOut(action: Action, attempt: Attempt): Promise<Step> {
+    const type = action.action
+    switch (type) {
+      case 'recycle':
+      case 'delete':
+      case 'provision':
+        return this.operation(action as OperationAction, attempt)
+      case 'create-volume':
+        return this.createVolume(action, attempt.plan)
+      case 'delete-volume':
+        return this.deleteVolumeObject(action)
+      case 'bind-volume':
+      case 'bind-claim':
+      case 'set-volume-phase':
+      case 'set-claim-phase':
+      case 'unbind-volume':
+      case 'assign-storage-class':
+      case 'set-provisioner':
+      case 'set-migration-annotation':
+      case 'add-finalizer':
+      case 'remove-finalizer':
+      case 'reschedule-provisioning':
+        return this.writeObject(action, attempt)
+      default:
+        return unhandled(type)
+    }
+  }
+
+  /** A plugin's operation: carried out once in a run, then replayed to the engine, which plans what follows. */
+  private async operation(action: OperationAction, attempt: Attempt): Promise<Step> {
+    const {outcomes, reportedHere} = attempt.unit
+    const key = operationKey(action)
+    if (outcomes.has(key)) {
+      // Carried out already in this unit: the engine now plans what follows it.
+      if (!reportedHere.has(key)) {
+        reportedHere.add(key)
+        this.done.push({...action, outcome: 'executed'})
+      }
+      return 'next'
+    }
+    if (this.reportedOperations.has(key)) return 'next'
+    const ran = await this.runOperation(action, attempt.plan.operationPlugins[key])
+    this.reportedOperations.add(key)
+    if ('skipped' in ran) {
+      this.done.push({...action, outcome: ran.skipped})
+      // Interrupted: the unit did not complete, and nothing after the operation is written.
+      return this.aborted() ? 'halt' : 'next'
+    }
+    outcomes.set(key, ran.outcome)
+    return 'replan'
+  }
+
+  /** Runs a plugin operation for real with the plugin the engine chose; skipped when pvctl cannot or may not, or was interrupted. */
+  private async runOperation(action: OperationAction, plugin: string | undefined): Promise<{outcome: unknown} | {skipped: Outcome}> {
+    const plugins = this.opts.plugins
+    if (plugins === undefined || this.opts.workload === undefined) return {skipped: 'not-executed: volume plugins are not enabled'}
+    if (action.action === 'provision') return this.provision(plugins, action, plugin)
+    if (!this.opts.destructive) return {skipped: 'not-executed: destroying data needs --yes or a typed confirmation'}
+    const volume = this.state.get(action.object) as PersistentVolume | undefined
+    if (volume === undefined || plugin === undefined || !plugins.supports(action.action, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
     try {
       const ran: Guarded<unknown> =
-        op === 'recycle' ? await guard.recycle(opts.plugins, plugin, volume, opts.signal) : await guard.deleteStorage(opts.plugins, plugin, volume, opts.signal)
-      if (isRefusal(ran)) return {skipped: `not-executed: ${refused(action, ran)}`}
+        action.action === 'recycle'
+          ? await this.guard.recycle(plugins, plugin, volume, this.opts.signal)
+          : await this.guard.deleteStorage(plugins, plugin, volume, this.opts.signal)
+      if (isRefusal(ran)) return {skipped: `not-executed: ${this.refused(action, ran)}`}
       else return {outcome: ran.done}
     } catch (err) {
       // Not an outcome for the engine: it would plan VolumeFailedRecycle for work still under way.
@@ -286,66 +388,76 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     }
   }
 
-  /**
-   * Reads these objects again, and the objects they now name (a claim's volumeName, a volume's claimRef),
-   * until the re-read names nothing new: a re-plan decides on each of them, and one the list showed
-   * otherwise (a claim bound meanwhile to a volume pvctl read unbound) would have it decide on a stale
-   * picture. With `restate`, re-plans over the state it makes of them.
-   */
-  const reread = async (refs: Iterable<string>) => {
-    const found: Array<PersistentVolume | PersistentVolumeClaim> = []
-    const seen = new Set<string>()
-    let next = [...refs]
-    while (next.length > 0) {
-      const named: string[] = []
-      for (const key of next) {
-        if (seen.has(key)) continue
-        seen.add(key)
-        const ref = refOfSync(key)
-        try {
-          const obj = ref.kind === 'PersistentVolume' ? await api.readVolume(ref.name) : await api.readClaim(ref.namespace!, ref.name)
-          state.set(ref, obj)
-          found.push(obj)
-          const other = namedBy(key, state)
-          if (other !== undefined) named.push(other)
-        } catch (err) {
-          if (err instanceof NotFoundError) state.set(ref, undefined)
-          else throw err
-        }
+  private async provision(plugins: LiveVolumePlugins, action: Action, plugin: string | undefined): Promise<{outcome: unknown} | {skipped: Outcome}> {
+    const claim = this.state.get(action.object) as PersistentVolumeClaim | undefined
+    // The class as the controller reads it (the beta annotation first).
+    const className = claim === undefined ? '' : getPersistentVolumeClaimClass(claim)
+    const storageClass = this.state.base.classes.find((c) => c.metadata.name === className)
+    if (claim === undefined || storageClass === undefined || plugin === undefined || !plugins.supports('provision', plugin)) {
+      return {skipped: 'not-executed: pvctl has no such provisioner'}
+    }
+    return {outcome: await plugins.provision(plugin, {pvName: `pvc-${claim.metadata.uid}`, claim, storageClass})}
+  }
+
+  /** A PV object a plugin's operation created (the in-tree provisioner's). */
+  private async createVolume(action: Action, plan: ReconcileResult): Promise<Step> {
+    const workload = this.workloadFor(action)
+    const created = plan.volumes.find((v) => v.metadata.name === action.object.name)!
+    const {resourceVersion: _rv, ...metadata} = created.metadata
+    this.state.set(action.object, await workload.createVolume({...created, metadata}))
+    return this.written(action)
+  }
+
+  /** A PV object deleted after its storage: through the guard, which reads it again first. */
+  private async deleteVolumeObject(action: Action): Promise<Step> {
+    const workload = this.workloadFor(action)
+    const current = this.state.get(action.object) as PersistentVolume | undefined
+    const deleted = current === undefined ? {refused: `volume ${action.object.name} is gone`, volumeGone: true} : await this.guard.deleteVolumeObject(workload, current)
+    if (isRefusal(deleted)) {
+      this.done.push({...action, outcome: `not-written: ${this.refused(action, deleted)}`})
+      return 'guarded'
+    }
+    this.state.set(action.object, undefined)
+    return this.written(action)
+  }
+
+  private workloadFor(action: Action): WorkloadApi {
+    if (this.opts.workload === undefined) throw new Error(`${action.action} needs the workload API`)
+    return this.opts.workload
+  }
+
+  private written(action: Action): Step {
+    this.writes++
+    this.done.push({...action, outcome: 'written'})
+    return 'next'
+  }
+
+  /** A PUT of the controller's write, conditional on the resourceVersion this attempt expects. */
+  private async writeObject(action: Action, attempt: Attempt): Promise<Step> {
+    const key = refKey(action.object)
+    const rv = attempt.expected.has(key) ? attempt.expected.get(key) : action.resourceVersion
+    const stopped = await this.write(action, rv)
+    if (stopped !== undefined) {
+      if (stopped.claim !== undefined && attempt.unit.attempt < this.maxRetries) {
+        // The claim the plan took as gone exists (syncVolume's double-check found it in the API
+        // server): the controller goes on with the claim found. Re-plan on it, as after a conflict.
+        attempt.unit.attempt++
+        this.adopt(action, stopped)
+        return 'replan'
       }
-      next = named.filter((key) => !seen.has(key))
+      this.done.push({...action, outcome: `not-written: ${this.refused(action, stopped)}`})
+      return 'guarded'
     }
-    if (opts.restate !== undefined) state.rebase(opts.restate(found))
-  }
-
-  /** What the guard read when it stopped a step of `action`'s volume, put into the state: the next plan is made on it. */
-  const adopt = (action: Action, r: Refusal): void => {
-    const volumeRef: ObjectRef = {kind: 'PersistentVolume', name: action.object.name}
-    const fresh: Array<PersistentVolume | PersistentVolumeClaim> = []
-    if (r.volumeGone) state.set(volumeRef, undefined)
-    if (r.volume !== undefined) {
-      state.set(volumeRef, r.volume)
-      fresh.push(r.volume)
-    }
-    if (r.claim !== undefined) {
-      state.set({kind: 'PersistentVolumeClaim', namespace: r.claim.metadata.namespace, name: r.claim.metadata.name ?? ''}, r.claim)
-      fresh.push(r.claim)
-    }
-    if (opts.restate !== undefined && fresh.length > 0) state.rebase(opts.restate(fresh))
-  }
-
-  /** A destructive step the guard stopped: its fresh objects adopted, the refusal recorded; the outcome's text. */
-  const refused = (action: Action, r: Refusal): string => {
-    adopt(action, r)
-    refusals.push({object: action.object, action: action.action, reason: r.refused})
-    refusedSyncs.add(action.sync)
-    errors.push({object: action.object, message: `${action.action} stopped by the double-check: ${r.refused}`})
-    return `double-check: ${r.refused}`
+    attempt.expected.set(key, this.state.get(action.object)?.metadata.resourceVersion)
+    this.writes++
+    this.done.push({...action, outcome: attempt.unit.attempt === 0 ? 'written' : 'conflict-replanned'})
+    this.opts.onProgress?.(this.writes, Math.max(this.known, this.writes))
+    return 'next'
   }
 
   /** Returns the refusal when the guard stopped a Released write (nothing was written). */
-  const write = async (action: Action, expectedRv: string | undefined): Promise<Refusal | undefined> => {
-    const current = state.get(action.object)
+  private async write(action: Action, expectedRv: string | undefined): Promise<Refusal | undefined> {
+    const current = this.state.get(action.object)
     if (current === undefined) {
       throw new NotFoundError(`${refKey(action.object)} is gone`, {verb: 'update', resource: action.object.kind}, 404, 'NotFound')
     }
@@ -357,254 +469,117 @@ export async function executeSync(api: ClusterApi, initial: ClusterState, opts: 
     let saved: PersistentVolume | PersistentVolumeClaim
     if (action.object.kind === 'PersistentVolume' && action.subresource === 'status') {
       // Through the guard: a write that makes the volume Released double-checks its claim first.
-      const guarded = await guard.replaceVolumeStatus(current as PersistentVolume, desired as PersistentVolume)
+      const guarded = await this.guard.replaceVolumeStatus(current as PersistentVolume, desired as PersistentVolume)
       if (isRefusal(guarded)) return guarded
       saved = guarded.done
     } else if (action.object.kind === 'PersistentVolume') {
-      saved = await api.replaceVolume(desired as PersistentVolume)
+      saved = await this.api.replaceVolume(desired as PersistentVolume)
     } else {
-      saved = action.subresource === 'status' ? await api.replaceClaimStatus(desired as PersistentVolumeClaim) : await api.replaceClaim(desired as PersistentVolumeClaim)
+      saved = action.subresource === 'status' ? await this.api.replaceClaimStatus(desired as PersistentVolumeClaim) : await this.api.replaceClaim(desired as PersistentVolumeClaim)
     }
-    state.set(action.object, saved)
+    this.state.set(action.object, saved)
     return undefined
   }
 
-  /**
-   * Carries out one sync, holding `unit.objects`; 'requeue' when a re-plan reaches objects it does
-   * not hold (then it holds them too once it runs again, and has written nothing of that plan).
-   */
-  const runUnit = async (unit: Unit): Promise<'done' | 'requeue'> => {
-    const {sync, outcomes, reportedHere} = unit
-    for (;;) {
-      const plan = planUnit(sync, outcomes)
-      const actions = plan.actions
-      const touched = touchedBy(sync, actions, state)
-      if ([...touched].some((o) => !unit.objects.has(o))) {
-        // The state moved since the round was planned (an earlier unit has not finished, or another
-        // writer): this plan may need an object another unit holds, and would decide on what that
-        // unit is changing. Wait for it, as the controller's own order would have it.
-        for (const o of touched) unit.objects.add(o)
-        return 'requeue'
+  /** A write failed for good: the failure and the rest of the unit reported; anything but an API error is thrown on. */
+  private fail(actions: readonly Action[], at: number, unit: Unit, err: unknown): void {
+    this.failed = true
+    const reason = err instanceof ConflictError ? `conflict persisted after ${unit.attempt} re-plans: ${err.message}` : (err as Error).message
+    this.done.push({...actions[at], outcome: `failed: ${reason}`})
+    for (const rest of actions.slice(at + 1)) if (!isOperation(rest)) this.done.push({...rest, outcome: 'not-written'})
+    if (!(err instanceof ApiError)) throw err
+  }
+
+  /** The actions of a unit's plan it did not reach (interrupted, or stopped by the guard). */
+  private reportNotReached(rest: readonly Action[], unit: Unit): void {
+    for (const action of rest) {
+      const key = operationKey(action)
+      if (!isOperation(action)) {
+        this.done.push({...action, outcome: this.aborted() ? 'not-written: interrupted' : 'not-written'})
+      } else if (unit.outcomes.has(key) && !unit.reportedHere.has(key)) {
+        // Carried out, then aborted before its follow-up writes: the report still says it ran.
+        unit.reportedHere.add(key)
+        this.done.push({...action, outcome: 'executed'})
       } else {
-        // Everything this plan reads by name or writes is held by this unit alone.
+        // Reported when it was skipped or interrupted, or never reached.
       }
-      let replan = false
-      let stoppedByGuard = false
-      errors.push(...plan.errors)
-      // The rv each object must still have: the one this plan read; after our own write, the one we got.
-      const expected = new Map<string, string | undefined>()
-      let i = 0
-      try {
-        for (; i < actions.length; i++) {
-          const action = actions[i]
-          if (aborted()) break
-          if (OPERATIONS.has(action.action)) {
-            const opKey = `${action.action}:${refKey(action.object)}`
-            if (outcomes.has(opKey)) {
-              // Carried out already in this unit: the engine now plans what follows it.
-              if (!reportedHere.has(opKey)) {
-                reportedHere.add(opKey)
-                done.push({...action, outcome: 'executed'})
-              }
-              continue
-            }
-            if (reportedOperations.has(opKey)) continue
-            const ran = await runOperation(action)
-            if ('skipped' in ran) {
-              reportedOperations.add(opKey)
-              done.push({...action, outcome: ran.skipped as Outcome})
-              // Interrupted: the unit did not complete, and nothing after the operation is written.
-              if (aborted()) break
-              else continue
-            }
-            outcomes.set(opKey, ran.outcome)
-            reportedOperations.add(opKey)
-            replan = true
-            break
-          }
-          if (action.action === 'create-volume' || action.action === 'delete-volume') {
-            if (opts.workload === undefined) throw new Error(`${action.action} needs the workload API`)
-            if (action.action === 'create-volume') {
-              const created = plan.volumes.find((v) => v.metadata.name === action.object.name)!
-              const {resourceVersion: _rv, ...metadata} = created.metadata
-              state.set(action.object, await opts.workload.createVolume({...created, metadata}))
-            } else {
-              const current = state.get(action.object) as PersistentVolume | undefined
-              const deleted = current === undefined ? {refused: `volume ${action.object.name} is gone`, volumeGone: true} : await guard.deleteVolumeObject(opts.workload, current)
-              if (isRefusal(deleted)) {
-                done.push({...action, outcome: `not-written: ${refused(action, deleted)}`})
-                // The rest of the unit is reported not written below: it decided on what the guard refuted.
-                i++
-                stoppedByGuard = true
-                break
-              }
-              state.set(action.object, undefined)
-            }
-            writes++
-            done.push({...action, outcome: 'written'})
-            continue
-          }
-          const key = refKey(action.object)
-          const rv = expected.has(key) ? expected.get(key) : action.resourceVersion
-          const stopped = await write(action, rv)
-          if (stopped !== undefined) {
-            if (stopped.claim !== undefined && unit.attempt < maxRetries) {
-              // The claim the plan took as gone exists (syncVolume's double-check found it in the API
-              // server): the controller goes on with the claim found. Re-plan on it, as after a conflict.
-              unit.attempt++
-              adopt(action, stopped)
-              replan = true
-              break
-            }
-            done.push({...action, outcome: `not-written: ${refused(action, stopped)}`})
-            i++
-            stoppedByGuard = true
-            break
-          }
-          expected.set(key, state.get(action.object)?.metadata.resourceVersion)
-          writes++
-          done.push({...action, outcome: unit.attempt === 0 ? 'written' : 'conflict-replanned'})
-          opts.onProgress?.(writes, Math.max(known, writes))
-        }
-      } catch (err) {
-        if ((err instanceof ConflictError || err instanceof NotFoundError) && unit.attempt < maxRetries) {
-          unit.attempt++
-          await reread(touched)
-          continue
-        }
-        failed = true
-        const reason = err instanceof ConflictError ? `conflict persisted after ${unit.attempt} re-plans: ${err.message}` : (err as Error).message
-        done.push({...actions[i], outcome: `failed: ${reason}`})
-        for (const rest of actions.slice(i + 1)) if (!OPERATIONS.has(rest.action)) done.push({...rest, outcome: 'not-written'})
-        if (!(err instanceof ApiError)) throw err
-        return 'done'
-      }
-      if (replan) continue
-      for (const rest of actions.slice(i)) {
-        const opKey = `${rest.action}:${refKey(rest.object)}`
-        if (!OPERATIONS.has(rest.action)) {
-          done.push({...rest, outcome: aborted() ? 'not-written: interrupted' : 'not-written'})
-        } else if (outcomes.has(opKey) && !reportedHere.has(opKey)) {
-          // Carried out, then aborted before its follow-up writes: the report still says it ran.
-          reportedHere.add(opKey)
-          done.push({...rest, outcome: 'executed'})
-        } else {
-          // Reported when it was skipped or interrupted, or never reached.
-        }
-      }
-      if (i === actions.length && !stoppedByGuard) {
-        // The unit completed: its events happened.
-        for (const e of plan.events) {
-          events.push(e)
-          if (opts.events) {
-            const obj = state.get(e.object)
-            await recorder.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: Error) => {
-              errors.push({object: e.object, message: `recording event ${e.reason}: ${err.message}`})
-            })
-          }
-        }
-      }
-      return 'done'
     }
   }
 
-  while (rounds < opts.maxRounds && !aborted()) {
-    rounds++
-    const plan =
-      rounds === 1 && opts.firstPlan !== undefined
-        ? opts.firstPlan
-        : reconcile(state.snapshot(), {gates: opts.gates, plugins: opts.pluginMgr, scope: opts.scope, targets: opts.targets, maxRounds: 1, runningOperations: opts.runningOperations})
-    const pending = unitsOf(
-      plan.actions.filter(
-        // A sync the guard stopped is not tried again in this run: the report says so, and a re-run plans it on what it reads then.
-        (a) => !refusedSyncs.has(a.sync) && (!OPERATIONS.has(a.action) || !reportedOperations.has(`${a.action}:${refKey(a.object)}`)),
-      ),
-      state,
-    )
-    known = writes + plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
-    opts.onProgress?.(writes, known)
-    if (pending.length === 0) {
-      converged = true
-      if (rounds === 1) events.push(...plan.events)
-      break
-    }
-    const writesBefore = writes
-    await runConcurrently(pending, opts.concurrency, runUnit, aborted)
-    if (failed) break
-    if (writes === writesBefore) {
-      // Only planned operations or events were left: nothing more this run can write.
-      converged = true
-      break
+  /** A completed unit's events: reported, and posted as core/v1 Events unless --no-events. */
+  private async recordEvents(events: readonly PlannedEvent[]): Promise<void> {
+    for (const e of events) {
+      this.events.push(e)
+      if (this.opts.events) {
+        const obj = this.state.get(e.object)
+        await this.recorder.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: Error) => {
+          this.errors.push({object: e.object, message: `recording event ${e.reason}: ${err.message}`})
+        })
+      }
     }
   }
 
-  return {
-    rounds,
-    // A destructive step stopped is one the controller would still take: not converged.
-    converged: converged && refusals.length === 0,
-    aborted: aborted(),
-    actions: done,
-    events: mergeEvents(events),
-    errors,
-    failed,
-    refusals,
-    state: state.snapshot(),
+  /**
+   * Reads these objects again, and the objects they now name (a claim's volumeName, a volume's claimRef),
+   * until the re-read names nothing new: a re-plan decides on each of them, and one the list showed
+   * otherwise (a claim bound meanwhile to a volume pvctl read unbound) would have it decide on a stale
+   * picture. With `restate`, re-plans over the state it makes of them.
+   */
+  private async reread(refs: Iterable<string>): Promise<void> {
+    const found: Array<PersistentVolume | PersistentVolumeClaim> = []
+    const seen = new Set<string>()
+    let next = [...refs]
+    while (next.length > 0) {
+      const named: string[] = []
+      for (const key of next) {
+        if (seen.has(key)) continue
+        seen.add(key)
+        const ref = refOfSync(key)
+        try {
+          const obj = ref.kind === 'PersistentVolume' ? await this.api.readVolume(ref.name) : await this.api.readClaim(ref.namespace!, ref.name)
+          this.state.set(ref, obj)
+          found.push(obj)
+          const other = namedBy(key, this.state)
+          if (other !== undefined) named.push(other)
+        } catch (err) {
+          if (err instanceof NotFoundError) this.state.set(ref, undefined)
+          else throw err
+        }
+      }
+      next = named.filter((key) => !seen.has(key))
+    }
+    if (this.opts.restate !== undefined) this.state.rebase(this.opts.restate(found))
+  }
+
+  /** What the guard read when it stopped a step of `action`'s volume, put into the state: the next plan is made on it. */
+  private adopt(action: Action, r: Refusal): void {
+    const volumeRef: ObjectRef = {kind: 'PersistentVolume', name: action.object.name}
+    const fresh: Array<PersistentVolume | PersistentVolumeClaim> = []
+    if (r.volumeGone) this.state.set(volumeRef, undefined)
+    if (r.volume !== undefined) {
+      this.state.set(volumeRef, r.volume)
+      fresh.push(r.volume)
+    }
+    if (r.claim !== undefined) {
+      this.state.set({kind: 'PersistentVolumeClaim', namespace: r.claim.metadata.namespace, name: r.claim.metadata.name ?? ''}, r.claim)
+      fresh.push(r.claim)
+    }
+    if (this.opts.restate !== undefined && fresh.length > 0) this.state.rebase(this.opts.restate(fresh))
+  }
+
+  /** A destructive step the guard stopped: its fresh objects adopted, the refusal recorded; the outcome's text. */
+  private refused(action: Action, r: Refusal): string {
+    this.adopt(action, r)
+    this.refusals.push({object: action.object, action: action.action, reason: r.refused})
+    this.refusedSyncs.add(action.sync)
+    this.errors.push({object: action.object, message: `${action.action} stopped by the double-check: ${r.refused}`})
+    return `double-check: ${r.refused}`
   }
 }
 
-/**
- * Runs units in plan order, up to `limit` at once, never two that share an object at the same time
- * (they run in plan order instead: a unit waits for every earlier unit that shares an object with it).
- * A unit that comes back 'requeue' has released its objects and waits again, in its place in the plan
- * order, for the objects it now holds; it holds more each time, so it runs in the end.
- */
-async function runConcurrently<U extends {objects: Set<string>; order: number}>(
-  units: readonly U[],
-  limit: number,
-  run: (u: U) => Promise<'done' | 'requeue'>,
-  stop: () => boolean,
-): Promise<void> {
-  const waiting = [...units].sort((a, b) => a.order - b.order)
-  const running = new Set<{unit: U; promise: Promise<void>}>()
-  const busy = new Set<string>()
-  const blocked = (u: U, index: number) => [...u.objects].some((o) => busy.has(o)) || waiting.slice(0, index).some((w) => [...w.objects].some((o) => u.objects.has(o)))
-  const requeue = (u: U) => {
-    const at = waiting.findIndex((w) => w.order > u.order)
-    waiting.splice(at === -1 ? waiting.length : at, 0, u)
-  }
-  while (waiting.length > 0 || running.size > 0) {
-    if (!stop()) {
-      for (let i = 0; i < waiting.length && running.size < Math.max(1, limit); ) {
-        const u = waiting[i]
-        if (blocked(u, i)) {
-          i++
-          continue
-        }
-        waiting.splice(i, 1)
-        // A copy: a unit that grows its set releases what it held, not what it would have held.
-        const held = [...u.objects]
-        for (const o of held) busy.add(o)
-        const entry = {
-          unit: u,
-          promise: run(u).then((result) => {
-            for (const o of held) busy.delete(o)
-            running.delete(entry)
-            if (result === 'requeue') requeue(u)
-            else return
-          }, (err: unknown) => {
-            for (const o of held) busy.delete(o)
-            running.delete(entry)
-            throw err
-          }),
-        }
-        running.add(entry)
-      }
-    } else {
-      waiting.length = 0
-    }
-    if (running.size === 0) break
-    await Promise.race([...running].map((r) => r.promise))
-  }
+/** The compile-time end of an exhaustive switch over action types. */
+function unhandled(type: never): never {
+  throw new Error(`the executor has no step for ${String(type)} actions`)
 }
 
 function mergeEvents(events: readonly PlannedEvent[]): PlannedEvent[] {

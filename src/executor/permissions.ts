@@ -43,7 +43,7 @@ export function permissionsFor(actions: readonly Action[], events: boolean, plug
  * What `pvctl reclaim` asks of the API server, live: the load's lists (the loader's kinds, and the
  * VolumeAttachments), then the guard's calls — the volume read again, every claim listed again (the load's
  * list), the pods of the old claim's namespace, the VolumeAttachments, and the PUT of the volume.
- * deploy/repair-rbac.yaml grants exactly this (test/controller/repair-rbac.test.ts holds the two together).
+ * deploy/repair-rbac.yaml grants exactly this (test/loop/repair-rbac.test.ts holds the two together).
  */
 export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: string; name: string}): ResourceAttributes[] {
   return [
@@ -58,7 +58,7 @@ export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: st
 /**
  * What `pvctl relink` asks of the API server, live, for each pair: the load's lists, then the guard's calls
  * — the volume and the claim read again, and the PUT of each it writes (the volume, then the claim).
- * deploy/repair-rbac.yaml grants it (test/controller/repair-rbac.test.ts holds the two together).
+ * deploy/repair-rbac.yaml grants it (test/loop/repair-rbac.test.ts holds the two together).
  */
 export function relinkPermissions(pairs: ReadonlyArray<{volume: string; claim: {namespace: string; name: string}; writes: ReadonlyArray<'PersistentVolume' | 'PersistentVolumeClaim'>}>): ResourceAttributes[] {
   return [

@@ -2,15 +2,15 @@
 // upper-case headers, `<none>` for an empty cell, lines not padded past their last cell. PURE.
 //
 // In a pipe (and on a terminal wide enough) laid out here in one linear pass, as kubectl's tabwriter does,
-// rather than through cli-table3: cli-table3 spends ~100 µs a cell (it merges options per cell and rebuilds
-// its ANSI regex on every measure) and checks every cell against the rows above it, so the plan of a
-// 10k-volume cluster took 5.6 s to print and 100k rows did not finish in 15 minutes (docs/performance.md).
+// rather than through cli-table3: cli-table3 merges options per cell and rebuilds its ANSI regex on every
+// measure, and checks every cell against the rows above it, so a large plan's table takes it seconds to
+// minutes (docs/performance.md, "Tables").
 // The layout is cli-table3's borderless one, byte for byte (test/render/kubectl-table.test.ts holds it to
 // cli-table3 itself), and cells are measured as cli-table3 measures them (string-width: ANSI colours take
 // no room, wide characters two columns).
 //
 // On a terminal too narrow for a table, its free-text column wraps to fit the width, through cli-table3's
-// wordWrap (which carries colours over the lines it makes), one row at a time: linear, 0.3–0.5 ms a row. A
+// wordWrap (which carries colours over the lines it makes), one row at a time, in linear time. A
 // table of more than FIT_MAX_ROWS rows, or one whose other columns leave the text less than MIN_TEXT_WIDTH,
 // is not wrapped at all: its lines run as in a pipe, for the terminal to fold, as kubectl's do.
 import Table from 'cli-table3'
@@ -43,8 +43,8 @@ export interface TableOptions extends TableLayout {
 export const MIN_TEXT_WIDTH = 20
 
 /**
- * Tables longer than this are not wrapped on a terminal: cli-table3 takes 0.15–0.25 s to wrap 500 rows
- * (29 s for 100k, docs/performance.md), and a table that long is paged or searched rather than read.
+ * Tables longer than this are not wrapped on a terminal: cli-table3's wrapping grows faster than the rows
+ * (docs/performance.md, "Tables"), and a table that long is paged or searched rather than read.
  */
 export const FIT_MAX_ROWS = 500
 

@@ -7,7 +7,7 @@
 //
 // That is the `yaml` library's stringify with KUBECTL_YAML_OPTIONS, byte for byte. The library builds a
 // document tree of every value before it writes one character, which made `-o yaml` and `-o diff` of a
-// large plan spend most of their time there (`-o yaml` of the 10k plan: 12 s, against 3 s for `-o json`).
+// large plan spend most of their time there (docs/performance.md, "What the code is shaped around").
 // For plain JSON data, which is all pvctl prints, kubectlYaml lays out the maps and lists itself, as the
 // library's block style does (stringifyPair, stringifyBlockCollection), and leaves every string to the
 // library's own stringifyString: the quoting rules stay the library's. Anything else (a key over 1024

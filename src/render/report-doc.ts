@@ -2,7 +2,7 @@
 //
 // The document is produced as a sequence of chunks, never as one string: at 160k volumes + 160k claims the
 // JSON is over 512 MiB, more than V8 allows a string to hold, and as one string plus its UTF-8 buffer it
-// was about 1 GB of the CLI's peak memory at 100k. Joined, the chunks are byte for byte what
+// was most of the CLI's peak memory at 100k (docs/performance.md, "What the code is shaped around"). Joined, the chunks are byte for byte what
 // `JSON.stringify(document, null, 2)` and `kubectlYaml(document)` print.
 import type {SyncReport} from '../app/sync-report.js'
 import {kubectlYaml} from './kubectl-yaml.js'
@@ -72,7 +72,7 @@ export function* jsonObjectChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK):
     for (let start = 0; start < value.length; start += itemsPerChunk) {
       const text = JSON.stringify({[key]: value.slice(start, start + itemsPerChunk)}, null, 2)
       // The body on its own, never joined to what goes around it: a slice of the text is written
-      // without a copy, a joined string is copied whole first (~0.5 s for a 340 MB report).
+      // without a copy, a joined string is copied whole first (docs/performance.md).
       yield start === 0 ? `${separator}  ${JSON.stringify(key)}: [\n` : ',\n'
       yield text.slice(head.length, -'\n  ]\n}'.length)
       if (start + itemsPerChunk >= value.length) yield '\n  ]'

@@ -8,7 +8,7 @@ import {test} from 'node:test'
 
 import {openLiveSession} from '../../src/app/live-session.js'
 import {executeSync} from '../../src/executor/executor.js'
-import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
+import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
 import {loadLiveState} from '../../src/cluster/live-loader.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
@@ -266,15 +266,18 @@ test('the race of the first row, 50 times at moments spread over the run: no vol
       api.clearRequests()
       let boundAt = -1
       let tooLate = false
-      const timer = setTimeout(() => {
-        const at = api.requests.length
-        if (bindToNewClaim(api, 'pv-0006', `late-${trial}`)) boundAt = at
-        else tooLate = true
-      }, (trial * 7919) % 200)
+      // The admin's bind at this trial's moment of the run; waited for after the run, which may end first.
+      const admin = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          const at = api.requests.length
+          if (bindToNewClaim(api, 'pv-0006', `late-${trial}`)) boundAt = at
+          else tooLate = true
+          resolve()
+        }, (trial * 7919) % 200),
+      )
       const plugins = new LiveVolumePlugins(session.workload, {pollMs: 5})
       await executeSync(session.api, state, {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: false, destructive: true, plugins, workload: session.workload})
-      await new Promise((resolve) => setTimeout(resolve, 200))
-      clearTimeout(timer)
+      await admin
       const requests = api.requests
       const isPv6 = (r: (typeof requests)[number]) => r.resource === 'persistentvolumes' && r.name === 'pv-0006'
       const podAt = requests.findIndex((r) => r.verb === 'create' && r.resource === 'pods' && r.name === 'deleter-for-pv-0006')

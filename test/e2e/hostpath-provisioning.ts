@@ -1,5 +1,5 @@
 // A claim of a host-path class, for the in-tree provisioner (--enable-hostpath-provisioner): one-shot sync
-// (plugins.test.ts) and loop mode (test/controller/loop-plugins.test.ts) provision it alike.
+// (test/volume-plugins/live-plugins.test.ts) and loop mode (test/loop/loop-plugins.test.ts) provision it alike.
 export const HOSTPATH_CLASS = {
   apiVersion: 'storage.k8s.io/v1',
   kind: 'StorageClass',

@@ -1,5 +1,5 @@
 // bench/live-list.ts at smoke size: the emulator child, a live load and a file load each in its own
-// process, on the built code (`npm test` builds first). No timing is judged here (`npx tsx
+// process, on the built code (`npm run test:e2e` builds first). No timing is judged here (`npx tsx
 // bench/live-list.ts` does that at 100k): only that both sides load every volume the emulator serves.
 import assert from 'node:assert/strict'
 import {test} from 'node:test'

@@ -1,5 +1,5 @@
 // bench/loop-sync.ts at smoke size: the emulator serves a generated cluster, and `pvctl sync --watch
-// --dry-run` (the built CLI: `npm test` builds first) syncs every volume and claim once, and again at its
+// --dry-run` (the built CLI: `npm run test:e2e` builds first) syncs every volume and claim once, and again at its
 // first resync, as its /metrics count. No timing is judged here (`npx tsx bench/loop-sync.ts` measures at 10k, `npm run bench` at 100k).
 import assert from 'node:assert/strict'
 import {test} from 'node:test'

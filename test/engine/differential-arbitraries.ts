@@ -10,7 +10,7 @@ import type {ObjectRef} from '../../src/engine/simulation/plan.js'
 import type {ReconcileScope} from '../../src/engine/simulation/reconcile.js'
 import type {VolumeOperations} from '../../src/engine/controller/volume-operations.js'
 
-/** numRuns: PVCTL_PROPERTY_RUNS when set, else the default tuned to keep `npm test` quick. */
+/** numRuns: PVCTL_PROPERTY_RUNS when set, else the default tuned to keep `npm test` (the fast lane) quick. */
 export function propertyRuns(defaultRuns: number): number {
   const n = Number(process.env.PVCTL_PROPERTY_RUNS)
   return Number.isInteger(n) && n > 0 ? n : defaultRuns

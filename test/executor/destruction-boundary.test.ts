@@ -1,7 +1,7 @@
-// Every destructive call on a live cluster goes through src/executor/destruction-guard.ts, where the
-// double-checks are: a volume status write (the one that can make it Released), a volume plugin's recycle
-// or delete (the recycler and cleanup pods), and a PV DELETE. A new command or a refactor that calls one
-// of them directly fails here, naming the file and line.
+// Every destructive call on a live cluster goes through the destruction guard (src/executor/guard/, behind
+// src/executor/destruction-guard.ts), where the double-checks are: a volume status write (the one that can
+// make it Released), a volume plugin's recycle or delete (the recycler and cleanup pods), and a PV DELETE.
+// A new command or a refactor that calls one of them directly fails here, naming the file and line.
 import assert from 'node:assert/strict'
 import {readdirSync, readFileSync, statSync} from 'node:fs'
 import path from 'node:path'
@@ -9,7 +9,8 @@ import {test} from 'node:test'
 
 import {repoRoot} from '../conformance/cases.js'
 
-const GUARD = 'src/executor/destruction-guard.ts'
+/** The guard's files: its concepts, one file each. */
+const GUARD = 'src/executor/guard/'
 
 /** Calls only the guard may make, and the one file besides it that may make each (the port's own use). */
 const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
@@ -19,7 +20,7 @@ const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
   {what: "a volume plugin's recycle", pattern: /\b(plugins|volumePlugins)\??\.recycle\(/},
   {what: "a volume plugin's delete", pattern: /\b(plugins|volumePlugins)\??\.delete\(/},
   // The plugins' pods are started by LiveVolumePlugins alone, whose recycle and delete only the guard calls.
-  {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/plugins/live-plugins.ts'},
+  {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/volume-plugins/live-plugins.ts'},
   // A volume's spec PUT: the executor writes the controller's own planned writes with it (a bind); a
   // reclaim, which gives the volume and its data to another claim, only through the guard.
   {what: 'a volume spec write (replaceVolume), as a reclaim makes', pattern: /\.replaceVolume\(/, alsoIn: 'src/executor/executor.ts'},
@@ -46,7 +47,7 @@ test('destructive calls are made by the destruction guard alone', () => {
   const files = sources(path.join(repoRoot, 'src')).filter((f) => !f.includes(`${path.sep}engine${path.sep}`))
   for (const file of files) {
     const rel = path.relative(repoRoot, file).split(path.sep).join('/')
-    if (rel === GUARD) continue
+    if (rel.startsWith(GUARD)) continue
     readFileSync(file, 'utf8')
       .split('\n')
       .forEach((line, i) => {
@@ -59,7 +60,7 @@ test('destructive calls are made by the destruction guard alone', () => {
 })
 
 test('the guard makes each of those calls (the rules above match real code, not nothing)', () => {
-  const guard = readFileSync(path.join(repoRoot, GUARD), 'utf8')
+  const guard = sources(path.join(repoRoot, GUARD)).map((f) => readFileSync(f, 'utf8')).join('\n')
   const guardMakes = (r: (typeof rules)[number]) => r.alsoIn === undefined || r.alsoIn === 'src/executor/executor.ts' || r.alsoIn === 'src/app/reclaim.ts' || r.alsoIn === 'src/app/relink.ts'
   for (const rule of rules.filter((r) => guardMakes(r) && !/reclaimedVolume|relinkWrites/.test(r.what))) assert.match(guard, rule.pattern, rule.what)
 })

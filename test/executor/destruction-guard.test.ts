@@ -8,9 +8,9 @@ import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import {ReleaseBudget} from '../../src/executor/destruction-guard.js'
 import {executeSync, type ExecuteResult} from '../../src/executor/executor.js'
-import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
+import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
 import {bound, byController, pv, pvc, state} from '../engine/builders.js'
-import {FakeWorkloadApi} from '../plugins/fake-workload.js'
+import {FakeWorkloadApi} from '../volume-plugins/fake-workload.js'
 import {FakeClusterApi} from './fake-api.js'
 
 const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: false, destructive: true, now: () => new Date('2026-11-30T10:00:00Z')}

@@ -6,9 +6,9 @@ import {test} from 'node:test'
 
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {executeSync} from '../../src/executor/executor.js'
-import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
+import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
 import {pv, state} from '../engine/builders.js'
-import {FakeWorkloadApi} from '../plugins/fake-workload.js'
+import {FakeWorkloadApi} from '../volume-plugins/fake-workload.js'
 import {FakeClusterApi} from './fake-api.js'
 
 const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: true, destructive: true, now: () => new Date('2026-11-30T10:00:00Z')}

@@ -104,11 +104,14 @@ test('every help example runs from the installed pvctl', {timeout: 300_000, skip
       let out = ''
       let err = ''
       child.stdout.on('data', (b: Buffer) => (out += b))
-      child.stderr.on('data', (b: Buffer) => (err += b))
-      // Loop mode runs until SIGTERM, which it answers with exit 0 (bash runs one command in its own process).
-      const timer = loop ? setTimeout(() => child.kill('SIGTERM'), 4000) : undefined
+      // Loop mode runs until SIGTERM, which it answers with exit 0 (bash runs one command in its own process):
+      // sent once its caches are synced, the loop running.
+      let stopped = false
+      child.stderr.on('data', (b: Buffer) => {
+        err += b
+        if (loop && !stopped && /Caches are synced/.test(err)) stopped = child.kill('SIGTERM')
+      })
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
-      clearTimeout(timer)
       // 0 in sync, 1 out of sync (sync --dry-run, explain of a Pending claim): never a usage or cluster error.
       assert.ok(code === 0 || code === 1, `exit ${code}\n${out}\n${err}`)
       assert.doesNotMatch(err, /^error:/m)

@@ -10,7 +10,7 @@ import {loadLiveState} from '../../src/cluster/live-loader.js'
 import type {WorkloadApi} from '../../src/cluster/workload-api.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {executeSync} from '../../src/executor/executor.js'
-import {LiveVolumePlugins} from '../../src/plugins/live-plugins.js'
+import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
 import {example, noRealCluster, PVCTL, realCluster, type RealCluster, standInKubelet} from './live.js'
 
 /** 30 bound Retain volumes whose claims are gone: a claim list that lost them looks just like this. */

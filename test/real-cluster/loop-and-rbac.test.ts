@@ -11,7 +11,7 @@ import * as k8s from '@kubernetes/client-node'
 import {parseAllDocuments} from 'yaml'
 
 import {repoRoot} from '../cli/run-cli.js'
-import {FAST, Pvctl, SHORT_LEASE, waitFor} from '../controller/loop-harness.js'
+import {FAST, Pvctl, SHORT_LEASE, waitFor} from '../loop/loop-harness.js'
 import {kubeconfigYaml} from '../emulator/kubeconfig.js'
 import {example, noRealCluster, realCluster, type RealCluster} from './live.js'
 

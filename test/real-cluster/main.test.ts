@@ -7,7 +7,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {repoRoot} from '../cli/run-cli.js'
-import {waitFor} from '../controller/loop-harness.js'
+import {waitFor} from '../loop/loop-harness.js'
 import {noRealCluster, realCluster} from './live.js'
 
 /** The pids whose parent is `pid` (/proc). */

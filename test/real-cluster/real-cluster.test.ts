@@ -1,5 +1,5 @@
 // The end-to-end scenarios against a REAL cluster, opt-in: set PVCTL_E2E_KUBECONFIG to a kubeconfig
-// (its current context is used) and run `npm run test:e2e`. Everything is created in a namespace, a
+// (its current context is used) and run `npm run test:any-cluster`. Everything is created in a namespace, a
 // StorageClass and PersistentVolumes of this run's own (labelled pvctl-e2e=<run>), pvctl is scoped to
 // that label, and everything is deleted afterwards. The cluster's own PV controller may bind the
 // objects before pvctl does: the scenarios assert convergence and agreement, not who wrote first.

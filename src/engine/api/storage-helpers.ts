@@ -213,7 +213,8 @@ export function getClaimReference(claim: PersistentVolumeClaim): ObjectReference
 /**
  * A deep copy, as DeepCopy() does before every modification. JSON shapes only (what a snapshot or the
  * API gives: no cycles, no shared sub-objects, no class instances). The controller copies every object
- * it syncs, so this is a plain walk: several times faster than structuredClone on objects this small.
+ * it syncs, so this is a plain walk, much faster than structuredClone on objects this small
+ * (docs/performance.md, "What the code is shaped around").
  */
 export function deepCopy<T>(obj: T): T {
   return (typeof obj === 'object' && obj !== null ? copyJson(obj) : obj) as T
@@ -243,8 +244,8 @@ function copyJson(value: unknown): unknown {
 
 /**
  * `{...obj}`, key by key. The controller adds fields to its copies (an annotation, a claimRef, a status
- * capacity), and V8 (Node 20) adds a field to an object made by spread syntax on a slow path: with
- * spread copies, a 20k plan spent a fifth more time, 4% on `meta.annotations = {}` alone.
+ * capacity), and V8 (Node 20) adds a field to an object made by spread syntax on a slow path
+ * (docs/performance.md, "What the code is shaped around").
  */
 export function shallowCopy<T extends object>(obj: T): T {
   const source = obj as Record<string, unknown>

@@ -818,13 +818,14 @@ export class PersistentVolumeController {
       this.cluster.planOperation(
         'recycle',
         volumeRef(volume),
+        found.plugin.name,
         `Recycle policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: scrub ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
         volume.metadata.resourceVersion,
       )
       return true
     } else {
       // Plugin found: recycle through it now.
-      this.cluster.planOperation('recycle', volumeRef(volume), `Recycle policy: scrub${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
+      this.cluster.planOperation('recycle', volumeRef(volume), found.plugin.name, `Recycle policy: scrub${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
       const recycleError = this.opts.operations.recycle(found.plugin.name, volume)
       if (recycleError !== undefined) {
         // Recycler failed. Despite the volume being Failed, the controller will retry recycling the
@@ -902,12 +903,13 @@ export class PersistentVolumeController {
       this.cluster.planOperation(
         'delete',
         volumeRef(volume),
+        found.plugin.name,
         `Delete policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
         volume.metadata.resourceVersion,
       )
       return true
     } else {
-      this.cluster.planOperation('delete', volumeRef(volume), `Delete policy: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
+      this.cluster.planOperation('delete', volumeRef(volume), found.plugin.name, `Delete policy: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
       const pluginError = this.doDeleteVolume(volume, found.plugin.name)
       if (pluginError !== undefined) {
         if (pluginError.inUse) {
@@ -1196,6 +1198,7 @@ export class PersistentVolumeController {
       this.cluster.planOperation(
         'provision',
         claimRefOf(claim),
+        pluginName,
         `no volume matches: provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`,
         claim.metadata.resourceVersion,
       )
@@ -1216,7 +1219,7 @@ export class PersistentVolumeController {
     } else {
       // No node selected, or it exists.
     }
-    this.cluster.planOperation('provision', claimRefOf(claim), `provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`, claim.metadata.resourceVersion)
+    this.cluster.planOperation('provision', claimRefOf(claim), pluginName, `provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`, claim.metadata.resourceVersion)
     const result = this.opts.operations!.provision(pluginName, {pvName, claim, storageClass, ...(selectedNode !== undefined ? {selectedNode} : {})})
     if (result.newProvisionerError !== undefined) {
       this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to create provisioner: ${result.newProvisionerError}`)

@@ -126,7 +126,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
       latest = byName
     }
     const unsorted = new Map<SortedList<Entry>, Entry[]>()
-    // forEach, not for-of: no [name, volume] pair and iterator result per volume of a large cache.
+    // forEach, not for-of: no [name, volume] pair per volume of a large cache (docs/design.md, "Loops that run once").
     latest.forEach((volume, name) => this.link(this.entryOf(name, volume), unsorted))
     for (const [list, entries] of unsorted) list.insertAll(entries)
   }

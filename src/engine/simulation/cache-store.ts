@@ -123,7 +123,7 @@ export class CacheStore<T, S> implements ReadonlyMap<string, T> {
     const filled = new Array<CacheSlot<T, S>>(this.count)
     const list = this.list
     let n = 0
-    // Indexed: a for-of makes an iterator result per slot until the loop is optimized (100k slots).
+    // Indexed: see docs/design.md, "Loops that run once".
     for (let i = 0; i < this.used; i++) if (list[i].object !== undefined) filled[n++] = list[i]
     return filled
   }

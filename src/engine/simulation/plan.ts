@@ -28,6 +28,22 @@ export type ActionType =
   | 'delete-volume'
   | 'reschedule-provisioning'
 
+/** The actions a volume plugin carries out (asynchronous in the controller): planned, not written. */
+export type OperationType = Extract<ActionType, 'recycle' | 'delete' | 'provision'>
+
+/** Whether an action is a plugin's operation rather than a write of the API. */
+export const isOperation = (a: Pick<Action, 'action'>): a is Pick<Action, 'action'> & {action: OperationType} =>
+  a.action === 'recycle' || a.action === 'delete' || a.action === 'provision'
+
+/**
+ * An operation's key, "recycle:pv/NAME" or "provision:pvc/NS/NAME": what the plan's operationPlugins and
+ * an executor's outcomes are kept by (one operation of a kind per object at a time, as the controller's
+ * goroutinemap has it).
+ */
+export function operationKey(a: Pick<Action, 'action' | 'object'>): string {
+  return `${a.action}:${refKey(a.object)}`
+}
+
 /** RFC 6902 JSON Patch operation, from the object as read to the object as written. */
 export interface JsonPatchOp {
   op: 'add' | 'remove' | 'replace'

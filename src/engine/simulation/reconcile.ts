@@ -83,6 +83,12 @@ export interface ReconcileResult {
    * as running (runningOperations) until they end.
    */
   operationsStarted: string[]
+  /**
+   * The plugin the controller found for each operation in `actions` (recycle, delete, provision), by
+   * operationKey: the plugin an executor runs it with. Beside the actions, not in them: an action is a
+   * document of the output contract, which names the plugin in its reason only.
+   */
+  operationPlugins: Readonly<Record<string, string>>
 }
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
@@ -167,6 +173,7 @@ function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOpti
     before: {volumes: before, claims: claimsBefore},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
     operationsStarted: cluster.startedOperations,
+    operationPlugins: cluster.operationPlugins,
   }
 }
 
@@ -194,7 +201,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     const writesBefore = cluster.actions.length
     const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.clearRequeuedClaims()
-    // Indexed: runRounds runs once, and a for-of would make an iterator result per sync while unoptimized.
+    // Indexed: see docs/design.md, "Loops that run once".
     for (let i = 0; i < claims.length; i++) ctrl.syncClaimIn(claims[i])
     for (let i = 0; i < volumes.length; i++) ctrl.syncVolumeIn(volumes[i])
     if (targets === undefined) {
@@ -227,6 +234,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     before: {volumes: loadedVolumes.of(volumeSlots), claims: loadedClaims.of(claimSlots)},
     syncs: {run: cluster.syncsRun, replayed: cluster.syncsReplayed},
     operationsStarted: cluster.startedOperations,
+    operationPlugins: cluster.operationPlugins,
   }
   return {result, cluster}
 }

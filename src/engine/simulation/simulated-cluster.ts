@@ -5,7 +5,7 @@
 import {type CacheSlot, CacheStore} from './cache-store.js'
 import {diffJson} from './json-patch.js'
 import {claimKey, type ClusterState, type Node, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
-import {type Action, type ActionType, type EventType, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
+import {type Action, type ActionType, type EventType, type ObjectRef, operationKey, type OperationType, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
 import {podClaimKeys} from '../api/storage-helpers.js'
 import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../matching/volume-index.js'
 import {IndexedVolumeIndex} from '../matching/volume-match-index.js'
@@ -236,6 +236,8 @@ export class SimulatedCluster {
   private ownRunningOperations: Set<string> | undefined
   /** The operations this plan started (scheduleOperation's names), in order. */
   readonly startedOperations: string[] = []
+  /** The plugin of each operation planned, by operationKey: the one the executor runs it with. */
+  readonly operationPlugins: Record<string, string> = {}
   /** Bumped when a volume is created or deleted (the set of names changes). */
   volumeNamesGeneration = 0
   round = 1
@@ -633,9 +635,9 @@ export class SimulatedCluster {
     this.index?.remove(name)
   }
 
-  /** An asynchronous operation (recycle, delete, provision) handed to a plugin: planned, not written. */
-  planOperation(type: 'recycle' | 'delete' | 'provision', ref: ObjectRef, reason: string, resourceVersion?: string): void {
-    this.actions.push({
+  /** An asynchronous operation (recycle, delete, provision) handed to `plugin`: planned, not written. */
+  planOperation(type: OperationType, ref: ObjectRef, plugin: string, reason: string, resourceVersion?: string): void {
+    const action: Action = {
       action: type,
       object: ref,
       reason,
@@ -643,7 +645,9 @@ export class SimulatedCluster {
       ...(resourceVersion !== undefined ? {resourceVersion} : {}),
       round: this.round,
       sync: this.currentSync,
-    })
+    }
+    this.actions.push(action)
+    this.operationPlugins[operationKey(action)] = plugin
     this.touched.push(ref)
   }
 

@@ -1,7 +1,7 @@
 // The objects one sync of the controller reads, and no others: the state loop mode gives the engine for
 // the sync of one object. Given a snapshot of its whole cache instead, a sync cost as much as the
 // cluster is large (reconcile indexes every object it is given), and a resync, which syncs every
-// object, cost objects × cluster size: minutes at 10,000 volumes, against a 15 s resync period.
+// object, cost objects × cluster size: longer than a resync period at 10,000 volumes (docs/performance.md).
 //
 //   a volume's sync   the volume; the claim its claimRef names, and, when its reclaim policy is
 //                     Recycle, that claim's pods (isVolumeUsed, which only the recycle asks)
