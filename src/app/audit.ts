@@ -20,7 +20,7 @@ import {relinkPort} from './explain.js'
 import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {apiServerTime, checkTargetsExist, defaultDecided, planSyncKeepingCache, summarize, type SyncOptions} from './sync.js'
 import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
-import type {SyncReport} from './sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 
 export interface AuditOptions extends Omit<SyncOptions, 'dryRun' | 'maxRounds' | 'operations'> {
   failOn: FailOn

@@ -19,7 +19,7 @@ import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES, withRepairOff
 import type {LoadedClusterState, LoadStateUi} from './load-cluster-state.js'
 import {reclaimInLoadedState} from './reclaim.js'
 import {hasChanges, planSync} from './sync.js'
-import type {SyncReport} from './sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 
 export interface Choice<T> {
   value: T

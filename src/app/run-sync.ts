@@ -7,7 +7,7 @@ import {massReleaseOf} from '../executor/destruction-guard.js'
 import {checkScope, STDIN_SNAPSHOT, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {shellArgs} from '../render/explain-claim.js'
-import type {SyncReport} from './sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 import {apiServerTime, hasChanges, planSync, type SyncOptions} from './sync.js'
 
 /** Where the state comes from (as for `explain`), how to plan, and how to write; the gates come with the state. */

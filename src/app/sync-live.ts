@@ -15,7 +15,7 @@ import {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 import type {PodWait} from '../volume-plugins/pod-runner.js'
 import {permissionsFor, requirePermissions} from '../executor/permissions.js'
 import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
-import type {SyncReport} from './sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 
 export interface ApplyOptions extends SyncOptions {
   concurrency: number

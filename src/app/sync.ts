@@ -10,7 +10,7 @@ import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
-import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
+import {API_VERSION, type SyncReport, type SyncSummary} from '../engine/simulation/sync-report.js'
 
 /** The plugin options (--local-volume-deleter, --enable-hostpath-provisioner) are the engine's own. */
 export interface SyncOptions extends VolumePluginOptions {

@@ -2,7 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import type {RunLoopOptions} from '../app/run-loop.js'
 import type {Logger} from '../cli/log.js'
-import type {SyncReport} from '../app/sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'

@@ -3,7 +3,7 @@
 // `pvctl audit -o name | xargs kubectl describe`. PURE.
 import type {AuditReport} from '../engine/audit/report.js'
 import type {ExplainDocument} from '../engine/explain/model.js'
-import type {SyncReport} from '../app/sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 
 interface Named {
   kind: string

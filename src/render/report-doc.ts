@@ -4,7 +4,7 @@
 // JSON is over 512 MiB, more than V8 allows a string to hold, and as one string plus its UTF-8 buffer it
 // was most of the CLI's peak memory at 100k (docs/performance.md, "What the code is shaped around"). Joined, the chunks are byte for byte what
 // `JSON.stringify(document, null, 2)` and `kubectlYaml(document)` print.
-import type {SyncReport} from '../app/sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 import {kubectlYaml} from './kubectl-yaml.js'
 
 /** Elements of a list rendered per chunk: large enough that the per-chunk work is noise, small enough

@@ -2,7 +2,7 @@
 // `kubectl diff` shows it (`diff -u -N` of the live and the merged object). PURE.
 import {structuredPatch} from 'diff'
 
-import type {SyncReport} from '../app/sync-report.js'
+import type {SyncReport} from '../engine/simulation/sync-report.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {refKey} from '../engine/simulation/plan.js'
 import type {Palette} from './color.js'

@@ -2,7 +2,7 @@
 // apart, upper-case headers, `<none>` for empty), then the events, the errors and a one-line summary.
 // PURE: the report and the palette in, a string out.
 
-import type {SyncReport, SyncSummary} from '../app/sync-report.js'
+import type {SyncReport, SyncSummary} from '../engine/simulation/sync-report.js'
 import type {Action, ActionType, JsonPatchOp, PlannedEvent, SyncError} from '../engine/simulation/plan.js'
 import {refKey} from '../engine/simulation/plan.js'
 import type {Palette} from './color.js'

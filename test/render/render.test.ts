@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {planSync} from '../../src/app/sync.js'
-import {API_VERSION, type SyncReport} from '../../src/app/sync-report.js'
+import {API_VERSION, type SyncReport} from '../../src/engine/simulation/sync-report.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import type {SyncReport} from '../../src/app/sync-report.js'
+import type {SyncReport} from '../../src/engine/simulation/sync-report.js'
 import {planSync} from '../../src/app/sync.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'

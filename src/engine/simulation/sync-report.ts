@@ -1,7 +1,7 @@
 // The SyncReport document of docs/output-contract.md (`pvctl sync -o json|yaml`).
-import type {DecidedVersion} from '../engine/api/kube-version.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
-import type {Action, PlannedEvent, SyncError} from '../engine/simulation/plan.js'
+import type {DecidedVersion} from '../api/kube-version.js'
+import type {PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
+import type {Action, PlannedEvent, SyncError} from './plan.js'
 
 export const API_VERSION = 'pvctl/v1alpha1'
 
