@@ -3,9 +3,10 @@
 // guard re-reads from the API server what the decision rests on. Its concepts, a file each, in guard/:
 //   re-reads.ts         the controller's own double-checks before a release, a recycle, a delete
 //                       (DestructionGuard), and pvctl's stricter ones
-//   release-budget.ts   how much a run may release at once (ReleaseBudget, the mass-release guard)
 //   guarded-repairs.ts  reclaim's and relink's writes, decided again on the objects read again
 //   refusal.ts          what every door answers: done, or refused with the fresh objects
+// How much a run may release at once (ReleaseBudget, the mass-release guard) is pure arithmetic over the
+// plan, the engine's: engine/simulation/release-budget.ts.
 //
 // test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod, a PV DELETE or a
 // reclaim's volume write is issued anywhere else.
@@ -21,4 +22,4 @@ export {
   massReleaseOf,
   ReleaseBudget,
   volumesDestroyedBy,
-} from './guard/release-budget.js'
+} from '../engine/simulation/release-budget.js'

@@ -15,7 +15,7 @@ import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '..
 import type {DeleteOutcome, LiveVolumePlugins} from '../../volume-plugins/live-plugins.js'
 import {changedSinceRead, notReleased} from './changed.js'
 import {type Guarded, isRefusal} from './refusal.js'
-import type {ReleaseBudget} from './release-budget.js'
+import type {ReleaseBudget} from '../../engine/simulation/release-budget.js'
 
 export class DestructionGuard {
   constructor(

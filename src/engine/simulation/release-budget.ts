@@ -1,8 +1,8 @@
 // The release budget: how much a run (or, in loop mode, a window of time) may release, recycle or delete at
 // once. A picture that shows most claims gone at once is likelier a broken list or a lagging informer than
 // a cluster emptied on purpose.
-import type {PersistentVolume} from '../../engine/api/model.js'
-import {type Action, destroys, releases} from '../../engine/simulation/plan.js'
+import type {PersistentVolume} from '../api/model.js'
+import {type Action, destroys, releases} from './plan.js'
 
 /**
  * How many volumes one run (or, in loop mode, one window of time) may release, recycle or delete before
