@@ -108,44 +108,7 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
       ),
     )
   } else if (phase === 'Released' && policy === 'Delete') {
-    // Delete: the plan carries an in-tree delete out; an external one is left to a provisioner, which must run.
-    const e = ctx.explainVolume(name)
-    const deleter = e?.controllers.find((c) => c.role === 'provisioner')
-    const terms = requiredTerms(v.spec.nodeAffinity)
-    if (e?.reclaim?.action === 'external' && ctx.nodes !== undefined && terms !== undefined && !ctx.nodes.admitsAny(terms)) {
-      // Local storage on a node that is gone: no provisioner reaches it, whether it runs or not.
-      found.push(
-        finding(
-          'VolumeDeleteNodeGone',
-          object,
-          `Released by ${refText(v) ?? 'its claim'} with Delete left to '${e.reclaim.by ?? 'its provisioner'}', but its required node affinity admits none of the ${ctx.nodes.size} nodes: its storage was on a node that is gone, and the provisioner can never delete it; delete the PersistentVolume by hand (nothing left on it to lose: the storage went with the node).`,
-          {phase, persistentVolumeReclaimPolicy: policy, provisioner: e.reclaim.by, 'spec.nodeAffinity.required': JSON.stringify(terms), nodes: ctx.nodes.size},
-          `kubectl delete pv ${name}`,
-        ),
-      )
-    } else if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
-      found.push(
-        finding(
-          'VolumeReleasedProvisionerNotRunning',
-          object,
-          `Released by ${refText(v) ?? 'its claim'} with Delete left to '${deleter.name}', and nothing shows it running (${deleter.summary}): the storage will not be freed until its csi-provisioner runs again.`,
-          {phase, persistentVolumeReclaimPolicy: policy, provisioner: deleter.name, liveness: deleter.verdict, lease: deleter.leaseName, csiDriver: deleter.csiDriver, livenessEvidence: deleter.summary},
-          `pvctl explain pv/${name}${ctx.source}`,
-        ),
-      )
-    } else if (e !== undefined && unowned(v) && (e.reclaim?.action === 'external' || e.reclaim?.action === 'fail') && deleter?.actedOn == null) {
-      found.push(
-        finding(
-          'VolumeDeleteUnowned',
-          object,
-          `Released by ${refText(v) ?? 'its claim'} with Delete, but no provisioner made it (no pv.kubernetes.io/provisioned-by): only a csi-provisioner of '${v.spec.csi?.driver ?? ''}' that handles statically provisioned volumes deletes it, and nothing shows one has; if none does, delete the PersistentVolume and its storage (volumeHandle ${volumeHandleOf(v) ?? '<none>'}) by hand, the old data with them.`,
-          {phase, persistentVolumeReclaimPolicy: policy, driver: v.spec.csi?.driver ?? null, volumeHandle: volumeHandleOf(v) ?? null, 'pv.kubernetes.io/provisioned-by': null},
-          `kubectl delete pv ${name}`,
-        ),
-      )
-    } else {
-      // An in-tree deleter (the plan runs it), a provisioner that runs or has acted, or liveness not seen.
-    }
+    found.push(...releasedDeleteFindings(v, ctx))
   } else {
     // Released with Recycle: the plan (or its plugin) carries the reclaim out. Not Released: nothing to reclaim.
   }
@@ -156,6 +119,55 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
     // Not failed.
   }
   return found
+}
+
+/**
+ * A Released volume with Delete: the plan carries an in-tree delete out; an external one is left to a
+ * provisioner, which must run and must reach the volume's storage.
+ */
+function releasedDeleteFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
+  const name = v.metadata.name ?? ''
+  const object = objectOf(v)
+  const phase = v.status?.phase ?? null
+  const policy = v.spec.persistentVolumeReclaimPolicy ?? 'Retain'
+  const e = ctx.explainVolume(name)
+  const deleter = e?.controllers.find((c) => c.role === 'provisioner')
+  const terms = requiredTerms(v.spec.nodeAffinity)
+  if (e?.reclaim?.action === 'external' && ctx.nodes !== undefined && terms !== undefined && !ctx.nodes.admitsAny(terms)) {
+    // Local storage on a node that is gone: no provisioner reaches it, whether it runs or not.
+    return [
+      finding(
+        'VolumeDeleteNodeGone',
+        object,
+        `Released by ${refText(v) ?? 'its claim'} with Delete left to '${e.reclaim.by ?? 'its provisioner'}', but its required node affinity admits none of the ${ctx.nodes.size} nodes: its storage was on a node that is gone, and the provisioner can never delete it; delete the PersistentVolume by hand (nothing left on it to lose: the storage went with the node).`,
+        {phase, persistentVolumeReclaimPolicy: policy, provisioner: e.reclaim.by, 'spec.nodeAffinity.required': JSON.stringify(terms), nodes: ctx.nodes.size},
+        `kubectl delete pv ${name}`,
+      ),
+    ]
+  } else if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
+    return [
+      finding(
+        'VolumeReleasedProvisionerNotRunning',
+        object,
+        `Released by ${refText(v) ?? 'its claim'} with Delete left to '${deleter.name}', and nothing shows it running (${deleter.summary}): the storage will not be freed until its csi-provisioner runs again.`,
+        {phase, persistentVolumeReclaimPolicy: policy, provisioner: deleter.name, liveness: deleter.verdict, lease: deleter.leaseName, csiDriver: deleter.csiDriver, livenessEvidence: deleter.summary},
+        `pvctl explain pv/${name}${ctx.source}`,
+      ),
+    ]
+  } else if (e !== undefined && unowned(v) && (e.reclaim?.action === 'external' || e.reclaim?.action === 'fail') && deleter?.actedOn == null) {
+    return [
+      finding(
+        'VolumeDeleteUnowned',
+        object,
+        `Released by ${refText(v) ?? 'its claim'} with Delete, but no provisioner made it (no pv.kubernetes.io/provisioned-by): only a csi-provisioner of '${v.spec.csi?.driver ?? ''}' that handles statically provisioned volumes deletes it, and nothing shows one has; if none does, delete the PersistentVolume and its storage (volumeHandle ${volumeHandleOf(v) ?? '<none>'}) by hand, the old data with them.`,
+        {phase, persistentVolumeReclaimPolicy: policy, driver: v.spec.csi?.driver ?? null, volumeHandle: volumeHandleOf(v) ?? null, 'pv.kubernetes.io/provisioned-by': null},
+        `kubectl delete pv ${name}`,
+      ),
+    ]
+  } else {
+    // An in-tree deleter (the plan runs it), a provisioner that runs or has acted, or liveness not seen.
+    return []
+  }
 }
 
 /** A claimRef naming an existing claim of another uid (a re-created claim). Restored pairs are judge-restores.ts's. */
