@@ -268,7 +268,7 @@ export class KubernetesClusterApi implements ClusterApi {
     if (opts.labelSelector !== undefined) url.searchParams.set('labelSelector', opts.labelSelector)
     const req: {agent?: http.Agent; headers?: Record<string, string>; auth?: string} = {}
     try {
-      await this.kc.applyToHTTPSOptions(req as never)
+      await this.kc.applyToHTTPSOptions(req)
     } catch (err) {
       throw toApiError(err, target, this.server)
     }

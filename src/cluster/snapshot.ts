@@ -328,7 +328,7 @@ function jsonErrorDetail(text: string, message: string): string {
   if (!m) return `: ${msg}`
   const before = text.slice(0, Number(m[1])).split('\n')
   const detail = msg.replace(m[0], '').replace(/ \(line \d+ column \d+\)$/, '')
-  return ` at line ${before.length}, column ${before[before.length - 1]!.length + 1}: ${detail}`
+  return ` at line ${before.length}, column ${before[before.length - 1].length + 1}: ${detail}`
 }
 
 function parseYaml(text: string): {docs: unknown[]} | {error: string} {
@@ -340,7 +340,7 @@ function parseYaml(text: string): {docs: unknown[]} | {error: string} {
     const err = doc.errors[0]
     if (err) {
       const pos = err.linePos?.[0]
-      const msg = err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')
+      const msg = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
       return {error: `${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${msg}`}
     }
     visit(doc, {
@@ -587,7 +587,7 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
   if (shapeError !== undefined) return invalidField(kind, info, meta, shapeError[0], shapeError[1])
   if (kind === 'PersistentVolumeClaim' && spec.selector !== undefined && spec.selector !== null) {
     try {
-      compileLabelSelector(spec.selector as never)
+      compileLabelSelector(spec.selector)
     } catch (err) {
       if (!(err instanceof SelectorError)) throw err
       const field = err.field === 'selector' ? 'spec.selector' : `spec.selector.${err.field}`

@@ -389,7 +389,7 @@ class SyncExecution {
   }
 
   private async provision(plugins: LiveVolumePlugins, action: Action, plugin: string | undefined): Promise<{outcome: unknown} | {skipped: Outcome}> {
-    const claim = this.state.get(action.object) as PersistentVolumeClaim | undefined
+    const claim = this.state.get(action.object)
     // The class as the controller reads it (the beta annotation first).
     const className = claim === undefined ? '' : getPersistentVolumeClaimClass(claim)
     const storageClass = this.state.base.classes.find((c) => c.metadata.name === className)
@@ -475,7 +475,7 @@ class SyncExecution {
     } else if (action.object.kind === 'PersistentVolume') {
       saved = await this.api.replaceVolume(desired as PersistentVolume)
     } else {
-      saved = action.subresource === 'status' ? await this.api.replaceClaimStatus(desired as PersistentVolumeClaim) : await this.api.replaceClaim(desired as PersistentVolumeClaim)
+      saved = action.subresource === 'status' ? await this.api.replaceClaimStatus(desired) : await this.api.replaceClaim(desired)
     }
     this.state.set(action.object, saved)
     return undefined

@@ -22,7 +22,7 @@ export function eventsBlock(events: EventsSeen, p: Palette, layout: TableLayout 
     e.message,
   ])
   const more = events.items.length - shown.length
-  return [`${title}`, kubectlTable(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], rows, {...layout, wrap: 4}), ...(more > 0 ? [wrapProse(`(${more} older not shown: -o yaml lists them all)`, layout.width)] : [])].join('\n')
+  return [title, kubectlTable(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], rows, {...layout, wrap: 4}), ...(more > 0 ? [wrapProse(`(${more} older not shown: -o yaml lists them all)`, layout.width)] : [])].join('\n')
 }
 
 const VERDICT_WORDS: Readonly<Record<LivenessVerdict, string>> = {

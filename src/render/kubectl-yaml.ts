@@ -157,8 +157,8 @@ function contextsOf(): {key: StringifyContext; value: StringifyContext} {
   if (contexts === undefined) {
     const base = baseContext()
     contexts = {
-      key: {...base, allNullValues: false, implicitKey: true, actualString: true} as StringifyContext,
-      value: {...base, allNullValues: false, implicitKey: false, actualString: true} as StringifyContext,
+      key: {...base, allNullValues: false, implicitKey: true, actualString: true},
+      value: {...base, allNullValues: false, implicitKey: false, actualString: true},
     }
   }
   return contexts
@@ -177,7 +177,7 @@ function implicitKey(key: string, indent: string): string {
   if (key.includes('\n')) throw new NotPlainJson()
   const keyContext = contextsOf().key
   keyContext.indent = indent
-  text = yamlUtil().stringifyString({value: key} as never, keyContext)
+  text = yamlUtil().stringifyString({value: key}, keyContext)
   // Past 1024 characters the library writes an explicit key (`? key`).
   if (text.length > 1024) throw new NotPlainJson()
   if (!/^(%|---|\.\.\.)/.test(key)) {
@@ -205,7 +205,7 @@ function stringValue(value: string, indent: string): string {
   if (text !== undefined) return text
   const valueContext = contextsOf().value
   valueContext.indent = indent
-  text = yamlUtil().stringifyString({value} as never, valueContext)
+  text = yamlUtil().stringifyString({value}, valueContext)
   if (SAME_AT_ANY_INDENT.test(value)) {
     if (values.size >= VALUES_LIMIT) values.clear()
     values.set(value, text)

@@ -314,7 +314,7 @@ export function compileLabelSelector(sel: LabelSelector | null | undefined): Com
     }
     const op = OPERATORS.get(operator)
     if (op === undefined) throw new SelectorError(field, key, `${goQuote(operator)} is not a valid label selector operator`)
-    const vals: string[] = [...((values as string[] | null | undefined) ?? [])]
+    const vals: string[] = [...((values) ?? [])]
     const err = requirementError(key, op, vals)
     if (err !== undefined) throw new SelectorError(field, key, err)
     requirements.push({key, operator: op, values: vals})

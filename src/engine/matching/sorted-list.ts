@@ -29,7 +29,7 @@ export class SortedList<T> {
       const sorted = [...items].sort(this.compare)
       this.chunks = []
       for (let i = 0; i < sorted.length; i += CHUNK) this.chunks.push(sorted.slice(i, i + CHUNK))
-      this.lasts = this.chunks.map((c) => c[c.length - 1]!)
+      this.lasts = this.chunks.map((c) => c[c.length - 1])
       this.count = sorted.length
     } else {
       for (const item of items) this.insert(item)
@@ -51,14 +51,14 @@ export class SortedList<T> {
     }
     let c = this.lowerIndexOf(this.lasts, item)
     if (c === this.chunks.length) c--
-    const chunk = this.chunks[c]!
+    const chunk = this.chunks[c]
     chunk.splice(this.lowerIndexOf(chunk, item), 0, item)
     this.lasts[c] = chunk[chunk.length - 1]!
     this.count++
     if (chunk.length > 2 * CHUNK) {
       const tail = chunk.splice(CHUNK)
       this.chunks.splice(c + 1, 0, tail)
-      this.lasts.splice(c, 1, chunk[chunk.length - 1]!, tail[tail.length - 1]!)
+      this.lasts.splice(c, 1, chunk[chunk.length - 1], tail[tail.length - 1])
     } else {
       // Small enough.
     }
@@ -68,13 +68,13 @@ export class SortedList<T> {
   remove(item: T): boolean {
     const c = this.lowerIndexOf(this.lasts, item)
     if (c === this.chunks.length) return false
-    const chunk = this.chunks[c]!
+    const chunk = this.chunks[c]
     // The item itself, most often (the one inserted): found by identity in the chunk's few hundred
     // pointers, without reading the entries a binary search would compare (a cache miss each).
     let i = chunk.indexOf(item)
     if (i < 0) {
       i = this.lowerIndexOf(chunk, item)
-      if (i === chunk.length || this.compare(chunk[i]!, item) !== 0) return false
+      if (i === chunk.length || this.compare(chunk[i], item) !== 0) return false
     } else {
       // Found as inserted.
     }
@@ -96,10 +96,10 @@ export class SortedList<T> {
   *from(atLeast: (item: T) => boolean): Generator<T> {
     let c = this.firstChunk(atLeast)
     if (c === this.chunks.length) return
-    let i = lowerIndex(this.chunks[c]!, atLeast)
+    let i = lowerIndex(this.chunks[c], atLeast)
     for (; c < this.chunks.length; c++, i = 0) {
-      const chunk = this.chunks[c]!
-      for (; i < chunk.length; i++) yield chunk[i]!
+      const chunk = this.chunks[c]
+      for (; i < chunk.length; i++) yield chunk[i]
     }
   }
 
@@ -107,7 +107,7 @@ export class SortedList<T> {
   first(atLeast: (item: T) => boolean): T | undefined {
     const c = this.firstChunk(atLeast)
     if (c === this.chunks.length) return undefined
-    const chunk = this.chunks[c]!
+    const chunk = this.chunks[c]
     return chunk[lowerIndex(chunk, atLeast)]
   }
 
@@ -127,7 +127,7 @@ export class SortedList<T> {
     let hi = array.length
     while (lo < hi) {
       const mid = (lo + hi) >>> 1
-      if (this.compare(array[mid]!, item) >= 0) hi = mid
+      if (this.compare(array[mid], item) >= 0) hi = mid
       else lo = mid + 1
     }
     return lo
@@ -140,7 +140,7 @@ export function lowerIndex<T>(array: readonly T[], atLeast: (item: T) => boolean
   let hi = array.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (atLeast(array[mid]!)) hi = mid
+    if (atLeast(array[mid])) hi = mid
     else lo = mid + 1
   }
   return lo

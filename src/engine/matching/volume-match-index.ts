@@ -122,7 +122,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
       latest = volumes
     } else {
       const byName = new Map<string, PersistentVolume>()
-      for (const volume of volumes as Iterable<PersistentVolume>) byName.set(volume.metadata.name ?? '', volume)
+      for (const volume of volumes) byName.set(volume.metadata.name ?? '', volume)
       latest = byName
     }
     const unsorted = new Map<SortedList<Entry>, Entry[]>()

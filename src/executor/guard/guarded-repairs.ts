@@ -181,7 +181,7 @@ export async function guardedRelink(io: RelinkIo, state: ClusterState, consented
     for (const w of decision.writes) {
       // The volume first (relinkWrites orders them): an interrupted run leaves the volume pointing at the
       // claim, which the next run finds and completes with the claim's write.
-      written.push(w.object.kind === 'PersistentVolume' ? await io.replaceVolume(w.after as PersistentVolume) : await io.replaceClaim(w.after as PersistentVolumeClaim))
+      written.push(w.object.kind === 'PersistentVolume' ? await io.replaceVolume(w.after as PersistentVolume) : await io.replaceClaim(w.after))
     }
     return {done: {written, decision, attempts: attempt, already: false}}
   })
