@@ -3,6 +3,7 @@
 // one, hashing it and comparing it with the stored key cost more than the rest of a pre-bound look-up
 // at 100k claims. The two levels tell apart only what "/" inside a name would merge, which the
 // controller's callers then reject by comparing namespace and name themselves (IsVolumeBoundToClaim).
+import {present} from './invariant.js'
 
 export class ClaimKeyedMap<V> {
   private readonly namespaces = new Map<string, Map<string, V>>()
@@ -43,13 +44,13 @@ export class ClaimKeyIndex<V> {
   private byKey: Map<string, V> | undefined
 
   get(namespace: string, name: string): V | undefined {
-    return this.byNamespace !== undefined ? this.byNamespace.get(namespace)?.get(name) : this.byKey!.get(`${namespace}/${name}`)
+    return this.byNamespace !== undefined ? this.byNamespace.get(namespace)?.get(name) : this.keyed().get(`${namespace}/${name}`)
   }
 
   set(namespace: string, name: string, value: V): void {
     if (this.byNamespace !== undefined && !namespace.includes('/') && !name.includes('/')) {
       let names = this.byNamespace.get(namespace)
-      if (names === undefined) this.byNamespace.set(namespace, (names = new Map()))
+      if (names === undefined) this.byNamespace.set(namespace, (names = new Map<string, V>()))
       names.set(name, value)
       return
     } else if (this.byNamespace !== undefined) {
@@ -60,6 +61,11 @@ export class ClaimKeyIndex<V> {
     } else {
       // Kept by key string already.
     }
-    this.byKey!.set(`${namespace}/${name}`, value)
+    this.keyed().set(`${namespace}/${name}`, value)
+  }
+
+  /** The map by key string, which exists once byNamespace is gone. */
+  private keyed(): Map<string, V> {
+    return present(this.byKey, 'a claim-keyed map holds its values by namespace or by key string')
   }
 }

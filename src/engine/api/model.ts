@@ -30,8 +30,10 @@ export interface ObjectReference {
 
 export type ResourceList = Record<string, string>
 
-export type PersistentVolumeAccessMode = 'ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod' | string
-export type PersistentVolumeMode = 'Filesystem' | 'Block' | string
+/** ReadWriteOnce, ReadOnlyMany, ReadWriteMany, ReadWriteOncePod, or whatever else an object holds. */
+export type PersistentVolumeAccessMode = string
+/** Filesystem or Block, or whatever else an object holds. */
+export type PersistentVolumeMode = string
 
 export interface PersistentVolumeSpec {
   capacity?: ResourceList | null
@@ -120,7 +122,7 @@ export interface StorageClass {
 
 export interface PodVolume {
   name: string
-  persistentVolumeClaim?: {claimName: string; readOnly?: boolean} | null
+  persistentVolumeClaim?: {claimName?: string; readOnly?: boolean} | null
   ephemeral?: unknown
   [field: string]: unknown
 }

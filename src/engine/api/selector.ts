@@ -75,7 +75,7 @@ const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`)
 function utf8Length(s: string): number {
   let n = 0
   for (const ch of s) {
-    const cp = ch.codePointAt(0)!
+    const cp = ch.codePointAt(0) ?? 0
     n += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4
   }
   return n
@@ -310,7 +310,9 @@ export function compileLabelSelector(sel: LabelSelector | null | undefined): Com
       throw new SelectorError(field, key, `operator must be a string, got ${describeType(operator)}`)
     }
     if (values !== null && values !== undefined && !(Array.isArray(values) && values.every((v) => typeof v === 'string'))) {
-      throw new SelectorError(field, key, `values must be a list of strings, got ${JSON.stringify(values) ?? describeType(values)}`)
+      // JSON.stringify gives undefined for what JSON cannot hold, whatever its declared type says.
+      const shown = JSON.stringify(values) as string | undefined
+      throw new SelectorError(field, key, `values must be a list of strings, got ${shown ?? describeType(values)}`)
     }
     const op = OPERATORS.get(operator)
     if (op === undefined) throw new SelectorError(field, key, `${goQuote(operator)} is not a valid label selector operator`)

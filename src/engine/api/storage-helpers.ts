@@ -153,7 +153,9 @@ function timestampOrder(ts: string | null | undefined): string {
   if (ts == null || ts === '') return ''
   const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?Z$/.exec(ts)
   if (m === null) return ts
-  return m[1] + (m[2] ?? '.').padEnd(10, '0')
+  // An optional group that did not take part is undefined, whatever RegExpExecArray's type says.
+  const fraction = m[2] as string | undefined
+  return m[1] + (fraction ?? '.').padEnd(10, '0')
 }
 
 /**
@@ -196,7 +198,7 @@ export function podClaimKeys(pod: Pod): string[] {
 
 /** reference.GetReference for a claim: what GetBindVolumeToClaim writes into volume.spec.claimRef. */
 export function getClaimReference(claim: PersistentVolumeClaim): ObjectReference {
-  const ref: ObjectReference = {
+  const fields: ObjectReference = {
     kind: 'PersistentVolumeClaim',
     namespace: claim.metadata.namespace,
     name: claim.metadata.name,
@@ -204,10 +206,8 @@ export function getClaimReference(claim: PersistentVolumeClaim): ObjectReference
     apiVersion: 'v1',
     resourceVersion: claim.metadata.resourceVersion,
   }
-  for (const key of Object.keys(ref) as Array<keyof ObjectReference>) {
-    if (ref[key] === undefined || ref[key] === '') delete ref[key]
-  }
-  return ref
+  // Go's omitempty: an empty field is left out (in the order above, which the JSON keeps).
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== ''))
 }
 
 /**
@@ -273,6 +273,7 @@ export function copyForWrite<T extends PersistentVolume | PersistentVolumeClaim>
   const copy = shallowCopy(obj)
   copy.metadata = shallowCopy(obj.metadata)
   if (obj.metadata.annotations != null) copy.metadata.annotations = shallowCopy(obj.metadata.annotations)
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- an object written by hand may have no spec
   if (obj.spec != null) copy.spec = shallowCopy(obj.spec)
   if (obj.status != null) copy.status = shallowCopy(obj.status)
   return copy

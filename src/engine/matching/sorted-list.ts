@@ -53,7 +53,7 @@ export class SortedList<T> {
     if (c === this.chunks.length) c--
     const chunk = this.chunks[c]
     chunk.splice(this.lowerIndexOf(chunk, item), 0, item)
-    this.lasts[c] = chunk[chunk.length - 1]!
+    this.lasts[c] = chunk[chunk.length - 1]
     this.count++
     if (chunk.length > 2 * CHUNK) {
       const tail = chunk.splice(CHUNK)
@@ -84,7 +84,7 @@ export class SortedList<T> {
       this.chunks.splice(c, 1)
       this.lasts.splice(c, 1)
     } else {
-      this.lasts[c] = chunk[chunk.length - 1]!
+      this.lasts[c] = chunk[chunk.length - 1]
     }
     return true
   }

@@ -16,6 +16,7 @@ import {claimKey, type PersistentVolume, type PersistentVolumeAccessMode, type P
 import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
 import {compareQuantities, parseQuantity, type Quantity} from '../api/quantity.js'
 import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
+import {present} from '../api/invariant.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -65,7 +66,7 @@ const zero = parseQuantity('0')
  */
 export function storageQuantity(list: Record<string, string> | null | undefined): Quantity {
   const s = list?.storage
-  return s === undefined ? zero : parseQuantity(String(s))
+  return s === undefined ? zero : parseQuantity(s)
 }
 
 /**
@@ -200,7 +201,8 @@ export function findMatchingVolume(
         continue
       }
     }
-    if (smallestVolume === undefined || compareQuantities(smallestVolumeQty!, volumeQty) > 0) {
+    // smallestVolumeQty is set with smallestVolume: Go's `smallestVolume == nil ||` test.
+    if (smallestVolumeQty === undefined || compareQuantities(smallestVolumeQty, volumeQty) > 0) {
       smallestVolume = volume
       smallestVolumeQty = volumeQty
     }
@@ -233,6 +235,11 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
     }
   }
 
+  /** The volumes of a mode set the index holds (bucketOf names it, or matchingKeys listed it). */
+  private bucket(key: string): PersistentVolume[] {
+    return present(this.buckets.get(key), 'the volume index holds every mode set it lists')
+  }
+
   /**
    * storeVolumeUpdate: the volume takes the place of the one of its name, in its bucket's name order.
    * The index then holds what one built from scratch over the current volumes would hold.
@@ -243,7 +250,7 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
     const oldKey = this.bucketOf.get(name)
     if (oldKey === key) {
       // Same mode set (every write of the controller): replace it where it is.
-      const bucket = this.buckets.get(key)!
+      const bucket = this.bucket(key)
       const i = nameIndex(bucket, name)
       if (i < bucket.length && bucket[i].metadata.name === name) bucket[i] = volume
       else bucket.splice(i, 0, volume)
@@ -266,7 +273,7 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
   remove(name: string): void {
     const key = this.bucketOf.get(name)
     if (key === undefined) return
-    const bucket = this.buckets.get(key)!
+    const bucket = this.bucket(key)
     const i = nameIndex(bucket, name)
     if (i < bucket.length && bucket[i].metadata.name === name) bucket.splice(i, 1)
     if (bucket.length === 0) this.buckets.delete(key)
@@ -306,7 +313,7 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
   findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
     for (const key of this.matchingKeys(claim.spec.accessModes)) {
       // listByAccessModes of the key's modes: the key is GetAccessModesAsString's, which gives it back.
-      const volumes = this.buckets.get(key)!
+      const volumes = this.bucket(key)
       const best = findMatchingVolume(claim, volumes, {delayBinding, vac: vacMatching(gates)})
       if (best !== undefined) return best
     }

@@ -24,6 +24,7 @@ import type {FeatureGates} from '../api/feature-gates.js'
 import {type VACMatching, vacMatching} from '../api/releases.js'
 import {ClaimKeyedMap} from '../api/claim-keyed-map.js'
 import {type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {present} from '../api/invariant.js'
 import {SortedList} from './sorted-list.js'
 import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from '../api/storage-helpers.js'
 import type {CompiledSelector} from '../api/selector.js'
@@ -70,7 +71,10 @@ type PoolByClass = Map<unknown, Map<unknown, Map<unknown, PoolGroup>>>
 function byCapacityThenName(a: Entry, b: Entry): number {
   // Number() never reverses the order of two bigints, it may only make close ones equal: then the bigints.
   if (a.size !== b.size) return a.size < b.size ? -1 : 1
-  return a.nanos! < b.nanos! ? -1 : a.nanos! > b.nanos! ? 1 : compareNames(a.name, b.name)
+  const [x, y] = [a.nanos, b.nanos]
+  // Pooled entries all parse; were one not to, the names decide, as a comparison with undefined would.
+  if (x === undefined || y === undefined) return compareNames(a.name, b.name)
+  return x < y ? -1 : x > y ? 1 : compareNames(a.name, b.name)
 }
 
 function labelKey(key: string, value: string): string {
@@ -180,7 +184,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
     const preboundToClaim = this.prebound.get(claim.metadata.namespace, claim.metadata.name)
 
     for (const key of keys) {
-      const bucket = this.buckets.get(key)!
+      const bucket = present(this.buckets.get(key), 'the match index holds every mode set it lists')
       if (bucket.unparsed > 0) {
         // A capacity that does not parse: the literal scan decides, and fails where it fails.
         const volumes = [...this.entries.values()]
@@ -315,13 +319,13 @@ export class IndexedVolumeIndex implements VolumeIndex {
   private groupFor(bucket: string, volume: PersistentVolume): PoolGroup {
     // Map by map, written out: no closure made for each volume filed.
     let byClass = this.pool.get(bucket)
-    if (byClass === undefined) this.pool.set(bucket, (byClass = new Map()))
+    if (byClass === undefined) this.pool.set(bucket, (byClass = new Map<unknown, Map<unknown, Map<unknown, PoolGroup>>>()))
     const volumeClass = getPersistentVolumeClass(volume)
     let byMode = byClass.get(volumeClass)
-    if (byMode === undefined) byClass.set(volumeClass, (byMode = new Map()))
+    if (byMode === undefined) byClass.set(volumeClass, (byMode = new Map<unknown, Map<unknown, PoolGroup>>()))
     const mode = volumeMode(volume.spec)
     let byVAC = byMode.get(mode)
-    if (byVAC === undefined) byMode.set(mode, (byVAC = new Map()))
+    if (byVAC === undefined) byMode.set(mode, (byVAC = new Map<unknown, PoolGroup>()))
     const vac = volumeVAC(volume)
     let group = byVAC.get(vac)
     if (group === undefined) byVAC.set(vac, (group = {all: new SortedList<Entry>(byCapacityThenName), byLabel: new Map()}))
@@ -363,7 +367,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
 
   /** Takes the entry out of every place it is filed but the map by name (which store() overwrites). */
   private unlink(e: Entry): void {
-    const bucket = this.buckets.get(e.bucket)!
+    const bucket = present(this.buckets.get(e.bucket), 'a volume is filed under its mode set')
     bucket.count--
     if (e.nanos === undefined) bucket.unparsed--
     if (bucket.count === 0) {
@@ -373,7 +377,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
       // The mode set keeps other volumes.
     }
     if (e.claimName !== undefined) {
-      const found = this.prebound.get(e.claimNamespace, e.claimName)!
+      const found = present(this.prebound.get(e.claimNamespace, e.claimName), 'a pre-bound volume is filed under its claim')
       if (!Array.isArray(found)) {
         this.prebound.delete(e.claimNamespace, e.claimName)
       } else {
@@ -386,7 +390,7 @@ export class IndexedVolumeIndex implements VolumeIndex {
     if (e.group !== undefined) {
       e.group.all.remove(e)
       for (const key of e.labelKeys) {
-        const list = e.group.byLabel.get(key)!
+        const list = present(e.group.byLabel.get(key), 'a volume is filed under each of its label keys')
         list.remove(e)
         if (list.size === 0) e.group.byLabel.delete(key)
       }
@@ -416,7 +420,8 @@ function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, 
   return (
     e.bucket === bucket &&
     isVolumeBoundToClaim(volume, claim) &&
-    e.nanos! >= requested &&
+    e.nanos !== undefined &&
+    e.nanos >= requested &&
     volumeMode(claim.spec) === volumeMode(volume.spec) &&
     volumeVACAdmitted(claim, volume, vac) &&
     volume.metadata.deletionTimestamp == null
@@ -428,7 +433,7 @@ function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, 
  * selector; undefined if there is none or none before `bound` (a better one found already).
  */
 function firstInGroup(group: PoolGroup, requested: bigint, selector: CompiledSelector | undefined, bound: Entry | undefined): Entry | undefined {
-  const bigEnough = (e: Entry) => e.nanos! >= requested
+  const bigEnough = (e: Entry) => e.nanos !== undefined && e.nanos >= requested
   if (selector === undefined || selector.kind === 'everything') {
     return group.all.first(bigEnough)
   } else if (selector.kind === 'nothing') {
