@@ -1,6 +1,7 @@
 // Applies the engine's JSON Patch (add / remove / replace, as json-patch.ts emits it) to an object
 // read from the API, giving the object to PUT. Pure.
 import type {JsonPatchOp} from '../engine/simulation/plan.js'
+import {present} from '../engine/api/invariant.js'
 
 function unescape(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~')
@@ -11,7 +12,7 @@ export function applyPatch<T>(obj: T, patch: readonly JsonPatchOp[]): T {
   for (const op of patch) {
     if (op.path === '') throw new Error('a patch of the whole document is not supported')
     const tokens = op.path.split('/').slice(1).map(unescape)
-    const last = tokens.pop()!
+    const last = present(tokens.pop(), 'a JSON Patch path other than "" names a member')
     let parent: Record<string, unknown> = doc
     for (const t of tokens) {
       const next = parent[t]
@@ -21,7 +22,7 @@ export function applyPatch<T>(obj: T, patch: readonly JsonPatchOp[]): T {
       }
       parent = parent[t] as Record<string, unknown>
     }
-    if (op.op === 'remove') delete parent[last]
+    if (op.op === 'remove') Reflect.deleteProperty(parent, last)
     else parent[last] = structuredClone(op.value)
   }
   return doc as unknown as T

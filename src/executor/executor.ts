@@ -23,6 +23,7 @@ import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {getPersistentVolumeClaimClass} from '../engine/api/storage-helpers.js'
+import {present} from '../engine/api/invariant.js'
 import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {
@@ -402,7 +403,7 @@ class SyncExecution {
   /** A PV object a plugin's operation created (the in-tree provisioner's). */
   private async createVolume(action: Action, plan: ReconcileResult): Promise<Step> {
     const workload = this.workloadFor(action)
-    const created = plan.volumes.find((v) => v.metadata.name === action.object.name)!
+    const created = present(plan.volumes.find((v) => v.metadata.name === action.object.name), 'the plan holds the volume it provisioned')
     const {resourceVersion: _rv, ...metadata} = created.metadata
     this.state.set(action.object, await workload.createVolume({...created, metadata}))
     return this.written(action)
@@ -512,8 +513,8 @@ class SyncExecution {
       this.events.push(e)
       if (this.opts.events) {
         const obj = this.state.get(e.object)
-        await this.recorder.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: Error) => {
-          this.errors.push({object: e.object, message: `recording event ${e.reason}: ${err.message}`})
+        await this.recorder.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: unknown) => {
+          this.errors.push({object: e.object, message: `recording event ${e.reason}: ${err instanceof Error ? err.message : String(err)}`})
         })
       }
     }
@@ -536,7 +537,7 @@ class SyncExecution {
         seen.add(key)
         const ref = refOfSync(key)
         try {
-          const obj = ref.kind === 'PersistentVolume' ? await this.api.readVolume(ref.name) : await this.api.readClaim(ref.namespace!, ref.name)
+          const obj = ref.kind === 'PersistentVolume' ? await this.api.readVolume(ref.name) : await this.api.readClaim(present(ref.namespace, "a claim's sync key has its namespace"), ref.name)
           this.state.set(ref, obj)
           found.push(obj)
           const other = namedBy(key, this.state)

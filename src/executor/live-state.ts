@@ -1,5 +1,6 @@
 // The executor's picture of the cluster while it writes, and what a sync reads and writes of it.
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'
+import {present} from '../engine/api/invariant.js'
 import {type Action, type ObjectRef, refKey} from '../engine/simulation/plan.js'
 
 /** The live objects, kept current with every read and write, as the controller's cache is. */
@@ -26,7 +27,7 @@ export class LiveState {
     this.volumes.clear()
     this.claims.clear()
     this.load(base)
-    for (const [key, obj] of this.own!) this.put(refOfSync(key), obj)
+    for (const [key, obj] of present(this.own, 'a state built to be rebased keeps its own reads')) this.put(refOfSync(key), obj)
   }
 
   snapshot(): ClusterState {

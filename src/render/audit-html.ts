@@ -3,6 +3,7 @@
 // it was made is passed in. Per cluster: the summary, capacity by class as a chart, the findings grouped by
 // severity and code with their evidence, fix and pointer picture, filterable; a fleet's table of clusters
 // first. Every string from the cluster goes through escapeHtml.
+import {present} from '../engine/api/invariant.js'
 import {formatBytes, CAPACITY_MEASURES, type AuditCapacity, type CapacityMeasure, type CapacityRow} from '../engine/audit/capacity.js'
 import {FINDING_CODES, objectKey, objectName, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from '../engine/audit/findings.js'
 import type {PointerArrow, PointerNode, PointerPicture} from '../engine/audit/pointers.js'
@@ -86,7 +87,7 @@ export function objectAnchor(o: FindingObject, context?: string): string {
 }
 
 function anchorPart(s: string): string {
-  return s.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.codePointAt(0)!.toString(16)}`)
+  return s.replace(/[^A-Za-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16)}`)
 }
 
 function clusterId(context: string | undefined): string {
@@ -268,19 +269,20 @@ const LABEL_MAX = 30
  */
 export function pointerSvg(p: PointerPicture): string {
   const rowOf = (n: PointerNode) => (n.kind === 'Pod' ? 0 : n.kind === 'PersistentVolumeClaim' ? 1 : 2)
-  const present = [0, 1, 2].filter((r) => p.nodes.some((n) => rowOf(n) === r))
+  const rowsShown = [0, 1, 2].filter((r) => p.nodes.some((n) => rowOf(n) === r))
   const place = new Map<string, {x: number; y: number}>()
   const inRow = new Map<number, number>()
   for (const n of p.nodes) {
     const row = rowOf(n)
     const i = inRow.get(row) ?? 0
     inRow.set(row, i + 1)
-    place.set(n.id, {x: i * (NODE_W + H_GAP) + 2, y: present.indexOf(row) * (NODE_H + V_GAP) + 4})
+    place.set(n.id, {x: i * (NODE_W + H_GAP) + 2, y: rowsShown.indexOf(row) * (NODE_H + V_GAP) + 4})
   }
-  const arrows = p.arrows.map((a) => arrowSvg(a, place.get(a.from)!, place.get(a.to)!))
+  const at = (id: string) => present(place.get(id), 'every arrow joins two nodes of the picture')
+  const arrows = p.arrows.map((a) => arrowSvg(a, at(a.from), at(a.to)))
   const width = Math.ceil(Math.max(...[...inRow.values()].map((n) => n * (NODE_W + H_GAP) - H_GAP + 4), ...arrows.map((a) => a.right + 4)))
-  const height = present.length * (NODE_H + V_GAP) - V_GAP + 8
-  const nodes = p.nodes.map((n) => nodeSvg(n, place.get(n.id)!))
+  const height = rowsShown.length * (NODE_H + V_GAP) - V_GAP + 8
+  const nodes = p.nodes.map((n) => nodeSvg(n, at(n.id)))
   const broken = p.arrows.filter((a) => a.state !== 'ok').length
   const label = `Pointers of ${objectName(p.object)}: ${p.arrows.length} arrow${p.arrows.length === 1 ? '' : 's'}, ${broken} not closing`
   // Arrows first, boxes over them, the arrows' labels over both.

@@ -58,7 +58,7 @@ export function findingCounts(found: Readonly<Record<Severity, number>>, ignored
 }
 
 export function ignoredCount(s: AuditSummary): number {
-  return Object.values(s.ignored).reduce((a, b) => a + (b ?? 0), 0)
+  return Object.values(s.ignored).reduce((a, b) => a + b, 0)
 }
 
 /** The one line every audit output opens with: health, findings per severity, silenced, planned writes. */

@@ -7,14 +7,14 @@ export const PICKER_NAME_WIDTH = 48
 /** Each claim's line: its name padded to the widest (at most PICKER_NAME_WIDTH), two spaces, its verdict. */
 export function claimPickerLabels(rows: ReadonlyArray<{key: string; verdict: string}>, cap = PICKER_NAME_WIDTH): string[] {
   let widest = 0
-  for (const r of rows) widest = Math.max(widest, [...r.key].length)
+  for (const r of rows) widest = Math.max(widest, Array.from(r.key).length)
   const width = Math.min(widest, cap)
   return rows.map((r) => `${fitName(r.key, width)}  ${r.verdict}`)
 }
 
 /** The name padded to `width`, or shortened to it with an ellipsis in the middle. */
 function fitName(name: string, width: number): string {
-  const chars = [...name]
+  const chars = Array.from(name)
   if (chars.length <= width) {
     return name + ' '.repeat(width - chars.length)
   } else {

@@ -3,12 +3,12 @@
 // NO_COLOR (supports-color does not read it either), and eight escape codes do not need a dependency.
 
 export interface Palette {
-  red(s: string): string
-  green(s: string): string
-  yellow(s: string): string
-  cyan(s: string): string
-  bold(s: string): string
-  dim(s: string): string
+  red: (s: string) => string
+  green: (s: string) => string
+  yellow: (s: string) => string
+  cyan: (s: string) => string
+  bold: (s: string) => string
+  dim: (s: string) => string
 }
 
 const identity = (s: string): string => s

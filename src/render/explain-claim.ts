@@ -118,8 +118,9 @@ function describePointers(b: BindingPointers): string {
 function candidatesBlock(e: ClaimExplanation, p: Palette, source: ExplainSource | undefined, layout: TableLayout): string {
   const eligible = e.candidates.filter((c) => c.eligible).length
   // A bounded explanation (a List's) shows the nearest few; eligible volumes come first, so "none" holds.
-  const more = e.candidatesTotal !== undefined && e.candidatesTotal > e.candidates.length
-  const shown = more ? `${count(e.candidatesTotal!, 'volume')}, the nearest ${e.candidates.length} shown (pvctl explain pvc/${e.claim.name} -n ${e.claim.namespace}${shellArgs(source)} shows all)` : count(e.candidates.length, 'volume')
+  const total = e.candidatesTotal ?? e.candidates.length
+  const more = total > e.candidates.length
+  const shown = more ? `${count(total, 'volume')}, the nearest ${e.candidates.length} shown (pvctl explain pvc/${e.claim.name} -n ${e.claim.namespace}${shellArgs(source)} shows all)` : count(e.candidates.length, 'volume')
   const title = `${p.bold('Candidates:')} ${shown}, ${eligible === 0 ? 'none' : `${eligible}${more && eligible === e.candidates.length ? '+' : ''}`} eligible`
   if (e.candidates.length === 0) return wrapProse(title, layout.width)
   const shared = e.candidates.length > 1 ? sharedReasons(e.candidates) : new Set<string>()

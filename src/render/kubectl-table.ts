@@ -67,8 +67,10 @@ export function kubectlTable(head: string[], rows: string[][], opts: TableOption
       for (const w of cell.widths) if (w > (columns[i] ?? 0)) columns[i] = w
     })
   }
-  const fitted = opts.wrap !== undefined && opts.width !== undefined ? fitColumns(columns, opts.wrap, opts.width, rows.length) : undefined
-  return fitted !== undefined ? wrappedTable(table, fitted, opts.wrap!) : laidOut(measured, columns)
+  const {wrap, width} = opts
+  if (wrap === undefined || width === undefined) return laidOut(measured, columns)
+  const fitted = fitColumns(columns, wrap, width, rows.length)
+  return fitted !== undefined ? wrappedTable(table, fitted, wrap) : laidOut(measured, columns)
 }
 
 /** Each cell's lines padded to its column's width, GAP apart, each line cut of its trailing blanks. */
@@ -144,7 +146,7 @@ function pieces(word: string, max: number): string[] {
       i += escape[0].length
       continue
     }
-    const char = String.fromCodePoint(word.codePointAt(i)!)
+    const char = String.fromCodePoint(word.codePointAt(i) ?? 0)
     const w = stringWidth(char)
     if (width + w > max) {
       out.push(piece)

@@ -18,7 +18,7 @@ export function wrapProse(text: string, width: number | undefined, indent = ''):
 
 function wrapLine(line: string, width: number, indent: string): string {
   if (widthOf(line) <= width) return line
-  const lead = /^ */.exec(line)![0]
+  const lead = ' '.repeat(line.length - line.replace(/^ +/, '').length)
   const lines: string[] = []
   let current = lead
   let used = lead.length

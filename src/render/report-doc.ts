@@ -59,7 +59,7 @@ export function reportYamlChunks(report: SyncReport, itemsPerChunk = ITEMS_PER_C
  */
 export function* jsonObjectChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK): Generator<string> {
   let first = true
-  for (const [key, value] of Object.entries(doc)) {
+  for (const [key, value] of Object.entries(doc) as Array<[string, unknown]>) {
     // JSON.stringify leaves out members it cannot represent; so must we.
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
     const separator = first ? '{\n' : ',\n'
@@ -88,7 +88,7 @@ export function* jsonObjectChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK):
  */
 export function* yamlMapChunks(doc: object, itemsPerChunk = ITEMS_PER_CHUNK): Generator<string> {
   let empty = true
-  for (const [key, value] of Object.entries(doc)) {
+  for (const [key, value] of Object.entries(doc) as Array<[string, unknown]>) {
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue
     empty = false
     if (!Array.isArray(value) || value.length === 0) {

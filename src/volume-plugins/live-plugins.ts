@@ -102,9 +102,10 @@ export class LiveVolumePlugins {
    * The host-path provisioner: a PV of the claim's size and modes at /tmp/hostpath_pv/<claim uid>,
    * created on the node when first mounted (type DirectoryOrCreate: pvctl runs on no node).
    */
-  async provision(_pluginName: string, o: ProvisionOptions): Promise<ProvisionOutcome> {
+  provision(_pluginName: string, o: ProvisionOptions): Promise<ProvisionOutcome> {
+    // Nothing to wait for: the PV is what the controller creates; the directory comes with the first mount.
     if (o.claim.spec.volumeMode === 'Block') {
-      return {provisionError: 'kubernetes.io/host-path does not support block volume provisioning'}
+      return Promise.resolve({provisionError: 'kubernetes.io/host-path does not support block volume provisioning'})
     }
     const volume: PersistentVolume = {
       apiVersion: 'v1',
@@ -117,6 +118,6 @@ export class LiveVolumePlugins {
         hostPath: {path: `/tmp/hostpath_pv/${o.claim.metadata.uid}`, type: 'DirectoryOrCreate'},
       },
     }
-    return {volume}
+    return Promise.resolve({volume})
   }
 }

@@ -105,7 +105,7 @@ async function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: numb
     await sleep(ms)
     return false
   }
-  let onAbort: (() => void) | undefined
+  let onAbort = (): void => undefined
   const aborted = new Promise<true>((resolve) => {
     onAbort = () => resolve(true)
     signal.addEventListener('abort', onAbort, {once: true})
@@ -113,6 +113,6 @@ async function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: numb
   try {
     return await Promise.race([sleep(ms).then(() => false), aborted])
   } finally {
-    signal.removeEventListener('abort', onAbort!)
+    signal.removeEventListener('abort', onAbort)
   }
 }

@@ -13,7 +13,7 @@ export const SCRUB_COMMAND = 'test -e /scrub && find /scrub -mindepth 1 -delete 
  * NFS 300 + 30/GiB, hostPath 60 + 30/GiB).
  */
 export function timeoutForVolume(minimum: number, increment: number, volume: PersistentVolume): number {
-  const size = quantityValue(parseQuantity(String(volume.spec.capacity?.storage ?? '0')))
+  const size = quantityValue(parseQuantity(volume.spec.capacity?.storage ?? '0'))
   const gi = 1024n ** 3n
   const timeout = Number((size / gi) * BigInt(increment))
   return timeout < minimum ? minimum : timeout
@@ -39,6 +39,7 @@ export function recyclerPod(volume: PersistentVolume, source: Record<string, unk
     ...base,
     apiVersion: 'v1',
     kind: 'Pod',
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a template read from a file may have no metadata
     metadata: {...base.metadata, name: `recycler-for-${volume.metadata.name}`, namespace: base.metadata?.namespace ?? 'default'},
     spec: {...spec, volumes, activeDeadlineSeconds: timeoutSeconds} as unknown as Pod['spec'],
   }

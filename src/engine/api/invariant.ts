@@ -3,7 +3,7 @@
 // presenter calls it an internal error) instead of carrying `undefined` on as if it were an answer.
 
 /** The value, or an Error naming the invariant that its absence breaks. */
-export function present<T>(value: T | undefined, invariant: string): T {
-  if (value === undefined) throw new Error(`invariant: ${invariant}`)
+export function present<T>(value: T | null | undefined, invariant: string): T {
+  if (value === undefined || value === null) throw new Error(`invariant: ${invariant}`)
   return value
 }

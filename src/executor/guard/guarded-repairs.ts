@@ -6,6 +6,7 @@
 // "Changed since it was read" is said only of what differs between the read and the re-read.
 import {ConflictError, NotFoundError} from '../../cluster/api-errors.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../engine/api/model.js'
+import {present} from '../../engine/api/invariant.js'
 import type {VolumeAttachmentObject} from '../../engine/explain/evidence.js'
 import {decideReclaim, type ReclaimDecision, type ReclaimInput} from '../../engine/repair/reclaim.js'
 import {decideRelink, type RelinkDecision, type RelinkInput} from '../../engine/repair/relink.js'
@@ -57,7 +58,8 @@ export async function guardedReclaim(
     if (recreated !== undefined) return {refused: `volume ${name} changed since it was read: ${recreated}`, volume: fresh.done}
     const freshState = await rereadForReclaim(io, state, fresh.done)
     // Both lists were just read from the API server: a list that fails throws, and nothing is written.
-    const decision = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}, pods: {observed: true}})!
+    const decided = decideReclaim({...request, state: freshState.state, attachments: {observed: true, items: freshState.attachments}, pods: {observed: true}})
+    const decision = present(decided, 'a reclaim decides on a volume the state holds (its re-read is in it)')
     if (decision.already !== null) return {done: {volume: fresh.done, decision, attempts: attempt, already: true}}
     const why = changedSinceRead(consented.volume, fresh.done)
     if (why !== undefined) return {refused: `volume ${name} changed since it was read: ${why}`, volume: fresh.done}
@@ -153,7 +155,7 @@ export interface RelinkWritten extends RepairWritten<RelinkDecision> {
  */
 export async function guardedRelink(io: RelinkIo, state: ClusterState, consented: RelinkDecision, request: Omit<RelinkInput, 'state' | 'target'>): Promise<Guarded<RelinkWritten>> {
   const name = consented.volume?.name ?? ''
-  const claimName = consented.claim!
+  const claimName = present(consented.claim, 'a consented relink names its claim')
   const written: RelinkWritten['written'] = []
   const result = await conflictRetries(`pv/${name} or pvc/${claimName.namespace}/${claimName.name} kept changing: ${RECLAIM_ATTEMPTS} conflicts in a row`, async (attempt) => {
     const volume = await readVolumeOrGone(io, name)
@@ -171,7 +173,7 @@ export async function guardedRelink(io: RelinkIo, state: ClusterState, consented
     // otherwise), the pair's own as just read.
     const claims = (await io.listClaims()).map((c) => (claimKey(c) === claimKey(claim) ? claim : c))
     const fresh = {...state, volumes: state.volumes.map((v) => (v.metadata.name === name ? volume.done : v)), claims}
-    const decision = decideRelink({...request, state: fresh, target: consented.target})!
+    const decision = present(decideRelink({...request, state: fresh, target: consented.target}), 'a relink decides on a pair the state holds')
     // The pair closed since the load (another writer, or this run's writes before a conflict): done.
     if (decision.already !== null) return {done: {written, decision, attempts: attempt, already: written.length === 0}}
     // After a conflict on the claim, the volume written already is part of the fresh state: the decision on

@@ -11,7 +11,7 @@
 import {NotFoundError} from '../../cluster/api-errors.js'
 import type {ClusterApi} from '../../cluster/live-api.js'
 import type {WorkloadApi} from '../../cluster/workload-api.js'
-import {claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../../engine/api/model.js'
+import {claimKey, type PersistentVolume, type PersistentVolumeClaim} from '../../engine/api/model.js'
 import type {DeleteOutcome, LiveVolumePlugins} from '../../volume-plugins/live-plugins.js'
 import {changedSinceRead, notReleased} from './changed.js'
 import {type Guarded, isRefusal} from './refusal.js'
@@ -33,7 +33,7 @@ export class DestructionGuard {
     if (releasing) {
       const claim = await this.claimStillHolding(desired)
       if (claim !== undefined) {
-        return {refused: `claim ${claimRefKey(desired.spec.claimRef!)} exists in the API server (uid ${claim.metadata.uid}): the volume is not released`, claim}
+        return {refused: `claim ${claimKey(claim)} exists in the API server (uid ${claim.metadata.uid}): the volume is not released`, claim}
       } else {
         // The claim is gone (or is another claim of the same name, or is bound elsewhere): released.
       }
@@ -67,7 +67,8 @@ export class DestructionGuard {
     const fresh = await this.stillReleased(planned, 'delete')
     if (isRefusal(fresh)) return fresh
     const {uid, resourceVersion} = fresh.done.metadata
-    return {done: await workload.deleteVolume(fresh.done.metadata.name ?? '', {uid, resourceVersion})}
+    await workload.deleteVolume(fresh.done.metadata.name ?? '', {uid, resourceVersion})
+    return {done: undefined}
   }
 
   /**
@@ -88,7 +89,7 @@ export class DestructionGuard {
     if (why !== undefined) return {refused: `volume ${name} changed since it was planned to ${op}: ${why}`, volume: fresh}
     const claim = await this.claimStillHolding(fresh)
     if (claim !== undefined) {
-      return {refused: `volume ${name} is not released: claim ${claimRefKey(fresh.spec.claimRef!)} exists in the API server (uid ${claim.metadata.uid})`, volume: fresh, claim}
+      return {refused: `volume ${name} is not released: claim ${claimKey(claim)} exists in the API server (uid ${claim.metadata.uid})`, volume: fresh, claim}
     } else {
       // isVolumeReleased on the fresh volume and the fresh claim: it still needs reclaiming.
     }
