@@ -74,7 +74,7 @@ export function listAnswer<T>(target: ApiTarget, expected: ExpectedKind, status:
   if (resourceVersion !== undefined && typeof resourceVersion !== 'string') throw fail(`metadata.resourceVersion is ${typeName(resourceVersion)}`)
   for (let i = 0; i < items.length; i++) {
     // One typeof per item: `?.` makes null, a string or a number fail it too, without a branch of their own.
-    if (typeof items[i]?.metadata?.name !== 'string') {
+    if (typeof (items[i] as {metadata?: {name?: unknown}} | null | undefined)?.metadata?.name !== 'string') {
       throw fail(isObject(items[i]) ? `items[${i}] has no metadata.name` : `items[${i}] is ${typeName(items[i])}`)
     }
   }
@@ -86,6 +86,7 @@ export function listAnswer<T>(target: ApiTarget, expected: ExpectedKind, status:
  * the name asked for (when the request names one). A DELETE may answer a Status of success instead
  * (nodes, events and leases do; the kinds that ReturnDeletedObject answer the object).
  */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the kind it asked for, which the answer was checked to be
 export function objectAnswer<T>(target: ApiTarget, expected: ExpectedKind, method: string, status: number, body: unknown): T {
   const deleting = method === 'DELETE'
   if (deleting && isObject(body) && body.kind === 'Status' && body.status === 'Success') return body as T

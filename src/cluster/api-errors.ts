@@ -72,7 +72,7 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
   if (typeof e.code === 'number') {
     let status: {reason?: string; message?: string} = {}
     try {
-      status = typeof e.body === 'string' ? JSON.parse(e.body) : ((e.body as object) ?? {})
+      status = (typeof e.body === 'string' ? JSON.parse(e.body) : (e.body ?? {})) as typeof status
     } catch {
       // A body that is not a Status (a proxy's HTML page): keep the code alone.
     }

@@ -24,9 +24,10 @@ interface Named<T> {
 }
 
 export interface KubeconfigDoc {
-  clusters?: Array<Named<Record<string, unknown>>> | null
-  users?: Array<Named<Record<string, unknown>>> | null
-  contexts?: Array<Named<Record<string, unknown>>> | null
+  // Entries as a file holds them: a list may hold a null (`- ` alone on a line).
+  clusters?: Array<Named<Record<string, unknown>> | null> | null
+  users?: Array<Named<Record<string, unknown>> | null> | null
+  contexts?: Array<Named<Record<string, unknown>> | null> | null
   'current-context'?: string
   [key: string]: unknown
 }
@@ -118,8 +119,8 @@ function readDoc(file: string): KubeconfigDoc {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UsageError(`kubeconfig "${file}": not a kubeconfig (expected a mapping)`)
   const dir = path.dirname(path.resolve(file))
   const d = doc as KubeconfigDoc
-  for (const c of d.clusters ?? []) resolvePaths(c.cluster, clusterPathFields, dir)
-  for (const u of d.users ?? []) resolvePaths(u.user, userPathFields, dir)
+  for (const c of d.clusters ?? []) resolvePaths(c?.cluster, clusterPathFields, dir)
+  for (const u of d.users ?? []) resolvePaths(u?.user, userPathFields, dir)
   return d
 }
 
@@ -135,15 +136,15 @@ function resolvePaths(entry: Record<string, unknown> | undefined, fields: string
  * Merges kubeconfig documents as clientcmd's loading rules do: for clusters, users and contexts the
  * first document to define a name wins; the first non-empty current-context wins.
  */
-export function mergeKubeconfigs(docs: readonly KubeconfigDoc[]): KubeconfigDoc {
-  const merged: Required<Pick<KubeconfigDoc, 'clusters' | 'users' | 'contexts'>> & KubeconfigDoc = {clusters: [], users: [], contexts: []}
+export function mergeKubeconfigs(docs: readonly KubeconfigDoc[]): MergedKubeconfig {
+  const merged: MergedKubeconfig = {clusters: [], users: [], contexts: []}
   for (const key of ['clusters', 'users', 'contexts'] as const) {
     const seen = new Set<string>()
     for (const doc of docs) {
       for (const entry of doc[key] ?? []) {
         if (entry == null || typeof entry.name !== 'string' || seen.has(entry.name)) continue
         seen.add(entry.name)
-        merged[key]!.push(entry)
+        merged[key].push(entry)
       }
     }
   }
@@ -152,25 +153,38 @@ export function mergeKubeconfigs(docs: readonly KubeconfigDoc[]): KubeconfigDoc 
   return merged
 }
 
+/** Kubeconfigs merged: the first entry of each name, no nulls. */
+interface MergedKubeconfig extends KubeconfigDoc {
+  clusters: Array<Named<Record<string, unknown>>>
+  users: Array<Named<Record<string, unknown>>>
+  contexts: Array<Named<Record<string, unknown>>>
+}
+
+/** A value of the file as text: a name written as a number is that number's text; none is "". */
+function textOf(value: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a scalar of the file, shown as written
+  return value === undefined || value === null ? '' : String(value)
+}
+
 /** Picks the context and resolves its cluster and user; errors name what is missing, never secrets. */
 export function resolveContext(doc: KubeconfigDoc, origin: string, contextOverride?: string): ResolvedConfig {
   const contextName = contextOverride ?? doc['current-context']
   if (contextName === undefined || contextName === '') {
     throw new UsageError(`${origin}: no current context is set; pass --context NAME`, ['kubectl config get-contexts'])
   }
-  const context = (doc.contexts ?? []).find((c) => c.name === contextName)?.context
+  const context = (doc.contexts ?? []).find((c) => c?.name === contextName)?.context
   if (context === undefined) {
     throw new UsageError(`${origin}: context "${contextName}" does not exist`, ['kubectl config get-contexts'])
   }
-  const clusterName = String(context.cluster ?? '')
-  const userName = String(context.user ?? '')
-  const cluster = (doc.clusters ?? []).find((c) => c.name === clusterName)?.cluster
+  const clusterName = textOf(context.cluster)
+  const userName = textOf(context.user)
+  const cluster = (doc.clusters ?? []).find((c) => c?.name === clusterName)?.cluster
   if (cluster === undefined) throw new UsageError(`${origin}: context "${contextName}" names cluster "${clusterName}", which does not exist`)
   if (typeof cluster.server !== 'string' || cluster.server === '') throw new UsageError(`${origin}: cluster "${clusterName}" has no server`)
   if (!isServerUrl(cluster.server)) {
     throw new UsageError(`${origin}: cluster "${clusterName}": invalid server URL ${JSON.stringify(cluster.server)} (expected https://HOST[:PORT])`)
   }
-  const user = (doc.users ?? []).find((u) => u.name === userName)?.user ?? {}
+  const user = (doc.users ?? []).find((u) => u?.name === userName)?.user ?? {}
   const namespace = typeof context.namespace === 'string' && context.namespace !== '' ? context.namespace : undefined
   return {
     origin,
@@ -211,7 +225,7 @@ export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
 export function kubeconfigContextNames(opts: Omit<KubeconfigOptions, 'context'> = {}): {origin: string; names: string[]} {
   const found = findKubeconfig(opts)
   if (found === undefined) throw noKubeconfig(opts.env ?? process.env, 'no kubeconfig to take contexts from', '')
-  return {origin: found.origin, names: (found.doc.contexts ?? []).filter((c) => c != null && typeof c.name === 'string').map((c) => c.name)}
+  return {origin: found.origin, names: (found.doc.contexts ?? []).flatMap((c) => (c != null && typeof c.name === 'string' ? [c.name] : []))}
 }
 
 /** The kubeconfig document of kubectl's loading rules (--kubeconfig, KUBECONFIG, ~/.kube/config), if any. */
@@ -249,7 +263,7 @@ export function contextNames(opts: Pick<KubeconfigOptions, 'kubeconfig' | 'env' 
   const list = opts.kubeconfig !== undefined ? [opts.kubeconfig] : (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
   const files = list.length > 0 ? list : [path.join(opts.home ?? env.HOME ?? homedir(), '.kube', 'config')]
   const existing = files.filter((p) => existsSync(p))
-  return (mergeKubeconfigs(existing.map(readDoc)).contexts ?? []).map((c) => c.name)
+  return mergeKubeconfigs(existing.map(readDoc)).contexts.map((c) => c.name)
 }
 
 /** rest.InClusterConfig: the service account token and CA, and the API's service address. */

@@ -226,6 +226,8 @@ export class KubernetesClusterApi implements ClusterApi {
   async canI(attrs: ResourceAttributes): Promise<boolean> {
     const review = await this.call({verb: 'create', resource: 'selfsubjectaccessreviews'}, () =>
       this.authz.createSelfSubjectAccessReview({
+        // client-node's models are data classes, serialized from their fields: a plain object is one.
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
         body: {apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: {resourceAttributes: attrs}},
       }),
     )

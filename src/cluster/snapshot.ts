@@ -11,6 +11,7 @@ import {readFileSync} from 'node:fs'
 import {readdir, stat} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import {InputError} from '../errors.js'
+import {present} from '../engine/api/invariant.js'
 import type {ClusterState} from '../engine/api/model.js'
 import {parseQuantity, QuantityError} from '../engine/api/quantity.js'
 import {bundledExampleHint} from './bundled-examples.js'
@@ -77,7 +78,7 @@ const KINDS = new Map<string, KindInfo>([
     stringFields: [
       ...METADATA_STRINGS,
       ['spec', 'resources', 'requests', '*'], ['spec', 'resources', 'limits', '*'], ['status', 'capacity', '*'],
-      ...NOT_READ_BY_VALIDATE.get('PersistentVolumeClaim')!,
+      ...present(NOT_READ_BY_VALIDATE.get('PersistentVolumeClaim'), "the claim's fields validate() does not read are listed"),
     ],
   }],
   ['StorageClass', {
@@ -250,14 +251,15 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i]
       let ofKind = seen.get(e.kind)
-      if (ofKind === undefined) seen.set(e.kind, (ofKind = new Map()))
+      if (ofKind === undefined) seen.set(e.kind, (ofKind = new Map<string, Set<string>>()))
       let inNamespace = ofKind.get(e.namespace)
       if (inNamespace === undefined) ofKind.set(e.namespace, (inNamespace = new Set()))
       const count = inNamespace.size
       if (inNamespace.add(e.name).size === count) {
-        const first = parts.flatMap((p) => p.entries).find((f) => f.kind === e.kind && f.namespace === e.namespace && f.name === e.name)!
+        const firstFound = parts.flatMap((p) => p.entries).find((f) => f.kind === e.kind && f.namespace === e.namespace && f.name === e.name)
+        const first = present(firstFound, 'a duplicate was defined before')
         throw new InputError(
-          `${e.source}: ${objectLabel(e.kind, e.namespace, e.name)}: duplicate object (${e.where}); first defined in ${first.source} (${first.where})`,
+          `${e.source}: ${objectLabel(e.kind, e.namespace, e.name)}: duplicate object (${String(e.where)}); first defined in ${first.source} (${String(first.where)})`,
         )
       }
       if (e.field in state) state[e.field as keyof ClusterState].push(e.object)
@@ -337,8 +339,8 @@ function parseYaml(text: string): {docs: unknown[]} | {error: string} {
   const docs = parseAllDocuments(text, {version: '1.2', schema: 'core', merge: true})
   const values: unknown[] = []
   for (const doc of docs) {
-    const err = doc.errors[0]
-    if (err) {
+    if (doc.errors.length > 0) {
+      const err = doc.errors[0]
       const pos = err.linePos?.[0]
       const msg = err.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
       return {error: `${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${msg}`}
@@ -387,7 +389,7 @@ function skip(out: ParsedText, key: string): void {
 }
 
 function failAt(source: string, what: Where, msg: string): never {
-  throw new InputError(`${source}: ${what}: ${msg}`)
+  throw new InputError(`${source}: ${String(what)}: ${msg}`)
 }
 
 /**
@@ -407,41 +409,43 @@ function collect(
   // Items of a typed list (PersistentVolumeList) carry no kind or apiVersion: they are the list's.
   const kind = value.kind ?? inherited?.kind
   const apiVersion = value.apiVersion ?? inherited?.apiVersion
-  if (kind === undefined || kind === null || kind === '') return failAt(source, where, 'kind is required')
+  // `??` made a null kind the inherited one, or undefined.
+  if (kind === undefined || kind === '') return failAt(source, where, 'kind is required')
   if (typeof kind !== 'string') return failAt(source, where, `kind must be a string, got ${describe(kind)}`)
 
   if (kind.endsWith('List')) {
     const items = value.items ?? []
-    if (!Array.isArray(items)) return failAt(source, `${where} (${kind})`, `items must be a list, got ${describe(items)}`)
+    if (!Array.isArray(items)) return failAt(source, `${String(where)} (${kind})`, `items must be a list, got ${describe(items)}`)
     const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length)
     const itemApiVersion = typeof apiVersion === 'string' ? apiVersion : KINDS.get(itemKind ?? '')?.apiVersions[0]
     const itemInherited = itemKind ? {kind: itemKind, apiVersion: itemApiVersion} : undefined
-    const prefix = itemPrefix ?? `${where}.`
+    const prefix = itemPrefix ?? `${String(where)}.`
     for (let j = 0; j < items.length; j++) collect(items[j], new ItemWhere(prefix, j), undefined, itemInherited, source, out)
     return
   }
 
   const info = KINDS.get(kind)
   if (!info) return skip(out, kind)
-  if (apiVersion === undefined || apiVersion === null || apiVersion === '') {
-    return failAt(source, `${where} (${kind})`, 'apiVersion is required')
+  if (apiVersion === undefined || apiVersion === '') {
+    return failAt(source, `${String(where)} (${kind})`, 'apiVersion is required')
   }
   if (typeof apiVersion !== 'string' || !info.apiVersions.includes(apiVersion)) {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a scalar of the file, shown as written
     return skip(out, `${kind} (${String(apiVersion instanceof YamlScalar ? apiVersion.source : apiVersion)})`)
   }
 
   // JSON is normalized where it lies (parse once: no second copy of a large dump), by validate() and
   // here for the fields it does not read; YAML is copied out.
-  let object = (out.json ? normalizeJson(value, JSON_STRING_FIELDS.get(kind) ?? NO_STRING_FIELDS) : unwrap(value, STRING_FIELDS.get(kind)!)) as Obj
+  let object = (out.json ? normalizeJson(value, JSON_STRING_FIELDS.get(kind) ?? NO_STRING_FIELDS) : unwrap(value, present(STRING_FIELDS.get(kind), 'every kind read has its string fields'))) as Obj
   // The one other change: an item of a typed list gets the kind and apiVersion it was listed under.
   if (object.kind !== kind || object.apiVersion !== apiVersion) {
     object = {apiVersion, kind, ...object}
     Object.assign(object, {apiVersion, kind})
   }
   const invalid = validate(object, kind, info)
-  if (invalid !== undefined) return failAt(source, invalid.what ?? `${where} (${kind})`, invalid.message)
+  if (invalid !== undefined) return failAt(source, invalid.what ?? `${String(where)} (${kind})`, invalid.message)
   const meta = object.metadata as {name: string; namespace?: string}
-  out.entries.push({field: info.field, object, source, where, kind, namespace: info.namespaced ? meta.namespace! : '', name: meta.name})
+  out.entries.push({field: info.field, object, source, where, kind, namespace: info.namespaced ? present(meta.namespace, 'validate() gave a namespaced object its namespace') : '', name: meta.name})
 }
 
 /** Replaces YamlScalars by their value, or by their source text where the field is a string. */
@@ -469,12 +473,12 @@ function normalizeJson(v: unknown, fields: FieldPathNode): unknown {
   if (typeof v !== 'object' || v === null) return v
   const container = v as Record<string, unknown>
   if (fields.any !== undefined) {
-    for (const k of Object.keys(container)) normalizeMember(container, k, childOf(fields, k)!)
+    for (const k of Object.keys(container)) normalizeMember(container, k, present(childOf(fields, k), 'a field path node with `any` has a child for every key'))
   } else {
     // Only the named fields: look each up, rather than every key of the object up in the paths. By index:
     // no iterator and no [key, node] pair per field of every claim.
     const named = fields.named
-    for (let i = 0; i < named.length; i++) if (hasOwn.call(container, named[i])) normalizeMember(container, named[i], fields.children.get(named[i])!)
+    for (let i = 0; i < named.length; i++) if (hasOwn(container, named[i])) normalizeMember(container, named[i], present(fields.children.get(named[i]), 'a named field has its node'))
   }
   return v
 }
@@ -486,7 +490,7 @@ function normalizeMember(container: Record<string, unknown>, k: string, fields: 
   if (after !== before) Object.defineProperty(container, k, {value: after, enumerable: true, writable: true, configurable: true})
 }
 
-const hasOwn = Object.prototype.hasOwnProperty
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
 
 /** The metadata fields that are strings (METADATA_STRINGS without the maps). */
 const METADATA_STRING_KEYS = ['name', 'namespace', 'uid', 'resourceVersion']
@@ -747,5 +751,6 @@ function describe(v: unknown): string {
   // A wrong file's content is quoted, not echoed whole: at most 80 characters of it.
   if (typeof v === 'string') return `a string ${v.length > 80 ? `${JSON.stringify(v.slice(0, 80)).slice(0, -1)}…" (${v.length} characters)` : JSON.stringify(v)}`
   if (typeof v === 'object') return 'an object'
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a number, boolean, bigint or symbol here
   return `${typeof v === 'number' ? 'a number' : typeof v === 'boolean' ? 'a boolean' : typeof v} ${String(v)}`
 }

@@ -2,7 +2,7 @@
 // reads it: again a minute after it was last read, and trimmed. client-node's own tokenFile provider sends
 // the file's content as it is, and a token file written by `echo` ends with a newline, which an HTTP header
 // cannot carry: every request failed before it was sent ("Invalid character in header content").
-import {readFileSync} from 'node:fs'
+import {readFile} from 'node:fs/promises'
 
 import type * as k8s from '@kubernetes/client-node'
 
@@ -22,20 +22,25 @@ export class TokenFileAuth implements Authenticator {
   constructor(private readonly now: () => number = Date.now) {}
 
   isAuthProvider(user: User): boolean {
-    return user.authProvider?.name === TOKEN_FILE_PROVIDER
+    return providerOf(user)?.name === TOKEN_FILE_PROVIDER
   }
 
   async applyAuthentication(user: User, opts: RequestOptions): Promise<void> {
-    const path = String(user.authProvider?.config?.path)
+    const path = String(providerOf(user)?.config?.path)
     const now = this.now()
     if (this.cached === undefined || this.cached.path !== path || now - this.cached.readAt > REREAD_MS) {
       // A rotated token (a projected service account token is renewed hourly) is picked up within a minute.
-      this.cached = {path, token: readFileSync(path, 'utf8').trim(), readAt: now}
+      this.cached = {path, token: (await readFile(path, 'utf8')).trim(), readAt: now}
     } else {
       // Read less than a minute ago.
     }
     // In place, as client-node's own authenticators set it (the caller made `headers` an object).
-    const headers = (opts.headers ??= {}) as Record<string, string>
+    const headers = ((opts as {headers?: Record<string, string>}).headers ??= {})
     headers.Authorization = `Bearer ${this.cached.token}`
   }
+}
+
+/** The kubeconfig user's auth-provider entry, which client-node's types leave untyped. */
+function providerOf(user: User): {name?: unknown; config?: {path?: unknown}} | undefined {
+  return (user as {authProvider?: {name?: unknown; config?: {path?: unknown}}}).authProvider
 }

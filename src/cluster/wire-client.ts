@@ -147,7 +147,7 @@ export class WireClient {
     } catch (err) {
       // Nothing was sent: the kubeconfig's credentials or certificates could not be had (an exec plugin
       // that is missing or fails, a token or CA file that is not there). A local setup error, not the server's.
-      const reason = String((err as Error).message ?? err).split('\n')[0].trim()
+      const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0].trim()
       throw new InputError(`cannot use the kubeconfig's credentials for ${this.server}: ${reason === '' ? 'the credential plugin failed without saying why' : reason}`, [
         'check the user and cluster entries of the kubeconfig (kubectl config view)',
       ])
