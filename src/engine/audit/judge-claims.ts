@@ -238,7 +238,7 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
   if (relinked !== undefined) {
     // relink's checks and proof hold: the volume that names this claim is given its uid (and the claim its
     // spec.volumeName where it lost it), and the controller binds them again.
-    const volume = p?.claimVolumeName ?? here[0]?.name ?? p?.volume?.name ?? ''
+    const volume = p?.claimVolumeName ?? here.at(0)?.name ?? p?.volume?.name ?? ''
     pointing = `volume ${volume} still names ${key}: relink them and the controller binds them again.`
     fix = relinked
   } else if (sameUid.length > 0 && p?.claimVolumeName == null) {
@@ -270,7 +270,7 @@ function terminating(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, {lo
   // The pvc-protection controller counts a pod that is scheduled and not finished (a Terminating pod too:
   // its node may still have the volume mounted); a pod never scheduled cannot have started with it.
   const holding = lookup.podsUsing(`${namespace}/${name}`).filter((pod) => (pod.spec?.nodeName ?? '') !== '' && !isFinished(pod))
-  const pods = holding.map((pod) => `${pod.metadata.name ?? ''} (${pod.metadata.deletionTimestamp != null ? 'Terminating' : (pod.status?.phase ?? 'Unknown')} on node ${pod.spec!.nodeName})`)
+  const pods = holding.map((pod) => `${pod.metadata.name ?? ''} (${pod.metadata.deletionTimestamp != null ? 'Terminating' : (pod.status?.phase ?? 'Unknown')} on node ${pod.spec?.nodeName ?? ''})`)
   const evidence = {...baseEvidence(e), 'metadata.deletionTimestamp': since, finalizers: [...finalizers], pods}
   const stuck = holding.filter((pod) => pod.metadata.deletionTimestamp != null)
   const running = holding.filter((pod) => pod.metadata.deletionTimestamp == null)
@@ -280,7 +280,7 @@ function terminating(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, {lo
     message = `Being deleted since ${since}, held by ${PVCProtectionFinalizer} while pods use it: ${pods.join(', ')}; it goes once they stop.`
     fix = `kubectl delete pod -n ${namespace} ${running.map((pod) => pod.metadata.name ?? '').join(' ')}`
   } else if (stuck.length > 0) {
-    const nodes = [...new Set(stuck.map((pod) => pod.spec!.nodeName!))]
+    const nodes = [...new Set(stuck.map((pod) => pod.spec?.nodeName ?? ''))]
     message = `Being deleted since ${since}, held by ${PVCProtectionFinalizer} for Terminating pods ${pods.join(', ')}: if node ${nodes.join(', ')} is gone, force-delete them.`
     fix = `kubectl delete pod -n ${namespace} ${stuck.map((pod) => pod.metadata.name ?? '').join(' ')} --grace-period=0 --force`
   } else if (!podsRead) {
@@ -311,7 +311,7 @@ const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'
 function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, gates: Pick<FeatureGates, 'RecoverVolumeExpansionFailure'>): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
   const shown = (claim.status.conditions ?? []) as ClaimCondition[]
-  const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string>).storage ?? null
+  const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string | undefined>).storage ?? null
   const requested = claim.spec.resources?.requests?.storage ?? null
   const capacity = claim.status.capacity?.storage ?? null
   // Most Bound claims of a cluster: no condition, no allocation status, and what they asked for.
@@ -334,7 +334,7 @@ function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, gates:
   })
   const describe = `kubectl describe pvc ${name} -n ${namespace}`
   if (failed.length > 0 || allocationFailed) {
-    const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || allocation!
+    const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || (allocation ?? '')
     // RecoverVolumeExpansionFailure (on from v1.32) lets the request be lowered again, to no less than the capacity.
     const undo = gates.RecoverVolumeExpansionFailure ? `, or the request is lowered back to no less than ${capacity ?? 'its capacity'}` : ''
     return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed${undo}.`, evidence(), describe)]

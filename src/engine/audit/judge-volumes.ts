@@ -204,11 +204,13 @@ function deletionFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   const finalizers = v.metadata.finalizers ?? []
   const found: Finding[] = []
   const e = ctx.explainVolume(name)
-  for (const f of e?.terminating?.finalizers ?? []) {
-    if (f.blocking) {
-      found.push(finalizerFinding(v, since, f, e!, ctx.source))
-    } else {
-      // It can go already (pv-protection of a volume no longer bound): its controller removes it.
+  if (e !== undefined) {
+    for (const f of e.terminating?.finalizers ?? []) {
+      if (f.blocking) {
+        found.push(finalizerFinding(v, since, f, e, ctx.source))
+      } else {
+        // It can go already (pv-protection of a volume no longer bound): its controller removes it.
+      }
     }
   }
   const policy = v.spec.persistentVolumeReclaimPolicy ?? 'Retain'
@@ -279,7 +281,7 @@ function unusableFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   }
   const className = getPersistentVolumeClass(v)
   if (ctx.classNames !== undefined && className !== '' && !ctx.classNames.has(className)) {
-    const [near] = closeNames(className, ctx.classNames, 1)
+    const near = closeNames(className, ctx.classNames, 1).at(0)
     found.push(
       finding(
         'VolumeStorageClassNotFound',

@@ -143,7 +143,9 @@ class Picture {
       const phase = pod.status?.phase
       const nodeName = pod.spec?.nodeName
       this.nodes.set(id, {id, kind: 'Pod', namespace, name: podName, exists: true, ...(phase !== undefined ? {phase} : {}), ...(nodeName !== undefined && nodeName !== '' ? {nodeName} : {})})
-      this.arrows.push({from: id, to: claimId, field: 'spec.volumes', label: name, state: this.nodes.get(claimId)!.exists ? 'ok' : 'broken', ...(this.nodes.get(claimId)!.exists ? {} : {why: 'the claim does not exist'})})
+      // claimId is a node already: the claim's (see claimPicture).
+      const claimExists = this.nodes.get(claimId)?.exists === true
+      this.arrows.push({from: id, to: claimId, field: 'spec.volumes', label: name, state: claimExists ? 'ok' : 'broken', ...(claimExists ? {} : {why: 'the claim does not exist'})})
     }
   }
 
@@ -207,7 +209,9 @@ function claimPicture(object: FindingObject, claim: PersistentVolumeClaim, world
   const name = claim.metadata.name ?? ''
   const claimId = p.claim(namespace, name)
   const named = p.volumeName(claim)
-  if (named !== undefined) p.claimRef(world.volumes.get(named)!)
+  // volumeName answers a name only when that volume exists.
+  const volume = named === undefined ? undefined : world.volumes.get(named)
+  if (volume !== undefined) p.claimRef(volume)
   else {
     // No volume (or a missing one): no claimRef to follow from it.
   }

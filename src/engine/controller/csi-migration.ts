@@ -124,16 +124,25 @@ export function updateMigrationAnnotations(
   ann: Record<string, string> | null | undefined,
   claim: boolean,
 ): boolean {
-  const change = migrationAnnotationChange(migration, ann, claim)
-  if (change === undefined) return false
-  applyMigrationAnnotationChange(ann!, change)
-  return true
+  if (ann == null) {
+    // No annotations so we can't get the provisioner and don't know whether this is migrated - no change.
+    return false
+  } else {
+    const change = migrationAnnotationChange(migration, ann, claim)
+    if (change === undefined) return false
+    applyMigrationAnnotationChange(ann, change)
+    return true
+  }
 }
 
 /** Makes a change migrationAnnotationChange found, on annotations the caller owns. */
 export function applyMigrationAnnotationChange(ann: Record<string, string>, change: MigrationAnnotationChange): void {
-  if (change.op === 'set') ann[AnnMigratedTo] = change.driver
-  else delete ann[AnnMigratedTo]
+  if (change.op === 'set') {
+    ann[AnnMigratedTo] = change.driver
+  } else {
+    // Go's delete(ann, AnnMigratedTo): the annotations are a JSON object, changed in place.
+    Reflect.deleteProperty(ann, AnnMigratedTo)
+  }
 }
 
 /**

@@ -223,7 +223,7 @@ export class PersistentVolumeController {
     } else /* pvc.Spec.VolumeName != nil */ {
       // [Unit test set 2]
       // User asked for a specific PV.
-      const volume = this.cluster.volume(claim.spec.volumeName!)
+      const volume = this.cluster.volume(claim.spec.volumeName ?? '')
       if (volume === undefined) {
         // User asked for a PV that does not exist.
         // OBSERVATION: pvc is "Pending"
@@ -287,7 +287,7 @@ export class PersistentVolumeController {
     } else {
       // The claim names its volume; look at the other end of the pointer.
     }
-    const volume = this.cluster.volume(claim.spec.volumeName!)
+    const volume = this.cluster.volume(claim.spec.volumeName ?? '')
     if (volume === undefined) {
       // Claim is bound to a non-existing volume.
       this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!')
@@ -395,7 +395,7 @@ export class PersistentVolumeController {
         return
       } else if (claim.spec.volumeName === volume.metadata.name) {
         // Volume is bound to a claim properly, update status if necessary
-        this.updateVolumePhase(volume, 'Bound', '', () => `volume and claim ${claimKey(claim!)} point at each other`)
+        this.updateVolumePhase(volume, 'Bound', '', () => `volume and claim ${claimKey(claim)} point at each other`)
         return
       } else {
         // Volume is bound to a claim, but the claim is bound elsewhere
@@ -502,13 +502,13 @@ export class PersistentVolumeController {
         const claimCap = status.capacity?.storage
         // If PV has a resize annotation, set the claim's request capacity
         if (hasAnnotation(volume.metadata, AnnPreResizeCapacity)) {
-          const pre = volume.metadata.annotations![AnnPreResizeCapacity]
+          const pre = volume.metadata.annotations?.[AnnPreResizeCapacity] ?? ''
           // A malformed annotation falls back to the volume's capacity, as Go does after logging.
-          const preQty = isValidQuantity(pre) ? pre : String(volumeCap)
+          const preQty = isValidQuantity(pre) ? pre : volumeCap
           claimClone().status.capacity = {...(claimClone().status.capacity ?? {}), storage: preQty}
           dirty = true
         } else if (claimCap === undefined || compareQuantities(storageQuantity(volume.spec.capacity), storageQuantity(status.capacity)) !== 0) {
-          claimClone().status.capacity = deepCopy(volume.spec.capacity!)
+          claimClone().status.capacity = deepCopy(volume.spec.capacity)
           dirty = true
         } else {
           // Capacity already matches.
@@ -708,8 +708,10 @@ export class PersistentVolumeController {
     if (hasAnnotation(volume.metadata, AnnBoundByController)) {
       // The volume was bound by the controller.
       delete volumeClone.spec.claimRef
-      delete volumeClone.metadata.annotations![AnnBoundByController]
-      if (Object.keys(volumeClone.metadata.annotations!).length === 0) {
+      // The volume has the annotation (its copy's own map): Go's delete() on it.
+      const annotations = volumeClone.metadata.annotations ?? {}
+      Reflect.deleteProperty(annotations, AnnBoundByController)
+      if (Object.keys(annotations).length === 0) {
         // No annotations look better than an empty annotation map.
         delete volumeClone.metadata.annotations
       } else {
@@ -717,7 +719,7 @@ export class PersistentVolumeController {
       }
     } else {
       // The volume was pre-bound by user. Clear only the binding UID.
-      volumeClone.spec.claimRef = {...volumeClone.spec.claimRef!}
+      volumeClone.spec.claimRef = {...volumeClone.spec.claimRef}
       delete volumeClone.spec.claimRef.uid
     }
     const newVol = this.cluster.updateVolume('unbind-volume', volumeClone, reason)
@@ -793,7 +795,7 @@ export class PersistentVolumeController {
     // Verify the claim is in cache: if so, then it is a different PVC with the same name since the
     // volume is known to be released at this moment. The new (cached) PVC must use a different PV --
     // we checked that the PV is unused in isVolumeReleased. So the old PV is safe to be recycled.
-    const claimCached = this.cluster.claimOf(volume.spec.claimRef!) !== undefined
+    const claimCached = this.cluster.claimOf(releasedClaimRef(volume)) !== undefined
     if (used && !claimCached) {
       const msg = `Volume is used by pods: ${pods.join(',')}`
       this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeFailedRecycle, msg)
@@ -819,7 +821,7 @@ export class PersistentVolumeController {
         'recycle',
         volumeRef(volume),
         found.plugin.name,
-        `Recycle policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: scrub ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
+        `Recycle policy, claim ${claimRefKey(releasedClaimRef(volume))} gone: scrub ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
         volume.metadata.resourceVersion,
       )
       return true
@@ -885,6 +887,8 @@ export class PersistentVolumeController {
     }
 
     const found = early ?? this.findDeletablePlugin(volume)
+    // Without operations, the deleter's refusal of this volume ends the operation before any plugin work.
+    const refusal = this.opts.operations === undefined ? found.plugin?.deleteRefusal?.(volume) : undefined
     if (found.error !== undefined) {
       // The plugin failed (here: none found): mark the volume as Failed and send a Warning event.
       // Despite the volume being Failed, the controller will retry deleting the volume in every
@@ -894,23 +898,23 @@ export class PersistentVolumeController {
     } else if (found.plugin === undefined) {
       // External deleter is requested, do nothing: the volume waits for it.
       return false
-    } else if (this.opts.operations === undefined && found.plugin.deleteRefusal?.(volume) !== undefined) {
+    } else if (refusal !== undefined) {
       // The deleter refuses this volume whatever the storage holds: the controller's operation fails at
       // once with Delete()'s error, as below, and nothing is left for an executor to try.
-      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, found.plugin.deleteRefusal(volume)!)
+      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedDelete, refusal)
       return false
     } else if (this.opts.operations === undefined) {
       this.cluster.planOperation(
         'delete',
         volumeRef(volume),
         found.plugin.name,
-        `Delete policy, claim ${claimRefKey(volume.spec.claimRef!)} gone: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
+        `Delete policy, claim ${claimRefKey(releasedClaimRef(volume))} gone: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
         volume.metadata.resourceVersion,
       )
       return true
     } else {
       this.cluster.planOperation('delete', volumeRef(volume), found.plugin.name, `Delete policy: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
-      const pluginError = this.doDeleteVolume(volume, found.plugin.name)
+      const pluginError = this.doDeleteVolume(this.opts.operations, volume, found.plugin.name)
       if (pluginError !== undefined) {
         if (pluginError.inUse) {
           // The plugin needs more time: not a failure, a Normal event only.
@@ -938,8 +942,12 @@ export class PersistentVolumeController {
    * doDeleteVolume with a deleter plugin: NewDeleter, Delete, then (HonorPVReclaimPolicy) the removal
    * of the in-tree protection finalizer. Returns the error, if any.
    */
-  private doDeleteVolume(volume: PersistentVolume, pluginName: string): {message: string; inUse?: boolean} | undefined {
-    const result = this.opts.operations!.delete(pluginName, volume)
+  private doDeleteVolume(
+    operations: VolumeOperations,
+    volume: PersistentVolume,
+    pluginName: string,
+  ): {message: string; inUse?: boolean} | undefined {
+    const result = operations.delete(pluginName, volume)
     if (result.newDeleterError !== undefined) {
       return {message: `failed to create deleter for volume "${volume.metadata.name}": ${result.newDeleterError}`}
     } else if (result.deleteError !== undefined) {
@@ -971,7 +979,7 @@ export class PersistentVolumeController {
   findDeletablePlugin(volume: PersistentVolume): {plugin?: Pick<VolumePlugin, 'name' | 'deleteRefusal'>; error?: string} {
     // Find a plugin. Try to find the same plugin that provisioned the volume
     if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned)) {
-      const provisionPluginName = volume.metadata.annotations![AnnDynamicallyProvisioned]
+      const provisionPluginName = volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? ''
       if (provisionPluginName !== '') {
         const byName = this.opts.plugins.findDeletablePluginByName(provisionPluginName)
         if (byName.error !== undefined) {
@@ -1107,7 +1115,7 @@ export class PersistentVolumeController {
     } else {
       // A plugin, or an external provisioner.
     }
-    const storageClass = found.storageClass!
+    const storageClass = found.storageClass
     this.scheduleOperation(opName, () => {
       if (found.plugin === undefined) {
         this.provisionClaimOperationExternal(claim, storageClass)
@@ -1119,8 +1127,15 @@ export class PersistentVolumeController {
     })
   }
 
-  /** findProvisionablePlugin: the plugin for the class's provisioner, or none for an external one. */
-  findProvisionablePlugin(claim: PersistentVolumeClaim): {plugin?: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>; storageClass?: StorageClass; error?: string} {
+  /**
+   * findProvisionablePlugin: the plugin for the class's provisioner, or none for an external one. An
+   * answer without an error has the class; an error has it unless the class is not found.
+   */
+  findProvisionablePlugin(
+    claim: PersistentVolumeClaim,
+  ):
+    | {plugin?: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>; storageClass: StorageClass; error?: undefined}
+    | {plugin?: undefined; storageClass?: StorageClass; error: string} {
     // provisionClaim() which leads here is never called with claimClass=="".
     const claimClass = getPersistentVolumeClaimClass(claim)
     const klass = this.cluster.classes.get(claimClass)
@@ -1204,13 +1219,19 @@ export class PersistentVolumeController {
       )
       return true
     } else {
-      this.runProvisioner(claim, pluginName, storageClass, pvName)
+      this.runProvisioner(this.opts.operations, claim, pluginName, storageClass, pvName)
       return false
     }
   }
 
   /** The rest of provisionClaimOperation: Provision(), then save the PV (retrying), or clean up. */
-  private runProvisioner(claim: PersistentVolumeClaim, pluginName: string, storageClass: StorageClass, pvName: string): void {
+  private runProvisioner(
+    operations: VolumeOperations,
+    claim: PersistentVolumeClaim,
+    pluginName: string,
+    storageClass: StorageClass,
+    pvName: string,
+  ): void {
     const claimClass = getPersistentVolumeClaimClass(claim)
     const selectedNode = claim.metadata.annotations?.[AnnSelectedNode]
     if (selectedNode !== undefined && !this.cluster.nodes.has(selectedNode)) {
@@ -1220,7 +1241,7 @@ export class PersistentVolumeController {
       // No node selected, or it exists.
     }
     this.cluster.planOperation('provision', claimRefOf(claim), pluginName, `provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`, claim.metadata.resourceVersion)
-    const result = this.opts.operations!.provision(pluginName, {pvName, claim, storageClass, ...(selectedNode !== undefined ? {selectedNode} : {})})
+    const result = operations.provision(pluginName, {pvName, claim, storageClass, ...(selectedNode !== undefined ? {selectedNode} : {})})
     if (result.newProvisionerError !== undefined) {
       this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to create provisioner: ${result.newProvisionerError}`)
       return
@@ -1289,7 +1310,7 @@ export class PersistentVolumeController {
           deleteError = undefined
           break
         } else {
-          const r = this.opts.operations!.delete(found.plugin.name, volume)
+          const r = operations.delete(found.plugin.name, volume)
           deleteError = r.newDeleterError !== undefined ? `failed to create deleter for volume "${volume.metadata.name}": ${r.newDeleterError}` : r.deleteError
           if (deleteError === undefined) break
           // Delete failed, try again after a while (Go waits createProvisionedPVInterval).
@@ -1314,8 +1335,10 @@ export class PersistentVolumeController {
       return
     } else {
       const clone = copyForWrite(claim)
-      delete clone.metadata.annotations![AnnSelectedNode]
-      this.cluster.updateClaim('reschedule-provisioning', clone, `provisioning failed on node ${claim.metadata.annotations![AnnSelectedNode]}: let the scheduler pick again`)
+      // The claim has the annotation (its copy's own map): Go's delete() on it.
+      Reflect.deleteProperty(clone.metadata.annotations ?? {}, AnnSelectedNode)
+      const node = claim.metadata.annotations?.[AnnSelectedNode] ?? ''
+      this.cluster.updateClaim('reschedule-provisioning', clone, `provisioning failed on node ${node}: let the scheduler pick again`)
     }
   }
 
@@ -1376,7 +1399,7 @@ export class PersistentVolumeController {
     } else {
       const claimClone = copyForWrite(claim)
       // A change implies annotations (it is read from them).
-      applyMigrationAnnotationChange(claimClone.metadata.annotations!, change)
+      applyMigrationAnnotationChange((claimClone.metadata.annotations ??= {}), change)
       return this.cluster.updateClaim('set-migration-annotation', claimClone, migrationReason(claimClone.metadata.annotations))
     }
   }
@@ -1394,7 +1417,8 @@ export class PersistentVolumeController {
       return volume
     } else {
       const volumeClone = copyForWrite(volume)
-      if (annChange !== undefined) applyMigrationAnnotationChange(volumeClone.metadata.annotations!, annChange)
+      // A change implies annotations (it is read from them).
+      if (annChange !== undefined) applyMigrationAnnotationChange((volumeClone.metadata.annotations ??= {}), annChange)
       let type: ActionType = 'set-migration-annotation'
       let reason = migrationReason(volumeClone.metadata.annotations)
       if (finalizersModified) {
@@ -1513,6 +1537,16 @@ function matchReason(volume: PersistentVolume, claim: PersistentVolumeClaim): st
   return `smallest match for ${req ?? '0'} (${volume.spec.capacity?.storage ?? '0'}, class "${getPersistentVolumeClass(volume)}")`
 }
 
+/** The claimRef of a volume being reclaimed: a volume is reclaimed only while it names a claim that is gone. */
+function releasedClaimRef(volume: PersistentVolume): NonNullable<PersistentVolume['spec']['claimRef']> {
+  const ref = volume.spec.claimRef
+  if (ref == null) {
+    throw new Error(`invariant: volume "${volume.metadata.name ?? ''}" is reclaimed without a claimRef`)
+  } else {
+    return ref
+  }
+}
+
 function migrationReason(annotations: Record<string, string> | null | undefined): string {
   const to = annotations?.[AnnMigratedTo]
   return to !== undefined ? `CSI migration: migrated-to ${to}` : 'CSI migration rolled back: remove migrated-to'
@@ -1520,20 +1554,23 @@ function migrationReason(annotations: Record<string, string> | null | undefined)
 
 const volumeSources = ['nfs', 'hostPath', 'local', 'csi', 'iscsi', 'fc', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'cinder', 'rbd', 'cephfs', 'glusterfs', 'vsphereVolume', 'portworxVolume', 'flexVolume']
 
+/** The fields of a volume source describeSource reads: strings in core/v1 (a template prints any value as String() does). */
+type SourceFields = {server?: string; path?: string; driver?: string; volumeHandle?: string}
+
 /** " (NFS server:/export)"-style description of where the data lives, for consent prompts. */
 export function describeSource(volume: PersistentVolume): string {
   for (const source of volumeSources) {
-    const s = volume.spec[source] as Record<string, unknown> | undefined | null
+    const s = volume.spec[source] as SourceFields | undefined | null
     if (s == null) continue
     switch (source) {
       case 'nfs':
-        return ` (NFS ${String(s.server ?? '')}:${String(s.path ?? '')})`
+        return ` (NFS ${s.server ?? ''}:${s.path ?? ''})`
       case 'hostPath':
-        return ` (hostPath ${String(s.path ?? '')})`
+        return ` (hostPath ${s.path ?? ''})`
       case 'local':
-        return ` (local ${String(s.path ?? '')})`
+        return ` (local ${s.path ?? ''})`
       case 'csi':
-        return ` (CSI ${String(s.driver ?? '')} ${String(s.volumeHandle ?? '')})`
+        return ` (CSI ${s.driver ?? ''} ${s.volumeHandle ?? ''})`
       default:
         return ` (${source})`
     }

@@ -23,7 +23,7 @@ export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeC
   const volumesPointingHere = cluster
     .volumesClaiming(key)
     .filter((v) => v.metadata.name !== volumeName)
-    .map((v) => ({name: v.metadata.name ?? '', uidMatches: (v.spec.claimRef!.uid ?? '') === uid}))
+    .map((v) => ({name: v.metadata.name ?? '', uidMatches: (v.spec.claimRef?.uid ?? '') === uid}))
 
   let authoritative: BindingPointers['authoritative']
   let explanation: string
@@ -61,5 +61,6 @@ export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeC
 }
 
 export function pointerOf(ref: ObjectReference): ClaimRefPointer {
-  return {namespace: ref.namespace ?? '', name: ref.name ?? '', uid: (ref.uid ?? '') === '' ? null : ref.uid!}
+  const uid = ref.uid ?? ''
+  return {namespace: ref.namespace ?? '', name: ref.name ?? '', uid: uid === '' ? null : uid}
 }

@@ -293,8 +293,11 @@ function beingDeletedReason(volume: PersistentVolume, r: ReasonOf): Reason {
 
 /** Who holds the volume: a bound claim (uid) or a pre-binding (no uid), and whether that claim still exists. */
 function claimRefReason(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
-  const ref = facts.volume.spec.claimRef!
-  const key = facts.claimRefKey!
+  const ref = facts.volume.spec.claimRef
+  const key = facts.claimRefKey
+  if (ref == null || key === null) {
+    throw new Error(`invariant: a claimRef reason for volume ${facts.volume.metadata.name ?? ''}, which has no claimRef`)
+  }
   const uid = ref.uid ?? ''
   if (uid === '') {
     return r('PreBoundToOtherClaim', () => `pre-bound to ${key}`)
@@ -351,7 +354,7 @@ export function judgedAlikeParts(facts: VolumeFacts): unknown[] {
     volume.spec.nodeAffinity ?? null,
     volume.status?.phase ?? null,
     getPersistentVolumeClass(volume),
-    (volume.spec.volumeAttributesClassName as string | undefined) ?? '',
+    volume.spec.volumeAttributesClassName ?? '',
   ]
 }
 

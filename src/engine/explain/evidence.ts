@@ -110,7 +110,8 @@ export function objectEvent(e: CoreEventObject, now: number): ObjectEvent {
 
 /** Who recorded the event: reportingComponent when set (client-go copies source.component into it), else source.component. */
 export function eventSource(e: CoreEventObject): string {
-  return (e.reportingComponent ?? '') !== '' ? e.reportingComponent! : (e.source?.component ?? '')
+  const reporting = e.reportingComponent ?? ''
+  return reporting !== '' ? reporting : (e.source?.component ?? '')
 }
 
 export function newestFirst<T extends {lastSeen: string | null}>(items: T[]): T[] {

@@ -347,10 +347,11 @@ export function claimsToExplain(explainer: Explainer): PersistentVolumeClaim[] {
 /** claimsToExplain in scope (-n, -l): the list and the picker show these. */
 export function claimsInScope(explainer: Explainer, scope: {namespace?: string; labelSelector?: LabelSelector}): PersistentVolumeClaim[] {
   const inScope = scopePredicate({namespace: scope.namespace, labelSelector: scope.labelSelector})
-  return claimsToExplain(explainer).filter(inScope.claim)
+  return claimsToExplain(explainer).filter((claim) => inScope.claim(claim))
 }
 
 function requestOf(claim: PersistentVolumeClaim): ClaimRequest {
+  const volumeName = claim.spec.volumeName ?? ''
   let selector: string | null = null
   if (claim.spec.selector != null) {
     try {
@@ -366,7 +367,7 @@ function requestOf(claim: PersistentVolumeClaim): ClaimRequest {
     volumeMode: claim.spec.volumeMode ?? 'Filesystem',
     storageClassName: persistentVolumeClaimHasClass(claim) ? getPersistentVolumeClaimClass(claim) : null,
     selector,
-    volumeName: (claim.spec.volumeName ?? '') === '' ? null : claim.spec.volumeName!,
+    volumeName: volumeName === '' ? null : volumeName,
   }
 }
 
@@ -375,7 +376,8 @@ function podsUsing(cluster: ClusterLookup, claim: PersistentVolumeClaim): ClaimP
   return cluster
     .podsUsing(claimKey(claim))
     .map((pod) => {
-      const node = (pod.spec?.nodeName ?? '') === '' ? null : pod.spec!.nodeName!
+      const nodeName = pod.spec?.nodeName ?? ''
+      const node = nodeName === '' ? null : nodeName
       return {name: pod.metadata.name ?? '', node, scheduled: node !== null, terminated: isPodTerminated(pod), phase: pod.status?.phase ?? null}
     })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))

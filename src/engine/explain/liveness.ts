@@ -62,7 +62,7 @@ export function controllerLiveness(evidence: ExplainEvidence, role: ControllerLi
   if (evidence.leases.observed) {
     const found = evidence.leases.items.filter((l) => l.metadata.name === leaseName)
     // Several namespaces may hold one (a copy left behind): the held one, else the latest renewed, tells most.
-    const best = found.find((l) => isLeaseHeld(l, now)) ?? found.sort((a, b) => renewedAt(b) - renewedAt(a))[0]
+    const best = found.find((l) => isLeaseHeld(l, now)) ?? found.sort((a, b) => renewedAt(b) - renewedAt(a)).at(0)
     if (best !== undefined) {
       const held = isLeaseHeld(best, now)
       const renewedSecondsAgo = ageSeconds(best.spec?.renewTime, now)
@@ -82,7 +82,7 @@ export function controllerLiveness(evidence: ExplainEvidence, role: ControllerLi
     const mine = recordedBy(role, name)
     const events = evidence.events.items.filter((e) => mine(eventSource(e))).map((e) => ({e, seen: located(e, now)}))
     events.sort((a, b) => (b.seen.ageSeconds === null ? -1 : a.seen.ageSeconds === null ? 1 : a.seen.ageSeconds - b.seen.ageSeconds))
-    lastEvent = events[0]?.seen ?? null
+    lastEvent = events.at(0)?.seen ?? null
     actedOn = events.find(({e}) => explained.some((o) => isAbout(e, o)))?.seen ?? null
     facts.push(lastEvent === null ? 'no event from it' : `its last event: ${lastEvent.reason} on ${lastEvent.object} ${humanDuration(lastEvent.ageSeconds)} ago`)
   } else {
@@ -110,7 +110,8 @@ const SHORT_KIND: Readonly<Record<string, string>> = {PersistentVolumeClaim: 'pv
 function located(e: CoreEventObject, now: number): ObjectEvent & {object: string} {
   const o = e.involvedObject
   const kind = SHORT_KIND[o?.kind ?? ''] ?? (o?.kind ?? '').toLowerCase()
-  const object = `${kind}/${(o?.namespace ?? '') !== '' ? `${o!.namespace}/` : ''}${o?.name ?? ''}`
+  const namespace = o?.namespace ?? ''
+  const object = `${kind}/${namespace !== '' ? `${namespace}/` : ''}${o?.name ?? ''}`
   return {...objectEvent(e, now), object}
 }
 

@@ -168,8 +168,8 @@ export function groupBy<T>(entries: ReadonlyArray<[string, T]>): Map<string, T[]
 export function defaultClassesNewestFirst(classes: readonly StorageClass[]): StorageClass[] {
   const remaining = classes.filter(isDefaultStorageClass)
   const ordered: StorageClass[] = []
-  while (remaining.length > 0) {
-    const next = getDefaultClass(remaining)!
+  // Every one of `remaining` is a default: getDefaultClass answers one of them until none is left.
+  for (let next = getDefaultClass(remaining); next !== undefined; next = getDefaultClass(remaining)) {
     ordered.push(next)
     remaining.splice(remaining.indexOf(next), 1)
   }

@@ -25,8 +25,8 @@ interface ManagedFieldsEntry {
  */
 export function writtenBy(metadata: ObjectMeta, path: readonly string[]): string | undefined {
   const entries = Array.isArray(metadata.managedFields) ? (metadata.managedFields as ManagedFieldsEntry[]) : []
-  const owner = entries.find((e) => (e.manager ?? '') !== '' && !e.manager!.startsWith(ControllerManager) && owns(e.fieldsV1, path))
-  if (owner !== undefined) return `field manager '${owner.manager!}' (${owner.operation ?? 'Update'})`
+  const owner = entries.find((e) => (e.manager ?? '') !== '' && !(e.manager ?? '').startsWith(ControllerManager) && owns(e.fieldsV1, path))
+  if (owner !== undefined) return `field manager '${owner.manager ?? ''}' (${owner.operation ?? 'Update'})`
   return lastApplied(metadata, path) !== undefined ? 'kubectl apply' : undefined
 }
 

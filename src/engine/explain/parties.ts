@@ -45,7 +45,7 @@ function schedulerNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: D
   if (delayed && selected === undefined) {
     const bypassing = pods.filter((p) => (p.spec?.nodeName ?? '') !== '' && scheduledCondition(p)?.status !== 'True')
     if (bypassing.length > 0) {
-      const named = bypassing.map((p) => `${p.metadata.name ?? ''} (spec.nodeName ${p.spec!.nodeName})`).join(', ')
+      const named = bypassing.map((p) => `${p.metadata.name ?? ''} (spec.nodeName ${p.spec?.nodeName ?? ''})`).join(', ')
       notes.push({
         code: 'PodBypassesScheduler',
         party: 'scheduler',

@@ -11,6 +11,7 @@ import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolum
 import {PersistentVolumeController} from '../controller/pv-controller.js'
 import {reconcile} from '../simulation/reconcile.js'
 import {SimulatedCluster} from '../simulation/simulated-cluster.js'
+import {filledObject} from '../simulation/cache-store.js'
 import {compareNames} from '../matching/volume-index.js'
 
 /** What the pass does before one claim's sync, as that claim's decision reads it (explain-verdict.ts). */
@@ -53,7 +54,7 @@ export class SyncPass {
     const cluster = new SimulatedCluster(state)
     const ctrl = new PersistentVolumeController(cluster, {gates: q.gates, plugins: q.plugins, enableDynamicProvisioning: q.enableDynamicProvisioning})
     cluster.round = 1
-    for (const slot of cluster.claims.filledSlots().sort((a, b) => compareClaims(a.object!, b.object!))) ctrl.syncClaimIn(slot)
+    for (const slot of cluster.claims.filledSlots().sort((a, b) => compareClaims(filledObject(a), filledObject(b)))) ctrl.syncClaimIn(slot)
     for (const [claim, volume] of bindings(cluster.actions, 1)) {
       if (!this.bound.has(claim)) this.bound.set(claim, volume)
       const by = cluster.claims.get(claim)

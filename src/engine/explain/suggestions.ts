@@ -8,7 +8,7 @@ import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candid
 import type {ClusterLookup} from './lookup.js'
 import {livenessAdvice} from './liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './model.js'
-import type {Decision} from './verdict.js'
+import {boundClaimRef, type Decision, decidedVolume} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
 
@@ -104,7 +104,7 @@ export function suggestFixes(
       break
     }
     case 'RequestedVolumeBoundElsewhere': {
-      const volume = d.volume!
+      const volume = decidedVolume(d)
       const v = volume.metadata.name ?? ''
       const way = relinkWay(q, claim)
       if (way !== undefined) {
@@ -114,10 +114,10 @@ export function suggestFixes(
         // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
         // pvctl offers it: engine/repair/offers.ts).
         out.push(
-          `${v} still names ${claimRefKey(volume.spec.claimRef!)}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
+          `${v} still names ${claimRefKey(boundClaimRef(volume))}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
         )
       } else {
-        out.push(`${v} is in use by ${claimRefKey(volume.spec.claimRef!)}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`)
+        out.push(`${v} is in use by ${claimRefKey(boundClaimRef(volume))}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`)
       }
       break
     }
@@ -142,10 +142,11 @@ export function suggestFixes(
     }
     case 'Misbound': {
       const way = relinkWay(q, claim)
+      const volume = decidedVolume(d)
       out.push(
         way !== undefined
-          ? relinkSuggestion(d.volume!, way)
-          : `${d.volume!.metadata.name} belongs to ${claimRefKey(d.volume!.spec.claimRef!)}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(d.volume!.spec.claimRef!)}`,
+          ? relinkSuggestion(volume, way)
+          : `${volume.metadata.name} belongs to ${claimRefKey(boundClaimRef(volume))}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(boundClaimRef(volume))}`,
       )
       break
     }

@@ -1,6 +1,6 @@
 // The one sentence of a claim explanation: what happens next and, when nothing good does, why. Written
 // for the person who has to act on it: the volume, the class, the pod or the provisioner by name.
-import type {Decision} from './verdict.js'
+import {boundClaimRef, type Decision, decidedVolume} from './verdict.js'
 import type {Candidate, ControllerLiveness} from './model.js'
 import {humanDuration} from './evidence.js'
 import {SILENCE_SECONDS} from './liveness.js'
@@ -41,15 +41,15 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
 
   switch (d.verdict) {
     case 'Bound':
-      return `Bound to ${describeVolume(d.volume!)}, which points back at it.`
+      return `Bound to ${describeVolume(decidedVolume(d))}, which points back at it.`
     case 'WillBind':
       switch (d.route) {
         case 'prebound':
-          return (d.volume!.spec.claimRef?.uid ?? '') === ''
-            ? then(`the next sync binds it to ${describeVolume(d.volume!)}, which is pre-bound to it (spec.claimRef).`)
-            : then(`the next sync finishes binding it to ${describeVolume(d.volume!)}, which already points at it (a binding the controller started).`)
+          return (decidedVolume(d).spec.claimRef?.uid ?? '') === ''
+            ? then(`the next sync binds it to ${describeVolume(decidedVolume(d))}, which is pre-bound to it (spec.claimRef).`)
+            : then(`the next sync finishes binding it to ${describeVolume(decidedVolume(d))}, which already points at it (a binding the controller started).`)
         case 'requested':
-          return `The next sync binds it to ${describeVolume(d.volume!)}, the volume it asks for (spec.volumeName), which is free and fits.`
+          return `The next sync binds it to ${describeVolume(decidedVolume(d))}, the volume it asks for (spec.volumeName), which is free and fits.`
         case 'finish':
           return `${volumeName} already points at it: the next sync finishes the binding.`
         case 'rebind':
@@ -58,7 +58,7 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
           return `Claim and ${volumeName} point at each other: the next sync completes the binding (status and annotations).`
         default: {
           const of = eligible > 1 ? `, the best of ${eligible} matching volumes` : ''
-          return then(`the next sync binds it to ${describeVolume(d.volume!)}${of}.`)
+          return then(`the next sync binds it to ${describeVolume(decidedVolume(d))}${of}.`)
         }
       }
     case 'NoMatchingVolume':
@@ -89,8 +89,8 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
     case 'RequestedVolumeNotFound':
       return `The claim asks for volume ${volumeName} (spec.volumeName), which does not exist: it stays Pending until that volume is created.`
     case 'RequestedVolumeBoundElsewhere': {
-      const volume = d.volume!
-      const ref = claimRefKey(volume.spec.claimRef!)
+      const volume = decidedVolume(d)
+      const ref = claimRefKey(boundClaimRef(volume))
       const phase = volume.status?.phase
       return phase === 'Released' || phase === 'Failed'
         ? `The claim asks for volume ${volumeName} (spec.volumeName), which is ${phase} and still names ${ref}, its old claim: it stays Pending until that stale claimRef goes.`
@@ -106,7 +106,7 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
       }
       return `The claim was bound to ${volumeName}, which no longer exists: it is Lost, and the data went with the volume unless it is restored.`
     case 'Misbound':
-      return misbound(d.volume!, claim)
+      return misbound(decidedVolume(d), claim)
     case 'SyncError':
       return `The controller's sync of ${claimKey(claim)} fails and is retried forever, so the claim stays ${claim.status?.phase ?? 'Pending'}: ${d.error}.`
   }
@@ -119,7 +119,7 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
  */
 function misbound(volume: PersistentVolume, claim: PersistentVolumeClaim): string {
   const name = volume.metadata.name ?? ''
-  const ref = volume.spec.claimRef!
+  const ref = boundClaimRef(volume)
   if (claimRefKey(ref) !== claimKey(claim)) {
     return `The claim says it is bound to ${name}, but ${name} is bound to ${claimRefKey(ref)}: the volume's claimRef wins, so this claim is Lost.`
   } else if ((ref.uid ?? '') === '') {

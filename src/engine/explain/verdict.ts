@@ -12,7 +12,7 @@ import type {ClaimTurn} from './pass.js'
 import type {ClassSelection, StorageClassInPlay, Verdict} from './model.js'
 import type {MatchingPath} from './candidates.js'
 import type {ClusterLookup} from './lookup.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
+import {claimKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
 import type {NodeInfo} from '../api/node-affinity.js'
 import {checkVolumeSatisfyClaim, getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
 import {
@@ -67,6 +67,19 @@ export interface Decision {
   takenFirst: {volume: string; by: string} | null
 }
 
+/** The volume of a decision whose verdict names one (Bound, WillBind, RequestedVolume*, Misbound): decided with it. */
+export function decidedVolume(d: Decision): PersistentVolume {
+  if (d.volume === undefined) throw new Error(`invariant: a ${d.verdict} decision without its volume`)
+  return d.volume
+}
+
+/** The claimRef of a volume found with one (bound elsewhere, misbound, released by its claim): its absence is a bug. */
+export function boundClaimRef(volume: PersistentVolume): ObjectReference {
+  const ref = volume.spec.claimRef
+  if (ref == null) throw new Error(`invariant: volume ${volume.metadata.name ?? ''} was found bound and has no claimRef`)
+  return ref
+}
+
 /**
  * syncClaim: split by whether binding ever completed. With a `turn`, the sync of the claim in a pass, after
  * the syncs of the claims before it (explain-pass.ts); without, its sync on the state as it is.
@@ -93,11 +106,12 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
     }
     const match = q.findBestMatchForClaim(claim, delay.value)
     let found = match.value
-    const takenBy = found === undefined ? undefined : turn?.takenBy(found.metadata.name ?? '', assigned !== undefined)
+    const foundName = found?.metadata.name ?? ''
+    const takenBy = found === undefined ? undefined : turn?.takenBy(foundName, assigned !== undefined)
     if (takenBy !== undefined) {
       // An earlier claim of the pass binds it first: the claim gets what its own sync in the pass binds.
-      base.takenFirst = {volume: found!.metadata.name ?? '', by: takenBy}
-      found = turn!.bestMatch(assigned !== undefined)
+      base.takenFirst = {volume: foundName, by: takenBy}
+      found = turn?.bestMatch(assigned !== undefined)
     } else {
       // Alone, or still free at its turn: fewer volumes left never make another one the best.
     }
@@ -137,7 +151,7 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
     }
   } else {
     // [Unit test set 2] The user asked for a specific volume.
-    const volumeName = claim.spec.volumeName!
+    const volumeName = claim.spec.volumeName ?? ''
     const path: MatchingPath = {kind: 'requested', volumeName}
     const volume = volumeAtTurn(q, turn, volumeName, base)
     if (volume === undefined) {
@@ -214,12 +228,12 @@ function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim):
       // A previous provisioning finished: the controller waits for that volume to bind.
       return provisioningOf('WillProvision', {provisioner, plugin, alreadyProvisioned: pvName})
     }
-    const mountOptions = found.storageClass?.mountOptions ?? []
+    const mountOptions = found.storageClass.mountOptions ?? []
     if (!found.plugin.supportsMountOption && mountOptions.length > 0) {
       return provisioningOf('ProvisioningNotSupported', {
         provisioner,
         plugin,
-        error: `Mount options are not supported by the provisioner but StorageClass "${found.storageClass?.metadata.name}" has mount options [${mountOptions.join(' ')}]`,
+        error: `Mount options are not supported by the provisioner but StorageClass "${found.storageClass.metadata.name}" has mount options [${mountOptions.join(' ')}]`,
       })
     }
     if (found.plugin.newProvisionerError !== undefined) {
@@ -239,8 +253,10 @@ function provisioningOf(verdict: Verdict, found: Partial<Omit<Provisioning, 'ver
 /** The volume a claim names, as its sync finds it: taken by an earlier claim of the pass (noted in `base`), or as it is. */
 function volumeAtTurn(q: ControllerQueries, turn: ClaimTurn | undefined, name: string, base: Pick<Decision, 'takenFirst'>): PersistentVolume | undefined {
   const taken = turn?.volume(name)
-  if (taken === undefined) return q.volume(name)
-  base.takenFirst = {volume: name, by: turn!.takenBy(name)!}
+  // Read from the same record as the volume: a volume taken has the claim that took it.
+  const by = turn?.takenBy(name)
+  if (taken === undefined || by === undefined) return q.volume(name)
+  base.takenFirst = {volume: name, by}
   return taken
 }
 

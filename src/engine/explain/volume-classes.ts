@@ -180,7 +180,7 @@ export class VolumeClasses {
         sides.push({cls, fits, base})
         most = Math.max(most, base + all)
         if (base === 0) {
-          const matching = selector === undefined ? cls.members : split(selector, splits!, cls)[0]
+          const matching = selector === undefined || splits === undefined ? cls.members : split(selector, splits, cls)[0]
           eligible += matching === undefined ? 0 : sideSize(matching, requested, fits)
         }
       }
@@ -194,7 +194,7 @@ export class VolumeClasses {
         for (const {cls, fits, base} of sides) {
           const misses = reasons - base
           if (misses < 0 || misses > all) continue
-          const members = selector === undefined ? cls.members : split(selector, splits!, cls)[misses]
+          const members = selector === undefined || splits === undefined ? cls.members : split(selector, splits, cls)[misses]
           if (members !== undefined) streams.push(new Stream(members, requested, fits, reasons))
         }
         tiers.set(reasons, streams)
@@ -230,7 +230,11 @@ export class VolumeClasses {
     let byClass = this.splits.get(text)
     if (byClass === undefined) {
       byClass = new Map()
-      if (this.splits.size === SPLITS_KEPT) this.splits.delete(this.splits.keys().next().value!)
+      if (this.splits.size === SPLITS_KEPT) {
+        // The least recently used: the first key (a use moves its text last).
+        const oldest = this.splits.keys().next()
+        if (oldest.done !== true) this.splits.delete(oldest.value)
+      }
     } else {
       this.splits.delete(text)
     }
@@ -338,8 +342,10 @@ function nearest(tier: (reasons: number) => readonly Stream[], most: number, lim
       const m = cursor.next()
       if (m !== undefined) (heads ??= headQueue(s.requested)).push({m, s, cursor})
     }
-    while (heads !== undefined && out.length < limit && heads.length > 0) {
-      const head = heads.pop()!
+    while (heads !== undefined && out.length < limit) {
+      // pop() answers undefined once the queue is empty.
+      const head = heads.pop()
+      if (head === undefined) break
       out.push([head.m, head.s])
       const m = head.cursor.next()
       if (m !== undefined) heads.push({...head, m})

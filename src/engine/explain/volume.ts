@@ -7,7 +7,7 @@ import type {ControllerQueries} from './controller.js'
 import {eventsOf, type ExplainEvidence, type ObjectKey} from './evidence.js'
 import {controllerLiveness, livenessAdvice} from './liveness.js'
 import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './model.js'
-import {decideClaim} from './verdict.js'
+import {boundClaimRef, decideClaim} from './verdict.js'
 import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {admitsNoNode, affinityHostnames, type NodeInfo} from '../api/node-affinity.js'
 import {quantityValue} from '../api/quantity.js'
@@ -59,7 +59,7 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
     reclaim: decision.reclaim,
     failure: decision.failure,
     terminating,
-    wantedBy: wantedBy ? claimsThatBind(q, state, name) : [],
+    wantedBy: wantedBy ? claimsThatBind(q, state, volume, name) : [],
     suggestions: [...new Set(suggestions)],
     events: eventsOf(evidence, {kind: 'PersistentVolume', name, uid: volume.metadata.uid}),
     attachments,
@@ -195,7 +195,7 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
       return {policy, action: 'retain', by: null, detail: 'the Retain policy keeps it, with its data, until an administrator deletes it or removes its claimRef'}
     case 'Recycle': {
       const {pods, used} = q.isVolumeUsed(volume)
-      const claimCached = q.claim(claimRefKey(volume.spec.claimRef!)) !== undefined
+      const claimCached = q.claim(claimRefKey(boundClaimRef(volume))) !== undefined
       if (used && !claimCached) {
         return {policy, action: 'blocked', by: null, detail: `recycling waits: the volume is used by pods ${pods.join(', ')}`}
       }
@@ -412,8 +412,7 @@ export function removeFinalizerPatch(volume: PersistentVolume, finalizer: string
 }
 
 /** Claims whose next sync binds this volume, in the order the controller syncs claims (namespace, name). */
-function claimsThatBind(q: ControllerQueries, state: ClusterState, name: string): string[] {
-  const volume = q.volume(name)!
+function claimsThatBind(q: ControllerQueries, state: ClusterState, volume: PersistentVolume, name: string): string[] {
   // Every way of binding needs the volume to be at least as large as the request (in whole units, the
   // laxer comparison of checkVolumeSatisfyClaim); checking that first keeps this linear in practice.
   const size = quantityValue(storageQuantity(volume.spec.capacity))

@@ -270,7 +270,8 @@ export function reclaimedVolume(volume: PersistentVolume, target: ClaimName | un
   }
   const annotations = edited.metadata.annotations
   if (annotations != null && AnnBoundByController in annotations) {
-    delete annotations[AnnBoundByController]
+    // The copy's own annotations (copyForWrite), a JSON object rather than a Map: its key is dropped in place.
+    Reflect.deleteProperty(annotations, AnnBoundByController)
     if (Object.keys(annotations).length === 0) delete edited.metadata.annotations
     else {
       // Other annotations stay.
@@ -454,15 +455,18 @@ function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, targe
     const named = c.spec.volumeName ?? ''
     return named === name || (named === '' && claimKey(c) === old)
   }
-  const restored = state.claims.filter((c) => restoredBy(c) !== null && !isTarget(c, target) && pointing(c))
+  const restored = state.claims.flatMap((c) => {
+    const by = restoredBy(c)
+    return by !== null && !isTarget(c, target) && pointing(c) ? [{c, by}] : []
+  })
   if (restored.length === 0) {
     return check('NoRestoredOwner', true, `no restored claim points at ${name}`)
   } else {
-    const each = restored.map((c) => {
+    const each = restored.map(({c, by}) => {
       const key = claimKey(c)
       const how = (c.spec.volumeName ?? '') === name ? `names ${name}` : `has the name of ${name}'s claimRef`
       const way = key === old ? relinkBack(c, name, ways, 'reunites them') : wayText(ways?.reclaim(claimName(c)), 'gives it the volume', 'a reclaim for it')
-      return `pvc/${key}, restored by ${restoredBy(c)!} (uid ${c.metadata.uid ?? '<none>'}), ${how}: it is the data's owner; ${way}`
+      return `pvc/${key}, restored by ${by} (uid ${c.metadata.uid ?? '<none>'}), ${how}: it is the data's owner; ${way}`
     })
     return check('NoRestoredOwner', false, each.join('; '))
   }
@@ -490,7 +494,10 @@ function oldClaimPodsCheck(lookup: ClusterLookup, read: PodsRead, volume: Persis
     // A pod on a node may still write to the volume: never overridden. One that no node runs may be.
   }
   const onNode = pods.filter((p) => (p.spec?.nodeName ?? '') !== '')
-  const names = pods.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}${(p.spec?.nodeName ?? '') === '' ? ' (not scheduled)' : ` (on ${p.spec!.nodeName})`}`)
+  const names = pods.map((p) => {
+    const node = p.spec?.nodeName ?? ''
+    return `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}${node === '' ? ' (not scheduled)' : ` (on ${node})`}`
+  })
   return check('OldClaimUnused', false, `pod${pods.length === 1 ? '' : 's'} ${names.join(', ')} still use${pods.length === 1 ? 's' : ''} ${key}`, onNode.length === 0)
 }
 
@@ -544,7 +551,8 @@ function targetChecks(
   } else {
     // Free, or asking for this volume: judge the fit as the controller's next sync of the claim will.
   }
-  const e = explainClaim(editedState, target.namespace, target.name, {gates, plugins})!
+  const e = explainClaim(editedState, target.namespace, target.name, {gates, plugins})
+  if (e === undefined) throw new Error(`invariant: pvc/${key} exists, so the edited state explains it`)
   const fits = (e.verdict === 'WillBind' || e.verdict === 'Bound') && e.volume === name
   const reasons = e.candidates.find((c) => c.volume === name)?.reasons ?? []
   const why = reasons.length > 0 ? reasons.map((r) => `${r.code}: ${r.message}`).join('; ') : `${e.verdict}: ${e.summary}`

@@ -228,7 +228,7 @@ export function editedState(state: ClusterState, writes: readonly RelinkWrite[])
   return {
     ...state,
     volumes: state.volumes.map((v) => (replaced.get(v) as PersistentVolume | undefined) ?? v),
-    claims: state.claims.map((c) => (replaced.get(c) as PersistentVolumeClaim | undefined) ?? c),
+    claims: state.claims.map((c) => replaced.get(c) ?? c),
   }
 }
 
@@ -342,15 +342,21 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
  */
 function existenceChecks({volumeName: v, volume, claimName: c, claim}: Pair): RelinkCheck[] {
   const found: RelinkCheck[] = []
-  if (v !== null) found.push(volume !== undefined ? check('VolumeExists', true, `pv/${v} exists`) : check('VolumeExists', false, volumeGone(v, c!)))
+  if (v !== null) found.push(volume !== undefined ? check('VolumeExists', true, `pv/${v} exists`) : check('VolumeExists', false, volumeGone(v, namingEnd(c))))
   else {
     // No volume could be named: PairNamed says why.
   }
-  if (c !== null) found.push(claim !== undefined ? check('ClaimExists', true, `pvc/${claimKey(claim)} exists (uid ${claim.metadata.uid ?? '<none>'})`) : check('ClaimExists', false, claimGone(c, v!)))
+  if (c !== null) found.push(claim !== undefined ? check('ClaimExists', true, `pvc/${claimKey(claim)} exists (uid ${claim.metadata.uid ?? '<none>'})`) : check('ClaimExists', false, claimGone(c, namingEnd(v))))
   else {
     // No claim could be named: PairNamed says why.
   }
   return found
+}
+
+/** The name of the end that names a missing one: known, as only a named end can be missing. */
+function namingEnd<T>(name: T | null): T {
+  if (name === null) throw new Error('invariant: an end of a pair is missing, and the other end does not name it')
+  return name
 }
 
 function volumeGone(v: string, {namespace, name}: ClaimName): string {
@@ -363,13 +369,13 @@ function claimGone({namespace, name}: ClaimName, v: string): string {
 
 /** What a broken pair's writes mend (decideRelink judges a pair whose pointers close as already relinked). */
 function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
-  const ref = volume.spec.claimRef!
+  const uid = volume.spec.claimRef?.uid ?? ''
   const broken: string[] = []
   if (writes.some((w) => w.object.kind === 'PersistentVolume')) {
     broken.push(
-      (ref.uid ?? '') === ''
+      uid === ''
         ? `the claimRef has no uid while the claim completed binding to it (a manifest re-applied over the volume?): the controller takes the volume for another claim's and the claim for Lost`
-        : `the claimRef holds uid ${ref.uid}, the claim has ${claim.metadata.uid ?? '<none>'}`,
+        : `the claimRef holds uid ${uid}, the claim has ${claim.metadata.uid ?? '<none>'}`,
     )
   }
   if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
@@ -467,8 +473,9 @@ function proveRelink(plan: ReconcileResult, volume: PersistentVolume, claim: Per
     .filter(ours)
     .map((e) => `${e.reason}: ${e.message}`)
     .join('; ')
-  if (actions.some(destroys)) {
-    return {next, actions, problem: `the plan on the edited state would not keep the volume: ${actions.find(destroys)!.reason}; nothing is written`}
+  const destroying = actions.find(destroys)
+  if (destroying !== undefined) {
+    return {next, actions, problem: `the plan on the edited state would not keep the volume: ${destroying.reason}; nothing is written`}
   } else if (!plan.converged) {
     return {next, actions, problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`}
   } else if (!boundPair) {

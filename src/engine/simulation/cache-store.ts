@@ -18,6 +18,16 @@ export interface CacheSlot<T, S> {
 }
 
 /**
+ * The object of a slot listed with one (filledSlots) and not emptied since: the lists of a round are made
+ * again when objects come or go, so a slot of one without an object is a bug.
+ */
+export function filledObject<T>(slot: CacheSlot<T, unknown>): T {
+  const object = slot.object
+  if (object === undefined) throw new Error(`invariant: the slot of ${slot.key} was listed with an object and has none`)
+  return object
+}
+
+/**
  * Keys a store scans for, below which it keeps no map of them: a cluster of one sync's slice (loop mode's)
  * holds a handful of objects, and a map made for each, its keys hashed, cost more than comparing them.
  */

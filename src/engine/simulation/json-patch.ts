@@ -24,7 +24,7 @@ function childPointer(path: string, key: string): string {
   if (pointer !== undefined) return pointer
   pointer = `${path}/${escape(key)}`
   if (pointerCount < POINTERS_MAX) {
-    if (children === undefined) pointers.set(path, (children = new Map()))
+    if (children === undefined) pointers.set(path, (children = new Map<string, string>()))
     children.set(key, pointer)
     pointerCount++
   } else {
@@ -63,8 +63,6 @@ export function diffJson(before: unknown, after: unknown, ignoredPath?: string):
   return out.slice()
 }
 
-const hasOwn = Object.prototype.hasOwnProperty
-
 // for-in rather than Object.keys: the same keys in the same order for JSON objects (no inherited
 // enumerable keys), without an array per object; this runs for every write of a plan.
 function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchOp[], ignoredPath: string | undefined): void {
@@ -73,7 +71,7 @@ function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchO
   if (isObject(before) && isObject(after)) {
     for (const key in before) {
       if (before[key] === undefined) continue
-      if (!hasOwn.call(after, key) || after[key] === undefined) {
+      if (!Object.hasOwn(after, key) || after[key] === undefined) {
         const p = childPointer(path, key)
         if (p !== ignoredPath) out.push({op: 'remove', path: p})
       }
@@ -87,7 +85,7 @@ function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchO
       const p = childPointer(path, key)
       if (p === ignoredPath) {
         continue
-      } else if (!hasOwn.call(before, key) || old === undefined) {
+      } else if (!Object.hasOwn(before, key) || old === undefined) {
         out.push({op: 'add', path: p, value})
       } else {
         diffInto(old, value, p, out, ignoredPath)

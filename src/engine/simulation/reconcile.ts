@@ -17,7 +17,7 @@ import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
 import type {LabelSelector} from '../api/model.js'
 import {type ClaimSlot, type MatchingStrategy, SimulatedCluster, type VolumeSlot} from './simulated-cluster.js'
 import {compareNames} from '../matching/volume-index.js'
-import type {CacheSlot} from './cache-store.js'
+import {type CacheSlot, filledObject} from './cache-store.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
 
 /** The bound of "until stable", as the Go multi-sync tests use. */
@@ -185,8 +185,9 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
   const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations, phaseTransitionTime: phaseTransitionTime(options)})
   const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
   const targets = options.targets
-  // Asked only by a round over every object in scope: named targets are synced whatever the scope.
-  const inScope = targets === undefined ? scopePredicate(options.scope) : undefined
+  // Asked only by a round over every object in scope: named targets are synced whatever the scope, and a
+  // scope's selector is compiled only for such a round.
+  const inScope = scopePredicate(targets === undefined ? options.scope : undefined)
 
   let rounds = 0
   let converged = false
@@ -199,7 +200,7 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     rounds++
     cluster.round = rounds
     const writesBefore = cluster.actions.length
-    const {claims, volumes} = targets === undefined ? allInScope(order, inScope!) : targetsAndFollowUps(cluster, targets, followUps)
+    const {claims, volumes} = targets === undefined ? allInScope(order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.clearRequeuedClaims()
     // Indexed: see docs/design.md, "Loops that run once".
     for (let i = 0; i < claims.length; i++) ctrl.syncClaimIn(claims[i])
@@ -289,11 +290,11 @@ class LoadedObjects<T> {
     if (slots === this.slots) {
       // The same list (ListOrder sorts again only when the set of names changes): no lookups.
       const objects = new Array<T>(slots.length)
-      for (let i = 0; i < slots.length; i++) objects[i] = this.objects[i] ?? slots[i].object!
+      for (let i = 0; i < slots.length; i++) objects[i] = this.objects[i] ?? filledObject(slots[i])
       return objects
     } else {
       const loaded = new Map(this.slots.map((slot, i) => [slot, this.objects[i]]))
-      return slots.map((slot) => loaded.get(slot) ?? slot.object!)
+      return slots.map((slot) => loaded.get(slot) ?? filledObject(slot))
     }
   }
 }
@@ -301,7 +302,7 @@ class LoadedObjects<T> {
 /** The object of each slot, in a list made at its length (a plan's lists are of one or two objects in loop mode). */
 function objectsOf<T>(slots: ReadonlyArray<CacheSlot<T, unknown>>): T[] {
   const objects = new Array<T>(slots.length)
-  for (let i = 0; i < slots.length; i++) objects[i] = slots[i].object!
+  for (let i = 0; i < slots.length; i++) objects[i] = filledObject(slots[i])
   return objects
 }
 
@@ -310,7 +311,7 @@ function compareClaims(a: PersistentVolumeClaim, b: PersistentVolumeClaim): numb
 }
 
 /** Claims' slots in list order (by namespace, then name). */
-const compareClaimSlots = (a: ClaimSlot, b: ClaimSlot): number => compareClaims(a.object!, b.object!)
+const compareClaimSlots = (a: ClaimSlot, b: ClaimSlot): number => compareClaims(filledObject(a), filledObject(b))
 
 /** Volumes' slots in list order (by name). */
 const compareVolumeSlots = (a: VolumeSlot, b: VolumeSlot): number => compareNames(a.key, b.key)
@@ -336,8 +337,8 @@ export function scopePredicate(scope: ReconcileScope | undefined): ScopePredicat
 function allInScope(order: ListOrder, inScope: ScopePredicate): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
   if (inScope.everything) return {claims: order.claimSlots(), volumes: order.volumeSlots()}
   return {
-    claims: order.claimSlots().filter((slot) => inScope.claim(slot.object!)),
-    volumes: order.volumeSlots().filter((slot) => inScope.volume(slot.object!)),
+    claims: order.claimSlots().filter((slot) => inScope.claim(filledObject(slot))),
+    volumes: order.volumeSlots().filter((slot) => inScope.volume(filledObject(slot))),
   }
 }
 

@@ -133,7 +133,7 @@ const bumpedByTheServer = '/metadata/resourceVersion'
  */
 function higherResourceVersion(max: string, rv: string | undefined): string {
   if (rv === undefined || !isDigits(rv)) return max
-  let digits = String(rv)
+  let digits = rv
   if (digits.length > 1 && digits.startsWith('0')) digits = digits.replace(/^0+(?=\d)/, '')
   return digits.length > max.length || (digits.length === max.length && digits > max) ? digits : max
 }
@@ -374,7 +374,13 @@ export class SimulatedCluster {
     const reading = this.reading
     if (reading === undefined) return
     this.reading = undefined
-    this.syncSlot!.sync = this.actions.length === this.actionsAtBegin ? reading : undefined
+    this.slotInSync.sync = this.actions.length === this.actionsAtBegin ? reading : undefined
+  }
+
+  /** The slot of the sync in progress: beginSync sets it before the sync reads, writes or asks its name. */
+  private get slotInSync(): ClaimSlot | VolumeSlot {
+    if (this.syncSlot === undefined) throw new Error('invariant: no sync has begun')
+    return this.syncSlot
   }
 
   private unchanged(quiet: QuietSync): boolean {
@@ -490,7 +496,7 @@ export class SimulatedCluster {
 
   /** The sync in progress ("pvc/NS/NAME" or "pv/NAME"). Most syncs plan nothing and never ask. */
   get currentSync(): string {
-    return (this.syncText ??= this.syncPrefix + this.syncSlot!.key)
+    return (this.syncText ??= this.syncPrefix + this.slotInSync.key)
   }
 
   /** podIndexer.ByIndex(PodPVCIndex, key) */
@@ -548,7 +554,7 @@ export class SimulatedCluster {
    */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
-    const slot = this.syncPrefix === 'pv/' && this.syncSlot!.key === name ? (this.syncSlot as VolumeSlot) : this.volumeSlotNamed(name)
+    const slot = this.syncPrefix === 'pv/' && this.slotInSync.key === name ? (this.syncSlot as VolumeSlot) : this.volumeSlotNamed(name)
     const refused = subresource === undefined ? refusal('PersistentVolume', slot.object, volume) : undefined
     if (refused !== undefined) throw refused
     const stamped = subresource === 'status' ? this.withPhaseTransitionTime(slot.object, volume) : volume
@@ -654,7 +660,7 @@ export class SimulatedCluster {
   /** eventRecorder.Event; identical events are aggregated with a count, as the recorder does. */
   recordEvent(ref: ObjectRef, type: EventType, reason: string, message: string): void {
     const key = `${refKey(ref)}\u0000${type}\u0000${reason}\u0000${message}`
-    const events = (this.events ??= new Map())
+    const events = (this.events ??= new Map<string, PlannedEvent>())
     let event = events.get(key)
     if (event !== undefined) {
       event.count++

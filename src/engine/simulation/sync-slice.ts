@@ -207,11 +207,12 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
       const key = claimRefKey(claimRef)
       const claim = sources.claims.get(key)
       const pods = volume.spec.persistentVolumeReclaimPolicy === 'Recycle' ? sources.pods.of(key) : NO_PODS
-      return {volumes: [volume], claims: claim === undefined ? [] : [claim], classes, pods: pods as Pod[], nodes: []}
+      return {volumes: [volume], claims: claim === undefined ? [] : [claim], classes, pods, nodes: []}
     }
   }
   const key = claimKey ?? `${ref.namespace ?? ''}/${ref.name}`
-  const claim = (cached as PersistentVolumeClaim | undefined) ?? sources.claims.get(key)
+  // A claim's `cached` is a claim (a volume's returned above); the types tell the two kinds apart by no field.
+  const claim: PersistentVolumeClaim | undefined = cached ?? sources.claims.get(key)
   if (claim === undefined) return {volumes: [], claims: [], classes, pods: [], nodes: []}
   let volumes: PersistentVolume[] = []
   let pods = NO_PODS
@@ -240,7 +241,7 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]
   const node = nodeName === undefined ? undefined : sources.nodes.get(nodeName)
-  return {volumes, claims: [claim], classes, pods: pods as Pod[], nodes: node === undefined ? [] : [node]}
+  return {volumes, claims: [claim], classes, pods, nodes: node === undefined ? [] : [node]}
 }
 
 /**
