@@ -6,7 +6,7 @@ import {test} from 'node:test'
 import {ConflictError, NotFoundError, TransientApiError} from '../../../src/cluster/api-errors.js'
 import type {Lease, LeaseApi} from '../../../src/cluster/live-api.js'
 import type {Page} from '../../../src/cluster/page.js'
-import {createLogger, silentLogger} from '../../../src/cli/log.js'
+import {createLogger, silentLogger} from '../../../src/log.js'
 import {type Clock, KCM_LEADER_ELECTION, LeaderElector, microTime, validateLeaderElection} from '../../../src/loop/client-go/leader-election.js'
 import {UsageError} from '../../../src/errors.js'
 
