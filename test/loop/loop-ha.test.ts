@@ -14,8 +14,8 @@ const LOOP = ['--watch', '--yes', '--leader-elect', '--leader-elect-namespace', 
 const TOKENS = {'token-a': {user: 'pvctl-a'}, 'token-b': {user: 'pvctl-b'}}
 
 const allBound = (api: Parameters<typeof binderWrites>[0], names: string[]) => names.every((n) => getClaim(api, 'team', n)?.status?.phase === 'Bound')
-const isObjectWrite = (r: RequestRecord) =>
-  (r.resource === 'persistentvolumes' || r.resource === 'persistentvolumeclaims') && ['create', 'update', 'patch', 'delete'].includes(r.verb)
+const WRITE_VERBS = ['create', 'update', 'patch', 'delete']
+const isObjectWrite = (r: RequestRecord) => ['persistentvolumes', 'persistentvolumeclaims'].includes(r.resource) && WRITE_VERBS.includes(r.verb)
 const isLeaseWrite = (r: RequestRecord) => r.resource === 'leases' && ['create', 'update'].includes(r.verb)
 test('two replicas: only the leader writes; the leader killed, the other takes over, with no double binding', async () => {
   const volumes = Array.from({length: 10}, (_, i) => volume(`pv-${i}`))
@@ -77,7 +77,8 @@ test('a leader whose renewals are refused stops writing before the standby takes
     assert.equal(await a.exited, 3, a.err.join('\n'))
     assert.ok(a.err.some((l) => /Leader election lost/.test(l)), a.err.join('\n'))
     await b.line(/Successfully acquired lease/)
-    await waitFor('the new leader to bind every claim', () => n === volumes.length && allBound(api, Array.from({length: n}, (_, i) => `c${i}`)), 30_000)
+    const everyClaim = () => Array.from({length: volumes.length}, (_, i) => `c${i}`)
+    await waitFor('the new leader to bind every claim', () => n === volumes.length && allBound(api, everyClaim()), 30_000)
 
     const log = api.requests.map((r, i) => ({...r, i}))
     const refused = log.filter((r) => r.i >= refusedFrom && r.user === 'pvctl-a' && isLeaseWrite(r) && r.status === 403)
