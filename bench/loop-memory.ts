@@ -17,7 +17,7 @@ import path from 'node:path'
 import {parseArgs} from 'node:util'
 
 import {openLoopSession} from '../src/app/loop-session.js'
-import {silentLogger} from '../src/cli/log.js'
+import {silentLogger} from '../src/log.js'
 import {AuditStream} from '../src/loop/audit-stream.js'
 import {LoopMetrics} from '../src/loop/loop-metrics.js'
 import {EventSink} from '../src/loop/client-go/event-sink.js'

@@ -2,7 +2,6 @@
 // `-f` on the line being completed, else from the cluster of its kubeconfig and context: read-only, within a
 // short deadline, and silent. A completion that cannot read names offers none; it never prints an error into
 // the user's prompt.
-import type {NameSource, NamesFound} from '../cli/completion/candidates.js'
 
 /**
  * How long the live list may take, from its first request, before completion gives up, unless the line
@@ -10,6 +9,21 @@ import type {NameSource, NamesFound} from '../cli/completion/candidates.js'
  * wait for ever).
  */
 export const LIVE_NAMES_DEADLINE_MS = 5000
+
+/** Where names come from: the `-f`, `--kubeconfig` and `--context` on the line being completed (and its `--request-timeout`). */
+export interface NameSource {
+  filename?: readonly string[]
+  kubeconfig?: string
+  context?: string
+  requestTimeout?: string
+}
+
+/** The names read: what completion offers from. */
+export interface NamesFound {
+  claims: ReadonlyArray<{namespace: string; name: string}>
+  volumes: readonly string[]
+  contexts: readonly string[]
+}
 
 const NONE: NamesFound = {claims: [], volumes: [], contexts: []}
 

@@ -12,7 +12,7 @@ import {defaultVolumePluginMgr, type VolumePluginMgr, type VolumePluginOptions} 
 import type {ClaimName} from '../engine/repair/checks.js'
 import {relinkWay} from '../engine/repair/relink.js'
 import {type ClusterLookup, clusterLookup} from '../engine/explain/lookup.js'
-import {sourceText} from './repair-steps.js'
+import {sourceText} from './load-cluster-state.js'
 import {ExitCode, UsageError} from '../errors.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {type EvidenceScope, type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'

@@ -296,3 +296,8 @@ function namespaceHint(state: ClusterState, namespace: string): string {
   const close = closeNames(namespace, known, 2)
   return close.length === 0 ? '' : ` (did you mean ${close.map((n) => `"${n}"`).join(' or ')}?)`
 }
+
+/** The source flags as the text a printed command carries after its objects (` -f FILE`), '' for none. */
+export function sourceText(args: readonly string[] | undefined): string {
+  return (args ?? []).map((a) => ` ${a}`).join('')
+}

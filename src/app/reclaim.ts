@@ -10,12 +10,12 @@ import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/contro
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {reclaimPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, podsRead} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, podsRead, sourceText} from './load-cluster-state.js'
 import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
 import {volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface ReclaimOptions extends RepairOptions {

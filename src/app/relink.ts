@@ -12,10 +12,10 @@ import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan
 import {listAll} from '../cluster/live-loader.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, sourceText} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
 import {claimNotFound, volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
+import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface RelinkOptions extends RepairOptions {

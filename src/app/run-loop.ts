@@ -1,7 +1,7 @@
 // `pvctl sync --watch` and `pvctl sync --interval`: the long-running use-case. It opens the cluster,
 // decides the release to decide as, and hands both to the loop's manager (src/loop/manager.ts), which
 // runs the loop until a signal.
-import type {Logger} from '../cli/log.js'
+import type {Logger} from '../log.js'
 import {describeSource} from '../engine/api/kube-version.js'
 import {LoopManager} from '../loop/manager.js'
 import {type LoopManagerOptions, validateLoopOptions} from '../loop/loop-options.js'

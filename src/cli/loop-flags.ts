@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 import {type LoopManagerOptions, requireLoopConsent, validateLoopOptions} from '../loop/loop-options.js'
 import {UsageError} from '../errors.js'
 import {parseDuration} from './duration.js'
-import {createLogger, LOG_FORMATS, type LogFormat, type Logger} from './log.js'
+import {createLogger, LOG_FORMATS, type LogFormat, type Logger} from '../log.js'
 
 /** Loop-mode flags are listed apart in --help. */
 const LOOP = 'LOOP MODE'

@@ -13,6 +13,7 @@ import {type ApiTarget, toApiError} from './api-errors.js'
 import type {Page, PageOptions} from './page.js'
 import {MAX_ANSWER_DEPTH, valueNestsDeeper} from './json-depth.js'
 import type {ResolvedConfig} from './kubeconfig.js'
+import type {StartTimer} from './timer.js'
 import {TOKEN_FILE_PROVIDER, TokenFileAuth} from './token-file-auth.js'
 import {collectionPath, objectPath, WireClient, type WireTarget} from './wire-client.js'
 
@@ -136,10 +137,14 @@ export class KubernetesClusterApi implements ClusterApi {
   readonly server: string
   private readonly wire: WireClient
 
-  constructor(private readonly kc: k8s.KubeConfig) {
+  /** `startTimer` starts a new connection's deadline: a real timer unless a test gives a fake one. */
+  constructor(
+    private readonly kc: k8s.KubeConfig,
+    startTimer?: StartTimer,
+  ) {
     this.authz = kc.makeApiClient(k8s.AuthorizationV1Api)
     this.server = kc.getCurrentCluster()?.server ?? '<unknown>'
-    this.wire = new WireClient(kc, this.server)
+    this.wire = new WireClient(kc, this.server, startTimer)
   }
 
   private async call<T>(target: ApiTarget, fn: () => Promise<T>): Promise<T> {

@@ -20,6 +20,7 @@ import {setTimeout as sleepFor} from 'node:timers/promises'
 import type {PageOptions} from './page.js'
 import {describeTarget, RetryAfterRefusedError, TransientApiError, UnreachableError} from './api-errors.js'
 import {requestSignal, withRequestSignal} from './request-signal.js'
+import {type StartTimer, startTimer as realTimer} from './timer.js'
 
 /**
  * The longest Retry-After pvctl waits out. kube-apiserver asks for 1 s when it sheds load (the max-in-flight
@@ -42,6 +43,8 @@ export interface ThrottleOptions {
   bucket?: TokenBucket
   sleep?: (ms: number) => Promise<void>
   now?: () => number
+  /** Starts the --request-timeout deadline (a real timer unless a test gives a fake one). */
+  startTimer?: StartTimer
 }
 
 export class TokenBucket {
@@ -85,17 +88,17 @@ class RequestTimeoutError extends UnreachableError {}
  * `call` with a deadline: past it the call fails with a RequestTimeoutError and its requests are aborted
  * (request-signal.ts), so that nothing of it is left pending.
  */
-function withTimeout<T>(call: () => Promise<T>, ms: number, what: string): Promise<T> {
+function withTimeout<T>(call: () => Promise<T>, ms: number, what: string, startTimer: StartTimer): Promise<T> {
   const deadline = new AbortController()
-  let timer: NodeJS.Timeout | undefined
+  let cancel = () => {}
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = startTimer(ms, () => {
       const err = new RequestTimeoutError(`${what}: no answer within --request-timeout (${ms} ms)`, {verb: 'get', resource: what}, 0, 'Timeout')
       reject(err)
       deadline.abort(err)
-    }, ms)
+    })
   })
-  return Promise.race([withRequestSignal(deadline.signal, call), timeout]).finally(() => clearTimeout(timer))
+  return Promise.race([withRequestSignal(deadline.signal, call), timeout]).finally(() => cancel())
 }
 
 /** A wait that ends early, rejecting, when the call it belongs to is aborted (its deadline passed). */
@@ -126,6 +129,7 @@ function continuesList(args: unknown[]): boolean {
 export function throttle<T extends object>(api: T, opts: ThrottleOptions): T {
   const sleep = opts.sleep ?? defaultSleep
   const now = opts.now ?? Date.now
+  const startTimer = opts.startTimer ?? realTimer
   const bucket = opts.bucket ?? new TokenBucket(opts.qps, opts.burst, now, sleep)
   const maxRetries = opts.maxRetries ?? 3
   const backoffMs = opts.backoffMs ?? 200
@@ -149,7 +153,7 @@ export function throttle<T extends object>(api: T, opts: ThrottleOptions): T {
           }
         }
       }
-      return timeoutMs > 0 ? withTimeout(attempts, timeoutMs, key) : attempts()
+      return timeoutMs > 0 ? withTimeout(attempts, timeoutMs, key, startTimer) : attempts()
     }
   }
   return wrapped as unknown as T

@@ -14,6 +14,7 @@ import {type ExpectedKind, listAnswer, objectAnswer} from './answer-shape.js'
 import {JsonDepthGauge} from './json-depth.js'
 import type {Page, PageOptions} from './page.js'
 import {requestSignal} from './request-signal.js'
+import {type StartTimer, startTimer as realTimer} from './timer.js'
 import {InputError} from '../errors.js'
 
 /** The collections pvctl lists or watches. */
@@ -89,14 +90,14 @@ export interface WireRequest {
  */
 export const CONNECT_TIMEOUT_MS = 10_000
 
-function connectDeadline(request: http.ClientRequest, socket: Socket, tls: boolean, ms = CONNECT_TIMEOUT_MS): void {
+function connectDeadline(request: http.ClientRequest, socket: Socket, tls: boolean, startTimer: StartTimer, ms = CONNECT_TIMEOUT_MS): void {
   // A connection of the keep-alive pool is ready; a new one is handed over while it still connects.
   if (!socket.connecting) return
-  const timer = setTimeout(() => {
+  const cancel = startTimer(ms, () => {
     request.destroy(Object.assign(new Error(`${tls ? 'TLS handshake' : 'connection'} timeout after ${ms / 1000} s`), {code: 'ETIMEDOUT'}))
-  }, ms)
-  socket.once(tls ? 'secureConnect' : 'connect', () => clearTimeout(timer))
-  socket.once('close', () => clearTimeout(timer))
+  })
+  socket.once(tls ? 'secureConnect' : 'connect', cancel)
+  socket.once('close', cancel)
 }
 
 export class WireClient {
@@ -105,6 +106,8 @@ export class WireClient {
   constructor(
     private readonly kc: k8s.KubeConfig,
     private readonly server: string,
+    /** Starts a new connection's deadline (a real timer unless a test gives a fake one). */
+    private readonly startTimer: StartTimer = realTimer,
   ) {}
 
   /**
@@ -193,7 +196,7 @@ export class WireClient {
         })
       })
       request.on('error', (err) => reject(toApiError(err, target, this.server)))
-      request.on('socket', (socket) => connectDeadline(request, socket, lib === https))
+      request.on('socket', (socket) => connectDeadline(request, socket, lib === https, this.startTimer))
       request.end(payload)
     })
   }

@@ -1,7 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 
 import type {RunLoopOptions} from '../app/run-loop.js'
-import type {Logger} from '../cli/log.js'
+import type {Logger} from '../log.js'
 import type {SyncReport} from '../engine/simulation/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'

@@ -4,7 +4,7 @@
 // --watch, which reacts to each change and lists only at its resync.
 import type {ClusterApi} from '../cluster/live-api.js'
 import {loadLiveState} from '../cluster/live-loader.js'
-import type {Logger} from '../cli/log.js'
+import type {Logger} from '../log.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {claimKey, type LabelSelector, type PersistentVolume, type PersistentVolumeClaim} from '../engine/api/model.js'

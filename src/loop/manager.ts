@@ -15,7 +15,7 @@ import {randomUUID} from 'node:crypto'
 
 import type {ClusterApi, LeaseApi, WatchApi} from '../cluster/live-api.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
-import type {Logger} from '../cli/log.js'
+import type {Logger} from '../log.js'
 import {Events} from '../engine/api/constants.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {Pod} from '../engine/api/model.js'

@@ -30,7 +30,7 @@
 import {setImmediate as yieldToEventLoop} from 'node:timers/promises'
 
 import type {ClusterApi, WatchApi} from '../cluster/live-api.js'
-import type {Logger} from '../cli/log.js'
+import type {Logger} from '../log.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/api/model.js'

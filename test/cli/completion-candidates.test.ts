@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {complete, type CompletionCommand, Directive, formatAnswer, type NamesFound, withNames} from '../../src/cli/completion/candidates.js'
+import type {NamesFound} from '../../src/app/completion-names.js'
+import {complete, type CompletionCommand, Directive, formatAnswer, withNames} from '../../src/cli/completion/candidates.js'
 
 const source = [
   {name: 'filename', char: 'f', takesValue: true, multiple: true, summary: 'Snapshot to read.'},

@@ -6,6 +6,7 @@ import {test} from 'node:test'
 import {RetryAfterRefusedError, TransientApiError, UnreachableError} from '../../src/cluster/api-errors.js'
 import type {Page, PageOptions} from '../../src/cluster/page.js'
 import {MAX_RETRY_AFTER_SECONDS, throttle} from '../../src/cluster/throttled-api.js'
+import {FakeTimers} from './fake-timers.js'
 
 /** A port whose calls record the fake clock's time when they reach it; the first `failures` continue pages fail. */
 class FakePort {
@@ -147,15 +148,25 @@ for (const row of retryRows) {
 
 test('--request-timeout bounds the whole call: retries and their back-off included, not each attempt', async () => {
   // Every attempt fails at once and the back-off grows (200, 400, 800, ... ms): with a deadline per
-  // attempt the call went on for seconds; the call's deadline ends it at 300 ms, its sleep cut short.
+  // attempt the call went on for seconds; the call's deadline ends it at 500 ms, in the second back-off
+  // (due at 600 ms), which it cuts short.
+  const clock = new FakeTimers()
   const port = new BusyPort(Infinity)
-  const api = throttle(port, {qps: 0, burst: 1, backoffMs: 200, maxRetries: 10, requestTimeoutMs: 500})
-  const started = Date.now()
-  await assert.rejects(api.readVolume('pv1'), (err: unknown) => {
+  const timers = {now: () => clock.now, sleep: clock.sleep, startTimer: clock.startTimer}
+  const api = throttle(port, {qps: 0, burst: 1, backoffMs: 200, maxRetries: 10, requestTimeoutMs: 500, ...timers})
+  let settledAt = -1
+  const call = api.readVolume('pv1')
+  call.then(() => (settledAt = clock.now), () => (settledAt = clock.now))
+  await clock.advanceTo(499)
+  assert.equal(settledAt, -1, 'still retrying at 499 ms')
+  assert.equal(port.calls, 2, 'attempts at 0 and 200 ms')
+  await clock.advanceTo(500)
+  await assert.rejects(call, (err: unknown) => {
     assert.ok(err instanceof UnreachableError, String(err))
     assert.equal((err as Error).message, 'readVolume: no answer within --request-timeout (500 ms)')
     return true
   })
-  assert.ok(Date.now() - started < 1500, `ended after ${Date.now() - started} ms`)
-  assert.equal(port.calls, 2, 'the second back-off (400 ms) is cut short by the deadline')
+  assert.equal(settledAt, 500, 'failed at its deadline')
+  assert.equal(port.calls, 2, 'the second back-off is cut short by the deadline: no third attempt')
+  assert.deepEqual(clock.pending, [], 'no timer left behind')
 })

@@ -28,14 +28,26 @@ async function cluster(): Promise<{api: Emulator; kubeconfig: string}> {
 
 const objectWrites = (api: Emulator) => api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'})
 
-/** `pvctl sync ARGS` with pipes for stdin, stdout and stderr; `until` says when to send the signal. */
+/**
+ * `pvctl sync ARGS` with pipes for stdin, stdout and stderr; `said(re)` resolves once stderr matches `re`,
+ * or pvctl has exited.
+ */
 function piped(args: readonly string[]) {
   const child = spawn(process.execPath, [bin, 'sync', ...args], {env: cleanEnv({HOME: dir}), stdio: ['ignore', 'pipe', 'pipe']})
   const out = {stdout: '', stderr: ''}
   child.stdout.on('data', (b: Buffer) => (out.stdout += b.toString()))
   child.stderr.on('data', (b: Buffer) => (out.stderr += b.toString()))
   const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
-  return {child, out, exited}
+  const said = (re: RegExp) =>
+    Promise.race([
+      exited,
+      new Promise<void>((resolve) => {
+        const see = () => re.test(out.stderr) && (child.stderr.off('data', see), resolve())
+        child.stderr.on('data', see)
+        see()
+      }),
+    ])
+  return {child, out, exited, said}
 }
 
 /** The table's summary line of a run that was stopped, and never the line of a run in sync. */
@@ -76,10 +88,13 @@ describe('sync through pipes, interrupted', {timeout: 60_000}, () => {
     test(`${signal} while writing: the write in flight ends, no more are issued, the report says what was and was not written, exit 130`, async () => {
       const {api, kubeconfig} = await cluster()
       try {
-        const slow = api.faults.add({verb: 'update', effect: {type: 'latency', ms: 200}})
-        const run = piped(['--kubeconfig', kubeconfig, '--yes', '--concurrency', '1'])
-        while (slow.fired < 2) await new Promise((r) => setTimeout(r, 10))
-        run.child.kill(signal)
+        let run: ReturnType<typeof piped> | undefined
+        // The signal comes while the second write is in flight: it is served once pvctl has taken the interrupt.
+        api.faults.add({verb: 'update', skip: 1, count: 1, effect: {type: 'hook', run: async () => {
+          run!.child.kill(signal)
+          await run!.said(/issuing no more/)
+        }}})
+        run = piped(['--kubeconfig', kubeconfig, '--yes', '--concurrency', '1'])
         const exit = await run.exited
         assert.deepEqual(exit, {code: 130, signal: null}, run.out.stderr)
         assertInterruptedReport(run.out.stdout)
@@ -102,7 +117,7 @@ describe('sync through pipes, interrupted', {timeout: 60_000}, () => {
       // The second write is held until pvctl has exited: only the second signal can end the run.
       api.faults.add({verb: 'update', skip: 1, count: 1, effect: {type: 'hook', run: async () => {
         run!.child.kill('SIGINT')
-        while (!run!.out.stderr.includes('issuing no more') && run!.child.exitCode === null) await new Promise((r) => setTimeout(r, 10))
+        await run!.said(/issuing no more/)
         run!.child.kill('SIGINT')
         await run!.exited
       }}})

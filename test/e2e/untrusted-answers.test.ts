@@ -43,16 +43,15 @@ const pvctl = (...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig
 const objectWrites = () => api.countWrites() - api.countWrites({resource: 'selfsubjectaccessreviews'})
 
 /** Runs pvctl with `fault` in place; the run, and whether it left the cluster as it was. */
-async function runWith(fault: Omit<FaultSpec, 'effect'>, effect: FaultEffect, args: string[]): Promise<CliResult & {ms: number}> {
+async function runWith(fault: Omit<FaultSpec, 'effect'>, effect: FaultEffect, args: string[]): Promise<CliResult> {
   api.faults.clear()
   api.clearRequests()
   const revision = api.resourceVersion
   api.faults.add({...fault, effect})
-  const started = Date.now()
   try {
     const run = await pvctl(...args)
     assert.equal(api.resourceVersion, revision, 'nothing committed')
-    return {...run, ms: Date.now() - started}
+    return run
   } finally {
     api.faults.clear()
   }
@@ -147,7 +146,8 @@ describe('untrusted write answers: the write fails, exit 3, nothing committed, n
   }
 })
 
-describe('Retry-After: waited out only within bounds; past them the run ends at once', () => {
+// A pvctl that sat out the wait would not end: the describe's timeout fails it rather than hang the suite.
+describe('Retry-After: waited out only within bounds; past them the run ends at once', {timeout: 60_000}, () => {
   const rows: Array<{id: string; effect: FaultEffect; args: string[]; message: string}> = [
     {
       id: 'a 429 asking for 3600 s, with --request-timeout 2s',
@@ -173,7 +173,6 @@ describe('Retry-After: waited out only within bounds; past them the run ends at 
       test(`sync ${mode}: ${row.id}`, async () => {
         const run = await runWith({verb: 'list', resource: 'pvc'}, row.effect, ['sync', mode, ...row.args])
         assertClusterError(run, row.message)
-        assert.ok(run.ms < 10_000, `ended after ${run.ms} ms`)
         assert.equal(api.countRequests({verb: 'list', resource: 'pvc'}), 1, 'the wait is refused, not sat out and retried')
         assert.equal(objectWrites(), 0, 'nothing written')
       })
@@ -181,7 +180,7 @@ describe('Retry-After: waited out only within bounds; past them the run ends at 
   }
 })
 
-describe('pvctl explain', () => {
+describe('pvctl explain', {timeout: 60_000}, () => {
   test('the claims answered []: exit 3, one error line', async () => {
     const run = await runWith({verb: 'list', resource: 'pvc'}, body('[]'), ['explain', 'pvc/orders', '-n', 'shop'])
     assertClusterError(run, notClaims('got a JSON array'))
@@ -196,7 +195,7 @@ describe('pvctl explain', () => {
   test('a 429 asking for 3600 s with --request-timeout 2s: exit 3 at once', async () => {
     const run = await runWith({verb: 'list', resource: 'pv'}, {type: 'throttle', retryAfterSeconds: 3600}, ['explain', 'pvc/orders', '-n', 'shop', '--request-timeout', '2s'])
     assertClusterError(run, `list persistentvolumes: the server asked to wait 3600 s before a retry (HTTP 429, Retry-After); pvctl does not wait longer than ${MAX_RETRY_AFTER_SECONDS} s`)
-    assert.ok(run.ms < 10_000, `ended after ${run.ms} ms`)
+    assert.equal(api.countRequests({verb: 'list', resource: 'pv'}), 1, 'the wait is refused, not sat out and retried')
   })
 
   test('the events answered []: the evidence says why it is not available, never "no events"', async () => {

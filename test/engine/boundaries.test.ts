@@ -26,11 +26,17 @@ function localImportsOf(file: string): string[] {
     .map((i) => path.relative(src, path.resolve(path.dirname(path.join(src, file)), i.replace(/\.js$/, '.ts'))))
 }
 
+/** The files of src a file imports lazily (`await import('./x.js')`), as paths relative to src. */
+function lazyImportsOf(file: string): string[] {
+  return [...readFileSync(path.join(src, file), 'utf8').matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)]
+    .map((m) => path.relative(src, path.resolve(path.dirname(path.join(src, file)), m[1].replace(/\.js$/, '.ts'))))
+}
+
 const rules: Array<{layer: string; forbidden: RegExp; why: string}> = [
   {layer: 'engine', forbidden: /^(node:|@kubernetes|@oclif|ora|cli-table3|@inquirer|yaml$|diff$)/, why: 'the engine is pure and self-contained'},
   {layer: 'render', forbidden: /^(node:|@kubernetes|@oclif|ora|@inquirer|\.\.\/(cluster|commands|cli|app))/, why: 'renderers are pure'},
   {layer: 'app', forbidden: /^(@oclif|\.\.\/commands)/, why: 'use-cases know nothing of oclif'},
-  {layer: 'loop', forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|app)\/)/, why: 'the loop reaches the cluster through the ports and knows nothing of oclif or the use-cases'},
+  {layer: 'loop', forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|cli|app)\/)/, why: 'the loop reaches the cluster through the ports and knows nothing of oclif or the use-cases'},
   {layer: 'loop/client-go', forbidden: /^\.\.\/[^./]/, why: "client-go's machinery knows nothing of the PV loop it serves"},
   {layer: 'volume-plugins', forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|app|cli|loop|executor)\/)/, why: 'the volume plugins run pods through the workload port and know nothing of their callers'},
 ]
@@ -81,8 +87,8 @@ test('engine: every file is in a folder that says what it is, and imports only t
   assert.deepEqual(offenders, [])
 })
 
-test('src: no import cycles', () => {
-  const graph = new Map(filesOf('.').map((f) => [path.normalize(f), localImportsOf(f)]))
+test('src: no import cycles (lazy imports included)', () => {
+  const graph = new Map(filesOf('.').map((f) => [path.normalize(f), [...localImportsOf(f), ...lazyImportsOf(f)]]))
   const cycles: string[] = []
   const state = new Map<string, 'open' | 'done'>()
   const visit = (f: string, trail: string[]): void => {
@@ -97,6 +103,23 @@ test('src: no import cycles', () => {
   }
   for (const f of graph.keys()) visit(f, [])
   assert.deepEqual(cycles, [])
+})
+
+// The floors, highest first: an import may go down any number of floors, never up one. The top-level modules
+// (errors, redact, yaml-library, log) are shared by every floor above the engine.
+const FLOORS: Record<string, number> = {
+  commands: 6, hooks: 6, 'command-index.ts': 6, cli: 5, app: 4,
+  loop: 3.4, executor: 3.3, 'volume-plugins': 3.2, cluster: 3.1, render: 3, engine: 1,
+}
+const floorOf = (file: string): number => FLOORS[file.split(path.sep)[0]] ?? (file.includes(path.sep) ? Number.NaN : 2)
+
+test('src: no import goes up a floor (lazy imports included)', () => {
+  const files = filesOf('.')
+  assert.deepEqual(files.filter((f) => Number.isNaN(floorOf(f))), [], 'a file on no floor')
+  const offenders = files.flatMap((f) =>
+    [...localImportsOf(f), ...lazyImportsOf(f)].filter((to) => !(floorOf(to) <= floorOf(f))).map((to) => `${f} imports ${to}`),
+  )
+  assert.deepEqual(offenders, [])
 })
 
 test('engine: no clock and no randomness', () => {

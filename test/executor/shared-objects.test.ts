@@ -61,12 +61,12 @@ for (const row of rows) {
     api.holdWrite = (call) => {
       if (call.kind === 'PersistentVolume' && call.name === row.slow && !held) {
         // The first PUT of the slow volume stays in flight until another write of it arrives, or
-        // until every write the executor can issue meanwhile has been issued (a timer runs only after
-        // the in-memory API's promise chains have drained).
+        // until every write the executor can issue meanwhile has been issued: the in-memory API and the
+        // executor only chain promises, so once the event loop turns (setImmediate), nothing is left to issue.
         held = true
         return new Promise<void>((resolve) => {
           release = resolve
-          setTimeout(resolve, 20)
+          setImmediate(resolve)
         })
       } else if (call.kind === 'PersistentVolume' && call.name === row.slow) {
         release?.()

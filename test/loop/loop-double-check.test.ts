@@ -11,27 +11,25 @@ const DISABLED = '--controllers=*,-persistentvolume-binder-controller'
 
 test('a claim whose event reaches the claim informer late: its freshly provisioned volume is not released, nor deleted', async () => {
   const {api, kubeconfig} = await cluster([])
-  // The claim list is answered first, without the claim; the claim and its provisioned volume appear; the
-  // volume list, held back a little, has the volume. The claim's own event waits behind a slow watch.
-  api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'latency', ms: 400}})
-  api.faults.add({verb: 'watch', resource: 'pvc', count: 1, effect: {type: 'latency', ms: 4000}})
-  api.faults.add({
-    verb: 'list',
-    resource: 'pvc',
-    count: 1,
-    effect: {
-      type: 'hook',
-      run: () =>
-        void setTimeout(() => {
-          api.create(claim('team-a', 'fresh', {uid: 'uid-fresh', volumeName: 'pvc-uid-fresh'}) as never)
-          const provisioned = volume('pvc-uid-fresh', {claimRef: {namespace: 'team-a', name: 'fresh', uid: 'uid-fresh'}, phase: 'Bound'})
-          provisioned.spec.persistentVolumeReclaimPolicy = 'Delete'
-          provisioned.metadata.annotations = {...provisioned.metadata.annotations, 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}
-          api.create(provisioned as never)
-        }, 150),
-    },
-  })
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--enable-hostpath-provisioner', ...FAST, DISABLED, '-v', '4'])
+  let pvctl: Pvctl | undefined
+  // The claim list is answered first, without the claim; then the claim and its provisioned volume appear;
+  // the volume list, held until then, has the volume. The claim's own event waits behind its watch, held
+  // until the volume's sync has run.
+  let provisioned!: () => void
+  const appeared = new Promise<void>((resolve) => (provisioned = resolve))
+  api.faults.add({verb: 'list', resource: 'pvc', count: 1, effect: {type: 'afterAnswer', run: () => {
+    api.create(claim('team-a', 'fresh', {uid: 'uid-fresh', volumeName: 'pvc-uid-fresh'}) as never)
+    const volumeOfClaim = volume('pvc-uid-fresh', {claimRef: {namespace: 'team-a', name: 'fresh', uid: 'uid-fresh'}, phase: 'Bound'})
+    volumeOfClaim.spec.persistentVolumeReclaimPolicy = 'Delete'
+    volumeOfClaim.metadata.annotations = {...volumeOfClaim.metadata.annotations, 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}
+    api.create(volumeOfClaim as never)
+    provisioned()
+  }}})
+  api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'hook', run: () => appeared}})
+  api.faults.add({verb: 'watch', resource: 'pvc', count: 1, effect: {type: 'hook', run: async () => {
+    await pvctl!.lineAt(/"Synced" sync="pv\/pvc-uid-fresh"/).catch(() => {})
+  }}})
+  pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--enable-hostpath-provisioner', ...FAST, DISABLED, '-v', '4'])
   try {
     await pvctl.line(/Caches are synced/, {stream: 'err'})
     // The volume's sync runs now, with its claim missing from the cache: before it would release the

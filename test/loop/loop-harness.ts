@@ -15,7 +15,6 @@ export const dir = tempDir('loop')
 
 /** Lease settings short enough for tests (validated as kube-controller-manager's: 2s > 1.5s > 1.2 × 0.25s). */
 export const SHORT_LEASE = ['--leader-elect-lease-duration', '2s', '--leader-elect-renew-deadline', '1500ms', '--leader-elect-retry-period', '250ms']
-export const LEASE_MS = 2000
 
 /** Requests per second high enough that the client-side limit never paces a test. */
 export const FAST = ['--qps', '200', '--burst', '400']

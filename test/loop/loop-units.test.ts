@@ -5,7 +5,7 @@ import {test} from 'node:test'
 
 import {NotFoundError, ForbiddenError} from '../../src/cluster/api-errors.js'
 import type {CoreEvent, Lease, LeaseApi} from '../../src/cluster/live-api.js'
-import {createLogger} from '../../src/cli/log.js'
+import {createLogger} from '../../src/log.js'
 import {AuditStream, BATCH_CHARS} from '../../src/loop/audit-stream.js'
 import {builtinBinderEnabled, checkBuiltinBinder} from '../../src/loop/builtin-binder.js'
 import {LoopMetrics} from '../../src/loop/loop-metrics.js'

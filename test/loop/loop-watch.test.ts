@@ -139,7 +139,7 @@ test('a watch whose resourceVersion left the history (410 Gone) relists and goes
   }
 })
 
-test('SIGTERM: exits 0 within 2 seconds and releases the lease', async () => {
+test('SIGTERM: exits 0 and releases the lease', async () => {
   const {api, kubeconfig} = await cluster([volume('pv-a')])
   // kube-controller-manager's own lease timings: the test waits for no expiry, and a short renew deadline
   // (its request timeout is half of it) lets a loaded machine lose the lease before the SIGTERM comes.
@@ -147,14 +147,10 @@ test('SIGTERM: exits 0 within 2 seconds and releases the lease', async () => {
   try {
     await pvctl.line(/Caches are synced/)
     assert.match(getLease(api, 'pvctl-system', 'pvctl')?.spec?.holderIdentity ?? '', /_[0-9a-f-]{36}$/, 'hostname_uuid, as kube-controller-manager')
-    const t0 = performance.now()
     pvctl.kill('SIGTERM')
-    const code = await pvctl.exited
-    const ms = performance.now() - t0
-    assert.equal(code, 0, pvctl.err.join('\n'))
-    // Measured, and asserted generously: the bound is a machine's, the measurement the product's.
-    assert.ok(ms < 2000 + 3000, `exited after ${Math.round(ms)} ms`)
-    process.stdout.write(`# SIGTERM to exit: ${Math.round(ms)} ms\n`)
+    // How long the syncs in flight may hold the exit is the loop's grace, a timer of its own; here, that it
+    // exits at all (the test's timeout ends a pvctl that never does), cleanly, and gives the lease up.
+    assert.equal(await pvctl.exited, 0, pvctl.err.join('\n'))
     const released = getLease(api, 'pvctl-system', 'pvctl')?.spec
     assert.equal(released?.holderIdentity ?? '', '', 'the holder is cleared')
     assert.equal(released?.leaseDurationSeconds, 1)

@@ -2,6 +2,7 @@
 // hidden `__complete` command answers kubectl's shell scripts. PURE: the commands' surface and the words in,
 // either the candidates or what names to read (claims, volumes, namespaces, contexts) and how to show them.
 
+import type {NameSource, NamesFound} from '../../app/completion-names.js'
 import {commandIndex, valueFlags} from '../command-first.js'
 
 /** cobra's ShellCompDirective bits, which the shell scripts read from the last line (`:4`). */
@@ -46,14 +47,6 @@ export interface Candidate {
   description?: string
 }
 
-/** Where names come from: the `-f`, `--kubeconfig` and `--context` on the line being completed (and its `--request-timeout`). */
-export interface NameSource {
-  filename?: readonly string[]
-  kubeconfig?: string
-  context?: string
-  requestTimeout?: string
-}
-
 export type NameKind = 'claims' | 'volumes' | 'namespaces' | 'contexts'
 
 /** Names to read before the candidates can be given: each becomes `prefix + name`, kept if it starts with `partial`. */
@@ -70,12 +63,6 @@ export interface NamesWanted {
 }
 
 export type Answer = {candidates: Candidate[]; directive: number} | {names: NamesWanted}
-
-export interface NamesFound {
-  claims: ReadonlyArray<{namespace: string; name: string}>
-  volumes: readonly string[]
-  contexts: readonly string[]
-}
 
 const CLAIM_TYPES = ['pvc', 'pvcs', 'persistentvolumeclaim', 'persistentvolumeclaims']
 const VOLUME_TYPES = ['pv', 'pvs', 'persistentvolume', 'persistentvolumes']

@@ -31,7 +31,7 @@ import {ApiError, MalformedAnswerError} from '../../cluster/api-errors.js'
 import type {WatchApi, WatchEvent, WatchedResource} from '../../cluster/live-api.js'
 import type {Page, PageOptions} from '../../cluster/page.js'
 import {listKind} from '../../cluster/live-loader.js'
-import type {Logger} from '../../cli/log.js'
+import type {Logger} from '../../log.js'
 import {abortableSleep} from '../../cluster/abortable-sleep.js'
 
 export interface WireObject {

@@ -17,7 +17,7 @@
 import {abortableSleep} from '../../cluster/abortable-sleep.js'
 import {NotFoundError} from '../../cluster/api-errors.js'
 import type {Lease, LeaseApi} from '../../cluster/live-api.js'
-import type {Logger} from '../../cli/log.js'
+import type {Logger} from '../../log.js'
 import {UsageError} from '../../errors.js'
 
 export interface LeaderElectionConfig {

@@ -5,7 +5,7 @@ import {test} from 'node:test'
 
 import type {WatchEvent} from '../../../src/cluster/live-api.js'
 import type {Page} from '../../../src/cluster/page.js'
-import {createLogger} from '../../../src/cli/log.js'
+import {createLogger} from '../../../src/log.js'
 import {Informer, MERGE_SLICE, type WireObject} from '../../../src/loop/client-go/informer.js'
 
 const obj = (name: string, rv: number): WireObject => ({metadata: {name, resourceVersion: String(rv)}})

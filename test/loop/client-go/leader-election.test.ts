@@ -6,8 +6,10 @@ import {test} from 'node:test'
 import {ConflictError, NotFoundError, TransientApiError} from '../../../src/cluster/api-errors.js'
 import type {Lease, LeaseApi} from '../../../src/cluster/live-api.js'
 import type {Page} from '../../../src/cluster/page.js'
-import {createLogger, silentLogger} from '../../../src/cli/log.js'
-import {type Clock, KCM_LEADER_ELECTION, LeaderElector, microTime, validateLeaderElection} from '../../../src/loop/client-go/leader-election.js'
+import {createLogger, silentLogger} from '../../../src/log.js'
+import {
+  type Clock, KCM_LEADER_ELECTION, type LeaderEvents, LeaderElector, microTime, validateLeaderElection,
+} from '../../../src/loop/client-go/leader-election.js'
 import {UsageError} from '../../../src/errors.js'
 
 const flush = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -105,10 +107,15 @@ class MemoryLeases implements LeaseApi {
   }
 }
 
-function candidates(n: number) {
+function candidates(n: number, events: LeaderEvents = {}) {
   const clock = new VirtualClock()
   const api = new MemoryLeases()
-  const electors = Array.from({length: n}, (_, i) => new LeaderElector({namespace: 'kube-system', name: 'pvctl', identity: `node-${i}_uuid`, ...KCM_LEADER_ELECTION}, api, process.env.DBG ? createLogger({format: 'text', verbosity: 9, write: (l) => process.stderr.write(`[${clock.now}] node-${i} ${l}`)}) : silentLogger, {}, clock))
+  const log = (i: number) =>
+    process.env.DBG
+      ? createLogger({format: 'text', verbosity: 9, write: (l) => process.stderr.write(`[${clock.now}] node-${i} ${l}`)})
+      : silentLogger
+  const config = (i: number) => ({namespace: 'kube-system', name: 'pvctl', identity: `node-${i}_uuid`, ...KCM_LEADER_ELECTION})
+  const electors = Array.from({length: n}, (_, i) => new LeaderElector(config(i), api, log(i), events, clock))
   return {clock, api, electors}
 }
 
@@ -250,3 +257,97 @@ test('a candidate that cannot read or write the lease says so at the default ver
   stop.abort()
   await clock.advance(2_000)
 })
+
+/** Moves the clock to `at` (absolute virtual ms), waking every sleeper due by then. */
+const advanceTo = (clock: VirtualClock, at: number) => clock.advance(at - clock.now)
+
+// A standby's decision on a Lease another holds: expired only a lease duration (the record's) after it
+// OBSERVED the record change, by its own clock; a released lease (holder "") at once.
+const standbyRows: Array<{name: string; record: {holder: string; seconds: number}; renewedAt?: number; expiresAt: number}> = [
+  {name: 'never renewed: expires a lease duration after the first read', record: {holder: 'other_uuid', seconds: 15}, expiresAt: 15_000},
+  {name: 'the record\'s duration counts, not the candidate\'s own', record: {holder: 'other_uuid', seconds: 40}, expiresAt: 40_000},
+  {name: 'a renewal seen at 6 s restarts the count', record: {holder: 'other_uuid', seconds: 15}, renewedAt: 6_000, expiresAt: 21_000},
+  {name: 'released (holder ""): free at once', record: {holder: '', seconds: 1}, expiresAt: 0},
+]
+
+for (const row of standbyRows) {
+  test(`standby: ${row.name}`, async () => {
+    const {clock, api, electors: [b]} = candidates(1)
+    const spec = (renewTime: string) => ({holderIdentity: row.record.holder, leaseDurationSeconds: row.record.seconds, renewTime})
+    const lease = await api.createLease({metadata: {name: 'pvctl', namespace: 'kube-system'}, spec: spec(microTime(clock.wall()))})
+    if (row.expiresAt > 0) assert.equal(await b.tryAcquireOrRenew(), false, 'the first read observes the holder')
+    if (row.renewedAt !== undefined) {
+      await advanceTo(clock, row.renewedAt)
+      await api.replaceLease({...lease, spec: spec(microTime(clock.wall()))})
+      assert.equal(await b.tryAcquireOrRenew(), false, 'the renewal is observed')
+    }
+    if (row.expiresAt > 0) {
+      await advanceTo(clock, row.expiresAt - 1)
+      assert.equal(await b.tryAcquireOrRenew(), false, '1 ms before expiry: still held')
+      assert.equal(api.holder, row.record.holder)
+      await advanceTo(clock, row.expiresAt)
+    }
+    assert.equal(await b.tryAcquireOrRenew(), true, `acquired at ${clock.now} ms`)
+    assert.equal(api.holder, 'node-0_uuid')
+    assert.equal(b.mayWrite(), false, 'tryAcquireOrRenew alone does not make a leader: acquire() does')
+  })
+}
+
+test('standby: acquire() retries every jittered retry period and wins at the first attempt after expiry', async () => {
+  // random() is 0.5: each wait is 2 s × (1 + 0.5 × 1.2) = 3.2 s; the lease (15 s, first seen at 0) expires
+  // at 15 s; the attempts fall at 0, 3.2, 6.4, 9.6, 12.8 and 16 s.
+  const started: number[] = []
+  const {clock, api, electors: [b]} = candidates(1, {onStartedLeading: () => started.push(clock.now)})
+  const spec = {holderIdentity: 'gone_uuid', leaseDurationSeconds: 15, renewTime: microTime(clock.wall())}
+  await api.createLease({metadata: {name: 'pvctl', namespace: 'kube-system'}, spec})
+  const stop = new AbortController()
+  const acquiring = b.acquire(stop.signal)
+  await advanceTo(clock, 15_999)
+  assert.deepEqual(started, [], 'not before the first attempt after expiry')
+  assert.equal(api.holder, 'gone_uuid')
+  await advanceTo(clock, 16_000)
+  assert.equal(await acquiring, true)
+  assert.deepEqual(started, [16_000])
+  assert.equal(b.mayWrite(), true)
+  stop.abort()
+})
+
+// A leader whose renewals fail from `failsAt` on: its last successful renewal started at `lastRenewal`
+// (every 2 s from its acquisition at 0). The fence closes exactly a renew deadline after that renewal's
+// start; the renew round that cannot renew gives up a renew deadline after it began (a retry period after
+// the last renewal), and reports the loss then: both before a standby that saw the last renewal could take over.
+const leaderRows: Array<{name: string; failsAt: number; how: 'refused' | 'unanswered'; lastRenewal: number}> = [
+  {name: 'refused from 5 s', failsAt: 5_000, how: 'refused', lastRenewal: 4_000},
+  {name: 'refused from the first renewal', failsAt: 1_000, how: 'refused', lastRenewal: 0},
+  {name: 'unanswered (the API server hangs) from 5 s', failsAt: 5_000, how: 'unanswered', lastRenewal: 4_000},
+]
+
+for (const row of leaderRows) {
+  test(`leader: renewals ${row.name}: the fence closes, then the loss is reported, exactly when`, async () => {
+    let lostAt = -1
+    const {clock, api, electors: [a]} = candidates(1, {onStoppedLeading: () => (lostAt = clock.now)})
+    const {renewDeadlineMs, retryPeriodMs, leaseDurationMs} = KCM_LEADER_ELECTION
+    const stop = new AbortController()
+    assert.equal(await a.acquire(stop.signal), true)
+    const renewing = a.renewLoop(stop.signal)
+    await advanceTo(clock, row.failsAt)
+    const writesBefore = api.writes.length
+    if (row.how === 'refused') api.failing.add('node-0_uuid')
+    else api.gate = new Promise<void>(() => {})
+    const fenceAt = row.lastRenewal + renewDeadlineMs
+    const lossAt = row.lastRenewal + retryPeriodMs + renewDeadlineMs
+    await advanceTo(clock, fenceAt - 1)
+    assert.equal(a.mayWrite(), true, '1 ms before the fence: may write')
+    await advanceTo(clock, fenceAt)
+    assert.equal(a.mayWrite(), false, `the fence closes at ${fenceAt} ms`)
+    await advanceTo(clock, lossAt - 1)
+    assert.equal(lostAt, -1, 'still trying to renew')
+    assert.equal(a.isLeader(), true)
+    await advanceTo(clock, lossAt)
+    assert.equal(await renewing, 'lost')
+    assert.equal(lostAt, lossAt)
+    assert.equal(a.isLeader(), false)
+    assert.equal(api.writes.length, writesBefore, 'no renewal written after the failures began')
+    assert.ok(lossAt < row.lastRenewal + leaseDurationMs, 'the loss is reported before the lease could expire')
+  })
+}

@@ -6,7 +6,7 @@
 // JSON lines as klog's JSON format, with the time as RFC 3339:
 //   {"ts":"2026-11-30T10:15:02.123Z","level":"info","v":0,"msg":"Bound claim","claim":"shop/orders","volume":"pv-0002"}
 
-import {redactUrlCredentials} from '../redact.js'
+import {redactUrlCredentials} from './redact.js'
 
 export type LogFormat = 'text' | 'json'
 export const LOG_FORMATS: readonly LogFormat[] = ['text', 'json']
