@@ -37,8 +37,11 @@ function stackZones() {
   )
 }
 
+/** node:test's test() and describe() return promises the runner itself waits for. */
+const NODE_TEST_CALLS = {from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach']}
+
 export default tseslint.config(
-  {ignores: ['dist/**', 'node_modules/**']},
+  {ignores: ['dist/**', 'node_modules/**', 'release/**']},
   {
     files: ['src/**/*.ts'],
     extends: [tseslint.configs.strictTypeChecked],
@@ -55,6 +58,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', {ignoreRestSiblings: true, varsIgnorePattern: '^_', argsIgnorePattern: '^_'}],
       // `() => done()` and `return done()` in a function that returns nothing read as what they are.
       '@typescript-eslint/no-confusing-void-expression': ['error', {ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true}],
+    },
+  },
+  {
+    // Tests, benchmarks and scripts poke at untyped JSON on purpose; what they may not do is lose a promise.
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    languageOptions: {parser: tseslint.parser, parserOptions: {project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname}},
+    plugins: {'@typescript-eslint': tseslint.plugin},
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', {allowForKnownSafeCalls: [NODE_TEST_CALLS]}],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
     },
   },
 )
