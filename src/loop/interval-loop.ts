@@ -80,6 +80,7 @@ export class IntervalLoop {
       try {
         await this.tick()
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
         if (this.opts.signal.aborted) break
         log.error('Periodic sync failed; trying again at the next interval', {err})
       }
@@ -127,7 +128,7 @@ export class IntervalLoop {
       if (this.deps.events !== undefined) {
         for (const e of result.events) {
           const obj = e.object.kind === 'PersistentVolume' ? this.volumes.get(e.object.name) : this.claims.get(`${e.object.namespace}/${e.object.name}`)
-          await this.deps.events.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: Error) =>
+          await this.deps.events.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: unknown) =>
             log.v(2).info('Could not record event', {reason: e.reason, err}),
           )
         }

@@ -114,7 +114,7 @@ export class LoopMetrics {
   /** pvctl_syncs_total, by queue and result (how long a sync takes: its queue's workqueue_work_duration_seconds). */
   synced(queue: string, result: 'ok' | 'error' | 'planned'): void {
     let ofQueue = this.syncSeries.get(queue)
-    if (ofQueue === undefined) this.syncSeries.set(queue, (ofQueue = new Map()))
+    if (ofQueue === undefined) this.syncSeries.set(queue, (ofQueue = new Map<string, CounterSeries>()))
     else {
       // Synced before.
     }

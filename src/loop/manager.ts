@@ -16,6 +16,7 @@ import {randomUUID} from 'node:crypto'
 import type {ClusterApi, LeaseApi, WatchApi} from '../cluster/live-api.js'
 import type {WorkloadApi} from '../cluster/workload-api.js'
 import type {Logger} from '../log.js'
+import {present} from '../engine/api/invariant.js'
 import {Events} from '../engine/api/constants.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {Pod} from '../engine/api/model.js'
@@ -86,7 +87,7 @@ export class LoopManager {
     this.metrics = new LoopMetrics(deps.gates)
     this.elector = this.makeElector()
     if (this.elector !== undefined) this.metrics.leader.set(0, {name: this.elector.config.name})
-    this.audit = new AuditStream(opts.output, deps.out, undefined, true)
+    this.audit = new AuditStream(opts.output, (text) => deps.out(text), undefined, true)
     this.api = fenceWrites(deps.clients.api, this.writeRefusal)
   }
 
@@ -206,7 +207,7 @@ export class LoopManager {
     }
     const loopDeps = {api: this.api, log: deps.log, metrics: this.metrics, audit: this.audit, events, plugins: volumePlugins}
     if (opts.mode === 'watch') await this.watch(new PersistentVolumeLoop({...common, resyncMs: opts.resyncMs, relistMs: opts.relistMs, onResync: this.checkBinder}, {...loopDeps, watchApi: deps.clients.watchApi}))
-    else await this.everyInterval(new IntervalLoop({...common, intervalMs: opts.intervalMs!, concurrency: opts.concurrency, beforeSync: this.checkBinder}, loopDeps))
+    else await this.everyInterval(new IntervalLoop({...common, intervalMs: present(opts.intervalMs, 'loop options of the interval mode have its interval'), concurrency: opts.concurrency, beforeSync: this.checkBinder}, loopDeps))
   }
 
   /** The volume plugins' pods and PV objects are writes like any other: fenced by leadership. */

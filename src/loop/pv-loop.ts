@@ -31,6 +31,7 @@ import {setImmediate as yieldToEventLoop} from 'node:timers/promises'
 
 import type {ClusterApi, WatchApi} from '../cluster/live-api.js'
 import type {Logger} from '../log.js'
+import {present} from '../engine/api/invariant.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/api/model.js'
@@ -199,7 +200,7 @@ export class PersistentVolumeLoop {
     this.volumeInformer = new Informer<Wire<PersistentVolume>>({
       ...common,
       resource: 'persistentvolumes',
-      list: (p) => api.listVolumes(p) as never,
+      list: (p) => api.listVolumes(p),
       handlers: {onAdd: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v)), onUpdate: (o, v, key) => this.enqueueVolume(v, key, laneOf(o, v)), onDelete: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v))},
     })
     this.claimInformer = new Informer<Wire<PersistentVolumeClaim>>({
@@ -207,20 +208,20 @@ export class PersistentVolumeLoop {
       resource: 'persistentvolumeclaims',
       namespace: opts.namespace,
       labelSelector: opts.labelSelectorText,
-      list: (p) => api.listClaims(opts.namespace, p) as never,
+      list: (p) => api.listClaims(opts.namespace, p),
       // The informer's key of a claim is its claim key ("namespace/name"): the very string its store holds.
       handlers: {onAdd: (c, key) => this.claimQueue.add(key, laneOf(undefined, c)), onUpdate: (o, c, key) => this.claimQueue.add(key, laneOf(o, c)), onDelete: (c, key) => this.claimQueue.add(key, laneOf(undefined, c))},
     })
-    this.classInformer = new Informer<Wire<StorageClass>>({...common, resource: 'storageclasses', list: (p) => api.listClasses(p) as never})
+    this.classInformer = new Informer<Wire<StorageClass>>({...common, resource: 'storageclasses', list: (p) => api.listClasses(p)})
     const pods = this.podsByClaim
     this.podInformer = new Informer<Wire<Pod>>({
       ...common,
       resource: 'pods',
       namespace: opts.namespace,
-      list: (p) => api.listPods(opts.namespace, p) as never,
+      list: (p) => api.listPods(opts.namespace, p),
       handlers: {onAdd: (pod) => pods.set(pod), onUpdate: (old, pod) => pods.set(pod, old), onDelete: (pod) => pods.delete(pod)},
     })
-    this.nodeInformer = new Informer<Wire<Node>>({...common, resource: 'nodes', list: (p) => api.listNodes(p) as never})
+    this.nodeInformer = new Informer<Wire<Node>>({...common, resource: 'nodes', list: (p) => api.listNodes(p)})
     this.sources = {volumes: this.volumes, claims: this.claims, classes: this.classInformer.store, nodes: this.nodeInformer.store, pods}
   }
 
@@ -230,7 +231,7 @@ export class PersistentVolumeLoop {
   }
 
   private get informers(): Array<Informer<WireObject>> {
-    return [this.volumeInformer, this.claimInformer, this.classInformer, this.podInformer, this.nodeInformer] as unknown as Array<Informer<WireObject>>
+    return [this.volumeInformer, this.claimInformer, this.classInformer, this.podInformer, this.nodeInformer]
   }
 
   /** All informers have listed. */
@@ -294,7 +295,7 @@ export class PersistentVolumeLoop {
     if (this.stopped || periodMs <= 0) return
     const timer = setTimeout(() => {
       void run()
-        .catch((err) => this.deps.log.error(failed, {err}))
+        .catch((err: unknown) => this.deps.log.error(failed, {err}))
         .finally(() => this.repeat(periodMs, run, failed, keep))
     }, periodMs)
     timer.unref()
@@ -312,6 +313,7 @@ export class PersistentVolumeLoop {
     this.deps.log.v(4).info('Resyncing PV controller')
     // The binder check first: the pass's syncs ask writing().
     await this.opts.onResync?.()
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it while this awaits
     if (this.stopped) return
     this.deps.metrics.resyncStarted.set(Date.now() / 1000)
     await this.queueAll(this.claimInformer.store, (_, key) => this.claimQueue.add(key, 'bulk'))
@@ -552,7 +554,7 @@ export class PersistentVolumeLoop {
     if (isVolume(obj)) {
       this.store(this.volumes, obj.metadata.name ?? '', obj)
     } else {
-      const claim = obj as PersistentVolumeClaim
+      const claim = obj
       this.store(this.claims, claimKey(claim), claim)
       this.operationFinishedIfBound(claim)
     }
@@ -566,7 +568,7 @@ export class PersistentVolumeLoop {
     for (const e of events) {
       const obj = e.object.kind === 'PersistentVolume' ? this.volumes.get(e.object.name) : this.claims.get(`${e.object.namespace}/${e.object.name}`)
       try {
-        await this.deps.events!.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion})
+        await present(this.deps.events, 'events are recorded only with a recorder').record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion})
       } catch (err) {
         this.deps.log.v(2).info('Could not record event', {reason: e.reason, object: refKey(e.object), err})
       }

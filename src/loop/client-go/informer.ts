@@ -173,10 +173,13 @@ export class Informer<T extends WireObject> {
       try {
         listed = await listKind(mergePage, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it while this awaits
         if (this.stopped) return
         log.v(2).info('List beside the watch failed; relisting', {resource, err})
+        // eslint-disable-next-line @typescript-eslint/return-await -- the list's bookkeeping (finally) ends as the relist starts
         return this.relist(reason)
       }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition, @typescript-eslint/return-await -- mergePage clears it; see above
       if (!valid) return this.relist(reason)
       if (!current() || !(await this.dropUnlisted(listRv, seen, current))) {
         // Stopped, or a list the watch restarted from replaced the store meanwhile: it is newer than this one.
@@ -215,9 +218,11 @@ export class Informer<T extends WireObject> {
             for (const w of this.syncWaiters.splice(0)) w.resolve()
           }
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it while this awaits
         if (this.stopped) break
         const started = performance.now()
         const events = await this.watchOnce()
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it while this awaits
         if (this.needList || this.stopped) continue
         // The server ended the stream (its watch timeout, a restart, a broken connection): resume from the
         // last resourceVersion seen. A watch that ends at once with nothing in it backs off first, as the
@@ -232,6 +237,7 @@ export class Informer<T extends WireObject> {
           log.v(4).info('Watch closed; resuming', {resource, resourceVersion: this.lastRv})
         }
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it while this awaits
         if (this.stopped) break
         if (err instanceof Gone) {
           log.v(2).info('Watch expired (410 Gone); relisting', {resource, resourceVersion: this.lastRv})
@@ -416,11 +422,11 @@ function unchanged<T extends WireObject>(held: T | undefined, listed: T): held i
  * or a volume whose claim the cache never holds.
  */
 function malformedEvent(event: WatchEvent): string | undefined {
-  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type)) return `an event of type ${JSON.stringify(event.type)?.slice(0, 40)}`
+  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type)) return `an event of type ${(JSON.stringify(event.type) as string | undefined)?.slice(0, 40)}`
   const an = /^[AEIOU]/.test(event.type) ? `an ${event.type}` : `a ${event.type}`
   const obj = event.object as unknown
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return `${an} event without an object`
-  const meta = (obj as {metadata?: unknown}).metadata as {name?: unknown; resourceVersion?: unknown} | undefined
+  const meta = (obj as {metadata?: unknown}).metadata as {name?: unknown; resourceVersion?: unknown} | null | undefined
   if (meta !== undefined && (typeof meta !== 'object' || meta === null)) return `${an} event whose object's metadata is no object`
   if (meta?.resourceVersion !== undefined && typeof meta.resourceVersion !== 'string') return `${an} event whose resourceVersion is no string`
   if (event.type !== 'BOOKMARK' && typeof meta?.name !== 'string') return `${an} event whose object has no metadata.name`

@@ -165,9 +165,11 @@ export class LeaderElector {
   async renewLoop(signal: AbortSignal): Promise<'lost' | 'stopped'> {
     while (!signal.aborted) {
       await this.clock.sleep(this.config.retryPeriodMs, signal)
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
       if (signal.aborted) break
       const deadline = this.clock.monotonic() + this.config.renewDeadlineMs
       let renewed = false
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
       while (!signal.aborted && this.clock.monotonic() < deadline) {
         const attempt = (this.attempt = this.tryAcquireOrRenew())
         const left = deadline - this.clock.monotonic()
@@ -176,9 +178,11 @@ export class LeaderElector {
           renewed = true
           break
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
         if (this.clock.monotonic() >= deadline || signal.aborted) break
         await this.clock.sleep(Math.min(this.config.retryPeriodMs, Math.max(0, deadline - this.clock.monotonic())), signal)
       }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
       if (signal.aborted) break
       if (!renewed) {
         this.leading = false
