@@ -27,9 +27,11 @@ interface State {
   /** Said when an interrupt ends pvctl at once ("nothing written"). */
   idleNote: string | undefined
   finished: boolean
+  /** Set by exitWhenFinished(): pvctl exits once the command has finished and its output is out. */
+  exitWhenFinished: boolean
 }
 
-const state: State = {installed: false, scopes: [], idleNote: undefined, finished: false}
+const state: State = {installed: false, scopes: [], idleNote: undefined, finished: false, exitWhenFinished: false}
 
 /** Installed by bin/run.js before anything else loads. */
 export function installInterrupts(): void {
@@ -40,7 +42,34 @@ export function installInterrupts(): void {
 
 /** The command has returned: what is left is flushing its output, which a signal does not cut short. */
 export function markFinished(): void {
+  if (state.finished) return
   state.finished = true
+  if (state.exitWhenFinished) void flushed([process.stdout, process.stderr]).then(() => process.exit())
+}
+
+/**
+ * Once the command has finished (markFinished) and stdout and stderr have handed the system every byte
+ * they hold, pvctl exits with the command's exit status, whatever a library left open: a kept-alive
+ * connection to the API server must hold up neither a stopping controller nor the shell's prompt.
+ */
+export function exitWhenFinished(): void {
+  state.exitWhenFinished = true
+}
+
+type FlushableStream = NodeJS.WritableStream & Partial<Pick<NodeJS.WriteStream, 'writableLength' | 'destroyed' | 'writableEnded'>>
+
+/** Resolves once each stream has written what it was given (or failed: a closed pipe has no reader left). */
+export function flushed(streams: readonly FlushableStream[]): Promise<void> {
+  return Promise.all(
+    streams.map(
+      (stream) =>
+        new Promise<void>((resolve) => {
+          if (stream.destroyed === true || stream.writableEnded === true || stream.writableLength === 0) resolve()
+          // Called when the writes before it are done, or with the error that ended them.
+          else stream.write('', () => resolve())
+        }),
+    ),
+  ).then(() => undefined)
 }
 
 /**
@@ -57,6 +86,19 @@ export function deferInterrupts(note: string | undefined, again: string): Interr
       const at = state.scopes.indexOf(entry)
       if (at >= 0) state.scopes.splice(at, 1)
     },
+  }
+}
+
+/**
+ * Runs `work` inside a scope of deferInterrupts: the first interrupt aborts its signal (saying `note`), a
+ * second one ends pvctl (saying `again`); the scope ends with the work.
+ */
+export async function whileInterruptible<T>(note: string | undefined, again: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const scope = deferInterrupts(note, again)
+  try {
+    return await work(scope.signal)
+  } finally {
+    scope.end()
   }
 }
 

@@ -1,19 +1,20 @@
-// The -o formats of every command, in one table: a command's flag is made from its row, and a format the
-// command lacks is refused with a pointer to the commands that have it (`sync -o junit`: audit's), as a
-// user who knows one command's formats tries them on another. kubectl's templates (jsonpath=,
-// custom-columns=) are every command's, read from the document -o json prints; their renderer and its
-// JSONPath library (slow to load: docs/performance.md) are loaded only when asked for.
+// The -o formats of every command: the keys of its report's registry (report-renderers.ts). A command's flag
+// is made from them, and a format the command lacks is refused with a pointer to the commands that have it
+// (`sync -o junit`: audit's), as a user who knows one command's formats tries them on another. kubectl's
+// templates (jsonpath=, custom-columns=) are every command's, read from the document -o json prints; their
+// renderer and its JSONPath library (slow to load: docs/performance.md) are loaded only when asked for.
 import {UsageError} from '../errors.js'
+import {type OutputContext, type Renderers, REPORT_RENDERERS} from './report-renderers.js'
 
-export const OUTPUT_FORMATS = {
-  sync: ['table', 'wide', 'diff', 'json', 'yaml', 'name'],
-  explain: ['table', 'json', 'yaml', 'name'],
-  audit: ['table', 'wide', 'json', 'yaml', 'junit', 'markdown', 'html', 'name'],
-  reclaim: ['table', 'diff', 'json', 'yaml'],
-  relink: ['table', 'diff', 'json', 'yaml'],
-} as const
+type Registries = typeof REPORT_RENDERERS
 
-export type OutputCommand = keyof typeof OUTPUT_FORMATS
+export type OutputCommand = keyof Registries
+
+export const OUTPUT_FORMATS = Object.fromEntries(
+  Object.entries(REPORT_RENDERERS).map(([command, renderers]) => [command, Object.keys(renderers)]),
+) as unknown as {
+  readonly [C in OutputCommand]: ReadonlyArray<keyof Registries[C] & string>
+}
 
 const TEMPLATES = ['jsonpath=TEMPLATE', 'custom-columns=SPEC']
 
@@ -67,4 +68,19 @@ export async function loadTemplate(output: string): Promise<TemplatePrinter | un
  */
 export function machineReadable(output: string): boolean {
   return output === 'json' || output === 'yaml' || output === 'name' || isTemplate(output)
+}
+
+/**
+ * The document in the format -o names, by the report's registry: a template reads the chunks of its -o json.
+ * The format was checked when the flag was parsed (checkOutput).
+ */
+export async function renderOutput<D, C extends OutputContext>(
+  renderers: Renderers<D, C>,
+  output: string,
+  document: D,
+  context: C,
+): Promise<Iterable<string>> {
+  const template = await loadTemplate(output)
+  if (template !== undefined) return template(await renderers.json(document, context), context.noHeaders)
+  return (renderers[output] ?? renderers.table)(document, context)
 }

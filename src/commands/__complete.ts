@@ -9,6 +9,7 @@ import {PvctlCommand} from '../cli/base-command.js'
 import {complete, type CompletionCommand, Directive, formatAnswer, withNames} from '../cli/completion/candidates.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {parseDuration} from '../cli/duration.js'
+import {exitWhenFinished} from '../cli/interrupts.js'
 import {OUTPUT_FORMATS} from '../cli/output-formats.js'
 
 export default class Complete extends PvctlCommand {
@@ -39,10 +40,9 @@ EXIT STATUS
     } catch {
       // A --request-timeout being typed (`3`, then `30s`) that does not parse yet: the default deadline.
     }
+    exitWhenFinished()
     const found = await readCompletionNames({kind: want.kind, source: want.source, requestTimeoutMs})
     process.stdout.write(formatAnswer(withNames(want, found, namespace)))
-    // A kept-alive connection to the cluster must not hold the shell's prompt.
-    setTimeout(() => process.exit(), 50).unref()
   }
 
   protected override async catch(): Promise<void> {

@@ -1,4 +1,4 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 
 import {type AuditView, runAudit} from '../app/audit.js'
 import {FLEET_CONCURRENCY, runFleetAudit} from '../app/audit-fleet.js'
@@ -9,22 +9,15 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {parseObjectArgs} from '../cli/object-args.js'
-import {loadTemplate} from '../cli/output-formats.js'
-import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
+import {AUDIT_RENDERERS, type AuditOutput, type AuditOutputContext, auditViews} from '../cli/report-renderers.js'
+import {outputContext, showResult} from '../cli/show-result.js'
 import {FINDING_CODES} from '../engine/audit/findings.js'
 import {closeNames} from '../engine/explain/close-names.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../engine/audit/silence.js'
-import {unknownCodes, type AuditReport, type FailOn} from '../engine/audit/report.js'
+import {unknownCodes, type FailOn} from '../engine/audit/report.js'
 import {UsageError} from '../errors.js'
-import {auditJsonChunks, auditYamlChunks} from '../render/audit-doc.js'
-import {auditFleetJsonChunks, auditFleetYamlChunks} from '../render/audit-fleet-doc.js'
-import {renderAuditFleetTable} from '../render/audit-fleet-table.js'
-import {auditHtmlChunks} from '../render/audit-html.js'
-import {auditJunitChunks} from '../render/audit-junit.js'
-import {renderAuditMarkdown} from '../render/audit-markdown.js'
-import {renderAuditTable} from '../render/audit-table.js'
-import {auditNames} from '../render/object-names.js'
-import {ansi, plain, shouldColor} from '../render/color.js'
+
+type Targets = ReturnType<typeof parseObjectArgs>
 
 /** audit's own exit codes (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -98,77 +91,74 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const objects = argv as string[]
     const fleet = fleetContexts(flags)
     const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
-    const ignore = (flags.ignore ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
-    const unknown = unknownCodes(ignore)
-    if (unknown.length > 0) {
-      const meant = unknown.flatMap((c) => closeNames(c, Object.keys(FINDING_CODES), 1))
-      const hint = meant.length > 0 ? ` (did you mean ${meant.map((c) => `"${c}"`).join(', ')}?)` : ''
-      throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}${hint}`, ['the codes are listed in pvctl audit --help'])
-    }
-    const failOn = flags['fail-on'] as FailOn
-    // Capacity bars: asked for with -o wide, and on a terminal for the table, as kubectl keeps its extras off a pipe.
-    const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
-    const views = new Set<AuditView>([
-      ...(capacity !== 'none' || flags.output === 'html' ? ['capacity' as const] : []),
-      ...(flags.output === 'html' ? ['pointers' as const] : []),
-      // A test case per object: sorting 200k of them is for junit only.
-      ...(flags.output === 'junit' ? ['audited' as const] : []),
-    ])
-    const options = {
-      views,
-      engine: engineRequest(flags),
-      hostPathProvisioning: flags['enable-hostpath-provisioner'],
-      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-      labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
-      labelSelectorText: flags.selector,
-      failOn,
-      failOnEmpty: flags['fail-on-empty'],
-      ignore: new Set(ignore),
-      stdin: process.stdin,
-      ...connectionOptions(flags),
-    }
-    const ui = {notice: writeNotice, spinner: startSpinner}
-    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    // junit, markdown and name take every report (a suite, a section, the names of each); table, json and
-    // yaml have a form of their own for one cluster and for a fleet.
-    const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
-    type Own = Record<'json' | 'yaml' | 'table', (reports: readonly AuditReport[]) => Iterable<string>>
-    const template = await loadTemplate(flags.output)
-    const formatted = (reports: readonly AuditReport[], own: Own, origin?: string): Iterable<string> => {
-      if (template !== undefined) return template(own.json(reports), flags['no-headers'])
-      switch (flags.output) {
-        case 'junit':
-          return auditJunitChunks(reports, {failOn})
-        case 'markdown':
-          return [renderAuditMarkdown(reports)]
-        case 'html':
-          // The clock is read here, once: the renderer is pure.
-          return auditHtmlChunks(reports, {generatedAt: new Date().toISOString(), origin})
-        case 'name':
-          return reports.map(auditNames)
-        case 'json':
-        case 'yaml':
-          return own[flags.output](reports)
-        default:
-          return own.table(reports)
-      }
-    }
-    if (fleet !== undefined) {
-      const targetsFor = (contextNamespace: string | undefined) =>
-        targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces'], flags.namespace) : undefined
-      const {reports, exitCode, after} = await runFleetAudit({...options, contexts: fleet, concurrency: flags.concurrency, targetsFor}, ui)
-      const chunks = formatted(reports, {json: auditFleetJsonChunks, yaml: auditFleetYamlChunks, table: (r) => [renderAuditFleetTable(r, palette, layout, capacity)]})
-      await writeChunks(process.stdout, chunks)
-      for (const line of after) writeNotice(line)
-      process.exitCode = exitCode
-      return
-    }
-    const {report, exitCode, after, origin} = await runAudit({...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}, ui)
-    const chunks = formatted([report], {json: ([r]) => auditJsonChunks(r), yaml: ([r]) => auditYamlChunks(r), table: ([r]) => [renderAuditTable(r, palette, layout, capacity)]}, origin)
-    await writeChunks(process.stdout, chunks)
-    for (const line of after) writeNotice(line)
-    process.exitCode = exitCode
+    const ignore = ignoredCodes(flags.ignore)
+    const context = auditOutputContext(flags)
+    const options = auditOptions(flags, ignore, auditViews(flags.output, context.capacity))
+    const {document, exitCode, after} =
+      fleet === undefined ? await auditCluster(targets, flags, options) : await auditFleet(objects, targets, flags, options, fleet)
+    await showResult({exitCode, after}, {renderers: AUDIT_RENDERERS, output: flags.output, document, context})
   }
+}
+
+type AuditFlags = Interfaces.InferredFlags<typeof Audit.flags>
+
+/** The codes of --ignore, each a finding code (else a usage error, with the codes meant). */
+function ignoredCodes(flag: string | undefined): string[] {
+  const ignore = (flag ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
+  const unknown = unknownCodes(ignore)
+  if (unknown.length > 0) {
+    const meant = unknown.flatMap((c) => closeNames(c, Object.keys(FINDING_CODES), 1))
+    const hint = meant.length > 0 ? ` (did you mean ${meant.map((c) => `"${c}"`).join(', ')}?)` : ''
+    throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}${hint}`, ['the codes are listed in pvctl audit --help'])
+  }
+  return ignore
+}
+
+/**
+ * How the report is printed: capacity bars with -o wide, and on a terminal for the table, as kubectl keeps
+ * its extras off a pipe.
+ */
+function auditOutputContext(flags: AuditFlags): AuditOutputContext {
+  const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
+  // The clock is read by the command: the renderers are pure.
+  return {...outputContext(flags), capacity, failOn: flags['fail-on'] as FailOn, now: () => new Date()}
+}
+
+/** What the audit of one cluster and of a fleet take alike. */
+function auditOptions(flags: AuditFlags, ignore: readonly string[], views: Set<AuditView>) {
+  return {
+    views,
+    engine: engineRequest(flags),
+    hostPathProvisioning: flags['enable-hostpath-provisioner'],
+    namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+    labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
+    labelSelectorText: flags.selector,
+    failOn: flags['fail-on'] as FailOn,
+    failOnEmpty: flags['fail-on-empty'],
+    ignore: new Set(ignore),
+    stdin: process.stdin,
+    ...connectionOptions(flags),
+  }
+}
+
+type AuditOptions = ReturnType<typeof auditOptions>
+
+type AuditAnswer = {document: AuditOutput; exitCode: number; after: string[]}
+
+const ui = {notice: writeNotice, spinner: startSpinner}
+
+async function auditCluster(targets: Targets, flags: AuditFlags, options: AuditOptions): Promise<AuditAnswer> {
+  const request = {...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}
+  const {report, exitCode, after, origin} = await runAudit(request, ui)
+  return {document: {reports: [report], fleet: false, origin}, exitCode, after}
+}
+
+/** Each context's cluster: pvc/NAME without -n is in the context's namespace. */
+async function auditFleet(objects: string[], targets: Targets, flags: AuditFlags, options: AuditOptions, contexts: readonly string[] | 'all') {
+  const targetsFor = (contextNamespace: string | undefined) =>
+    targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces'], flags.namespace) : undefined
+  const {reports, exitCode, after} = await runFleetAudit({...options, contexts, concurrency: flags.concurrency, targetsFor}, ui)
+  return {document: {reports, fleet: true}, exitCode, after} satisfies AuditAnswer
 }
 
 /**

@@ -1,8 +1,8 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 
-import {controllerExplainer, explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest, withMissingKindCaveats} from '../app/explain.js'
-import {gatherEvidence} from '../app/explain-evidence.js'
-import {runExplainSession} from '../app/explain-session.js'
+import {LIST_CANDIDATES} from '../app/explain.js'
+import type {ExplainSessionUi} from '../app/explain-session.js'
+import {type ExplainAsked, type ExplainSource, runExplain} from '../app/run-explain.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {terminalExplainUi} from '../cli/explain-picker.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
@@ -11,11 +11,10 @@ import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sou
 import {canPrompt, startSpinner, writeNotice} from '../cli/interaction.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
 import {explainTarget} from '../cli/object-args.js'
-import {loadTemplate} from '../cli/output-formats.js'
-import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
-import {ansi, plain, shouldColor} from '../render/color.js'
-import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
-import {explainNames} from '../render/object-names.js'
+import {renderOutput} from '../cli/output-formats.js'
+import {EXPLAIN_RENDERERS} from '../cli/report-renderers.js'
+import {outputContext} from '../cli/show-result.js'
+import {writeChunks} from '../cli/write-chunks.js'
 import {ExitCode} from '../errors.js'
 
 /** explain's own exit codes (docs/output-contract.md: every command documents them in its help). */
@@ -82,57 +81,42 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
-    const engine = engineRequest(flags)
-    const target = explainTarget([args.object, args.name].filter((a) => a !== undefined), defaultNamespace(flags), flags['all-namespaces'], flags.namespace)
-    const asked = {
-      hostPathProvisioning: flags['enable-hostpath-provisioner'],
-      onlyRelevant: flags['only-relevant'],
-      candidates: flags.candidates,
-      target,
-      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-      labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
-      sourceArgs: sourceArgs(flags),
-    }
-    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const {state, evidence, answered, missing, loaded, pods} = await loadExplainState(
-      {
-        ...asked,
-        engine,
-        filename: flags.filename,
-        stdin: process.stdin,
-        ...connectionOptions(flags),
-      },
-      {notice: writeNotice, spinner: startSpinner},
-    )
-    // Explained as the release the cluster runs, with its gates.
-    const request: ExplainRequest = {...asked, gates: loaded.gates, kubernetesVersion: loaded.version}
-
-    // One controller view for both: what evidence to read is decided from the verdicts the explanation gives.
-    const controller = controllerExplainer(state, request)
-    request.evidence = await gatherEvidence(controller, request, evidence)
-    request.pods = pods
-
-    const layout = {noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
-    if (target === undefined && flags.output === 'table' && canPrompt() && process.stdout.isTTY) {
-      if ((await runExplainSession(loaded, request, terminalExplainUi(palette, {args: sourceArgs(flags)}, layout), controller)) === 'interrupted') process.exitCode = ExitCode.Interrupted
+    const {asked, source} = explainOptions([args.object, args.name].filter((a) => a !== undefined), flags)
+    const outcome = await runExplain(asked, source, {notice: writeNotice, spinner: startSpinner, session: picker(asked, flags)})
+    if (outcome.kind === 'session') {
+      if (outcome.outcome === 'interrupted') process.exitCode = ExitCode.Interrupted
       return
     }
-    const explained = explainInState(state, request, controller)
-    const {exitCode} = explained
-    const document = withMissingKindCaveats(explained.document, missing)
-    const template = await loadTemplate(flags.output)
-    const chunks =
-      template !== undefined
-        ? template(explainJsonChunks(document), flags['no-headers'])
-        : flags.output === 'json'
-        ? explainJsonChunks(document)
-        : flags.output === 'yaml'
-          ? explainYamlChunks(document)
-          : flags.output === 'name'
-            ? [explainNames(document)]
-            : explainTextChunks(document, palette, {args: sourceArgs(flags)}, layout)
-    await writeChunks(process.stdout, chunks)
-    answered()
-    process.exitCode = exitCode
+    const context = {...outputContext(flags), sourceArgs: sourceArgs(flags)}
+    await writeChunks(process.stdout, await renderOutput(EXPLAIN_RENDERERS, flags.output, outcome.document, context))
+    outcome.answered()
+    process.exitCode = outcome.exitCode
+  }
+}
+
+type ExplainFlags = Interfaces.InferredFlags<typeof Explain.flags>
+
+/** What is asked (the object, the scope, the candidates) and where the state is read from. */
+function explainOptions(objectArgs: string[], flags: ExplainFlags): {asked: ExplainAsked; source: ExplainSource} {
+  const engine = engineRequest(flags)
+  const target = explainTarget(objectArgs, defaultNamespace(flags), flags['all-namespaces'], flags.namespace)
+  const asked = {
+    hostPathProvisioning: flags['enable-hostpath-provisioner'],
+    onlyRelevant: flags['only-relevant'],
+    candidates: flags.candidates,
+    target,
+    namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+    labelSelector: flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined,
+    sourceArgs: sourceArgs(flags),
+  }
+  return {asked, source: {engine, filename: flags.filename, stdin: process.stdin, ...connectionOptions(flags)}}
+}
+
+/** The picker: with no object named, as a table, when someone at a terminal can choose. */
+function picker(asked: ExplainAsked, flags: ExplainFlags): (() => ExplainSessionUi) | undefined {
+  if (asked.target !== undefined || flags.output !== 'table' || !canPrompt() || !process.stdout.isTTY) return undefined
+  return () => {
+    const {palette, noHeaders, width} = outputContext(flags)
+    return terminalExplainUi(palette, {args: sourceArgs(flags)}, {noHeaders, width})
   }
 }

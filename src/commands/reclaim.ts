@@ -1,14 +1,15 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 
-import {runReclaim} from '../app/reclaim.js'
+import {type ReclaimOptions, runReclaim} from '../app/reclaim.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
 import {parseClaimName, reclaimTarget} from '../cli/object-args.js'
-import {repairOptions, repairUi, showRepair} from '../cli/repair-ui.js'
+import {repairOptions, repairUi} from '../cli/repair-ui.js'
+import {RECLAIM_RENDERERS} from '../cli/report-renderers.js'
+import {outputContext, showResult} from '../cli/show-result.js'
 import {overridingFlag, RECLAIM_CHECKS, type ReclaimCheckName} from '../engine/repair/reclaim.js'
-import {ansi, plain, shouldColor} from '../render/color.js'
-import {reclaimJsonChunks, reclaimYamlChunks, renderReclaimTable} from '../render/reclaim-table.js'
+import {renderReclaimTable} from '../render/reclaim-table.js'
 
 /** reclaim's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -72,11 +73,18 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {argv, flags} = await this.parse(Reclaim)
-    const volumeName = reclaimTarget(argv as string[])
-    const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
-    const notOwner = flags['not-owner'] === undefined ? undefined : parseClaimName(flags['not-owner'], defaultNamespace(flags), '--not-owner')
-    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const result = await runReclaim({...repairOptions(flags), volumeName, target, force: flags.force, notOwner}, repairUi(flags.output, palette, renderReclaimTable))
-    await showRepair(result, flags.output, palette, {json: reclaimJsonChunks, yaml: reclaimYamlChunks, table: renderReclaimTable, edits: [result.edit]}, flags['no-headers'])
+    const options = reclaimOptions(argv as string[], flags)
+    const context = outputContext(flags)
+    const result = await runReclaim(options, repairUi(flags.output, context.palette, renderReclaimTable))
+    const document = {report: result.report, edits: [result.edit]}
+    await showResult(result, {renderers: RECLAIM_RENDERERS, output: flags.output, document, context})
   }
+}
+
+/** The volume, the claim it goes to, and the claim said not to own it, from the arguments and flags. */
+function reclaimOptions(argv: string[], flags: Interfaces.InferredFlags<typeof Reclaim.flags>): ReclaimOptions {
+  const volumeName = reclaimTarget(argv)
+  const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
+  const notOwner = flags['not-owner'] === undefined ? undefined : parseClaimName(flags['not-owner'], defaultNamespace(flags), '--not-owner')
+  return {...repairOptions(flags), volumeName, target, force: flags.force, notOwner}
 }

@@ -1,14 +1,15 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 
-import {runRelink} from '../app/relink.js'
+import {type RelinkOptions, runRelink} from '../app/relink.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {engineFlags, outputFlags, sourceFlags} from '../cli/flags.js'
 import {parseClaimName, relinkTarget} from '../cli/object-args.js'
-import {repairOptions, repairUi, showRepair} from '../cli/repair-ui.js'
+import {repairOptions, repairUi} from '../cli/repair-ui.js'
+import {RELINK_RENDERERS} from '../cli/report-renderers.js'
+import {outputContext, showResult} from '../cli/show-result.js'
 import {RELINK_CHECKS} from '../engine/repair/relink.js'
-import {ansi, plain, shouldColor} from '../render/color.js'
-import {relinkJsonChunks, relinkYamlChunks, renderRelinkTable} from '../render/relink-table.js'
+import {renderRelinkTable} from '../render/relink-table.js'
 
 /** relink's exit codes, as sync's (docs/output-contract.md: every command documents them in its help). */
 const EXIT_STATUS = [
@@ -67,10 +68,17 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {argv, flags} = await this.parse(Relink)
-    const target = relinkTarget(argv as string[], defaultNamespace(flags), flags.all, flags.namespace)
-    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    const owners = (flags.owner ?? []).map((o) => parseClaimName(o, defaultNamespace(flags), '--owner'))
-    const result = await runRelink({...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined, owners}, repairUi(flags.output, palette, renderRelinkTable))
-    await showRepair(result, flags.output, palette, {json: relinkJsonChunks, yaml: relinkYamlChunks, table: renderRelinkTable, edits: result.edits}, flags['no-headers'])
+    const options = relinkOptions(argv as string[], flags)
+    const context = outputContext(flags)
+    const result = await runRelink(options, repairUi(flags.output, context.palette, renderRelinkTable))
+    const document = {report: result.report, edits: result.edits}
+    await showResult(result, {renderers: RELINK_RENDERERS, output: flags.output, document, context})
   }
+}
+
+/** The pair (or --all, and the owners said of its claims re-created), from the arguments and flags. */
+function relinkOptions(argv: string[], flags: Interfaces.InferredFlags<typeof Relink.flags>): RelinkOptions {
+  const target = relinkTarget(argv, defaultNamespace(flags), flags.all, flags.namespace)
+  const owners = (flags.owner ?? []).map((o) => parseClaimName(o, defaultNamespace(flags), '--owner'))
+  return {...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined, owners}
 }

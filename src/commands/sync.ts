@@ -1,25 +1,19 @@
-import {Args, Flags} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 
 import type {RunLoopOptions} from '../app/run-loop.js'
-import type {Logger} from '../log.js'
-import type {SyncReport} from '../engine/simulation/sync-report.js'
 import {runSync} from '../app/run-sync.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {connectionOptions, engineFlags, outputFlags, scopeFlags, sourceArgs, sourceFlags} from '../cli/flags.js'
 import {defaultNamespace} from '../cli/default-namespace.js'
 import {engineRequest} from '../cli/feature-gates-flag.js'
 import {parseLabelSelectorFlag} from '../cli/label-selector-flag.js'
-import {canPrompt, canSpin, confirmOnTerminal, startSpinner, writeNotice} from '../cli/interaction.js'
-import {deferInterrupts, interruptibleWrites} from '../cli/interrupts.js'
-import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
+import {exitWhenFinished, interruptibleWrites, whileInterruptible} from '../cli/interrupts.js'
 import {loopFlags, loopLogger, loopOnlyFlagGiven, loopOptionsFromFlags} from '../cli/loop-flags.js'
 import {parseObjectArgs} from '../cli/object-args.js'
-import {loadTemplate, machineReadable} from '../cli/output-formats.js'
+import {SYNC_RENDERERS} from '../cli/report-renderers.js'
+import {outputContext, showResult} from '../cli/show-result.js'
+import {terminalSyncUi} from '../cli/sync-ui.js'
 import {EXIT_STATUS_HELP, UsageError} from '../errors.js'
-import {ansi, plain, shouldColor} from '../render/color.js'
-import {reportJsonChunks, reportYamlChunks} from '../render/report-doc.js'
-import {syncNames} from '../render/object-names.js'
-import {renderSyncTable} from '../render/sync-table.js'
 
 export default class Sync extends PvctlCommand {
   static override summary = 'Plan (and apply) what the PersistentVolume controller would do.'
@@ -85,116 +79,96 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {argv, flags, raw} = await this.parse(Sync)
-
-    const engine = engineRequest(flags)
     const objects = argv as string[]
-    const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
-    const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
-    // What one-shot and loop mode take alike.
-    const common = {
-      dryRun: flags['dry-run'],
-      yes: flags.yes,
-      allowMassRelease: flags['allow-mass-release'],
-      failOnEmpty: flags['fail-on-empty'],
-      engine,
-      namespace: flags['all-namespaces'] ? undefined : flags.namespace,
-      labelSelector,
-      labelSelectorText: flags.selector,
-      ...connectionOptions(flags),
-      concurrency: flags.concurrency,
-      events: flags.events,
-      localVolumeDeleter: flags['local-volume-deleter'],
-      hostPathProvisioning: flags['enable-hostpath-provisioner'],
-      controllers: flags.controllers.split(','),
-    }
-    if (flags.watch || flags.interval !== undefined) {
-      if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
-      if (targets.length > 0) throw new UsageError('--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)')
-      process.exitCode = await this.loop(loopLogger(flags, (line) => process.stderr.write(line)), {...loopOptionsFromFlags(flags), ...common, recyclerPodTemplate: flags['recycler-pod-template']})
-      return
-    }
-    const loopOnly = loopOnlyFlagGiven(raw)
-    if (loopOnly !== undefined) throw new UsageError(`--${loopOnly} applies to loop mode: add --watch or --interval`)
-    const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
-    // The diff renderer (and the diff library, slow to load: docs/performance.md) only when asked for.
-    const diff = flags.output === 'diff' ? await import('../render/sync-diff.js') : undefined
-    // Chunks, not one string: a large cluster's report does not fit in one (see report-doc.ts).
-    const template = await loadTemplate(flags.output)
-    const render = (report: SyncReport): Iterable<string> => {
-      if (template !== undefined) return template(reportJsonChunks(report), flags['no-headers'])
-      switch (flags.output) {
-        case 'json':
-          return reportJsonChunks(report)
-        case 'yaml':
-          return reportYamlChunks(report)
-        case 'diff':
-          return diff!.syncDiffChunks(report, palette)
-        case 'name':
-          return [syncNames(report)]
-        default:
-          return [renderSyncTable(report, {wide: flags.output === 'wide', palette, width: terminalWidth(process.stdout), noHeaders: flags['no-headers']})]
-      }
-    }
-    const planStream = () => (machineReadable(flags.output) || !process.stdout.isTTY ? process.stderr : process.stdout)
-    const stderrPalette = shouldColor(process.env, Boolean(process.stderr.isTTY), flags.color) ? ansi : plain
-    // Live, without --dry-run: an interrupt before the writes begin ends pvctl (nothing written); once they
-    // begin, it stops issuing writes and the report says what was and was not written (exit 130).
-    const writes = interruptibleWrites(flags['dry-run'] || flags.filename !== undefined ? undefined : 'nothing written')
-    try {
-      const {report, exitCode, declined, after} = await runSync(
-        {
-          ...common,
-          maxRounds: flags.rounds,
-          targets: targets.length > 0 ? targets : undefined,
-          filename: flags.filename,
-          stdin: process.stdin,
-          recyclerPodTemplate: flags['recycler-pod-template'],
-          auditArgs: [
-            ...objects,
-            ...(flags['all-namespaces'] ? ['-A'] : flags.namespace !== undefined ? ['-n', flags.namespace] : []),
-            ...(flags.selector !== undefined ? ['-l', flags.selector] : []),
-            ...(flags['kube-version'] !== undefined ? ['--kube-version', flags['kube-version']] : []),
-            ...(flags['feature-gates'] !== undefined ? ['--feature-gates', flags['feature-gates']] : []),
-            ...(flags['enable-hostpath-provisioner'] ? ['--enable-hostpath-provisioner'] : []),
-            ...sourceArgs(flags),
-          ],
-        },
-        {
-          notice: writeNotice,
-          spinner: startSpinner,
-          confirm: canPrompt() ? (question, destructive) => confirmOnTerminal(question, destructive) : undefined,
-          logWaits: !canSpin(),
-          // The plan is shown where the question is asked: on stderr when stdout is a file, a pipe or a
-          // machine-readable report, so that nobody consents to a plan they cannot see.
-          showPlan: (plan) => {
-            const out = planStream()
-            out.write(renderSyncTable(plan, {wide: false, palette: out === process.stdout ? palette : stderrPalette, width: terminalWidth(out)}))
-          },
-          writing: writes.writing,
-        },
-      )
-      // A declined plan was just shown on stdout as a table: not again (-o json|yaml show it there now).
-      const shownAlready = declined === true && planStream() === process.stdout
-      // A reader that stops early (`| head`) ends the output quietly; the exit status stays the plan's.
-      if (!shownAlready) await writeChunks(process.stdout, render(report))
-      for (const line of after) writeNotice(line)
-      process.exitCode = exitCode
-    } finally {
-      writes.end()
-    }
+    const options = syncOptions(objects, flags)
+    validateSync(flags, raw, options.targets)
+    if (loopMode(flags)) process.exitCode = await syncLoop(flags, options.common)
+    else await syncOnce(objects, flags, options)
   }
+}
 
-  /** Loop mode until SIGTERM or SIGINT (client-node and the controller are loaded only now). */
-  private async loop(log: Logger, options: RunLoopOptions): Promise<number> {
-    const {runLoop} = await import('../app/run-loop.js')
-    // An interrupt stops the loop as the controller stops (its log says so); a second one does not wait.
-    const interrupts = deferInterrupts(undefined, 'not waiting for the syncs in flight')
-    try {
-      return await runLoop(options, {out: (t) => process.stdout.write(t), log, signal: interrupts.signal})
-    } finally {
-      interrupts.end()
-      // Whatever a library left open (a kept-alive socket) must not hold a stopping controller up.
-      setTimeout(() => process.exit(), 500).unref()
-    }
+type SyncFlags = Interfaces.InferredFlags<typeof Sync.flags>
+
+const loopMode = (flags: SyncFlags) => flags.watch || flags.interval !== undefined
+
+/** The objects named, and what one-shot and loop mode take alike, from the flags. */
+function syncOptions(objects: string[], flags: SyncFlags) {
+  const engine = engineRequest(flags)
+  const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
+  const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
+  const common = {
+    dryRun: flags['dry-run'],
+    yes: flags.yes,
+    allowMassRelease: flags['allow-mass-release'],
+    failOnEmpty: flags['fail-on-empty'],
+    engine,
+    namespace: flags['all-namespaces'] ? undefined : flags.namespace,
+    labelSelector,
+    labelSelectorText: flags.selector,
+    ...connectionOptions(flags),
+    concurrency: flags.concurrency,
+    events: flags.events,
+    localVolumeDeleter: flags['local-volume-deleter'],
+    hostPathProvisioning: flags['enable-hostpath-provisioner'],
+    controllers: flags.controllers.split(','),
+    recyclerPodTemplate: flags['recycler-pod-template'],
   }
+  return {targets, common}
+}
+
+/** The flags that go with one mode only. */
+function validateSync(flags: SyncFlags, raw: ReadonlyArray<{type: string; flag?: string}>, targets: readonly unknown[]): void {
+  if (loopMode(flags)) {
+    if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
+    if (targets.length > 0) throw new UsageError('--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)')
+    return
+  }
+  const loopOnly = loopOnlyFlagGiven(raw)
+  if (loopOnly !== undefined) throw new UsageError(`--${loopOnly} applies to loop mode: add --watch or --interval`)
+}
+
+/** The one-shot run's own options: the plan's bounds, the source, and the audit command its hint prints. */
+function oneShotOptions(objects: string[], flags: SyncFlags, targets: ReturnType<typeof syncOptions>['targets']) {
+  return {
+    maxRounds: flags.rounds,
+    targets: targets.length > 0 ? targets : undefined,
+    filename: flags.filename,
+    stdin: process.stdin,
+    auditArgs: [
+      ...objects,
+      ...(flags['all-namespaces'] ? ['-A'] : flags.namespace !== undefined ? ['-n', flags.namespace] : []),
+      ...(flags.selector !== undefined ? ['-l', flags.selector] : []),
+      ...(flags['kube-version'] !== undefined ? ['--kube-version', flags['kube-version']] : []),
+      ...(flags['feature-gates'] !== undefined ? ['--feature-gates', flags['feature-gates']] : []),
+      ...(flags['enable-hostpath-provisioner'] ? ['--enable-hostpath-provisioner'] : []),
+      ...sourceArgs(flags),
+    ],
+  }
+}
+
+/**
+ * One sync: live, without --dry-run, an interrupt before the writes begin ends pvctl (nothing written); once
+ * they begin, it stops issuing writes and the report says what was and was not written (exit 130).
+ */
+async function syncOnce(objects: string[], flags: SyncFlags, {targets, common}: ReturnType<typeof syncOptions>): Promise<void> {
+  const writes = interruptibleWrites(flags['dry-run'] || flags.filename !== undefined ? undefined : 'nothing written')
+  try {
+    const result = await runSync({...common, ...oneShotOptions(objects, flags, targets)}, terminalSyncUi(flags, writes.writing))
+    await showResult(result, {renderers: SYNC_RENDERERS, output: flags.output, document: result.report, context: outputContext(flags)})
+  } finally {
+    writes.end()
+  }
+}
+
+/**
+ * Loop mode until SIGTERM or SIGINT (client-node and the controller are loaded only now). An interrupt stops
+ * the loop as the controller stops (its log says so); a second one does not wait.
+ */
+async function syncLoop(flags: SyncFlags, common: ReturnType<typeof syncOptions>['common']): Promise<number> {
+  const log = loopLogger(flags, (line) => process.stderr.write(line))
+  const options: RunLoopOptions = {...loopOptionsFromFlags(flags), ...common}
+  const {runLoop} = await import('../app/run-loop.js')
+  exitWhenFinished()
+  const out = (text: string) => process.stdout.write(text)
+  return whileInterruptible(undefined, 'not waiting for the syncs in flight', (signal) => runLoop(options, {out, log, signal}))
 }

@@ -88,6 +88,32 @@ scope.signal.addEventListener('abort', () => { process.exitCode = 130; scope.end
   })
 })
 
+describe('exitWhenFinished: what a library left open does not hold pvctl once the command is done', () => {
+  test('with a handle left open, pvctl exits with the command\'s exit status once stdout has taken every byte', async () => {
+    const bytes = 4 * 1024 * 1024
+    const script = path.join(dir, `finish-${Math.random().toString(36).slice(2)}.mjs`)
+    // The interval stands for a kept-alive socket: without exitWhenFinished the process would never end.
+    writeFileSync(
+      script,
+      `import {installInterrupts, exitWhenFinished, markFinished} from '${interruptsModule}'
+installInterrupts()
+setInterval(() => {}, 1000)
+exitWhenFinished()
+process.stdout.write('x'.repeat(${bytes}))
+process.exitCode = 3
+markFinished()
+`,
+    )
+    const child = spawn(process.execPath, [script], {env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit']})
+    let received = 0
+    child.stdout.on('data', (b: Buffer) => (received += b.length))
+    const exit = await new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) =>
+      child.on('close', (code, signal) => resolve({code, signal})),
+    )
+    assert.deepEqual({...exit, received}, {code: 3, signal: null, received: bytes})
+  })
+})
+
 describe('explain\'s picker on a terminal: interrupted, or at the end of its input', {skip: noTerminal}, () => {
   const picker = ['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)]
 
