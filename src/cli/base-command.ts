@@ -9,7 +9,7 @@ import {presentError} from './present-error.js'
 export abstract class PvctlCommand extends Command {
   /** kubectl's `--flag=true|false` (and `--dry-run=client`) on boolean flags, before oclif parses. */
   public override async init(): Promise<void> {
-    this.argv = rewriteBooleanValues(this.argv, (this.ctor.flags ?? {}) as Record<string, {type: string; allowNo?: boolean}>)
+    this.argv = rewriteBooleanValues(this.argv, this.ctor.flags)
     await super.init()
   }
 
@@ -19,12 +19,15 @@ export abstract class PvctlCommand extends Command {
     await super.finally(err)
   }
 
-  protected override async catch(err: Error & {exitCode?: number}): Promise<void> {
+  protected override catch(thrown: Error & {exitCode?: number}): Promise<void> {
+    // Whatever was thrown, which oclif types as an Error: a library may throw anything.
+    const err = thrown as unknown
     // oclif signals --help/--version and this.exit() with an ExitError; let those through.
-    if (err?.constructor?.name === 'ExitError') throw err
+    if (err instanceof Error && err.constructor.name === 'ExitError') throw err
     const presented = presentError(err)
-    if (process.env.PVCTL_DEBUG) process.stderr.write(`${err?.stack ?? String(err)}\n`)
+    if (process.env.PVCTL_DEBUG) process.stderr.write(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
     process.stderr.write(`error: ${presented.message}\n`)
     process.exitCode = presented.exitCode
+    return Promise.resolve()
   }
 }

@@ -17,14 +17,14 @@ const DRY_RUN = new Map([['client', true], ['server', true], ['none', false]])
 export function rewriteBooleanValues(argv: readonly string[], flags: Readonly<Record<string, BooleanFlag>>): string[] {
   const out: string[] = []
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
+    const arg = argv[i]
     if (arg === '--') {
       // Everything after it is an argument.
       out.push(...argv.slice(i))
       break
     }
     const m = /^--([a-z][a-z0-9-]*)=(.*)$/s.exec(arg)
-    const flag = m === null ? undefined : flags[m[1]!]
+    const flag = m === null ? undefined : flags[m[1]]
     if (m === null || flag === undefined || flag.type !== 'boolean') {
       out.push(arg)
       continue

@@ -13,10 +13,12 @@ export function writeNotice(line: string): void {
 }
 
 export function canPrompt(): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- isTTY is undefined, not false, on a stream that is no terminal
   return Boolean(process.stdin.isTTY && process.stderr.isTTY) && !process.env.CI
 }
 
 export function canSpin(): boolean {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- isTTY is undefined, not false, on a stream that is no terminal
   return Boolean(process.stderr.isTTY) && !process.env.CI
 }
 

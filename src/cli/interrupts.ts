@@ -141,7 +141,7 @@ const name = (signal: InterruptSignal) => (signal === 'SIGINT' ? 'interrupted' :
  * written"); once `writing()` is called it stops issuing them, and the run reports what was written and
  * what was not; `end()` when the report is out.
  */
-export function interruptibleWrites(idleNote?: string): {writing(): AbortSignal; end(): void} {
+export function interruptibleWrites(idleNote?: string): {writing: () => AbortSignal; end: () => void} {
   let scope: InterruptScope | undefined
   state.idleNote = idleNote
   return {

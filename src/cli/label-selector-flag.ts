@@ -39,7 +39,7 @@ export function parseLabelSelectorFlag(input: string): LabelSelector {
     } else if ((m = /^([^=!\s]+)\s*!=\s*(\S*)$/.exec(term)) !== null) {
       matchExpressions.push({key: m[1], operator: 'NotIn', values: [m[2]]})
     } else if ((m = /^([^=!\s]+)\s*==?\s*(\S*)$/.exec(term)) !== null) {
-      if (matchLabels[m[1]] !== undefined && matchLabels[m[1]] !== m[2]) {
+      if (Object.hasOwn(matchLabels, m[1]) && matchLabels[m[1]] !== m[2]) {
         matchExpressions.push({key: m[1], operator: 'In', values: [m[2]]})
       } else {
         matchLabels[m[1]] = m[2]

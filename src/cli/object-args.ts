@@ -14,7 +14,7 @@ const volumeAliases = new Set(['pv', 'pvs', 'persistentvolume', 'persistentvolum
  * `given` is the -n on the line, which that namespace must not contradict.
  */
 export function parseObjectArgs(args: readonly string[], namespace: string, allNamespaces = false, given?: string): ObjectRef[] {
-  const type = args[0]?.toLowerCase()
+  const type = args.at(0)?.toLowerCase()
   if (type !== undefined && !args[0].includes('/') && (claimAliases.has(type) || volumeAliases.has(type))) {
     const names = args.slice(1)
     if (names.length === 0) throw new UsageError(`"${args[0]}" names a type but no object: give its name (${args[0]} NAME) or TYPE/NAME, e.g. pvc/data`)

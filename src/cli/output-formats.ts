@@ -4,6 +4,7 @@
 // templates (jsonpath=, custom-columns=) are every command's, read from the document -o json prints; their
 // renderer and its JSONPath library (slow to load: docs/performance.md) are loaded only when asked for.
 import {UsageError} from '../errors.js'
+import {present} from '../engine/api/invariant.js'
 import {type OutputContext, type Renderers, REPORT_RENDERERS} from './report-renderers.js'
 
 type Registries = typeof REPORT_RENDERERS
@@ -54,10 +55,10 @@ export async function loadTemplate(output: string): Promise<TemplatePrinter | un
   if (!isTemplate(output)) return undefined
   const {parseTemplateOutput, TemplateError, templateChunks} = await import('../render/kubectl-template.js')
   try {
-    const template = parseTemplateOutput(output)!
+    const template = present(parseTemplateOutput(output), 'isTemplate() said it is a template')
     return (json, noHeaders) => templateChunks(template, json, noHeaders)
   } catch (err) {
-    if (err instanceof TemplateError) throw new UsageError(`--output ${/^[\w-]+/.exec(output)![0]}: ${err.message}`)
+    if (err instanceof TemplateError) throw new UsageError(`--output ${/^[\w-]+/.exec(output)?.[0] ?? output}: ${err.message}`)
     throw err
   }
 }

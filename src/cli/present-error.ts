@@ -13,7 +13,7 @@ export interface PresentedError {
 /** oclif's parser errors (unknown flag, bad option value, missing argument) are usage errors. */
 function isOclifParseError(err: unknown): err is Error {
   if (!(err instanceof Error)) return false
-  const name = err.constructor?.name ?? ''
+  const name = err.constructor.name
   return (
     /Flag|Arg|Parse|Validation/.test(name) ||
     ('parse' in err && typeof (err as {parse?: unknown}).parse === 'object') ||

@@ -82,7 +82,7 @@ export interface AuditOutputContext extends OutputContext {
 const auditTable = async (out: AuditOutput, c: AuditOutputContext): Promise<Iterable<string>> => {
   const layout = {noHeaders: c.noHeaders, width: c.width}
   if (out.fleet) return [(await import('../render/audit-fleet-table.js')).renderAuditFleetTable(out.reports, c.palette, layout, c.capacity)]
-  return [(await import('../render/audit-table.js')).renderAuditTable(out.reports[0]!, c.palette, layout, c.capacity)]
+  return [(await import('../render/audit-table.js')).renderAuditTable(out.reports[0], c.palette, layout, c.capacity)]
 }
 
 export const AUDIT_RENDERERS = {
@@ -90,11 +90,11 @@ export const AUDIT_RENDERERS = {
   wide: auditTable,
   json: async (out) => {
     if (out.fleet) return (await import('../render/audit-fleet-doc.js')).auditFleetJsonChunks(out.reports)
-    return (await import('../render/audit-doc.js')).auditJsonChunks(out.reports[0]!)
+    return (await import('../render/audit-doc.js')).auditJsonChunks(out.reports[0])
   },
   yaml: async (out) => {
     if (out.fleet) return (await import('../render/audit-fleet-doc.js')).auditFleetYamlChunks(out.reports)
-    return (await import('../render/audit-doc.js')).auditYamlChunks(out.reports[0]!)
+    return (await import('../render/audit-doc.js')).auditYamlChunks(out.reports[0])
   },
   junit: async (out, c) => (await import('../render/audit-junit.js')).auditJunitChunks(out.reports, {failOn: c.failOn}),
   markdown: async (out) => [(await import('../render/audit-markdown.js')).renderAuditMarkdown(out.reports)],

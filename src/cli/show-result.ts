@@ -50,6 +50,7 @@ export async function showResult<D, C extends OutputContext>(result: ShownResult
 
 /** The colours (--[no-]color, NO_COLOR, a terminal), --no-headers and the terminal's width of stdout. */
 export function outputContext(flags: {color?: boolean; 'no-headers': boolean}): OutputContext {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- isTTY is undefined, not false, on a stream that is no terminal
   const palette = shouldColor(process.env, Boolean(process.stdout.isTTY), flags.color) ? ansi : plain
   return {palette, noHeaders: flags['no-headers'], width: terminalWidth(process.stdout)}
 }

@@ -7,7 +7,7 @@ import {UsageError} from '../errors.js'
 
 export function unknownCommand(config: Pick<Interfaces.Config, 'bin' | 'commands'>, id: string): UsageError {
   // Not the hidden ones (__complete, which only the completion scripts call).
-  const commands = config.commands.filter((c) => c.hidden !== true && c.id !== 'help').map((c) => c.id).sort()
+  const commands = config.commands.filter((c) => !c.hidden && c.id !== 'help').map((c) => c.id).sort()
   if (id === '-v' || id === '--v') {
     // kubectl's -v is a log level, as pvctl's is loop mode's (sync --watch -v 2); neither is the version.
     return new UsageError(`"${id}" is not the version: it is loop mode's log level, as kubectl's (${config.bin} sync --watch -v 2); the version: ${config.bin} --version`)

@@ -45,8 +45,9 @@ EXIT STATUS
     process.stdout.write(formatAnswer(withNames(want, found, namespace)))
   }
 
-  protected override async catch(): Promise<void> {
+  protected override catch(): Promise<void> {
     process.stdout.write(`:${Directive.Error}\n`)
+    return Promise.resolve()
   }
 }
 
@@ -55,11 +56,15 @@ function completionCommand(c: Command.Loadable, id: string): CompletionCommand {
   const formats = (OUTPUT_FORMATS as Partial<Record<string, readonly string[]>>)[id]
   return {
     id: c.id,
+    // A plugin's manifest may leave these out, whatever oclif's types say.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     aliases: c.aliases ?? [],
     summary: c.summary,
-    hidden: c.hidden === true,
+    hidden: c.hidden,
     strict: c.strict !== false,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     args: Object.values(c.args ?? {}).map((a) => ({name: a.name, options: a.options})),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     flags: Object.values(c.flags ?? {})
       .filter((f) => f.hidden !== true)
       .map((f) => ({

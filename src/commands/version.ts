@@ -52,6 +52,7 @@ EXIT STATUS
       if (doc.serverVersion !== undefined) process.stdout.write(`Server Version: ${doc.serverVersion.gitVersion}\n`)
       process.stdout.write(`${decidedAsLine(doc.kubernetesVersion)}\n`)
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what the server's /version call threw, rethrown as it was
     if (failure !== undefined) throw failure
   }
 }

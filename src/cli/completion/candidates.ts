@@ -201,7 +201,7 @@ function flagValue(flag: CompletionFlag, partial: string, prefix: string, line: 
 
 function positional(command: CompletionCommand, line: LineState, current: string, source: NameSource, visible: readonly CompletionCommand[]): Answer {
   const index = line.positionals.length
-  const spec = command.args[Math.min(index, command.args.length - 1)]
+  const spec = command.args.length === 0 ? undefined : command.args[Math.min(index, command.args.length - 1)]
   if (spec === undefined || (command.strict && index >= command.args.length)) return {candidates: [], directive: Directive.NoFileComp}
   // `pvctl help <TAB>`: the commands.
   if (command.id === 'help') return byPrefix(visible.map((c) => ({value: c.id, description: c.summary})), current, Directive.NoFileComp)
@@ -212,7 +212,7 @@ function positional(command: CompletionCommand, line: LineState, current: string
 
 /** An object argument: a type word, TYPE/NAME, or a name after a type word (TYPE NAME...). */
 function objectWord(command: CompletionCommand, line: LineState, current: string, source: NameSource): Answer {
-  const first = line.positionals[0]?.toLowerCase()
+  const first = line.positionals.at(0)?.toLowerCase()
   const typed = first !== undefined && !first.includes('/') ? kindOfType(first) : undefined
   if (typed !== undefined) {
     // TYPE NAME...: names of that type; one name for a command that takes one object (explain).
