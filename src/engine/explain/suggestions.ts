@@ -3,7 +3,7 @@
 // the way. Suggestions are advice, not decisions: the verdict never depends on them.
 import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
 import {closeNames} from './close-names.js'
-import type {ControllerQueries} from './controller.js'
+import type {ControllerQueries} from './controller-queries.js'
 import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
 import type {ClusterLookup} from './lookup.js'
 import {livenessAdvice} from './liveness.js'
