@@ -54,14 +54,15 @@ for (const rule of rules) {
 }
 
 // The engine's folders, each with the folders it may import (its own always): api is the ground; the
-// controller writes through the simulated cluster as the Go controller writes through its client and
-// cache, and reconcile drives the controller, so those two know each other; what pvctl adds on top
-// (explain, repair, audit) is built from them and never imported by them; audit offers the repairs
-// that fix what it finds, so it sits on top.
+// controller talks to the cluster through its own interface (controller/cluster-client.ts), as the Go
+// controller through its clientset, listers and event recorder, and the simulated cluster implements it,
+// so simulation knows the controller (reconcile drives it) and the controller knows nothing of simulation;
+// what pvctl adds on top (explain, repair, audit) is built from them and never imported by them; audit
+// offers the repairs that fix what it finds, so it sits on top.
 const ENGINE_LAYERS: Record<string, readonly string[]> = {
   api: [],
   matching: ['api'],
-  controller: ['api', 'matching', 'simulation'],
+  controller: ['api', 'matching'],
   simulation: ['api', 'matching', 'controller'],
   explain: ['api', 'matching', 'controller', 'simulation'],
   repair: ['api', 'matching', 'controller', 'simulation', 'explain'],
