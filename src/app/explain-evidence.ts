@@ -4,20 +4,8 @@
 import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
 import type {SnapshotEvidence} from '../cluster/snapshot.js'
 import {claimsInScope, type Explainer} from '../engine/explain/explainer.js'
-import type {LabelSelector} from '../engine/api/model.js'
-import type {ObjectRef} from '../engine/simulation/plan.js'
-import {type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain/evidence.js'
+import {type EvidenceScope, type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain/evidence.js'
 import type {LiveSession} from './live-session.js'
-
-/** What an explanation is about: the evidence to read follows from it. */
-export interface EvidenceScope {
-  /** The object to explain; none: every claim in scope whose verdict is not a healthy Bound (claimsToExplain). */
-  target?: ObjectRef
-  /** Scope of the list (-n without -A); undefined: every namespace. */
-  namespace?: string
-  /** -l: only claims whose labels match (list only). */
-  labelSelector?: LabelSelector
-}
 
 /**
  * Reads the evidence a query asks for. `complete`: the source holds all its evidence already (a

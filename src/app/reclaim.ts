@@ -14,8 +14,10 @@ import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCavea
 import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
-import {volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
+import {volumeNotFound} from '../engine/api/not-found.js'
+import {sourceText} from '../engine/repair/checks.js'
+import {saidAsUsage} from './request-errors.js'
+import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface ReclaimOptions extends RepairOptions {
@@ -119,7 +121,7 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
 
 /** The engine's request: the checks --force overrides are every overridable one. */
 function reclaimRequest({state, gates}: Pick<LoadedClusterState, 'state' | 'gates'>, opts: ReclaimRequest) {
-  if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
+  if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw saidAsUsage(volumeNotFound(state, opts.volumeName))
   const byForce = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === '--force'
   const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(byForce) : [])
   return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}

@@ -4,7 +4,7 @@
 // on the resourceVersions just read. With --sync the controller's sync of the pairs follows.
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import type {ClaimName} from '../engine/repair/checks.js'
+import {type ClaimName, sourceText} from '../engine/repair/checks.js'
 import {decideRelink, type HeldPair, relinkCandidates, relinkCommand, type RelinkTarget} from '../engine/repair/relink.js'
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
@@ -14,8 +14,9 @@ import {ExitCode, UsageError} from '../errors.js'
 import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
 import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
-import {claimNotFound, volumeNotFound} from './not-found.js'
-import {type ConsentUi, consented, type RepairOptions, sourceText, syncAfterRepair} from './repair-steps.js'
+import {claimNotFound, volumeNotFound} from '../engine/api/not-found.js'
+import {saidAsUsage} from './request-errors.js'
+import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
 export interface RelinkOptions extends RepairOptions {
@@ -138,9 +139,9 @@ function targetsOf(loaded: LoadedClusterState, opts: RelinkOptions): {targets: R
   } else if (t === undefined) {
     return relinkCandidates(state, opts.owners)
   } else if (t.kind === 'PersistentVolume' && !state.volumes.some((v) => v.metadata.name === t.name)) {
-    throw volumeNotFound(state, t.name)
+    throw saidAsUsage(volumeNotFound(state, t.name))
   } else if (t.kind === 'PersistentVolumeClaim' && !state.claims.some((c) => c.metadata.namespace === t.namespace && c.metadata.name === t.name)) {
-    throw claimNotFound(state, t.namespace, t.name)
+    throw saidAsUsage(claimNotFound(state, t.namespace, t.name))
   } else {
     return {targets: [t], held: []}
   }

@@ -53,8 +53,3 @@ export async function syncAfterRepair(
   const synced = await runSync({...opts, dryRun: false, targets}, ui)
   return {sync: {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions}, exitCode: synced.exitCode, after: synced.after}
 }
-
-/** The source flags as the text a printed command carries after its objects (` -f FILE`), '' for none. */
-export function sourceText(args: readonly string[] | undefined): string {
-  return (args ?? []).map((a) => ` ${a}`).join('')
-}

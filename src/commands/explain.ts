@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {controllerExplainer, explainInState, LIST_CANDIDATES, loadExplainState, type ExplainRequest, withMissingKindCaveats} from '../app/explain.js'
+import {explainInState, loadExplainState} from '../app/explain.js'
 import {gatherEvidence} from '../app/explain-evidence.js'
 import {runExplainSession} from '../app/explain-session.js'
 import {PvctlCommand} from '../cli/base-command.js'
@@ -16,6 +16,8 @@ import {terminalWidth, writeChunks} from '../cli/write-chunks.js'
 import {ansi, plain, shouldColor} from '../render/color.js'
 import {explainJsonChunks, explainTextChunks, explainYamlChunks} from '../render/explain-doc.js'
 import {explainNames} from '../render/object-names.js'
+import {withMissingKindCaveats} from '../engine/explain/missing-kinds.js'
+import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES} from '../engine/repair/explain-state.js'
 import {ExitCode} from '../errors.js'
 
 /** explain's own exit codes (docs/output-contract.md: every command documents them in its help). */

@@ -46,6 +46,23 @@ test('engine: no import leaves src/engine', () => {
   assert.deepEqual(offenders, [])
 })
 
+// The engine's tests hold the engine alone: they import nothing from src/ outside src/engine (snapshots are
+// read through test/fixtures/states.ts, and what runs a use-case is tested in test/app).
+test('test/engine: no import of src/ outside src/engine', () => {
+  const tests = path.resolve(import.meta.dirname)
+  const files = readdirSync(tests, {recursive: true}).map(String).filter((f) => f.endsWith('.ts'))
+  const offenders = files.flatMap((f) => {
+    const text = readFileSync(path.join(tests, f), 'utf8')
+    const imported = [...text.matchAll(/(?:from\s+|import\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1])
+    return imported
+      .filter((i) => i.startsWith('.'))
+      .map((i) => path.resolve(tests, path.dirname(f), i))
+      .filter((p) => p.startsWith(src + path.sep) && !p.startsWith(path.join(src, 'engine') + path.sep))
+      .map((p) => `test/engine/${f} imports ${path.relative(path.dirname(src), p)}`)
+  })
+  assert.deepEqual(offenders, [])
+})
+
 for (const rule of rules) {
   test(`${rule.layer}: ${rule.why}`, () => {
     const offenders = filesOf(rule.layer).flatMap((f) => importsOf(f).filter((i) => rule.forbidden.test(i)).map((i) => `${f} imports ${i}`))

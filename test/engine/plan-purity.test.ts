@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {planSync} from '../../src/app/sync.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {Action} from '../../src/engine/simulation/plan.js'
 import {reconcile, type ReconcileOptions} from '../../src/engine/simulation/reconcile.js'
