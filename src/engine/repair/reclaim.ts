@@ -62,6 +62,12 @@ export function overridingFlag(name: ReclaimCheckName): string {
   return 'flag' in c ? c.flag : '--force'
 }
 
+/** The checks a flag overrides: each overridable one whose overriding flag it is. */
+export function checksForcedBy(flag: string): Set<ReclaimCheckName> {
+  const forced = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === flag
+  return new Set((Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(forced))
+}
+
 /** A reclaim's check; --force (or its `flag`) may override it where `overridable` (for this state: what was read decides). */
 export type ReclaimCheck = RepairCheck<ReclaimCheckName>
 
