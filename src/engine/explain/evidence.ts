@@ -155,3 +155,12 @@ export interface EvidenceScope {
   /** -l: only claims whose labels match (list only). */
   labelSelector?: LabelSelector
 }
+
+/** What to read for one explanation (or a list of them); the reading is the caller's. */
+export interface EvidenceQuery {
+  /** Each an Event list (a namespace, none: every one, and a field selector); their items are merged. */
+  events: Array<{namespace?: string; fieldSelector?: string}>
+  /** Lease names looked for in every namespace. */
+  leaseNames: string[]
+  volumeAttachments: boolean
+}
