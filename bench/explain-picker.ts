@@ -11,7 +11,7 @@ import path from 'node:path'
 import {parseArgs} from 'node:util'
 
 import {claimChoices, filterChoices} from '../src/app/explain-session.js'
-import {controllerExplainer, LIST_CANDIDATES} from '../src/app/explain.js'
+import {controllerExplainer, LIST_CANDIDATES} from '../src/engine/repair/explain-state.js'
 import {loadSnapshot} from '../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 import {claimsInScope} from '../src/engine/explain/explainer.js'

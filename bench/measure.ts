@@ -13,7 +13,7 @@ const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'd
 
 // The built modules, typed by their sources.
 type Snapshot = typeof import('../src/cluster/snapshot.js')
-type Sync = typeof import('../src/app/sync.js')
+type Sync = typeof import('../src/engine/simulation/plan-sync.js')
 type ReportDoc = typeof import('../src/render/report-doc.js')
 type Reconcile = typeof import('../src/engine/simulation/reconcile.js')
 type Gates = typeof import('../src/engine/api/feature-gates.js')
@@ -38,7 +38,7 @@ function stringifyInSlices(value: unknown, slice = 10_000): number {
 
 async function measureSync(file: string): Promise<Record<string, number | boolean>> {
   const {loadSnapshot} = await load<Snapshot>('cluster/snapshot.js')
-  const {planSync} = await load<Sync>('app/sync.js')
+  const {planSync} = await load<Sync>('engine/simulation/plan-sync.js')
   const {reportJsonChunks} = await load<ReportDoc>('render/report-doc.js')
   const {defaultFeatureGates} = await load<Gates>('engine/api/feature-gates.js')
 

@@ -29,7 +29,7 @@ import {parseArgs} from 'node:util'
 import * as k8s from '@kubernetes/client-node'
 
 import {openLiveSession} from '../src/app/live-session.js'
-import {planSync} from '../src/app/sync.js'
+import {planSync} from '../src/engine/simulation/plan-sync.js'
 import {loadLiveState} from '../src/cluster/live-loader.js'
 import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../src/engine/api/model.js'

@@ -8,6 +8,7 @@ export const FAST_LANE = [
   'test/engine',
   'test/render',
   'test/contract',
+  'test/app/printed-fixes.test.ts',
   'test/cli/bool-flag-values.test.ts',
   'test/cli/completion-candidates.test.ts',
   'test/cli/default-namespace.test.ts',

@@ -1,54 +1,15 @@
 // The evidence `pvctl audit` judges liveness by (Events, CSIDrivers, Leases, VolumeAttachments and the
 // clock), as explain reads it: a snapshot's whole, or, live, best-effort lists of what the findings may ask
-// about. Which Leases: those of every provisioner a claim or a volume of the state may wait for and of every
-// attacher a volume being deleted waits for, worked out from the state as read (explain-liveness.ts names
-// them), so the evidence is read once, before the plan, for every object at once.
-import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
-import {AnnDynamicallyProvisioned, AnnMigratedTo} from '../engine/api/constants.js'
+// about, as the engine works them out from the state as read (engine/audit/evidence-query.ts).
+import {auditEvidenceQuery} from '../engine/audit/evidence-query.js'
 import type {ExplainEvidence} from '../engine/explain/evidence.js'
-import {attacherLeaseName, provisionerLeaseName} from '../engine/explain/liveness.js'
-import type {ClusterState} from '../engine/api/model.js'
 import {liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import type {LoadedClusterState} from './load-cluster-state.js'
-
-const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
 
 export async function auditEvidence(loaded: LoadedClusterState, now: () => number = Date.now): Promise<ExplainEvidence> {
   if (loaded.source === 'snapshot') {
     return snapshotEvidenceSource(loaded.evidence, now)({events: [], leaseNames: [], volumeAttachments: false})
   } else {
     return liveEvidenceSource(loaded.session, now)(auditEvidenceQuery(loaded.state))
-  }
-}
-
-/**
- * What to read live: the events of claims (in every namespace, whatever -n says: a provisioner's last event,
- * on a claim of any namespace, tells whether it runs), of volumes and VolumeAttachments, the Leases named above.
- */
-export function auditEvidenceQuery(state: ClusterState): EvidenceQuery {
-  const leases = new Set<string>()
-  for (const c of state.classes) if ((c.provisioner ?? '') !== '') leases.add(provisionerLeaseName(c.provisioner!))
-  let attachers = false
-  for (const v of state.volumes) {
-    const deleter = v.metadata.annotations?.[AnnMigratedTo] ?? v.spec.csi?.driver ?? v.metadata.annotations?.[AnnDynamicallyProvisioned]
-    if (v.spec.persistentVolumeReclaimPolicy === 'Delete' && (deleter ?? '') !== '') leases.add(provisionerLeaseName(deleter!))
-    for (const f of v.metadata.deletionTimestamp == null ? [] : (v.metadata.finalizers ?? [])) {
-      if (f.startsWith(EXTERNAL_ATTACHER_PREFIX)) {
-        leases.add(attacherLeaseName(f.slice(EXTERNAL_ATTACHER_PREFIX.length)))
-        attachers = true
-      } else {
-        // Not an attacher's finalizer: no Lease of its own to look for.
-      }
-    }
-  }
-  return {
-    // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
-    events: [
-      {namespace: undefined, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'},
-      {namespace: 'default', fieldSelector: 'involvedObject.kind=PersistentVolume'},
-      {namespace: 'default', fieldSelector: 'involvedObject.kind=VolumeAttachment'},
-    ],
-    leaseNames: [...leases].sort(),
-    volumeAttachments: attachers,
   }
 }

@@ -9,7 +9,8 @@ import type {AuditReport} from '../engine/audit/report.js'
 import type {ObjectRef} from '../engine/simulation/plan.js'
 import {ClusterError, ExitCode, PvctlError, UsageError} from '../errors.js'
 import {redactUrlCredentials} from '../redact.js'
-import {runAudit, type AuditOptions} from './audit.js'
+import type {AuditOptions} from '../engine/audit/audit-state.js'
+import {runAudit} from './audit.js'
 import type {LoadStateOptions, LoadStateUi} from './load-cluster-state.js'
 
 /** Clusters audited at once unless --concurrency says otherwise. */

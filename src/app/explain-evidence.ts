@@ -1,23 +1,11 @@
 // Where explain's evidence comes from (Events, CSIDrivers, Leases, VolumeAttachments, and the clock): the
 // live cluster, read best-effort for the object explained, or the snapshot when it holds such objects.
-// The engine judges it; this file only decides what to read and reads it.
-import type {EvidenceQuery} from '../cluster/explain-evidence-api.js'
+// The engine decides what to read (engine/explain/evidence-query.ts) and judges it; this file reads it.
 import type {SnapshotEvidence} from '../cluster/snapshot.js'
-import {claimsInScope, type Explainer} from '../engine/explain/explainer.js'
-import type {LabelSelector} from '../engine/api/model.js'
-import type {ObjectRef} from '../engine/simulation/plan.js'
-import {type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain/evidence.js'
+import type {Explainer} from '../engine/explain/explainer.js'
+import {evidenceQuery} from '../engine/explain/evidence-query.js'
+import {type EvidenceQuery, type EvidenceScope, type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain/evidence.js'
 import type {LiveSession} from './live-session.js'
-
-/** What an explanation is about: the evidence to read follows from it. */
-export interface EvidenceScope {
-  /** The object to explain; none: every claim in scope whose verdict is not a healthy Bound (claimsToExplain). */
-  target?: ObjectRef
-  /** Scope of the list (-n without -A); undefined: every namespace. */
-  namespace?: string
-  /** -l: only claims whose labels match (list only). */
-  labelSelector?: LabelSelector
-}
 
 /**
  * Reads the evidence a query asks for. `complete`: the source holds all its evidence already (a
@@ -58,42 +46,4 @@ export async function gatherEvidence(explainer: Explainer, req: EvidenceScope, s
   const query = evidenceQuery(explainer, req)
   // An object that does not exist is a usage error, said next without a round of reads first.
   return query === undefined ? noEvidence(NOT_READ) : source(query)
-}
-
-/**
- * What to read for `req`, from the verdicts of `explainer` (controllerExplainer: no evidence yet); undefined
- * when the object named does not exist.
- */
-export function evidenceQuery(explainer: Explainer, req: EvidenceScope): EvidenceQuery | undefined {
-  const target = req.target
-  // Events of cluster-scoped objects (volumes, VolumeAttachments) are recorded in namespace "default" (client-go's recorder).
-  if (target?.kind === 'PersistentVolume') {
-    const e = explainer.volume(target.name)
-    if (e === undefined) return undefined
-    return {
-      events: [
-        {namespace: 'default', fieldSelector: 'involvedObject.kind=PersistentVolume'},
-        {namespace: 'default', fieldSelector: 'involvedObject.kind=VolumeAttachment'},
-      ],
-      leaseNames: unique(e.controllers.map((c) => c.leaseName)),
-      volumeAttachments: true,
-    }
-  }
-  const awaited =
-    target === undefined
-      ? // As the List decides them: a claim whose only volume an earlier claim takes may wait for a provisioner.
-        claimsInScope(explainer, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
-      : [explainer.awaitedLease(target.namespace ?? 'default', target.name)]
-  if (awaited.includes(undefined)) return undefined
-  // Claims' events of every namespace, whatever the scope: a provisioner's last event, on a claim of any
-  // namespace, tells whether it runs, and a scope must not change what is said of a claim.
-  return {
-    events: [{namespace: undefined, fieldSelector: 'involvedObject.kind=PersistentVolumeClaim'}],
-    leaseNames: unique(awaited.flatMap((lease) => (lease == null ? [] : [lease]))),
-    volumeAttachments: false,
-  }
-}
-
-function unique(names: string[]): string[] {
-  return [...new Set(names)].sort()
 }

@@ -15,10 +15,10 @@ import type {ReclaimReport} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, PvctlError} from '../errors.js'
 import {claimPickerLabels} from '../render/claim-picker.js'
-import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES, withRepairOffers} from './explain.js'
+import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES, withRepairOffers} from '../engine/repair/explain-state.js'
 import type {LoadedClusterState, LoadStateUi} from './load-cluster-state.js'
 import {reclaimInLoadedState} from './reclaim.js'
-import {hasChanges, planSync} from './sync.js'
+import {hasChanges, planSync} from '../engine/simulation/plan-sync.js'
 import type {SyncReport} from '../engine/simulation/sync-report.js'
 
 export interface Choice<T> {

@@ -6,8 +6,9 @@ import {defaultGatesAt, FeatureGateError, type FeatureGates, type GateSettings, 
 import {decidedAsLine, DEFAULT_MINOR, type DecidedVersion, kubeVersionText, minorOf, nearestKnown, parseKubeVersion, versionFromNodes} from '../engine/api/kube-version.js'
 import type {ClusterState, LabelSelector, Node, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {UsageError} from '../errors.js'
-import {closeNames} from '../engine/explain/close-names.js'
+import {closeNames} from '../engine/api/close-names.js'
 import {scopePredicate} from '../engine/simulation/reconcile.js'
+import type {MissingKind} from '../engine/explain/missing-kinds.js'
 import type {PodsRead} from '../engine/repair/reclaim.js'
 import type {LiveSession} from './live-session.js'
 
@@ -185,20 +186,18 @@ export function podsRead(loaded: LoadedClusterState): PodsRead {
   return loaded.source === 'snapshot' && loaded.state.pods.length === 0 ? {observed: false, reason: 'the snapshot holds no Pod objects'} : {observed: true}
 }
 
-/**
- * The kinds a snapshot lacks that the plan would judge by (`kubectl get pv,pvc -A -o yaml` is the obvious
- * first try): without StorageClasses every class looks missing, without Pods every volume unused and every
- * claim of a WaitForFirstConsumer class consumer-less, without Nodes no node affinity can be checked. One
- * line per missing kind that matters to this snapshot, naming what the plan cannot judge.
- */
-export type MissingKind = 'StorageClass' | 'Pod' | 'Node'
-
 /** The class a claim or volume names (spec.storageClassName, else the beta annotation), if any. */
 function addClassOf(o: PersistentVolume | PersistentVolumeClaim, names: Set<string>): void {
   const name = o.spec.storageClassName ?? o.metadata.annotations?.['volume.beta.kubernetes.io/storage-class']
   if (name) names.add(name)
 }
 
+/**
+ * The kinds a snapshot lacks that the plan would judge by (`kubectl get pv,pvc -A -o yaml` is the obvious
+ * first try): without StorageClasses every class looks missing, without Pods every volume unused and every
+ * claim of a WaitForFirstConsumer class consumer-less, without Nodes no node affinity can be checked. One
+ * line per missing kind that matters to this snapshot, naming what the plan cannot judge.
+ */
 export function missingKinds(state: ClusterState): Array<{kind: MissingKind; line: string}> {
   const lines: Array<{kind: MissingKind; line: string}> = []
   if (state.claims.length === 0 && state.volumes.length === 0) return lines
@@ -295,9 +294,4 @@ function namespaceHint(state: ClusterState, namespace: string): string {
   for (const v of state.volumes) if (v.spec.claimRef?.namespace != null) known.add(v.spec.claimRef.namespace)
   const close = closeNames(namespace, known, 2)
   return close.length === 0 ? '' : ` (did you mean ${close.map((n) => `"${n}"`).join(' or ')}?)`
-}
-
-/** The source flags as the text a printed command carries after its objects (` -f FILE`), '' for none. */
-export function sourceText(args: readonly string[] | undefined): string {
-  return (args ?? []).map((a) => ` ${a}`).join('')
 }

@@ -4,17 +4,19 @@
 // With --sync the controller's sync of the pair follows.
 import type {PersistentVolume} from '../engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
-import {RECLAIM_CHECKS, type ClaimName, decideReclaim, overridingFlag, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
+import {checksForcedBy, type ClaimName, decideReclaim, overridingFlag, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
 import {blockingChecks, buildReclaimReport, type ReclaimOutcome, type ReclaimReport} from '../engine/repair/report.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {reclaimPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, podsRead, sourceText} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, podsRead} from './load-cluster-state.js'
 import {ForbiddenError, NotFoundError} from '../cluster/api-errors.js'
 import {listAll} from '../cluster/live-loader.js'
 import type {LiveSession} from './live-session.js'
-import {volumeNotFound} from './not-found.js'
+import {volumeNotFound} from '../engine/api/not-found.js'
+import {sourceText} from '../engine/repair/checks.js'
+import {saidAsUsage} from './request-errors.js'
 import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
@@ -119,9 +121,8 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
 
 /** The engine's request: the checks --force overrides are every overridable one. */
 function reclaimRequest({state, gates}: Pick<LoadedClusterState, 'state' | 'gates'>, opts: ReclaimRequest) {
-  if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw volumeNotFound(state, opts.volumeName)
-  const byForce = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === '--force'
-  const force = new Set<ReclaimCheckName>(opts.force ? (Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(byForce) : [])
+  if (!state.volumes.some((v) => v.metadata.name === opts.volumeName)) throw saidAsUsage(volumeNotFound(state, opts.volumeName))
+  const force = opts.force ? checksForcedBy('--force') : new Set<ReclaimCheckName>()
   return {volumeName: opts.volumeName, target: opts.target, force, notOwner: opts.notOwner, gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
 }
 

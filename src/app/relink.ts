@@ -4,17 +4,17 @@
 // on the resourceVersions just read. With --sync the controller's sync of the pairs follows.
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import type {ClaimName} from '../engine/repair/checks.js'
-import {decideRelink, type HeldPair, relinkCandidates, relinkCommand, type RelinkTarget} from '../engine/repair/relink.js'
+import {type ClaimName, sourceText} from '../engine/repair/checks.js'
+import {decideRelink, relinkCommand, relinkTargets, type RelinkTarget} from '../engine/repair/relink.js'
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan.js'
 import {listAll} from '../cluster/live-loader.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats, sourceText} from './load-cluster-state.js'
+import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
-import {claimNotFound, volumeNotFound} from './not-found.js'
+import {asked} from './request-errors.js'
 import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
 import type {SyncUi} from './run-sync.js'
 
@@ -52,7 +52,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const later = {notice: (line: string) => void after.push(line)}
   noticeCaveats(loaded, later)
   const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
-  const named = targetsOf(loaded, opts)
+  const named = asked(() => relinkTargets(loaded.state, opts))
   for (const h of named.held) later.notice(`${relinkCommand(h.target)}: left out of --all: ${h.reason}`)
   const decisions = named.targets.map((target) => decideRelink({...request, state: loaded.state, target})!)
   const allowed = decisions.filter((d) => d.allowed)
@@ -123,27 +123,6 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   done.sync = synced.sync
   after.push(...synced.after)
   return {report: done, exitCode: synced.exitCode, after, edits: writtenEdits}
-}
-
-/** The pairs to decide: the one named (not found: kubectl's error), or with --all every candidate. */
-function targetsOf(loaded: LoadedClusterState, opts: RelinkOptions): {targets: RelinkTarget[]; held: HeldPair[]} {
-  const {state} = loaded
-  const t = opts.target
-  if (t === undefined && opts.allNamespace !== undefined) {
-    const ns = opts.allNamespace
-    const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-    const inNamespace = (c: RelinkTarget) => (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns
-    const all = relinkCandidates(state, opts.owners)
-    return {targets: all.targets.filter(inNamespace), held: all.held.filter((h) => inNamespace(h.target))}
-  } else if (t === undefined) {
-    return relinkCandidates(state, opts.owners)
-  } else if (t.kind === 'PersistentVolume' && !state.volumes.some((v) => v.metadata.name === t.name)) {
-    throw volumeNotFound(state, t.name)
-  } else if (t.kind === 'PersistentVolumeClaim' && !state.claims.some((c) => c.metadata.namespace === t.namespace && c.metadata.name === t.name)) {
-    throw claimNotFound(state, t.namespace, t.name)
-  } else {
-    return {targets: [t], held: []}
-  }
 }
 
 /** The guard's reads and writes, through the session's clients. */

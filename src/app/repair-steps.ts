@@ -53,4 +53,3 @@ export async function syncAfterRepair(
   const synced = await runSync({...opts, dryRun: false, targets}, ui)
   return {sync: {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions}, exitCode: synced.exitCode, after: synced.after}
 }
-

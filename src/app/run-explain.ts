@@ -1,8 +1,9 @@
 // pvctl explain from the state loaded to the answer: the evidence read for the verdicts the explanation
 // gives, then either the picker's session (a terminal, no object named) or the document to print.
 import type {ExplainDocument} from '../engine/explain/model.js'
-import {controllerExplainer, explainInState, type ExplainRequest, loadExplainState, type RunExplainOptions} from './explain.js'
-import {withMissingKindCaveats} from './explain.js'
+import {withMissingKindCaveats} from '../engine/explain/missing-kinds.js'
+import {controllerExplainer, type ExplainRequest} from '../engine/repair/explain-state.js'
+import {explainInState, loadExplainState, type RunExplainOptions} from './explain.js'
 import {gatherEvidence} from './explain-evidence.js'
 import {type ExplainSessionUi, runExplainSession} from './explain-session.js'
 import type {LoadStateUi} from './load-cluster-state.js'

@@ -6,9 +6,10 @@ import {ExitCode} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
 import {checkScope, STDIN_SNAPSHOT, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
+import {asked} from './request-errors.js'
 import {shellArgs} from '../render/explain-claim.js'
 import type {SyncReport} from '../engine/simulation/sync-report.js'
-import {apiServerTime, hasChanges, planSync, type SyncOptions} from './sync.js'
+import {apiServerTime, hasChanges, planSync, type SyncOptions} from '../engine/simulation/plan-sync.js'
 
 /** Where the state comes from (as for `explain`), how to plan, and how to write; the gates come with the state. */
 export interface RunSyncOptions extends Omit<SyncOptions, 'gates' | 'kubernetesVersion'>, LoadStateOptions {
@@ -67,7 +68,7 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
   const after: string[] = []
   const later = {notice: (line: string) => void after.push(line)}
   if (loaded.source === 'snapshot') {
-    const report = planSync(loaded.state, {...opts, dryRun: true})
+    const report = asked(() => planSync(loaded.state, {...opts, dryRun: true}))
     if (!opts.dryRun) later.notice('the state came from a snapshot (-f): nothing was written; the plan is a simulation')
     noticeMassRelease(loaded.state, report, opts, later)
     noticeCaveats(loaded, later)
@@ -76,7 +77,7 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
   }
   const {state, session} = loaded
   if (opts.dryRun) {
-    const report = planSync(state, opts)
+    const report = asked(() => planSync(state, opts))
     noticeMassRelease(state, report, opts, later)
     await noticeAudit(state, report, opts, later)
     return {report, exitCode: hasChanges(report) ? ExitCode.Changes : ExitCode.Ok, after}
@@ -141,7 +142,7 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
  */
 async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyncOptions & Pick<SyncOptions, 'gates'>, ui: Pick<SyncUi, 'notice'>): Promise<void> {
   if (hasChanges(report) || opts.auditArgs === undefined) return
-  const {auditProblemCount} = await import('./audit.js')
+  const {auditProblemCount} = await import('../engine/audit/audit-state.js')
   const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)
   // A snapshot read from stdin is spent: the command names a file to save it to (sourceArgs in src/cli/flags.ts).
   const fromStdin = opts.filename?.includes('-') === true ? ` (${STDIN_SNAPSHOT}: the snapshot read from stdin, saved to a file)` : ''

@@ -14,8 +14,9 @@ import {type ExecutedAction, executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 import type {PodWait} from '../volume-plugins/pod-runner.js'
 import {permissionsFor, requirePermissions} from '../executor/permissions.js'
-import {type SyncOptions, planSync, hasChanges, summarize} from './sync.js'
+import {type SyncOptions, planSync, hasChanges, summarize} from '../engine/simulation/plan-sync.js'
 import type {SyncReport} from '../engine/simulation/sync-report.js'
+import {asked} from './request-errors.js'
 
 export interface ApplyOptions extends SyncOptions {
   concurrency: number
@@ -84,7 +85,7 @@ export function destroys(plan: SyncReport): boolean {
 }
 
 export async function applySync(api: ClusterApi, state: ClusterState, opts: ApplyOptions, showPlan: (plan: SyncReport) => void): Promise<ApplyResult> {
-  const plan = planSync(state, {...opts, dryRun: true})
+  const plan = asked(() => planSync(state, {...opts, dryRun: true}))
   if (!hasChanges(plan)) {
     return {report: {...plan, dryRun: false}, exitCode: ExitCode.Ok}
   }

@@ -3,7 +3,7 @@
 // completion are made from these keys, in this order; the commands print through them (renderOutput).
 // Every renderer is loaded when its format is asked for: a registry costs a command nothing at start, and
 // `pvctl sync` never loads the HTML page's renderer, nor the diff library unless -o diff.
-import type {AuditView} from '../app/audit.js'
+import type {AuditView} from '../engine/audit/audit-state.js'
 import type {AuditReport, FailOn} from '../engine/audit/report.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import type {ExplainDocument} from '../engine/explain/model.js'

@@ -2,7 +2,7 @@
 // other mistake gets, from the command-not-found hook and from the help command alike.
 import type {Interfaces} from '@oclif/core'
 
-import {closeNames} from '../engine/explain/close-names.js'
+import {closeNames} from '../engine/api/close-names.js'
 import {UsageError} from '../errors.js'
 
 export function unknownCommand(config: Pick<Interfaces.Config, 'bin' | 'commands'>, id: string): UsageError {

@@ -5,7 +5,7 @@
 // kinds are read by explain alone, and never written.
 import type * as k8s from '@kubernetes/client-node'
 
-import type {CoreEventObject, CSIDriverObject, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
+import type {CoreEventObject, CSIDriverObject, EvidenceQuery, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {ApiError, ForbiddenError, NotFoundError} from './api-errors.js'
 import type {Page, PageOptions} from './page.js'
 import {collectionPath, type ListedResource, WireClient} from './wire-client.js'
@@ -23,15 +23,6 @@ export interface EvidenceApi {
   /** Leases in every namespace: a sidecar's Lease lives in the namespace of its pod, which explain cannot know. */
   listLeases(sel: ListSelector, page: PageOptions): Promise<Page<LeaseObject>>
   listVolumeAttachments(page: PageOptions): Promise<Page<VolumeAttachmentObject>>
-}
-
-/** What to read for one explanation (or a list of them). */
-export interface EvidenceQuery {
-  /** Each an Event list (namespace and field selector); their items are merged. */
-  events: ListSelector[]
-  /** Lease names looked for in every namespace. */
-  leaseNames: string[]
-  volumeAttachments: boolean
 }
 
 export async function readExplainEvidence(api: EvidenceApi, query: EvidenceQuery, now: number): Promise<ExplainEvidence> {

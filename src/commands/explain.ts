@@ -1,8 +1,8 @@
 import {Args, Flags, type Interfaces} from '@oclif/core'
 
-import {LIST_CANDIDATES} from '../app/explain.js'
 import type {ExplainSessionUi} from '../app/explain-session.js'
 import {type ExplainAsked, type ExplainSource, runExplain} from '../app/run-explain.js'
+import {LIST_CANDIDATES} from '../engine/repair/explain-state.js'
 import {PvctlCommand} from '../cli/base-command.js'
 import {terminalExplainUi} from '../cli/explain-picker.js'
 import {defaultNamespace} from '../cli/default-namespace.js'

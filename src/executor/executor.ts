@@ -42,7 +42,7 @@ import {
 import {reconcile, type ReconcileResult, type ReconcileScope} from '../engine/simulation/reconcile.js'
 import type {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 import {PodRunInterrupted} from '../volume-plugins/pod-runner.js'
-import {applyPatch} from './apply-patch.js'
+import {applyPatch} from '../engine/simulation/apply-patch.js'
 import {DestructionGuard, type Guarded, isRefusal, type Refusal, type ReleaseBudget} from './destruction-guard.js'
 import {EventRecorder} from './event-recorder.js'
 import {LiveState, namedBy, refOfSync, touchedBy} from './live-state.js'

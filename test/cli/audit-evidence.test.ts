@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {auditEvidenceQuery} from '../../src/app/audit-evidence.js'
+import {auditEvidenceQuery} from '../../src/engine/audit/evidence-query.js'
 import {pv, pvc, sc, state} from '../engine/builders.js'
 import {runCli} from './run-cli.js'
 

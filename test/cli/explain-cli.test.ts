@@ -8,7 +8,7 @@ import {describe, test} from 'node:test'
 import {parse as parseYaml, stringify as stringifyYaml} from 'yaml'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {MAX_LIST_CANDIDATES} from '../../src/app/explain.js'
+import {MAX_LIST_CANDIDATES} from '../../src/engine/repair/explain-state.js'
 import {pvc, sc} from '../engine/builders.js'
 import {ago, csiDriver, event, lease} from '../engine/evidence-builders.js'
 import {example, IN_SYNC_SNAPSHOT, repoRoot, runCli, withoutVersionNotice} from './run-cli.js'

@@ -11,8 +11,8 @@ import {test} from 'node:test'
 import fc from 'fast-check'
 import {parse} from 'yaml'
 
-import {explainInState} from '../../src/app/explain.js'
-import {planSync} from '../../src/app/sync.js'
+import {explainState} from '../../src/engine/repair/explain-state.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {withSimulatedClaimUids} from '../../src/cluster/simulated-uids.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
@@ -86,7 +86,7 @@ async function readPlanRender(file: string): Promise<void> {
   const report = planSync(state, {gates: defaultFeatureGates, dryRun: true})
   for (const chunk of reportJsonChunks(report)) assert.equal(typeof chunk, 'string')
   renderSyncTable(report, {wide: true, palette: plain})
-  const {document} = explainInState(state, {gates: defaultFeatureGates, onlyRelevant: false})
+  const {document} = explainState(state, {gates: defaultFeatureGates, onlyRelevant: false})
   for (const chunk of explainTextChunks(document, plain)) assert.equal(typeof chunk, 'string')
 }
 

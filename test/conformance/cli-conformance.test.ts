@@ -13,7 +13,7 @@ import {promisify} from 'node:util'
 
 import {type ConformanceCase, loadCases, repoRoot} from './cases.js'
 import {extraEventsAt} from './exceptions.js'
-import {apiServerTime} from '../../src/app/sync.js'
+import {apiServerTime} from '../../src/engine/simulation/plan-sync.js'
 import {parseKubeVersion} from '../../src/engine/api/kube-version.js'
 import {diffEvents, diffObjects, phaseTransitionsStamped} from './judge.js'
 import {CONFORMANCE_VERSIONS, type GateRun, gateRunAt} from './versions.js'

@@ -8,7 +8,7 @@ import path from 'node:path'
 import {test} from 'node:test'
 
 import {consentQuestion} from '../../src/app/sync-live.js'
-import {planSync} from '../../src/app/sync.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {bin, cleanEnv, runCli} from '../cli/run-cli.js'

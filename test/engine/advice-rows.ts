@@ -1,5 +1,5 @@
 // The states people end up in around the binder, each with the state next to it: the rows of
-// advice-rows.test.ts (what explain and audit say of them) and of printed-fixes.test.ts (their fixes run).
+// advice-rows.test.ts (what explain and audit say of them) and of test/app/printed-fixes.test.ts (their fixes run).
 import type {FindingCode, Severity} from '../../src/engine/audit/findings.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import type {ObjectRef} from '../../src/engine/simulation/plan.js'

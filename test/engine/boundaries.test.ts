@@ -52,6 +52,23 @@ test('engine: no import leaves src/engine', () => {
   assert.deepEqual(offenders, [])
 })
 
+// The engine's tests hold the engine alone: they import nothing from src/ outside src/engine (snapshots are
+// read through test/fixtures/states.ts, and what runs a use-case is tested in test/app).
+test('test/engine: no import of src/ outside src/engine', () => {
+  const tests = path.resolve(import.meta.dirname)
+  const files = readdirSync(tests, {recursive: true}).map(String).filter((f) => f.endsWith('.ts'))
+  const offenders = files.flatMap((f) => {
+    const text = readFileSync(path.join(tests, f), 'utf8')
+    const imported = [...text.matchAll(/(?:from\s+|import\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1])
+    return imported
+      .filter((i) => i.startsWith('.'))
+      .map((i) => path.resolve(tests, path.dirname(f), i))
+      .filter((p) => p.startsWith(src + path.sep) && !p.startsWith(path.join(src, 'engine') + path.sep))
+      .map((p) => `test/engine/${f} imports ${path.relative(path.dirname(src), p)}`)
+  })
+  assert.deepEqual(offenders, [])
+})
+
 for (const rule of rules) {
   test(`${rule.layer}: ${rule.why}`, () => {
     const offenders = filesOf(rule.layer).flatMap((f) => importsOf(f).filter((i) => rule.forbidden.test(i)).map((i) => `${f} imports ${i}`))
@@ -60,14 +77,15 @@ for (const rule of rules) {
 }
 
 // The engine's folders, each with the folders it may import (its own always): api is the ground; the
-// controller writes through the simulated cluster as the Go controller writes through its client and
-// cache, and reconcile drives the controller, so those two know each other; what pvctl adds on top
-// (explain, repair, audit) is built from them and never imported by them; audit offers the repairs
-// that fix what it finds, so it sits on top.
+// controller talks to the cluster through its own interface (controller/cluster-client.ts), as the Go
+// controller through its clientset, listers and event recorder, and the simulated cluster implements it,
+// so simulation knows the controller (reconcile drives it) and the controller knows nothing of simulation;
+// what pvctl adds on top (explain, repair, audit) is built from them and never imported by them; audit
+// offers the repairs that fix what it finds, so it sits on top.
 const ENGINE_LAYERS: Record<string, readonly string[]> = {
   api: [],
   matching: ['api'],
-  controller: ['api', 'matching', 'simulation'],
+  controller: ['api', 'matching'],
   simulation: ['api', 'matching', 'controller'],
   explain: ['api', 'matching', 'controller', 'simulation'],
   repair: ['api', 'matching', 'controller', 'simulation', 'explain'],

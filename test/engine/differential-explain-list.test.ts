@@ -12,7 +12,7 @@ import {describe, test} from 'node:test'
 import fc from 'fast-check'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {snapshotTextState} from '../fixtures/states.js'
 import {claimsToExplain, Explainer} from '../../src/engine/explain/explainer.js'
 import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain/model.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
@@ -100,7 +100,7 @@ describe('explain List: ranked per request group, printed as ranked per claim', 
   ]
   for (const row of generated) {
     test(`the benchmark's cluster: ${row.id}`, () => {
-      const state = parseSnapshotText(clusterJson(generateCluster(row.volumes, row.seed)), row.id).state
+      const state = snapshotTextState(clusterJson(generateCluster(row.volumes, row.seed)), row.id)
       for (const onlyRelevant of [false, true]) {
         for (const candidates of [1, 5]) assertSameList(state, {gates: defaultFeatureGates, onlyRelevant, candidates})
       }

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {withPlanApplied} from '../../src/app/audit.js'
-import {planSync} from '../../src/app/sync.js'
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {withPlanApplied} from '../../src/engine/simulation/plan-applied.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
+import {snapshotTextState} from '../fixtures/states.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'
@@ -49,7 +49,7 @@ describe('explain: claimBrief is claim() without the candidates', () => {
     [1000, 6],
   ] as const) {
     test(`a generated cluster of ${volumes} volumes, seed ${seed}`, () => {
-      const state = parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state
+      const state = snapshotTextState(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`)
       const seen = new Set<string>()
       for (const [when, s] of asReadAndAfterPlan(state)) {
         const {problems, verdicts} = differences(s, 'shared')

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {withPlanApplied} from '../../src/app/audit.js'
-import {planSync} from '../../src/app/sync.js'
+import {withPlanApplied} from '../../src/engine/simulation/plan-applied.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'

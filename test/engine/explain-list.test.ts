@@ -8,7 +8,7 @@ import {readFileSync} from 'node:fs'
 import {describe, test} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {snapshotTextState} from '../fixtures/states.js'
 import {claimsToExplain, Explainer} from '../../src/engine/explain/explainer.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
@@ -20,13 +20,13 @@ interface Row {
   onlyRelevant: boolean
 }
 
-const generated = (volumes: number, seed: number) => () => parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state
+const generated = (volumes: number, seed: number) => () => snapshotTextState(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`)
 
 const rows: Row[] = [
   {id: '300 volumes, seed 1', state: generated(300, 1), limits: [1, 5], onlyRelevant: false},
   {id: '300 volumes, seed 2, only relevant', state: generated(300, 2), limits: [1, 5], onlyRelevant: true},
   {id: '1000 volumes, seed 3', state: generated(1000, 3), limits: [3, 40], onlyRelevant: false},
-  {id: 'the bundled example', state: () => parseSnapshotText(bundledExample(), 'examples/cluster.yaml').state, limits: [1, 2], onlyRelevant: false},
+  {id: 'the bundled example', state: () => snapshotTextState(bundledExample(), 'examples/cluster.yaml'), limits: [1, 2], onlyRelevant: false},
 ]
 
 describe('explain: a bounded explanation is the head of the full one', () => {

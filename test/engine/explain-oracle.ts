@@ -1,7 +1,7 @@
 // claim(), every volume judged and sorted, as the oracle of the cheaper answers an Explainer gives of a
 // claim (claimBrief, claimFacts): each claim of a state is explained by it and checked against it.
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {snapshotTextState} from '../fixtures/states.js'
 import {Explainer, type ExplainOptions} from '../../src/engine/explain/explainer.js'
 import type {ClaimExplanation} from '../../src/engine/explain/model.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
@@ -30,5 +30,5 @@ export function claimsAgainstOracle(state: ClusterState, opts: ExplainOptions, o
 
 /** The benchmark's generated cluster of that size and seed, as a snapshot of it loads. */
 export function generatedState(volumes: number, seed: number): ClusterState {
-  return parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state
+  return snapshotTextState(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`)
 }

@@ -9,8 +9,8 @@ import {describe, test} from 'node:test'
 import fc from 'fast-check'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
-import {explainInState} from '../../src/app/explain.js'
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {explainState} from '../../src/engine/repair/explain-state.js'
+import {snapshotTextState} from '../fixtures/states.js'
 import {claimsToExplain, Explainer} from '../../src/engine/explain/explainer.js'
 import type {ClaimExplanation, ExplanationList, Verdict} from '../../src/engine/explain/model.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
@@ -111,7 +111,7 @@ const rows: PassRow[] = [
 ]
 
 function listOf(s: ClusterState, namespace = 'team-b'): ClaimExplanation[] {
-  return (explainInState(s, {gates, onlyRelevant: false, namespace}).document as ExplanationList).items
+  return (explainState(s, {gates, onlyRelevant: false, namespace}).document as ExplanationList).items
 }
 
 describe('explain List: each claim after the claims before it in the pass', () => {
@@ -187,7 +187,7 @@ describe('explain List agrees with the first round of sync', () => {
     [2000, 7],
   ]) {
     test(`the benchmark's cluster: ${volumes} volumes, seed ${seed}`, () => {
-      check(parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state)
+      check(snapshotTextState(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`))
     })
   }
 })

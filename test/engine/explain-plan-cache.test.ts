@@ -7,8 +7,9 @@ import {describe, test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {auditState, withPlanApplied} from '../../src/app/audit.js'
-import {planSync, planSyncKeepingCache} from '../../src/app/sync.js'
+import {auditState} from '../../src/engine/audit/audit-state.js'
+import {withPlanApplied} from '../../src/engine/simulation/plan-applied.js'
+import {planSync, planSyncKeepingCache} from '../../src/engine/simulation/plan-sync.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import {defaultVolumePluginMgr} from '../../src/engine/controller/volume-plugins.js'

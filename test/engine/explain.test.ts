@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {parseSnapshotText} from '../../src/cluster/snapshot.js'
+import {snapshotTextState} from '../fixtures/states.js'
 import {explainClaim, explainVolume} from '../../src/engine/explain/explainer.js'
 import {reasonsFor} from '../../src/engine/explain/candidates.js'
 import {clusterLookup} from '../../src/engine/explain/lookup.js'
@@ -643,7 +643,7 @@ describe('explain agrees with the engine on every conformance case', () => {
           await t.test(c.name, {skip: 'needs the mock volume plugin'}, () => {})
           continue
         }
-        const s = parseSnapshotText(JSON.stringify(c.initial), c.name).state
+        const s = snapshotTextState(JSON.stringify(c.initial), c.name)
         const variants: Array<Record<string, unknown>> = c.featureGateVariants?.length > 0 ? c.featureGateVariants : [c.featureGates ?? {}]
         await t.test(c.name, () => {
           for (const variant of variants) {

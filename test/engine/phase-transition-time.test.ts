@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {auditState} from '../../src/app/audit.js'
+import {auditState} from '../../src/engine/audit/audit-state.js'
 import {defaultFeatureGates, defaultGatesAt, parseFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {PersistentVolume} from '../../src/engine/api/model.js'
 import {buildReclaimReport} from '../../src/engine/repair/report.js'

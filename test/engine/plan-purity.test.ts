@@ -7,11 +7,11 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {planSync} from '../../src/app/sync.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {Action} from '../../src/engine/simulation/plan.js'
 import {reconcile, type ReconcileOptions} from '../../src/engine/simulation/reconcile.js'
-import {applyPatch} from '../../src/executor/apply-patch.js'
+import {applyPatch} from '../../src/engine/simulation/apply-patch.js'
 import {type ConformanceCase, loadCases, stateOf} from '../conformance/cases.js'
 import {asTheCaseRuns, caseGates, caseOptions} from './conformance-options.js'
 

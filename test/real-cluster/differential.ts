@@ -16,7 +16,7 @@ import fc from 'fast-check'
 import {stringify} from 'yaml'
 
 import {openLiveSession} from '../../src/app/live-session.js'
-import {planSync} from '../../src/app/sync.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {loadLiveState} from '../../src/cluster/live-loader.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../../src/engine/api/model.js'

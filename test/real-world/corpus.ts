@@ -8,12 +8,12 @@ import {fileURLToPath} from 'node:url'
 
 import {parse} from 'yaml'
 
-import {auditState} from '../../src/app/audit.js'
+import {auditState} from '../../src/engine/audit/audit-state.js'
 import {auditEvidence} from '../../src/app/audit-evidence.js'
-import {explainInState} from '../../src/app/explain.js'
+import {explainState} from '../../src/engine/repair/explain-state.js'
 import {auditFails} from '../../src/engine/audit/report.js'
 import {loadClusterState, podsRead} from '../../src/app/load-cluster-state.js'
-import {planSync} from '../../src/app/sync.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClaimExplanation, VolumeExplanation} from '../../src/engine/explain/model.js'
 import type {ObjectRef} from '../../src/engine/simulation/plan.js'
@@ -111,7 +111,7 @@ export async function pvctlOn(c: RealWorldCase): Promise<Said> {
   const plan = planSync(state, {gates, dryRun: true}).actions.map((a) => `${a.action} ${short(a.object)}`)
   const report = auditState(state, {gates, failOn: 'warning', ignore: new Set(), evidence, sourceArgs})
   const target = refOf(c.subject)
-  const explanation = target === undefined ? undefined : (explainInState(state, {gates, onlyRelevant: false, target, evidence, pods: podsRead(loaded), sourceArgs}).document as ClaimExplanation | VolumeExplanation)
+  const explanation = target === undefined ? undefined : (explainState(state, {gates, onlyRelevant: false, target, evidence, pods: podsRead(loaded), sourceArgs}).document as ClaimExplanation | VolumeExplanation)
   const verdict = explanation === undefined ? undefined : explanation.kind === 'ClaimExplanation' ? explanation.verdict : explanation.state
   const subjectFindings = report.findings.filter((f) => short(f.object) === c.subject)
   return {

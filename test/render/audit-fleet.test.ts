@@ -7,7 +7,7 @@ import {describe, it} from 'node:test'
 
 import {parse as parseYaml} from 'yaml'
 
-import {auditState} from '../../src/app/audit.js'
+import {auditState} from '../../src/engine/audit/audit-state.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {aimFixes, unreadClusterReport} from '../../src/engine/audit/fleet.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {describe, it} from 'node:test'
 
-import {auditState} from '../../src/app/audit.js'
+import {auditState} from '../../src/engine/audit/audit-state.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {unreadClusterReport} from '../../src/engine/audit/fleet.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'

@@ -6,7 +6,7 @@ import {describe, it} from 'node:test'
 
 import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import type {SyncReport} from '../../src/engine/simulation/sync-report.js'
-import {planSync} from '../../src/app/sync.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {plain} from '../../src/render/color.js'

@@ -6,7 +6,7 @@ import {PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from
 import type {ClusterLookup} from '../explain/lookup.js'
 import type {FinalizerWait, VolumeExplanation} from '../explain/model.js'
 import {PVProtectionFinalizer, removeFinalizerPatch, unowned, volumeHandleOf} from '../explain/volume.js'
-import {closeNames} from '../explain/close-names.js'
+import {closeNames} from '../api/close-names.js'
 import type {Node, PersistentVolume} from '../api/model.js'
 import {matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'

@@ -35,11 +35,10 @@ import {
 } from './csi-migration.js'
 import type {FeatureGates} from '../api/feature-gates.js'
 import {hasChange, vacMatching} from '../api/releases.js'
-import {jsonEqual} from '../simulation/json-patch.js'
+import {jsonEqual} from '../api/json-equal.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
-import type {ActionType} from '../simulation/plan.js'
 import {compareQuantities, isValidQuantity, quantityValue} from '../api/quantity.js'
-import {ApiError, type ClaimSlot, claimRefOf, type SimulatedCluster, volumeRef, type VolumeSlot} from '../simulation/simulated-cluster.js'
+import {type ActionType, ApiError, type CachedObject, claimRefOf, type ClusterClient, volumeRef} from './cluster-client.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -111,7 +110,7 @@ export class PersistentVolumeController {
   private readonly migration: MigrationPolicy
 
   constructor(
-    readonly cluster: SimulatedCluster,
+    readonly cluster: ClusterClient,
     readonly opts: ControllerOptions,
   ) {
     this.migration = opts.migration ?? migrationOf(opts.gates)
@@ -121,7 +120,7 @@ export class PersistentVolumeController {
   // Entry points: one sync of one object; errors are reported, not thrown.
 
   /** syncClaimByKey: the claim of that cache slot (a round walks the slots in list order). */
-  syncClaimIn(slot: ClaimSlot): void {
+  syncClaimIn(slot: CachedObject<PersistentVolumeClaim>): void {
     if (!this.cluster.beginSync('pvc/', slot)) return
     try {
       const claim = this.cluster.claimIn(slot)
@@ -138,7 +137,7 @@ export class PersistentVolumeController {
   }
 
   /** syncVolumeByName: the volume of that cache slot. */
-  syncVolumeIn(slot: VolumeSlot): void {
+  syncVolumeIn(slot: CachedObject<PersistentVolume>): void {
     if (!this.cluster.beginSync('pv/', slot)) return
     try {
       const volume = this.cluster.volumeIn(slot)

@@ -4,7 +4,8 @@
 // not in the snapshot), and the explanation says which. PURE: the clock (`now`) is an input like the
 // objects, and timestamps are read with Date.parse, which is deterministic.
 import type {EventsSeen, ObjectEvent} from './model.js'
-import type {ObjectMeta, ObjectReference} from '../api/model.js'
+import type {LabelSelector, ObjectMeta, ObjectReference} from '../api/model.js'
+import type {ObjectRef} from '../simulation/plan.js'
 
 /** A core/v1 Event, the fields explain reads. */
 export interface CoreEventObject {
@@ -144,4 +145,23 @@ export function humanDuration(seconds: number | null): string {
   const years = Math.floor(days / 365)
   if (hours < 24 * 365 * 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`
   return `${years}y`
+}
+
+/** What an explanation is about: the evidence to read follows from it. */
+export interface EvidenceScope {
+  /** The object to explain; none: every claim in scope whose verdict is not a healthy Bound (claimsToExplain). */
+  target?: ObjectRef
+  /** Scope of the list (-n without -A); undefined: every namespace. */
+  namespace?: string
+  /** -l: only claims whose labels match (list only). */
+  labelSelector?: LabelSelector
+}
+
+/** What to read for one explanation (or a list of them); the reading is the caller's. */
+export interface EvidenceQuery {
+  /** Each an Event list (a namespace, none: every one, and a field selector); their items are merged. */
+  events: Array<{namespace?: string; fieldSelector?: string}>
+  /** Lease names looked for in every namespace. */
+  leaseNames: string[]
+  volumeAttachments: boolean
 }

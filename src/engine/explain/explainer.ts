@@ -5,7 +5,7 @@
 import {bindingPointers} from './binding.js'
 import type {ClusterLookup} from './lookup.js'
 import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
-import {ControllerQueries, type ExplainOptions} from './controller.js'
+import {ControllerQueries, type ExplainOptions} from './controller-queries.js'
 import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimExplanationFacts, type ClaimPod, type ClaimRequest, type PartyNote, type Verdict, type VolumeExplanation} from './model.js'
 import {ageSeconds, type ExplainEvidence, eventsOf, noEvidence, NOT_READ, type ObjectKey} from './evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
@@ -23,7 +23,7 @@ import {compileLabelSelector, SelectorError} from '../api/selector.js'
 import {AnnSelectedNode} from '../api/constants.js'
 import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHasClass} from '../api/storage-helpers.js'
 
-export type {ExplainOptions} from './controller.js'
+export type {ExplainOptions} from './controller-queries.js'
 
 /**
  * Explanations of one state. The controller's view and the indexes are built once and shared by every

@@ -9,7 +9,7 @@ import {claimKey, type PersistentVolume, type PersistentVolumeClaim, type Pod} f
 import {checkNodeAffinity, matchNodeSelectorTerms} from '../api/node-affinity.js'
 import {deepCopy, getPersistentVolumeClass, isPodTerminated} from '../api/storage-helpers.js'
 import {reasonsFor} from './candidates.js'
-import type {ControllerQueries} from './controller.js'
+import type {ControllerQueries} from './controller-queries.js'
 import type {PartyNote, Verdict} from './model.js'
 import {lastApplied} from './origins.js'
 import type {Decision} from './verdict.js'

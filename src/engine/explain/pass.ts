@@ -6,7 +6,7 @@
 // (syncClaim of PersistentVolumeController over a simulated cluster, the claims of the first round in
 // reconcile's order), so a List cannot disagree with `sync --dry-run`'s first round. It is run once per
 // Explainer, as long as one round of claim syncs, and read per claim from maps: a List stays linear.
-import type {ControllerQueries} from './controller.js'
+import type {ControllerQueries} from './controller-queries.js'
 import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {PersistentVolumeController} from '../controller/pv-controller.js'
 import {reconcile} from '../simulation/reconcile.js'

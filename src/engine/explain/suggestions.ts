@@ -2,8 +2,8 @@
 // that keeps it out, the command that sets a default class, the Released volume whose stale claimRef is in
 // the way. Suggestions are advice, not decisions: the verdict never depends on them.
 import {AnnSelectedNode, IsDefaultStorageClassAnnotation, NotSupportedProvisioner} from '../api/constants.js'
-import {closeNames} from './close-names.js'
-import type {ControllerQueries} from './controller.js'
+import {closeNames} from '../api/close-names.js'
+import type {ControllerQueries} from './controller-queries.js'
 import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
 import type {ClusterLookup} from './lookup.js'
 import {livenessAdvice} from './liveness.js'

@@ -7,7 +7,7 @@
 // agreement test (test/engine/explain.test.ts) runs one sync of every conformance claim and checks that
 // the verdict predicted what the sync did.
 import {AnnBindCompleted, AnnSelectedNode} from '../api/constants.js'
-import type {ControllerQueries} from './controller.js'
+import type {ControllerQueries} from './controller-queries.js'
 import type {ClaimTurn} from './pass.js'
 import type {ClassSelection, StorageClassInPlay, Verdict} from './model.js'
 import type {MatchingPath} from './candidates.js'

@@ -3,7 +3,7 @@
 // being deleted. PURE: state in, a VolumeExplanation out.
 import {AnnBoundByController, AnnDynamicallyProvisioned, AnnMigratedTo, PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from '../api/constants.js'
 import {pointerOf} from './binding.js'
-import type {ControllerQueries} from './controller.js'
+import type {ControllerQueries} from './controller-queries.js'
 import {eventsOf, type ExplainEvidence, type ObjectKey} from './evidence.js'
 import {controllerLiveness, livenessAdvice} from './liveness.js'
 import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './model.js'

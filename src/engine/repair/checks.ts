@@ -69,3 +69,8 @@ export function restoredBy(o: {metadata: {labels?: Record<string, string> | null
   const label = RestoreLabels.find((l) => (labels[l] ?? '') !== '')
   return label === undefined ? null : labels[label]
 }
+
+/** The source flags as the text a printed command carries after its objects (` -f FILE`), '' for none. */
+export function sourceText(args: readonly string[] | undefined): string {
+  return (args ?? []).map((a) => ` ${a}`).join('')
+}

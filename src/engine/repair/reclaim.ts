@@ -19,7 +19,7 @@ import {AnnBoundByController} from '../api/constants.js'
 import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {copyForWrite, isPodTerminated} from '../api/storage-helpers.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
-import {ControllerQueries} from '../explain/controller.js'
+import {ControllerQueries} from '../explain/controller-queries.js'
 import type {Observed, VolumeAttachmentObject} from '../explain/evidence.js'
 import {explainClaim} from '../explain/explainer.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
@@ -60,6 +60,12 @@ export type ReclaimCheckName = keyof typeof RECLAIM_CHECKS
 export function overridingFlag(name: ReclaimCheckName): string {
   const c = RECLAIM_CHECKS[name]
   return 'flag' in c ? c.flag : '--force'
+}
+
+/** The checks a flag overrides: each overridable one whose overriding flag it is. */
+export function checksForcedBy(flag: string): Set<ReclaimCheckName> {
+  const forced = (c: ReclaimCheckName) => RECLAIM_CHECKS[c].overridable !== false && overridingFlag(c) === flag
+  return new Set((Object.keys(RECLAIM_CHECKS) as ReclaimCheckName[]).filter(forced))
 }
 
 /** A reclaim's check; --force (or its `flag`) may override it where `overridable` (for this state: what was read decides). */

@@ -19,6 +19,7 @@
 import type {FeatureGates} from '../api/feature-gates.js'
 import {AnnBindCompleted} from '../api/constants.js'
 import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {claimNotFound, volumeNotFound} from '../api/not-found.js'
 import {copyForWrite, hasAnnotation} from '../api/storage-helpers.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
 import {diffJson} from '../simulation/json-patch.js'
@@ -162,6 +163,32 @@ export function relinkWay(input: RelinkInput): RepairWay | undefined {
   const state = {...input.state, volumes: input.state.volumes.map((v) => (v === volume ? retained : v))}
   const after = decideRelink({...input, state, lookup: undefined})
   return after?.allowed === true ? {way: `${retainPatch(volume.metadata.name ?? '')} && ${command}`, refusedBy: blocking} : {way: undefined, refusedBy: blocking}
+}
+
+/**
+ * The pairs a relink decides: the one named (`target`; not found: kubectl's error, a RequestError), or with
+ * `all` every candidate (relinkCandidates), those of `allNamespace` alone when it is given.
+ */
+export function relinkTargets(
+  state: ClusterState,
+  opts: {target?: RelinkTarget; allNamespace?: string; owners?: readonly ClaimName[]},
+): {targets: RelinkTarget[]; held: HeldPair[]} {
+  const t = opts.target
+  if (t === undefined && opts.allNamespace !== undefined) {
+    const ns = opts.allNamespace
+    const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+    const inNamespace = (c: RelinkTarget) => (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns
+    const all = relinkCandidates(state, opts.owners)
+    return {targets: all.targets.filter(inNamespace), held: all.held.filter((h) => inNamespace(h.target))}
+  } else if (t === undefined) {
+    return relinkCandidates(state, opts.owners)
+  } else if (t.kind === 'PersistentVolume' && !state.volumes.some((v) => v.metadata.name === t.name)) {
+    throw volumeNotFound(state, t.name)
+  } else if (t.kind === 'PersistentVolumeClaim' && !state.claims.some((c) => c.metadata.namespace === t.namespace && c.metadata.name === t.name)) {
+    throw claimNotFound(state, t.namespace, t.name)
+  } else {
+    return {targets: [t], held: []}
+  }
 }
 
 /** A pair --all leaves to the operator, and why. */

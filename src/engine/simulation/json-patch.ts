@@ -1,6 +1,7 @@
 // A minimal RFC 6902 diff between two JSON values: what a write changes, for the report and the diff
 // view. Objects are walked key by key; arrays and scalars that differ are replaced whole, which is
 // what a reader of "claimRef changed" or "finalizers changed" wants to see.
+import {jsonEqual} from '../api/json-equal.js'
 import type {JsonPatchOp} from './plan.js'
 
 /** JSON Pointer escaping (RFC 6901): "~" → "~0", "/" → "~1". Most keys have neither: no regex for them. */
@@ -35,19 +36,6 @@ function childPointer(path: string, key: string): string {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]))
-  }
-  if (isObject(a) && isObject(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined)
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined)
-    return ka.length === kb.length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && jsonEqual(a[k], b[k]))
-  }
-  return false
 }
 
 /**

@@ -1,35 +1,9 @@
 // The plan: what the controller would write and say, as data. One plan feeds the table, the diff, the
 // JSON report and (later) the executor.
+import type {ActionType, EventType, ObjectKind, ObjectRef, OperationType} from '../controller/cluster-client.js'
 
-export type ObjectKind = 'PersistentVolume' | 'PersistentVolumeClaim'
-
-export interface ObjectRef {
-  kind: ObjectKind
-  namespace?: string
-  name: string
-}
-
-/** The write kinds of docs/output-contract.md (new ones may be added). */
-export type ActionType =
-  | 'bind-volume'
-  | 'bind-claim'
-  | 'set-volume-phase'
-  | 'set-claim-phase'
-  | 'unbind-volume'
-  | 'assign-storage-class'
-  | 'set-provisioner'
-  | 'set-migration-annotation'
-  | 'add-finalizer'
-  | 'remove-finalizer'
-  | 'recycle'
-  | 'delete'
-  | 'provision'
-  | 'create-volume'
-  | 'delete-volume'
-  | 'reschedule-provisioning'
-
-/** The actions a volume plugin carries out (asynchronous in the controller): planned, not written. */
-export type OperationType = Extract<ActionType, 'recycle' | 'delete' | 'provision'>
+// The controller's vocabulary (engine/controller/cluster-client.ts), which the plan records.
+export type {ActionType, EventType, ObjectKind, ObjectRef, OperationType}
 
 /** Whether an action is a plugin's operation rather than a write of the API. */
 export const isOperation = (a: Pick<Action, 'action'>): a is Pick<Action, 'action'> & {action: OperationType} =>
@@ -66,8 +40,6 @@ export interface Action {
   /** The sync that planned it ("pvc/NS/NAME" or "pv/NAME"): writes of one sync are one unit of work. */
   sync: string
 }
-
-export type EventType = 'Normal' | 'Warning'
 
 export interface PlannedEvent {
   object: ObjectRef

@@ -2,10 +2,11 @@
 // Every write the controller makes goes through here: it bumps resourceVersion as the API server
 // would, becomes the new cached object (storeVolumeUpdate / storeClaimUpdate), and is recorded as an
 // action of the plan. Events go to a recorder that aggregates duplicates, like client-go's.
+import {ApiError, claimRefOf, type ClusterClient, volumeRef} from '../controller/cluster-client.js'
 import {type CacheSlot, CacheStore} from './cache-store.js'
 import {diffJson} from './json-patch.js'
 import {claimKey, type ClusterState, type Node, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
-import {type Action, type ActionType, type EventType, type ObjectRef, operationKey, type OperationType, type PlannedEvent, refKey, refOfClaim, refOfVolume, type SyncError} from './plan.js'
+import {type Action, type ActionType, type EventType, type ObjectRef, operationKey, type OperationType, type PlannedEvent, refKey, refOfVolume, type SyncError} from './plan.js'
 import {podClaimKeys} from '../api/storage-helpers.js'
 import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../matching/volume-index.js'
 import {IndexedVolumeIndex} from '../matching/volume-match-index.js'
@@ -94,17 +95,6 @@ function meet(synced: ClaimSlot | VolumeSlot | undefined, other: ClaimSlot | Vol
     // Not in a sync of the other kind.
   }
 }
-
-export function volumeRef(volume: PersistentVolume): ObjectRef {
-  return refOfVolume(volume.metadata.name ?? '')
-}
-
-export function claimRefOf(claim: PersistentVolumeClaim): ObjectRef {
-  return refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')
-}
-
-/** A write the API server refuses, as the error text client-go returns (a Go `error` for the controller). */
-export class ApiError extends Error {}
 
 /**
  * The API server's validation of an update that the controller can run into: ValidateObjectMetaUpdate's
@@ -202,7 +192,7 @@ function podsByClaimKey(pods: readonly Pod[]): Map<string, Pod[]> {
   return byClaim
 }
 
-export class SimulatedCluster {
+export class SimulatedCluster implements ClusterClient {
   readonly volumes: CacheStore<PersistentVolume, QuietSync>
   readonly claims: CacheStore<PersistentVolumeClaim, QuietSync>
   readonly classes: ReadonlyMap<string, StorageClass>

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 
-import {auditState, withPlanApplied} from '../../../src/app/audit.js'
-import {planSync} from '../../../src/app/sync.js'
-import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
-import {loadSnapshot} from '../../../src/cluster/snapshot.js'
+import {auditState} from '../../../src/engine/audit/audit-state.js'
+import {withPlanApplied} from '../../../src/engine/simulation/plan-applied.js'
+import {planSync} from '../../../src/engine/simulation/plan-sync.js'
+import {snapshotState} from '../../fixtures/states.js'
 import type {Finding} from '../../../src/engine/audit/findings.js'
 import {claimCode, verdictsOfCode} from '../../../src/engine/audit/judge.js'
 import {claimsToExplain, Explainer, explainClaim} from '../../../src/engine/explain/explainer.js'
@@ -65,8 +65,7 @@ function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[
 }
 
 async function bundledExample(): Promise<ClusterState> {
-  const snapshot = await loadSnapshot([path.join(repoRoot, 'examples/cluster.yaml')], {stdin: process.stdin})
-  return withSimulatedClaimUids(snapshot.state).state
+  return snapshotState(path.join(repoRoot, 'examples/cluster.yaml'), {uids: true})
 }
 
 describe('audit agrees with explain on every claim', () => {

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {auditState} from '../../../src/app/audit.js'
+import {auditState} from '../../../src/engine/audit/audit-state.js'
 import type {Finding, FindingCode} from '../../../src/engine/audit/findings.js'
 import {NodeIndex} from '../../../src/engine/audit/judge-volumes.js'
 import type {ExplainEvidence, VolumeAttachmentObject} from '../../../src/engine/explain/evidence.js'

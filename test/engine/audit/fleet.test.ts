@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {auditState} from '../../../src/app/audit.js'
+import {auditState} from '../../../src/engine/audit/audit-state.js'
 import {aimFixes, fleetOutcome, unreadClusterReport, type UnreadCluster} from '../../../src/engine/audit/fleet.js'
 import type {FailOn} from '../../../src/engine/audit/report.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'

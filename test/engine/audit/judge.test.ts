@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {auditState} from '../../../src/app/audit.js'
+import {auditState} from '../../../src/engine/audit/audit-state.js'
 import {CLUSTER_CODES} from '../../../src/engine/audit/fleet.js'
 import {FINDING_CODES, type FindingCode} from '../../../src/engine/audit/findings.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'

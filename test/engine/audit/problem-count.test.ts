@@ -4,15 +4,15 @@
 import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
-import {auditProblemCount, auditState, type AuditOptions} from '../../../src/app/audit.js'
-import {planSync} from '../../../src/app/sync.js'
-import {loadSnapshot} from '../../../src/cluster/snapshot.js'
+import {auditProblemCount, auditState, type AuditOptions} from '../../../src/engine/audit/audit-state.js'
+import {planSync} from '../../../src/engine/simulation/plan-sync.js'
+import {snapshotState} from '../../fixtures/states.js'
 import {AUDIT_IGNORE_ANNOTATION} from '../../../src/engine/audit/silence.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../../src/engine/api/model.js'
 import {pod, pv, pvc, sc, state} from '../builders.js'
 
-const {state: example} = await loadSnapshot('examples/cluster.yaml')
+const example = await snapshotState('examples/cluster.yaml')
 const base: AuditOptions = {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set()}
 const wffc = sc('local', 'example.com/local', {mode: 'WaitForFirstConsumer'})
 const retained = pv('pv-1', {phase: 'Released', className: '', claim: {name: 'gone', uid: 'u0'}, annotations: {[AUDIT_IGNORE_ANNOTATION]: 'VolumeReleasedRetained'}})

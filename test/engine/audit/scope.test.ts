@@ -11,10 +11,9 @@ import {describe, test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {auditState, type AuditOptions} from '../../../src/app/audit.js'
-import {explainInState} from '../../../src/app/explain.js'
-import {withSimulatedClaimUids} from '../../../src/cluster/simulated-uids.js'
-import {loadSnapshot} from '../../../src/cluster/snapshot.js'
+import {auditState, type AuditOptions} from '../../../src/engine/audit/audit-state.js'
+import {explainState} from '../../../src/engine/repair/explain-state.js'
+import {snapshotState} from '../../fixtures/states.js'
 import {objectKey, type Finding} from '../../../src/engine/audit/findings.js'
 import {verdictsOfCode} from '../../../src/engine/audit/judge.js'
 import {defaultFeatureGates, type FeatureGates} from '../../../src/engine/api/feature-gates.js'
@@ -66,7 +65,7 @@ function auditDisagreements(state: ClusterState, gates: FeatureGates, scope: Sco
 /** A scoped List's items against the unscoped List's items of the claims in that scope. */
 function listDisagreements(state: ClusterState, gates: FeatureGates, scope: Omit<Scope, 'targets'>): string[] {
   const list = (s: Scope) => {
-    const doc = explainInState(state, {gates, onlyRelevant: false, ...s}).document
+    const doc = explainState(state, {gates, onlyRelevant: false, ...s}).document
     assert.equal(doc.kind, 'List')
     return (doc as {items: ClaimExplanation[]}).items
   }
@@ -79,7 +78,7 @@ function listDisagreements(state: ClusterState, gates: FeatureGates, scope: Omit
 
 /** The claims audit reports a verdict of (a finding standing for one) that the unscoped List leaves out. */
 function uncovered(state: ClusterState, gates: FeatureGates): string[] {
-  const listed = new Set(((explainInState(state, {gates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items).map((e) => `${e.claim.namespace}/${e.claim.name}`))
+  const listed = new Set(((explainState(state, {gates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items).map((e) => `${e.claim.namespace}/${e.claim.name}`))
   return auditState(state, options(gates))
     .findings.filter((f) => f.object.kind === 'PersistentVolumeClaim' && verdictsOfCode(f.code).length > 0 && !listed.has(`${f.object.namespace}/${f.object.name}`))
     .map((f) => `${f.code} ${f.object.namespace}/${f.object.name} is not in explain's List`)
@@ -111,8 +110,7 @@ function allDisagreements(state: ClusterState, gates: FeatureGates): string[] {
 }
 
 async function example(file: string): Promise<ClusterState> {
-  const snapshot = await loadSnapshot([path.join(repoRoot, 'examples', file)], {stdin: process.stdin})
-  return withSimulatedClaimUids(snapshot.state).state
+  return snapshotState(path.join(repoRoot, 'examples', file), {uids: true})
 }
 
 describe('a scope chooses what audit and explain show, never what they say of an object', () => {
@@ -138,7 +136,7 @@ describe('a scope chooses what audit and explain show, never what they say of an
   })
 
   test('explain with no object lists the bundled example\'s Lost and Misbound claims, which audit reports as errors', async () => {
-    const items = (explainInState(await example('cluster.yaml'), {gates: defaultFeatureGates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items
+    const items = (explainState(await example('cluster.yaml'), {gates: defaultFeatureGates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items
     assert.deepEqual(
       items.filter((e) => e.phase === 'Bound').map((e) => `${e.claim.name} ${e.verdict}`),
       ['reports-b Misbound', 'sessions Lost'],

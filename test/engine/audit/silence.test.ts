@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {auditState} from '../../../src/app/audit.js'
+import {auditState} from '../../../src/engine/audit/audit-state.js'
 import {annotationIgnores, AUDIT_IGNORE_ANNOTATION} from '../../../src/engine/audit/silence.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../../src/engine/api/model.js'

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
-import {auditState} from '../../../src/app/audit.js'
+import {auditState} from '../../../src/engine/audit/audit-state.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../../src/engine/api/model.js'
 import {explainClaim} from '../../../src/engine/explain/explainer.js'

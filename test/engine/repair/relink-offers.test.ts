@@ -7,10 +7,10 @@ import {readdirSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {loadSnapshot} from '../../../src/cluster/snapshot.js'
+import {snapshotState} from '../../fixtures/states.js'
 import {defaultFeatureGates} from '../../../src/engine/api/feature-gates.js'
 import {explainClaim} from '../../../src/engine/explain/explainer.js'
-import {relinkPort} from '../../../src/app/explain.js'
+import {relinkPort} from '../../../src/engine/repair/explain-state.js'
 import {defaultVolumePluginMgr} from '../../../src/engine/controller/volume-plugins.js'
 import {decideRelink, relinkWay} from '../../../src/engine/repair/relink.js'
 import {repoRoot, runCli} from '../../cli/run-cli.js'
@@ -22,7 +22,7 @@ const examples = readdirSync(path.join(repoRoot, 'examples'))
 
 test("explain's relink suggestion and relink's decision agree on every claim of the examples (and on the states around a restore)", async () => {
   const states = [
-    ...(await Promise.all(examples.map(async (f) => ({name: f, state: (await loadSnapshot(f)).state})))),
+    ...(await Promise.all(examples.map(async (f) => ({name: f, state: await snapshotState(f)})))),
     // Around the restore: another claim naming the volume, volumes of reclaimPolicy Delete.
     {name: 'another claim names the volume', state: state({volumes: [pv('pv-1', {phase: 'Bound', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'}), pvc('x', 'u-x', {className: '', volumeName: 'pv-1', phase: 'Lost', annotations: bound})]})},
     {name: 'Bound with Delete, an external deleter', state: state({volumes: [pv('pv-1', {phase: 'Bound', policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})},

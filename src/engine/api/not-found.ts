@@ -1,11 +1,11 @@
 // kubectl's "not found" for an object named on the command line, with what the user probably meant: the
-// same name in another namespace, or a close name. Shared by sync and explain.
-import {closeNames} from '../engine/explain/close-names.js'
-import {claimKey, type ClusterState} from '../engine/api/model.js'
-import {UsageError} from '../errors.js'
+// same name in another namespace, or a close name. Shared by sync, explain, audit and the repairs.
+import {closeNames} from './close-names.js'
+import {claimKey, type ClusterState} from './model.js'
+import {RequestError} from './request-error.js'
 
 /** kubectl's "not found", plus the claims the user probably meant. */
-export function claimNotFound(state: ClusterState, namespace: string, name: string): UsageError {
+export function claimNotFound(state: ClusterState, namespace: string, name: string): RequestError {
   const elsewhere = state.claims.filter((c) => c.metadata.name === name).map((c) => c.metadata.namespace ?? '')
   const here = state.claims.filter((c) => c.metadata.namespace === namespace).map((c) => c.metadata.name ?? '')
   const hints: string[] = []
@@ -19,11 +19,11 @@ export function claimNotFound(state: ClusterState, namespace: string, name: stri
     if (keys.length > 0) hints.push(`did you mean ${keys.join(', ')}?`)
   }
   const message = `persistentvolumeclaim "${name}" not found in namespace "${namespace}"${hints.length > 0 ? `; ${hints.join('; ')}` : ''}`
-  return new UsageError(message, hints)
+  return new RequestError(message, 'NotFound', hints)
 }
 
-export function volumeNotFound(state: ClusterState, name: string): UsageError {
+export function volumeNotFound(state: ClusterState, name: string): RequestError {
   const close = closeNames(name, state.volumes.map((v) => v.metadata.name ?? ''))
   const hint = close.length > 0 ? `did you mean ${close.map((n) => `pv/${n}`).join(', ')}?` : undefined
-  return new UsageError(`persistentvolume "${name}" not found${hint !== undefined ? `; ${hint}` : ''}`, hint !== undefined ? [hint] : [])
+  return new RequestError(`persistentvolume "${name}" not found${hint !== undefined ? `; ${hint}` : ''}`, 'NotFound', hint !== undefined ? [hint] : [])
 }

@@ -1,16 +1,15 @@
-// The sync use-case: load the cluster state once, reconcile, and build the SyncReport.
-// No oclif here: the command passes options in and renders what comes back.
-import type {FeatureGates} from '../engine/api/feature-gates.js'
-import {type DecidedVersion, DEFAULT_MINOR, kubeVersionText} from '../engine/api/kube-version.js'
-import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
-import {claimKey} from '../engine/api/model.js'
-import type {Action, ObjectRef} from '../engine/simulation/plan.js'
-import {reconcile, reconcileKeepingCache, type ReconcileOptions, type ReconcileResult, type ReconcileScope, scopePredicate} from '../engine/simulation/reconcile.js'
-import type {SimulatedCluster} from '../engine/simulation/simulated-cluster.js'
-import type {VolumeOperations} from '../engine/controller/volume-operations.js'
-import {defaultVolumePluginMgr, type VolumePluginOptions} from '../engine/controller/volume-plugins.js'
-import {claimNotFound, volumeNotFound} from './not-found.js'
-import {API_VERSION, type SyncReport, type SyncSummary} from '../engine/simulation/sync-report.js'
+// A sync planned on a state: reconcile it with the options `pvctl sync` takes, and build the SyncReport.
+import type {FeatureGates} from '../api/feature-gates.js'
+import {type DecidedVersion, DEFAULT_MINOR, kubeVersionText} from '../api/kube-version.js'
+import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
+import {claimKey} from '../api/model.js'
+import {claimNotFound, volumeNotFound} from '../api/not-found.js'
+import type {VolumeOperations} from '../controller/volume-operations.js'
+import {defaultVolumePluginMgr, type VolumePluginOptions} from '../controller/volume-plugins.js'
+import type {Action, ObjectRef} from './plan.js'
+import {reconcile, reconcileKeepingCache, type ReconcileOptions, type ReconcileResult, type ReconcileScope, scopePredicate} from './reconcile.js'
+import type {SimulatedCluster} from './simulated-cluster.js'
+import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 
 /** The plugin options (--local-volume-deleter, --enable-hostpath-provisioner) are the engine's own. */
 export interface SyncOptions extends VolumePluginOptions {
@@ -34,14 +33,14 @@ export function apiServerTime(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
-/** Plans a sync of the state. Named objects that do not exist are a usage error (exit 2). */
+/** Plans a sync of the state. A named object that does not exist is refused (RequestError, NotFound). */
 export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
   return planWith(state, opts, reconcile)
 }
 
 /**
  * planSync, and the informer caches after the plan (reconcileKeepingCache) when they hold what the report's
- * objects put in place of the state's (withPlanApplied in app/audit.ts): every object the plan wrote is in
+ * objects put in place of the state's (withPlanApplied, plan-applied.ts): every object the plan wrote is in
  * the report (no -n, -l leaves one out), and no volume came or went (a deleted one stays in that state as
  * read). Otherwise undefined.
  */
@@ -61,7 +60,7 @@ function planScope(opts: SyncOptions): ReconcileScope | undefined {
   return opts.targets !== undefined && opts.targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
 }
 
-/** Named objects that do not exist are a usage error (exit 2): the first one is thrown. */
+/** Named objects that do not exist are refused: the first one is thrown (RequestError, NotFound). */
 export function checkTargetsExist(state: ClusterState, targets: readonly ObjectRef[] | undefined): void {
   if (targets === undefined || targets.length === 0) return
   // Names looked up once, not one scan of the state per named object.
@@ -184,7 +183,7 @@ export function summarize(actions: readonly Action[]): SyncSummary {
   return summary
 }
 
-/** The exit code of a dry run: 1 when the controller would change anything. */
+/** Whether the controller would change anything (a dry run then exits 1). */
 export function hasChanges(report: SyncReport): boolean {
   return report.actions.length > 0
 }

@@ -8,22 +8,24 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 import {describe, test} from 'node:test'
 
-import {auditState, withPlanApplied} from '../../src/app/audit.js'
-import {explainInState} from '../../src/app/explain.js'
-import {planSync} from '../../src/app/sync.js'
 import {withSimulatedClaimUids} from '../../src/cluster/simulated-uids.js'
 import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {claimKey, type ClusterState} from '../../src/engine/api/model.js'
+import {auditState} from '../../src/engine/audit/audit-state.js'
+import {objectName} from '../../src/engine/audit/findings.js'
 import type {ClaimExplanation, VolumeExplanation} from '../../src/engine/explain/model.js'
 import {decideReclaim} from '../../src/engine/repair/reclaim.js'
 import {decideRelink, type RelinkTarget} from '../../src/engine/repair/relink.js'
+import {explainState} from '../../src/engine/repair/explain-state.js'
+import {withPlanApplied} from '../../src/engine/simulation/plan-applied.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {ExitCode} from '../../src/errors.js'
 import {loadCases, repoRoot, stateOf} from '../conformance/cases.js'
-import {rows as findingRows} from './audit/rows.js'
-import {adviceRows} from './advice-rows.js'
-import {byController, pv, pvc, state} from './builders.js'
-import {generatedState} from './explain-oracle.js'
+import {rows as findingRows} from '../engine/audit/rows.js'
+import {adviceRows} from '../engine/advice-rows.js'
+import {byController, pv, pvc, state} from '../engine/builders.js'
+import {generatedState} from '../engine/explain-oracle.js'
 import {runPrintedFix} from './printed-fixes.js'
 
 const gates = defaultFeatureGates
@@ -99,11 +101,11 @@ function printedBy(s: ClusterState): Printed[] {
   }
   for (const c of s.claims) {
     const target = {kind: 'PersistentVolumeClaim' as const, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}
-    const e = explainInState(s, {gates, onlyRelevant: false, target}).document as ClaimExplanation
+    const e = explainState(s, {gates, onlyRelevant: false, target}).document as ClaimExplanation
     for (const suggestion of e.suggestions) for (const fix of commandsIn(suggestion)) printed.push({where: `explain pvc/${claimKey(c)}`, fix})
   }
   for (const v of s.volumes) {
-    const e = explainInState(s, {gates, onlyRelevant: false, target: {kind: 'PersistentVolume', name: v.metadata.name ?? ''}}).document as VolumeExplanation
+    const e = explainState(s, {gates, onlyRelevant: false, target: {kind: 'PersistentVolume', name: v.metadata.name ?? ''}}).document as VolumeExplanation
     for (const suggestion of e.suggestions) for (const fix of commandsIn(suggestion)) printed.push({where: `explain pv/${v.metadata.name}`, fix})
   }
   return [...printed, ...refusals(s)]
@@ -179,6 +181,24 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
     const states = [...adviceRows.flatMap((r) => [r.state, r.near]), ...findingRows.flatMap((r) => [r.raises, r.near])].map((s) => withSimulatedClaimUids(s).state)
     const problems: string[] = []
     for (const s of states) problems.push(...(await notAccepted(s)).problems, ...brokenPromises(s))
+    assert.deepEqual(problems, [])
+  })
+  test("each advice row's finding: its fix runs as printed on the row's state", async () => {
+    const problems: string[] = []
+    for (const row of adviceRows) {
+      const o = row.object
+      const object = o.kind === 'PersistentVolume' ? `pv/${o.name}` : `pvc/${o.namespace ?? 'default'}/${o.name}`
+      const also = row.alsoAudit === undefined ? [] : [row.alsoAudit]
+      const wanted = [...(row.audit === undefined ? [] : [{object, code: row.audit.code}]), ...also]
+      const findings = auditState(row.state, {gates, failOn: 'warning', ignore: new Set()}).findings
+      for (const w of wanted) {
+        const f = findings.find((x) => objectName(x.object) === w.object && x.code === w.code)
+        if (f === undefined) problems.push(`${row.name}: no ${w.code} on ${w.object}`)
+        const runs = f === undefined ? [] : await runPrintedFix(f.fix, row.state)
+        const refused = runs.filter((r) => r.exitCode !== null && r.exitCode !== ExitCode.Ok && r.exitCode !== ExitCode.Changes)
+        problems.push(...refused.map((r) => `${row.name}: ${r.step}: exit ${r.exitCode}: ${r.message ?? ''}`))
+      }
+    }
     assert.deepEqual(problems, [])
   })
   test('a relink refused only by the reclaim policy: explain prints Retain set first, then the relink, and the steps run in order are accepted', async () => {

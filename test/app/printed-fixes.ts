@@ -9,14 +9,15 @@ import {writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {Readable} from 'node:stream'
 
-import {withPlanApplied} from '../../src/app/audit.js'
 import {explainInState} from '../../src/app/explain.js'
 import {runReclaim} from '../../src/app/reclaim.js'
 import {runRelink} from '../../src/app/relink.js'
-import {planSync} from '../../src/app/sync.js'
+import {saidAsUsage} from '../../src/app/request-errors.js'
 import {parseObjectArgs} from '../../src/cli/object-args.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
+import {withPlanApplied} from '../../src/engine/simulation/plan-applied.js'
+import {planSync} from '../../src/engine/simulation/plan-sync.js'
 import {ExitCode, UsageError} from '../../src/errors.js'
 import {tempDir} from '../temp-dir.js'
 
@@ -94,7 +95,9 @@ async function runStep(step: string, state: ClusterState): Promise<{run: StepRun
       default:
         return {run: {step, exitCode: ExitCode.Usage, message: `the test does not run pvctl ${verb}`}, next: state}
     }
-  } catch (err) {
+  } catch (thrown) {
+    // The engine's refusal, as the command says it.
+    const err = saidAsUsage(thrown)
     if (err instanceof UsageError) return {run: {step, exitCode: ExitCode.Usage, message: err.message}, next: state}
     throw err
   }

@@ -1,7 +1,7 @@
 // Applies the engine's JSON Patch (add / remove / replace, as json-patch.ts emits it) to an object
 // read from the API, giving the object to PUT. Pure.
-import type {JsonPatchOp} from '../engine/simulation/plan.js'
-import {present} from '../engine/api/invariant.js'
+import {present} from '../api/invariant.js'
+import type {JsonPatchOp} from './plan.js'
 
 function unescape(token: string): string {
   return token.replace(/~1/g, '/').replace(/~0/g, '~')
