@@ -44,7 +44,7 @@ export async function runFleetAudit(opts: FleetAuditOptions, ui: LoadStateUi): P
   const clusters = `${members.length} cluster${members.length === 1 ? '' : 's'}`
   const spinner = await ui.spinner(`auditing ${clusters}`)
   let done = 0
-  const quiet: LoadStateUi = {notice: ui.notice, spinner: async () => ({text: () => {}, stop: () => {}})}
+  const quiet: LoadStateUi = {notice: ui.notice, spinner: () => Promise.resolve({text: () => {}, stop: () => {}})}
   try {
     const audited = await mapConcurrently(members, opts.concurrency, async (m) => {
       const result = await auditMember(m, opts, kubeconfigArgs, quiet)

@@ -5,6 +5,7 @@
 // nothing offered afterwards rests on what was read before it. The flow is here; the prompts and the
 // printing are the caller's (a UI port), so the flow is tested without a terminal and the terminal
 // without the flow.
+import {present} from '../engine/api/invariant.js'
 import {claimsInScope, type Explainer} from '../engine/explain/explainer.js'
 import type {ClaimExplanation, Verdict} from '../engine/explain/model.js'
 import {decisiveNote} from '../engine/explain/parties.js'
@@ -41,18 +42,18 @@ export interface ExplainSessionUi {
   choose<T>(message: string, choices: ReadonlyArray<Choice<T>>): Promise<T | undefined>
   /** As choose, for a long list: what is typed filters it (filterChoices); undefined when the user gives up. */
   search<T>(message: string, choices: ReadonlyArray<FilterableChoice<T>>): Promise<T | undefined>
-  showClaim(explanation: ClaimExplanation): void
-  showVolume(volume: PersistentVolume): void
-  showPlan(report: SyncReport): void
+  showClaim: (explanation: ClaimExplanation) => void
+  showVolume: (volume: PersistentVolume) => void
+  showPlan: (report: SyncReport) => void
   /** The reclaim as `pvctl reclaim` shows it: its checks, its edit, what the controller does next. */
-  showReclaim(report: ReclaimReport): void
+  showReclaim: (report: ReclaimReport) => void
   /** Asks for a typed "yes" to `question`, warned with `warning`, as `pvctl reclaim` does; undefined when nobody can be asked. */
   confirm?: (question: string, warning: string) => Promise<boolean>
   /** Asks consent to a sync's plan, as `pvctl sync` does (typed when it destroys data); undefined when nobody can be asked. */
   confirmSync?: (question: string, destructive: boolean) => Promise<boolean>
   /** A sync's writes, which an interrupt stops instead of ending pvctl (src/cli/interrupts.ts), until end(). */
   interruptibleWrites?: () => {writing(): AbortSignal; end(): void}
-  notice(line: string): void
+  notice: (line: string) => void
   /** Says what takes a while (the controller's pass over thousands of claims before the first prompt). */
   spinner: LoadStateUi['spinner']
 }
@@ -183,7 +184,7 @@ async function claimMenu(ctx: SessionContext): Promise<{choices: Array<Filterabl
   const state = ctx.loaded.state
   const claims = claimsInScope(ctx.explainer, ctx.req)
   const spinner = await ctx.ui.spinner(`weighing ${claims.length.toLocaleString('en')} claims not healthy against ${state.volumes.length.toLocaleString('en')} volumes`)
-  const explanations = claims.map((c) => ctx.explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  const explanations = claims.map((c) => present(ctx.explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
   spinner.stop()
   return {choices: claimChoices(explanations), count: explanations.length, generation: ctx.generation}
 }
@@ -348,7 +349,7 @@ async function syncFromSession(ctx: SessionContext, claim: ClaimExplanation['cla
         workload: session.workload,
         leases: session.leases,
         notice: ui.notice,
-        writing: async () => writes?.writing(),
+        writing: () => Promise.resolve(writes?.writing()),
       },
       ui.showPlan,
     )

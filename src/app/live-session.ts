@@ -53,6 +53,7 @@ export function openLiveSession(opts: LiveOptions): LiveSession {
     contextName: config.contextName,
     server,
     warnings: [plainHttpCredentialsWarning(config)].filter((w) => w !== undefined),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion, @typescript-eslint/no-unnecessary-condition -- a server may leave gitVersion out
     serverVersion: async () => String((await readServerVersion(kc, server, opts.requestTimeoutMs)).gitVersion ?? ''),
   }
 }

@@ -49,8 +49,8 @@ export interface Decided {
 
 export interface LoadStateUi {
   /** Tells the user something on stderr (skipped kinds). */
-  notice(line: string): void
-  spinner(text: string): Promise<{text(t: string): void; stop(): void}>
+  notice: (line: string) => void
+  spinner: (text: string) => Promise<{text: (t: string) => void; stop: () => void}>
 }
 
 export type LoadedClusterState = (

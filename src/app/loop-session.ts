@@ -43,6 +43,7 @@ export function openLoopSession(opts: LoopSessionOptions): LoopSession {
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
   const leaseApi = throttle(new KubernetesClusterApi(kc) as ClusterApi, {qps: 5, burst: 10, maxRetries: 0, requestTimeoutMs: opts.leaseTimeoutMs}) as unknown as LeaseApi
   const server = redactUrlCredentials(config.cluster.server)
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion, @typescript-eslint/no-unnecessary-condition -- a server may leave gitVersion out
   const serverVersion = async () => String((await readServerVersion(kc, server, opts.requestTimeoutMs)).gitVersion ?? '')
   return {api, workload, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server, serverVersion}
 }

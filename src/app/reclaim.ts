@@ -2,6 +2,7 @@
 // (engine/repair), and — live, without --dry-run, with consent — write it through the destruction guard,
 // which reads again what the decision rests on and writes the volume conditional on its resourceVersion.
 // With --sync the controller's sync of the pair follows.
+import {present} from '../engine/api/invariant.js'
 import type {PersistentVolume} from '../engine/api/model.js'
 import type {Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
 import {checksForcedBy, type ClaimName, decideReclaim, overridingFlag, type ReclaimCheckName, type ReclaimDecision} from '../engine/repair/reclaim.js'
@@ -72,7 +73,7 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
   noticeCaveats(loaded, later)
   const request = reclaimRequest(loaded, opts)
   const attachments = await attachmentsOf(loaded)
-  const decision = decideReclaim({...request, state: loaded.state, attachments, pods: podsRead(loaded)})!
+  const decision = present(decideReclaim({...request, state: loaded.state, attachments, pods: podsRead(loaded)}), 'the volume named was found in the state')
   const simulation = loaded.source === 'snapshot'
   const report = (outcome: ReclaimOutcome, d: ReclaimDecision = decision) => buildReclaimReport(d, {dryRun: opts.dryRun, simulation, outcome, kubernetesVersion: loaded.version})
   const edit = {before: decision.volume, after: decision.edited}
@@ -89,7 +90,7 @@ export async function reclaimInLoadedState(loaded: LoadedClusterState, opts: Rec
     return {report: report('planned'), exitCode: ExitCode.Changes, after, edit}
   }
 
-  const {session} = loaded as Extract<LoadedClusterState, {source: 'live'}>
+  const {session} = loaded
   const planned = report('planned')
   const disowned = decision.checks.find((c) => c.name === 'OldNameFree' && c.forced)
   const question = `Reclaim pv/${opts.volumeName}${opts.target === undefined ? '' : ` for pvc/${opts.target.namespace}/${opts.target.name}`} on context ${session.contextName}${disowned === undefined ? '' : `, --not-owner: ${disowned.message}`}?`

@@ -2,17 +2,18 @@
 // (engine/repair), and — live, without --dry-run, with consent — write each through the guard, which reads
 // the volume and the claim again, decides again on them, and PUTs the volume, then the claim, conditional
 // on the resourceVersions just read. With --sync the controller's sync of the pairs follows.
+import {present} from '../engine/api/invariant.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {type ClaimName, sourceText} from '../engine/repair/checks.js'
-import {decideRelink, relinkCommand, relinkTargets, type RelinkTarget} from '../engine/repair/relink.js'
+import {decideRelink, relinkCommand, type RelinkDecision, relinkTargets, type RelinkTarget} from '../engine/repair/relink.js'
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan.js'
 import {listAll} from '../cluster/live-loader.js'
 import {ExitCode, UsageError} from '../errors.js'
 import {relinkPermissions, requirePermissions} from '../executor/permissions.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {loadClusterState, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
 import type {LiveSession} from './live-session.js'
 import {asked} from './request-errors.js'
 import {type ConsentUi, consented, type RepairOptions, syncAfterRepair} from './repair-steps.js'
@@ -54,7 +55,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
   const named = asked(() => relinkTargets(loaded.state, opts))
   for (const h of named.held) later.notice(`${relinkCommand(h.target)}: left out of --all: ${h.reason}`)
-  const decisions = named.targets.map((target) => decideRelink({...request, state: loaded.state, target})!)
+  const decisions = named.targets.map((target) => present(decideRelink({...request, state: loaded.state, target}), 'relinkTargets names pairs of the state'))
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'
   const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all, kubernetesVersion: loaded.version})
@@ -78,9 +79,9 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
     // Live, and allowed: consent, the permissions, then the guarded writes.
   }
 
-  const {session} = loaded as Extract<LoadedClusterState, {source: 'live'}>
+  const {session} = loaded
   const planned = report('planned')
-  const pairsText = allowed.map((d) => `pvc/${d.claim!.namespace}/${d.claim!.name} and pv/${d.volume!.name}`).join(', ')
+  const pairsText = allowed.map(allowedPair).map(({claim, volume}) => `pvc/${claim.namespace}/${claim.name} and pv/${volume}`).join(', ')
   if (!(await consented(opts.yes, ui, planned, `Relink ${pairsText} on context ${session.contextName}?`, planned.dataSafety))) {
     later.notice('nothing written (not confirmed)')
     return {report: planned, exitCode: ExitCode.Changes, declined: true, after, edits}
@@ -88,7 +89,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
     // Consent given (typed, or --yes).
   }
   // Every call the guard makes, asked before the first of them: a missing one is named here, before any write.
-  const wanted = relinkPermissions(allowed.map((d) => ({volume: d.volume!.name, claim: d.claim!, writes: d.writes.map((w) => w.object.kind)})))
+  const wanted = relinkPermissions(allowed.map((d) => ({...allowedPair(d), writes: d.writes.map((w) => w.object.kind)})))
   await requirePermissions(session.api, wanted, 'grant them (deploy/repair-rbac.yaml is a role for the repairs)')
   const {guardedRelink, isRefusal} = await import('../executor/destruction-guard.js')
   const pairs: RelinkPair[] = []
@@ -118,7 +119,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   }
   const done = report('written', pairs)
   if (failed || !opts.sync) return {report: done, exitCode: failed ? ExitCode.Cluster : ExitCode.Ok, after, edits: writtenEdits}
-  const targets: ObjectRef[] = allowed.flatMap((d) => [refOfVolume(d.volume!.name), refOfClaim(d.claim!.namespace, d.claim!.name)])
+  const targets: ObjectRef[] = allowed.map(allowedPair).flatMap(({claim, volume}) => [refOfVolume(volume), refOfClaim(claim.namespace, claim.name)])
   const synced = await syncAfterRepair(opts, targets, ui.syncUi)
   done.sync = synced.sync
   after.push(...synced.after)
@@ -139,4 +140,9 @@ function liveRelinkIo(session: LiveSession) {
 /** The one line of a refusal: each blocking check. */
 function refusalOf(pair: RelinkPair): UsageError {
   return new UsageError(`${pair.command.replace(/^pvctl relink /, '')} is not relinked: ${blockingChecks(pair).map((c) => `${c.name}: ${c.message}`).join('; ')}`)
+}
+
+/** The volume and claim of an allowed relink: a decision is allowed only when it names both. */
+function allowedPair(d: RelinkDecision): {volume: string; claim: NonNullable<RelinkDecision['claim']>} {
+  return {volume: present(d.volume, 'an allowed relink names its volume').name, claim: present(d.claim, 'an allowed relink names its claim')}
 }

@@ -24,7 +24,7 @@ export interface ConsentUi<P> {
   /** Asks for a typed "yes" to `question`, warned with `warning`; undefined when nobody can be asked. */
   confirm?: (question: string, warning: string) => Promise<boolean>
   /** Shows the repair before consent is asked. */
-  showPlan(plan: P): void
+  showPlan: (plan: P) => void
 }
 
 /**

@@ -24,7 +24,7 @@ export interface RunLoopOptions extends LoopManagerOptions {
 
 export interface LoopUi {
   /** The audit stream (stdout). */
-  out(text: string): void
+  out: (text: string) => void
   /** Structured logs (stderr). */
   log: Logger
   /** Aborted on SIGTERM / SIGINT. */

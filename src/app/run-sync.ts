@@ -40,12 +40,12 @@ export interface SyncUi extends LoadStateUi {
    */
   logWaits?: boolean
   /** Shows the plan before consent is asked. */
-  showPlan(plan: SyncReport): void
+  showPlan: (plan: SyncReport) => void
   /**
    * The writes begin: from now on an interrupt aborts the signal returned (the run stops issuing writes
    * and reports what was and was not written). Without it, nothing interrupts the writes.
    */
-  writing?(): AbortSignal
+  writing?: () => AbortSignal
 }
 
 export interface RunSyncResult {

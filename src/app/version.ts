@@ -31,9 +31,10 @@ export interface VersionDoc {
 export function decidedFor(flagMinor: number | undefined, server: ServerVersion | undefined): DecidedVersion {
   if (flagMinor !== undefined) return {version: kubeVersionText(flagMinor), source: 'flag'}
   const gitVersion = server?.gitVersion
-  const minor = gitVersion === undefined ? undefined : parseKubeVersion(gitVersion)
-  if (minor === undefined) return {version: kubeVersionText(DEFAULT_MINOR), source: 'default', ...(gitVersion !== undefined ? {observed: gitVersion} : {})}
-  return {version: kubeVersionText(nearestKnown(minor, gitVersion!).minor), source: 'server', observed: gitVersion}
+  if (gitVersion === undefined) return {version: kubeVersionText(DEFAULT_MINOR), source: 'default'}
+  const minor = parseKubeVersion(gitVersion)
+  if (minor === undefined) return {version: kubeVersionText(DEFAULT_MINOR), source: 'default', observed: gitVersion}
+  return {version: kubeVersionText(nearestKnown(minor, gitVersion).minor), source: 'server', observed: gitVersion}
 }
 
 const GOARCH: Record<string, string> = {x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x'}
@@ -63,8 +64,9 @@ export async function readServerVersion(kc: KubeConfig, server: string, requestT
   const signal = requestTimeoutMs > 0 ? AbortSignal.timeout(requestTimeoutMs) : undefined
   try {
     const call = api.getCode()
-    const info = signal === undefined ? await call : await Promise.race([call, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))])
-    return {...info} as unknown as ServerVersion
+    const info = signal === undefined ? await call : await Promise.race([call, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))])
+    // Its fields as the server sent them (client-node's VersionInfo is a data class).
+    return Object.assign({}, info) as unknown as ServerVersion
   } catch (err) {
     throw toApiError(err, {verb: 'get', resource: 'version'}, server)
   }

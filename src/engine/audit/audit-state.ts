@@ -1,5 +1,6 @@
 // The audit of a state: plan as `sync --dry-run` does, then judge the state *after* the plan with explain's
 // verdicts. What the controller is about to fix is a planned change, not a finding.
+import {present} from '../api/invariant.js'
 import {claimKey, type ClusterState, type PersistentVolume} from '../api/model.js'
 import {defaultVolumePluginMgr} from '../controller/volume-plugins.js'
 import type {ExplainEvidence} from '../explain/evidence.js'
@@ -59,9 +60,9 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   // answer without its candidates, which no finding reads: every claim weighed against every volume would
   // make the audit claims × volumes) of those whose finding words what blocks them.
   function* claimFacts(): Generator<ClaimExplanationFacts> {
-    for (const c of s.after.claims) yield explained((e) => e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    for (const c of s.after.claims) yield explained((e) => present(e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
   }
-  const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => e.claimBrief(namespace, name)!)
+  const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => present(e.claimBrief(namespace, name), 'the explainer explains every claim of its state'))
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
   const phaseAsRead = phasesOf(state.volumes)
   const findings = judge({
@@ -97,12 +98,12 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
 export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan: SyncReport): number {
   const s = auditScope(state, opts, {plan})
   const claimCodes = s.claims.flatMap((c, i) => {
-    const code = claimCode(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const code = claimCode(present(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
   // Every claim's facts, none judged again: the class findings count claims of any namespace.
-  const facts = s.after.claims.map((c) => s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
-  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: facts, reported: () => false, explainClaim: ({namespace, name}) => s.explainer.claimBrief(namespace, name)!, volumes: s.volumes, classes: s.classes, gates: opts.gates})
+  const facts = s.after.claims.map((c) => present(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
+  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: facts, reported: () => false, explainClaim: ({namespace, name}) => present(s.explainer.claimBrief(namespace, name), 'the explainer explains every claim of its state'), volumes: s.volumes, classes: s.classes, gates: opts.gates})
   return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
 }
 

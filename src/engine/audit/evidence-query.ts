@@ -14,11 +14,14 @@ const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
  */
 export function auditEvidenceQuery(state: ClusterState): EvidenceQuery {
   const leases = new Set<string>()
-  for (const c of state.classes) if ((c.provisioner ?? '') !== '') leases.add(provisionerLeaseName(c.provisioner!))
+  for (const c of state.classes) {
+    const provisioner = c.provisioner ?? ''
+    if (provisioner !== '') leases.add(provisionerLeaseName(provisioner))
+  }
   let attachers = false
   for (const v of state.volumes) {
     const deleter = v.metadata.annotations?.[AnnMigratedTo] ?? v.spec.csi?.driver ?? v.metadata.annotations?.[AnnDynamicallyProvisioned]
-    if (v.spec.persistentVolumeReclaimPolicy === 'Delete' && (deleter ?? '') !== '') leases.add(provisionerLeaseName(deleter!))
+    if (v.spec.persistentVolumeReclaimPolicy === 'Delete' && deleter !== undefined && deleter !== '') leases.add(provisionerLeaseName(deleter))
     for (const f of v.metadata.deletionTimestamp == null ? [] : (v.metadata.finalizers ?? [])) {
       if (f.startsWith(EXTERNAL_ATTACHER_PREFIX)) {
         leases.add(attacherLeaseName(f.slice(EXTERNAL_ATTACHER_PREFIX.length)))

@@ -1,6 +1,7 @@
 // explain's answer on a state: the object named (or every claim not Bound, as a List), from the controller's
 // view of the state, a claim's with the repairs pvctl can carry out for it. It offers repairs, so it sits in
 // repair/, above explain/.
+import {present} from '../api/invariant.js'
 import type {FeatureGates} from '../api/feature-gates.js'
 import type {DecidedVersion} from '../api/kube-version.js'
 import type {ClusterState} from '../api/model.js'
@@ -97,7 +98,7 @@ export function explainState(state: ClusterState, req: ExplainRequest, base = co
       )
     }
     // Each item is the claim's sync in the controller's pass, after the claims before it (listItem).
-    const items = claims.map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const items = claims.map((c) => present(explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
     const settled = items.every((e) => SETTLED_VERDICTS.has(e.verdict))
     return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', ...versionOf(req), items}, settled}
   } else if (target.kind === 'PersistentVolumeClaim') {

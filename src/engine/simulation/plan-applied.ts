@@ -15,7 +15,7 @@ export function withPlanApplied(state: ClusterState, planned: ReadonlyArray<Pers
   for (let i = 0; i < planned.length; i++) {
     const o = planned[i]
     if (o.kind === 'PersistentVolume') volumes.set(o.metadata.name ?? '', o as PersistentVolume)
-    else claims.put(o as PersistentVolumeClaim)
+    else claims.put(o)
   }
   return {...state, volumes: [...volumes.values()], claims: claims.list}
 }

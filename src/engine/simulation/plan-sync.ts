@@ -1,4 +1,5 @@
 // A sync planned on a state: reconcile it with the options `pvctl sync` takes, and build the SyncReport.
+import {present} from '../api/invariant.js'
 import type {FeatureGates} from '../api/feature-gates.js'
 import {type DecidedVersion, DEFAULT_MINOR, kubeVersionText} from '../api/kube-version.js'
 import type {ClusterState, LabelSelector, PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
@@ -51,7 +52,7 @@ export function planSyncKeepingCache(state: ClusterState, opts: SyncOptions): {r
     cache = kept.cache
     return kept.result
   })
-  const whole = scopePredicate(planScope(opts)).everything && cache!.volumeNamesGeneration === 0
+  const whole = scopePredicate(planScope(opts)).everything && present(cache, 'reconcileKeepingCache gave its cache').volumeNamesGeneration === 0
   return {report, cache: whole ? cache : undefined}
 }
 
@@ -117,6 +118,7 @@ function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterSt
 
 /** The version of gates given without one (a caller that decided no release): theirs, by default. */
 export function defaultDecided(gates: FeatureGates): DecidedVersion {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- gates built by hand may lack it
   return {version: kubeVersionText(gates.version ?? DEFAULT_MINOR), source: 'default'}
 }
 

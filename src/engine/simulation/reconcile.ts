@@ -317,8 +317,8 @@ const compareClaimSlots = (a: ClaimSlot, b: ClaimSlot): number => compareClaims(
 const compareVolumeSlots = (a: VolumeSlot, b: VolumeSlot): number => compareNames(a.key, b.key)
 
 type ScopePredicate = {
-  claim(c: PersistentVolumeClaim): boolean
-  volume(v: PersistentVolume): boolean
+  claim: (c: PersistentVolumeClaim) => boolean
+  volume: (v: PersistentVolume) => boolean
   /** True when there is no scope: every object is in it. */
   everything: boolean
 }
