@@ -40,7 +40,11 @@ function stackZones() {
 }
 
 /** node:test's test() and describe() return promises the runner itself waits for. */
-const NODE_TEST_CALLS = {from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach']}
+const NODE_TEST_CALLS = {
+  from: 'package',
+  package: 'node:test',
+  name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'],
+}
 
 export default tseslint.config(
   {ignores: ['dist/**', 'node_modules/**', 'release/**']},
@@ -57,15 +61,24 @@ export default tseslint.config(
       // Counts and sizes are written into messages all the time; objects and unknowns still may not be.
       '@typescript-eslint/restrict-template-expressions': ['error', {allowNumber: true}],
       // A destructured field left out on purpose is named with a leading underscore.
-      '@typescript-eslint/no-unused-vars': ['error', {ignoreRestSiblings: true, varsIgnorePattern: '^_', argsIgnorePattern: '^_'}],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {ignoreRestSiblings: true, varsIgnorePattern: '^_', argsIgnorePattern: '^_'},
+      ],
       // `() => done()` and `return done()` in a function that returns nothing read as what they are.
-      '@typescript-eslint/no-confusing-void-expression': ['error', {ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true}],
+      '@typescript-eslint/no-confusing-void-expression': [
+        'error',
+        {ignoreArrowShorthand: true, ignoreVoidReturningFunctions: true},
+      ],
     },
   },
   {
     // Tests, benchmarks and scripts poke at untyped JSON on purpose; what they may not do is lose a promise.
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
-    languageOptions: {parser: tseslint.parser, parserOptions: {project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname}},
+    languageOptions: {
+      parser: tseslint.parser,
+      parserOptions: {project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname},
+    },
     plugins: {'@typescript-eslint': tseslint.plugin},
     rules: {
       '@typescript-eslint/no-floating-promises': ['error', {allowForKnownSafeCalls: [NODE_TEST_CALLS]}],

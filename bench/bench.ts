@@ -168,21 +168,33 @@ function singleFileStartup(): BenchResult['singleFile'] {
 
 export async function runBench(opts: BenchOptions): Promise<BenchResult> {
   const log = opts.log ?? ((line: string) => process.stdout.write(line + '\n'))
-  if (!existsSync(path.join(repoRoot, 'dist', 'commands'))) throw new Error('the CLI is not built: run `npm run build` first')
+  if (!existsSync(path.join(repoRoot, 'dist', 'commands')))
+    throw new Error('the CLI is not built: run `npm run build` first')
   const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pvctl-bench-'))
   const startup = startupTimes()
-  const result: BenchResult = {machine: machine(), freshMemory: freshMemory(), help: startup.help, nodeStartup: startup.node, singleFile: singleFileStartup(), sizes: []}
+  const result: BenchResult = {
+    machine: machine(),
+    freshMemory: freshMemory(),
+    help: startup.help,
+    nodeStartup: startup.node,
+    singleFile: singleFileStartup(),
+    sizes: [],
+  }
   log(`machine: ${result.machine}`)
   log(describeFreshMemory(result.freshMemory))
   const extraCerts = process.env.NODE_EXTRA_CA_CERTS ? ', NODE_EXTRA_CA_CERTS set' : ''
-  log(`pvctl --help: ${ms(result.help)} (median of 10), of which Node's own start-up (node -e ""${extraCerts}): ${ms(result.nodeStartup)}`)
+  log(
+    `pvctl --help: ${ms(result.help)} (median of 10), of which Node's own start-up (node -e ""${extraCerts}): ${ms(result.nodeStartup)}`,
+  )
   log(singleFileLine(result.singleFile))
   try {
     for (const size of opts.sizes) {
       const cluster = generateCluster(size)
       const file = path.join(dir, `cluster-${size}.json`)
       const bytes = writeCluster(file, cluster)
-      log(`${size} volumes, ${cluster.counts.claims} claims, ${cluster.counts.pods} pods: ${(bytes / 1e6).toFixed(0)} MB of JSON`)
+      log(
+        `${size} volumes, ${cluster.counts.claims} claims, ${cluster.counts.pods} pods: ${(bytes / 1e6).toFixed(0)} MB of JSON`,
+      )
       // In turn, so that a slow spell of the machine falls on both sides: the medians, the highest RSS.
       const measured: Array<Record<string, number | boolean>> = []
       const floors: Array<Record<string, number | boolean>> = []
@@ -195,7 +207,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
         floors.push(await runMeasure('floor', file))
         const printed = floors.at(-1)!
         if (printed.volumes !== cluster.counts.volumes || printed.claims !== cluster.counts.claims) {
-          throw new Error(`the strict floor printed ${printed.volumes} volumes and ${printed.claims} claims of ${cluster.counts.volumes} and ${cluster.counts.claims}`)
+          throw new Error(
+            `the strict floor printed ${printed.volumes} volumes and ${printed.claims} claims of ${cluster.counts.volumes} and ${cluster.counts.claims}`,
+          )
         } else {
           // It printed what sync prints: every volume and every claim of the file.
         }
@@ -212,7 +226,11 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
       const m = medianOf(measured)
       const strict = medianOf(floors)
       const cli = {seconds: median(clis.map((c) => c.seconds)), maxRssMB: Math.max(...clis.map((c) => c.maxRssMB))}
-      const audit = {seconds: median(audits.map((a) => a.seconds)), maxRssMB: Math.max(...audits.map((a) => a.maxRssMB)), ratio: median(audits.map((a, i) => a.seconds / clis[i].seconds))}
+      const audit = {
+        seconds: median(audits.map((a) => a.seconds)),
+        maxRssMB: Math.max(...audits.map((a) => a.maxRssMB)),
+        ratio: median(audits.map((a, i) => a.seconds / clis[i].seconds)),
+      }
       const explain = await runCli(['explain', '-A', '-f', file, '-o', 'json'])
       const row: SizeResult = {
         volumes: cluster.counts.volumes,
@@ -248,7 +266,9 @@ export async function runBench(opts: BenchOptions): Promise<BenchResult> {
           `  | cli ${s(row.cli)} = ${(row.cli / row.floor).toFixed(2)}× floor, ${(row.cli / row.strictFloor).toFixed(2)}× strict floor, peak RSS ${row.cliMaxRssMB.toFixed(0)} MB` +
           `  | ${row.rounds} rounds, ${row.actions} actions, ${row.outputMB.toFixed(0)} MB of report in ${row.outputChunks} chunks`,
       )
-      log(`  audit -o json ${s(row.audit)}, ${row.auditRatio.toFixed(2)}× the sync of the same run (medians), peak RSS ${row.auditMaxRssMB.toFixed(0)} MB`)
+      log(
+        `  audit -o json ${s(row.audit)}, ${row.auditRatio.toFixed(2)}× the sync of the same run (medians), peak RSS ${row.auditMaxRssMB.toFixed(0)} MB`,
+      )
       log(`  explain -A -o json ${s(row.explain)}, peak RSS ${row.explainMaxRssMB.toFixed(0)} MB`)
       if (!opts.keep) rmSync(file)
     }
@@ -294,7 +314,8 @@ function median(values: readonly number[]): number {
 /** Each number's median over the runs (the other fields are the same in every run). */
 function medianOf(runs: ReadonlyArray<Record<string, number | boolean>>): Record<string, number | boolean> {
   const out: Record<string, number | boolean> = {...runs[0]}
-  for (const [key, value] of Object.entries(out)) if (typeof value === 'number') out[key] = median(runs.map((r) => Number(r[key])))
+  for (const [key, value] of Object.entries(out))
+    if (typeof value === 'number') out[key] = median(runs.map((r) => Number(r[key])))
   return out
 }
 
@@ -316,17 +337,35 @@ export function table(r: BenchResult): string {
         `| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${x.inputMB.toFixed(0)} MB | ${s(x.load)} | ${s(x.plan)} | ${s(x.render)} | ${s(x.floor)} | ${s(x.strictFloor)} | ${s(x.cli)} | ${(x.cli / x.floor).toFixed(2)}× | ${(x.cli / x.strictFloor).toFixed(2)}× | ${x.cliMaxRssMB.toFixed(0)} MB |`,
     ),
   ]
-  lines.push('', '| volumes + claims | `pvctl audit -f … -o json` | `pvctl sync --dry-run -f … -o json`, same runs | ratio | peak RSS |', '| ---: | ---: | ---: | ---: | ---: |')
-  for (const x of r.sizes) lines.push(`| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${s(x.audit)} | ${s(x.cli)} | ${x.auditRatio.toFixed(2)}× | ${x.auditMaxRssMB.toFixed(0)} MB |`)
+  lines.push(
+    '',
+    '| volumes + claims | `pvctl audit -f … -o json` | `pvctl sync --dry-run -f … -o json`, same runs | ratio | peak RSS |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+  )
+  for (const x of r.sizes)
+    lines.push(
+      `| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${s(x.audit)} | ${s(x.cli)} | ${x.auditRatio.toFixed(2)}× | ${x.auditMaxRssMB.toFixed(0)} MB |`,
+    )
   lines.push('', '| volumes + claims | `pvctl explain -A -f … -o json` | peak RSS |', '| ---: | ---: | ---: |')
-  for (const x of r.sizes) lines.push(`| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${s(x.explain)} | ${x.explainMaxRssMB.toFixed(0)} MB |`)
+  for (const x of r.sizes)
+    lines.push(
+      `| ${x.volumes.toLocaleString('en')} + ${x.claims.toLocaleString('en')} | ${s(x.explain)} | ${x.explainMaxRssMB.toFixed(0)} MB |`,
+    )
   if (r.reference !== undefined) {
     const x = r.reference
     const n = x.volumes.toLocaleString('en')
-    lines.push('', `| ${n} + ${n} | pvctl's engine | literal controller (scan) | speed-up |`, '| --- | ---: | ---: | ---: |')
+    lines.push(
+      '',
+      `| ${n} + ${n} | pvctl's engine | literal controller (scan) | speed-up |`,
+      '| --- | ---: | ---: | ---: |',
+    )
     lines.push(`| plan (reconcile), steady state | ${s(x.indexed)} | ${s(x.scan)} | ${x.speedup.toFixed(0)}× |`)
-    lines.push(`| plan, the engine's first run in the process (compiling as it goes) | ${s(x.indexedCold)} | | ${x.coldSpeedup.toFixed(0)}× |`)
-    lines.push(`| of which matching (find + index upkeep) | ${s(x.indexedMatching)} | ${s(x.scanMatching)} | ${x.matchingSpeedup.toFixed(0)}× |`)
+    lines.push(
+      `| plan, the engine's first run in the process (compiling as it goes) | ${s(x.indexedCold)} | | ${x.coldSpeedup.toFixed(0)}× |`,
+    )
+    lines.push(
+      `| of which matching (find + index upkeep) | ${s(x.indexedMatching)} | ${s(x.scanMatching)} | ${x.matchingSpeedup.toFixed(0)}× |`,
+    )
     lines.push(`| same plan | yes | ${x.identical ? 'yes' : 'NO'} | |`)
   }
   return lines.join('\n')
@@ -335,11 +374,15 @@ export function table(r: BenchResult): string {
 /** The targets, judged on this run: one-shot sync's and audit's, at 100k + 100k and more; the single file's start-up. */
 function judge(r: BenchResult): string[] {
   const startup = r.singleFile === undefined ? [] : [singleFileTarget(r.singleFile)]
-  return [...startup, ...r.sizes.filter((x) => x.volumes >= 100_000).flatMap((x) => [...syncTargets(x), ...auditTargets(x)])]
+  return [
+    ...startup,
+    ...r.sizes.filter((x) => x.volumes >= 100_000).flatMap((x) => [...syncTargets(x), ...auditTargets(x)]),
+  ]
 }
 
 function singleFileLine(x: BenchResult['singleFile']): string {
-  if (x === undefined) return 'pvctl --help, single file: no release/ executable for this machine (npm run release makes one)'
+  if (x === undefined)
+    return 'pvctl --help, single file: no release/ executable for this machine (npm run release makes one)'
   return `pvctl --help, single file (${x.executable}): ${ms(x.help)}; the npm install on its Node.js ${x.node}: ${ms(x.npmHelp)} (medians of 10)`
 }
 
@@ -456,7 +499,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const flow = {chunkSize: 500, qps: 5, burst: 10}
       const r = await benchLiveList({volumes: liveSize, runs: 3, flow})
       measured.liveList = r
-      process.stdout.write(`live list of ${r.volumes} volumes (--chunk-size 500 --qps 5 --burst 10): ${r.live.toFixed(2)} s, file ${r.file.toFixed(2)} s: ${r.ratio.toFixed(2)}× the file\n`)
+      process.stdout.write(
+        `live list of ${r.volumes} volumes (--chunk-size 500 --qps 5 --burst 10): ${r.live.toFixed(2)} s, file ${r.file.toFixed(2)} s: ${r.ratio.toFixed(2)}× the file\n`,
+      )
     }
     if (liveOneshotSize > 0) {
       // sync --dry-run -o json and audit -o json on the live cluster beside the same on the file, each target beside its measure.
@@ -491,7 +536,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const {benchRealController, describeRealController} = await import('./real-controller.js')
       const r = await benchRealController({size: realSize})
       measured.realController = r
-      process.stdout.write('skipped' in r ? `real controller: skipped: ${r.skipped}\n` : `${describeRealController(r).join('\n')}\n`)
+      process.stdout.write(
+        'skipped' in r ? `real controller: skipped: ${r.skipped}\n` : `${describeRealController(r).join('\n')}\n`,
+      )
     }
     if (jsonOut !== undefined) {
       const fd = openSync(jsonOut, 'w')

@@ -43,8 +43,14 @@ export function runCli(pvctlArgs: readonly string[], out = '/dev/null'): Promise
       closeSync(fd)
       const time = new RegExp(`${TIME_MARK} ([\\d.]+) ([\\d.]+) [\\d.:]+ (\\d+)`).exec(err)
       const hook = /PVCTL_MAX_RSS_KB (\d+)/.exec(err)
-      if (code !== 0 && code !== 1) reject(new Error(`pvctl ${pvctlArgs.join(' ')} failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' ')}`))
-      else if (time !== null) resolve({seconds, cpu: Number(time[1]) + Number(time[2]), maxRssMB: Number(time[3]) / 1024})
+      if (code !== 0 && code !== 1)
+        reject(
+          new Error(
+            `pvctl ${pvctlArgs.join(' ')} failed (exit ${code}): ${err.trim().split('\n').slice(0, 5).join(' ')}`,
+          ),
+        )
+      else if (time !== null)
+        resolve({seconds, cpu: Number(time[1]) + Number(time[2]), maxRssMB: Number(time[3]) / 1024})
       else if (hook !== null) resolve({seconds, cpu: Number.NaN, maxRssMB: Number(hook[1]) / 1024})
       else reject(new Error(`no peak RSS reported: ${err.trim()}`))
     })
@@ -52,9 +58,15 @@ export function runCli(pvctlArgs: readonly string[], out = '/dev/null'): Promise
 }
 
 /** bench/measure.ts MODE FILE in a process of its own: the numbers it prints (see its top). */
-export function runMeasure(mode: 'sync' | 'floor' | 'compare', file: string): Promise<Record<string, number | boolean>> {
+export function runMeasure(
+  mode: 'sync' | 'floor' | 'compare',
+  file: string,
+): Promise<Record<string, number | boolean>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', measureScript, mode, file], {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, ['--import', 'tsx', measureScript, mode, file], {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     child.stdout.on('data', (b: Buffer) => (out += b.toString()))

@@ -17,7 +17,9 @@ import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 import {claimsInScope} from '../src/engine/explain/explainer.js'
 import {generateCluster, writeCluster} from './generate-cluster.js'
 
-const {values} = parseArgs({options: {volumes: {type: 'string', default: '10000'}, runs: {type: 'string', default: '3'}}})
+const {values} = parseArgs({
+  options: {volumes: {type: 'string', default: '10000'}, runs: {type: 'string', default: '3'}},
+})
 const volumes = Number(values.volumes)
 const runs = Number(values.runs)
 
@@ -31,7 +33,9 @@ try {
     const t0 = performance.now()
     // What runExplainSession does before its first prompt.
     const explainer = controllerExplainer(state, req).with({onlyRelevant: false, candidates: LIST_CANDIDATES})
-    const explanations = claimsInScope(explainer, {}).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const explanations = claimsInScope(explainer, {}).map((c) =>
+      explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!,
+    )
     const t1 = performance.now()
     const choices = claimChoices(explanations)
     const t2 = performance.now()

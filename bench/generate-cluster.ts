@@ -14,7 +14,6 @@
 //   npx tsx bench/generate-cluster.ts 100000 > big.json
 import {closeSync, openSync, statSync, writeSync} from 'node:fs'
 
-
 /** mulberry32: a small seeded PRNG, so generated clusters are reproducible. */
 function prng(seed: number): () => number {
   let a = seed >>> 0
@@ -98,7 +97,23 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
         return {csi: {driver: 'ebs.csi.aws.com', volumeHandle: `vol-${name}`, fsType: 'ext4'}}
     }
   }
-  const pv = (name: string, o: {size: string; modes: string[]; klass: string; phase: string; policy: string; src: string; claimRef?: Obj; annotations?: Record<string, string>; labels?: Record<string, string>; block?: boolean; deleting?: boolean; finalizers?: string[]}): Obj => ({
+  const pv = (
+    name: string,
+    o: {
+      size: string
+      modes: string[]
+      klass: string
+      phase: string
+      policy: string
+      src: string
+      claimRef?: Obj
+      annotations?: Record<string, string>
+      labels?: Record<string, string>
+      block?: boolean
+      deleting?: boolean
+      finalizers?: string[]
+    },
+  ): Obj => ({
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: {
@@ -122,7 +137,19 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
     },
     status: {phase: o.phase, lastPhaseTransitionTime: CREATED},
   })
-  const pvc = (i: number, o: {size: string; modes: string[]; klass?: string; phase: string; volumeName?: string; annotations?: Record<string, string>; selector?: Obj; block?: boolean}): Obj => ({
+  const pvc = (
+    i: number,
+    o: {
+      size: string
+      modes: string[]
+      klass?: string
+      phase: string
+      volumeName?: string
+      annotations?: Record<string, string>
+      selector?: Obj
+      block?: boolean
+    },
+  ): Obj => ({
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {
@@ -144,9 +171,7 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
       ...(o.selector !== undefined ? {selector: o.selector} : {}),
     },
     status:
-      o.phase === 'Bound'
-        ? {phase: 'Bound', accessModes: o.modes, capacity: {storage: o.size}}
-        : {phase: o.phase},
+      o.phase === 'Bound' ? {phase: 'Bound', accessModes: o.modes, capacity: {storage: o.size}} : {phase: o.phase},
   })
   const refTo = (i: number, withUid: boolean): Obj => ({
     kind: 'PersistentVolumeClaim',
@@ -168,7 +193,13 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
   })
   const modesOf = (): string[] => {
     const r = rand()
-    return r < 0.8 ? ['ReadWriteOnce'] : r < 0.9 ? ['ReadWriteMany'] : r < 0.95 ? ['ReadOnlyMany', 'ReadWriteOnce'] : ['ReadWriteOncePod']
+    return r < 0.8
+      ? ['ReadWriteOnce']
+      : r < 0.9
+        ? ['ReadWriteMany']
+        : r < 0.95
+          ? ['ReadOnlyMany', 'ReadWriteOnce']
+          : ['ReadWriteOncePod']
   }
 
   let pvCount = 0
@@ -182,14 +213,31 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
       // A bound pair; one in 200 is half-finished (the volume points at the claim, the claim not yet).
       const name = nextPvName()
       const half = i % 400 === 0
-      pvs.push(pv(name, {size, modes, klass: pick(STATIC_CLASSES), phase: 'Bound', policy: pick(['Retain', 'Delete']), src: pick(['csi', 'hostPath', 'gce']), claimRef: refTo(i, true), annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}, block}))
+      pvs.push(
+        pv(name, {
+          size,
+          modes,
+          klass: pick(STATIC_CLASSES),
+          phase: 'Bound',
+          policy: pick(['Retain', 'Delete']),
+          src: pick(['csi', 'hostPath', 'gce']),
+          claimRef: refTo(i, true),
+          annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'},
+          block,
+        }),
+      )
       pvcs.push(
         pvc(i, {
           size,
           modes,
           klass: (pvs[pvs.length - 1].spec as Obj).storageClassName as string,
           phase: half ? 'Pending' : 'Bound',
-          ...(half ? {} : {volumeName: name, annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}}),
+          ...(half
+            ? {}
+            : {
+                volumeName: name,
+                annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'},
+              }),
           block,
         }),
       )
@@ -206,7 +254,12 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
         ? {matchLabels: {'topology.kubernetes.io/zone': pick(['zone-a', 'zone-b', 'zone-c'])}}
         : chance(0.5)
           ? {matchLabels: {tier: pick(['gold', 'silver']), 'topology.kubernetes.io/zone': pick(['zone-a', 'zone-b'])}}
-          : {matchExpressions: [{key: 'tier', operator: 'In', values: ['gold', 'silver']}, {key: 'app', operator: 'DoesNotExist'}]}
+          : {
+              matchExpressions: [
+                {key: 'tier', operator: 'In', values: ['gold', 'silver']},
+                {key: 'app', operator: 'DoesNotExist'},
+              ],
+            }
       pvcs.push(pvc(i, {size, modes, klass: pick(STATIC_CLASSES), phase: 'Pending', selector, block}))
     } else if (r < 0.68) {
       // Names its volume, which is free.
@@ -217,7 +270,18 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
     } else if (r < 0.74) {
       // A volume pre-bound to it by an administrator (claimRef without uid).
       const klass = pick(STATIC_CLASSES)
-      pvs.push(pv(nextPvName(), {size, modes, klass, phase: 'Available', policy: 'Retain', src: 'nfs', claimRef: refTo(i, false), block}))
+      pvs.push(
+        pv(nextPvName(), {
+          size,
+          modes,
+          klass,
+          phase: 'Available',
+          policy: 'Retain',
+          src: 'nfs',
+          claimRef: refTo(i, false),
+          block,
+        }),
+      )
       pvcs.push(pvc(i, {size, modes, klass, phase: 'Pending', block}))
     } else if (r < 0.86) {
       // Binds on first consumer; half of them have a pod waiting to be scheduled.
@@ -239,11 +303,27 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
     const size = pick(SIZES)
     const r = rand()
     if (r < 0.7) {
-      pvs.push(pv(name, {size, modes: modesOf(), klass: pick(STATIC_CLASSES), phase: 'Available', policy: pick(['Retain', 'Delete', 'Recycle']), src: pick(['csi', 'nfs', 'hostPath']), block: chance(0.05), deleting: chance(0.005)}))
+      pvs.push(
+        pv(name, {
+          size,
+          modes: modesOf(),
+          klass: pick(STATIC_CLASSES),
+          phase: 'Available',
+          policy: pick(['Retain', 'Delete', 'Recycle']),
+          src: pick(['csi', 'nfs', 'hostPath']),
+          block: chance(0.05),
+          deleting: chance(0.005),
+        }),
+      )
     } else if (r < 0.9) {
       // Released: its claim was deleted.
       const policy = pick(['Retain', 'Retain', 'Recycle', 'Delete', 'Delete'])
-      const src = policy === 'Recycle' ? pick(['nfs', 'hostPath']) : policy === 'Delete' ? pick(['hostPath', 'csi', 'gce']) : pick(['csi', 'nfs'])
+      const src =
+        policy === 'Recycle'
+          ? pick(['nfs', 'hostPath'])
+          : policy === 'Delete'
+            ? pick(['hostPath', 'csi', 'gce'])
+            : pick(['csi', 'nfs'])
       const dynamic = policy === 'Delete' && src === 'csi'
       pvs.push(
         pv(name, {
@@ -254,23 +334,49 @@ export function generateCluster(volumes: number, seed = 1): GeneratedCluster {
           policy,
           src,
           claimRef: refTo(deleted++, true),
-          annotations: {'pv.kubernetes.io/bound-by-controller': 'yes', ...(dynamic ? {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'} : {})},
-          ...(dynamic ? {finalizers: ['kubernetes.io/pv-protection', 'external-provisioner.volume.kubernetes.io/finalizer']} : {}),
+          annotations: {
+            'pv.kubernetes.io/bound-by-controller': 'yes',
+            ...(dynamic ? {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'} : {}),
+          },
+          ...(dynamic
+            ? {finalizers: ['kubernetes.io/pv-protection', 'external-provisioner.volume.kubernetes.io/finalizer']}
+            : {}),
           deleting: chance(0.01),
         }),
       )
     } else if (r < 0.95) {
-      pvs.push(pv(name, {size, modes: modesOf(), klass: pick(STATIC_CLASSES), phase: 'Failed', policy: 'Delete', src: 'gce', claimRef: refTo(deleted++, true)}))
+      pvs.push(
+        pv(name, {
+          size,
+          modes: modesOf(),
+          klass: pick(STATIC_CLASSES),
+          phase: 'Failed',
+          policy: 'Delete',
+          src: 'gce',
+          claimRef: refTo(deleted++, true),
+        }),
+      )
     } else {
-      pvs.push(pv(name, {size, modes: modesOf(), klass: pick(STATIC_CLASSES), phase: 'Pending', policy: 'Retain', src: 'csi'}))
+      pvs.push(
+        pv(name, {size, modes: modesOf(), klass: pick(STATIC_CLASSES), phase: 'Pending', policy: 'Retain', src: 'csi'}),
+      )
     }
   }
-  const nodes = Array.from({length: 50}, (_, i) => ({apiVersion: 'v1', kind: 'Node', metadata: {name: `node-${i}`, uid: `node-${i}`, resourceVersion: '5'}}))
+  const nodes = Array.from({length: 50}, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {name: `node-${i}`, uid: `node-${i}`, resourceVersion: '5'},
+  }))
   return {
     // Each kind in the order `kubectl get sc,pv,pvc,pod,node -A -o json` lists it: etcd's key order,
     // by namespace then name. Claims and pods are generated round-robin over the namespaces; in that
     // order, not kubectl's, the plan walks its claims across the whole heap (measured ~15% slower).
-    list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: [classes, pvs, pvcs, pods, nodes].flatMap(inListOrder)},
+    list: {
+      apiVersion: 'v1',
+      kind: 'List',
+      metadata: {resourceVersion: ''},
+      items: [classes, pvs, pvcs, pods, nodes].flatMap(inListOrder),
+    },
     counts: {volumes: pvs.length, claims: pvcs.length, pods: pods.length},
   }
 }
@@ -281,7 +387,10 @@ function inListOrder(objects: Obj[]): Obj[] {
     const meta = o.metadata as {namespace?: string; name: string}
     return `${meta.namespace ?? ''}/${meta.name}`
   }
-  return objects.map((o) => ({o, key: keyOf(o)})).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map(({o}) => o)
+  return objects
+    .map((o) => ({o, key: keyOf(o)}))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({o}) => o)
 }
 
 /** The List as `kubectl get -o json` prints it: 4-space indented, a final newline. */
@@ -303,7 +412,9 @@ export function writeCluster(file: string, cluster: GeneratedCluster): number {
     writeSync(fd, headText.slice(0, -2) + ',\n    "items": [\n')
     let batch: string[] = []
     items.forEach((item, i) => {
-      batch.push('        ' + JSON.stringify(item, null, 4).replace(/\n/g, '\n        ') + (i < items.length - 1 ? ',\n' : '\n'))
+      batch.push(
+        '        ' + JSON.stringify(item, null, 4).replace(/\n/g, '\n        ') + (i < items.length - 1 ? ',\n' : '\n'),
+      )
       if (batch.length === 1000) {
         writeSync(fd, batch.join(''))
         batch = []

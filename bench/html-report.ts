@@ -54,7 +54,11 @@ const runs: Array<Record<string, number>> = []
 const browser = await launchChromium({width: 1280, height: 900})
 for (let i = 0; i < RUNS; i++) {
   const started = performance.now()
-  const cli = spawnSync('bash', ['-c', `node ${path.join(repoRoot, 'bin', 'run.js')} audit -f ${snapshot} -o html > ${page}`], {encoding: 'utf8'})
+  const cli = spawnSync(
+    'bash',
+    ['-c', `node ${path.join(repoRoot, 'bin', 'run.js')} audit -f ${snapshot} -o html > ${page}`],
+    {encoding: 'utf8'},
+  )
   const write = (performance.now() - started) / 1000
   if (cli.status !== 0 && cli.status !== 1) throw new Error(cli.stderr)
   const tab = await browser.newPage()
@@ -80,8 +84,20 @@ for (let i = 0; i < RUNS; i++) {
   while (await tab.isVisible('button.more')) await tab.click('button.more')
   const everything = await scroll(tab)
   await tab.close()
-  runs.push({write, ...nav, filter, firstPageP95: firstPage.p95, firstPageMax: firstPage.max, allP95: everything.p95, allMax: everything.max, allFrames: everything.frames, height: everything.height})
+  runs.push({
+    write,
+    ...nav,
+    filter,
+    firstPageP95: firstPage.p95,
+    firstPageMax: firstPage.max,
+    allP95: everything.p95,
+    allMax: everything.max,
+    allFrames: everything.frames,
+    height: everything.height,
+  })
 }
 await browser.close()
-const result = Object.fromEntries(Object.keys(runs[0]).map((k) => [k, Math.round(median(runs.map((r) => r[k])) * 100) / 100]))
+const result = Object.fromEntries(
+  Object.keys(runs[0]).map((k) => [k, Math.round(median(runs.map((r) => r[k])) * 100) / 100]),
+)
 console.log(JSON.stringify({volumes: size, claims: size, bytes: statSync(page).size, ...result}))

@@ -53,15 +53,22 @@ interface Flow {
 /** Child `serve`: the emulator with N volumes; writes the kubeconfig and the PV list file, then says so. */
 async function serve(dir: string, volumes: number): Promise<void> {
   const {startEmulator} = await import('../test/emulator/emulator.js')
-  const pvs = (generateCluster(volumes).list.items as Array<{kind: string}>).filter((o) => o.kind === 'PersistentVolume')
+  const pvs = (generateCluster(volumes).list.items as Array<{kind: string}>).filter(
+    (o) => o.kind === 'PersistentVolume',
+  )
   // listItemTypeMeta false: items without apiVersion/kind, as the real apiserver sends them.
   const api = await startEmulator({tls: true, listItemTypeMeta: false, watchHistory: 1000, objects: pvs as never})
   const kubeconfig = path.join(dir, 'kubeconfig.yaml')
   writeFileSync(kubeconfig, api.kubeconfig({token: 'bench'}))
   // What `kubectl get pv -o json` prints of the same objects: a List, items typed, 4-space indent.
   const file = path.join(dir, 'pv-list.json')
-  writeCluster(file, {list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: api.list('pv')}, counts: {volumes: pvs.length, claims: 0, pods: 0}})
-  process.stdout.write(`${JSON.stringify({url: api.url, kubeconfig, file, volumes: pvs.length, resourceVersion: api.resourceVersion})}\n`)
+  writeCluster(file, {
+    list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: api.list('pv')},
+    counts: {volumes: pvs.length, claims: 0, pods: 0},
+  })
+  process.stdout.write(
+    `${JSON.stringify({url: api.url, kubeconfig, file, volumes: pvs.length, resourceVersion: api.resourceVersion})}\n`,
+  )
   // Until the parent goes away.
   process.stdin.resume()
   process.stdin.on('end', () => void api.stop().then(() => process.exit(0)))
@@ -74,7 +81,11 @@ async function measureLive(kubeconfig: string, flow: Flow): Promise<Record<strin
   const t = performance.now()
   const session = openLiveSession({kubeconfig, qps: flow.qps, burst: flow.burst})
   let pages = 0
-  const state = await loadLiveState(session.api, {chunkSize: flow.chunkSize}, (kind) => kind === 'persistentvolumes' && pages++)
+  const state = await loadLiveState(
+    session.api,
+    {chunkSize: flow.chunkSize},
+    (kind) => kind === 'persistentvolumes' && pages++,
+  )
   return {seconds: seconds(t), volumes: state.volumes.length, pages, maxRssMB: maxRssMB()}
 }
 
@@ -86,9 +97,15 @@ async function measureFile(file: string): Promise<Record<string, number>> {
   return {seconds: seconds(t), volumes: state.volumes.length, maxRssMB: maxRssMB()}
 }
 
-function runChild(args: string[], onLine?: (child: ChildProcess, line: string) => void): Promise<Record<string, number>> {
+function runChild(
+  args: string[],
+  onLine?: (child: ChildProcess, line: string) => void,
+): Promise<Record<string, number>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', self, ...args], {cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, ['--import', 'tsx', self, ...args], {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     child.stdout!.on('data', (b: Buffer) => {
@@ -106,7 +123,10 @@ function runChild(args: string[], onLine?: (child: ChildProcess, line: string) =
 }
 
 /** Starts the `serve` child; resolves once the emulator is up, with a function that stops it. */
-function startServer(dir: string, volumes: number): Promise<{info: {kubeconfig: string; file: string; volumes: number}; stop: () => Promise<void>}> {
+function startServer(
+  dir: string,
+  volumes: number,
+): Promise<{info: {kubeconfig: string; file: string; volumes: number}; stop: () => Promise<void>}> {
   return new Promise((resolve, reject) => {
     let started = false
     const done = runChild(['serve', dir, String(volumes)], (child, line) => {
@@ -127,11 +147,16 @@ function startServer(dir: string, volumes: number): Promise<{info: {kubeconfig: 
 function runKubectl(kubeconfig: string, chunkSize: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const t = performance.now()
-    const child = spawn('kubectl', ['get', 'pv', '-o', 'json', `--chunk-size=${chunkSize}`], {env: {...process.env, KUBECONFIG: kubeconfig, HOME: os.tmpdir()}, stdio: ['ignore', 'ignore', 'pipe']})
+    const child = spawn('kubectl', ['get', 'pv', '-o', 'json', `--chunk-size=${chunkSize}`], {
+      env: {...process.env, KUBECONFIG: kubeconfig, HOME: os.tmpdir()},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let err = ''
     child.stderr.on('data', (b: Buffer) => (err += b.toString()))
     child.on('error', reject)
-    child.on('close', (code) => (code === 0 ? resolve(seconds(t)) : reject(new Error(`kubectl failed (exit ${code}): ${err.trim()}`))))
+    child.on('close', (code) =>
+      code === 0 ? resolve(seconds(t)) : reject(new Error(`kubectl failed (exit ${code}): ${err.trim()}`)),
+    )
   })
 }
 
@@ -147,26 +172,44 @@ export interface LiveListResult {
   kubectl?: number
 }
 
-export async function benchLiveList(opts: {volumes: number; runs: number; flow: Flow; kubectl?: boolean; log?: (line: string) => void}): Promise<LiveListResult> {
+export async function benchLiveList(opts: {
+  volumes: number
+  runs: number
+  flow: Flow
+  kubectl?: boolean
+  log?: (line: string) => void
+}): Promise<LiveListResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pvctl-live-list-'))
   const server = await startServer(dir, opts.volumes)
   try {
     const {kubeconfig, file, volumes} = server.info
     const fileMB = statSync(file).size / 2 ** 20
-    log(`emulator up: ${volumes} volumes, list file ${fileMB.toFixed(1)} MB; chunk-size ${opts.flow.chunkSize}, qps ${opts.flow.qps}, burst ${opts.flow.burst}`)
+    log(
+      `emulator up: ${volumes} volumes, list file ${fileMB.toFixed(1)} MB; chunk-size ${opts.flow.chunkSize}, qps ${opts.flow.qps}, burst ${opts.flow.burst}`,
+    )
     const live: number[] = []
     const files: number[] = []
     const flowArgs = [String(opts.flow.chunkSize), String(opts.flow.qps), String(opts.flow.burst)]
     for (let run = 1; run <= opts.runs; run++) {
       const l = await runChild(['live', kubeconfig, ...flowArgs])
       const f = await runChild(['file', file])
-      if (l.volumes !== volumes || f.volumes !== volumes) throw new Error(`loaded ${l.volumes} (live) and ${f.volumes} (file) volumes, expected ${volumes}`)
+      if (l.volumes !== volumes || f.volumes !== volumes)
+        throw new Error(`loaded ${l.volumes} (live) and ${f.volumes} (file) volumes, expected ${volumes}`)
       live.push(l.seconds)
       files.push(f.seconds)
-      log(`run ${run}: live ${l.seconds.toFixed(2)} s (${l.pages} pages, ${l.maxRssMB.toFixed(0)} MB)   file ${f.seconds.toFixed(2)} s (${f.maxRssMB.toFixed(0)} MB)`)
+      log(
+        `run ${run}: live ${l.seconds.toFixed(2)} s (${l.pages} pages, ${l.maxRssMB.toFixed(0)} MB)   file ${f.seconds.toFixed(2)} s (${f.maxRssMB.toFixed(0)} MB)`,
+      )
     }
-    const result: LiveListResult = {volumes, fileMB, flow: opts.flow, live: median(live), file: median(files), ratio: median(live) / median(files)}
+    const result: LiveListResult = {
+      volumes,
+      fileMB,
+      flow: opts.flow,
+      live: median(live),
+      file: median(files),
+      ratio: median(live) / median(files),
+    }
     if (opts.kubectl) result.kubectl = await runKubectl(kubeconfig, opts.flow.chunkSize)
     return result
   } finally {
@@ -180,7 +223,9 @@ if (mode === 'serve') {
   await serve(rest[0]!, Number(rest[1]))
 } else if (mode === 'live') {
   const [kubeconfig, chunkSize, qps, burst] = rest
-  process.stdout.write(`${JSON.stringify(await measureLive(kubeconfig!, {chunkSize: Number(chunkSize), qps: Number(qps), burst: Number(burst)}))}\n`)
+  process.stdout.write(
+    `${JSON.stringify(await measureLive(kubeconfig!, {chunkSize: Number(chunkSize), qps: Number(qps), burst: Number(burst)}))}\n`,
+  )
 } else if (mode === 'file') {
   process.stdout.write(`${JSON.stringify(await measureFile(rest[0]!))}\n`)
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
@@ -195,9 +240,16 @@ if (mode === 'serve') {
     },
   })
   const flow = {chunkSize: Number(values['chunk-size']), qps: Number(values.qps), burst: Number(values.burst)}
-  const r = await benchLiveList({volumes: Number(values.volumes), runs: Number(values.runs), flow, kubectl: values.kubectl})
+  const r = await benchLiveList({
+    volumes: Number(values.volumes),
+    runs: Number(values.runs),
+    flow,
+    kubectl: values.kubectl,
+  })
   const kubectl = r.kubectl === undefined ? '' : `   (kubectl get pv -o json: ${r.kubectl.toFixed(2)} s)`
   const flags = `--chunk-size ${flow.chunkSize} --qps ${flow.qps} --burst ${flow.burst}`
-  process.stdout.write(`live list of ${r.volumes} volumes (${flags}): ${r.live.toFixed(2)} s   file: ${r.file.toFixed(2)} s   ratio ${r.ratio.toFixed(2)} (target <= ${TARGET_RATIO})${kubectl}\n`)
+  process.stdout.write(
+    `live list of ${r.volumes} volumes (${flags}): ${r.live.toFixed(2)} s   file: ${r.file.toFixed(2)} s   ratio ${r.ratio.toFixed(2)} (target <= ${TARGET_RATIO})${kubectl}\n`,
+  )
   process.exitCode = r.ratio <= TARGET_RATIO ? 0 : 1
 }

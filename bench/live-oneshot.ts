@@ -40,7 +40,16 @@ export const TARGET_RATIO = 1.5
  * lists them: the state, then the evidence audit judges liveness by. A live audit reads that evidence; a
  * snapshot without it says it cannot see it, and the two reports would differ for want of the same objects.
  */
-const KINDS = ['storageclasses', 'persistentvolumes', 'persistentvolumeclaims', 'pods', 'nodes', 'csidrivers', 'leases', 'events'] as const
+const KINDS = [
+  'storageclasses',
+  'persistentvolumes',
+  'persistentvolumeclaims',
+  'pods',
+  'nodes',
+  'csidrivers',
+  'leases',
+  'events',
+] as const
 
 const SEEN = '2026-01-15T10:05:00Z'
 
@@ -52,20 +61,43 @@ const SEEN = '2026-01-15T10:05:00Z'
  */
 function evidenceObjects(claim: {namespace: string; name: string; uid: string}): object[] {
   return [
-    {apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: {name: 'ebs.csi.aws.com', uid: 'csidriver-ebs', creationTimestamp: SEEN}, spec: {attachRequired: true, podInfoOnMount: false}},
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIDriver',
+      metadata: {name: 'ebs.csi.aws.com', uid: 'csidriver-ebs', creationTimestamp: SEEN},
+      spec: {attachRequired: true, podInfoOnMount: false},
+    },
     {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
       metadata: {name: 'kube-controller-manager', namespace: 'kube-system', uid: 'lease-kcm', creationTimestamp: SEEN},
-      spec: {holderIdentity: 'control-plane-0_5d1f', leaseDurationSeconds: 15, acquireTime: '2026-01-15T10:00:00.000000Z', renewTime: '2026-01-15T10:05:00.000000Z', leaseTransitions: 0},
+      spec: {
+        holderIdentity: 'control-plane-0_5d1f',
+        leaseDurationSeconds: 15,
+        acquireTime: '2026-01-15T10:00:00.000000Z',
+        renewTime: '2026-01-15T10:05:00.000000Z',
+        leaseTransitions: 0,
+      },
     },
     {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: {name: `${claim.name}.1810a1b2c3d4e5f6`, namespace: claim.namespace, uid: 'event-0', creationTimestamp: SEEN},
-      involvedObject: {kind: 'PersistentVolumeClaim', namespace: claim.namespace, name: claim.name, uid: claim.uid, apiVersion: 'v1'},
+      metadata: {
+        name: `${claim.name}.1810a1b2c3d4e5f6`,
+        namespace: claim.namespace,
+        uid: 'event-0',
+        creationTimestamp: SEEN,
+      },
+      involvedObject: {
+        kind: 'PersistentVolumeClaim',
+        namespace: claim.namespace,
+        name: claim.name,
+        uid: claim.uid,
+        apiVersion: 'v1',
+      },
       reason: 'ExternalProvisioning',
-      message: "Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
+      message:
+        "Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
       source: {component: 'persistentvolume-controller'},
       count: 1,
       firstTimestamp: SEEN,
@@ -88,17 +120,40 @@ async function serve(dir: string, size: number): Promise<void> {
   const {startEmulator} = await import('../test/emulator/emulator.js')
   const cluster = generateCluster(size)
   // listItemTypeMeta false: items without apiVersion/kind, as the real apiserver sends them.
-  const items = cluster.list.items as Array<{kind: string; metadata: {name: string; namespace?: string; uid?: string}; spec?: {storageClassName?: string}}>
-  const waiting = items.find((o) => o.kind === 'PersistentVolumeClaim' && o.spec?.storageClassName === 'ebs') ?? items.find((o) => o.kind === 'PersistentVolumeClaim')
-  const claim = {namespace: waiting?.metadata.namespace ?? 'default', name: waiting?.metadata.name ?? 'data', uid: waiting?.metadata.uid ?? ''}
-  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: [...items, ...evidenceObjects(claim)] as never})
+  const items = cluster.list.items as Array<{
+    kind: string
+    metadata: {name: string; namespace?: string; uid?: string}
+    spec?: {storageClassName?: string}
+  }>
+  const waiting =
+    items.find((o) => o.kind === 'PersistentVolumeClaim' && o.spec?.storageClassName === 'ebs') ??
+    items.find((o) => o.kind === 'PersistentVolumeClaim')
+  const claim = {
+    namespace: waiting?.metadata.namespace ?? 'default',
+    name: waiting?.metadata.name ?? 'data',
+    uid: waiting?.metadata.uid ?? '',
+  }
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: [...items, ...evidenceObjects(claim)] as never,
+  })
   const kubeconfig = path.join(dir, 'kubeconfig.yaml')
   writeFileSync(kubeconfig, api.kubeconfig({token: 'bench'}))
   // The file holds the objects as the emulator stores them (resourceVersions included), not as generated.
   const served = KINDS.flatMap((kind) => api.list(kind))
   const file = path.join(dir, 'cluster.json')
-  writeCluster(file, {list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: served}, counts: cluster.counts})
-  const info: ServerInfo = {kubeconfig, file, volumes: cluster.counts.volumes, claims: cluster.counts.claims, pods: cluster.counts.pods}
+  writeCluster(file, {
+    list: {apiVersion: 'v1', kind: 'List', metadata: {resourceVersion: ''}, items: served},
+    counts: cluster.counts,
+  })
+  const info: ServerInfo = {
+    kubeconfig,
+    file,
+    volumes: cluster.counts.volumes,
+    claims: cluster.counts.claims,
+    pods: cluster.counts.pods,
+  }
   process.stdout.write(`${JSON.stringify(info)}\n`)
   // Until the parent goes away.
   process.stdin.resume()
@@ -108,7 +163,10 @@ async function serve(dir: string, size: number): Promise<void> {
 /** Starts the `serve` child; resolves once the emulator is up, with a function that stops it. */
 function startServer(dir: string, size: number): Promise<{info: ServerInfo; stop: () => Promise<void>}> {
   return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', self, 'serve', dir, String(size)], {cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe']})
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', self, 'serve', dir, String(size)], {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let out = ''
     let err = ''
     let started = false
@@ -133,7 +191,6 @@ function startServer(dir: string, size: number): Promise<{info: ServerInfo; stop
   })
 }
 
-
 export interface ReportComparison {
   /** Lines of the two reports. */
   lines: number
@@ -152,7 +209,12 @@ export interface ReportComparison {
 /** An RFC 3339 time as the API server writes it (status.lastPhaseTransitionTime). */
 const STAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/g
 
-export async function compareReports(live: string, file: string, liveSource: string, fileSource: string): Promise<ReportComparison> {
+export async function compareReports(
+  live: string,
+  file: string,
+  liveSource: string,
+  fileSource: string,
+): Promise<ReportComparison> {
   const a = createInterface({input: createReadStream(live), crlfDelay: Infinity})[Symbol.asyncIterator]()
   const b = createInterface({input: createReadStream(file), crlfDelay: Infinity})[Symbol.asyncIterator]()
   const result: ReportComparison = {lines: 0, differing: 0, differingBeyondSource: 0}
@@ -215,9 +277,15 @@ const COMMANDS = [
   {command: 'audit', args: ['audit', '-o', 'json']},
 ] as const
 
-export async function benchLiveOneshot(opts: {size: number; runs: number; dir?: string; log?: (line: string) => void}): Promise<LiveOneshotResult> {
+export async function benchLiveOneshot(opts: {
+  size: number
+  runs: number
+  dir?: string
+  log?: (line: string) => void
+}): Promise<LiveOneshotResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
-  if (!existsSync(path.join(repoRoot, 'dist', 'commands'))) throw new Error('the CLI is not built: run `npm run build` first')
+  if (!existsSync(path.join(repoRoot, 'dist', 'commands')))
+    throw new Error('the CLI is not built: run `npm run build` first')
   const dir = mkdtempSync(path.join(opts.dir ?? os.tmpdir(), 'pvctl-live-oneshot-'))
   try {
     const server = await startServer(dir, opts.size)
@@ -228,7 +296,9 @@ export async function benchLiveOneshot(opts: {size: number; runs: number; dir?: 
       const release = ['--kube-version', SERVER_VERSION.gitVersion]
       const live = ['--kubeconfig', kubeconfig]
       const fromFile = ['-f', file]
-      log(`emulator up: ${volumes} volumes, ${claims} claims, ${pods} pods; the same as a List file of ${fileMB.toFixed(0)} MB; live at --chunk-size 500 --qps 5 --burst 10`)
+      log(
+        `emulator up: ${volumes} volumes, ${claims} claims, ${pods} pods; the same as a List file of ${fileMB.toFixed(0)} MB; live at --chunk-size 500 --qps 5 --burst 10`,
+      )
       const load: [number, number] = [os.loadavg()[0]!, 0]
       const runs = COMMANDS.map(() => ({live: [] as CliRun[], file: [] as CliRun[]}))
       for (let run = 1; run <= opts.runs; run++) {
@@ -254,10 +324,23 @@ export async function benchLiveOneshot(opts: {size: number; runs: number; dir?: 
           rmSync(liveOut)
           rmSync(fileOut)
         }
-        const side = (xs: CliRun[]): Side => ({seconds: median(xs.map((x) => x.seconds)), cpu: median(xs.map((x) => x.cpu)), maxRssMB: Math.max(...xs.map((x) => x.maxRssMB))})
+        const side = (xs: CliRun[]): Side => ({
+          seconds: median(xs.map((x) => x.seconds)),
+          cpu: median(xs.map((x) => x.cpu)),
+          maxRssMB: Math.max(...xs.map((x) => x.maxRssMB)),
+        })
         const [l, f] = [side(runs[i]!.live), side(runs[i]!.file)]
         const pairedRatio = median(runs[i]!.live.map((x, run) => x.seconds / runs[i]!.file[run]!.seconds))
-        commands.push({command: c.command, args: c.args, live: l, file: f, ratio: l.seconds / f.seconds, pairedRatio, cpuRatio: l.cpu / f.cpu, comparison})
+        commands.push({
+          command: c.command,
+          args: c.args,
+          live: l,
+          file: f,
+          ratio: l.seconds / f.seconds,
+          pairedRatio,
+          cpuRatio: l.cpu / f.cpu,
+          comparison,
+        })
       }
       return {volumes, claims, pods, fileMB, runs: opts.runs, load, commands}
     } finally {
@@ -289,7 +372,9 @@ export function describeLiveOneshot(r: LiveOneshotResult): string[] {
   lines.push(`load average (1 min): ${r.load[0].toFixed(2)} before the runs, ${r.load[1].toFixed(2)} after`)
   for (const c of r.commands) {
     const what = c.command === 'sync' ? 'sync --dry-run -o json' : 'audit -o json'
-    lines.push(`target: live ${what} at ${r.volumes} + ${r.claims} within ${TARGET_RATIO}× of the file: ${c.live.seconds.toFixed(2)} s ÷ ${c.file.seconds.toFixed(2)} s = ${c.ratio.toFixed(2)}× — ${met(c) ? 'met' : 'NOT met'}`)
+    lines.push(
+      `target: live ${what} at ${r.volumes} + ${r.claims} within ${TARGET_RATIO}× of the file: ${c.live.seconds.toFixed(2)} s ÷ ${c.file.seconds.toFixed(2)} s = ${c.ratio.toFixed(2)}× — ${met(c) ? 'met' : 'NOT met'}`,
+    )
   }
   return lines
 }
@@ -310,7 +395,9 @@ const [mode, ...rest] = process.argv.slice(2)
 if (mode === 'serve') {
   await serve(rest[0]!, Number(rest[1]))
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const {values} = parseArgs({options: {size: {type: 'string', default: '100000'}, runs: {type: 'string', default: '3'}, dir: {type: 'string'}}})
+  const {values} = parseArgs({
+    options: {size: {type: 'string', default: '100000'}, runs: {type: 'string', default: '3'}, dir: {type: 'string'}},
+  })
   const r = await benchLiveOneshot({size: Number(values.size), runs: Number(values.runs), dir: values.dir})
   process.stdout.write(`${describeLiveOneshot(r).join('\n')}\n`)
   process.exitCode = liveOneshotPassed(r) ? 0 : 1

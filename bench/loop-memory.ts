@@ -24,7 +24,9 @@ import {EventSink} from '../src/loop/client-go/event-sink.js'
 import {PersistentVolumeLoop} from '../src/loop/pv-loop.js'
 import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 
-const {values} = parseArgs({options: {events: {type: 'string', default: '10000'}, live: {type: 'string', default: '100'}}})
+const {values} = parseArgs({
+  options: {events: {type: 'string', default: '10000'}, live: {type: 'string', default: '100'}},
+})
 const TARGET = Number(values.events)
 const LIVE = Number(values.live)
 const gc = (globalThis as {gc?: () => void}).gc
@@ -36,7 +38,21 @@ if (gc === undefined) {
 // The emulator, in its own process.
 // Its kubeconfig in a directory of the bench's own, removed at the end.
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pvctl-loop-memory-'))
-const emulator = spawn(process.execPath, ['--import', 'tsx', 'test/emulator/main.ts', '--port', '0', '--watch-history', '5000', '--kubeconfig-out', path.join(dir, 'kubeconfig')], {stdio: ['ignore', 'pipe', 'inherit']})
+const emulator = spawn(
+  process.execPath,
+  [
+    '--import',
+    'tsx',
+    'test/emulator/main.ts',
+    '--port',
+    '0',
+    '--watch-history',
+    '5000',
+    '--kubeconfig-out',
+    path.join(dir, 'kubeconfig'),
+  ],
+  {stdio: ['ignore', 'pipe', 'inherit']},
+)
 let banner = ''
 emulator.stdout.setEncoding('utf8')
 while (!/KUBECONFIG=(\S+)/.test(banner)) banner += (await once(emulator.stdout, 'data'))[0]
@@ -44,7 +60,11 @@ const url = /serving at (\S+)/.exec(banner)![1]
 const kubeconfig = /KUBECONFIG=(\S+)/.exec(banner)![1]
 
 async function call(method: string, path: string, body?: unknown): Promise<void> {
-  const res = await fetch(`${url}${path}`, {method, headers: {'Content-Type': 'application/json'}, body: body === undefined ? undefined : JSON.stringify(body)})
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: {'Content-Type': 'application/json'},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
   await res.arrayBuffer()
   if (!res.ok && res.status !== 404) throw new Error(`${method} ${path}: ${res.status}`)
 }
@@ -53,7 +73,13 @@ const volume = (n: number) => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
   metadata: {name: `pv-${n}`},
-  spec: {accessModes: ['ReadWriteOnce'], capacity: {storage: '1Gi'}, hostPath: {path: `/tmp/pv-${n}`}, persistentVolumeReclaimPolicy: 'Retain', storageClassName: ''},
+  spec: {
+    accessModes: ['ReadWriteOnce'],
+    capacity: {storage: '1Gi'},
+    hostPath: {path: `/tmp/pv-${n}`},
+    persistentVolumeReclaimPolicy: 'Retain',
+    storageClassName: '',
+  },
 })
 const claim = (n: number) => ({
   apiVersion: 'v1',
@@ -68,12 +94,21 @@ const session = openLoopSession({kubeconfig, qps: 1000, burst: 2000, leaseTimeou
 const metrics = new LoopMetrics()
 const loop = new PersistentVolumeLoop(
   {gates: defaultFeatureGates, resyncMs: 5000, writing: () => true, signal: stop.signal},
-  {api: session.api, watchApi: session.watchApi, log: silentLogger, metrics, audit: new AuditStream('json', () => {}), events: new EventSink(session.api)},
+  {
+    api: session.api,
+    watchApi: session.watchApi,
+    log: silentLogger,
+    metrics,
+    audit: new AuditStream('json', () => {}),
+    events: new EventSink(session.api),
+  },
 )
 await loop.start()
 
-const watchEvents = () => [...metrics.render().matchAll(/^pvctl_watch_events_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0)
-const samples: Array<{events: number; heapMB: number; rssMB: number; volumes: number; claims: number; queued: number}> = []
+const watchEvents = () =>
+  [...metrics.render().matchAll(/^pvctl_watch_events_total\{[^}]*\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0)
+const samples: Array<{events: number; heapMB: number; rssMB: number; volumes: number; claims: number; queued: number}> =
+  []
 const sample = () => {
   gc()
   const m = process.memoryUsage()
@@ -97,7 +132,11 @@ while (watchEvents() < TARGET) {
   await Promise.all(batch.map((i) => call('POST', '/api/v1/namespaces/bench/persistentvolumeclaims', claim(i))))
   // Let the loop bind them (4 writes each), then release and delete everything.
   const deadline = performance.now() + 30_000
-  while ([...loop.claims.values()].filter((c) => c.status?.phase === 'Bound').length < batch.length && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+  while (
+    [...loop.claims.values()].filter((c) => c.status?.phase === 'Bound').length < batch.length &&
+    performance.now() < deadline
+  )
+    await new Promise((r) => setTimeout(r, 20))
   await Promise.all(batch.map((i) => call('DELETE', `/api/v1/namespaces/bench/persistentvolumeclaims/claim-${i}`)))
   await new Promise((r) => setTimeout(r, 100))
   await Promise.all(batch.map((i) => call('DELETE', `/api/v1/persistentvolumes/pv-${i}`)))

@@ -98,8 +98,10 @@ async function scrape(port: number): Promise<Scrape> {
   let resyncStartedMs = 0
   for (const line of text.split('\n')) {
     if (line.startsWith('pvctl_syncs_total{')) syncs += Number(line.slice(line.lastIndexOf(' ') + 1))
-    else if (line.startsWith('pvctl_resync_queued_timestamp_seconds ')) resyncQueuedMs = Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000
-    else if (line.startsWith('pvctl_resync_started_timestamp_seconds ')) resyncStartedMs = Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000
+    else if (line.startsWith('pvctl_resync_queued_timestamp_seconds '))
+      resyncQueuedMs = Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000
+    else if (line.startsWith('pvctl_resync_started_timestamp_seconds '))
+      resyncStartedMs = Number(line.slice(line.lastIndexOf(' ') + 1)) * 1000
   }
   return {syncs, resyncQueuedMs, resyncStartedMs}
 }
@@ -133,7 +135,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * 50 ms. A longer wait would overshoot a pass shorter than it: the first scrape of a pass, a few
  * milliseconds in, sees too few syncs to tell its rate.
  */
-async function pollUntil(port: number, since: number, target: number, base: number, done: (s: Scrape) => boolean): Promise<Scrape> {
+async function pollUntil(
+  port: number,
+  since: number,
+  target: number,
+  base: number,
+  done: (s: Scrape) => boolean,
+): Promise<Scrape> {
   for (;;) {
     const s = await scrape(port)
     if (done(s)) return s
@@ -145,7 +153,12 @@ async function pollUntil(port: number, since: number, target: number, base: numb
   }
 }
 
-export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuProfDir?: string; log?: (line: string) => void}): Promise<LoopSyncResult> {
+export async function benchLoopSync(opts: {
+  size: number
+  resyncS?: number
+  cpuProfDir?: string
+  log?: (line: string) => void
+}): Promise<LoopSyncResult> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const {startEmulator} = await import('../test/emulator/emulator.js')
   const cluster = generateCluster(opts.size)
@@ -167,10 +180,27 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuPr
     // One resync after the start-up pass: its period longer than the start-up's list and pass should take.
     // 0: the start-up pass only (a resync after an hour, not waited for).
     const resyncS = opts.resyncS ?? defaultResyncS(opts.size)
-    const args = ['sync', '--watch', '--dry-run', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`, '--resync', resyncS > 0 ? `${resyncS}s` : '1h', '-o', 'json']
+    const args = [
+      'sync',
+      '--watch',
+      '--dry-run',
+      '--kubeconfig',
+      kubeconfig,
+      '--metrics-bind-address',
+      `127.0.0.1:${port}`,
+      '--resync',
+      resyncS > 0 ? `${resyncS}s` : '1h',
+      '-o',
+      'json',
+    ]
     // A profile is written when the CLI exits (SIGTERM, below): its start-up pass is the stretch after "Caches are synced".
-    const profile = opts.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`]
-    const child = spawn(process.execPath, [...profile, bin, ...args], {cwd: repoRoot, env: {...process.env, HOME: dir}, stdio: ['ignore', 'ignore', 'pipe']})
+    const profile =
+      opts.cpuProfDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(opts.cpuProfDir)}`]
+    const child = spawn(process.execPath, [...profile, bin, ...args], {
+      cwd: repoRoot,
+      env: {...process.env, HOME: dir},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     const pid = child.pid!
     try {
@@ -180,29 +210,67 @@ export async function benchLoopSync(opts: {size: number; resyncS?: number; cpuPr
           err += b.toString()
           if (err.includes('Caches are synced')) resolve({t: performance.now(), cpu: cpuSeconds(pid)})
         })
-        void exited.then((code) => reject(new Error(`pvctl exited (${code}) before its caches were synced:\n${err.trim()}`)))
+        void exited.then((code) =>
+          reject(new Error(`pvctl exited (${code}) before its caches were synced:\n${err.trim()}`)),
+        )
       })
       const synced = await cachesSynced
       const objects = volumes + claims
       const first = await pollUntil(port, synced.t, objects, 0, (s) => s.syncs >= objects)
       const startupEnd = {t: performance.now(), cpu: cpuSeconds(pid)}
       const startupRssMb = rssMb(pid)
-      const startup = {seconds: (startupEnd.t - synced.t) / 1000, cpuSeconds: (startupEnd.cpu ?? NaN) - (synced.cpu ?? NaN)}
-      if (resyncS <= 0) return {volumes, claims, startup, resync: undefined, resyncAfterQueuedSeconds: undefined, rssMb: startupRssMb, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects, strictFloor}
-      if (first.resyncStartedMs > 0) log('the resync came before the start-up pass had ended: its pass is timed from its start all the same')
+      const startup = {
+        seconds: (startupEnd.t - synced.t) / 1000,
+        cpuSeconds: (startupEnd.cpu ?? NaN) - (synced.cpu ?? NaN),
+      }
+      if (resyncS <= 0)
+        return {
+          volumes,
+          claims,
+          startup,
+          resync: undefined,
+          resyncAfterQueuedSeconds: undefined,
+          rssMb: startupRssMb,
+          startupRssMb,
+          seconds: startup.seconds,
+          perSyncMs: (startup.seconds * 1000) / objects,
+          strictFloor,
+        }
+      if (first.resyncStartedMs > 0)
+        log('the resync came before the start-up pass had ended: its pass is timed from its start all the same')
       // The resync: timed from when the CLI began it (its gauge, wall-clock time) to every object synced again
       // with every key queued.
       await sleep(synced.t + resyncS * 1000 - performance.now())
       const started = await pollUntil(port, performance.now(), Infinity, first.syncs, (s) => s.resyncStartedMs > 0)
       const startedSeen = {t: performance.now(), cpu: cpuSeconds(pid), wallMs: Date.now()}
       const lateMs = startedSeen.wallMs - started.resyncStartedMs
-      const last = await pollUntil(port, startedSeen.t - lateMs, 2 * objects, objects, (s) => s.syncs >= 2 * objects && s.resyncQueuedMs >= s.resyncStartedMs)
+      const last = await pollUntil(
+        port,
+        startedSeen.t - lateMs,
+        2 * objects,
+        objects,
+        (s) => s.syncs >= 2 * objects && s.resyncQueuedMs >= s.resyncStartedMs,
+      )
       const resyncEnd = {t: performance.now(), cpu: cpuSeconds(pid), wallMs: Date.now()}
       // CPU from the first scrape that saw the resync begun (at most ~50 ms into it: that much is not counted).
-      const resync = {seconds: (resyncEnd.t - startedSeen.t + lateMs) / 1000, cpuSeconds: (resyncEnd.cpu ?? NaN) - (startedSeen.cpu ?? NaN)}
+      const resync = {
+        seconds: (resyncEnd.t - startedSeen.t + lateMs) / 1000,
+        cpuSeconds: (resyncEnd.cpu ?? NaN) - (startedSeen.cpu ?? NaN),
+      }
       const resyncAfterQueuedSeconds = (resyncEnd.wallMs - last.resyncQueuedMs) / 1000
       const rss = rssMb(pid)
-      return {volumes, claims, startup, resync, resyncAfterQueuedSeconds, rssMb: rss, startupRssMb, seconds: startup.seconds, perSyncMs: (startup.seconds * 1000) / objects, strictFloor}
+      return {
+        volumes,
+        claims,
+        startup,
+        resync,
+        resyncAfterQueuedSeconds,
+        rssMb: rss,
+        startupRssMb,
+        seconds: startup.seconds,
+        perSyncMs: (startup.seconds * 1000) / objects,
+        strictFloor,
+      }
     } finally {
       child.kill('SIGTERM')
       await exited
@@ -223,7 +291,9 @@ async function strictFloorOf(cluster: GeneratedCluster, dir: string): Promise<nu
   try {
     const floor = await runMeasure('floor', file)
     if (floor.volumes !== cluster.counts.volumes || floor.claims !== cluster.counts.claims) {
-      throw new Error(`the strict floor printed ${floor.volumes} volumes and ${floor.claims} claims of ${cluster.counts.volumes} and ${cluster.counts.claims}`)
+      throw new Error(
+        `the strict floor printed ${floor.volumes} volumes and ${floor.claims} claims of ${cluster.counts.volumes} and ${cluster.counts.claims}`,
+      )
     } else {
       // It printed every volume and every claim of the snapshot.
     }
@@ -242,7 +312,10 @@ function defaultResyncS(size: number): number {
 export function judgeLoopSync(r: LoopSyncResult): {pass: boolean | undefined; rss: boolean | undefined} {
   const passes = [r.startup.seconds, r.resync?.seconds ?? Infinity]
   return {
-    pass: r.volumes === PASS_TARGET.size && r.claims === PASS_TARGET.size ? passes.every((s) => s <= passLimit(r)) : undefined,
+    pass:
+      r.volumes === PASS_TARGET.size && r.claims === PASS_TARGET.size
+        ? passes.every((s) => s <= passLimit(r))
+        : undefined,
     rss: r.rssMb === undefined ? undefined : r.rssMb < RSS_TARGET_MB,
   }
 }
@@ -256,10 +329,17 @@ const cpu = (p: PassMeasure) => (Number.isFinite(p.cpuSeconds) ? `, CPU ${p.cpuS
 
 export function describe(r: LoopSyncResult): string {
   const fits = r.seconds <= DEFAULT_RESYNC_S ? 'fits in' : 'does NOT fit in'
-  const after = r.resyncAfterQueuedSeconds === undefined ? '' : ` (${r.resyncAfterQueuedSeconds.toFixed(2)} s of it after its keys were queued)`
-  const resync = r.resync === undefined ? 'no resync measured' : `resync ${r.resync.seconds.toFixed(2)} s from its start${after}${cpu(r.resync)}`
+  const after =
+    r.resyncAfterQueuedSeconds === undefined
+      ? ''
+      : ` (${r.resyncAfterQueuedSeconds.toFixed(2)} s of it after its keys were queued)`
+  const resync =
+    r.resync === undefined
+      ? 'no resync measured'
+      : `resync ${r.resync.seconds.toFixed(2)} s from its start${after}${cpu(r.resync)}`
   const judged = judgeLoopSync(r)
-  const verdict = (ok: boolean | undefined, what: string) => (ok === undefined ? `not judged ${what}` : ok ? 'met' : 'NOT met')
+  const verdict = (ok: boolean | undefined, what: string) =>
+    ok === undefined ? `not judged ${what}` : ok ? 'met' : 'NOT met'
   const ratio = (p: PassMeasure) => `${p.seconds.toFixed(2)} s = ${(p.seconds / r.strictFloor).toFixed(2)}×`
   return [
     `loop mode, every object synced once (start-up, or a resync) at ${r.volumes} + ${r.claims}: start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}, ${resync}; ${r.perSyncMs.toFixed(3)} ms per sync; ${fits} the ${DEFAULT_RESYNC_S} s resync period`,
@@ -287,7 +367,13 @@ export function describeBesideOneShot(r: LoopSyncResult, oneShot: OneShotBeside)
  * Runs the bench `runs` times, one after the other: the machine's speed drifts from one minute to the
  * next, and a pass of a few seconds is timed in one run. Judged on the medians (medianOf).
  */
-export async function benchLoopSyncRuns(opts: {size: number; runs: number; resyncS?: number; cpuProfDir?: string; log?: (line: string) => void}): Promise<LoopSyncResult[]> {
+export async function benchLoopSyncRuns(opts: {
+  size: number
+  runs: number
+  resyncS?: number
+  cpuProfDir?: string
+  log?: (line: string) => void
+}): Promise<LoopSyncResult[]> {
   const results: LoopSyncResult[] = []
   for (let i = 0; i < opts.runs; i++) results.push(await benchLoopSync(opts))
   return results
@@ -300,7 +386,8 @@ export async function benchLoopSyncRuns(opts: {size: number; runs: number; resyn
  */
 export function medianOf(runs: readonly LoopSyncResult[]): LoopSyncResult {
   if (runs.length === 0) throw new Error('no run to take the median of')
-  const median = <T>(xs: T[], by: (x: T) => number): T => xs.sort((a, b) => by(a) - by(b))[Math.floor((xs.length - 1) / 2)]
+  const median = <T>(xs: T[], by: (x: T) => number): T =>
+    xs.sort((a, b) => by(a) - by(b))[Math.floor((xs.length - 1) / 2)]
   const first = median([...runs], (r) => r.startup.seconds)
   const resyncs = runs.filter((r) => r.resync !== undefined)
   const resynced = resyncs.length === 0 ? undefined : median(resyncs, (r) => r.resync!.seconds)
@@ -314,19 +401,37 @@ export function medianOf(runs: readonly LoopSyncResult[]): LoopSyncResult {
     resyncAfterQueuedSeconds: resynced?.resyncAfterQueuedSeconds,
     rssMb: highest((r) => r.rssMb),
     startupRssMb: highest((r) => r.startupRssMb),
-    strictFloor: median(runs.map((r) => r.strictFloor), (x) => x),
+    strictFloor: median(
+      runs.map((r) => r.strictFloor),
+      (x) => x,
+    ),
   }
 }
 
 /** describe() of the medians, and each run's passes when there were several. */
 export function describeRuns(runs: readonly LoopSyncResult[]): string {
-  const each = runs.map((r, i) => `  run ${i + 1}: strict floor ${r.strictFloor.toFixed(2)} s, start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}${r.resync === undefined ? '' : `, resync ${r.resync.seconds.toFixed(2)} s${cpu(r.resync)}`}`)
+  const each = runs.map(
+    (r, i) =>
+      `  run ${i + 1}: strict floor ${r.strictFloor.toFixed(2)} s, start-up ${r.startup.seconds.toFixed(2)} s${cpu(r.startup)}${r.resync === undefined ? '' : `, resync ${r.resync.seconds.toFixed(2)} s${cpu(r.resync)}`}`,
+  )
   const medians = describe(medianOf(runs))
   return runs.length === 1 ? medians : [...each, `medians of ${runs.length} runs:`, medians].join('\n')
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const {values} = parseArgs({options: {size: {type: 'string', default: '10000'}, resync: {type: 'string'}, runs: {type: 'string', default: '1'}, 'cpu-prof': {type: 'string'}}})
-  const runs = await benchLoopSyncRuns({size: Number(values.size), runs: Number(values.runs), resyncS: values.resync === undefined ? undefined : Number(values.resync), cpuProfDir: values['cpu-prof']})
+  const {values} = parseArgs({
+    options: {
+      size: {type: 'string', default: '10000'},
+      resync: {type: 'string'},
+      runs: {type: 'string', default: '1'},
+      'cpu-prof': {type: 'string'},
+    },
+  })
+  const runs = await benchLoopSyncRuns({
+    size: Number(values.size),
+    runs: Number(values.runs),
+    resyncS: values.resync === undefined ? undefined : Number(values.resync),
+    cpuProfDir: values['cpu-prof'],
+  })
   process.stdout.write(`${describeRuns(runs)}\n`)
 }

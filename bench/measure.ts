@@ -117,7 +117,15 @@ function measureFloor(file: string): Record<string, number> {
   const claims = items.filter((o) => o.kind === 'PersistentVolumeClaim')
   const bytes = JSON.stringify(volumes, null, 2).length + JSON.stringify(claims, null, 2).length
   const stringify = seconds(t)
-  return {parse, stringify, floor: parse + stringify, bytes, volumes: volumes.length, claims: claims.length, maxRssMB: process.resourceUsage().maxRSS / 1024}
+  return {
+    parse,
+    stringify,
+    floor: parse + stringify,
+    bytes,
+    volumes: volumes.length,
+    claims: claims.length,
+    maxRssMB: process.resourceUsage().maxRSS / 1024,
+  }
 }
 
 /**
@@ -190,7 +198,8 @@ async function measureCompare(file: string): Promise<Record<string, number | boo
     scanMatching: scanMatching(),
     matchingSpeedup: scanMatching() / indexedMatching(),
     // The same plan; how many syncs ran differs by design (the engine replays the quiet ones).
-    identical: JSON.stringify({...first.result, syncs: undefined}) === JSON.stringify({...scan.result, syncs: undefined}),
+    identical:
+      JSON.stringify({...first.result, syncs: undefined}) === JSON.stringify({...scan.result, syncs: undefined}),
     rounds: first.result.rounds,
     actions: first.result.actions.length,
   }
@@ -201,5 +210,6 @@ if ((mode !== 'sync' && mode !== 'floor' && mode !== 'compare') || file === unde
   process.stderr.write('usage: measure.ts sync|floor|compare FILE\n')
   process.exit(2)
 }
-const result = mode === 'sync' ? await measureSync(file) : mode === 'floor' ? measureFloor(file) : await measureCompare(file)
+const result =
+  mode === 'sync' ? await measureSync(file) : mode === 'floor' ? measureFloor(file) : await measureCompare(file)
 process.stdout.write(JSON.stringify(result) + '\n')

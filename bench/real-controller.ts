@@ -34,7 +34,13 @@ import {loadLiveState} from '../src/cluster/live-loader.js'
 import {defaultFeatureGates} from '../src/engine/api/feature-gates.js'
 import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../src/engine/api/model.js'
 import {startControlPlane, type ControlPlane} from '../test/real-cluster/control-plane.js'
-import {differencesOf, endState, type EndState, isOperation, onlyOrderDependent} from '../test/real-cluster/differential.js'
+import {
+  differencesOf,
+  endState,
+  type EndState,
+  isOperation,
+  onlyOrderDependent,
+} from '../test/real-cluster/differential.js'
 import {goMissing, kubeBinaries, kubeRelease} from '../test/real-cluster/kube-binaries.js'
 import {type Settling, waitForQuiescence} from '../test/real-cluster/quiescence.js'
 import {type ApiClients, clients, seed, wipe} from '../test/real-cluster/seed.js'
@@ -93,11 +99,17 @@ class Watcher {
 
   async start(): Promise<void> {
     const core = this.kc.makeApiClient(k8s.CoreV1Api)
-    const track = <T extends k8s.KubernetesObject>(informer: k8s.Informer<T>, names: Set<string>, onObject?: (o: T) => void) => {
+    const track = <T extends k8s.KubernetesObject>(
+      informer: k8s.Informer<T>,
+      names: Set<string>,
+      onObject?: (o: T) => void,
+    ) => {
       const key = (o: T) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`
       const changed = (o: T) => {
         this.changes++
-        this.changed.push(`${names === this.volumes ? 'pv' : 'pvc'}${o.metadata?.namespace ? `/${o.metadata.namespace}` : ''}/${o.metadata?.name}`)
+        this.changed.push(
+          `${names === this.volumes ? 'pv' : 'pvc'}${o.metadata?.namespace ? `/${o.metadata.namespace}` : ''}/${o.metadata?.name}`,
+        )
         this.lastChangeAt = performance.now()
         onObject?.(o)
         return key(o)
@@ -113,11 +125,20 @@ class Watcher {
       return informer.start()
     }
     await Promise.all([
-      track(k8s.makeInformer(this.kc, '/api/v1/persistentvolumes', () => core.listPersistentVolume()), this.volumes),
-      track(k8s.makeInformer(this.kc, '/api/v1/persistentvolumeclaims', () => core.listPersistentVolumeClaimForAllNamespaces()), this.claims, (c: k8s.V1PersistentVolumeClaim) => {
-        const name = `${c.metadata?.namespace}/${c.metadata?.name}`
-        if (c.status?.phase === 'Bound' && !this.boundAt.has(name)) this.boundAt.set(name, performance.now())
-      }),
+      track(
+        k8s.makeInformer(this.kc, '/api/v1/persistentvolumes', () => core.listPersistentVolume()),
+        this.volumes,
+      ),
+      track(
+        k8s.makeInformer(this.kc, '/api/v1/persistentvolumeclaims', () =>
+          core.listPersistentVolumeClaimForAllNamespaces(),
+        ),
+        this.claims,
+        (c: k8s.V1PersistentVolumeClaim) => {
+          const name = `${c.metadata?.namespace}/${c.metadata?.name}`
+          if (c.status?.phase === 'Bound' && !this.boundAt.has(name)) this.boundAt.set(name, performance.now())
+        },
+      ),
     ])
     this.changes = 0
   }
@@ -130,27 +151,62 @@ class Watcher {
   }
 
   settling(metrics: () => Promise<string>): Settling {
-    return {metrics, observed: async () => ({fingerprint: String(this.changes), volumes: this.volumes.size, claims: this.claims.size})}
+    return {
+      metrics,
+      observed: async () => ({fingerprint: String(this.changes), volumes: this.volumes.size, claims: this.claims.size}),
+    }
   }
 }
 
-const quantile = (sorted: readonly number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN
+const quantile = (sorted: readonly number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN
 
 /** Claims created one by one over `periodMs`, each with a volume of its own it fits: creation to Bound. */
-async function bindingLatency(api: ApiClients, watcher: Watcher, count: number, periodMs: number, prefix: string): Promise<ControllerRun['latency']> {
+async function bindingLatency(
+  api: ApiClients,
+  watcher: Watcher,
+  count: number,
+  periodMs: number,
+  prefix: string,
+): Promise<ControllerRun['latency']> {
   const created = new Map<string, number>()
   for (let i = 0; i < count; i++) {
     const name = `${prefix}-${i}`
-    await api.core.createPersistentVolume({body: {metadata: {name: `pv-${name}`}, spec: {capacity: {storage: '1Gi'}, accessModes: ['ReadWriteOnce'], storageClassName: 'latency', persistentVolumeReclaimPolicy: 'Retain', hostPath: {path: `/mnt/latency/${name}`}}}})
+    await api.core.createPersistentVolume({
+      body: {
+        metadata: {name: `pv-${name}`},
+        spec: {
+          capacity: {storage: '1Gi'},
+          accessModes: ['ReadWriteOnce'],
+          storageClassName: 'latency',
+          persistentVolumeReclaimPolicy: 'Retain',
+          hostPath: {path: `/mnt/latency/${name}`},
+        },
+      },
+    })
     const at = performance.now()
-    await api.core.createNamespacedPersistentVolumeClaim({namespace: 'default', body: {metadata: {name}, spec: {accessModes: ['ReadWriteOnce'], storageClassName: 'latency', resources: {requests: {storage: '1Gi'}}}}})
+    await api.core.createNamespacedPersistentVolumeClaim({
+      namespace: 'default',
+      body: {
+        metadata: {name},
+        spec: {accessModes: ['ReadWriteOnce'], storageClassName: 'latency', resources: {requests: {storage: '1Gi'}}},
+      },
+    })
     created.set(`default/${name}`, at)
     await new Promise((r) => setTimeout(r, periodMs / count))
   }
   const deadline = Date.now() + 120_000
-  while ([...created.keys()].some((k) => !watcher.boundAt.has(k)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
-  const latencies = [...created].map(([k, at]) => ((watcher.boundAt.get(k) ?? Infinity) - at) / 1000).sort((a, b) => a - b)
-  return {p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99), max: latencies[latencies.length - 1] ?? NaN, claims: count}
+  while ([...created.keys()].some((k) => !watcher.boundAt.has(k)) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100))
+  const latencies = [...created]
+    .map(([k, at]) => ((watcher.boundAt.get(k) ?? Infinity) - at) / 1000)
+    .sort((a, b) => a - b)
+  return {
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    max: latencies[latencies.length - 1] ?? NaN,
+    claims: count,
+  }
 }
 
 interface Contender {
@@ -162,11 +218,24 @@ interface Contender {
 /** What the other side makes of a run's end state (after its latency claims): the writes it would make. */
 type CrossCheck = (watcher: Watcher) => Promise<string[]>
 
-async function runOne(plane: ControlPlane, api: ApiClients, state: ClusterState, contender: Contender, latencyClaims: number, crossCheck: CrossCheck, log: (line: string) => void): Promise<{run: ControllerRun; end: EndState; otherWrites: string[]}> {
+async function runOne(
+  plane: ControlPlane,
+  api: ApiClients,
+  state: ClusterState,
+  contender: Contender,
+  latencyClaims: number,
+  crossCheck: CrossCheck,
+  log: (line: string) => void,
+): Promise<{run: ControllerRun; end: EndState; otherWrites: string[]}> {
   await wipe(api, {width: 32, deadlineMs: 600_000})
   const seeded = await seed(api, state, {width: 32})
-  if (seeded.refused.length > 0) throw new Error(`the API server refused ${seeded.refused.length} objects, e.g. ${seeded.refused[0]?.object}: ${seeded.refused[0]?.message}`)
-  await api.storage.createStorageClass({body: {metadata: {name: 'latency'}, provisioner: 'kubernetes.io/no-provisioner'}})
+  if (seeded.refused.length > 0)
+    throw new Error(
+      `the API server refused ${seeded.refused.length} objects, e.g. ${seeded.refused[0]?.object}: ${seeded.refused[0]?.message}`,
+    )
+  await api.storage.createStorageClass({
+    body: {metadata: {name: 'latency'}, provisioner: 'kubernetes.io/no-provisioner'},
+  })
   const kc = new k8s.KubeConfig()
   kc.loadFromFile(plane.kubeconfig)
   const watcher = new Watcher(kc)
@@ -187,9 +256,23 @@ async function runOne(plane: ControlPlane, api: ApiClients, state: ClusterState,
     const lastWrite = watcher.lastChangeAt
     const cpuAtEnd = samples.find((s) => s.t >= lastWrite)?.cpu ?? usage(controller.pid).cpu
     const end = await currentEndState(api)
-    log(`${contender.name}: ${writes} writes, the last ${((lastWrite - started) / 1000).toFixed(1)} s after its start; now the binding latency of ${latencyClaims} new claims`)
-    const latency = await bindingLatency(api, watcher, latencyClaims, 15_000, `latency-${contender.name.replace(/[^a-z]/g, '')}`)
-    const run = {toEndState: (Math.max(lastWrite, started) - started) / 1000, writes, cpuSeconds: cpuAtEnd, peakRssMb: usage(controller.pid).peakRssMb, latency}
+    log(
+      `${contender.name}: ${writes} writes, the last ${((lastWrite - started) / 1000).toFixed(1)} s after its start; now the binding latency of ${latencyClaims} new claims`,
+    )
+    const latency = await bindingLatency(
+      api,
+      watcher,
+      latencyClaims,
+      15_000,
+      `latency-${contender.name.replace(/[^a-z]/g, '')}`,
+    )
+    const run = {
+      toEndState: (Math.max(lastWrite, started) - started) / 1000,
+      writes,
+      cpuSeconds: cpuAtEnd,
+      peakRssMb: usage(controller.pid).peakRssMb,
+      latency,
+    }
     await controller.stop()
     return {run, end, otherWrites: await crossCheck(watcher)}
   } finally {
@@ -204,38 +287,80 @@ async function pvctlPlansOn(kubeconfig: string): Promise<string[]> {
   const session = openLiveSession({kubeconfig, qps: 1000, burst: 1000})
   const plan = planSync(await loadLiveState(session.api, {}), {dryRun: true, gates: defaultFeatureGates})
   // A recycle, delete or provision the controller runs itself (no kubelet here finishes its pods): not a write.
-  return plan.actions.filter((a) => !isOperation(a)).map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${a.object.namespace ? `${a.object.namespace}/` : ''}${a.object.name}`)
+  return plan.actions
+    .filter((a) => !isOperation(a))
+    .map(
+      (a) =>
+        `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${a.object.namespace ? `${a.object.namespace}/` : ''}${a.object.name}`,
+    )
 }
 
 /** The writes the real controller makes, run to quiescence on the cluster as it is. */
-async function controllerWritesOn(plane: ControlPlane, watcher: Watcher, qps: number, burst: number): Promise<string[]> {
+async function controllerWritesOn(
+  plane: ControlPlane,
+  watcher: Watcher,
+  qps: number,
+  burst: number,
+): Promise<string[]> {
   const before = watcher.changed.length
   const manager = await plane.startControllerManager({qps, burst})
   try {
-    await waitForQuiescence(watcher.settling(() => manager.metrics()), {deadlineMs: 600_000, pollMs: 500})
+    await waitForQuiescence(
+      watcher.settling(() => manager.metrics()),
+      {deadlineMs: 600_000, pollMs: 500},
+    )
   } finally {
     await manager.stop()
   }
   // A volume whose recycler or cleanup pod the other side left running: the controller finds the pod and
   // fails the attempt (Failed, VolumeFailedRecycle), as after its own restart; an operation handed over,
   // not a decision made otherwise.
-  const pods = new Set((await clients(plane.kubeconfig).core.listNamespacedPod({namespace: 'default'})).items.map((p) => p.metadata?.name ?? ''))
-  const handedOver = (o: string) => o.startsWith('pv/') && ['recycler-for-', 'deleter-for-'].some((prefix) => pods.has(`${prefix}${o.slice(3)}`))
-  return watcher.changed.slice(before).filter((o) => !handedOver(o)).map((o) => `write ${o}`)
+  const pods = new Set(
+    (await clients(plane.kubeconfig).core.listNamespacedPod({namespace: 'default'})).items.map(
+      (p) => p.metadata?.name ?? '',
+    ),
+  )
+  const handedOver = (o: string) =>
+    o.startsWith('pv/') && ['recycler-for-', 'deleter-for-'].some((prefix) => pods.has(`${prefix}${o.slice(3)}`))
+  return watcher.changed
+    .slice(before)
+    .filter((o) => !handedOver(o))
+    .map((o) => `write ${o}`)
 }
 
 async function currentEndState(api: ApiClients): Promise<EndState> {
-  const [volumes, claims] = await Promise.all([api.core.listPersistentVolume(), api.core.listPersistentVolumeClaimForAllNamespaces()])
-  return endState(volumes.items as unknown as PersistentVolume[], claims.items as unknown as PersistentVolumeClaim[], [])
+  const [volumes, claims] = await Promise.all([
+    api.core.listPersistentVolume(),
+    api.core.listPersistentVolumeClaimForAllNamespaces(),
+  ])
+  return endState(
+    volumes.items as unknown as PersistentVolume[],
+    claims.items as unknown as PersistentVolumeClaim[],
+    [],
+  )
 }
 
 /** The generated cluster as ClusterState (its List's items by kind). */
 function stateOf(items: ReadonlyArray<{kind?: string}>): ClusterState {
   const of = (kind: string) => items.filter((o) => o.kind === kind) as never[]
-  return {volumes: of('PersistentVolume'), claims: of('PersistentVolumeClaim'), classes: of('StorageClass'), pods: of('Pod'), nodes: of('Node')}
+  return {
+    volumes: of('PersistentVolume'),
+    claims: of('PersistentVolumeClaim'),
+    classes: of('StorageClass'),
+    pods: of('Pod'),
+    nodes: of('Node'),
+  }
 }
 
-export async function benchRealController(opts: {size: number; version?: string; qps?: number; burst?: number; latencyClaims?: number; out?: string; log?: (line: string) => void}): Promise<RealControllerResult | {skipped: string}> {
+export async function benchRealController(opts: {
+  size: number
+  version?: string
+  qps?: number
+  burst?: number
+  latencyClaims?: number
+  out?: string
+  log?: (line: string) => void
+}): Promise<RealControllerResult | {skipped: string}> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`))
   const missing = await goMissing()
   if (missing !== undefined) return {skipped: missing}
@@ -261,7 +386,22 @@ export async function benchRealController(opts: {size: number; version?: string;
         const port = await freePort()
         // --allow-mass-release: kube-controller-manager has no release budget; with pvctl's, the cluster's
         // orphaned volumes would be released over several 10-minute windows, not at once.
-        const args = ['sync', '--watch', '--yes', '--allow-mass-release', '--kubeconfig', plane.kubeconfig, '--qps', String(qps), '--burst', String(burst), '--metrics-bind-address', `127.0.0.1:${port}`, '-o', 'json']
+        const args = [
+          'sync',
+          '--watch',
+          '--yes',
+          '--allow-mass-release',
+          '--kubeconfig',
+          plane.kubeconfig,
+          '--qps',
+          String(qps),
+          '--burst',
+          String(burst),
+          '--metrics-bind-address',
+          `127.0.0.1:${port}`,
+          '-o',
+          'json',
+        ]
         const child = spawn(process.execPath, [bin, ...args], {cwd: repoRoot, stdio: ['ignore', 'ignore', 'ignore']})
         const exited = new Promise<void>((resolve) => child.on('close', () => resolve()))
         return {
@@ -275,7 +415,15 @@ export async function benchRealController(opts: {size: number; version?: string;
       },
     }
     const a = await runOne(plane, api, state, kcm, latencyClaims, () => pvctlPlansOn(plane.kubeconfig), log)
-    const b = await runOne(plane, api, state, pvctl, latencyClaims, (watcher) => controllerWritesOn(plane, watcher, qps, burst), log)
+    const b = await runOne(
+      plane,
+      api,
+      state,
+      pvctl,
+      latencyClaims,
+      (watcher) => controllerWritesOn(plane, watcher, qps, burst),
+      log,
+    )
     // The two runs' objects differ only in uids (each run created the cluster anew): compare by name.
     const start = endState(state.volumes, state.claims, [])
     const differences = differencesOf(strip(a.end), strip(b.end))
@@ -296,7 +444,16 @@ export async function benchRealController(opts: {size: number; version?: string;
       burst,
       controller: a.run,
       pvctl: b.run,
-      disagreements: orderDependent ? [] : [...(accepted ? [] : [`pvctl plans ${a.otherWrites.length} writes on the controller's end state (${a.otherWrites.slice(0, 5).join(', ')}); the controller made ${b.otherWrites.length} on pvctl's (${b.otherWrites.slice(0, 5).join(', ')})`]), ...differences],
+      disagreements: orderDependent
+        ? []
+        : [
+            ...(accepted
+              ? []
+              : [
+                  `pvctl plans ${a.otherWrites.length} writes on the controller's end state (${a.otherWrites.slice(0, 5).join(', ')}); the controller made ${b.otherWrites.length} on pvctl's (${b.otherWrites.slice(0, 5).join(', ')})`,
+                ]),
+            ...differences,
+          ],
       orderDependent: orderDependent ? differences.length : 0,
     }
   } finally {
@@ -306,7 +463,15 @@ export async function benchRealController(opts: {size: number; version?: string;
 
 /** An end state without claim uids in claimRefs: two runs' clusters were created apart. */
 function strip(s: EndState): EndState {
-  return {...s, volumes: new Map([...s.volumes].map(([k, v]) => [k, {...v, claimRef: v.claimRef === null ? null : v.claimRef.split(' ')[0] ?? null}]))}
+  return {
+    ...s,
+    volumes: new Map(
+      [...s.volumes].map(([k, v]) => [
+        k,
+        {...v, claimRef: v.claimRef === null ? null : (v.claimRef.split(' ')[0] ?? null)},
+      ]),
+    ),
+  }
 }
 
 export function describeRealController(r: RealControllerResult): string[] {
@@ -322,8 +487,24 @@ export function describeRealController(r: RealControllerResult): string[] {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const {values} = parseArgs({options: {size: {type: 'string', default: '10000'}, version: {type: 'string', default: '1.31'}, qps: {type: 'string', default: '500'}, burst: {type: 'string', default: '1000'}, 'latency-claims': {type: 'string', default: '50'}, out: {type: 'string'}}})
-  const r = await benchRealController({size: Number(values.size), version: values.version, qps: Number(values.qps), burst: Number(values.burst), latencyClaims: Number(values['latency-claims']), out: values.out})
+  const {values} = parseArgs({
+    options: {
+      size: {type: 'string', default: '10000'},
+      version: {type: 'string', default: '1.31'},
+      qps: {type: 'string', default: '500'},
+      burst: {type: 'string', default: '1000'},
+      'latency-claims': {type: 'string', default: '50'},
+      out: {type: 'string'},
+    },
+  })
+  const r = await benchRealController({
+    size: Number(values.size),
+    version: values.version,
+    qps: Number(values.qps),
+    burst: Number(values.burst),
+    latencyClaims: Number(values['latency-claims']),
+    out: values.out,
+  })
   if ('skipped' in r) process.stdout.write(`real controller: skipped: ${r.skipped}\n`)
   else process.stdout.write(`${describeRealController(r).join('\n')}\n`)
 }

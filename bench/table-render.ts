@@ -11,12 +11,31 @@ import {FIT_MAX_ROWS, GAP, kubectlTable} from '../src/render/kubectl-table.js'
 
 const HEAD = ['ACTION', 'OBJECT', 'REASON']
 const WIDTH = 60
-const chars = {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP)}
+const chars = {
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: ' '.repeat(GAP),
+}
 const style = {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true}
 
 function rows(n: number): string[][] {
-  return Array.from({length: n}, (_, i) => ['set-volume-phase', `pv/pv-${String(i).padStart(6, '0')}`, `Bound -> Released: claim ns-${i % 50}/claim-${i} is gone`])
+  return Array.from({length: n}, (_, i) => [
+    'set-volume-phase',
+    `pv/pv-${String(i).padStart(6, '0')}`,
+    `Bound -> Released: claim ns-${i % 50}/claim-${i} is gone`,
+  ])
 }
 
 function time(f: () => string): {ms: number; bytes: number} {
@@ -28,17 +47,28 @@ function time(f: () => string): {ms: number; bytes: number} {
 const sizes = process.argv.slice(2).map(Number)
 for (const n of sizes.length > 0 ? sizes : [1000, 10_000, 100_000]) {
   const r = rows(n)
-  const colWidths = ['set-volume-phase'.length, 'pv/pv-000000'.length, WIDTH - 'set-volume-phase'.length - 'pv/pv-000000'.length - 2 * GAP]
+  const colWidths = [
+    'set-volume-phase'.length,
+    'pv/pv-000000'.length,
+    WIDTH - 'set-volume-phase'.length - 'pv/pv-000000'.length - 2 * GAP,
+  ]
   const results: Array<[string, {ms: number; bytes: number}]> = [
     ['pvctl layout (a pipe)', time(() => kubectlTable(HEAD, r))],
-    [`kubectlTable at ${WIDTH} columns${n > FIT_MAX_ROWS ? ' (not wrapped: more rows than FIT_MAX_ROWS)' : ''}`, time(() => kubectlTable(HEAD, r, {width: WIDTH, wrap: 2}))],
+    [
+      `kubectlTable at ${WIDTH} columns${n > FIT_MAX_ROWS ? ' (not wrapped: more rows than FIT_MAX_ROWS)' : ''}`,
+      time(() => kubectlTable(HEAD, r, {width: WIDTH, wrap: 2})),
+    ],
     [
       `cli-table3, wrapped to ${WIDTH} columns, a table a row`,
-      time(() => [HEAD, ...r].map((row) => {
-        const t = new Table({chars, style, colWidths, wordWrap: true})
-        t.push(row)
-        return t.toString()
-      }).join('\n')),
+      time(() =>
+        [HEAD, ...r]
+          .map((row) => {
+            const t = new Table({chars, style, colWidths, wordWrap: true})
+            t.push(row)
+            return t.toString()
+          })
+          .join('\n'),
+      ),
     ],
   ]
   if (n <= 10_000) {
@@ -51,5 +81,6 @@ for (const n of sizes.length > 0 ? sizes : [1000, 10_000, 100_000]) {
       }),
     ])
   }
-  for (const [name, {ms, bytes}] of results) console.log(`${n} rows  ${name}: ${(ms / 1000).toFixed(2)} s (${(bytes / 1e6).toFixed(1)} MB)`)
+  for (const [name, {ms, bytes}] of results)
+    console.log(`${n} rows  ${name}: ${(ms / 1000).toFixed(2)} s (${(bytes / 1e6).toFixed(1)} MB)`)
 }

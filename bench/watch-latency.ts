@@ -115,7 +115,8 @@ function percentile(sorted: readonly number[], p: number): number {
 function steadyCluster(size: number, spares: number): {objects: unknown[]; volumes: number; claims: number} {
   const objects: unknown[] = []
   const namespaces = Math.max(1, Math.ceil(size / 1000))
-  for (let n = 0; n < namespaces; n++) objects.push({apiVersion: 'v1', kind: 'Namespace', metadata: {name: `team-${n}`}, status: {phase: 'Active'}})
+  for (let n = 0; n < namespaces; n++)
+    objects.push({apiVersion: 'v1', kind: 'Namespace', metadata: {name: `team-${n}`}, status: {phase: 'Active'}})
   objects.push({apiVersion: 'v1', kind: 'Namespace', metadata: {name: NAMESPACE}, status: {phase: 'Active'}})
   for (let i = 0; i < size; i++) {
     const namespace = `team-${i % namespaces}`
@@ -126,13 +127,22 @@ function steadyCluster(size: number, spares: number): {objects: unknown[]; volum
       apiVersion: 'v1',
       kind: 'PersistentVolume',
       metadata: {name: pv, annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}},
-      spec: {...trialVolume(pv).spec, storageClassName: 'standard', claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name, uid}},
+      spec: {
+        ...trialVolume(pv).spec,
+        storageClassName: 'standard',
+        claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace, name, uid},
+      },
       status: {phase: 'Bound'},
     })
     objects.push({
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
-      metadata: {name, namespace, uid, annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}},
+      metadata: {
+        name,
+        namespace,
+        uid,
+        annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'},
+      },
       spec: {...trialClaim(name).spec, storageClassName: 'standard', volumeName: pv},
       status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '1Gi'}},
     })
@@ -146,7 +156,14 @@ function trialVolume(name: string): PersistentVolume {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: {name},
-    spec: {accessModes: ['ReadWriteOnce'], capacity: {storage: '1Gi'}, csi: {driver: 'bench.csi', volumeHandle: name}, persistentVolumeReclaimPolicy: 'Retain', storageClassName: CLASS, volumeMode: 'Filesystem'},
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      capacity: {storage: '1Gi'},
+      csi: {driver: 'bench.csi', volumeHandle: name},
+      persistentVolumeReclaimPolicy: 'Retain',
+      storageClassName: CLASS,
+      volumeMode: 'Filesystem',
+    },
     status: {phase: 'Available'},
   } as PersistentVolume
 }
@@ -156,7 +173,12 @@ function trialClaim(name: string): PersistentVolumeClaim {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {name, namespace: NAMESPACE},
-    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '1Gi'}}, storageClassName: CLASS, volumeMode: 'Filesystem'},
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: {requests: {storage: '1Gi'}},
+      storageClassName: CLASS,
+      volumeMode: 'Filesystem',
+    },
     status: {phase: 'Pending'},
   }
 }
@@ -165,7 +187,8 @@ function trialClaim(name: string): PersistentVolumeClaim {
 async function queueDepth(port: number): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
   let depth = 0
-  for (const line of text.split('\n')) if (line.startsWith('workqueue_depth{')) depth += Number(line.slice(line.lastIndexOf(' ') + 1))
+  for (const line of text.split('\n'))
+    if (line.startsWith('workqueue_depth{')) depth += Number(line.slice(line.lastIndexOf(' ') + 1))
   return depth
 }
 
@@ -219,18 +242,34 @@ async function serve(dir: string, size: number, spares: number): Promise<void> {
     input += b.toString()
     const nl = input.indexOf('\n')
     if (nl < 0) return
-    const {port, wanted, pass} = JSON.parse(input.slice(0, nl)) as {port: number; wanted: number; pass: 'resync' | 'relist'}
+    const {port, wanted, pass} = JSON.parse(input.slice(0, nl)) as {
+      port: number
+      wanted: number
+      pass: 'resync' | 'relist'
+    }
     input = input.slice(nl + 1)
-    void runTrials(api, arrivals, size, port, wanted, pass).then((run) => process.stdout.write(`${JSON.stringify(run)}\n`))
+    void runTrials(api, arrivals, size, port, wanted, pass).then((run) =>
+      process.stdout.write(`${JSON.stringify(run)}\n`),
+    )
   })
   process.stdin.on('end', () => void api.stop().then(() => process.exit(0)))
 }
 
 /** The timed passes: in each after the first, PER_PASS claims created at random moments within it. */
-async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, size: number, port: number, wanted: number, pass: 'resync' | 'relist'): Promise<TrialsRun> {
+async function runTrials(
+  api: Emulator,
+  arrivals: ReadonlyMap<string, number>,
+  size: number,
+  port: number,
+  wanted: number,
+  pass: 'resync' | 'relist',
+): Promise<TrialsRun> {
   // A relist's pass begins with its LIST of claims; a resync's lists nothing, and is seen by its gauge
   // (polled every 20 ms while no pass runs, at the time the gauge says).
-  const claimLists = () => api.requests.filter((r) => r.verb === 'list' && r.resource === 'persistentvolumeclaims' && !r.query.includes('continue=')).length
+  const claimLists = () =>
+    api.requests.filter(
+      (r) => r.verb === 'list' && r.resource === 'persistentvolumeclaims' && !r.query.includes('continue='),
+    ).length
   let lastStart = pass === 'resync' ? await resyncStarted(port) : claimLists()
   const nextPass = async (): Promise<number> => {
     for (;;) {
@@ -251,7 +290,8 @@ async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, s
   for (let pass = 0; pass < maxPasses && trials.filter((t) => t.inPass).length < wanted; pass++) {
     const start = await nextPass()
     const estimate = passLengths.at(-1)
-    const offsets = estimate === undefined ? [] : Array.from({length: PER_PASS}, () => Math.random() * estimate).sort((a, b) => a - b)
+    const offsets =
+      estimate === undefined ? [] : Array.from({length: PER_PASS}, () => Math.random() * estimate).sort((a, b) => a - b)
     const ours: Trial[] = []
     let seenWork = false
     // pvctl renders /metrics synchronously, its collector counting every volume and claim again after
@@ -280,7 +320,9 @@ async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, s
         for (const t of ours) {
           if (t.boundAt !== undefined) continue
           const c = api.get('pvc', NAMESPACE, t.name) as unknown as PersistentVolumeClaim | undefined
-          const v = c?.spec.volumeName ? (api.get('pv', null, c.spec.volumeName) as unknown as PersistentVolume | undefined) : undefined
+          const v = c?.spec.volumeName
+            ? (api.get('pv', null, c.spec.volumeName) as unknown as PersistentVolume | undefined)
+            : undefined
           if (v?.spec.claimRef?.name === t.name && v.spec.claimRef.namespace === NAMESPACE) {
             t.boundAt = clock()
             t.claimWriteAt = arrivals.get(`pvc/${t.name}`)
@@ -315,9 +357,21 @@ async function runTrials(api: Emulator, arrivals: ReadonlyMap<string, number>, s
 }
 
 /** Starts the `serve` child; resolves once the emulator is up. */
-function startServer(dir: string, size: number, spares: number, log: (line: string) => void): Promise<{info: {kubeconfig: string; volumes: number; claims: number}; run: (port: number, wanted: number, pass: 'resync' | 'relist') => Promise<TrialsRun>; stop: () => Promise<void>}> {
+function startServer(
+  dir: string,
+  size: number,
+  spares: number,
+  log: (line: string) => void,
+): Promise<{
+  info: {kubeconfig: string; volumes: number; claims: number}
+  run: (port: number, wanted: number, pass: 'resync' | 'relist') => Promise<TrialsRun>
+  stop: () => Promise<void>
+}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', dir, String(size), String(spares)], {cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', dir, String(size), String(spares)], {
+      cwd: repoRoot,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let err = ''
     let out = ''
     const answers: Array<(line: string) => void> = []
@@ -371,7 +425,11 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
     const args = ['sync', '--watch', '--yes', '--kubeconfig', kubeconfig, '--metrics-bind-address', `127.0.0.1:${port}`]
     args.push(...(pass === 'resync' ? ['--resync', period] : ['--resync', '1h', '--relist-period', period]))
     args.push('--qps', '1000', '--burst', '2000', '--controllers=*,-persistentvolume-binder-controller', '-o', 'json')
-    const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, bin, ...args], {cwd: repoRoot, env: {...process.env, HOME: dir}, stdio: ['ignore', 'ignore', 'pipe']})
+    const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, bin, ...args], {
+      cwd: repoRoot,
+      env: {...process.env, HOME: dir},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     let err = ''
     child.stderr.on('data', (b: Buffer) => (err += b.toString()))
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
@@ -379,7 +437,8 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
     try {
       for (;;) {
         if (err.includes('Caches are synced')) break
-        if (child.exitCode !== null) throw new Error(`pvctl exited (${child.exitCode}) before its caches were synced:\n${err.trim()}`)
+        if (child.exitCode !== null)
+          throw new Error(`pvctl exited (${child.exitCode}) before its caches were synced:\n${err.trim()}`)
         await sleep(50)
       }
       // The start-up pass: over when both queues are empty.
@@ -397,7 +456,14 @@ export async function benchWatchLatency(opts: WatchLatencyOptions): Promise<Watc
     const inPass = trials.filter((t) => t.inPass)
     const ms = inPass.map((t) => t.boundAt! - t.createdAt).sort((a, b) => a - b)
     const sortedPasses = [...passLengths].sort((a, b) => a - b)
-    const part = (f: (t: Trial) => number | undefined) => percentile(inPass.map(f).filter((x): x is number => x !== undefined && Number.isFinite(x)).sort((a, b) => a - b), 50)
+    const part = (f: (t: Trial) => number | undefined) =>
+      percentile(
+        inPass
+          .map(f)
+          .filter((x): x is number => x !== undefined && Number.isFinite(x))
+          .sort((a, b) => a - b),
+        50,
+      )
     return {
       size: opts.size,
       pass,
@@ -442,7 +508,21 @@ const [mode, ...rest] = process.argv.slice(2)
 if (mode === 'serve') {
   await serve(rest[0]!, Number(rest[1]), Number(rest[2]))
 } else if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const {values} = parseArgs({options: {size: {type: 'string', default: '100000'}, trials: {type: 'string', default: '50'}, resync: {type: 'string', default: '15'}, relist: {type: 'boolean', default: false}, 'trials-json': {type: 'string'}}})
-  const r = await benchWatchLatency({size: Number(values.size), trials: Number(values.trials), resyncSeconds: Number(values.resync), relist: values.relist, trialsJson: values['trials-json']})
+  const {values} = parseArgs({
+    options: {
+      size: {type: 'string', default: '100000'},
+      trials: {type: 'string', default: '50'},
+      resync: {type: 'string', default: '15'},
+      relist: {type: 'boolean', default: false},
+      'trials-json': {type: 'string'},
+    },
+  })
+  const r = await benchWatchLatency({
+    size: Number(values.size),
+    trials: Number(values.trials),
+    resyncSeconds: Number(values.resync),
+    relist: values.relist,
+    trialsJson: values['trials-json'],
+  })
   process.stdout.write(`${describeWatchLatency(r).join('\n')}\n`)
 }

@@ -37,7 +37,9 @@ if (args[0]?.startsWith('-') && args[0] !== '-') {
   let commands = []
   try {
     const manifest = JSON.parse(readFileSync(new URL('../oclif.manifest.json', import.meta.url), 'utf8'))
-    commands = Object.values(manifest.commands).map((c) => ({flags: Object.values(c.flags).map((f) => ({name: f.name, char: f.char, takesValue: f.type === 'option'}))}))
+    commands = Object.values(manifest.commands).map((c) => ({
+      flags: Object.values(c.flags).map((f) => ({name: f.name, char: f.char, takesValue: f.type === 'option'})),
+    }))
   } catch {
     // No manifest (a build that did not finish): every flag is taken for one without a value.
   }

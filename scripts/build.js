@@ -4,7 +4,20 @@
 // (the old or the new one), never an emptied dist/ (what `rm -rf dist && tsc` did), and files of deleted
 // sources still disappear.
 import {spawnSync} from 'node:child_process'
-import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, statSync, unlinkSync, writeFileSync} from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 
@@ -70,7 +83,8 @@ function vendorOclif(out) {
     let target = path.relative(path.dirname(file), bundle).split(path.sep).join('/')
     if (!target.startsWith('.')) target = `./${target}`
     const rewritten = text.replaceAll("from '@oclif/core';", `from '${target}';`)
-    if (/(from|import)\s*\(?\s*['"]@oclif\/core/.test(rewritten)) fail(`${rel} imports @oclif/core in a way the build does not rewrite`)
+    if (/(from|import)\s*\(?\s*['"]@oclif\/core/.test(rewritten))
+      fail(`${rel} imports @oclif/core in a way the build does not rewrite`)
     writeFileSync(file, rewritten)
   }
 }
@@ -111,4 +125,6 @@ rmSync(fresh, {recursive: true, force: true})
 
 // oclif's dev CLI would otherwise check the registry for a newer oclif and print "update available":
 // news about a build tool, not about the build.
-run(process.execPath, [path.join(root, 'node_modules', 'oclif', 'bin', 'run.js'), 'manifest'], {OCLIF_SKIP_NEW_VERSION_CHECK: 'true'})
+run(process.execPath, [path.join(root, 'node_modules', 'oclif', 'bin', 'run.js'), 'manifest'], {
+  OCLIF_SKIP_NEW_VERSION_CHECK: 'true',
+})

@@ -50,7 +50,8 @@ const stopKubelet = kubelet(api, 'Succeeded')
 const kubeconfig = values['kubeconfig-out'] ?? path.join(tmpdir(), `pvctl-demo-${api.port}.kubeconfig`)
 writeFileSync(kubeconfig, api.kubeconfig({namespace: 'default'}))
 
-process.stdout.write(`pvctl demo: an emulated API server at ${api.url} holding ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')},
+process.stdout
+  .write(`pvctl demo: an emulated API server at ${api.url} holding ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')},
 with a stand-in kubelet that completes recycler and cleanup pods.
 
   export KUBECONFIG=${kubeconfig}

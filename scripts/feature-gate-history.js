@@ -38,7 +38,8 @@ function specsIn(sources, gate) {
     if (flat !== null) found.push({version: '*', spec: specOf(flat[1])})
     const versioned = new RegExp(`^\\s*${gate}:\\s*\\{\\n((?:\\s*\\{Version:.*\\n)+)\\s*\\},`, 'm').exec(source)
     if (versioned !== null) {
-      for (const m of versioned[1].matchAll(/\{Version: version\.MustParse\("([\d.]+)"\),([^}]*)\}/g)) found.push({version: m[1], spec: specOf(m[2])})
+      for (const m of versioned[1].matchAll(/\{Version: version\.MustParse\("([\d.]+)"\),([^}]*)\}/g))
+        found.push({version: m[1], spec: specOf(m[2])})
     }
   }
   return found
@@ -54,11 +55,17 @@ function specAt(found, minor) {
 }
 
 const history = {
-  source: 'k8s.io/kubernetes pkg/features/kube_features.go and versioned_kube_features.go, at each tag (scripts/feature-gate-history.js)',
+  source:
+    'k8s.io/kubernetes pkg/features/kube_features.go and versioned_kube_features.go, at each tag (scripts/feature-gate-history.js)',
   tags: {},
 }
 for (const tag of TAGS) {
-  const info = JSON.parse(execFileSync('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${tag}`], {encoding: 'utf8', env: {...process.env, GOFLAGS: '-mod=mod'}}))
+  const info = JSON.parse(
+    execFileSync('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${tag}`], {
+      encoding: 'utf8',
+      env: {...process.env, GOFLAGS: '-mod=mod'},
+    }),
+  )
   const dir = path.join(info.Dir, 'pkg', 'features')
   const sources = readdirSync(dir)
     .filter((f) => f.endsWith('features.go'))

@@ -30,7 +30,10 @@ function splitSections(description) {
   const parts = description.split(/^([A-Z][A-Z ]+[A-Z])$/m)
   const sections = []
   for (let i = 1; i < parts.length; i += 2) {
-    const lines = parts[i + 1].split('\n').map((l) => l.trim()).filter((l) => l !== '')
+    const lines = parts[i + 1]
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '')
     sections.push({title: parts[i], lines})
   }
   return {text: parts[0].trim(), sections}
@@ -46,8 +49,11 @@ function sectionItem(line) {
 }
 
 function flagLine(name, flag) {
-  const names = [flag.char ? `\`-${flag.char}\`` : null, `\`--${flag.allowNo ? `[no-]${name}` : name}\``].filter(Boolean).join(', ')
-  const value = flag.type === 'option' ? `=*${escapeMd(flag.helpValue ?? (flag.options ? flag.options.join('|') : 'VALUE'))}*` : ''
+  const names = [flag.char ? `\`-${flag.char}\`` : null, `\`--${flag.allowNo ? `[no-]${name}` : name}\``]
+    .filter(Boolean)
+    .join(', ')
+  const value =
+    flag.type === 'option' ? `=*${escapeMd(flag.helpValue ?? (flag.options ? flag.options.join('|') : 'VALUE'))}*` : ''
   const parts = [flag.summary ?? '', flag.description ?? ''].filter((s) => s !== '').map(escapeMd)
   if (flag.options) parts.push(`One of: ${flag.options.map((o) => `\`${o}\``).join(', ')}.`)
   if (flag.default !== undefined && flag.type === 'option') parts.push(`Default: \`${flag.default}\`.`)
@@ -60,7 +66,16 @@ function commandPage(bin, cmd) {
   const args = Object.values(cmd.args ?? {})
     .map((a) => `[*${a.name.toUpperCase()}*...]`)
     .join(' ')
-  const out = [`# ${name}(1) -- ${cmd.summary}`, '', '## SYNOPSIS', '', `\`${bin} ${cmd.id}\` ${args} [*OPTIONS*]`, '', '## DESCRIPTION', '']
+  const out = [
+    `# ${name}(1) -- ${cmd.summary}`,
+    '',
+    '## SYNOPSIS',
+    '',
+    `\`${bin} ${cmd.id}\` ${args} [*OPTIONS*]`,
+    '',
+    '## DESCRIPTION',
+    '',
+  ]
   out.push(escapeMd(text).split('\n\n').join('\n\n'), '')
   const argDocs = Object.values(cmd.args ?? {})
   if (argDocs.length > 0) {
@@ -89,18 +104,39 @@ function commandPage(bin, cmd) {
 
 /** What every command's exit codes have in common (errors.ts holds each command's own). */
 const ROOT_EXIT_STATUS = [
-  ['0', 'nothing to act on: in sync (a dry run), the claim bound, the cluster healthy; or the plan or repair was written'],
-  ['1', 'something to act on: a dry run found changes to make, a claim stays unbound, an audit found what --fail-on names; or a write was not confirmed'],
-  ['2', 'usage or input error: bad flag, malformed snapshot, no such object, output that cannot be written; nothing written'],
-  ['3', 'cluster error: unreachable or forbidden API, a write that failed, a destructive step stopped because the cluster changed since it was read'],
-  ['130', 'interrupted while writing (SIGINT, SIGTERM): the report says what was written and what was not; the same command again completes the job'],
+  [
+    '0',
+    'nothing to act on: in sync (a dry run), the claim bound, the cluster healthy; or the plan or repair was written',
+  ],
+  [
+    '1',
+    'something to act on: a dry run found changes to make, a claim stays unbound, an audit found what --fail-on names; or a write was not confirmed',
+  ],
+  [
+    '2',
+    'usage or input error: bad flag, malformed snapshot, no such object, output that cannot be written; nothing written',
+  ],
+  [
+    '3',
+    'cluster error: unreachable or forbidden API, a write that failed, a destructive step stopped because the cluster changed since it was read',
+  ],
+  [
+    '130',
+    'interrupted while writing (SIGINT, SIGTERM): the report says what was written and what was not; the same command again completes the job',
+  ],
 ]
 
 /** The environment pvctl reads, besides what Node.js and oclif read. */
 const ROOT_ENVIRONMENT = [
-  ['KUBECONFIG', 'Kubeconfig files, separated by colons, merged as kubectl merges them (the first file to set a value wins); read when --kubeconfig is not given. Without either: ~/.kube/config, then the in-cluster service account.'],
+  [
+    'KUBECONFIG',
+    'Kubeconfig files, separated by colons, merged as kubectl merges them (the first file to set a value wins); read when --kubeconfig is not given. Without either: ~/.kube/config, then the in-cluster service account.',
+  ],
   ['NO_COLOR', 'Set and not empty: no colour, unless --color is given.'],
-  ['FORCE_COLOR', 'Not empty: colour even when the output is not a terminal; 0 or false: never colour. NO_COLOR and --[no-]color win.'],
+  [
+    'FORCE_COLOR',
+    'Not empty: colour even when the output is not a terminal; 0 or false: never colour. NO_COLOR and --[no-]color win.',
+  ],
   ['TERM', 'dumb: no colour.'],
   ['CI', 'Set: never prompt or show a spinner, as when no terminal is attached (a write then needs --yes).'],
   ['PVCTL_DEBUG', 'Set: print the stack trace of an internal error.'],
@@ -121,7 +157,8 @@ function rootPage(bin, commands) {
     '## COMMANDS',
     '',
   ]
-  for (const cmd of commands) out.push(`* \`${bin} ${cmd.id}\`:`, `  ${escapeMd(cmd.summary ?? '')} See ${bin}-${cmd.id}(1).`, '')
+  for (const cmd of commands)
+    out.push(`* \`${bin} ${cmd.id}\`:`, `  ${escapeMd(cmd.summary ?? '')} See ${bin}-${cmd.id}(1).`, '')
   out.push(
     '## EXIT STATUS',
     '',

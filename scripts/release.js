@@ -59,17 +59,25 @@ function singleFile() {
   const {BUNDLED_PATHS} = require(loader)
   // What oclif will load: the explicit command table (sea-main.js names it) and the package's hooks.
   for (const target of ['./dist/command-index.js', ...Object.values(pjson.oclif.hooks ?? {}).flat()]) {
-    if (!BUNDLED_PATHS.includes(path.posix.normalize(target))) fail(`scripts/release/module-loader.cjs does not bundle ${target}`)
+    if (!BUNDLED_PATHS.includes(path.posix.normalize(target)))
+      fail(`scripts/release/module-loader.cjs does not bundle ${target}`)
   }
   return {
     name: 'pvctl-single-file',
     setup(build) {
       build.onResolve({filter: /\/vendor\/oclif-core\.js$/}, () => ({path: require.resolve('@oclif/core')}))
-      build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]module-loader\.js$/}, () => ({contents: readFileSync(loader, 'utf8'), loader: 'js', resolveDir: path.dirname(loader)}))
+      build.onLoad({filter: /[\\/]@oclif[\\/]core[\\/]lib[\\/]module-loader\.js$/}, () => ({
+        contents: readFileSync(loader, 'utf8'),
+        loader: 'js',
+        resolveDir: path.dirname(loader),
+      }))
       build.onLoad({filter: /[\\/]dist[\\/]yaml-library\.js$/}, (args) => {
         const text = readFileSync(args.path, 'utf8')
         const lazy = text.replace(/^const require = createRequire\(import\.meta\.url\);\n/m, '')
-        if (lazy === text) fail(`${path.relative(root, args.path)} no longer makes its require with createRequire: see scripts/release.js`)
+        if (lazy === text)
+          fail(
+            `${path.relative(root, args.path)} no longer makes its require with createRequire: see scripts/release.js`,
+          )
         return {contents: lazy, loader: 'js'}
       })
     },
@@ -91,7 +99,9 @@ async function bundle(outfile) {
     // oclif loads TypeScript only to run .ts sources, which the bundle never has.
     external: ['typescript'],
     // The CommonJS inside (oclif, the yaml library) requires Node's built-in modules.
-    banner: {js: "import {createRequire as releaseCreateRequire} from 'node:module';const require = releaseCreateRequire(import.meta.url);"},
+    banner: {
+      js: "import {createRequire as releaseCreateRequire} from 'node:module';const require = releaseCreateRequire(import.meta.url);",
+    },
     plugins: [singleFile()],
     metafile: true,
     // A third of the size: the client library's generated models are mostly comments. The licenses go
@@ -115,7 +125,10 @@ function thirdPartyLicenses(metafile, nodeDir) {
   const sections = [['node', nodeDir], ...sorted].map(([name, dir]) => {
     const {version, license} = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8'))
     const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)/i.test(f))
-    const text = file === undefined ? `${license ?? 'see the package'} (the package ships no license file)` : readFileSync(path.join(dir, file), 'utf8').trim()
+    const text =
+      file === undefined
+        ? `${license ?? 'see the package'} (the package ships no license file)`
+        : readFileSync(path.join(dir, file), 'utf8').trim()
     return `${name}@${version} (${license ?? 'unknown'})\n\n${text}\n`
   })
   return `pvctl's single-file executable contains the following software.\n\n${sections.join(`\n${'-'.repeat(78)}\n\n`)}`
@@ -124,20 +137,22 @@ function thirdPartyLicenses(metafile, nodeDir) {
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 
 function krewManifest(version, archives) {
-  const platforms = archives.map(({target, url, sum}) => [
-    `  - selector:`,
-    `      matchLabels:`,
-    `        os: ${target.os}`,
-    `        arch: ${target.arch}`,
-    `    uri: ${url}`,
-    `    sha256: ${sum}`,
-    `    files:`,
-    `      - from: pvctl`,
-    `        to: .`,
-    `      - from: LICENSE`,
-    `        to: .`,
-    `    bin: pvctl`,
-  ].join('\n'))
+  const platforms = archives.map(({target, url, sum}) =>
+    [
+      `  - selector:`,
+      `      matchLabels:`,
+      `        os: ${target.os}`,
+      `        arch: ${target.arch}`,
+      `    uri: ${url}`,
+      `    sha256: ${sum}`,
+      `    files:`,
+      `      - from: pvctl`,
+      `        to: .`,
+      `      - from: LICENSE`,
+      `        to: .`,
+      `    bin: pvctl`,
+    ].join('\n'),
+  )
   return `apiVersion: krew.googlecontainertools.github.com/v1alpha2
 kind: Plugin
 metadata:
@@ -205,8 +220,14 @@ async function release(out, baseUrl) {
   const builder = nodeRuntime(RELEASE_NODE, process.arch)
   const contents = [
     {name: 'LICENSE', data: readFileSync(path.join(root, 'LICENSE')), mode: 0o644},
-    {name: 'THIRD-PARTY-LICENSES', data: Buffer.from(thirdPartyLicenses(metafile, path.dirname(path.dirname(builder)))), mode: 0o644},
-    ...readdirSync(path.join(root, 'examples')).sort().map((f) => ({name: `examples/${f}`, data: readFileSync(path.join(root, 'examples', f)), mode: 0o644})),
+    {
+      name: 'THIRD-PARTY-LICENSES',
+      data: Buffer.from(thirdPartyLicenses(metafile, path.dirname(path.dirname(builder)))),
+      mode: 0o644,
+    },
+    ...readdirSync(path.join(root, 'examples'))
+      .sort()
+      .map((f) => ({name: `examples/${f}`, data: readFileSync(path.join(root, 'examples', f)), mode: 0o644})),
   ]
   const archives = []
   for (const target of TARGETS) {
@@ -223,7 +244,22 @@ async function release(out, baseUrl) {
     const execArgv = ['--disable-warning=DEP0040', '--disable-warning=DEP0169']
     // The main script's path as given is its name inside (import.meta.url, stack traces): relative, so that
     // no path of the building machine is in the executable and any folder gives the same bytes.
-    writeFileSync(config, JSON.stringify({main: path.basename(main), mainFormat: 'module', executable: runtime, output: executable, disableExperimentalSEAWarning: true, useCodeCache, execArgv}, null, 2))
+    writeFileSync(
+      config,
+      JSON.stringify(
+        {
+          main: path.basename(main),
+          mainFormat: 'module',
+          executable: runtime,
+          output: executable,
+          disableExperimentalSEAWarning: true,
+          useCodeCache,
+          execArgv,
+        },
+        null,
+        2,
+      ),
+    )
     run(builder, ['--build-sea', config], work)
     chmodSync(executable, 0o755)
     const file = `pvctl-v${pjson.version}-${target.name}.tar.gz`
@@ -245,5 +281,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const {values} = parseArgs({options: {'base-url': {type: 'string'}, out: {type: 'string'}}})
   const baseUrl = (values['base-url'] ?? `${HOMEPAGE}/releases/download/v${pjson.version}`).replace(/\/$/, '')
   await release(path.resolve(values.out ?? path.join(root, 'release')), baseUrl)
-  if (values['base-url'] === undefined) process.stdout.write(`release: the manifests name ${baseUrl}; pass --base-url for where the archives will be published\n`)
+  if (values['base-url'] === undefined)
+    process.stdout.write(
+      `release: the manifests name ${baseUrl}; pass --base-url for where the archives will be published\n`,
+    )
 }

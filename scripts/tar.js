@@ -25,7 +25,11 @@ export function tarGz(files) {
     text(257, 8, 'ustar\u000000')
     text(265, 32, 'root')
     text(297, 32, 'root')
-    octal(148, 7, header.reduce((sum, byte) => sum + byte, 0))
+    octal(
+      148,
+      7,
+      header.reduce((sum, byte) => sum + byte, 0),
+    )
     blocks.push(header, data, Buffer.alloc((BLOCK - (data.length % BLOCK)) % BLOCK))
   }
   blocks.push(Buffer.alloc(2 * BLOCK))
@@ -37,7 +41,7 @@ export function untarGz(archive) {
   const tar = gunzipSync(archive)
   const files = []
   let paxPath
-  for (let at = 0; at + BLOCK <= tar.length; ) {
+  for (let at = 0; at + BLOCK <= tar.length;) {
     const header = tar.subarray(at, at + BLOCK)
     if (header.every((byte) => byte === 0)) break
     const field = (offset, length) => header.toString('utf8', offset, offset + length).replace(/\0.*$/s, '')

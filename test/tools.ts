@@ -18,7 +18,8 @@ export const TOOLS = {
   chromium: {
     commands: ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'],
     variable: 'PVCTL_CHROMIUM',
-    install: "Chromium or Chrome (Debian: apt-get install chromium), or PVCTL_CHROMIUM=/path/to/chrome; playwright-core drives it and downloads none",
+    install:
+      'Chromium or Chrome (Debian: apt-get install chromium), or PVCTL_CHROMIUM=/path/to/chrome; playwright-core drives it and downloads none',
   },
   kubectl: {commands: ['kubectl'], install: 'kubectl 1.26 or newer'},
   bash: {commands: ['bash'], install: 'bash'},
@@ -28,7 +29,8 @@ export const TOOLS = {
   go: {commands: ['go'], install: 'Go, which builds krew from the Go module proxy'},
   'qemu-aarch64': {
     commands: ['qemu-aarch64'],
-    install: "qemu-user and arm64's C libraries, to run arm64 executables (Debian: apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross libatomic1-arm64-cross)",
+    install:
+      "qemu-user and arm64's C libraries, to run arm64 executables (Debian: apt-get install qemu-user libc6-arm64-cross libstdc++6-arm64-cross libatomic1-arm64-cross)",
   },
 } satisfies Record<string, Tool>
 

@@ -6,7 +6,10 @@ import type {ExplainEvidence} from '../engine/explain/evidence.js'
 import {liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
 import type {LoadedClusterState} from './load-cluster-state.js'
 
-export async function auditEvidence(loaded: LoadedClusterState, now: () => number = Date.now): Promise<ExplainEvidence> {
+export async function auditEvidence(
+  loaded: LoadedClusterState,
+  now: () => number = Date.now,
+): Promise<ExplainEvidence> {
   if (loaded.source === 'snapshot') {
     return snapshotEvidenceSource(loaded.evidence, now)({events: [], leaseNames: [], volumeAttachments: false})
   } else {

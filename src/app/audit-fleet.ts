@@ -16,7 +16,10 @@ import type {LoadStateOptions, LoadStateUi} from './load-cluster-state.js'
 /** Clusters audited at once unless --concurrency says otherwise. */
 export const FLEET_CONCURRENCY = 4
 
-export interface FleetAuditOptions extends Omit<AuditOptions, 'targets' | 'sourceArgs' | 'gates' | 'kubernetesVersion'>, Omit<LoadStateOptions, 'context' | 'filename'> {
+export interface FleetAuditOptions
+  extends
+    Omit<AuditOptions, 'targets' | 'sourceArgs' | 'gates' | 'kubernetesVersion'>,
+    Omit<LoadStateOptions, 'context' | 'filename'> {
   /** --context a,b,c (in that order), or every context of the kubeconfig (--all-contexts). */
   contexts: readonly string[] | 'all'
   concurrency: number
@@ -55,7 +58,10 @@ export async function runFleetAudit(opts: FleetAuditOptions, ui: LoadStateUi): P
     // The notices after the answer in the contexts' order, whichever cluster was done first.
     const after = audited.flatMap((a) => a.after)
     const outcome = fleetOutcome(reports, opts.failOn)
-    if (outcome === 'unread') after.push(`${reports.length === 1 ? 'the cluster could not be read' : `none of the ${clusters} could be read`}: nothing was audited`)
+    if (outcome === 'unread')
+      after.push(
+        `${reports.length === 1 ? 'the cluster could not be read' : `none of the ${clusters} could be read`}: nothing was audited`,
+      )
     const exitCode = outcome === 'unread' ? ExitCode.Cluster : outcome === 'fails' ? ExitCode.Changes : ExitCode.Ok
     return {reports, exitCode, after}
   } finally {
@@ -71,7 +77,8 @@ export async function runFleetAudit(opts: FleetAuditOptions, ui: LoadStateUi): P
 function fleetMembers(opts: FleetAuditOptions): Member[] {
   const {origin, names} = kubeconfigContextNames({kubeconfig: opts.kubeconfig})
   if (opts.contexts === 'all') {
-    if (names.length === 0) throw new UsageError(`--all-contexts: ${origin} has no contexts`, ['kubectl config get-contexts'])
+    if (names.length === 0)
+      throw new UsageError(`--all-contexts: ${origin} has no contexts`, ['kubectl config get-contexts'])
     return names.map((context) => {
       try {
         return {context, config: loadKubeconfig({kubeconfig: opts.kubeconfig, context})}
@@ -83,15 +90,26 @@ function fleetMembers(opts: FleetAuditOptions): Member[] {
   }
   const unknown = opts.contexts.filter((c) => !names.includes(c))
   if (unknown.length > 0) {
-    throw new UsageError(`--context: ${origin} has no context ${unknown.map((c) => `"${c}"`).join(', ')} (it has ${names.length > 0 ? names.join(', ') : 'none'})`, ['kubectl config get-contexts'])
+    throw new UsageError(
+      `--context: ${origin} has no context ${unknown.map((c) => `"${c}"`).join(', ')} (it has ${names.length > 0 ? names.join(', ') : 'none'})`,
+      ['kubectl config get-contexts'],
+    )
   }
   return opts.contexts.map((context) => ({context, config: loadKubeconfig({kubeconfig: opts.kubeconfig, context})}))
 }
 
-async function auditMember(m: Member, opts: FleetAuditOptions, kubeconfigArgs: string[], ui: LoadStateUi): Promise<{report: AuditReport; after: string[]}> {
+async function auditMember(
+  m: Member,
+  opts: FleetAuditOptions,
+  kubeconfigArgs: string[],
+  ui: LoadStateUi,
+): Promise<{report: AuditReport; after: string[]}> {
   const server = m.config !== undefined ? redactUrlCredentials(m.config.cluster.server) : ''
   const unread = (u: Omit<UnreadCluster, 'context' | 'server' | 'kubeconfigArgs'>) => ({
-    report: unreadClusterReport({context: m.context, server, kubeconfigArgs, ...u, error: redactUrlCredentials(u.error)}, opts.ignore),
+    report: unreadClusterReport(
+      {context: m.context, server, kubeconfigArgs, ...u, error: redactUrlCredentials(u.error)},
+      opts.ignore,
+    ),
     after: [],
   })
   if (m.broken !== undefined) return unread({cause: 'kubeconfig', status: 0, error: m.broken.message})
@@ -99,17 +117,27 @@ async function auditMember(m: Member, opts: FleetAuditOptions, kubeconfigArgs: s
   try {
     const {targetsFor, contexts: _contexts, concurrency: _concurrency, ...single} = opts
     const sourceArgs = [...kubeconfigArgs, '--context', m.context]
-    const result = await runAudit({...single, context: m.context, targets: targetsFor(m.config?.namespace), sourceArgs}, {notice: (line) => ui.notice(say(line)), spinner: ui.spinner})
+    const result = await runAudit(
+      {...single, context: m.context, targets: targetsFor(m.config?.namespace), sourceArgs},
+      {notice: (line) => ui.notice(say(line)), spinner: ui.spinner},
+    )
     return {report: aimFixes({...result.report, context: m.context}, sourceArgs), after: result.after.map(say)}
   } catch (err) {
     if (err instanceof ForbiddenError) {
       const {verb, resource, namespace} = err.target
-      return unread({cause: err.status === 401 ? 'unauthorized' : 'forbidden', status: err.status, error: err.message, request: {verb, resource, namespace}})
+      return unread({
+        cause: err.status === 401 ? 'unauthorized' : 'forbidden',
+        status: err.status,
+        error: err.message,
+        request: {verb, resource, namespace},
+      })
     }
-    if (err instanceof ClusterError) return unread({cause: 'unreachable', status: (err as Partial<ApiError>).status ?? 0, error: err.message})
+    if (err instanceof ClusterError)
+      return unread({cause: 'unreachable', status: (err as Partial<ApiError>).status ?? 0, error: err.message})
     // A usage or input error (an object named that this cluster lacks) is the user's to fix: it ends the
     // run, saying which cluster; a bug is a bug.
-    if (err instanceof PvctlError && err.exitCode === ExitCode.Usage) throw new UsageError(`context ${m.context}: ${err.message}`, err.suggestions)
+    if (err instanceof PvctlError && err.exitCode === ExitCode.Usage)
+      throw new UsageError(`context ${m.context}: ${err.message}`, err.suggestions)
     throw err
   }
 }
@@ -118,7 +146,11 @@ async function auditMember(m: Member, opts: FleetAuditOptions, kubeconfigArgs: s
  * `run` over every item, at most `limit` at a time, started in order; the results in the items' order.
  * A rejection rejects the whole and starts nothing more (the runs under way end unobserved).
  */
-export async function mapConcurrently<T, R>(items: readonly T[], limit: number, run: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapConcurrently<T, R>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
   let failed = false

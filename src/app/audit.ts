@@ -6,7 +6,13 @@ import {apiServerTime} from '../engine/simulation/plan-sync.js'
 import {ExitCode} from '../errors.js'
 import {ForbiddenError} from '../cluster/api-errors.js'
 import {auditEvidence} from './audit-evidence.js'
-import {checkScope, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {
+  checkScope,
+  loadClusterState,
+  type LoadStateOptions,
+  type LoadStateUi,
+  noticeCaveats,
+} from './load-cluster-state.js'
 import {asked} from './request-errors.js'
 
 export interface AuditResult {
@@ -18,13 +24,18 @@ export interface AuditResult {
   origin: string
 }
 
-export async function runAudit(request: Omit<AuditOptions, 'gates' | 'kubernetesVersion'> & LoadStateOptions, ui: LoadStateUi): Promise<AuditResult> {
+export async function runAudit(
+  request: Omit<AuditOptions, 'gates' | 'kubernetesVersion'> & LoadStateOptions,
+  ui: LoadStateUi,
+): Promise<AuditResult> {
   // The whole cluster, whatever -n and -l say: a claim of another namespace may take a volume first, a
   // volume's claimRef may name a claim of any namespace, a provisioner's last event may be on any claim.
   // The scope chooses what the report shows (auditScope, engine/audit/audit-state.ts), never what it is judged on.
-  const loaded = await loadClusterState({...request, namespace: undefined, labelSelectorText: undefined}, ui).catch((err: unknown) => {
-    throw scopedReadRefused(err, request)
-  })
+  const loaded = await loadClusterState({...request, namespace: undefined, labelSelectorText: undefined}, ui).catch(
+    (err: unknown) => {
+      throw scopedReadRefused(err, request)
+    },
+  )
   // Judged as the release the cluster runs, with its gates.
   const opts = {...request, gates: loaded.gates, kubernetesVersion: loaded.version, now: apiServerTime(new Date())}
   // As sync's: a scope that matches nothing audits nothing, and "0/0 healthy" would pass a CI job.
@@ -33,7 +44,10 @@ export async function runAudit(request: Omit<AuditOptions, 'gates' | 'kubernetes
   noticeCaveats(loaded, {notice: (line) => void after.push(line)})
   const evidence = await auditEvidence(loaded)
   const report = asked(() => auditState(loaded.state, {...opts, evidence}, {notice: (line) => void after.push(line)}))
-  const origin = loaded.source === 'snapshot' ? `snapshot ${(opts.filename ?? []).join(', ')}` : `context ${loaded.session.contextName} (${loaded.session.server})`
+  const origin =
+    loaded.source === 'snapshot'
+      ? `snapshot ${(opts.filename ?? []).join(', ')}`
+      : `context ${loaded.session.contextName} (${loaded.session.server})`
   return {report, exitCode: auditFails(report, opts.failOn) ? ExitCode.Changes : ExitCode.Ok, after, origin}
 }
 
@@ -43,12 +57,20 @@ export async function runAudit(request: Omit<AuditOptions, 'gates' | 'kubernetes
  */
 function scopedReadRefused(err: unknown, opts: Pick<AuditOptions, 'namespace' | 'labelSelector' | 'targets'>): unknown {
   const scoped = opts.namespace !== undefined || opts.labelSelector !== undefined || (opts.targets ?? []).length > 0
-  if (!(err instanceof ForbiddenError) || !scoped || err.target.namespace !== undefined || !['persistentvolumeclaims', 'pods'].includes(err.target.resource)) return err
+  if (
+    !(err instanceof ForbiddenError) ||
+    !scoped ||
+    err.target.namespace !== undefined ||
+    !['persistentvolumeclaims', 'pods'].includes(err.target.resource)
+  )
+    return err
   return new ForbiddenError(
     `a scoped audit is judged on the whole cluster (a claim of another namespace may take a volume first, a volume's claimRef may name one), and listing ${err.target.resource} in every namespace was refused (kubectl auth can-i list ${err.target.resource} --all-namespaces): ${err.message}`,
     err.target,
     err.status,
     err.reason,
-    ['ask for list on persistentvolumeclaims and pods cluster-wide, or audit a snapshot (-f) taken by someone who has it'],
+    [
+      'ask for list on persistentvolumeclaims and pods cluster-wide, or audit a snapshot (-f) taken by someone who has it',
+    ],
   )
 }

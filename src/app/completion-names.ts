@@ -35,7 +35,10 @@ export interface NamesRequest {
 }
 
 export async function readCompletionNames(request: NamesRequest): Promise<NamesFound> {
-  const deadlineMs = request.requestTimeoutMs !== undefined && request.requestTimeoutMs > 0 ? request.requestTimeoutMs : LIVE_NAMES_DEADLINE_MS
+  const deadlineMs =
+    request.requestTimeoutMs !== undefined && request.requestTimeoutMs > 0
+      ? request.requestTimeoutMs
+      : LIVE_NAMES_DEADLINE_MS
   try {
     if (request.kind === 'contexts') {
       const {contextNames} = await import('../cluster/kubeconfig.js')
@@ -54,17 +57,42 @@ async function fromSnapshot(filename: readonly string[]): Promise<NamesFound> {
   if (filename.includes('-')) return NONE
   const {loadSnapshot} = await import('../cluster/snapshot.js')
   const {state} = await loadSnapshot(filename)
-  return {claims: state.claims.map((c) => ({namespace: c.metadata.namespace ?? 'default', name: c.metadata.name ?? ''})), volumes: state.volumes.map((v) => v.metadata.name ?? ''), contexts: []}
+  return {
+    claims: state.claims.map((c) => ({namespace: c.metadata.namespace ?? 'default', name: c.metadata.name ?? ''})),
+    volumes: state.volumes.map((v) => v.metadata.name ?? ''),
+    contexts: [],
+  }
 }
 
 /** Lists only the kind asked for (namespaces come from the claims' namespaces), within the deadline. */
 async function fromCluster(request: NamesRequest, deadlineMs: number): Promise<NamesFound> {
   const {openLiveSession} = await import('./live-session.js')
   const {listAll} = await import('../cluster/live-loader.js')
-  const session = openLiveSession({kubeconfig: request.source.kubeconfig, context: request.source.context, qps: 5, burst: 10, requestTimeoutMs: deadlineMs})
-  if (request.kind === 'volumes') return {...NONE, volumes: (await withDeadline(listAll((p) => session.api.listVolumes(p)), deadlineMs)).map((v) => v.metadata.name ?? '')}
-  const claims = await withDeadline(listAll((p) => session.api.listClaims(undefined, p)), deadlineMs)
-  return {...NONE, claims: claims.map((c) => ({namespace: c.metadata.namespace ?? 'default', name: c.metadata.name ?? ''}))}
+  const session = openLiveSession({
+    kubeconfig: request.source.kubeconfig,
+    context: request.source.context,
+    qps: 5,
+    burst: 10,
+    requestTimeoutMs: deadlineMs,
+  })
+  if (request.kind === 'volumes')
+    return {
+      ...NONE,
+      volumes: (
+        await withDeadline(
+          listAll((p) => session.api.listVolumes(p)),
+          deadlineMs,
+        )
+      ).map((v) => v.metadata.name ?? ''),
+    }
+  const claims = await withDeadline(
+    listAll((p) => session.api.listClaims(undefined, p)),
+    deadlineMs,
+  )
+  return {
+    ...NONE,
+    claims: claims.map((c) => ({namespace: c.metadata.namespace ?? 'default', name: c.metadata.name ?? ''})),
+  }
 }
 
 function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {

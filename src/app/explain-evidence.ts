@@ -4,7 +4,14 @@
 import type {SnapshotEvidence} from '../cluster/snapshot.js'
 import type {Explainer} from '../engine/explain/explainer.js'
 import {evidenceQuery} from '../engine/explain/evidence-query.js'
-import {type EvidenceQuery, type EvidenceScope, type ExplainEvidence, noEvidence, NOT_READ, type Observed} from '../engine/explain/evidence.js'
+import {
+  type EvidenceQuery,
+  type EvidenceScope,
+  type ExplainEvidence,
+  noEvidence,
+  NOT_READ,
+  type Observed,
+} from '../engine/explain/evidence.js'
 import type {LiveSession} from './live-session.js'
 
 /**
@@ -16,15 +23,17 @@ export type EvidenceSource = ((query: EvidenceQuery) => Promise<ExplainEvidence>
 /** A snapshot's evidence: a kind the snapshot holds no object of was not captured, so it is not available. */
 export function snapshotEvidenceSource(evidence: SnapshotEvidence, now: () => number): EvidenceSource {
   const kind = <T>(items: readonly unknown[], name: string): Observed<T> =>
-    items.length > 0 ? {observed: true, items: items as T[]} : {observed: false, reason: `the snapshot holds no ${name} objects`}
+    items.length > 0
+      ? {observed: true, items: items as T[]}
+      : {observed: false, reason: `the snapshot holds no ${name} objects`}
   const read = (): Promise<ExplainEvidence> =>
     Promise.resolve({
-    now: now(),
-    events: kind(evidence.events, 'Event'),
-    csiDrivers: kind(evidence.csiDrivers, 'CSIDriver'),
-    leases: kind(evidence.leases, 'Lease'),
-    volumeAttachments: kind(evidence.volumeAttachments, 'VolumeAttachment'),
-  })
+      now: now(),
+      events: kind(evidence.events, 'Event'),
+      csiDrivers: kind(evidence.csiDrivers, 'CSIDriver'),
+      leases: kind(evidence.leases, 'Lease'),
+      volumeAttachments: kind(evidence.volumeAttachments, 'VolumeAttachment'),
+    })
   return Object.assign(read, {complete: true})
 }
 
@@ -42,7 +51,11 @@ export function liveEvidenceSource(session: LiveSession, now: () => number): Evi
  * evidence and without candidates: the engine names the Leases, and nothing but those is read. A snapshot
  * holds its evidence already: it is taken whole, with no verdicts first.
  */
-export async function gatherEvidence(explainer: Explainer, req: EvidenceScope, source: EvidenceSource): Promise<ExplainEvidence> {
+export async function gatherEvidence(
+  explainer: Explainer,
+  req: EvidenceScope,
+  source: EvidenceSource,
+): Promise<ExplainEvidence> {
   if (source.complete === true) return source({events: [], leaseNames: [], volumeAttachments: false})
   const query = evidenceQuery(explainer, req)
   // An object that does not exist is a usage error, said next without a round of reads first.

@@ -16,7 +16,12 @@ import type {ReclaimReport} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
 import {ExitCode, PvctlError} from '../errors.js'
 import {claimPickerLabels} from '../render/claim-picker.js'
-import {controllerExplainer, type ExplainRequest, LIST_CANDIDATES, withRepairOffers} from '../engine/repair/explain-state.js'
+import {
+  controllerExplainer,
+  type ExplainRequest,
+  LIST_CANDIDATES,
+  withRepairOffers,
+} from '../engine/repair/explain-state.js'
 import type {LoadedClusterState, LoadStateUi} from './load-cluster-state.js'
 import {reclaimInLoadedState} from './reclaim.js'
 import {hasChanges, planSync} from '../engine/simulation/plan-sync.js'
@@ -106,8 +111,14 @@ export function pickerOrder<E extends Picked>(explanations: readonly E[]): E[] {
 }
 
 /** The choices whose filterText holds every word typed, case aside, and those always listed; nothing typed: all of them. */
-export function filterChoices<C extends {filterText: string; always?: boolean}>(choices: readonly C[], term: string | undefined): readonly C[] {
-  const words = (term ?? '').toLowerCase().split(/\s+/).filter((w) => w !== '')
+export function filterChoices<C extends {filterText: string; always?: boolean}>(
+  choices: readonly C[],
+  term: string | undefined,
+): readonly C[] {
+  const words = (term ?? '')
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== '')
   if (words.length === 0) {
     return choices
   } else {
@@ -120,11 +131,21 @@ export function filterChoices<C extends {filterText: string; always?: boolean}>(
 }
 
 /** The claim picker's choices: each claim with its verdict in an aligned column, then Quit. */
-export function claimChoices(explanations: readonly ClaimExplanation[]): Array<FilterableChoice<ClaimExplanation | null>> {
+export function claimChoices(
+  explanations: readonly ClaimExplanation[],
+): Array<FilterableChoice<ClaimExplanation | null>> {
   const ordered = pickerOrder(explanations)
-  const labels = claimPickerLabels(ordered.map((e) => ({key: `${e.claim.namespace}/${e.claim.name}`, verdict: e.verdict})))
+  const labels = claimPickerLabels(
+    ordered.map((e) => ({key: `${e.claim.namespace}/${e.claim.name}`, verdict: e.verdict})),
+  )
   return [
-    ...ordered.map((e, i) => ({value: e, name: labels[i], short: `${e.claim.namespace}/${e.claim.name}`, description: e.summary, filterText: `${e.claim.namespace}/${e.claim.name} ${e.verdict}`})),
+    ...ordered.map((e, i) => ({
+      value: e,
+      name: labels[i],
+      short: `${e.claim.namespace}/${e.claim.name}`,
+      description: e.summary,
+      filterText: `${e.claim.namespace}/${e.claim.name} ${e.verdict}`,
+    })),
     // Always listed, whatever is typed: the way out that is not Ctrl-C.
     {value: null, name: 'Quit', filterText: 'quit', always: true},
   ]
@@ -151,16 +172,33 @@ export interface SessionContext {
  * `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused.
  * 'interrupted' when a sync run from the flow was interrupted (its report says what it wrote).
  */
-export async function runExplainSession(loaded: LoadedClusterState, req: ExplainRequest, ui: ExplainSessionUi, base: Explainer = controllerExplainer(loaded.state, req)): Promise<'done' | 'interrupted'> {
+export async function runExplainSession(
+  loaded: LoadedClusterState,
+  req: ExplainRequest,
+  ui: ExplainSessionUi,
+  base: Explainer = controllerExplainer(loaded.state, req),
+): Promise<'done' | 'interrupted'> {
   if (claimsInScope(base, req).length === 0) {
-    ui.notice(`no claim that is not Bound${req.namespace !== undefined ? ` in namespace ${req.namespace}` : ''}: nothing to explain`)
+    ui.notice(
+      `no claim that is not Bound${req.namespace !== undefined ? ` in namespace ${req.namespace}` : ''}: nothing to explain`,
+    )
     return 'done'
   }
-  const ctx: SessionContext = {loaded, req, ui, reclaimed: new Set(), explainer: menuExplainer(base, req), generation: 0}
+  const ctx: SessionContext = {
+    loaded,
+    req,
+    ui,
+    reclaimed: new Set(),
+    explainer: menuExplainer(base, req),
+    generation: 0,
+  }
   let menu = await claimMenu(ctx)
   for (;;) {
     if (menu.generation !== ctx.generation) menu = await claimMenu(ctx)
-    const picked = await ui.search<ClaimExplanation | null>(`Which claim? (${menu.count.toLocaleString('en')}; type to filter by namespace/name or verdict)`, menu.choices)
+    const picked = await ui.search<ClaimExplanation | null>(
+      `Which claim? (${menu.count.toLocaleString('en')}; type to filter by namespace/name or verdict)`,
+      menu.choices,
+    )
     if (picked === undefined || picked === null) return 'done'
     const next = await followUp(ctx, picked.claim)
     if (next === 'quit') return 'done'
@@ -180,17 +218,29 @@ function menuExplainer(base: Explainer, req: ExplainRequest): Explainer {
  * The picker's list: each claim not healthy as its sync in the controller's pass decides it (listItem), and so
  * is the claim picked, so that its explanation says what its line in the menu said.
  */
-async function claimMenu(ctx: SessionContext): Promise<{choices: Array<FilterableChoice<ClaimExplanation | null>>; count: number; generation: number}> {
+async function claimMenu(
+  ctx: SessionContext,
+): Promise<{choices: Array<FilterableChoice<ClaimExplanation | null>>; count: number; generation: number}> {
   const state = ctx.loaded.state
   const claims = claimsInScope(ctx.explainer, ctx.req)
-  const spinner = await ctx.ui.spinner(`weighing ${claims.length.toLocaleString('en')} claims not healthy against ${state.volumes.length.toLocaleString('en')} volumes`)
-  const explanations = claims.map((c) => present(ctx.explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
+  const spinner = await ctx.ui.spinner(
+    `weighing ${claims.length.toLocaleString('en')} claims not healthy against ${state.volumes.length.toLocaleString('en')} volumes`,
+  )
+  const explanations = claims.map((c) =>
+    present(
+      ctx.explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+      'the explainer explains every claim of its state',
+    ),
+  )
   spinner.stop()
   return {choices: claimChoices(explanations), count: explanations.length, generation: ctx.generation}
 }
 
 /** The claim's explanation, with every candidate as asked, and the reclaims that may be offered for it. */
-function explainPicked(ctx: SessionContext, claim: ClaimExplanation['claim']): {explanation: ClaimExplanation; offers: ReclaimOffer[]} | undefined {
+function explainPicked(
+  ctx: SessionContext,
+  claim: ClaimExplanation['claim'],
+): {explanation: ClaimExplanation; offers: ReclaimOffer[]} | undefined {
   const e = ctx.explainer.listItem(claim.namespace, claim.name, ctx.req.candidates ?? 0)
   return e === undefined ? undefined : withRepairOffers(ctx.loaded.state, ctx.req, e)
 }
@@ -205,7 +255,10 @@ async function reread(ctx: SessionContext): Promise<void> {
 }
 
 /** The menu after an explanation, until the user picks another claim or quits. */
-async function followUp(ctx: SessionContext, claim: ClaimExplanation['claim']): Promise<'another' | 'quit' | 'interrupted'> {
+async function followUp(
+  ctx: SessionContext,
+  claim: ClaimExplanation['claim'],
+): Promise<'another' | 'quit' | 'interrupted'> {
   const {req, ui} = ctx
   let shown = explainPicked(ctx, claim)
   if (shown === undefined) return 'another'
@@ -213,10 +266,23 @@ async function followUp(ctx: SessionContext, claim: ClaimExplanation['claim']): 
   for (;;) {
     const {explanation: e, offers} = shown
     const state = ctx.loaded.state
-    const plan = () => planSync(state, {dryRun: true, gates: req.gates, hostPathProvisioning: req.hostPathProvisioning, targets: [refOfClaim(e.claim.namespace, e.claim.name)]})
+    const plan = () =>
+      planSync(state, {
+        dryRun: true,
+        gates: req.gates,
+        hostPathProvisioning: req.hostPathProvisioning,
+        targets: [refOfClaim(e.claim.namespace, e.claim.name)],
+      })
     // Live, and the claim's sync would write: it can be run from here.
     const syncable = ctx.loaded.source === 'live' && ui.confirmSync !== undefined && hasChanges(plan())
-    const step = await ui.choose<NextStep>('Next?', nextSteps(e, offers.filter((o) => o.allowed && !ctx.reclaimed.has(o.volume)), syncable))
+    const step = await ui.choose<NextStep>(
+      'Next?',
+      nextSteps(
+        e,
+        offers.filter((o) => o.allowed && !ctx.reclaimed.has(o.volume)),
+        syncable,
+      ),
+    )
     if (step === undefined || step.kind === 'quit') return 'quit'
     let wrote = false
     switch (step.kind) {
@@ -258,18 +324,35 @@ async function followUp(ctx: SessionContext, claim: ClaimExplanation['claim']): 
 }
 
 /** The reclaims offered, the claim's sync (live, when it would write), the claim's volume (bound or next), then the nearest volumes that were refused, then the rest. */
-export function nextSteps(e: ClaimExplanation, offers: readonly ReclaimOffer[] = [], syncable = false): Array<Choice<NextStep>> {
+export function nextSteps(
+  e: ClaimExplanation,
+  offers: readonly ReclaimOffer[] = [],
+  syncable = false,
+): Array<Choice<NextStep>> {
   const steps: Array<Choice<NextStep>> = []
   for (const o of offers) {
-    steps.push({value: {kind: 'reclaim', volume: o.volume, target: o.target}, name: `Reclaim pv/${o.volume} for this claim`, description: `${o.command}: ${o.next}`})
+    steps.push({
+      value: {kind: 'reclaim', volume: o.volume, target: o.target},
+      name: `Reclaim pv/${o.volume} for this claim`,
+      description: `${o.command}: ${o.next}`,
+    })
   }
   if (syncable) {
-    steps.push({value: {kind: 'sync-now'}, name: `Sync pvc/${e.claim.name} now`, description: `pvctl sync pvc/${e.claim.namespace}/${e.claim.name}: the controller's sync of the claim, written after consent`})
+    steps.push({
+      value: {kind: 'sync-now'},
+      name: `Sync pvc/${e.claim.name} now`,
+      description: `pvctl sync pvc/${e.claim.namespace}/${e.claim.name}: the controller's sync of the claim, written after consent`,
+    })
   }
   if (e.volume !== null) steps.push({value: {kind: 'volume', name: e.volume}, name: `Show pv/${e.volume} (YAML)`})
-  const nearMisses = e.candidates.filter((c) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered')).slice(0, NEAR_MISSES)
+  const nearMisses = e.candidates
+    .filter((c) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered'))
+    .slice(0, NEAR_MISSES)
   for (const c of nearMisses) {
-    steps.push({value: {kind: 'volume', name: c.volume}, name: `Show pv/${c.volume} (YAML): ${c.reasons[0].message}${c.reasons.length > 1 ? ` (+${c.reasons.length - 1})` : ''}`})
+    steps.push({
+      value: {kind: 'volume', name: c.volume},
+      name: `Show pv/${c.volume} (YAML): ${c.reasons[0].message}${c.reasons.length > 1 ? ` (+${c.reasons.length - 1})` : ''}`,
+    })
   }
   steps.push(
     {value: {kind: 'sync'}, name: `Show the dry-run sync of pvc/${e.claim.name}`},
@@ -286,15 +369,28 @@ export function nextSteps(e: ClaimExplanation, offers: readonly ReclaimOffer[] =
  * Errors pvctl expects (a permission missing, the volume changed) are said, not thrown: the flow goes on.
  * Says whether the reclaim was written or simulated; undefined when it was not carried out.
  */
-async function reclaimFromSession(ctx: SessionContext, step: Extract<NextStep, {kind: 'reclaim'}>): Promise<'written' | 'simulated' | undefined> {
+async function reclaimFromSession(
+  ctx: SessionContext,
+  step: Extract<NextStep, {kind: 'reclaim'}>,
+): Promise<'written' | 'simulated' | undefined> {
   const {loaded, req, ui} = ctx
-  const request = {volumeName: step.volume, target: step.target, force: false, dryRun: false, yes: false, gates: req.gates, hostPathProvisioning: req.hostPathProvisioning}
+  const request = {
+    volumeName: step.volume,
+    target: step.target,
+    force: false,
+    dryRun: false,
+    yes: false,
+    gates: req.gates,
+    hostPathProvisioning: req.hostPathProvisioning,
+  }
   let result: Awaited<ReturnType<typeof reclaimInLoadedState>>
   try {
     result = await reclaimInLoadedState(loaded, request, {confirm: ui.confirm, showPlan: ui.showReclaim})
   } catch (err) {
     if (err instanceof PvctlError) {
-      ui.notice(`pv/${step.volume} is not reclaimed: ${err.message}${err.suggestions.length > 0 ? ` (${err.suggestions.join('; ')})` : ''}`)
+      ui.notice(
+        `pv/${step.volume} is not reclaimed: ${err.message}${err.suggestions.length > 0 ? ` (${err.suggestions.join('; ')})` : ''}`,
+      )
       return undefined
     } else {
       throw err
@@ -315,9 +411,21 @@ async function reclaimFromSession(ctx: SessionContext, step: Extract<NextStep, {
   } else {
     // Written or simulated: what the controller does with the pair next.
   }
-  ui.notice(`what the controller does next with pv/${step.volume} and pvc/${step.target.namespace}/${step.target.name}, the volume as reclaimed (a dry run):`)
-  const edited: ClusterState = {...loaded.state, volumes: loaded.state.volumes.map((v) => (v.metadata.name === step.volume ? result.edit.after : v))}
-  ui.showPlan(planSync(edited, {dryRun: true, gates: req.gates, hostPathProvisioning: req.hostPathProvisioning, targets: [refOfVolume(step.volume), refOfClaim(step.target.namespace, step.target.name)]}))
+  ui.notice(
+    `what the controller does next with pv/${step.volume} and pvc/${step.target.namespace}/${step.target.name}, the volume as reclaimed (a dry run):`,
+  )
+  const edited: ClusterState = {
+    ...loaded.state,
+    volumes: loaded.state.volumes.map((v) => (v.metadata.name === step.volume ? result.edit.after : v)),
+  }
+  ui.showPlan(
+    planSync(edited, {
+      dryRun: true,
+      gates: req.gates,
+      hostPathProvisioning: req.hostPathProvisioning,
+      targets: [refOfVolume(step.volume), refOfClaim(step.target.namespace, step.target.name)],
+    }),
+  )
   return result.report.write.outcome
 }
 
@@ -326,7 +434,10 @@ async function reclaimFromSession(ctx: SessionContext, step: Extract<NextStep, {
  * destroys data), then written, and the report of what was written. Errors pvctl expects are said, not
  * thrown: the flow goes on. 'written' when anything may have been written (the cluster is then read again).
  */
-async function syncFromSession(ctx: SessionContext, claim: ClaimExplanation['claim']): Promise<'written' | 'interrupted' | undefined> {
+async function syncFromSession(
+  ctx: SessionContext,
+  claim: ClaimExplanation['claim'],
+): Promise<'written' | 'interrupted' | undefined> {
   const {loaded, req, ui} = ctx
   if (loaded.source !== 'live') return undefined
   const {session} = loaded
@@ -362,7 +473,9 @@ async function syncFromSession(ctx: SessionContext, claim: ClaimExplanation['cla
     return result.declined === true ? undefined : 'written'
   } catch (err) {
     if (err instanceof PvctlError) {
-      ui.notice(`pvc/${claim.namespace}/${claim.name} is not synced: ${err.message}${err.suggestions.length > 0 ? ` (${err.suggestions.join('; ')})` : ''}`)
+      ui.notice(
+        `pvc/${claim.namespace}/${claim.name} is not synced: ${err.message}${err.suggestions.length > 0 ? ` (${err.suggestions.join('; ')})` : ''}`,
+      )
       return undefined
     } else {
       throw err

@@ -9,7 +9,15 @@ import type {PodsRead} from '../engine/repair/reclaim.js'
 import {type ExplainRequest, explainState} from '../engine/repair/explain-state.js'
 import {ExitCode} from '../errors.js'
 import {type EvidenceSource, liveEvidenceSource, snapshotEvidenceSource} from './explain-evidence.js'
-import {loadClusterState, type LoadedClusterState, type LoadStateOptions, type LoadStateUi, noticeEmptyNamespace, noticeCaveats, podsRead} from './load-cluster-state.js'
+import {
+  loadClusterState,
+  type LoadedClusterState,
+  type LoadStateOptions,
+  type LoadStateUi,
+  noticeEmptyNamespace,
+  noticeCaveats,
+  podsRead,
+} from './load-cluster-state.js'
 import {asked} from './request-errors.js'
 
 export interface ExplainResult {
@@ -18,7 +26,10 @@ export interface ExplainResult {
   exitCode: number
 }
 
-export interface RunExplainOptions extends Omit<ExplainRequest, 'gates' | 'kubernetesVersion'>, Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
+export interface RunExplainOptions
+  extends
+    Omit<ExplainRequest, 'gates' | 'kubernetesVersion'>,
+    Omit<LoadStateOptions, 'namespace' | 'labelSelectorText'> {}
 
 /**
  * Every claim is loaded, in every namespace, whatever -n says: whether a volume's claimRef is stale
@@ -42,8 +53,18 @@ export async function loadExplainState(
 }> {
   const loaded = await loadClusterState({...opts, namespace: undefined, labelSelectorText: undefined}, ui)
   noticeEmptyNamespace(loaded.state, opts.target === undefined ? opts.namespace : undefined, ui)
-  const evidence = loaded.source === 'snapshot' ? snapshotEvidenceSource(loaded.evidence, Date.now) : liveEvidenceSource(loaded.session, Date.now)
-  return {state: loaded.state, evidence, answered: () => noticeCaveats(loaded, ui), missing: new Set(loaded.source === 'snapshot' ? loaded.missing : []), loaded, pods: podsRead(loaded)}
+  const evidence =
+    loaded.source === 'snapshot'
+      ? snapshotEvidenceSource(loaded.evidence, Date.now)
+      : liveEvidenceSource(loaded.session, Date.now)
+  return {
+    state: loaded.state,
+    evidence,
+    answered: () => noticeCaveats(loaded, ui),
+    missing: new Set(loaded.source === 'snapshot' ? loaded.missing : []),
+    loaded,
+    pods: podsRead(loaded),
+  }
 }
 
 /**

@@ -37,7 +37,12 @@ export interface LiveSession {
 export function openLiveSession(opts: LiveOptions): LiveSession {
   const config = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
   const kc = makeKubeConfig(config)
-  const bucket = new TokenBucket(opts.qps, opts.burst, Date.now, (ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+  const bucket = new TokenBucket(
+    opts.qps,
+    opts.burst,
+    Date.now,
+    (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  )
   const flow = {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs, bucket}
   const clusterApi = throttle(new KubernetesClusterApi(kc), flow)
   const api: ClusterApi = clusterApi

@@ -2,8 +2,23 @@
 // place for both, shared by `sync` and `explain`, so that they read the same objects the same way.
 import {withSimulatedClaimUids} from '../cluster/simulated-uids.js'
 import {loadSnapshot, type SnapshotEvidence} from '../cluster/snapshot.js'
-import {defaultGatesAt, FeatureGateError, type FeatureGates, type GateSettings, setGates} from '../engine/api/feature-gates.js'
-import {decidedAsLine, DEFAULT_MINOR, type DecidedVersion, kubeVersionText, minorOf, nearestKnown, parseKubeVersion, versionFromNodes} from '../engine/api/kube-version.js'
+import {
+  defaultGatesAt,
+  FeatureGateError,
+  type FeatureGates,
+  type GateSettings,
+  setGates,
+} from '../engine/api/feature-gates.js'
+import {
+  decidedAsLine,
+  DEFAULT_MINOR,
+  type DecidedVersion,
+  kubeVersionText,
+  minorOf,
+  nearestKnown,
+  parseKubeVersion,
+  versionFromNodes,
+} from '../engine/api/kube-version.js'
 import type {ClusterState, LabelSelector, Node, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {UsageError} from '../errors.js'
 import {closeNames} from '../engine/api/close-names.js'
@@ -100,12 +115,22 @@ export async function loadClusterState(opts: LoadStateOptions, ui: LoadStateUi):
   // A live cluster: client-node, slow to load, is loaded only now (docs/performance.md).
   const {openLiveSession} = await import('./live-session.js')
   const {loadLiveState} = await import('../cluster/live-loader.js')
-  const session = openLiveSession({kubeconfig: opts.kubeconfig, context: opts.context, qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs})
+  const session = openLiveSession({
+    kubeconfig: opts.kubeconfig,
+    context: opts.context,
+    qps: opts.qps,
+    burst: opts.burst,
+    requestTimeoutMs: opts.requestTimeoutMs,
+  })
   for (const warning of session.warnings) ui.notice(`warning: ${warning}`)
   const read = async () => {
     const spinner = await ui.spinner(`loading from ${session.server}`)
     try {
-      return await loadLiveState(session.api, {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize}, (kind, n) => spinner.text(`loading ${kind}: ${n}`))
+      return await loadLiveState(
+        session.api,
+        {namespace: opts.namespace, labelSelector: opts.labelSelectorText, chunkSize: opts.chunkSize},
+        (kind, n) => spinner.text(`loading ${kind}: ${n}`),
+      )
     } finally {
       spinner.stop()
     }
@@ -123,14 +148,23 @@ function decideSnapshotVersion(state: ClusterState, engine: EngineRequest | unde
   if (engine?.kubeVersion !== undefined) {
     return {...decidedAt({version: kubeVersionText(engine.kubeVersion), source: 'flag'}, engine), caveats: []}
   }
-  return fromNodesOrDefault(state.nodes, engine, 'the snapshot does not say which release the cluster runs (no Node with a kubeletVersion)')
+  return fromNodesOrDefault(
+    state.nodes,
+    engine,
+    'the snapshot does not say which release the cluster runs (no Node with a kubeletVersion)',
+  )
 }
 
 /**
  * The release a live cluster is decided as: --kube-version, else the API server's /version; a /version
  * that cannot be read or understood is said, and the nodes' kubeletVersion stands in for it.
  */
-export async function decideLiveVersion(serverVersion: () => Promise<string>, nodes: readonly Node[], engine: EngineRequest | undefined, ui: Pick<LoadStateUi, 'notice'>): Promise<Decided> {
+export async function decideLiveVersion(
+  serverVersion: () => Promise<string>,
+  nodes: readonly Node[],
+  engine: EngineRequest | undefined,
+  ui: Pick<LoadStateUi, 'notice'>,
+): Promise<Decided> {
   if (engine?.kubeVersion !== undefined) {
     return decidedAt({version: kubeVersionText(engine.kubeVersion), source: 'flag'}, engine)
   }
@@ -139,13 +173,17 @@ export async function decideLiveVersion(serverVersion: () => Promise<string>, no
     gitVersion = await serverVersion()
   } catch (err) {
     const fallback = fromNodesOrDefault(nodes, engine, 'no Node has a kubeletVersion either')
-    ui.notice(`could not read the API server's version (${err instanceof Error ? err.message : String(err)}): ${fallback.caveats.join('; ')}`)
+    ui.notice(
+      `could not read the API server's version (${err instanceof Error ? err.message : String(err)}): ${fallback.caveats.join('; ')}`,
+    )
     return fallback
   }
   const minor = parseKubeVersion(gitVersion)
   if (minor === undefined) {
     const fallback = fromNodesOrDefault(nodes, engine, 'no Node has a kubeletVersion either')
-    ui.notice(`the API server's version ${JSON.stringify(gitVersion)} is not a Kubernetes 1.x version: ${fallback.caveats.join('; ')}`)
+    ui.notice(
+      `the API server's version ${JSON.stringify(gitVersion)} is not a Kubernetes 1.x version: ${fallback.caveats.join('; ')}`,
+    )
     return fallback
   }
   const known = nearestKnown(minor, gitVersion)
@@ -154,16 +192,26 @@ export async function decideLiveVersion(serverVersion: () => Promise<string>, no
 }
 
 /** The nodes' newest kubeletVersion, said; else v1.31, said with `why`. */
-function fromNodesOrDefault(nodes: readonly Node[], engine: EngineRequest | undefined, why: string): Decided & {caveats: string[]} {
+function fromNodesOrDefault(
+  nodes: readonly Node[],
+  engine: EngineRequest | undefined,
+  why: string,
+): Decided & {caveats: string[]} {
   const fromNodes = versionFromNodes(nodes)
   if (fromNodes !== undefined) {
     const {minor, notice} = nearestKnown(fromNodes.minor, fromNodes.observed)
     const version = kubeVersionText(minor)
     const inferred = `decided as Kubernetes ${version}, inferred from the nodes' kubeletVersion (newest ${fromNodes.observed}); the control plane may be newer: --kube-version says which`
-    return {...decidedAt({version, source: 'nodes', observed: fromNodes.observed}, engine), caveats: [...(notice !== undefined ? [notice] : []), inferred]}
+    return {
+      ...decidedAt({version, source: 'nodes', observed: fromNodes.observed}, engine),
+      caveats: [...(notice !== undefined ? [notice] : []), inferred],
+    }
   }
   const version = kubeVersionText(DEFAULT_MINOR)
-  return {...decidedAt({version, source: 'default'}, engine), caveats: [`decided as Kubernetes ${version}: ${why}; --kube-version says which`]}
+  return {
+    ...decidedAt({version, source: 'default'}, engine),
+    caveats: [`decided as Kubernetes ${version}: ${why}; --kube-version says which`],
+  }
 }
 
 /** The gates of the version decided as, with --feature-gates set over them: a gate it locks or lacks is a usage error. */
@@ -171,7 +219,10 @@ function decidedAt(version: DecidedVersion, engine: EngineRequest | undefined): 
   try {
     return {version, gates: setGates(engine?.gates ?? new Map(), defaultGatesAt(minorOf(version)))}
   } catch (err) {
-    if (err instanceof FeatureGateError) throw new UsageError(`--feature-gates: ${err.message}`, [`--kube-version decides as another release (${decidedAsLine(version)})`])
+    if (err instanceof FeatureGateError)
+      throw new UsageError(`--feature-gates: ${err.message}`, [
+        `--kube-version decides as another release (${decidedAsLine(version)})`,
+      ])
     throw err
   }
 }
@@ -183,7 +234,9 @@ const TAKE_IT_WHOLE = 'take the snapshot with kubectl get pv,pvc,storageclasses,
  * snapshot that holds no Pod was taken without them, as a kind it holds none of is taken everywhere else.
  */
 export function podsRead(loaded: LoadedClusterState): PodsRead {
-  return loaded.source === 'snapshot' && loaded.state.pods.length === 0 ? {observed: false, reason: 'the snapshot holds no Pod objects'} : {observed: true}
+  return loaded.source === 'snapshot' && loaded.state.pods.length === 0
+    ? {observed: false, reason: 'the snapshot holds no Pod objects'}
+    : {observed: true}
 }
 
 /** The class a claim or volume names (spec.storageClassName, else the beta annotation), if any. */
@@ -206,20 +259,40 @@ export function missingKinds(state: ClusterState): Array<{kind: MissingKind; lin
   // see docs/design.md, "Loops that run once".
   for (let i = 0; i < state.claims.length; i++) addClassOf(state.claims[i], classNames)
   for (let i = 0; i < state.volumes.length; i++) addClassOf(state.volumes[i], classNames)
-  const unsetClass = state.claims.filter((c) => c.spec.storageClassName == null && c.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] == null).length
+  const unsetClass = state.claims.filter(
+    (c) =>
+      c.spec.storageClassName == null && c.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] == null,
+  ).length
   if (state.classes.length === 0 && (classNames.size > 0 || unsetClass > 0)) {
     const named = [...classNames].sort().slice(0, 5).join(', ')
-    const what = [classNames.size > 0 ? `claims and volumes of class ${named}${classNames.size > 5 ? ', …' : ''} are judged as if the class did not exist` : '', unsetClass > 0 ? `${unsetClass} claim(s) without a class find no default class` : '']
-    lines.push({kind: 'StorageClass', line: `the snapshot holds no StorageClass: ${what.filter((w) => w !== '').join('; ')}; ${TAKE_IT_WHOLE}`})
+    const what = [
+      classNames.size > 0
+        ? `claims and volumes of class ${named}${classNames.size > 5 ? ', …' : ''} are judged as if the class did not exist`
+        : '',
+      unsetClass > 0 ? `${unsetClass} claim(s) without a class find no default class` : '',
+    ]
+    lines.push({
+      kind: 'StorageClass',
+      line: `the snapshot holds no StorageClass: ${what.filter((w) => w !== '').join('; ')}; ${TAKE_IT_WHOLE}`,
+    })
   }
   const podsMatter =
-    state.volumes.some((v) => v.spec.persistentVolumeReclaimPolicy === 'Recycle') || state.classes.some((c) => c.volumeBindingMode === 'WaitForFirstConsumer')
+    state.volumes.some((v) => v.spec.persistentVolumeReclaimPolicy === 'Recycle') ||
+    state.classes.some((c) => c.volumeBindingMode === 'WaitForFirstConsumer')
   if (state.pods.length === 0 && state.claims.length > 0 && podsMatter) {
-    lines.push({kind: 'Pod', line: `the snapshot holds no Pod: every volume is judged unused (a recycle goes ahead) and every claim of a WaitForFirstConsumer class consumer-less; ${TAKE_IT_WHOLE}`})
+    lines.push({
+      kind: 'Pod',
+      line: `the snapshot holds no Pod: every volume is judged unused (a recycle goes ahead) and every claim of a WaitForFirstConsumer class consumer-less; ${TAKE_IT_WHOLE}`,
+    })
   }
-  const needsNodes = state.volumes.some((v) => v.spec.nodeAffinity != null) || state.claims.some((c) => c.metadata.annotations?.['volume.kubernetes.io/selected-node'] != null)
+  const needsNodes =
+    state.volumes.some((v) => v.spec.nodeAffinity != null) ||
+    state.claims.some((c) => c.metadata.annotations?.['volume.kubernetes.io/selected-node'] != null)
   if (state.nodes.length === 0 && needsNodes) {
-    lines.push({kind: 'Node', line: `the snapshot holds no Node: volumes' node affinity and claims' selected nodes cannot be checked against nodes; ${TAKE_IT_WHOLE}`})
+    lines.push({
+      kind: 'Node',
+      line: `the snapshot holds no Node: volumes' node affinity and claims' selected nodes cannot be checked against nodes; ${TAKE_IT_WHOLE}`,
+    })
   }
   return lines
 }
@@ -245,7 +318,11 @@ export function noticeCaveats(loaded: LoadedClusterState, ui: Pick<LoadStateUi, 
  * -n names a namespace with no claim in it: a typo, most likely (`-n shp`), whose plan would be empty and
  * "in sync". Said on stderr, with the namespaces close to it; the run goes on (a namespace can be empty).
  */
-export function noticeEmptyNamespace(state: ClusterState, namespace: string | undefined, ui: Pick<LoadStateUi, 'notice'>): void {
+export function noticeEmptyNamespace(
+  state: ClusterState,
+  namespace: string | undefined,
+  ui: Pick<LoadStateUi, 'notice'>,
+): void {
   if (namespace === undefined || state.claims.some((c) => c.metadata.namespace === namespace)) return
   ui.notice(`no PersistentVolumeClaims in namespace "${namespace}"${namespaceHint(state, namespace)}`)
 }
@@ -277,8 +354,14 @@ export function checkScope(state: ClusterState, opts: ScopeOptions, ui: Pick<Loa
   // namespace without claims, or with no volume bound into it, any less empty.
   const counts = (v: PersistentVolume) => inScope.volume(v) && (opts.namespace === undefined || v.spec.claimRef != null)
   if (!state.volumes.some(counts) && !state.claims.some(inScope.claim)) {
-    const scope = [opts.namespace !== undefined ? `in namespace "${opts.namespace}"` : '', opts.labelSelectorText !== undefined ? `matching -l ${opts.labelSelectorText}` : '']
-    const what = opts.namespace !== undefined ? 'no PersistentVolumeClaims, and no PersistentVolumes bound to one,' : 'no PersistentVolumes or PersistentVolumeClaims'
+    const scope = [
+      opts.namespace !== undefined ? `in namespace "${opts.namespace}"` : '',
+      opts.labelSelectorText !== undefined ? `matching -l ${opts.labelSelectorText}` : '',
+    ]
+    const what =
+      opts.namespace !== undefined
+        ? 'no PersistentVolumeClaims, and no PersistentVolumes bound to one,'
+        : 'no PersistentVolumes or PersistentVolumeClaims'
     const message = `${what} ${scope.filter((s) => s !== '').join(' ')}${opts.namespace !== undefined ? namespaceHint(state, opts.namespace) : ''}`
     if (opts.failOnEmpty) throw new UsageError(message, ['check -n and -l (kubectl get pv,pvc -A --show-labels)'])
     ui.notice(message)

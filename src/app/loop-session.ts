@@ -8,7 +8,13 @@
 //             delays a renewal, no retries (the elector retries every retry period), and a timeout of
 //             half the renew deadline, so that one hung request cannot use the whole deadline up
 import {loadKubeconfig} from '../cluster/kubeconfig.js'
-import {type ClusterApi, KubernetesClusterApi, makeKubeConfig, type LeaseApi, type WatchApi} from '../cluster/live-api.js'
+import {
+  type ClusterApi,
+  KubernetesClusterApi,
+  makeKubeConfig,
+  type LeaseApi,
+  type WatchApi,
+} from '../cluster/live-api.js'
 import {throttle, TokenBucket} from '../cluster/throttled-api.js'
 import {KubernetesWorkloadApi, type WorkloadApi} from '../cluster/workload-api.js'
 import {redactUrlCredentials} from '../redact.js'
@@ -37,13 +43,32 @@ export interface LoopSession {
 export function openLoopSession(opts: LoopSessionOptions): LoopSession {
   const config = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
   const kc = makeKubeConfig(config)
-  const bucket = new TokenBucket(opts.qps, opts.burst, Date.now, (ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+  const bucket = new TokenBucket(
+    opts.qps,
+    opts.burst,
+    Date.now,
+    (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  )
   const flow = {qps: opts.qps, burst: opts.burst, requestTimeoutMs: opts.requestTimeoutMs, bucket}
   const api = throttle(new KubernetesClusterApi(kc) as ClusterApi, flow)
   const workload: WorkloadApi = throttle(new KubernetesWorkloadApi(kc), flow)
-  const leaseApi = throttle(new KubernetesClusterApi(kc) as ClusterApi, {qps: 5, burst: 10, maxRetries: 0, requestTimeoutMs: opts.leaseTimeoutMs}) as unknown as LeaseApi
+  const leaseApi = throttle(new KubernetesClusterApi(kc) as ClusterApi, {
+    qps: 5,
+    burst: 10,
+    maxRetries: 0,
+    requestTimeoutMs: opts.leaseTimeoutMs,
+  }) as unknown as LeaseApi
   const server = redactUrlCredentials(config.cluster.server)
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion, @typescript-eslint/no-unnecessary-condition -- a server may leave gitVersion out
-  const serverVersion = async () => String((await readServerVersion(kc, server, opts.requestTimeoutMs)).gitVersion ?? '')
-  return {api, workload, watchApi: new KubernetesClusterApi(kc), leaseApi, contextName: config.contextName, server, serverVersion}
+  const serverVersion = async () =>
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion, @typescript-eslint/no-unnecessary-condition -- a server may leave gitVersion out
+    String((await readServerVersion(kc, server, opts.requestTimeoutMs)).gitVersion ?? '')
+  return {
+    api,
+    workload,
+    watchApi: new KubernetesClusterApi(kc),
+    leaseApi,
+    contextName: config.contextName,
+    server,
+    serverVersion,
+  }
 }

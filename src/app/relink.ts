@@ -6,7 +6,13 @@ import {present} from '../engine/api/invariant.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {type ClaimName, sourceText} from '../engine/repair/checks.js'
-import {decideRelink, relinkCommand, type RelinkDecision, relinkTargets, type RelinkTarget} from '../engine/repair/relink.js'
+import {
+  decideRelink,
+  relinkCommand,
+  type RelinkDecision,
+  relinkTargets,
+  type RelinkTarget,
+} from '../engine/repair/relink.js'
 import {buildRelinkReport, relinkPair, type RelinkPair, type RelinkReport} from '../engine/repair/relink-report.js'
 import {blockingChecks, type RepairOutcome} from '../engine/repair/report.js'
 import {refOfClaim, refOfVolume, type ObjectRef} from '../engine/simulation/plan.js'
@@ -55,10 +61,13 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
   const request = {gates: loaded.gates, plugins: defaultVolumePluginMgr(opts), source: sourceText(opts.sourceArgs)}
   const named = asked(() => relinkTargets(loaded.state, opts))
   for (const h of named.held) later.notice(`${relinkCommand(h.target)}: left out of --all: ${h.reason}`)
-  const decisions = named.targets.map((target) => present(decideRelink({...request, state: loaded.state, target}), 'relinkTargets names pairs of the state'))
+  const decisions = named.targets.map((target) =>
+    present(decideRelink({...request, state: loaded.state, target}), 'relinkTargets names pairs of the state'),
+  )
   const allowed = decisions.filter((d) => d.allowed)
   const simulation = loaded.source === 'snapshot'
-  const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) => buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all, kubernetesVersion: loaded.version})
+  const report = (outcome: RepairOutcome, pairs: RelinkPair[] = decisions.map((d) => relinkPair(d, outcome))) =>
+    buildRelinkReport(pairs, {dryRun: opts.dryRun, simulation, all: opts.all, kubernetesVersion: loaded.version})
   const edits = allowed.flatMap((d) => d.writes.map((w) => ({before: w.before, after: w.after})))
   const already = decisions.filter((d) => d.already !== null)
   if (already.length > 0 && already.length === decisions.length) {
@@ -68,7 +77,11 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
     const refused = report('refused')
     return {report: refused, exitCode: ExitCode.Usage, refusal: refusalOf(refused.pairs[0]), after, edits}
   } else if (allowed.length === 0) {
-    later.notice(decisions.length === 0 ? 'no pair to relink: every volume and claim that name each other close' : `no relinkable pair: ${decisions.length} refused (their checks say why)`)
+    later.notice(
+      decisions.length === 0
+        ? 'no pair to relink: every volume and claim that name each other close'
+        : `no relinkable pair: ${decisions.length} refused (their checks say why)`,
+    )
     return {report: report('refused'), exitCode: ExitCode.Ok, after, edits}
   } else if (simulation) {
     later.notice('the state came from a snapshot (-f): nothing was written; the relink is a simulation')
@@ -81,15 +94,28 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
 
   const {session} = loaded
   const planned = report('planned')
-  const pairsText = allowed.map(allowedPair).map(({claim, volume}) => `pvc/${claim.namespace}/${claim.name} and pv/${volume}`).join(', ')
-  if (!(await consented(opts.yes, ui, planned, `Relink ${pairsText} on context ${session.contextName}?`, planned.dataSafety))) {
+  const pairsText = allowed
+    .map(allowedPair)
+    .map(({claim, volume}) => `pvc/${claim.namespace}/${claim.name} and pv/${volume}`)
+    .join(', ')
+  if (
+    !(await consented(
+      opts.yes,
+      ui,
+      planned,
+      `Relink ${pairsText} on context ${session.contextName}?`,
+      planned.dataSafety,
+    ))
+  ) {
     later.notice('nothing written (not confirmed)')
     return {report: planned, exitCode: ExitCode.Changes, declined: true, after, edits}
   } else {
     // Consent given (typed, or --yes).
   }
   // Every call the guard makes, asked before the first of them: a missing one is named here, before any write.
-  const wanted = relinkPermissions(allowed.map((d) => ({...allowedPair(d), writes: d.writes.map((w) => w.object.kind)})))
+  const wanted = relinkPermissions(
+    allowed.map((d) => ({...allowedPair(d), writes: d.writes.map((w) => w.object.kind)})),
+  )
   await requirePermissions(session.api, wanted, 'grant them (deploy/repair-rbac.yaml is a role for the repairs)')
   const {guardedRelink, isRefusal} = await import('../executor/destruction-guard.js')
   const pairs: RelinkPair[] = []
@@ -105,21 +131,32 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
     const written = await guardedRelink(liveRelinkIo(session), loaded.state, d, request)
     if (isRefusal(written)) {
       failed = true
-      later.notice(`${relinkPair(d, 'planned').command}: not written: ${written.refused}; run it with --dry-run to decide again on the cluster as it is now`)
+      later.notice(
+        `${relinkPair(d, 'planned').command}: not written: ${written.refused}; run it with --dry-run to decide again on the cluster as it is now`,
+      )
       pairs.push(relinkPair(d, `not-written: double-check: ${written.refused}`))
     } else if (written.done.already) {
       pairs.push(relinkPair(written.done.decision, 'already-done'))
-      later.notice(`${relinkPair(d, 'planned').command}: nothing written: the pair was relinked by another writer since it was read`)
+      later.notice(
+        `${relinkPair(d, 'planned').command}: nothing written: the pair was relinked by another writer since it was read`,
+      )
     } else {
       const done = relinkPair(written.done.decision, 'written')
       pairs.push(done)
-      written.done.decision.writes.forEach((w, i) => writtenEdits.push({before: w.before, after: written.done.written[i]}))
-      later.notice(`${written.done.written.map((o) => `${o.kind === 'PersistentVolume' ? 'pv' : `pvc/${o.metadata.namespace ?? ''}`}/${o.metadata.name ?? ''} written (resourceVersion ${o.metadata.resourceVersion ?? '?'})`).join(', ')}: ${done.next ?? ''}`)
+      written.done.decision.writes.forEach((w, i) =>
+        writtenEdits.push({before: w.before, after: written.done.written[i]}),
+      )
+      later.notice(
+        `${written.done.written.map((o) => `${o.kind === 'PersistentVolume' ? 'pv' : `pvc/${o.metadata.namespace ?? ''}`}/${o.metadata.name ?? ''} written (resourceVersion ${o.metadata.resourceVersion ?? '?'})`).join(', ')}: ${done.next ?? ''}`,
+      )
     }
   }
   const done = report('written', pairs)
-  if (failed || !opts.sync) return {report: done, exitCode: failed ? ExitCode.Cluster : ExitCode.Ok, after, edits: writtenEdits}
-  const targets: ObjectRef[] = allowed.map(allowedPair).flatMap(({claim, volume}) => [refOfVolume(volume), refOfClaim(claim.namespace, claim.name)])
+  if (failed || !opts.sync)
+    return {report: done, exitCode: failed ? ExitCode.Cluster : ExitCode.Ok, after, edits: writtenEdits}
+  const targets: ObjectRef[] = allowed
+    .map(allowedPair)
+    .flatMap(({claim, volume}) => [refOfVolume(volume), refOfClaim(claim.namespace, claim.name)])
   const synced = await syncAfterRepair(opts, targets, ui.syncUi)
   done.sync = synced.sync
   after.push(...synced.after)
@@ -139,10 +176,17 @@ function liveRelinkIo(session: LiveSession) {
 
 /** The one line of a refusal: each blocking check. */
 function refusalOf(pair: RelinkPair): UsageError {
-  return new UsageError(`${pair.command.replace(/^pvctl relink /, '')} is not relinked: ${blockingChecks(pair).map((c) => `${c.name}: ${c.message}`).join('; ')}`)
+  return new UsageError(
+    `${pair.command.replace(/^pvctl relink /, '')} is not relinked: ${blockingChecks(pair)
+      .map((c) => `${c.name}: ${c.message}`)
+      .join('; ')}`,
+  )
 }
 
 /** The volume and claim of an allowed relink: a decision is allowed only when it names both. */
 function allowedPair(d: RelinkDecision): {volume: string; claim: NonNullable<RelinkDecision['claim']>} {
-  return {volume: present(d.volume, 'an allowed relink names its volume').name, claim: present(d.claim, 'an allowed relink names its claim')}
+  return {
+    volume: present(d.volume, 'an allowed relink names its volume').name,
+    claim: present(d.claim, 'an allowed relink names its claim'),
+  }
 }

@@ -31,12 +31,20 @@ export interface ConsentUi<P> {
  * Whether the write may go ahead: --yes, or a typed "yes" to `question` once `plan` is shown. With neither
  * a terminal nor --yes it refuses (a usage error): nothing is handed to another claim without consent.
  */
-export async function consented<P>(yes: boolean, ui: ConsentUi<P>, plan: P, question: string, warning: string): Promise<boolean> {
+export async function consented<P>(
+  yes: boolean,
+  ui: ConsentUi<P>,
+  plan: P,
+  question: string,
+  warning: string,
+): Promise<boolean> {
   if (yes) {
     // --yes: consent given in advance; the report says what was written.
     return true
   } else if (ui.confirm === undefined) {
-    throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')
+    throw new UsageError(
+      'refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only',
+    )
   } else {
     ui.showPlan(plan)
     return ui.confirm(question, warning)
@@ -51,5 +59,9 @@ export async function syncAfterRepair(
 ): Promise<{sync: RepairSync; exitCode: number; after: string[]}> {
   const {runSync} = await import('./run-sync.js')
   const synced = await runSync({...opts, dryRun: false, targets}, ui)
-  return {sync: {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions}, exitCode: synced.exitCode, after: synced.after}
+  return {
+    sync: {converged: synced.report.converged, writes: synced.report.summary.writes, actions: synced.report.actions},
+    exitCode: synced.exitCode,
+    after: synced.after,
+  }
 }

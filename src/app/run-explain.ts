@@ -38,7 +38,13 @@ export async function runExplain(asked: ExplainAsked, source: ExplainSource, ui:
   const controller = controllerExplainer(state, request)
   request.evidence = await gatherEvidence(controller, request, evidence)
   request.pods = pods
-  if (ui.session !== undefined) return {kind: 'session', outcome: await runExplainSession(loaded, request, ui.session(), controller)}
+  if (ui.session !== undefined)
+    return {kind: 'session', outcome: await runExplainSession(loaded, request, ui.session(), controller)}
   const explained = explainInState(state, request, controller)
-  return {kind: 'document', document: withMissingKindCaveats(explained.document, missing), exitCode: explained.exitCode, answered}
+  return {
+    kind: 'document',
+    document: withMissingKindCaveats(explained.document, missing),
+    exitCode: explained.exitCode,
+    answered,
+  }
 }

@@ -33,16 +33,20 @@ export interface LoopUi {
 
 export async function runLoop(opts: RunLoopOptions, ui: LoopUi): Promise<number> {
   validateLoopOptions(opts)
-  const recyclerTemplate = opts.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(opts.recyclerPodTemplate)
+  const recyclerTemplate =
+    opts.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(opts.recyclerPodTemplate)
   const session = openLoopSession({
     kubeconfig: opts.kubeconfig,
     context: opts.context,
     qps: opts.qps,
     burst: opts.burst,
     requestTimeoutMs: opts.requestTimeoutMs,
-    leaseTimeoutMs: opts.leaderElect !== undefined ? Math.max(500, Math.floor(opts.leaderElect.renewDeadlineMs / 2)) : 5000,
+    leaseTimeoutMs:
+      opts.leaderElect !== undefined ? Math.max(500, Math.floor(opts.leaderElect.renewDeadlineMs / 2)) : 5000,
   })
-  const {version, gates} = await decideLiveVersion(() => session.serverVersion(), [], opts.engine, {notice: (line) => ui.log.info(line)})
+  const {version, gates} = await decideLiveVersion(() => session.serverVersion(), [], opts.engine, {
+    notice: (line) => ui.log.info(line),
+  })
   ui.log.info(`Deciding as Kubernetes ${version.version}`, {source: describeSource(version)})
   return new LoopManager(opts, {clients: session, gates, log: ui.log, out: ui.out, recyclerTemplate}).start(ui.signal)
 }

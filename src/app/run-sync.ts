@@ -4,7 +4,14 @@
 import type {ClusterState} from '../engine/api/model.js'
 import {ExitCode} from '../errors.js'
 import {massReleaseOf} from '../executor/destruction-guard.js'
-import {checkScope, STDIN_SNAPSHOT, loadClusterState, type LoadStateOptions, type LoadStateUi, noticeCaveats} from './load-cluster-state.js'
+import {
+  checkScope,
+  STDIN_SNAPSHOT,
+  loadClusterState,
+  type LoadStateOptions,
+  type LoadStateUi,
+  noticeCaveats,
+} from './load-cluster-state.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {asked} from './request-errors.js'
 import {shellArgs} from '../render/explain-claim.js'
@@ -59,7 +66,8 @@ export interface RunSyncResult {
 
 export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunSyncResult> {
   // Checked in every mode, a dry run too: a bad flag is found before the run that would use it.
-  const recyclerTemplate = request.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(request.recyclerPodTemplate)
+  const recyclerTemplate =
+    request.recyclerPodTemplate === undefined ? undefined : await loadRecyclerPodTemplate(request.recyclerPodTemplate)
   // The same reading of objects as `explain`'s: one loader for snapshots and live clusters.
   const loaded = await loadClusterState(request, ui)
   // Planned as the release the cluster runs, with its gates.
@@ -129,7 +137,12 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
       },
     )
     if (result.notice !== undefined) later.notice(result.notice)
-    return {report: result.report, exitCode: result.exitCode, after, ...(result.declined === true ? {declined: true} : {})}
+    return {
+      report: result.report,
+      exitCode: result.exitCode,
+      after,
+      ...(result.declined === true ? {declined: true} : {}),
+    }
   } finally {
     progress.stop()
   }
@@ -140,13 +153,22 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
  * second one) says whether the controller leaves errors or warnings to a person, and the last line points to
  * `pvctl audit`. The exit status stays the plan's. The audit is loaded only then, and only counts.
  */
-async function noticeAudit(state: ClusterState, report: SyncReport, opts: RunSyncOptions & Pick<SyncOptions, 'gates'>, ui: Pick<SyncUi, 'notice'>): Promise<void> {
+async function noticeAudit(
+  state: ClusterState,
+  report: SyncReport,
+  opts: RunSyncOptions & Pick<SyncOptions, 'gates'>,
+  ui: Pick<SyncUi, 'notice'>,
+): Promise<void> {
   if (hasChanges(report) || opts.auditArgs === undefined) return
   const {auditProblemCount} = await import('../engine/audit/audit-state.js')
   const problems = auditProblemCount(state, {...opts, failOn: 'warning', ignore: new Set()}, report)
   // A snapshot read from stdin is spent: the command names a file to save it to (sourceArgs in src/cli/flags.ts).
-  const fromStdin = opts.filename?.includes('-') === true ? ` (${STDIN_SNAPSHOT}: the snapshot read from stdin, saved to a file)` : ''
-  if (problems > 0) ui.notice(`in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}${fromStdin}`)
+  const fromStdin =
+    opts.filename?.includes('-') === true ? ` (${STDIN_SNAPSHOT}: the snapshot read from stdin, saved to a file)` : ''
+  if (problems > 0)
+    ui.notice(
+      `in sync with the controller; ${problems} problem${problems === 1 ? '' : 's'} the controller leaves to you: pvctl audit${shellArgs({args: opts.auditArgs})}${fromStdin}`,
+    )
 }
 
 /** How often, off a terminal, a line says which plugin pod is still waited for. */
@@ -155,7 +177,13 @@ const WAIT_LOG_EVERY_MS = 10_000
 const seconds = (ms: number) => `${Math.round(ms / 1000)}s`
 
 /** A plan that `pvctl sync` would refuse to write (destruction-guard.ts), said with the plan that shows it. */
-function noticeMassRelease(state: ClusterState, report: SyncReport, opts: Pick<RunSyncOptions, 'allowMassRelease'>, ui: Pick<SyncUi, 'notice'>): void {
+function noticeMassRelease(
+  state: ClusterState,
+  report: SyncReport,
+  opts: Pick<RunSyncOptions, 'allowMassRelease'>,
+  ui: Pick<SyncUi, 'notice'>,
+): void {
   const mass = massReleaseOf(state, report.actions)
-  if (mass !== undefined && !opts.allowMassRelease) ui.notice(`writing this plan would be refused without --allow-mass-release: ${mass}`)
+  if (mass !== undefined && !opts.allowMassRelease)
+    ui.notice(`writing this plan would be refused without --allow-mass-release: ${mass}`)
 }

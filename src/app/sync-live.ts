@@ -73,9 +73,16 @@ export function consentQuestion(plan: SyncReport, predicted: SyncReport, target:
   const writes = plan.actions.filter((a) => !OPERATIONS.has(a.action)).length
   const ops = plan.actions.filter((a) => OPERATIONS.has(a.action))
   const followUps = predicted.actions.filter((a) => !OPERATIONS.has(a.action)).length - writes
-  const what = ops.map((a) => `${a.action} ${refKey(a.object)}${a.action === 'recycle' ? ' (scrubs its data)' : a.action === 'delete' ? ' (deletes its storage)' : ''}`)
-  const operations = ops.length === 0 ? '' : `, and carry out ${ops.length} operation${ops.length === 1 ? '' : 's'}: ${what.join(', ')}`
-  const after = followUps > 0 ? ` Once they succeed, ${followUps} more write${followUps === 1 ? '' : 's'} follow (${writes + followUps} in all).` : ''
+  const what = ops.map(
+    (a) =>
+      `${a.action} ${refKey(a.object)}${a.action === 'recycle' ? ' (scrubs its data)' : a.action === 'delete' ? ' (deletes its storage)' : ''}`,
+  )
+  const operations =
+    ops.length === 0 ? '' : `, and carry out ${ops.length} operation${ops.length === 1 ? '' : 's'}: ${what.join(', ')}`
+  const after =
+    followUps > 0
+      ? ` Once they succeed, ${followUps} more write${followUps === 1 ? '' : 's'} follow (${writes + followUps} in all).`
+      : ''
   return `Write ${writes} change${writes === 1 ? '' : 's'} to ${target}${operations}?${after}`
 }
 
@@ -84,7 +91,12 @@ export function destroys(plan: SyncReport): boolean {
   return plan.actions.some((a) => a.action === 'recycle' || a.action === 'delete')
 }
 
-export async function applySync(api: ClusterApi, state: ClusterState, opts: ApplyOptions, showPlan: (plan: SyncReport) => void): Promise<ApplyResult> {
+export async function applySync(
+  api: ClusterApi,
+  state: ClusterState,
+  opts: ApplyOptions,
+  showPlan: (plan: SyncReport) => void,
+): Promise<ApplyResult> {
   const plan = asked(() => planSync(state, {...opts, dryRun: true}))
   if (!hasChanges(plan)) {
     return {report: {...plan, dryRun: false}, exitCode: ExitCode.Ok}
@@ -99,10 +111,15 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     ])
   }
   await checkBuiltinBinderBeside(plan, opts)
-  const budget = new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: opts.allowMassRelease})
+  const budget = new ReleaseBudget({
+    boundVolumes: () => countBoundVolumes(state.volumes),
+    unlimited: opts.allowMassRelease,
+  })
   if (!opts.yes) {
     if (opts.confirm === undefined) {
-      throw new UsageError('refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only')
+      throw new UsageError(
+        'refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only',
+      )
     }
     // The plan is shown only to the person asked to consent; with --yes the final report says it all.
     showPlan(plan)
@@ -112,7 +129,11 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     }
   }
   const recyclerNamespace = opts.recyclerTemplate?.metadata.namespace ?? 'default'
-  await requirePermissions(api, permissionsFor(plan.actions, opts.events, opts.workload === undefined ? undefined : {recyclerNamespace}), 'ask a cluster admin for them')
+  await requirePermissions(
+    api,
+    permissionsFor(plan.actions, opts.events, opts.workload === undefined ? undefined : {recyclerNamespace}),
+    'ask a cluster admin for them',
+  )
 
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
   // Pod events of recyclers, relayed on the volume as the controller's recycler event recorder does.
@@ -124,7 +145,14 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
           recyclerTemplate: opts.recyclerTemplate,
           onWaiting: opts.onWaiting,
           onPodEvent: (volume, e) =>
-            podEvents.push({object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''}, type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: 'RecyclerPod', message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${volume.metadata.name}`}),
+            podEvents.push({
+              object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''},
+              type: e.type === 'Warning' ? 'Warning' : 'Normal',
+              reason: 'RecyclerPod',
+              message: `Recycler pod: ${e.message}`,
+              count: 1,
+              sync: `pv/${volume.metadata.name}`,
+            }),
         })
   const signal = await opts.writing?.()
   const result = await executeSync(api, state, {
@@ -154,7 +182,11 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     events: [...result.events, ...podEvents],
     errors: result.errors,
     // What was done: the writes made and the plugin operations carried out (a recycle, a delete).
-    summary: summarize(result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned' || a.outcome === 'executed')),
+    summary: summarize(
+      result.actions.filter(
+        (a) => a.outcome === 'written' || a.outcome === 'conflict-replanned' || a.outcome === 'executed',
+      ),
+    ),
     objects: after.before ?? after.objects,
     before: plan.before,
   }
@@ -177,7 +209,11 @@ export async function applySync(api: ClusterApi, state: ClusterState, opts: Appl
     }
   }
   if (result.failed) {
-    return {report, exitCode: ExitCode.Cluster, notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`}
+    return {
+      report,
+      exitCode: ExitCode.Cluster,
+      notice: `${result.actions.filter((a) => a.outcome.startsWith('failed')).length} write(s) failed (see the report); ${written} made; a re-run completes the job`,
+    }
   }
   return {report, exitCode: ExitCode.Ok, notice: describeDone(done)}
 }
@@ -195,14 +231,19 @@ async function checkBuiltinBinderBeside(plan: SyncReport, opts: ApplyOptions): P
     const running = `kube-controller-manager is running (Lease ${KCM_LEASE_KEY} held by ${binder.holder}) and its ${BINDER_CONTROLLER} syncs the same claims and volumes`
     const destroyed = volumesDestroyedBy(plan.actions).size
     if (destroyed > 0) {
-      throw new UsageError(`refusing to write: ${running}, and this plan releases, recycles or deletes ${destroyed} volume${destroyed === 1 ? '' : 's'}`, [
-        'leave it to kube-controller-manager (pvctl sync --dry-run shows what it is about to do)',
-        `if its binder is disabled, say so: --controllers=*,-${BINDER_CONTROLLER}`,
-      ])
+      throw new UsageError(
+        `refusing to write: ${running}, and this plan releases, recycles or deletes ${destroyed} volume${destroyed === 1 ? '' : 's'}`,
+        [
+          'leave it to kube-controller-manager (pvctl sync --dry-run shows what it is about to do)',
+          `if its binder is disabled, say so: --controllers=*,-${BINDER_CONTROLLER}`,
+        ],
+      )
     }
     opts.notice?.(`${running}: pvctl's writes race with it (a conflict re-reads and re-plans)`)
   } else if (binder.kind === 'unknown') {
-    opts.notice?.(`cannot tell whether kube-controller-manager's ${BINDER_CONTROLLER} runs beside pvctl: the Lease ${KCM_LEASE_KEY} cannot be read (${binder.error})`)
+    opts.notice?.(
+      `cannot tell whether kube-controller-manager's ${BINDER_CONTROLLER} runs beside pvctl: the Lease ${KCM_LEASE_KEY} cannot be read (${binder.error})`,
+    )
   } else {
     // Disabled by --controllers, or kube-controller-manager is not running: pvctl is the one binder.
   }
@@ -211,7 +252,8 @@ async function checkBuiltinBinderBeside(plan: SyncReport, opts: ApplyOptions): P
 /** The plan's actions that the run reported nothing about (it was stopped before it reached them). */
 function notReached(plan: SyncReport, reached: ReadonlyArray<{action: string; object: ObjectRef}>): ExecutedAction[] {
   const seen = new Map<string, number>()
-  for (const a of reached) seen.set(`${a.action} ${refKey(a.object)}`, (seen.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
+  for (const a of reached)
+    seen.set(`${a.action} ${refKey(a.object)}`, (seen.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
   return plan.actions.flatMap((a) => {
     const key = `${a.action} ${refKey(a.object)}`
     const left = seen.get(key) ?? 0
@@ -219,7 +261,12 @@ function notReached(plan: SyncReport, reached: ReadonlyArray<{action: string; ob
       seen.set(key, left - 1)
       return []
     } else {
-      return [{...a, outcome: OPERATIONS.has(a.action) ? 'not-executed: interrupted' : 'not-written: interrupted'} satisfies ExecutedAction]
+      return [
+        {
+          ...a,
+          outcome: OPERATIONS.has(a.action) ? 'not-executed: interrupted' : 'not-written: interrupted',
+        } satisfies ExecutedAction,
+      ]
     }
   })
 }
@@ -234,9 +281,14 @@ interface Done {
 }
 
 /** What a run did, held against the plan the user consented to. */
-function accountFor(plan: SyncReport, actions: ReadonlyArray<{action: string; object: ObjectRef; outcome: string}>): Done {
+function accountFor(
+  plan: SyncReport,
+  actions: ReadonlyArray<{action: string; object: ObjectRef; outcome: string}>,
+): Done {
   const planned = new Map<string, number>()
-  for (const a of plan.actions) if (!OPERATIONS.has(a.action)) planned.set(`${a.action} ${refKey(a.object)}`, (planned.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
+  for (const a of plan.actions)
+    if (!OPERATIONS.has(a.action))
+      planned.set(`${a.action} ${refKey(a.object)}`, (planned.get(`${a.action} ${refKey(a.object)}`) ?? 0) + 1)
   const plannedTotal = [...planned.values()].reduce((n, k) => n + k, 0)
   let written = 0
   let fromPlan = 0
@@ -262,6 +314,12 @@ function describeDone(d: Done): string {
   const made = `${d.written} write${d.written === 1 ? '' : 's'} made`
   // A plan of operations alone (a re-run after one was interrupted) planned no write: every write made followed them.
   const writes =
-    d.plannedTotal === 0 ? (d.written === 0 ? made : `${made}, after the operations`) : `${made} (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
-  return d.operations.length === 0 ? writes : `${writes}; ${d.operations.length} operation${d.operations.length === 1 ? '' : 's'} carried out: ${d.operations.join(', ')}`
+    d.plannedTotal === 0
+      ? d.written === 0
+        ? made
+        : `${made}, after the operations`
+      : `${made} (${d.planned} of the ${d.plannedTotal} planned${after > 0 ? `, ${after} after the operations` : ''})`
+  return d.operations.length === 0
+    ? writes
+    : `${writes}; ${d.operations.length} operation${d.operations.length === 1 ? '' : 's'} carried out: ${d.operations.join(', ')}`
 }

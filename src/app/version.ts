@@ -3,7 +3,13 @@
 import type {KubeConfig} from '@kubernetes/client-node'
 
 import type {ResolvedConfig} from '../cluster/kubeconfig.js'
-import {type DecidedVersion, DEFAULT_MINOR, kubeVersionText, nearestKnown, parseKubeVersion} from '../engine/api/kube-version.js'
+import {
+  type DecidedVersion,
+  DEFAULT_MINOR,
+  kubeVersionText,
+  nearestKnown,
+  parseKubeVersion,
+} from '../engine/api/kube-version.js'
 
 export interface ClientVersion {
   major: string
@@ -37,11 +43,27 @@ export function decidedFor(flagMinor: number | undefined, server: ServerVersion 
   return {version: kubeVersionText(nearestKnown(minor, gitVersion).minor), source: 'server', observed: gitVersion}
 }
 
-const GOARCH: Record<string, string> = {x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x'}
+const GOARCH: Record<string, string> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+}
 
-export function clientVersion(version: string, runtime: {platform: string; arch: string; version: string}): ClientVersion {
+export function clientVersion(
+  version: string,
+  runtime: {platform: string; arch: string; version: string},
+): ClientVersion {
   const [major = '0', minor = '0'] = version.split('.')
-  return {major, minor, gitVersion: `v${version}`, platform: `${runtime.platform}/${GOARCH[runtime.arch] ?? runtime.arch}`, nodeVersion: runtime.version}
+  return {
+    major,
+    minor,
+    gitVersion: `v${version}`,
+    platform: `${runtime.platform}/${GOARCH[runtime.arch] ?? runtime.arch}`,
+    nodeVersion: runtime.version,
+  }
 }
 
 export interface ServerVersionOptions {
@@ -52,7 +74,10 @@ export interface ServerVersionOptions {
 
 export async function serverVersion(opts: ServerVersionOptions): Promise<ServerVersion> {
   // The client runtime, slow to import (docs/performance.md), only when a server is asked.
-  const [{loadKubeconfig}, {makeKubeConfig}] = await Promise.all([import('../cluster/kubeconfig.js'), import('../cluster/live-api.js')])
+  const [{loadKubeconfig}, {makeKubeConfig}] = await Promise.all([
+    import('../cluster/kubeconfig.js'),
+    import('../cluster/live-api.js'),
+  ])
   const config: ResolvedConfig = loadKubeconfig({kubeconfig: opts.kubeconfig, context: opts.context})
   return readServerVersion(makeKubeConfig(config), config.cluster.server, opts.requestTimeoutMs)
 }
@@ -64,7 +89,13 @@ export async function readServerVersion(kc: KubeConfig, server: string, requestT
   const signal = requestTimeoutMs > 0 ? AbortSignal.timeout(requestTimeoutMs) : undefined
   try {
     const call = api.getCode()
-    const info = signal === undefined ? await call : await Promise.race([call, new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error)))])
+    const info =
+      signal === undefined
+        ? await call
+        : await Promise.race([
+            call,
+            new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error))),
+          ])
     // Its fields as the server sent them (client-node's VersionInfo is a data class).
     return Object.assign({}, info) as unknown as ServerVersion
   } catch (err) {

@@ -25,7 +25,8 @@ export abstract class PvctlCommand extends Command {
     // oclif signals --help/--version and this.exit() with an ExitError; let those through.
     if (err instanceof Error && err.constructor.name === 'ExitError') throw err
     const presented = presentError(err)
-    if (process.env.PVCTL_DEBUG) process.stderr.write(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
+    if (process.env.PVCTL_DEBUG)
+      process.stderr.write(`${err instanceof Error && err.stack !== undefined ? err.stack : String(err)}\n`)
     process.stderr.write(`error: ${presented.message}\n`)
     process.exitCode = presented.exitCode
     return Promise.resolve()

@@ -12,7 +12,11 @@ interface BooleanFlag {
 const TRUE = new Set(['true', '1', 't', 'T', 'TRUE', 'True'])
 const FALSE = new Set(['false', '0', 'f', 'F', 'FALSE', 'False'])
 /** kubectl's --dry-run strategies: a dry run either way (pvctl never writes on a dry run). */
-const DRY_RUN = new Map([['client', true], ['server', true], ['none', false]])
+const DRY_RUN = new Map([
+  ['client', true],
+  ['server', true],
+  ['none', false],
+])
 
 export function rewriteBooleanValues(argv: readonly string[], flags: Readonly<Record<string, BooleanFlag>>): string[] {
   const out: string[] = []

@@ -31,7 +31,9 @@ export function commandIndex(words: readonly string[], takesValue: TakesValue): 
 const isFlag = (word: string) => word.startsWith('-') && word !== '-'
 
 /** The flags that take a value, by the words that name them (`--namespace`, `-n`), from every command's flags. */
-export function valueFlags(commands: Iterable<{flags: Iterable<{name: string; char?: string; takesValue: boolean}>}>): TakesValue {
+export function valueFlags(
+  commands: Iterable<{flags: Iterable<{name: string; char?: string; takesValue: boolean}>}>,
+): TakesValue {
   const words = new Set<string>()
   for (const c of commands) {
     for (const f of c.flags) {

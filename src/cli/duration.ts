@@ -3,7 +3,7 @@
 // ("30" is 30s). Returns milliseconds.
 import {UsageError} from '../errors.js'
 
-const units: Record<string, number> = {ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000}
+const units: Record<string, number> = {ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000}
 
 export function parseDuration(text: string, flag: string, {bareSeconds = false}: {bareSeconds?: boolean} = {}): number {
   const s = text.trim()
@@ -17,7 +17,9 @@ export function parseDuration(text: string, flag: string, {bareSeconds = false}:
     matched = re.lastIndex
   }
   if (s === '' || matched !== s.length) {
-    throw new UsageError(`${flag}: invalid duration "${text}" (use a number with a unit, e.g. 30s, 1m30s, 500ms${bareSeconds ? ', or a number of seconds' : ''})`)
+    throw new UsageError(
+      `${flag}: invalid duration "${text}" (use a number with a unit, e.g. 30s, 1m30s, 500ms${bareSeconds ? ', or a number of seconds' : ''})`,
+    )
   }
   return total
 }

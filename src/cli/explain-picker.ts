@@ -15,7 +15,11 @@ import {renderSyncTable} from '../render/sync-table.js'
 const PAGE_SIZE = 12
 
 /** `layout`: --no-headers, and the terminal's width the tables are fitted to. */
-export function terminalExplainUi(palette: Palette, source: ExplainSource | undefined, layout: TableLayout): ExplainSessionUi {
+export function terminalExplainUi(
+  palette: Palette,
+  source: ExplainSource | undefined,
+  layout: TableLayout,
+): ExplainSessionUi {
   const out = (text: string) => process.stdout.write(`\n${text}\n`)
   return {
     choose: chooseOnTerminal,
@@ -40,11 +44,16 @@ export async function chooseOnTerminal<T>(message: string, choices: ReadonlyArra
 }
 
 /** inquirer's search: what is typed narrows the list (filterChoices) on every key, the page redrawn. */
-export async function searchOnTerminal<T>(message: string, choices: ReadonlyArray<FilterableChoice<T>>): Promise<T | undefined> {
+export async function searchOnTerminal<T>(
+  message: string,
+  choices: ReadonlyArray<FilterableChoice<T>>,
+): Promise<T | undefined> {
   const {search} = await import('@inquirer/prompts')
   // Made once: a keystroke filters the list, it does not build its choices again.
   const all = choices.map((c) => ({choice: inquirerChoice(c), filterText: c.filterText, always: c.always}))
-  return answered((context) => search<T>({message, pageSize: PAGE_SIZE, source: (term) => filterChoices(all, term).map((c) => c.choice)}, context))
+  return answered((context) =>
+    search<T>({message, pageSize: PAGE_SIZE, source: (term) => filterChoices(all, term).map((c) => c.choice)}, context),
+  )
 }
 
 function inquirerChoice<T>(c: Choice<T>) {
@@ -52,7 +61,9 @@ function inquirerChoice<T>(c: Choice<T>) {
 }
 
 /** The prompt's answer; undefined when the user gives up (Ctrl-C) or the input ends (Ctrl-D): the picker ends. */
-async function answered<T>(ask: (context: {output: NodeJS.WritableStream; signal: AbortSignal}) => Promise<T>): Promise<T | undefined> {
+async function answered<T>(
+  ask: (context: {output: NodeJS.WritableStream; signal: AbortSignal}) => Promise<T>,
+): Promise<T | undefined> {
   const answer = await untilInputEnds(ask)
   // Ctrl-C: the user is done, and the exit status says it was an interrupt.
   if (answer === INTERRUPTED) process.exitCode = ExitCode.Interrupted

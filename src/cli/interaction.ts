@@ -36,7 +36,12 @@ export async function startSpinner(text: string): Promise<Spinner> {
   // NO_COLOR and TERM=dumb hold for the spinner too: it spins, uncoloured.
   // discardStdin off: ora's own stdin handling turns Ctrl-C into an exit (130) before pvctl's handler can
   // stop the writes and print the report of what was done.
-  const s = ora({text, stream: process.stderr, color: shouldColor(process.env, true) ? 'cyan' : false, discardStdin: false}).start()
+  const s = ora({
+    text,
+    stream: process.stderr,
+    color: shouldColor(process.env, true) ? 'cyan' : false,
+    discardStdin: false,
+  }).start()
   return {
     text: (t) => {
       s.text = t
@@ -53,10 +58,19 @@ export async function startSpinner(text: string): Promise<Spinner> {
  * claim, deserves more than a reflexive "y"), after `warning`, which says what happens to the data. The end
  * of input is a "no"; Ctrl-C is an interrupt (nothing written, exit 130).
  */
-export async function confirmOnTerminal(message: string, typed = false, warning = 'This deletes or scrubs data.'): Promise<boolean> {
+export async function confirmOnTerminal(
+  message: string,
+  typed = false,
+  warning = 'This deletes or scrubs data.',
+): Promise<boolean> {
   const {confirm, input} = await import('@inquirer/prompts')
   const answer = await untilInputEnds(async (context) => {
-    if (typed) return (await input({message: `${message} ${warning.replace(/\.$/, '')}: type "yes" to continue:`}, context)).trim() === 'yes'
+    if (typed)
+      return (
+        (
+          await input({message: `${message} ${warning.replace(/\.$/, '')}: type "yes" to continue:`}, context)
+        ).trim() === 'yes'
+      )
     return confirm({message, default: false}, context)
   })
   if (answer === INTERRUPTED) interruptNow()
@@ -73,7 +87,9 @@ export const INTERRUPTED = Symbol('Ctrl-C')
  * typed before the prompt began (`script -c pvctl </dev/null` gives exactly that), and when nothing but the
  * question is left for the event loop (Ctrl-D closing inquirer's readline leaves its promise unsettled).
  */
-export async function untilInputEnds<T>(ask: (context: {output: NodeJS.WritableStream; signal: AbortSignal}) => Promise<T>): Promise<T | typeof ENDED | typeof INTERRUPTED> {
+export async function untilInputEnds<T>(
+  ask: (context: {output: NodeJS.WritableStream; signal: AbortSignal}) => Promise<T>,
+): Promise<T | typeof ENDED | typeof INTERRUPTED> {
   const ended = new AbortController()
   const onEnd = () => ended.abort()
   const onData = (chunk: Buffer | string) => {

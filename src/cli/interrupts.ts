@@ -56,7 +56,8 @@ export function exitWhenFinished(): void {
   state.exitWhenFinished = true
 }
 
-type FlushableStream = NodeJS.WritableStream & Partial<Pick<NodeJS.WriteStream, 'writableLength' | 'destroyed' | 'writableEnded'>>
+type FlushableStream = NodeJS.WritableStream &
+  Partial<Pick<NodeJS.WriteStream, 'writableLength' | 'destroyed' | 'writableEnded'>>
 
 /** Resolves once each stream has written what it was given (or failed: a closed pipe has no reader left). */
 export function flushed(streams: readonly FlushableStream[]): Promise<void> {
@@ -93,7 +94,11 @@ export function deferInterrupts(note: string | undefined, again: string): Interr
  * Runs `work` inside a scope of deferInterrupts: the first interrupt aborts its signal (saying `note`), a
  * second one ends pvctl (saying `again`); the scope ends with the work.
  */
-export async function whileInterruptible<T>(note: string | undefined, again: string, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function whileInterruptible<T>(
+  note: string | undefined,
+  again: string,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const scope = deferInterrupts(note, again)
   try {
     return await work(scope.signal)
@@ -147,7 +152,10 @@ export function interruptibleWrites(idleNote?: string): {writing: () => AbortSig
   return {
     writing: () => {
       state.idleNote = undefined
-      scope ??= deferInterrupts('finishing the writes in flight, issuing no more', 'not waiting for the writes in flight (pvctl sync --dry-run shows what is left to do)')
+      scope ??= deferInterrupts(
+        'finishing the writes in flight, issuing no more',
+        'not waiting for the writes in flight (pvctl sync --dry-run shows what is left to do)',
+      )
       return scope.signal
     },
     end: () => scope?.end(),

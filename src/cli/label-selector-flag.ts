@@ -34,7 +34,10 @@ export function parseLabelSelectorFlag(input: string): LabelSelector {
     if (term === '') throw fail('empty requirement')
     let m: RegExpExecArray | null
     if ((m = /^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/.exec(term)) !== null) {
-      const values = m[3].split(',').map((v) => v.trim()).filter((v) => v !== '')
+      const values = m[3]
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '')
       matchExpressions.push({key: m[1], operator: m[2] === 'in' ? 'In' : 'NotIn', values})
     } else if ((m = /^([^=!\s]+)\s*!=\s*(\S*)$/.exec(term)) !== null) {
       matchExpressions.push({key: m[1], operator: 'NotIn', values: [m[2]]})

@@ -20,7 +20,15 @@ export const OUTPUT_FORMATS = Object.fromEntries(
 const TEMPLATES = ['jsonpath=TEMPLATE', 'custom-columns=SPEC']
 
 /** kubectl's printers pvctl does not have. */
-const KUBECTL_ONLY = ['go-template', 'go-template-file', 'template', 'templatefile', 'jsonpath-file', 'jsonpath-as-json', 'custom-columns-file']
+const KUBECTL_ONLY = [
+  'go-template',
+  'go-template-file',
+  'template',
+  'templatefile',
+  'jsonpath-file',
+  'jsonpath-as-json',
+  'custom-columns-file',
+]
 
 const isTemplate = (output: string): boolean => /^(jsonpath|custom-columns)(=|$)/.test(output)
 
@@ -38,9 +46,15 @@ export async function checkOutput(command: OutputCommand, value: string): Promis
   }
   const name = /^[\w-]+/.exec(value)?.[0] ?? value
   const own = formatsOf(command).join(', ')
-  if (KUBECTL_ONLY.includes(name)) throw new UsageError(`--output ${name}: not supported; pvctl ${command} prints ${own} (or use -o json | jq)`)
-  const others = (Object.keys(OUTPUT_FORMATS) as OutputCommand[]).filter((c) => c !== command && (OUTPUT_FORMATS[c] as readonly string[]).includes(value))
-  const elsewhere = others.length === 0 ? '' : `; ${value} is ${others.map((c) => `pvctl ${c}'s`).join(' and ')} (pvctl ${others[0]} -o ${value})`
+  if (KUBECTL_ONLY.includes(name))
+    throw new UsageError(`--output ${name}: not supported; pvctl ${command} prints ${own} (or use -o json | jq)`)
+  const others = (Object.keys(OUTPUT_FORMATS) as OutputCommand[]).filter(
+    (c) => c !== command && (OUTPUT_FORMATS[c] as readonly string[]).includes(value),
+  )
+  const elsewhere =
+    others.length === 0
+      ? ''
+      : `; ${value} is ${others.map((c) => `pvctl ${c}'s`).join(' and ')} (pvctl ${others[0]} -o ${value})`
   throw new UsageError(`--output ${value}: pvctl ${command} prints ${own}${elsewhere}`)
 }
 
@@ -58,7 +72,8 @@ export async function loadTemplate(output: string): Promise<TemplatePrinter | un
     const template = present(parseTemplateOutput(output), 'isTemplate() said it is a template')
     return (json, noHeaders) => templateChunks(template, json, noHeaders)
   } catch (err) {
-    if (err instanceof TemplateError) throw new UsageError(`--output ${/^[\w-]+/.exec(output)?.[0] ?? output}: ${err.message}`)
+    if (err instanceof TemplateError)
+      throw new UsageError(`--output ${/^[\w-]+/.exec(output)?.[0] ?? output}: ${err.message}`)
     throw err
   }
 }

@@ -17,13 +17,19 @@ function isOclifParseError(err: unknown): err is Error {
   return (
     /Flag|Arg|Parse|Validation/.test(name) ||
     ('parse' in err && typeof (err as {parse?: unknown}).parse === 'object') ||
-    /^(Nonexistent flag|Unexpected argument|Expected --|Missing required|Flag --|Parsing --|The following error occurred)/.test(err.message)
+    /^(Nonexistent flag|Unexpected argument|Expected --|Missing required|Flag --|Parsing --|The following error occurred)/.test(
+      err.message,
+    )
   )
 }
 
 export function presentError(err: unknown): PresentedError {
   const presented = present(err)
-  return {...presented, message: redactUrlCredentials(presented.message), suggestions: presented.suggestions.map(redactUrlCredentials)}
+  return {
+    ...presented,
+    message: redactUrlCredentials(presented.message),
+    suggestions: presented.suggestions.map(redactUrlCredentials),
+  }
 }
 
 function present(err: unknown): PresentedError {
@@ -49,14 +55,16 @@ function unwrapFlagParse(message: string): string {
 }
 
 function oneLine(message: string): string {
-  return message
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^See more help/.test(l) && !/^The following errors? occurred:?$/.test(l))
-    // A line that ends with a colon introduces the next: no second colon between them.
-    .map((l) => l.replace(/:$/, ''))
-    .join(': ')
-    .replace(/^Error:\s*/, '')
+  return (
+    message
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !/^See more help/.test(l) && !/^The following errors? occurred:?$/.test(l))
+      // A line that ends with a colon introduces the next: no second colon between them.
+      .map((l) => l.replace(/:$/, ''))
+      .join(': ')
+      .replace(/^Error:\s*/, '')
+  )
 }
 
 function firstLine(message: string): string {

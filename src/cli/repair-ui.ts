@@ -19,14 +19,22 @@ export function repairUi<P>(output: string, palette: Palette, render: (plan: P, 
   return {
     notice: writeNotice,
     spinner: startSpinner,
-    confirm: canPrompt() ? (question: string, warning: string) => confirmOnTerminal(question, true, warning) : undefined,
-    showPlan: (plan: P) => planStream(output).write(render(plan, planStream(output) === process.stdout ? palette : plain)),
+    confirm: canPrompt()
+      ? (question: string, warning: string) => confirmOnTerminal(question, true, warning)
+      : undefined,
+    showPlan: (plan: P) =>
+      planStream(output).write(render(plan, planStream(output) === process.stdout ? palette : plain)),
     syncUi: {
       notice: writeNotice,
       spinner: startSpinner,
-      confirm: canPrompt() ? (question: string, destructive: boolean) => confirmOnTerminal(question, destructive) : undefined,
+      confirm: canPrompt()
+        ? (question: string, destructive: boolean) => confirmOnTerminal(question, destructive)
+        : undefined,
       logWaits: !canSpin(),
-      showPlan: (plan) => planStream(output).write(renderSyncTable(plan, {wide: false, palette: plain, width: terminalWidth(planStream(output))})),
+      showPlan: (plan) =>
+        planStream(output).write(
+          renderSyncTable(plan, {wide: false, palette: plain, width: terminalWidth(planStream(output))}),
+        ),
       writing: writes.writing,
     } satisfies SyncUi,
   }

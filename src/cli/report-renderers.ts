@@ -81,7 +81,15 @@ export interface AuditOutputContext extends OutputContext {
 
 const auditTable = async (out: AuditOutput, c: AuditOutputContext): Promise<Iterable<string>> => {
   const layout = {noHeaders: c.noHeaders, width: c.width}
-  if (out.fleet) return [(await import('../render/audit-fleet-table.js')).renderAuditFleetTable(out.reports, c.palette, layout, c.capacity)]
+  if (out.fleet)
+    return [
+      (await import('../render/audit-fleet-table.js')).renderAuditFleetTable(
+        out.reports,
+        c.palette,
+        layout,
+        c.capacity,
+      ),
+    ]
   return [(await import('../render/audit-table.js')).renderAuditTable(out.reports[0], c.palette, layout, c.capacity)]
 }
 
@@ -121,7 +129,10 @@ export function auditViews(output: string, capacity: AuditOutputContext['capacit
 /** A repair's report, and the objects as read and as written (-o diff shows those). */
 export interface RepairOutput<R> {
   report: R
-  edits: ReadonlyArray<{before: PersistentVolume | PersistentVolumeClaim; after: PersistentVolume | PersistentVolumeClaim}>
+  edits: ReadonlyArray<{
+    before: PersistentVolume | PersistentVolumeClaim
+    after: PersistentVolume | PersistentVolumeClaim
+  }>
 }
 
 const editsDiff = async (out: RepairOutput<unknown>, c: OutputContext) => {

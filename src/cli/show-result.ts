@@ -39,7 +39,10 @@ export interface Printed<D, C extends OutputContext> {
  * it, then throws the refusal or sets the exit status. A reader that stops early (`| head`) ends the output
  * quietly; the exit status stays the command's.
  */
-export async function showResult<D, C extends OutputContext>(result: ShownResult, printed: Printed<D, C>): Promise<void> {
+export async function showResult<D, C extends OutputContext>(
+  result: ShownResult,
+  printed: Printed<D, C>,
+): Promise<void> {
   const shownAlready = result.declined === true && planStream(printed.output) === process.stdout
   const {renderers, output, document, context} = printed
   if (!shownAlready) await writeChunks(process.stdout, await renderOutput(renderers, output, document, context))

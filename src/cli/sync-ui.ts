@@ -9,8 +9,9 @@ import {terminalWidth} from './write-chunks.js'
 
 /** `writing`: called as the writes begin, it returns the signal an interrupt aborts (interruptibleWrites). */
 export function terminalSyncUi(flags: {output: string; color?: boolean}, writing: () => AbortSignal): SyncUi {
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- isTTY is undefined, not false, on a stream that is no terminal
-  const paletteOf = (stream: NodeJS.WriteStream) => (shouldColor(process.env, Boolean(stream.isTTY), flags.color) ? ansi : plain)
+  const paletteOf = (stream: NodeJS.WriteStream) =>
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- isTTY is undefined, not false, on a stream that is no terminal
+    shouldColor(process.env, Boolean(stream.isTTY), flags.color) ? ansi : plain
   return {
     notice: writeNotice,
     spinner: startSpinner,

@@ -121,7 +121,7 @@ function writeChunksToFile(fd: number, chunks: Iterable<string>): void {
   let buffer = Buffer.allocUnsafe(1 << 20)
   let used = 0
   const flush = () => {
-    for (let offset = 0; offset < used; ) offset += writeSync(fd, buffer, offset, used - offset)
+    for (let offset = 0; offset < used;) offset += writeSync(fd, buffer, offset, used - offset)
     used = 0
   }
   for (const chunk of chunks) {
@@ -139,7 +139,10 @@ function writeChunksToFile(fd: number, chunks: Iterable<string>): void {
  * pipe, a file): then nothing is cut or wrapped. A terminal that does not tell its size (0 columns, as a
  * pseudo-terminal nobody sized) is as wide as COLUMNS says, else 80.
  */
-export function terminalWidth(stream: {isTTY?: boolean; columns?: number}, env: Record<string, string | undefined> = process.env): number | undefined {
+export function terminalWidth(
+  stream: {isTTY?: boolean; columns?: number},
+  env: Record<string, string | undefined> = process.env,
+): number | undefined {
   if (stream.isTTY !== true) return undefined
   if (stream.columns !== undefined && stream.columns > 0) return stream.columns
   const columns = Number(env.COLUMNS)

@@ -43,7 +43,8 @@ function gotInstead(body: unknown, status: number): string {
   if (body === undefined) return 'got an empty body'
   if (!isObject(body)) return `got ${body === null ? 'null' : `a JSON ${Array.isArray(body) ? 'array' : typeof body}`}`
   if (body.kind === 'Status') {
-    const text = [body.message, body.reason, body.status].find((t) => typeof t === 'string' && t !== '') as string | undefined
+    const text = [body.message, body.reason, body.status].find((t) => typeof t === 'string' && t !== '') as
+      string | undefined
     return `got a Status with HTTP ${status}${text !== undefined ? `: ${text.split('\n')[0].slice(0, 200)}` : ''}`
   }
   if (typeof body.kind === 'string') return `got ${aKind(body.kind)}`
@@ -51,9 +52,15 @@ function gotInstead(body: unknown, status: number): string {
 }
 
 function malformed(target: ApiTarget, status: number, what: string, why: string): MalformedAnswerError {
-  return new MalformedAnswerError(`${describeTarget(target)}: the answer is not ${what} (${why})`, target, status, 'MalformedAnswer', [
-    'the API server (or a proxy in front of it) sent an answer Kubernetes never sends: check the server address of the kubeconfig cluster',
-  ])
+  return new MalformedAnswerError(
+    `${describeTarget(target)}: the answer is not ${what} (${why})`,
+    target,
+    status,
+    'MalformedAnswer',
+    [
+      'the API server (or a proxy in front of it) sent an answer Kubernetes never sends: check the server address of the kubeconfig cluster',
+    ],
+  )
 }
 
 /** The page of a LIST answer, or a MalformedAnswerError saying why the answer is not a List of `expected`. */
@@ -62,7 +69,9 @@ export function listAnswer<T>(target: ApiTarget, expected: ExpectedKind, status:
   const fail = (why: string) => malformed(target, status, aKind(kind), why)
   if (!isObject(body) || body.kind !== kind) throw fail(gotInstead(body, status))
   if (body.apiVersion !== expected.apiVersion) {
-    throw fail(`apiVersion is ${typeof body.apiVersion === 'string' ? `"${body.apiVersion}", not "${expected.apiVersion}"` : typeName(body.apiVersion)}`)
+    throw fail(
+      `apiVersion is ${typeof body.apiVersion === 'string' ? `"${body.apiVersion}", not "${expected.apiVersion}"` : typeName(body.apiVersion)}`,
+    )
   }
   const items = body.items
   if (!Array.isArray(items)) throw fail(`items is ${typeName(items)}`)
@@ -70,8 +79,10 @@ export function listAnswer<T>(target: ApiTarget, expected: ExpectedKind, status:
   if (meta !== undefined && !isObject(meta)) throw fail(`metadata is ${typeName(meta)}`)
   const continueToken = meta?.continue
   const resourceVersion = meta?.resourceVersion
-  if (continueToken !== undefined && typeof continueToken !== 'string') throw fail(`metadata.continue is ${typeName(continueToken)}`)
-  if (resourceVersion !== undefined && typeof resourceVersion !== 'string') throw fail(`metadata.resourceVersion is ${typeName(resourceVersion)}`)
+  if (continueToken !== undefined && typeof continueToken !== 'string')
+    throw fail(`metadata.continue is ${typeName(continueToken)}`)
+  if (resourceVersion !== undefined && typeof resourceVersion !== 'string')
+    throw fail(`metadata.resourceVersion is ${typeName(resourceVersion)}`)
   for (let i = 0; i < items.length; i++) {
     // One typeof per item: `?.` makes null, a string or a number fail it too, without a branch of their own.
     if (typeof (items[i] as {metadata?: {name?: unknown}} | null | undefined)?.metadata?.name !== 'string') {
@@ -87,13 +98,21 @@ export function listAnswer<T>(target: ApiTarget, expected: ExpectedKind, status:
  * (nodes, events and leases do; the kinds that ReturnDeletedObject answer the object).
  */
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the kind it asked for, which the answer was checked to be
-export function objectAnswer<T>(target: ApiTarget, expected: ExpectedKind, method: string, status: number, body: unknown): T {
+export function objectAnswer<T>(
+  target: ApiTarget,
+  expected: ExpectedKind,
+  method: string,
+  status: number,
+  body: unknown,
+): T {
   const deleting = method === 'DELETE'
   if (deleting && isObject(body) && body.kind === 'Status' && body.status === 'Success') return body as T
-  const fail = (why: string) => malformed(target, status, deleting ? `${aKind(expected.kind)} or a Status of success` : aKind(expected.kind), why)
+  const fail = (why: string) =>
+    malformed(target, status, deleting ? `${aKind(expected.kind)} or a Status of success` : aKind(expected.kind), why)
   if (!isObject(body) || (body.kind !== undefined && body.kind !== expected.kind)) throw fail(gotInstead(body, status))
   const name = isObject(body.metadata) ? body.metadata.name : undefined
-  if (typeof name !== 'string') throw fail(body.kind === undefined ? gotInstead(body, status) : `it has no metadata.name`)
+  if (typeof name !== 'string')
+    throw fail(body.kind === undefined ? gotInstead(body, status) : `it has no metadata.name`)
   if (target.name !== undefined && name !== target.name) throw fail(`got ${expected.kind} "${name}"`)
   return body as T
 }

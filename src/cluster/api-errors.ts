@@ -15,7 +15,12 @@ export interface ApiTarget {
 
 export function describeTarget(t: ApiTarget): string {
   const what = `${t.resource}${t.subresource ? `/${t.subresource}` : ''}`
-  const obj = t.name !== undefined ? ` "${t.namespace ? `${t.namespace}/` : ''}${t.name}"` : t.namespace ? ` in namespace "${t.namespace}"` : ''
+  const obj =
+    t.name !== undefined
+      ? ` "${t.namespace ? `${t.namespace}/` : ''}${t.name}"`
+      : t.namespace
+        ? ` in namespace "${t.namespace}"`
+        : ''
   return `${t.verb} ${what}${obj}`
 }
 
@@ -68,7 +73,14 @@ export class RetryAfterRefusedError extends ApiError {}
 /** Maps client-node's failures to pvctl's API errors: one line, the request named, no secrets. */
 export function toApiError(err: unknown, target: ApiTarget, server: string): Error {
   if (err instanceof ApiError) return err
-  const e = err as {code?: unknown; body?: unknown; headers?: Record<string, string>; message?: string; type?: string; name?: string}
+  const e = err as {
+    code?: unknown
+    body?: unknown
+    headers?: Record<string, string>
+    message?: string
+    type?: string
+    name?: string
+  }
   if (typeof e.code === 'number') {
     let status: {reason?: string; message?: string} = {}
     try {
@@ -80,9 +92,13 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
     const text = `${describeTarget(target)}: ${status.message ?? `HTTP ${e.code}`}`
     if ((e.code === 404 || e.code === 405 || e.code === 501) && (status as {kind?: unknown}).kind !== 'Status') {
       // An API server says why in a Status; a web server that is not one (a wrong port, a proxy) does not.
-      return new UnreachableError(`${server} does not answer as a Kubernetes API server (HTTP ${e.code} to ${describeTarget(target)})`, target, e.code, 'NotKubernetes', [
-        'check the server address of the kubeconfig cluster',
-      ])
+      return new UnreachableError(
+        `${server} does not answer as a Kubernetes API server (HTTP ${e.code} to ${describeTarget(target)})`,
+        target,
+        e.code,
+        'NotKubernetes',
+        ['check the server address of the kubeconfig cluster'],
+      )
     }
     switch (e.code) {
       case 409:
@@ -90,11 +106,17 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
       case 404:
         return new NotFoundError(text, target, 404, reason || 'NotFound')
       case 401:
-        return new ForbiddenError(`${describeTarget(target)}: Unauthorized (the credentials were refused)`, target, 401, 'Unauthorized', [
-          'check that the kubeconfig credentials are current (kubectl auth whoami)',
-        ])
+        return new ForbiddenError(
+          `${describeTarget(target)}: Unauthorized (the credentials were refused)`,
+          target,
+          401,
+          'Unauthorized',
+          ['check that the kubeconfig credentials are current (kubectl auth whoami)'],
+        )
       case 403:
-        return new ForbiddenError(text, target, 403, reason || 'Forbidden', ['ask for the permission, or run pvctl sync --dry-run'])
+        return new ForbiddenError(text, target, 403, reason || 'Forbidden', [
+          'ask for the permission, or run pvctl sync --dry-run',
+        ])
       case 429:
       case 500:
       case 502:
@@ -110,15 +132,32 @@ export function toApiError(err: unknown, target: ApiTarget, server: string): Err
   }
   const code = (err as {code?: string}).code ?? (err as {errno?: string}).errno
   const message = (e.message ?? String(err)).split('\n')[0]
-  if (code === 'ECONNRESET' || code === 'EPIPE' || e.type === 'request-timeout' || /socket hang up|ECONNRESET|premature close/i.test(message)) {
-    return new TransientApiError(`${describeTarget(target)}: connection dropped (${code ?? message})`, target, 0, 'ConnectionDropped')
+  if (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    e.type === 'request-timeout' ||
+    /socket hang up|ECONNRESET|premature close/i.test(message)
+  ) {
+    return new TransientApiError(
+      `${describeTarget(target)}: connection dropped (${code ?? message})`,
+      target,
+      0,
+      'ConnectionDropped',
+    )
   }
-  if (typeof code === 'string' && /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)) {
+  if (
+    typeof code === 'string' &&
+    /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_TLS|ERR_SSL|HOSTNAME_MISMATCH|ERR_OSSL)/.test(code)
+  ) {
     return new UnreachableError(`TLS verification of the API server at ${server} failed: ${code}`, target, 0, 'TLS', [
       "check the cluster's certificate-authority in the kubeconfig",
     ])
   }
-  return new UnreachableError(`cannot reach the API server at ${server}: ${code === 'ETIMEDOUT' ? message : (code ?? message)}`, target, 0, 'Unreachable', [
-    'check the server address and your network, or read a snapshot with -f',
-  ])
+  return new UnreachableError(
+    `cannot reach the API server at ${server}: ${code === 'ETIMEDOUT' ? message : (code ?? message)}`,
+    target,
+    0,
+    'Unreachable',
+    ['check the server address and your network, or read a snapshot with -f'],
+  )
 }

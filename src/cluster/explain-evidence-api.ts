@@ -5,7 +5,15 @@
 // kinds are read by explain alone, and never written.
 import type * as k8s from '@kubernetes/client-node'
 
-import type {CoreEventObject, CSIDriverObject, EvidenceQuery, ExplainEvidence, LeaseObject, Observed, VolumeAttachmentObject} from '../engine/explain/evidence.js'
+import type {
+  CoreEventObject,
+  CSIDriverObject,
+  EvidenceQuery,
+  ExplainEvidence,
+  LeaseObject,
+  Observed,
+  VolumeAttachmentObject,
+} from '../engine/explain/evidence.js'
 import {ApiError, ForbiddenError, NotFoundError} from './api-errors.js'
 import type {Page, PageOptions} from './page.js'
 import {collectionPath, type ListedResource, WireClient} from './wire-client.js'
@@ -25,12 +33,22 @@ export interface EvidenceApi {
   listVolumeAttachments(page: PageOptions): Promise<Page<VolumeAttachmentObject>>
 }
 
-export async function readExplainEvidence(api: EvidenceApi, query: EvidenceQuery, now: number): Promise<ExplainEvidence> {
+export async function readExplainEvidence(
+  api: EvidenceApi,
+  query: EvidenceQuery,
+  now: number,
+): Promise<ExplainEvidence> {
   const [events, csiDrivers, leases, volumeAttachments] = await Promise.all([
     observe(async () => (await Promise.all(query.events.map((sel) => listAll((p) => api.listEvents(sel, p))))).flat()),
     observe(() => listAll((p) => api.listCSIDrivers(p))),
     // One field-selected list per name: the Leases of every node (kube-node-lease) never cross the wire.
-    observe(async () => (await Promise.all(query.leaseNames.map((name) => listAll((p) => api.listLeases({fieldSelector: `metadata.name=${name}`}, p))))).flat()),
+    observe(async () =>
+      (
+        await Promise.all(
+          query.leaseNames.map((name) => listAll((p) => api.listLeases({fieldSelector: `metadata.name=${name}`}, p))),
+        )
+      ).flat(),
+    ),
     query.volumeAttachments ? observe(() => listAll((p) => api.listVolumeAttachments(p))) : Promise.resolve(notRead),
   ])
   return {now, events, csiDrivers, leases, volumeAttachments}
@@ -59,7 +77,11 @@ export class KubernetesEvidenceApi implements EvidenceApi {
   }
 
   private page<T>(resource: ListedResource, sel: ListSelector, p: PageOptions): Promise<Page<T>> {
-    return this.lists.page({verb: 'list', resource, namespace: sel.namespace}, collectionPath(resource, sel.namespace), {...p, fieldSelector: sel.fieldSelector})
+    return this.lists.page(
+      {verb: 'list', resource, namespace: sel.namespace},
+      collectionPath(resource, sel.namespace),
+      {...p, fieldSelector: sel.fieldSelector},
+    )
   }
 
   listEvents(sel: ListSelector, p: PageOptions): Promise<Page<CoreEventObject>> {

@@ -108,7 +108,9 @@ function readDoc(file: string): KubeconfigDoc {
   try {
     text = readFileSync(file, 'utf8')
   } catch (err) {
-    throw new UsageError(`kubeconfig "${file}": ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
+    throw new UsageError(
+      `kubeconfig "${file}": ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`,
+    )
   }
   let doc: unknown
   try {
@@ -116,7 +118,8 @@ function readDoc(file: string): KubeconfigDoc {
   } catch (err) {
     throw new UsageError(`kubeconfig "${file}": invalid YAML: ${(err as Error).message.split('\n')[0]}`)
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new UsageError(`kubeconfig "${file}": not a kubeconfig (expected a mapping)`)
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    throw new UsageError(`kubeconfig "${file}": not a kubeconfig (expected a mapping)`)
   const dir = path.dirname(path.resolve(file))
   const d = doc as KubeconfigDoc
   for (const c of d.clusters ?? []) resolvePaths(c?.cluster, clusterPathFields, dir)
@@ -179,10 +182,14 @@ export function resolveContext(doc: KubeconfigDoc, origin: string, contextOverri
   const clusterName = textOf(context.cluster)
   const userName = textOf(context.user)
   const cluster = (doc.clusters ?? []).find((c) => c?.name === clusterName)?.cluster
-  if (cluster === undefined) throw new UsageError(`${origin}: context "${contextName}" names cluster "${clusterName}", which does not exist`)
-  if (typeof cluster.server !== 'string' || cluster.server === '') throw new UsageError(`${origin}: cluster "${clusterName}" has no server`)
+  if (cluster === undefined)
+    throw new UsageError(`${origin}: context "${contextName}" names cluster "${clusterName}", which does not exist`)
+  if (typeof cluster.server !== 'string' || cluster.server === '')
+    throw new UsageError(`${origin}: cluster "${clusterName}" has no server`)
   if (!isServerUrl(cluster.server)) {
-    throw new UsageError(`${origin}: cluster "${clusterName}": invalid server URL ${JSON.stringify(cluster.server)} (expected https://HOST[:PORT])`)
+    throw new UsageError(
+      `${origin}: cluster "${clusterName}": invalid server URL ${JSON.stringify(cluster.server)} (expected https://HOST[:PORT])`,
+    )
   }
   const user = (doc.users ?? []).find((u) => u?.name === userName)?.user ?? {}
   const namespace = typeof context.namespace === 'string' && context.namespace !== '' ? context.namespace : undefined
@@ -212,7 +219,8 @@ export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
   if (found !== undefined) return resolveContext(found.doc, found.origin, opts.context)
   const inCluster = inClusterConfig(env, opts.serviceAccountDir ?? '/var/run/secrets/kubernetes.io/serviceaccount')
   if (inCluster !== undefined) {
-    if (opts.context !== undefined) throw new UsageError(`--context "${opts.context}": there is no kubeconfig, only the in-cluster service account`)
+    if (opts.context !== undefined)
+      throw new UsageError(`--context "${opts.context}": there is no kubeconfig, only the in-cluster service account`)
     return inCluster
   }
   throw noKubeconfig(env, 'no cluster configured', ' and not running in a pod')
@@ -222,10 +230,16 @@ export function loadKubeconfig(opts: KubeconfigOptions = {}): ResolvedConfig {
  * The context names of the kubeconfig kubectl's loading rules pick, in its order (`kubectl config
  * get-contexts -o name`), and where it came from. Without a kubeconfig: a usage error.
  */
-export function kubeconfigContextNames(opts: Omit<KubeconfigOptions, 'context'> = {}): {origin: string; names: string[]} {
+export function kubeconfigContextNames(opts: Omit<KubeconfigOptions, 'context'> = {}): {
+  origin: string
+  names: string[]
+} {
   const found = findKubeconfig(opts)
   if (found === undefined) throw noKubeconfig(opts.env ?? process.env, 'no kubeconfig to take contexts from', '')
-  return {origin: found.origin, names: (found.doc.contexts ?? []).flatMap((c) => (c != null && typeof c.name === 'string' ? [c.name] : []))}
+  return {
+    origin: found.origin,
+    names: (found.doc.contexts ?? []).flatMap((c) => (c != null && typeof c.name === 'string' ? [c.name] : [])),
+  }
 }
 
 /** The kubeconfig document of kubectl's loading rules (--kubeconfig, KUBECONFIG, ~/.kube/config), if any. */
@@ -237,7 +251,8 @@ function findKubeconfig(opts: KubeconfigOptions): {doc: KubeconfigDoc; origin: s
   }
   const list = kubeconfigEnvList(env)
   const existing = list.filter((p) => existsSync(p))
-  if (existing.length > 0) return {doc: mergeKubeconfigs(existing.map(readDoc)), origin: `KUBECONFIG (${existing.join(path.delimiter)})`}
+  if (existing.length > 0)
+    return {doc: mergeKubeconfigs(existing.map(readDoc)), origin: `KUBECONFIG (${existing.join(path.delimiter)})`}
   const home = opts.home ?? env.HOME ?? homedir()
   const defaultFile = path.join(home, '.kube', 'config')
   if (existsSync(defaultFile)) return {doc: readDoc(defaultFile), origin: defaultFile}
@@ -251,7 +266,8 @@ function kubeconfigEnvList(env: Record<string, string | undefined>): string[] {
 /** A configuration problem, not the cluster's: a usage error (exit 2). */
 function noKubeconfig(env: Record<string, string | undefined>, what: string, inCluster: string): UsageError {
   const list = kubeconfigEnvList(env)
-  const kubeconfigEnv = list.length > 0 ? `KUBECONFIG names no file that exists (${list.join(path.delimiter)})` : 'no KUBECONFIG'
+  const kubeconfigEnv =
+    list.length > 0 ? `KUBECONFIG names no file that exists (${list.join(path.delimiter)})` : 'no KUBECONFIG'
   return new UsageError(`${what}: no --kubeconfig, ${kubeconfigEnv}, no ~/.kube/config${inCluster}`, [
     'pass --kubeconfig FILE, or read a snapshot with -f FILE',
   ])
@@ -260,7 +276,10 @@ function noKubeconfig(env: Record<string, string | undefined>, what: string, inC
 /** The names of the contexts the kubeconfig loading rules find (for shell completion of --context); none without a file. */
 export function contextNames(opts: Pick<KubeconfigOptions, 'kubeconfig' | 'env' | 'home'> = {}): string[] {
   const env = opts.env ?? process.env
-  const list = opts.kubeconfig !== undefined ? [opts.kubeconfig] : (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
+  const list =
+    opts.kubeconfig !== undefined
+      ? [opts.kubeconfig]
+      : (env.KUBECONFIG ?? '').split(path.delimiter).filter((p) => p !== '')
   const files = list.length > 0 ? list : [path.join(opts.home ?? env.HOME ?? homedir(), '.kube', 'config')]
   const existing = files.filter((p) => existsSync(p))
   return mergeKubeconfigs(existing.map(readDoc)).contexts.map((c) => c.name)

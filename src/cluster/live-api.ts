@@ -19,7 +19,14 @@ import {collectionPath, objectPath, WireClient, type WireTarget} from './wire-cl
 
 export interface CoreEvent {
   metadata: {name: string; namespace: string; resourceVersion?: string}
-  involvedObject: {kind: string; name: string; namespace?: string; uid?: string; apiVersion: string; resourceVersion?: string}
+  involvedObject: {
+    kind: string
+    name: string
+    namespace?: string
+    uid?: string
+    apiVersion: string
+    resourceVersion?: string
+  }
   reason: string
   message: string
   type: string
@@ -99,7 +106,13 @@ export interface WatchOptions {
 export interface WatchEvent {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR'
   /** The object in its wire shape; for ERROR a metav1.Status. */
-  object: {metadata?: {name?: string; namespace?: string; resourceVersion?: string}; code?: number; reason?: string; message?: string; [field: string]: unknown}
+  object: {
+    metadata?: {name?: string; namespace?: string; resourceVersion?: string}
+    code?: number
+    reason?: string
+    message?: string
+    [field: string]: unknown
+  }
 }
 
 /**
@@ -118,13 +131,19 @@ export function makeKubeConfig(config: ResolvedConfig): k8s.KubeConfig {
   const {name: userName, tokenFile, ...user} = config.user
   // A token file (in-cluster, or a kubeconfig's tokenFile) is read as client-go reads it (TokenFileAuth).
   kc.addAuthenticator(new TokenFileAuth())
-  const tokenProvider = tokenFile !== undefined ? {'auth-provider': {name: TOKEN_FILE_PROVIDER, config: {path: tokenFile}}} : {}
+  const tokenProvider =
+    tokenFile !== undefined ? {'auth-provider': {name: TOKEN_FILE_PROVIDER, config: {path: tokenFile}}} : {}
   // One resolved context as a kubeconfig document, read by client-node's public loader (JSON is YAML).
   kc.loadFromString(
     JSON.stringify({
       clusters: [{name: clusterName, cluster}],
       users: [{name: userName, user: {...user, ...tokenProvider}}],
-      contexts: [{name: config.contextName, context: {cluster: clusterName, user: userName, ...(config.namespace ? {namespace: config.namespace} : {})}}],
+      contexts: [
+        {
+          name: config.contextName,
+          context: {cluster: clusterName, user: userName, ...(config.namespace ? {namespace: config.namespace} : {})},
+        },
+      ],
       'current-context': config.contextName,
     }),
   )
@@ -165,15 +184,25 @@ export class KubernetesClusterApi implements ClusterApi {
   }
 
   listClaims(namespace: string | undefined, p: PageOptions): Promise<Page<PersistentVolumeClaim>> {
-    return this.page({verb: 'list', resource: 'persistentvolumeclaims', namespace}, collectionPath('persistentvolumeclaims', namespace), p)
+    return this.page(
+      {verb: 'list', resource: 'persistentvolumeclaims', namespace},
+      collectionPath('persistentvolumeclaims', namespace),
+      p,
+    )
   }
 
   listClasses(p: PageOptions): Promise<Page<StorageClass>> {
-    return this.page({verb: 'list', resource: 'storageclasses'}, collectionPath('storageclasses'), {...p, labelSelector: undefined})
+    return this.page({verb: 'list', resource: 'storageclasses'}, collectionPath('storageclasses'), {
+      ...p,
+      labelSelector: undefined,
+    })
   }
 
   listPods(namespace: string | undefined, p: PageOptions): Promise<Page<Pod>> {
-    return this.page({verb: 'list', resource: 'pods', namespace}, collectionPath('pods', namespace), {...p, labelSelector: undefined})
+    return this.page({verb: 'list', resource: 'pods', namespace}, collectionPath('pods', namespace), {
+      ...p,
+      labelSelector: undefined,
+    })
   }
 
   listNodes(p: PageOptions): Promise<Page<Node>> {
@@ -184,7 +213,11 @@ export class KubernetesClusterApi implements ClusterApi {
   // it read, those client-node's models do not know included.
 
   readVolume(name: string): Promise<PersistentVolume> {
-    return this.wire.request({verb: 'get', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'GET'})
+    return this.wire.request(
+      {verb: 'get', resource: 'persistentvolumes', name},
+      objectPath('persistentvolumes', undefined, name),
+      {method: 'GET'},
+    )
   }
 
   readClaim(namespace: string, name: string): Promise<PersistentVolumeClaim> {
@@ -194,46 +227,77 @@ export class KubernetesClusterApi implements ClusterApi {
 
   replaceVolume(volume: PersistentVolume): Promise<PersistentVolume> {
     const name = volume.metadata.name ?? ''
-    return this.wire.request({verb: 'update', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'PUT', body: volume})
+    return this.wire.request(
+      {verb: 'update', resource: 'persistentvolumes', name},
+      objectPath('persistentvolumes', undefined, name),
+      {method: 'PUT', body: volume},
+    )
   }
 
   replaceVolumeStatus(volume: PersistentVolume): Promise<PersistentVolume> {
     const name = volume.metadata.name ?? ''
     const target: WireTarget = {verb: 'update', resource: 'persistentvolumes', subresource: 'status', name}
-    return this.wire.request(target, objectPath('persistentvolumes', undefined, name, 'status'), {method: 'PUT', body: volume})
+    return this.wire.request(target, objectPath('persistentvolumes', undefined, name, 'status'), {
+      method: 'PUT',
+      body: volume,
+    })
   }
 
   replaceClaim(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     const {name = '', namespace = ''} = claim.metadata
     const target: WireTarget = {verb: 'update', resource: 'persistentvolumeclaims', namespace, name}
-    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name), {method: 'PUT', body: claim})
+    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name), {
+      method: 'PUT',
+      body: claim,
+    })
   }
 
   replaceClaimStatus(claim: PersistentVolumeClaim): Promise<PersistentVolumeClaim> {
     const {name = '', namespace = ''} = claim.metadata
-    const target: WireTarget = {verb: 'update', resource: 'persistentvolumeclaims', subresource: 'status', namespace, name}
-    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name, 'status'), {method: 'PUT', body: claim})
+    const target: WireTarget = {
+      verb: 'update',
+      resource: 'persistentvolumeclaims',
+      subresource: 'status',
+      namespace,
+      name,
+    }
+    return this.wire.request(target, objectPath('persistentvolumeclaims', namespace, name, 'status'), {
+      method: 'PUT',
+      body: claim,
+    })
   }
 
   createEvent(event: CoreEvent): Promise<CoreEvent> {
     const namespace = event.metadata.namespace
-    return this.wire.request({verb: 'create', resource: 'events', namespace}, collectionPath('events', namespace), {method: 'POST', body: event})
+    return this.wire.request({verb: 'create', resource: 'events', namespace}, collectionPath('events', namespace), {
+      method: 'POST',
+      body: event,
+    })
   }
 
   async patchEventCount(namespace: string, name: string, count: number, lastTimestamp: string): Promise<void> {
-    await this.wire.request({verb: 'patch', resource: 'events', namespace, name}, objectPath('events', namespace, name), {
-      method: 'PATCH',
-      body: {count, lastTimestamp},
-      contentType: 'application/merge-patch+json',
-    })
+    await this.wire.request(
+      {verb: 'patch', resource: 'events', namespace, name},
+      objectPath('events', namespace, name),
+      {
+        method: 'PATCH',
+        body: {count, lastTimestamp},
+        contentType: 'application/merge-patch+json',
+      },
+    )
   }
 
   async canI(attrs: ResourceAttributes): Promise<boolean> {
     const review = await this.call({verb: 'create', resource: 'selfsubjectaccessreviews'}, () =>
       this.authz.createSelfSubjectAccessReview({
         // client-node's models are data classes, serialized from their fields: a plain object is one.
-        // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
-        body: {apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: {resourceAttributes: attrs}},
+        /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment */
+        body: {
+          apiVersion: 'authorization.k8s.io/v1',
+          kind: 'SelfSubjectAccessReview',
+          spec: {resourceAttributes: attrs},
+        },
+        /* eslint-enable @typescript-eslint/no-unsafe-class-instance-assignment */
       }),
     )
     return review.status?.allowed === true
@@ -243,17 +307,29 @@ export class KubernetesClusterApi implements ClusterApi {
   // fields stay strings: client-node has no V1MicroTime model, so they cross unchanged.
 
   readLease(namespace: string, name: string): Promise<Lease> {
-    return this.wire.request({verb: 'get', resource: 'leases', namespace, name}, objectPath('leases', namespace, name), {method: 'GET'})
+    return this.wire.request(
+      {verb: 'get', resource: 'leases', namespace, name},
+      objectPath('leases', namespace, name),
+      {method: 'GET'},
+    )
   }
 
   createLease(lease: Lease): Promise<Lease> {
     const {namespace, name} = lease.metadata
-    return this.wire.request({verb: 'create', resource: 'leases', namespace, name}, collectionPath('leases', namespace), {method: 'POST', body: lease})
+    return this.wire.request(
+      {verb: 'create', resource: 'leases', namespace, name},
+      collectionPath('leases', namespace),
+      {method: 'POST', body: lease},
+    )
   }
 
   replaceLease(lease: Lease): Promise<Lease> {
     const {namespace, name} = lease.metadata
-    return this.wire.request({verb: 'update', resource: 'leases', namespace, name}, objectPath('leases', namespace, name), {method: 'PUT', body: lease})
+    return this.wire.request(
+      {verb: 'update', resource: 'leases', namespace, name},
+      objectPath('leases', namespace, name),
+      {method: 'PUT', body: lease},
+    )
   }
 
   listLeases(namespace: string, p: PageOptions): Promise<Page<Lease>> {
@@ -291,37 +367,48 @@ export class KubernetesClusterApi implements ClusterApi {
         if (err === undefined || streaming || opts.signal.aborted) resolve()
         else reject(toApiError(err, target, this.server))
       }
-      const request = lib.request(url, {method: 'GET', agent: req.agent, headers: {...req.headers, Accept: 'application/json'}, auth: req.auth}, (res) => {
-        if (res.statusCode !== 200) {
-          let body = ''
-          res.setEncoding('utf8')
-          res.on('data', (chunk: string) => (body += chunk))
-          res.on('end', () => finish({code: res.statusCode, body, headers: res.headers}))
-          res.on('error', finish)
-          return
-        }
-        streaming = true
-        const lines = createInterface({input: res, crlfDelay: Infinity})
-        lines.on('line', (line) => {
-          if (line.trim() === '' || settled) return
-          let event: WatchEvent
-          try {
-            event = JSON.parse(line) as WatchEvent
-          } catch {
-            return // a torn line from a dropped connection: the re-watch replays from the last resourceVersion
-          }
-          if (valueNestsDeeper(event, MAX_ANSWER_DEPTH)) {
-            // Deeper than any object: an ERROR ends the watch, and the informer lists afresh.
-            onEvent({type: 'ERROR', object: {code: 500, reason: 'MalformedAnswer', message: `an event nests deeper than any object of the cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`}})
+      const request = lib.request(
+        url,
+        {method: 'GET', agent: req.agent, headers: {...req.headers, Accept: 'application/json'}, auth: req.auth},
+        (res) => {
+          if (res.statusCode !== 200) {
+            let body = ''
+            res.setEncoding('utf8')
+            res.on('data', (chunk: string) => (body += chunk))
+            res.on('end', () => finish({code: res.statusCode, body, headers: res.headers}))
+            res.on('error', finish)
             return
           }
-          onEvent(event)
-        })
-        res.on('error', finish)
-        lines.on('error', finish)
-        res.on('aborted', () => finish())
-        lines.on('close', () => finish())
-      })
+          streaming = true
+          const lines = createInterface({input: res, crlfDelay: Infinity})
+          lines.on('line', (line) => {
+            if (line.trim() === '' || settled) return
+            let event: WatchEvent
+            try {
+              event = JSON.parse(line) as WatchEvent
+            } catch {
+              return // a torn line from a dropped connection: the re-watch replays from the last resourceVersion
+            }
+            if (valueNestsDeeper(event, MAX_ANSWER_DEPTH)) {
+              // Deeper than any object: an ERROR ends the watch, and the informer lists afresh.
+              onEvent({
+                type: 'ERROR',
+                object: {
+                  code: 500,
+                  reason: 'MalformedAnswer',
+                  message: `an event nests deeper than any object of the cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`,
+                },
+              })
+              return
+            }
+            onEvent(event)
+          })
+          res.on('error', finish)
+          lines.on('error', finish)
+          res.on('aborted', () => finish())
+          lines.on('close', () => finish())
+        },
+      )
       const onAbort = () => {
         request.destroy()
         finish()

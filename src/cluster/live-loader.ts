@@ -44,7 +44,10 @@ export interface ListOptions {
 }
 
 /** Every object of one kind, page by page, with the snapshot it comes from. */
-export async function listKind<T>(fetchPage: (p: PageOptions) => Promise<Page<T>>, opts: ListOptions = {}): Promise<ListedKind<T>> {
+export async function listKind<T>(
+  fetchPage: (p: PageOptions) => Promise<Page<T>>,
+  opts: ListOptions = {},
+): Promise<ListedKind<T>> {
   const chunkSize = opts.chunkSize ?? PAGE_SIZE
   const items: T[] = []
   let continueToken: string | undefined
@@ -71,7 +74,10 @@ export async function listKind<T>(fetchPage: (p: PageOptions) => Promise<Page<T>
 }
 
 /** Every object of one kind, page by page. */
-export async function listAll<T>(fetchPage: (p: PageOptions) => Promise<Page<T>>, opts: ListOptions = {}): Promise<T[]> {
+export async function listAll<T>(
+  fetchPage: (p: PageOptions) => Promise<Page<T>>,
+  opts: ListOptions = {},
+): Promise<T[]> {
   return (await listKind(fetchPage, opts)).items
 }
 

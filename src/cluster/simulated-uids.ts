@@ -23,7 +23,13 @@ export function withSimulatedClaimUids(state: ClusterState): {state: ClusterStat
   const claims = state.claims.map((c) => {
     if ((c.metadata.uid ?? '') !== '') return c
     assigned.push(claimKey(c))
-    return {...c, metadata: {...c.metadata, uid: simulatedUid('PersistentVolumeClaim', c.metadata.namespace ?? '', c.metadata.name ?? '')}}
+    return {
+      ...c,
+      metadata: {
+        ...c.metadata,
+        uid: simulatedUid('PersistentVolumeClaim', c.metadata.namespace ?? '', c.metadata.name ?? ''),
+      },
+    }
   })
   return assigned.length === 0 ? {state, assigned} : {state: {...state, claims}, assigned}
 }

@@ -59,39 +59,78 @@ interface KindInfo {
  * it reads one (metadata, labels, annotations, quantities); for JSON only these others need a walk.
  */
 const NOT_READ_BY_VALIDATE: ReadonlyMap<string, readonly Pattern[]> = new Map([
-  ['PersistentVolumeClaim', [['spec', 'selector', 'matchLabels', '*'], ['spec', 'selector', 'matchExpressions', '*', 'values', '*']]],
+  [
+    'PersistentVolumeClaim',
+    [
+      ['spec', 'selector', 'matchLabels', '*'],
+      ['spec', 'selector', 'matchExpressions', '*', 'values', '*'],
+    ],
+  ],
 ])
 
 const METADATA_STRINGS: Pattern[] = [
-  ['metadata', 'name'], ['metadata', 'namespace'], ['metadata', 'uid'], ['metadata', 'resourceVersion'],
-  ['metadata', 'labels', '*'], ['metadata', 'annotations', '*'],
+  ['metadata', 'name'],
+  ['metadata', 'namespace'],
+  ['metadata', 'uid'],
+  ['metadata', 'resourceVersion'],
+  ['metadata', 'labels', '*'],
+  ['metadata', 'annotations', '*'],
 ]
 
 /** The kinds kept; the first apiVersion is the one given to items of a typed list that has none. */
 const KINDS = new Map<string, KindInfo>([
-  ['PersistentVolume', {
-    field: 'volumes', apiVersions: ['v1'], namespaced: false,
-    stringFields: [...METADATA_STRINGS, ['spec', 'capacity', '*']],
-  }],
-  ['PersistentVolumeClaim', {
-    field: 'claims', apiVersions: ['v1'], namespaced: true,
-    stringFields: [
-      ...METADATA_STRINGS,
-      ['spec', 'resources', 'requests', '*'], ['spec', 'resources', 'limits', '*'], ['status', 'capacity', '*'],
-      ...present(NOT_READ_BY_VALIDATE.get('PersistentVolumeClaim'), "the claim's fields validate() does not read are listed"),
-    ],
-  }],
-  ['StorageClass', {
-    field: 'classes', apiVersions: ['storage.k8s.io/v1', 'storage.k8s.io/v1beta1'], namespaced: false,
-    stringFields: METADATA_STRINGS,
-  }],
+  [
+    'PersistentVolume',
+    {
+      field: 'volumes',
+      apiVersions: ['v1'],
+      namespaced: false,
+      stringFields: [...METADATA_STRINGS, ['spec', 'capacity', '*']],
+    },
+  ],
+  [
+    'PersistentVolumeClaim',
+    {
+      field: 'claims',
+      apiVersions: ['v1'],
+      namespaced: true,
+      stringFields: [
+        ...METADATA_STRINGS,
+        ['spec', 'resources', 'requests', '*'],
+        ['spec', 'resources', 'limits', '*'],
+        ['status', 'capacity', '*'],
+        ...present(
+          NOT_READ_BY_VALIDATE.get('PersistentVolumeClaim'),
+          "the claim's fields validate() does not read are listed",
+        ),
+      ],
+    },
+  ],
+  [
+    'StorageClass',
+    {
+      field: 'classes',
+      apiVersions: ['storage.k8s.io/v1', 'storage.k8s.io/v1beta1'],
+      namespaced: false,
+      stringFields: METADATA_STRINGS,
+    },
+  ],
   ['Pod', {field: 'pods', apiVersions: ['v1'], namespaced: true, stringFields: METADATA_STRINGS}],
   ['Node', {field: 'nodes', apiVersions: ['v1'], namespaced: false, stringFields: METADATA_STRINGS}],
   // Evidence for `explain`: what the claim's and the volume's controllers did, and whether they run.
   ['Event', {field: 'events', apiVersions: ['v1'], namespaced: true, stringFields: METADATA_STRINGS}],
-  ['CSIDriver', {field: 'csiDrivers', apiVersions: ['storage.k8s.io/v1'], namespaced: false, stringFields: METADATA_STRINGS}],
-  ['Lease', {field: 'leases', apiVersions: ['coordination.k8s.io/v1'], namespaced: true, stringFields: METADATA_STRINGS}],
-  ['VolumeAttachment', {field: 'volumeAttachments', apiVersions: ['storage.k8s.io/v1'], namespaced: false, stringFields: METADATA_STRINGS}],
+  [
+    'CSIDriver',
+    {field: 'csiDrivers', apiVersions: ['storage.k8s.io/v1'], namespaced: false, stringFields: METADATA_STRINGS},
+  ],
+  [
+    'Lease',
+    {field: 'leases', apiVersions: ['coordination.k8s.io/v1'], namespaced: true, stringFields: METADATA_STRINGS},
+  ],
+  [
+    'VolumeAttachment',
+    {field: 'volumeAttachments', apiVersions: ['storage.k8s.io/v1'], namespaced: false, stringFields: METADATA_STRINGS},
+  ],
 ])
 
 /** Each kind's string fields as a tree, compiled once: walking it costs a map lookup per key. */
@@ -103,7 +142,10 @@ const NO_STRING_FIELDS = compileFieldPaths([])
 
 /** A YAML number or boolean, kept with its source text until we know whether its field is a string. */
 class YamlScalar {
-  constructor(readonly value: unknown, readonly source: string) {}
+  constructor(
+    readonly value: unknown,
+    readonly source: string,
+  ) {}
 }
 
 interface Entry {
@@ -156,7 +198,8 @@ export async function loadSnapshot(
   if (given.length === 0) throw new InputError('no snapshot file given')
   if (given.filter((p) => p === '-').length > 1) throw new InputError('-f -: standard input can be read only once')
   const twice = given.find((p, i) => p !== '-' && given.findIndex((q) => resolve(q) === resolve(p)) !== i)
-  if (twice !== undefined) throw new InputError(`-f "${twice}": given twice (each object would be a duplicate of itself)`)
+  if (twice !== undefined)
+    throw new InputError(`-f "${twice}": given twice (each object would be a duplicate of itself)`)
   const parts: ParsedText[] = []
   const sources: string[] = []
   for (const path of given) {
@@ -232,7 +275,8 @@ async function listSnapshotFiles(dir: string): Promise<string[]> {
 
 function fsError(path: string, err: unknown): InputError {
   const code = (err as NodeJS.ErrnoException).code
-  if (code === 'ENOENT' || code === 'ENOTDIR') return new InputError(`no such file or directory "${path}"${bundledExampleHint(path)}`)
+  if (code === 'ENOENT' || code === 'ENOTDIR')
+    return new InputError(`no such file or directory "${path}"${bundledExampleHint(path)}`)
   if (code === 'EACCES' || code === 'EPERM') return new InputError(`cannot read "${path}": permission denied`)
   return new InputError(`cannot read "${path}": ${(err as Error).message}`)
 }
@@ -256,7 +300,9 @@ function assemble(parts: ParsedText[], sources: string[]): LoadedSnapshot {
       if (inNamespace === undefined) ofKind.set(e.namespace, (inNamespace = new Set()))
       const count = inNamespace.size
       if (inNamespace.add(e.name).size === count) {
-        const firstFound = parts.flatMap((p) => p.entries).find((f) => f.kind === e.kind && f.namespace === e.namespace && f.name === e.name)
+        const firstFound = parts
+          .flatMap((p) => p.entries)
+          .find((f) => f.kind === e.kind && f.namespace === e.namespace && f.name === e.name)
         const first = present(firstFound, 'a duplicate was defined before')
         throw new InputError(
           `${e.source}: ${objectLabel(e.kind, e.namespace, e.name)}: duplicate object (${String(e.where)}); first defined in ${first.source} (${String(first.where)})`,
@@ -320,7 +366,9 @@ function notTooDeep<T extends {docs: unknown[]}>(parsed: T, source: string): T {
 
 /** A snapshot nested deeper than any object of a cluster: refused as the wire refuses such an answer. */
 function tooDeep(source: string): InputError {
-  return new InputError(`${source}: nests deeper than any object of a cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`)
+  return new InputError(
+    `${source}: nests deeper than any object of a cluster (pvctl reads at most ${MAX_ANSWER_DEPTH} levels)`,
+  )
 }
 
 function jsonErrorDetail(text: string, message: string): string {
@@ -415,12 +463,14 @@ function collect(
 
   if (kind.endsWith('List')) {
     const items = value.items ?? []
-    if (!Array.isArray(items)) return failAt(source, `${String(where)} (${kind})`, `items must be a list, got ${describe(items)}`)
+    if (!Array.isArray(items))
+      return failAt(source, `${String(where)} (${kind})`, `items must be a list, got ${describe(items)}`)
     const itemKind = kind === 'List' ? undefined : kind.slice(0, -'List'.length)
     const itemApiVersion = typeof apiVersion === 'string' ? apiVersion : KINDS.get(itemKind ?? '')?.apiVersions[0]
     const itemInherited = itemKind ? {kind: itemKind, apiVersion: itemApiVersion} : undefined
     const prefix = itemPrefix ?? `${String(where)}.`
-    for (let j = 0; j < items.length; j++) collect(items[j], new ItemWhere(prefix, j), undefined, itemInherited, source, out)
+    for (let j = 0; j < items.length; j++)
+      collect(items[j], new ItemWhere(prefix, j), undefined, itemInherited, source, out)
     return
   }
 
@@ -436,7 +486,11 @@ function collect(
 
   // JSON is normalized where it lies (parse once: no second copy of a large dump), by validate() and
   // here for the fields it does not read; YAML is copied out.
-  let object = (out.json ? normalizeJson(value, JSON_STRING_FIELDS.get(kind) ?? NO_STRING_FIELDS) : unwrap(value, present(STRING_FIELDS.get(kind), 'every kind read has its string fields'))) as Obj
+  let object = (
+    out.json
+      ? normalizeJson(value, JSON_STRING_FIELDS.get(kind) ?? NO_STRING_FIELDS)
+      : unwrap(value, present(STRING_FIELDS.get(kind), 'every kind read has its string fields'))
+  ) as Obj
   // The one other change: an item of a typed list gets the kind and apiVersion it was listed under.
   if (object.kind !== kind || object.apiVersion !== apiVersion) {
     object = {apiVersion, kind, ...object}
@@ -445,7 +499,15 @@ function collect(
   const invalid = validate(object, kind, info)
   if (invalid !== undefined) return failAt(source, invalid.what ?? `${String(where)} (${kind})`, invalid.message)
   const meta = object.metadata as {name: string; namespace?: string}
-  out.entries.push({field: info.field, object, source, where, kind, namespace: info.namespaced ? present(meta.namespace, 'validate() gave a namespaced object its namespace') : '', name: meta.name})
+  out.entries.push({
+    field: info.field,
+    object,
+    source,
+    where,
+    kind,
+    namespace: info.namespaced ? present(meta.namespace, 'validate() gave a namespaced object its namespace') : '',
+    name: meta.name,
+  })
 }
 
 /** Replaces YamlScalars by their value, or by their source text where the field is a string. */
@@ -473,12 +535,19 @@ function normalizeJson(v: unknown, fields: FieldPathNode): unknown {
   if (typeof v !== 'object' || v === null) return v
   const container = v as Record<string, unknown>
   if (fields.any !== undefined) {
-    for (const k of Object.keys(container)) normalizeMember(container, k, present(childOf(fields, k), 'a field path node with `any` has a child for every key'))
+    for (const k of Object.keys(container))
+      normalizeMember(
+        container,
+        k,
+        present(childOf(fields, k), 'a field path node with `any` has a child for every key'),
+      )
   } else {
     // Only the named fields: look each up, rather than every key of the object up in the paths. By index:
     // no iterator and no [key, node] pair per field of every claim.
     const named = fields.named
-    for (let i = 0; i < named.length; i++) if (hasOwn(container, named[i])) normalizeMember(container, named[i], present(fields.children.get(named[i]), 'a named field has its node'))
+    for (let i = 0; i < named.length; i++)
+      if (hasOwn(container, named[i]))
+        normalizeMember(container, named[i], present(fields.children.get(named[i]), 'a named field has its node'))
   }
   return v
 }
@@ -487,7 +556,8 @@ function normalizeMember(container: Record<string, unknown>, k: string, fields: 
   const before = container[k]
   const after = normalizeJson(before, fields)
   // defineProperty, not assignment: a "__proto__" key from JSON.parse stays a plain key.
-  if (after !== before) Object.defineProperty(container, k, {value: after, enumerable: true, writable: true, configurable: true})
+  if (after !== before)
+    Object.defineProperty(container, k, {value: after, enumerable: true, writable: true, configurable: true})
 }
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key)
@@ -528,7 +598,10 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
   for (let i = 0; i < METADATA_STRING_KEYS.length; i++) asString(meta, METADATA_STRING_KEYS[i])
   if (meta.name === undefined || meta.name === null || meta.name === '') return {message: 'metadata.name is required'}
   if (typeof meta.name !== 'string') return {message: `metadata.name must be a string, got ${describe(meta.name)}`}
-  if (meta.name.length > MAX_NAME_LENGTH) return {message: `metadata.name must be no more than ${MAX_NAME_LENGTH} characters, got ${meta.name.length} (${clip(meta.name)})`}
+  if (meta.name.length > MAX_NAME_LENGTH)
+    return {
+      message: `metadata.name must be no more than ${MAX_NAME_LENGTH} characters, got ${meta.name.length} (${clip(meta.name)})`,
+    }
   if (info.namespaced) {
     // The one normalisation: a namespaced object (PVC, Pod) without a namespace is in "default", as kubectl
     // would create it. `kubectl get -o yaml` always prints one; hand-written snapshots often leave it out.
@@ -537,7 +610,9 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
       return {message: `metadata.namespace must be a string, got ${describe(meta.namespace)}`}
     }
     if (meta.namespace.length > MAX_NAMESPACE_LENGTH) {
-      return {message: `metadata.namespace must be no more than ${MAX_NAMESPACE_LENGTH} characters, got ${meta.namespace.length} (${clip(meta.namespace)})`}
+      return {
+        message: `metadata.namespace must be no more than ${MAX_NAMESPACE_LENGTH} characters, got ${meta.namespace.length} (${clip(meta.namespace)})`,
+      }
     }
   }
   for (let i = 0; i < ID_STRING_KEYS.length; i++) {
@@ -554,7 +629,8 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
     // for-in, not Object.entries: no pair per label of every object (JSON objects inherit no keys).
     for (const k in map) {
       const v = asString(map, k)
-      if (typeof v !== 'string') return invalidField(kind, info, meta, `metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
+      if (typeof v !== 'string')
+        return invalidField(kind, info, meta, `metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
     }
   }
 
@@ -595,7 +671,13 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
     } catch (err) {
       if (!(err instanceof SelectorError)) throw err
       const field = err.field === 'selector' ? 'spec.selector' : `spec.selector.${err.field}`
-      return invalidField(kind, info, meta, field, err.key === undefined ? err.detail : `key ${JSON.stringify(err.key)}: ${err.detail}`)
+      return invalidField(
+        kind,
+        info,
+        meta,
+        field,
+        err.key === undefined ? err.detail : `key ${JSON.stringify(err.key)}: ${err.detail}`,
+      )
     }
   }
   return undefined
@@ -603,7 +685,10 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
 
 /** A field of a named object is wrong. The label is built only here: building it for every object costs. */
 function invalidField(kind: string, info: KindInfo, meta: Obj, field: string, msg: string): Invalid {
-  return {what: objectLabel(kind, info.namespaced ? (meta.namespace as string) : '', meta.name as string), message: `${field}: ${msg}`}
+  return {
+    what: objectLabel(kind, info.namespaced ? (meta.namespace as string) : '', meta.name as string),
+    message: `${field}: ${msg}`,
+  }
 }
 
 /**
@@ -623,11 +708,16 @@ function invalidQuantities(field: string, map: unknown, rule: QuantityRule = 'an
     // Not the pre-resize-capacity annotation: the controller tolerates a bad one.
     if (typeof q !== 'string') return [entryPath(field, k), `must be a quantity, got ${describe(q)}`]
     const refused = quantityRefusal(q)
-    if (refused !== undefined) return [entryPath(field, k), `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}${refused}`]
+    if (refused !== undefined)
+      return [
+        entryPath(field, k),
+        `invalid quantity ${q.length > 80 ? `${JSON.stringify(q.slice(0, 80)).slice(0, -1)}…" (${q.length} characters)` : JSON.stringify(q)}${refused}`,
+      ]
     if (rule === 'any') continue
     const nanos = parseQuantity(q).nanos
     if (nanos < 0n) return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than or equal to 0`]
-    if (rule === 'storage-positive' && k === 'storage' && nanos === 0n) return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than zero`]
+    if (rule === 'storage-positive' && k === 'storage' && nanos === 0n)
+      return [entryPath(field, k), `${JSON.stringify(q)}: must be greater than zero`]
   }
   return undefined
 }
@@ -694,15 +784,18 @@ const shapes: Record<string, Array<[string, Shape]>> = {
 }
 
 const SHAPE_MESSAGES: Record<Shape, string> = {
-  'string': 'a string',
-  'object': 'an object',
+  string: 'a string',
+  object: 'an object',
   'string[]': 'a list of strings',
   'object[]': 'a list of objects',
 }
 
 /** The shapes with their paths split once, not once per object checked. */
 const compiledShapes = new Map(
-  Object.entries(shapes).map(([kind, fields]) => [kind, fields.map(([field, shape]) => ({field, path: field.split('.'), shape}))]),
+  Object.entries(shapes).map(([kind, fields]) => [
+    kind,
+    fields.map(([field, shape]) => ({field, path: field.split('.'), shape})),
+  ]),
 )
 
 function checkShapes(kind: string, obj: Obj, spec: Obj, status: Obj): [string, string] | undefined {
@@ -715,7 +808,8 @@ function checkShapes(kind: string, obj: Obj, spec: Obj, status: Obj): [string, s
     let value: unknown = head === 'spec' ? spec : head === 'status' ? status : obj[head]
     for (let i = 1; i < path.length; i++) value = isMap(value) ? value[path[i]] : undefined
     if (value === undefined || value === null) continue
-    const ok = shape === 'string' ? typeof value === 'string' : shape === 'object' ? isMap(value) : isListOf(value, shape)
+    const ok =
+      shape === 'string' ? typeof value === 'string' : shape === 'object' ? isMap(value) : isListOf(value, shape)
     if (!ok) return [field, `must be ${SHAPE_MESSAGES[shape]}, got ${describe(value)}`]
   }
   return undefined
@@ -749,7 +843,8 @@ function describe(v: unknown): string {
   if (v === null) return 'null'
   if (Array.isArray(v)) return 'a list'
   // A wrong file's content is quoted, not echoed whole: at most 80 characters of it.
-  if (typeof v === 'string') return `a string ${v.length > 80 ? `${JSON.stringify(v.slice(0, 80)).slice(0, -1)}…" (${v.length} characters)` : JSON.stringify(v)}`
+  if (typeof v === 'string')
+    return `a string ${v.length > 80 ? `${JSON.stringify(v.slice(0, 80)).slice(0, -1)}…" (${v.length} characters)` : JSON.stringify(v)}`
   if (typeof v === 'object') return 'an object'
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a number, boolean, bigint or symbol here
   return `${typeof v === 'number' ? 'a number' : typeof v === 'boolean' ? 'a boolean' : typeof v} ${String(v)}`

@@ -93,7 +93,12 @@ function withTimeout<T>(call: () => Promise<T>, ms: number, what: string, startT
   let cancel = () => {}
   const timeout = new Promise<never>((_, reject) => {
     cancel = startTimer(ms, () => {
-      const err = new RequestTimeoutError(`${what}: no answer within --request-timeout (${ms} ms)`, {verb: 'get', resource: what}, 0, 'Timeout')
+      const err = new RequestTimeoutError(
+        `${what}: no answer within --request-timeout (${ms} ms)`,
+        {verb: 'get', resource: what},
+        0,
+        'Timeout',
+      )
       reject(err)
       deadline.abort(err)
     })
@@ -108,21 +113,33 @@ const defaultSleep = (ms: number) => sleepFor(ms, undefined, {signal: requestSig
  * How long to wait before retrying `err`: the server's Retry-After when it sent one, else the back-off.
  * A Retry-After past MAX_RETRY_AFTER_SECONDS, or one that would end after the call's deadline, is refused.
  */
-function retryWait(err: TransientApiError, attempt: number, backoffMs: number, deadline: {timeoutMs: number; leftMs: number} | undefined): number {
+function retryWait(
+  err: TransientApiError,
+  attempt: number,
+  backoffMs: number,
+  deadline: {timeoutMs: number; leftMs: number} | undefined,
+): number {
   const asked = err.retryAfterSeconds
   if (asked === undefined) return backoffMs * 2 ** attempt
   const refuse = (why: string) =>
-    new RetryAfterRefusedError(`${describeTarget(err.target)}: the server asked to wait ${asked} s before a retry (HTTP ${err.status}, Retry-After); ${why}`, err.target, err.status, err.reason, [
-      'the API server is overloaded: try again later',
-    ])
+    new RetryAfterRefusedError(
+      `${describeTarget(err.target)}: the server asked to wait ${asked} s before a retry (HTTP ${err.status}, Retry-After); ${why}`,
+      err.target,
+      err.status,
+      err.reason,
+      ['the API server is overloaded: try again later'],
+    )
   if (asked > MAX_RETRY_AFTER_SECONDS) throw refuse(`pvctl does not wait longer than ${MAX_RETRY_AFTER_SECONDS} s`)
-  if (deadline !== undefined && asked * 1000 > deadline.leftMs) throw refuse(`pvctl does not wait past --request-timeout (${deadline.timeoutMs / 1000} s)`)
+  if (deadline !== undefined && asked * 1000 > deadline.leftMs)
+    throw refuse(`pvctl does not wait past --request-timeout (${deadline.timeoutMs / 1000} s)`)
   return asked * 1000
 }
 
 /** Whether a call reads a further page of a LIST (its PageOptions carry a continue token). */
 function continuesList(args: unknown[]): boolean {
-  return args.some((a) => typeof a === 'object' && a !== null && typeof (a as Partial<PageOptions>).continueToken === 'string')
+  return args.some(
+    (a) => typeof a === 'object' && a !== null && typeof (a as Partial<PageOptions>).continueToken === 'string',
+  )
 }
 
 /** Wraps every method of an API port (ClusterApi, WorkloadApi) with the bucket and the retry. */
@@ -149,7 +166,14 @@ export function throttle<T extends object>(api: T, opts: ThrottleOptions): T {
             return await (member as (...a: unknown[]) => Promise<unknown>).apply(api, args)
           } catch (err) {
             if (!(err instanceof TransientApiError) || attempt >= maxRetries) throw err
-            await sleep(retryWait(err, attempt, backoffMs, timeoutMs > 0 ? {timeoutMs, leftMs: started + timeoutMs - now()} : undefined))
+            await sleep(
+              retryWait(
+                err,
+                attempt,
+                backoffMs,
+                timeoutMs > 0 ? {timeoutMs, leftMs: started + timeoutMs - now()} : undefined,
+              ),
+            )
           }
         }
       }

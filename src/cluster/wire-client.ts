@@ -70,7 +70,12 @@ export interface ListRequest extends PageOptions {
 }
 
 /** The path of one object of a collection, or of its status subresource. */
-export function objectPath(resource: ListedResource, namespace: string | undefined, name: string, subresource?: 'status'): string {
+export function objectPath(
+  resource: ListedResource,
+  namespace: string | undefined,
+  name: string,
+  subresource?: 'status',
+): string {
   return `${collectionPath(resource, namespace)}/${encodeURIComponent(name)}${subresource !== undefined ? `/${subresource}` : ''}`
 }
 
@@ -90,11 +95,21 @@ export interface WireRequest {
  */
 export const CONNECT_TIMEOUT_MS = 10_000
 
-function connectDeadline(request: http.ClientRequest, socket: Socket, tls: boolean, startTimer: StartTimer, ms = CONNECT_TIMEOUT_MS): void {
+function connectDeadline(
+  request: http.ClientRequest,
+  socket: Socket,
+  tls: boolean,
+  startTimer: StartTimer,
+  ms = CONNECT_TIMEOUT_MS,
+): void {
   // A connection of the keep-alive pool is ready; a new one is handed over while it still connects.
   if (!socket.connecting) return
   const cancel = startTimer(ms, () => {
-    request.destroy(Object.assign(new Error(`${tls ? 'TLS handshake' : 'connection'} timeout after ${ms / 1000} s`), {code: 'ETIMEDOUT'}))
+    request.destroy(
+      Object.assign(new Error(`${tls ? 'TLS handshake' : 'connection'} timeout after ${ms / 1000} s`), {
+        code: 'ETIMEDOUT',
+      }),
+    )
   })
   socket.once(tls ? 'secureConnect' : 'connect', cancel)
   socket.once('close', cancel)
@@ -151,13 +166,17 @@ export class WireClient {
       // Nothing was sent: the kubeconfig's credentials or certificates could not be had (an exec plugin
       // that is missing or fails, a token or CA file that is not there). A local setup error, not the server's.
       const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0].trim()
-      throw new InputError(`cannot use the kubeconfig's credentials for ${this.server}: ${reason === '' ? 'the credential plugin failed without saying why' : reason}`, [
-        'check the user and cluster entries of the kubeconfig (kubectl config view)',
-      ])
+      throw new InputError(
+        `cannot use the kubeconfig's credentials for ${this.server}: ${reason === '' ? 'the credential plugin failed without saying why' : reason}`,
+        ['check the user and cluster entries of the kubeconfig (kubectl config view)'],
+      )
     }
     const agent = this.agent(opts)
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body))
-    const headers: http.OutgoingHttpHeaders = {...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: 'application/json'}
+    const headers: http.OutgoingHttpHeaders = {
+      ...(opts.headers as http.OutgoingHttpHeaders | undefined),
+      Accept: 'application/json',
+    }
     if (payload !== undefined) {
       headers['Content-Type'] = req.contentType ?? 'application/json'
       headers['Content-Length'] = payload.length
@@ -166,35 +185,53 @@ export class WireClient {
     return new Promise((resolve, reject) => {
       const lib = url.protocol === 'https:' ? https : http
       // The call's deadline (--request-timeout) aborts the request: its socket is destroyed, not left open.
-      const request = lib.request(url, {method: req.method, agent, headers, auth: opts.auth, ...(signal !== undefined ? {signal} : {})}, (res) => {
-        const chunks: Buffer[] = []
-        // The nesting is measured as the bytes arrive (json-depth.ts): an answer nested past any object's
-        // depth is refused before it is parsed, and the rest of it is not read.
-        const gauge = new JsonDepthGauge()
-        res.on('data', (chunk: Buffer) => {
-          if (gauge.feed(chunk)) {
-            chunks.push(chunk)
-            return
-          }
-          reject(new MalformedAnswerError(`${describeTarget(target)}: the answer nests deeper than ${gauge.limit} levels, deeper than any object of the cluster`, target, res.statusCode ?? 0, 'TooDeep'))
-          res.destroy()
-        })
-        res.on('error', (err) => reject(toApiError(err, target, this.server)))
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8')
-          const status = res.statusCode ?? 0
-          if (status < 200 || status > 299) {
-            reject(toApiError({code: status, body, headers: res.headers}, target, this.server))
-            return
-          }
-          try {
-            resolve({status, body: body === '' ? undefined : JSON.parse(body)})
-          } catch {
-            const type = res.headers['content-type']
-            reject(new MalformedAnswerError(`${describeTarget(target)}: the answer is not JSON${type ? ` (got ${type.split(';')[0]})` : ''}`, target, status, 'NotJSON'))
-          }
-        })
-      })
+      const request = lib.request(
+        url,
+        {method: req.method, agent, headers, auth: opts.auth, ...(signal !== undefined ? {signal} : {})},
+        (res) => {
+          const chunks: Buffer[] = []
+          // The nesting is measured as the bytes arrive (json-depth.ts): an answer nested past any object's
+          // depth is refused before it is parsed, and the rest of it is not read.
+          const gauge = new JsonDepthGauge()
+          res.on('data', (chunk: Buffer) => {
+            if (gauge.feed(chunk)) {
+              chunks.push(chunk)
+              return
+            }
+            reject(
+              new MalformedAnswerError(
+                `${describeTarget(target)}: the answer nests deeper than ${gauge.limit} levels, deeper than any object of the cluster`,
+                target,
+                res.statusCode ?? 0,
+                'TooDeep',
+              ),
+            )
+            res.destroy()
+          })
+          res.on('error', (err) => reject(toApiError(err, target, this.server)))
+          res.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8')
+            const status = res.statusCode ?? 0
+            if (status < 200 || status > 299) {
+              reject(toApiError({code: status, body, headers: res.headers}, target, this.server))
+              return
+            }
+            try {
+              resolve({status, body: body === '' ? undefined : JSON.parse(body)})
+            } catch {
+              const type = res.headers['content-type']
+              reject(
+                new MalformedAnswerError(
+                  `${describeTarget(target)}: the answer is not JSON${type ? ` (got ${type.split(';')[0]})` : ''}`,
+                  target,
+                  status,
+                  'NotJSON',
+                ),
+              )
+            }
+          })
+        },
+      )
       request.on('error', (err) => reject(toApiError(err, target, this.server)))
       request.on('socket', (socket) => connectDeadline(request, socket, lib === https, this.startTimer))
       request.end(payload)
@@ -208,11 +245,23 @@ export class WireClient {
    */
   private agent(opts: https.RequestOptions): http.Agent | undefined {
     if (this.kc.getCurrentCluster()?.proxyUrl) return opts.agent instanceof http.Agent ? opts.agent : undefined
-    const tls = {ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, rejectUnauthorized: opts.rejectUnauthorized, servername: opts.servername}
+    const tls = {
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      pfx: opts.pfx,
+      passphrase: opts.passphrase,
+      rejectUnauthorized: opts.rejectUnauthorized,
+      servername: opts.servername,
+    }
     // client-node reads the certificates afresh for every request: compare their bytes, not the Buffers.
-    const fingerprint = JSON.stringify(tls, (_key, value: unknown) => (Buffer.isBuffer(value) ? value.toString('base64') : value))
+    const fingerprint = JSON.stringify(tls, (_key, value: unknown) =>
+      Buffer.isBuffer(value) ? value.toString('base64') : value,
+    )
     if (this.keepAlive?.fingerprint !== fingerprint) {
-      const agent = this.server.startsWith('https:') ? new https.Agent({...tls, keepAlive: true}) : new http.Agent({keepAlive: true})
+      const agent = this.server.startsWith('https:')
+        ? new https.Agent({...tls, keepAlive: true})
+        : new http.Agent({keepAlive: true})
       this.keepAlive = {fingerprint, agent}
     }
     return this.keepAlive.agent

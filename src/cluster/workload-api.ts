@@ -34,33 +34,53 @@ export class KubernetesWorkloadApi implements WorkloadApi {
   }
 
   createVolume(volume: PersistentVolume): Promise<PersistentVolume> {
-    return this.wire.request({verb: 'create', resource: 'persistentvolumes', name: volume.metadata.name}, collectionPath('persistentvolumes'), {method: 'POST', body: volume})
+    return this.wire.request(
+      {verb: 'create', resource: 'persistentvolumes', name: volume.metadata.name},
+      collectionPath('persistentvolumes'),
+      {method: 'POST', body: volume},
+    )
   }
 
   async deleteVolume(name: string, preconditions?: {uid?: string; resourceVersion?: string}): Promise<void> {
     const body = preconditions === undefined ? undefined : {apiVersion: 'v1', kind: 'DeleteOptions', preconditions}
-    await this.wire.request({verb: 'delete', resource: 'persistentvolumes', name}, objectPath('persistentvolumes', undefined, name), {method: 'DELETE', body})
+    await this.wire.request(
+      {verb: 'delete', resource: 'persistentvolumes', name},
+      objectPath('persistentvolumes', undefined, name),
+      {method: 'DELETE', body},
+    )
   }
 
   createPod(pod: Pod): Promise<Pod> {
     const namespace = pod.metadata.namespace ?? 'default'
-    return this.wire.request({verb: 'create', resource: 'pods', namespace, name: pod.metadata.name}, collectionPath('pods', namespace), {method: 'POST', body: pod})
+    return this.wire.request(
+      {verb: 'create', resource: 'pods', namespace, name: pod.metadata.name},
+      collectionPath('pods', namespace),
+      {method: 'POST', body: pod},
+    )
   }
 
   readPod(namespace: string, name: string): Promise<Pod> {
-    return this.wire.request({verb: 'get', resource: 'pods', namespace, name}, objectPath('pods', namespace, name), {method: 'GET'})
+    return this.wire.request({verb: 'get', resource: 'pods', namespace, name}, objectPath('pods', namespace, name), {
+      method: 'GET',
+    })
   }
 
   async deletePod(namespace: string, name: string): Promise<void> {
-    await this.wire.request({verb: 'delete', resource: 'pods', namespace, name}, objectPath('pods', namespace, name), {method: 'DELETE'})
+    await this.wire.request({verb: 'delete', resource: 'pods', namespace, name}, objectPath('pods', namespace, name), {
+      method: 'DELETE',
+    })
   }
 
   async podEvents(namespace: string, name: string): Promise<PodEvent[]> {
     const fieldSelector = `involvedObject.kind=Pod,involvedObject.name=${name}`
-    const page = await this.wire.page<{type?: string; reason?: string; message?: string}>({verb: 'list', resource: 'events', namespace}, collectionPath('events', namespace), {
-      limit: 0,
-      fieldSelector,
-    })
+    const page = await this.wire.page<{type?: string; reason?: string; message?: string}>(
+      {verb: 'list', resource: 'events', namespace},
+      collectionPath('events', namespace),
+      {
+        limit: 0,
+        fieldSelector,
+      },
+    )
     return page.items.map((e) => ({type: e.type ?? 'Normal', reason: e.reason ?? '', message: e.message ?? ''}))
   }
 }

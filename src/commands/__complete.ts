@@ -26,8 +26,12 @@ EXIT STATUS
     const words = this.argv[0] === '--' ? this.argv.slice(1) : this.argv
     const commands = this.config.commands
     // An alias (`why`) is listed as a command of its own: its formats are those of the command it names.
-    const canonical = (c: Command.Loadable) => (c.aliases.includes(c.id) ? (commands.find((o) => o.id !== c.id && o.aliases.includes(c.id))?.id ?? c.id) : c.id)
-    const answer = complete(words, commands.map((c) => completionCommand(c, canonical(c))))
+    const canonical = (c: Command.Loadable) =>
+      c.aliases.includes(c.id) ? (commands.find((o) => o.id !== c.id && o.aliases.includes(c.id))?.id ?? c.id) : c.id
+    const answer = complete(
+      words,
+      commands.map((c) => completionCommand(c, canonical(c))),
+    )
     if (!('names' in answer)) {
       process.stdout.write(formatAnswer(answer))
       return
@@ -36,7 +40,10 @@ EXIT STATUS
     const namespace = want.kind === 'claims' ? defaultNamespace({namespace: want.namespace, ...want.source}) : 'default'
     let requestTimeoutMs: number | undefined
     try {
-      requestTimeoutMs = want.source.requestTimeout !== undefined ? parseDuration(want.source.requestTimeout, '--request-timeout', {bareSeconds: true}) : undefined
+      requestTimeoutMs =
+        want.source.requestTimeout !== undefined
+          ? parseDuration(want.source.requestTimeout, '--request-timeout', {bareSeconds: true})
+          : undefined
     } catch {
       // A --request-timeout being typed (`3`, then `30s`) that does not parse yet: the default deadline.
     }

@@ -54,36 +54,92 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override examples = [
     {description: 'Audit a snapshot:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml'},
-    {description: 'Fail only on errors, as JSON:', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml --fail-on error -o json'},
-    {description: 'One namespace of the live cluster, without the expected waits:', command: '<%= config.bin %> <%= command.id %> -n shop --ignore ClaimWaitingForConsumer,ClaimWaitingForScheduling'},
-    {description: 'In CI: JUnit XML for the test report view, Markdown for the job summary:', command: '<%= config.bin %> <%= command.id %> -o junit > audit.xml; <%= config.bin %> <%= command.id %> -o markdown >> "$GITHUB_STEP_SUMMARY"'},
-    {description: 'A page to open in a browser (self-contained, offline):', command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml -o html > report.html'},
-    {description: 'Three clusters of the kubeconfig, one report each:', command: '<%= config.bin %> <%= command.id %> --context prod-eu,prod-us,staging -o json'},
-    {description: 'Every context of the kubeconfig, failing on errors only:', command: '<%= config.bin %> <%= command.id %> --all-contexts --fail-on error'},
+    {
+      description: 'Fail only on errors, as JSON:',
+      command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml --fail-on error -o json',
+    },
+    {
+      description: 'One namespace of the live cluster, without the expected waits:',
+      command: '<%= config.bin %> <%= command.id %> -n shop --ignore ClaimWaitingForConsumer,ClaimWaitingForScheduling',
+    },
+    {
+      description: 'In CI: JUnit XML for the test report view, Markdown for the job summary:',
+      command:
+        '<%= config.bin %> <%= command.id %> -o junit > audit.xml; <%= config.bin %> <%= command.id %> -o markdown >> "$GITHUB_STEP_SUMMARY"',
+    },
+    {
+      description: 'A page to open in a browser (self-contained, offline):',
+      command: '<%= config.bin %> <%= command.id %> -f examples/cluster.yaml -o html > report.html',
+    },
+    {
+      description: 'Three clusters of the kubeconfig, one report each:',
+      command: '<%= config.bin %> <%= command.id %> --context prod-eu,prod-us,staging -o json',
+    },
+    {
+      description: 'Every context of the kubeconfig, failing on errors only:',
+      command: '<%= config.bin %> <%= command.id %> --all-contexts --fail-on error',
+    },
   ]
 
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to audit: pvc/NAME (namespace from -n, else the context\'s, else default) or pvc/NAMESPACE/NAME, pv/NAME. Default: all in scope.', required: false, ignoreStdin: true}),
+    objects: Args.string({
+      description:
+        "Objects to audit: pvc/NAME (namespace from -n, else the context's, else default) or pvc/NAMESPACE/NAME, pv/NAME. Default: all in scope.",
+      required: false,
+      ignoreStdin: true,
+    }),
   }
 
   static override flags = {
     ...sourceFlags,
-    context: Flags.string({summary: 'The kubeconfig context to use (live clusters); several, comma-separated, audit each one\'s cluster.', helpValue: 'NAME[,NAME...]'}),
-    'all-contexts': Flags.boolean({summary: 'Audit the cluster of every context of the kubeconfig.', default: false, exclusive: ['context', 'filename']}),
-    concurrency: Flags.integer({summary: 'Clusters audited at once with several contexts.', default: FLEET_CONCURRENCY, min: 1, helpValue: 'N'}),
+    context: Flags.string({
+      summary: "The kubeconfig context to use (live clusters); several, comma-separated, audit each one's cluster.",
+      helpValue: 'NAME[,NAME...]',
+    }),
+    'all-contexts': Flags.boolean({
+      summary: 'Audit the cluster of every context of the kubeconfig.',
+      default: false,
+      exclusive: ['context', 'filename'],
+    }),
+    concurrency: Flags.integer({
+      summary: 'Clusters audited at once with several contexts.',
+      default: FLEET_CONCURRENCY,
+      min: 1,
+      helpValue: 'N',
+    }),
     ...scopeFlags,
     // The shared scope flags, in audit's words: they choose what is reported, never what is judged.
-    namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, report only the claims of this namespace and the volumes unbound or bound into it (the whole cluster is planned and judged).', helpValue: 'NS'}),
-    selector: Flags.string({char: 'l', summary: 'With no object named: report only the claims and volumes whose labels match this selector (the whole cluster is planned and judged).', helpValue: 'SELECTOR'}),
+    namespace: Flags.string({
+      char: 'n',
+      summary:
+        'Namespace of pvc/NAME; with no object named, report only the claims of this namespace and the volumes unbound or bound into it (the whole cluster is planned and judged).',
+      helpValue: 'NS',
+    }),
+    selector: Flags.string({
+      char: 'l',
+      summary:
+        'With no object named: report only the claims and volumes whose labels match this selector (the whole cluster is planned and judged).',
+      helpValue: 'SELECTOR',
+    }),
     ...outputFlags('audit'),
-    'fail-on': Flags.string({summary: 'The lowest severity that makes audit exit 1, as do planned changes; none: nothing does (findings and planned changes are reported, the exit is 0).', options: ['error', 'warning', 'info', 'none'], default: 'warning', helpValue: 'SEVERITY'}),
+    'fail-on': Flags.string({
+      summary:
+        'The lowest severity that makes audit exit 1, as do planned changes; none: nothing does (findings and planned changes are reported, the exit is 0).',
+      options: ['error', 'warning', 'info', 'none'],
+      default: 'warning',
+      helpValue: 'SEVERITY',
+    }),
     'fail-on-empty': Flags.boolean({
-      summary: 'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
+      summary:
+        'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
       default: false,
     }),
-    ignore: Flags.string({summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`, helpValue: 'CODE,...'}),
+    ignore: Flags.string({
+      summary: `Finding codes to leave out, comma-separated (the summary counts them); ${AUDIT_IGNORE_ANNOTATION} does it per object.`,
+      helpValue: 'CODE,...',
+    }),
     ...engineFlags,
   }
 
@@ -91,12 +147,19 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     const {argv, flags} = await this.parse(Audit)
     const objects = argv as string[]
     const fleet = fleetContexts(flags)
-    const targets = parseObjectArgs(objects, objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
+    const targets = parseObjectArgs(
+      objects,
+      objects.length > 0 && fleet === undefined ? defaultNamespace(flags) : 'default',
+      flags['all-namespaces'],
+      flags.namespace,
+    )
     const ignore = ignoredCodes(flags.ignore)
     const context = auditOutputContext(flags)
     const options = auditOptions(flags, ignore, auditViews(flags.output, context.capacity))
     const {document, exitCode, after} =
-      fleet === undefined ? await auditCluster(targets, flags, options) : await auditFleet(objects, targets, flags, options, fleet)
+      fleet === undefined
+        ? await auditCluster(targets, flags, options)
+        : await auditFleet(objects, targets, flags, options, fleet)
     await showResult({exitCode, after}, {renderers: AUDIT_RENDERERS, output: flags.output, document, context})
   }
 }
@@ -105,12 +168,18 @@ type AuditFlags = Interfaces.InferredFlags<typeof Audit.flags>
 
 /** The codes of --ignore, each a finding code (else a usage error, with the codes meant). */
 function ignoredCodes(flag: string | undefined): string[] {
-  const ignore = (flag ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '')
+  const ignore = (flag ?? '')
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '')
   const unknown = unknownCodes(ignore)
   if (unknown.length > 0) {
     const meant = unknown.flatMap((c) => closeNames(c, Object.keys(FINDING_CODES), 1))
     const hint = meant.length > 0 ? ` (did you mean ${meant.map((c) => `"${c}"`).join(', ')}?)` : ''
-    throw new UsageError(`--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}${hint}`, ['the codes are listed in pvctl audit --help'])
+    throw new UsageError(
+      `--ignore: unknown finding code${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')}${hint}`,
+      ['the codes are listed in pvctl audit --help'],
+    )
   }
   return ignore
 }
@@ -120,7 +189,8 @@ function ignoredCodes(flag: string | undefined): string[] {
  * its extras off a pipe.
  */
 function auditOutputContext(flags: AuditFlags): AuditOutputContext {
-  const capacity = flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
+  const capacity =
+    flags.output === 'wide' ? 'namespace' : flags.output === 'table' && process.stdout.isTTY ? 'class' : 'none'
   // The clock is read by the command: the renderers are pure.
   return {...outputContext(flags), capacity, failOn: flags['fail-on'] as FailOn, now: () => new Date()}
 }
@@ -149,16 +219,37 @@ type AuditAnswer = {document: AuditOutput; exitCode: number; after: string[]}
 const ui = {notice: writeNotice, spinner: startSpinner}
 
 async function auditCluster(targets: Targets, flags: AuditFlags, options: AuditOptions): Promise<AuditAnswer> {
-  const request = {...options, targets: targets.length > 0 ? targets : undefined, sourceArgs: sourceArgs(flags), filename: flags.filename}
+  const request = {
+    ...options,
+    targets: targets.length > 0 ? targets : undefined,
+    sourceArgs: sourceArgs(flags),
+    filename: flags.filename,
+  }
   const {report, exitCode, after, origin} = await runAudit(request, ui)
   return {document: {reports: [report], fleet: false, origin}, exitCode, after}
 }
 
 /** Each context's cluster: pvc/NAME without -n is in the context's namespace. */
-async function auditFleet(objects: string[], targets: Targets, flags: AuditFlags, options: AuditOptions, contexts: readonly string[] | 'all') {
+async function auditFleet(
+  objects: string[],
+  targets: Targets,
+  flags: AuditFlags,
+  options: AuditOptions,
+  contexts: readonly string[] | 'all',
+) {
   const targetsFor = (contextNamespace: string | undefined) =>
-    targets.length > 0 ? parseObjectArgs(objects, flags.namespace ?? contextNamespace ?? 'default', flags['all-namespaces'], flags.namespace) : undefined
-  const {reports, exitCode, after} = await runFleetAudit({...options, contexts, concurrency: flags.concurrency, targetsFor}, ui)
+    targets.length > 0
+      ? parseObjectArgs(
+          objects,
+          flags.namespace ?? contextNamespace ?? 'default',
+          flags['all-namespaces'],
+          flags.namespace,
+        )
+      : undefined
+  const {reports, exitCode, after} = await runFleetAudit(
+    {...options, contexts, concurrency: flags.concurrency, targetsFor},
+    ui,
+  )
   return {document: {reports, fleet: true}, exitCode, after} satisfies AuditAnswer
 }
 
@@ -166,11 +257,26 @@ async function auditFleet(objects: string[], targets: Targets, flags: AuditFlags
  * The contexts of a fleet audit: every one (--all-contexts) or those of a comma list, in its order, each
  * once; undefined for the audit of one cluster (no --context, or one name without a comma).
  */
-function fleetContexts(flags: {context?: string; 'all-contexts': boolean; filename?: readonly string[]}): readonly string[] | 'all' | undefined {
+function fleetContexts(flags: {
+  context?: string
+  'all-contexts': boolean
+  filename?: readonly string[]
+}): readonly string[] | 'all' | undefined {
   if (flags['all-contexts']) return 'all'
   if (flags.context === undefined || !flags.context.includes(',')) return undefined
-  const names = [...new Set(flags.context.split(',').map((c) => c.trim()).filter((c) => c !== ''))]
-  if (names.length === 0) throw new UsageError(`--context "${flags.context}" names no context`, ['kubectl config get-contexts'])
-  if (flags.filename !== undefined) throw new UsageError('-f reads one snapshot: it cannot go with several contexts (--context a,b)', ['audit the snapshot without --context, or the clusters without -f'])
+  const names = [
+    ...new Set(
+      flags.context
+        .split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== ''),
+    ),
+  ]
+  if (names.length === 0)
+    throw new UsageError(`--context "${flags.context}" names no context`, ['kubectl config get-contexts'])
+  if (flags.filename !== undefined)
+    throw new UsageError('-f reads one snapshot: it cannot go with several contexts (--context a,b)', [
+      'audit the snapshot without --context, or the clusters without -f',
+    ])
   return names
 }

@@ -21,8 +21,15 @@ EXIT STATUS
   2  usage error: a shell pvctl has no script for`
 
   static override examples = [
-    {description: 'The bash script (source <(pvctl completion bash) loads it into this shell):', command: '<%= config.bin %> <%= command.id %> bash'},
-    {description: 'The zsh script (source <(pvctl completion zsh) in ~/.zshrc, after compinit, loads it into every new zsh):', command: '<%= config.bin %> <%= command.id %> zsh'},
+    {
+      description: 'The bash script (source <(pvctl completion bash) loads it into this shell):',
+      command: '<%= config.bin %> <%= command.id %> bash',
+    },
+    {
+      description:
+        'The zsh script (source <(pvctl completion zsh) in ~/.zshrc, after compinit, loads it into every new zsh):',
+      command: '<%= config.bin %> <%= command.id %> zsh',
+    },
   ]
 
   static override args = {

@@ -47,32 +47,61 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
   static override aliases = ['why']
 
   static override examples = [
-    {description: 'Why is a claim of the bundled snapshot Pending?', command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml'},
-    {description: 'The same as JSON (the ClaimExplanation of the contract):', command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml -o json'},
-    {description: 'What happens to a volume whose claim is gone:', command: '<%= config.bin %> <%= command.id %> pv/pv-0006 -f examples/cluster.yaml'},
-    {description: 'Every claim that is not healthy, for a CI log:', command: '<%= config.bin %> <%= command.id %> -A -f snapshot.yaml -o yaml'},
+    {
+      description: 'Why is a claim of the bundled snapshot Pending?',
+      command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml',
+    },
+    {
+      description: 'The same as JSON (the ClaimExplanation of the contract):',
+      command: '<%= config.bin %> <%= command.id %> pvc/logs -n shop -f examples/cluster.yaml -o json',
+    },
+    {
+      description: 'What happens to a volume whose claim is gone:',
+      command: '<%= config.bin %> <%= command.id %> pv/pv-0006 -f examples/cluster.yaml',
+    },
+    {
+      description: 'Every claim that is not healthy, for a CI log:',
+      command: '<%= config.bin %> <%= command.id %> -A -f snapshot.yaml -o yaml',
+    },
   ]
 
   static override args = {
     object: Args.string({
-      description: 'What to explain: pvc/NAME (namespace from -n, else the context\'s, else default), pvc/NAMESPACE/NAME (as pvctl prints it) or pv/NAME. Default: every claim not healthy (a picker on a terminal).',
+      description:
+        "What to explain: pvc/NAME (namespace from -n, else the context's, else default), pvc/NAMESPACE/NAME (as pvctl prints it) or pv/NAME. Default: every claim not healthy (a picker on a terminal).",
       required: false,
       ignoreStdin: true,
     }),
-    name: Args.string({description: 'The name, when the object is given as TYPE NAME (pvc orders), as kubectl takes it.', required: false, ignoreStdin: true}),
+    name: Args.string({
+      description: 'The name, when the object is given as TYPE NAME (pvc orders), as kubectl takes it.',
+      required: false,
+      ignoreStdin: true,
+    }),
   }
 
   static override flags = {
     ...sourceFlags,
     ...scopeFlags,
     // The shared scope flags, in explain's words.
-    namespace: Flags.string({char: 'n', summary: 'Namespace of pvc/NAME; with no object named, explain only the claims of this namespace.', helpValue: 'NS'}),
-    selector: Flags.string({char: 'l', summary: 'With no object named: only claims whose labels match this selector (e.g. app=db).', helpValue: 'SELECTOR'}),
+    namespace: Flags.string({
+      char: 'n',
+      summary: 'Namespace of pvc/NAME; with no object named, explain only the claims of this namespace.',
+      helpValue: 'NS',
+    }),
+    selector: Flags.string({
+      char: 'l',
+      summary: 'With no object named: only claims whose labels match this selector (e.g. app=db).',
+      helpValue: 'SELECTOR',
+    }),
     ...outputFlags('explain'),
-    'only-relevant': Flags.boolean({summary: 'Leave out volumes that cannot matter: in use by another claim, or not considered at all.', default: false}),
+    'only-relevant': Flags.boolean({
+      summary: 'Leave out volumes that cannot matter: in use by another claim, or not considered at all.',
+      default: false,
+    }),
     candidates: Flags.integer({
       summary: `How many candidate volumes each explanation lists, nearest first; 0 lists every volume. Default: every volume for pvc/NAME, the nearest ${LIST_CANDIDATES} for each claim of a List.`,
-      description: 'When bounded, each explanation also carries candidatesTotal, the number of volumes there were to list (an extra field, beyond the ClaimExplanation of the contract).',
+      description:
+        'When bounded, each explanation also carries candidatesTotal, the number of volumes there were to list (an extra field, beyond the ClaimExplanation of the contract).',
       min: 0,
       helpValue: 'N',
     }),
@@ -81,8 +110,15 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   public async run(): Promise<void> {
     const {args, flags} = await this.parse(Explain)
-    const {asked, source} = explainOptions([args.object, args.name].filter((a) => a !== undefined), flags)
-    const outcome = await runExplain(asked, source, {notice: writeNotice, spinner: startSpinner, session: picker(asked, flags)})
+    const {asked, source} = explainOptions(
+      [args.object, args.name].filter((a) => a !== undefined),
+      flags,
+    )
+    const outcome = await runExplain(asked, source, {
+      notice: writeNotice,
+      spinner: startSpinner,
+      session: picker(asked, flags),
+    })
     if (outcome.kind === 'session') {
       if (outcome.outcome === 'interrupted') process.exitCode = ExitCode.Interrupted
       return

@@ -29,7 +29,10 @@ The volume's data is not wiped: it stays on the volume and becomes visible to th
 
 Checks (--force, or the flag named, overrides only those marked so, each named in the output):
 ${Object.entries(RECLAIM_CHECKS)
-  .map(([name, c]) => `  ${name}: ${c.meaning}${c.overridable === false ? '' : ` (${overridingFlag(name as ReclaimCheckName)}: ${c.overridable === true ? 'yes' : c.overridable})`}`)
+  .map(
+    ([name, c]) =>
+      `  ${name}: ${c.meaning}${c.overridable === false ? '' : ` (${overridingFlag(name as ReclaimCheckName)}: ${c.overridable === true ? 'yes' : c.overridable})`}`,
+  )
   .join('\n')}
 A claim that may own the data stops the hand-over, each way out named: a claim restored from a backup, or one of the old claim's name that names the volume, is its owner (pvctl relink gives the volume back to it); a claim re-created under the old name that names no volume may be: pvctl relink if it is, --not-owner NS/CLAIM if it is not (the confirmation says so too).
 Each check's result is ok, blocked (the reclaim is refused), forced (blocked, overridden by --force or --not-owner) or not read: a snapshot that holds no VolumeAttachments or no Pods cannot show what the check looks for, and says so instead of passing it (live, both are always read).
@@ -44,9 +47,18 @@ EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override examples = [
-    {description: 'Pre-bind a Released volume of a snapshot to a claim (a simulation):', command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --for shop/db -f examples/reclaim.yaml'},
-    {description: 'Show the edit as a diff, writing nothing:', command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --for shop/db --dry-run -o diff'},
-    {description: 'Make it Available to any claim, then let the controller bind one:', command: '<%= config.bin %> <%= command.id %> pv pv-0004 --yes --sync'},
+    {
+      description: 'Pre-bind a Released volume of a snapshot to a claim (a simulation):',
+      command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --for shop/db -f examples/reclaim.yaml',
+    },
+    {
+      description: 'Show the edit as a diff, writing nothing:',
+      command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --for shop/db --dry-run -o diff',
+    },
+    {
+      description: 'Make it Available to any claim, then let the controller bind one:',
+      command: '<%= config.bin %> <%= command.id %> pv pv-0004 --yes --sync',
+    },
   ]
 
   static override strict = false
@@ -57,17 +69,33 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override flags = {
     ...sourceFlags,
-    for: Flags.string({summary: 'The claim to give the volume to: NS/CLAIM, or CLAIM in the namespace of -n (else the context\'s, else default).', helpValue: 'NS/CLAIM'}),
-    namespace: Flags.string({char: 'n', summary: 'Namespace of the --for (and --not-owner) claim when it is given as CLAIM alone.', helpValue: 'NS'}),
+    for: Flags.string({
+      summary:
+        "The claim to give the volume to: NS/CLAIM, or CLAIM in the namespace of -n (else the context's, else default).",
+      helpValue: 'NS/CLAIM',
+    }),
+    namespace: Flags.string({
+      char: 'n',
+      summary: 'Namespace of the --for (and --not-owner) claim when it is given as CLAIM alone.',
+      helpValue: 'NS',
+    }),
     ...outputFlags('reclaim'),
     'dry-run': Flags.boolean({summary: 'Decide and show the reclaim; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
-    force: Flags.boolean({summary: 'Override the checks that may be overridden (a VolumeAttachment left behind, pods that no node runs); never the others.', default: false}),
+    force: Flags.boolean({
+      summary:
+        'Override the checks that may be overridden (a VolumeAttachment left behind, pods that no node runs); never the others.',
+      default: false,
+    }),
     'not-owner': Flags.string({
-      summary: "Say that this claim, re-created under the volume's old claim name and naming no volume, is not the owner of the volume's data: hand the volume over anyway (OldNameFree). NS/CLAIM, or CLAIM in the namespace of -n.",
+      summary:
+        "Say that this claim, re-created under the volume's old claim name and naming no volume, is not the owner of the volume's data: hand the volume over anyway (OldNameFree). NS/CLAIM, or CLAIM in the namespace of -n.",
       helpValue: 'NS/CLAIM',
     }),
-    sync: Flags.boolean({summary: "Run the controller's sync of the volume (and the claim) once the reclaim is written.", default: false}),
+    sync: Flags.boolean({
+      summary: "Run the controller's sync of the volume (and the claim) once the reclaim is written.",
+      default: false,
+    }),
     ...engineFlags,
   }
 
@@ -85,6 +113,9 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 function reclaimOptions(argv: string[], flags: Interfaces.InferredFlags<typeof Reclaim.flags>): ReclaimOptions {
   const volumeName = reclaimTarget(argv)
   const target = flags.for === undefined ? undefined : parseClaimName(flags.for, defaultNamespace(flags))
-  const notOwner = flags['not-owner'] === undefined ? undefined : parseClaimName(flags['not-owner'], defaultNamespace(flags), '--not-owner')
+  const notOwner =
+    flags['not-owner'] === undefined
+      ? undefined
+      : parseClaimName(flags['not-owner'], defaultNamespace(flags), '--not-owner')
   return {...repairOptions(flags), volumeName, target, force: flags.force, notOwner}
 }

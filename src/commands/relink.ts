@@ -21,7 +21,8 @@ const EXIT_STATUS = [
 ]
 
 export default class Relink extends PvctlCommand {
-  static override summary = 'Re-close the pointers of a volume and its claim that a restore or a re-created claim broke.'
+  static override summary =
+    'Re-close the pointers of a volume and its claim that a restore or a re-created claim broke.'
 
   static override description = `Where a volume's spec.claimRef names an existing claim by namespace and name but holds another uid (a claim re-created, or restored onto a volume that kept its old claimRef), the controller never binds them: it releases the volume (and with reclaimPolicy Delete deletes it), leaves a claim that names the volume Pending, and turns a claim that completed binding Lost. relink points the claimRef at the claim as it is now (its uid; no resourceVersion), and for a claim that completed binding and lost its spec.volumeName, sets it again (the volume is written first): the next sync binds them. No data is moved or wiped.
 
@@ -38,23 +39,47 @@ EXIT STATUS
 ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 
   static override examples = [
-    {description: 'Relink a restored claim and the volume that names it with its old uid (a simulation on a snapshot):', command: '<%= config.bin %> <%= command.id %> pvc/db -n shop -f examples/relink.yaml'},
-    {description: 'Every pair the audit offers the relink for, as a diff, writing nothing:', command: '<%= config.bin %> <%= command.id %> --all --dry-run -o diff'},
-    {description: 'Relink by the volume, then let the controller bind the pair:', command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --yes --sync'},
+    {
+      description:
+        'Relink a restored claim and the volume that names it with its old uid (a simulation on a snapshot):',
+      command: '<%= config.bin %> <%= command.id %> pvc/db -n shop -f examples/relink.yaml',
+    },
+    {
+      description: 'Every pair the audit offers the relink for, as a diff, writing nothing:',
+      command: '<%= config.bin %> <%= command.id %> --all --dry-run -o diff',
+    },
+    {
+      description: 'Relink by the volume, then let the controller bind the pair:',
+      command: '<%= config.bin %> <%= command.id %> pv/pv-0004 --yes --sync',
+    },
   ]
 
   static override strict = false
 
   static override args = {
-    object: Args.string({description: 'The pair, by its claim (pvc/NAME with -n, or pvc/NAMESPACE/NAME) or its volume (pv/NAME).', required: false, ignoreStdin: true}),
+    object: Args.string({
+      description: 'The pair, by its claim (pvc/NAME with -n, or pvc/NAMESPACE/NAME) or its volume (pv/NAME).',
+      required: false,
+      ignoreStdin: true,
+    }),
   }
 
   static override flags = {
     ...sourceFlags,
-    namespace: Flags.string({char: 'n', summary: "Namespace of the pvc/NAME claim (else the context's, else default); with --all, only the pairs of its claims.", helpValue: 'NS'}),
-    all: Flags.boolean({summary: 'Relink every pair that pvctl audit reports as relinkable, but those of claims re-created under the old name (another uid, no spec.volumeName, not restored): each is named, to relink by name or with --owner.', default: false}),
+    namespace: Flags.string({
+      char: 'n',
+      summary:
+        "Namespace of the pvc/NAME claim (else the context's, else default); with --all, only the pairs of its claims.",
+      helpValue: 'NS',
+    }),
+    all: Flags.boolean({
+      summary:
+        'Relink every pair that pvctl audit reports as relinkable, but those of claims re-created under the old name (another uid, no spec.volumeName, not restored): each is named, to relink by name or with --owner.',
+      default: false,
+    }),
     owner: Flags.string({
-      summary: "With --all: say that this claim, re-created under a volume's old claim name and naming no volume, is the owner of the volume's data: relink it too. NS/CLAIM, or CLAIM in the namespace of -n; repeat it for several.",
+      summary:
+        "With --all: say that this claim, re-created under a volume's old claim name and naming no volume, is the owner of the volume's data: relink it too. NS/CLAIM, or CLAIM in the namespace of -n; repeat it for several.",
       helpValue: 'NS/CLAIM',
       multiple: true,
       dependsOn: ['all'],
@@ -62,7 +87,10 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
     ...outputFlags('relink'),
     'dry-run': Flags.boolean({summary: 'Decide and show the relink; write nothing.', default: false}),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
-    sync: Flags.boolean({summary: "Run the controller's sync of the pairs once the relink is written.", default: false}),
+    sync: Flags.boolean({
+      summary: "Run the controller's sync of the pairs once the relink is written.",
+      default: false,
+    }),
     ...engineFlags,
   }
 
@@ -80,5 +108,11 @@ ${EXIT_STATUS.map((l) => `  ${l}`).join('\n')}`
 function relinkOptions(argv: string[], flags: Interfaces.InferredFlags<typeof Relink.flags>): RelinkOptions {
   const target = relinkTarget(argv, defaultNamespace(flags), flags.all, flags.namespace)
   const owners = (flags.owner ?? []).map((o) => parseClaimName(o, defaultNamespace(flags), '--owner'))
-  return {...repairOptions(flags), target, all: flags.all, allNamespace: flags.all ? flags.namespace : undefined, owners}
+  return {
+    ...repairOptions(flags),
+    target,
+    all: flags.all,
+    allNamespace: flags.all ? flags.namespace : undefined,
+    owners,
+  }
 }

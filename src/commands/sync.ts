@@ -34,18 +34,43 @@ EXIT STATUS
 ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
 
   static override examples = [
-    {description: 'Audit a snapshot (exit 1 when the cluster is not in sync):', command: '<%= config.bin %> <%= command.id %> --dry-run -f examples/cluster.yaml'},
-    {description: 'The same as a coloured diff of every object that would change:', command: '<%= config.bin %> <%= command.id %> --dry-run -f examples/cluster.yaml -o diff'},
-    {description: 'One sync of one claim, as JSON:', command: '<%= config.bin %> <%= command.id %> --dry-run -f snapshot.yaml pvc/data -n team-a --rounds 1 -o json'},
-    {description: 'Audit a live cluster continuously, as JSON lines (writes nothing):', command: '<%= config.bin %> <%= command.id %> --watch --dry-run -o json'},
-    {description: 'Run as the binder, one of several replicas:', command: '<%= config.bin %> <%= command.id %> --watch --yes --leader-elect --controllers=*,-persistentvolume-binder-controller --metrics-bind-address :8080'},
-    {description: 'Read the snapshot from stdin:', command: 'kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml | <%= config.bin %> <%= command.id %> --dry-run -f -'},
+    {
+      description: 'Audit a snapshot (exit 1 when the cluster is not in sync):',
+      command: '<%= config.bin %> <%= command.id %> --dry-run -f examples/cluster.yaml',
+    },
+    {
+      description: 'The same as a coloured diff of every object that would change:',
+      command: '<%= config.bin %> <%= command.id %> --dry-run -f examples/cluster.yaml -o diff',
+    },
+    {
+      description: 'One sync of one claim, as JSON:',
+      command: '<%= config.bin %> <%= command.id %> --dry-run -f snapshot.yaml pvc/data -n team-a --rounds 1 -o json',
+    },
+    {
+      description: 'Audit a live cluster continuously, as JSON lines (writes nothing):',
+      command: '<%= config.bin %> <%= command.id %> --watch --dry-run -o json',
+    },
+    {
+      description: 'Run as the binder, one of several replicas:',
+      command:
+        '<%= config.bin %> <%= command.id %> --watch --yes --leader-elect --controllers=*,-persistentvolume-binder-controller --metrics-bind-address :8080',
+    },
+    {
+      description: 'Read the snapshot from stdin:',
+      command:
+        'kubectl get pv,pvc,storageclasses,pods,nodes -A -o yaml | <%= config.bin %> <%= command.id %> --dry-run -f -',
+    },
   ]
 
   static override strict = false
 
   static override args = {
-    objects: Args.string({description: 'Objects to sync: pvc/NAME (namespace from -n, else the context\'s, else default) or pvc/NAMESPACE/NAME, pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.', required: false, ignoreStdin: true}),
+    objects: Args.string({
+      description:
+        "Objects to sync: pvc/NAME (namespace from -n, else the context's, else default) or pvc/NAMESPACE/NAME, pv/NAME, or TYPE NAME... (pvc data, pv pv-0001 pv-0002). Default: all.",
+      required: false,
+      ignoreStdin: true,
+    }),
   }
 
   static override flags = {
@@ -53,26 +78,43 @@ ${EXIT_STATUS_HELP.map((l) => `  ${l}`).join('\n')}`
     ...scopeFlags,
     ...outputFlags('sync'),
     'dry-run': Flags.boolean({summary: 'Plan only; write nothing.', default: false}),
-    rounds: Flags.integer({summary: 'At most this many rounds of syncs (default: until stable, at most 100).', min: 1, helpValue: 'N'}),
+    rounds: Flags.integer({
+      summary: 'At most this many rounds of syncs (default: until stable, at most 100).',
+      min: 1,
+      helpValue: 'N',
+    }),
     yes: Flags.boolean({char: 'y', summary: 'Write without asking for confirmation (live clusters).', default: false}),
     'fail-on-empty': Flags.boolean({
-      summary: 'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
+      summary:
+        'Exit 2 when -n or -l matches no volume and no claim (an audit that would check nothing), instead of a notice.',
       default: false,
     }),
     'allow-mass-release': Flags.boolean({
-      summary: 'Release, recycle or delete more volumes at once than the guard allows (the larger of 20 and 10% of bound volumes).',
+      summary:
+        'Release, recycle or delete more volumes at once than the guard allows (the larger of 20 and 10% of bound volumes).',
       default: false,
     }),
     'local-volume-deleter': Flags.boolean({
-      summary: 'Delete local volumes whose policy is Delete, through a cleanup pod on their node (not something kube-controller-manager does).',
+      summary:
+        'Delete local volumes whose policy is Delete, through a cleanup pod on their node (not something kube-controller-manager does).',
       default: false,
     }),
     'recycler-pod-template': Flags.string({
-      summary: 'A Pod (YAML or JSON) whose spec replaces the default recycler pod\'s, as kube-controller-manager\'s --pv-recycler-pod-template-filepath-* do.',
+      summary:
+        "A Pod (YAML or JSON) whose spec replaces the default recycler pod's, as kube-controller-manager's --pv-recycler-pod-template-filepath-* do.",
       helpValue: 'FILE',
     }),
-    concurrency: Flags.integer({summary: 'Independent volume/claim pairs written at once (live clusters).', default: 4, min: 1, helpValue: 'N'}),
-    events: Flags.boolean({summary: 'Record the controller\'s events as core/v1 Events on the objects written (live clusters).', default: true, allowNo: true}),
+    concurrency: Flags.integer({
+      summary: 'Independent volume/claim pairs written at once (live clusters).',
+      default: 4,
+      min: 1,
+      helpValue: 'N',
+    }),
+    events: Flags.boolean({
+      summary: "Record the controller's events as core/v1 Events on the objects written (live clusters).",
+      default: true,
+      allowNo: true,
+    }),
     ...engineFlags,
     ...loopFlags,
   }
@@ -94,7 +136,12 @@ const loopMode = (flags: SyncFlags) => flags.watch || flags.interval !== undefin
 /** The objects named, and what one-shot and loop mode take alike, from the flags. */
 function syncOptions(objects: string[], flags: SyncFlags) {
   const engine = engineRequest(flags)
-  const targets = parseObjectArgs(objects, objects.length > 0 ? defaultNamespace(flags) : 'default', flags['all-namespaces'], flags.namespace)
+  const targets = parseObjectArgs(
+    objects,
+    objects.length > 0 ? defaultNamespace(flags) : 'default',
+    flags['all-namespaces'],
+    flags.namespace,
+  )
   const labelSelector = flags.selector !== undefined ? parseLabelSelectorFlag(flags.selector) : undefined
   const common = {
     dryRun: flags['dry-run'],
@@ -117,10 +164,18 @@ function syncOptions(objects: string[], flags: SyncFlags) {
 }
 
 /** The flags that go with one mode only. */
-function validateSync(flags: SyncFlags, raw: ReadonlyArray<{type: string; flag?: string}>, targets: readonly unknown[]): void {
+function validateSync(
+  flags: SyncFlags,
+  raw: ReadonlyArray<{type: string; flag?: string}>,
+  targets: readonly unknown[],
+): void {
   if (loopMode(flags)) {
-    if (flags.filename !== undefined) throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
-    if (targets.length > 0) throw new UsageError('--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)')
+    if (flags.filename !== undefined)
+      throw new UsageError('--watch and --interval run against a live cluster: -f reads a snapshot once')
+    if (targets.length > 0)
+      throw new UsageError(
+        '--watch and --interval sync every claim and volume in scope: name none (use -n or -l to narrow)',
+      )
     return
   }
   const loopOnly = loopOnlyFlagGiven(raw)
@@ -150,11 +205,23 @@ function oneShotOptions(objects: string[], flags: SyncFlags, targets: ReturnType
  * One sync: live, without --dry-run, an interrupt before the writes begin ends pvctl (nothing written); once
  * they begin, it stops issuing writes and the report says what was and was not written (exit 130).
  */
-async function syncOnce(objects: string[], flags: SyncFlags, {targets, common}: ReturnType<typeof syncOptions>): Promise<void> {
+async function syncOnce(
+  objects: string[],
+  flags: SyncFlags,
+  {targets, common}: ReturnType<typeof syncOptions>,
+): Promise<void> {
   const writes = interruptibleWrites(flags['dry-run'] || flags.filename !== undefined ? undefined : 'nothing written')
   try {
-    const result = await runSync({...common, ...oneShotOptions(objects, flags, targets)}, terminalSyncUi(flags, writes.writing))
-    await showResult(result, {renderers: SYNC_RENDERERS, output: flags.output, document: result.report, context: outputContext(flags)})
+    const result = await runSync(
+      {...common, ...oneShotOptions(objects, flags, targets)},
+      terminalSyncUi(flags, writes.writing),
+    )
+    await showResult(result, {
+      renderers: SYNC_RENDERERS,
+      output: flags.output,
+      document: result.report,
+      context: outputContext(flags),
+    })
   } finally {
     writes.end()
   }
@@ -170,5 +237,7 @@ async function syncLoop(flags: SyncFlags, common: ReturnType<typeof syncOptions>
   const {runLoop} = await import('../app/run-loop.js')
   exitWhenFinished()
   const out = (text: string) => process.stdout.write(text)
-  return whileInterruptible(undefined, 'not waiting for the syncs in flight', (signal) => runLoop(options, {out, log, signal}))
+  return whileInterruptible(undefined, 'not waiting for the syncs in flight', (signal) =>
+    runLoop(options, {out, log, signal}),
+  )
 }

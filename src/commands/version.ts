@@ -17,10 +17,18 @@ EXIT STATUS
   0  the version was printed
   2  usage error
   3  cluster error: the server's version could not be read (the client's is printed first)`
-  static override examples = ['<%= config.bin %> <%= command.id %> --client', '<%= config.bin %> <%= command.id %> --client -o json']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --client',
+    '<%= config.bin %> <%= command.id %> --client -o json',
+  ]
   static override flags = {
     client: Flags.boolean({summary: "The client's version only; contact no server.", default: false}),
-    output: Flags.string({char: 'o', summary: 'Output format: json|yaml (default: text).', options: ['json', 'yaml'], helpValue: 'FORMAT'}),
+    output: Flags.string({
+      char: 'o',
+      summary: 'Output format: json|yaml (default: text).',
+      options: ['json', 'yaml'],
+      helpValue: 'FORMAT',
+    }),
     kubeconfig: sourceFlags.kubeconfig,
     context: sourceFlags.context,
     'request-timeout': sourceFlags['request-timeout'],
@@ -44,7 +52,11 @@ EXIT STATUS
         failure = err
       }
     }
-    const doc: VersionDoc = {clientVersion: client, ...(server !== undefined ? {serverVersion: server} : {}), kubernetesVersion: decidedFor(kubeVersion, server)}
+    const doc: VersionDoc = {
+      clientVersion: client,
+      ...(server !== undefined ? {serverVersion: server} : {}),
+      kubernetesVersion: decidedFor(kubeVersion, server),
+    }
     if (flags.output === 'json') process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`)
     else if (flags.output === 'yaml') process.stdout.write(kubectlYaml(doc))
     else {

@@ -10,7 +10,15 @@
 //
 // test/executor/destruction-boundary.test.ts fails if a Released write, a plugin's pod, a PV DELETE or a
 // reclaim's volume write is issued anywhere else.
-export {guardedReclaim, guardedRelink, RECLAIM_ATTEMPTS, type ReclaimIo, type RelinkIo, type RelinkWritten, type RepairWritten} from './guard/guarded-repairs.js'
+export {
+  guardedReclaim,
+  guardedRelink,
+  RECLAIM_ATTEMPTS,
+  type ReclaimIo,
+  type RelinkIo,
+  type RelinkWritten,
+  type RepairWritten,
+} from './guard/guarded-repairs.js'
 export {DestructionGuard} from './guard/re-reads.js'
 export {type Guarded, isRefusal, type Refusal} from './guard/refusal.js'
 export {

@@ -12,7 +12,13 @@ export interface InvolvedObject {
 }
 
 /** The core/v1 Event for a planned event, as client-go's recorder makes it. */
-export function coreEvent(event: PlannedEvent, involved: InvolvedObject, name: string, namespace: string, timestamp: string): CoreEvent {
+export function coreEvent(
+  event: PlannedEvent,
+  involved: InvolvedObject,
+  name: string,
+  namespace: string,
+  timestamp: string,
+): CoreEvent {
   return {
     metadata: {name, namespace},
     involvedObject: {

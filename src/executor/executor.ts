@@ -131,9 +131,14 @@ function replay(outcomes: Map<string, unknown>): VolumeOperations {
     return outcomes.has(key) ? (outcomes.get(key) as T) : otherwise
   }
   return {
-    recycle: (_p, volume) => get<string | undefined>('recycle', refOfVolume(volume.metadata.name ?? ''), 'not carried out in this run'),
-    delete: (_p, volume) => get('delete', refOfVolume(volume.metadata.name ?? ''), {deleteError: 'not carried out in this run'}),
-    provision: (_p, o) => get('provision', refOfClaim(o.claim.metadata.namespace ?? '', o.claim.metadata.name ?? ''), {provisionError: 'not carried out in this run'}),
+    recycle: (_p, volume) =>
+      get<string | undefined>('recycle', refOfVolume(volume.metadata.name ?? ''), 'not carried out in this run'),
+    delete: (_p, volume) =>
+      get('delete', refOfVolume(volume.metadata.name ?? ''), {deleteError: 'not carried out in this run'}),
+    provision: (_p, o) =>
+      get('provision', refOfClaim(o.claim.metadata.namespace ?? '', o.claim.metadata.name ?? ''), {
+        provisionError: 'not carried out in this run',
+      }),
   }
 }
 
@@ -157,7 +162,11 @@ interface Attempt {
  */
 type Step = 'next' | 'halt' | 'guarded' | 'replan'
 
-export async function executeSync(api: ClusterApi, initial: ClusterState, opts: ExecuteOptions): Promise<ExecuteResult> {
+export async function executeSync(
+  api: ClusterApi,
+  initial: ClusterState,
+  opts: ExecuteOptions,
+): Promise<ExecuteResult> {
   return new SyncExecution(api, initial, opts).run()
 }
 
@@ -206,7 +215,12 @@ class SyncExecution {
         break
       }
       const writesBefore = this.writes
-      await runConcurrently(pending, this.opts.concurrency, (unit) => this.runUnit(unit), () => this.aborted())
+      await runConcurrently(
+        pending,
+        this.opts.concurrency,
+        (unit) => this.runUnit(unit),
+        () => this.aborted(),
+      )
       if (this.failed) break
       if (this.writes === writesBefore) {
         // Only planned operations or events were left: nothing more this run can write.
@@ -235,7 +249,14 @@ class SyncExecution {
   /** Plans every sync in scope against the current state. */
   private planRound(): ReconcileResult {
     const {gates, pluginMgr, scope, targets, runningOperations} = this.opts
-    return reconcile(this.state.snapshot(), {gates, plugins: pluginMgr, scope, targets, maxRounds: 1, runningOperations})
+    return reconcile(this.state.snapshot(), {
+      gates,
+      plugins: pluginMgr,
+      scope,
+      targets,
+      maxRounds: 1,
+      runningOperations,
+    })
   }
 
   /** The units of a round's plan, but for what this run has settled already. */
@@ -368,13 +389,18 @@ class SyncExecution {
   }
 
   /** Runs a plugin operation for real with the plugin the engine chose; skipped when pvctl cannot or may not, or was interrupted. */
-  private async runOperation(action: OperationAction, plugin: string | undefined): Promise<{outcome: unknown} | {skipped: Outcome}> {
+  private async runOperation(
+    action: OperationAction,
+    plugin: string | undefined,
+  ): Promise<{outcome: unknown} | {skipped: Outcome}> {
     const plugins = this.opts.plugins
-    if (plugins === undefined || this.opts.workload === undefined) return {skipped: 'not-executed: volume plugins are not enabled'}
+    if (plugins === undefined || this.opts.workload === undefined)
+      return {skipped: 'not-executed: volume plugins are not enabled'}
     if (action.action === 'provision') return this.provision(plugins, action, plugin)
     if (!this.opts.destructive) return {skipped: 'not-executed: destroying data needs --yes or a typed confirmation'}
     const volume = this.state.get(action.object) as PersistentVolume | undefined
-    if (volume === undefined || plugin === undefined || !plugins.supports(action.action, plugin)) return {skipped: 'not-executed: pvctl has no such plugin'}
+    if (volume === undefined || plugin === undefined || !plugins.supports(action.action, plugin))
+      return {skipped: 'not-executed: pvctl has no such plugin'}
     try {
       const ran: Guarded<unknown> =
         action.action === 'recycle'
@@ -389,12 +415,21 @@ class SyncExecution {
     }
   }
 
-  private async provision(plugins: LiveVolumePlugins, action: Action, plugin: string | undefined): Promise<{outcome: unknown} | {skipped: Outcome}> {
+  private async provision(
+    plugins: LiveVolumePlugins,
+    action: Action,
+    plugin: string | undefined,
+  ): Promise<{outcome: unknown} | {skipped: Outcome}> {
     const claim = this.state.get(action.object)
     // The class as the controller reads it (the beta annotation first).
     const className = claim === undefined ? '' : getPersistentVolumeClaimClass(claim)
     const storageClass = this.state.base.classes.find((c) => c.metadata.name === className)
-    if (claim === undefined || storageClass === undefined || plugin === undefined || !plugins.supports('provision', plugin)) {
+    if (
+      claim === undefined ||
+      storageClass === undefined ||
+      plugin === undefined ||
+      !plugins.supports('provision', plugin)
+    ) {
       return {skipped: 'not-executed: pvctl has no such provisioner'}
     }
     return {outcome: await plugins.provision(plugin, {pvName: `pvc-${claim.metadata.uid}`, claim, storageClass})}
@@ -403,7 +438,10 @@ class SyncExecution {
   /** A PV object a plugin's operation created (the in-tree provisioner's). */
   private async createVolume(action: Action, plan: ReconcileResult): Promise<Step> {
     const workload = this.workloadFor(action)
-    const created = present(plan.volumes.find((v) => v.metadata.name === action.object.name), 'the plan holds the volume it provisioned')
+    const created = present(
+      plan.volumes.find((v) => v.metadata.name === action.object.name),
+      'the plan holds the volume it provisioned',
+    )
     const {resourceVersion: _rv, ...metadata} = created.metadata
     this.state.set(action.object, await workload.createVolume({...created, metadata}))
     return this.written(action)
@@ -413,7 +451,10 @@ class SyncExecution {
   private async deleteVolumeObject(action: Action): Promise<Step> {
     const workload = this.workloadFor(action)
     const current = this.state.get(action.object) as PersistentVolume | undefined
-    const deleted = current === undefined ? {refused: `volume ${action.object.name} is gone`, volumeGone: true} : await this.guard.deleteVolumeObject(workload, current)
+    const deleted =
+      current === undefined
+        ? {refused: `volume ${action.object.name} is gone`, volumeGone: true}
+        : await this.guard.deleteVolumeObject(workload, current)
     if (isRefusal(deleted)) {
       this.done.push({...action, outcome: `not-written: ${this.refused(action, deleted)}`})
       return 'guarded'
@@ -460,11 +501,21 @@ class SyncExecution {
   private async write(action: Action, expectedRv: string | undefined): Promise<Refusal | undefined> {
     const current = this.state.get(action.object)
     if (current === undefined) {
-      throw new NotFoundError(`${refKey(action.object)} is gone`, {verb: 'update', resource: action.object.kind}, 404, 'NotFound')
+      throw new NotFoundError(
+        `${refKey(action.object)} is gone`,
+        {verb: 'update', resource: action.object.kind},
+        404,
+        'NotFound',
+      )
     }
     if (expectedRv !== undefined && current.metadata.resourceVersion !== expectedRv) {
       // Another unit of this run wrote the object since this unit was planned.
-      throw new ConflictError(`${refKey(action.object)} changed since it was planned`, {verb: 'update', resource: action.object.kind}, 409, 'Conflict')
+      throw new ConflictError(
+        `${refKey(action.object)} changed since it was planned`,
+        {verb: 'update', resource: action.object.kind},
+        409,
+        'Conflict',
+      )
     }
     const desired = applyPatch(current, withoutServerStamps(action.patch))
     let saved: PersistentVolume | PersistentVolumeClaim
@@ -476,7 +527,10 @@ class SyncExecution {
     } else if (action.object.kind === 'PersistentVolume') {
       saved = await this.api.replaceVolume(desired as PersistentVolume)
     } else {
-      saved = action.subresource === 'status' ? await this.api.replaceClaimStatus(desired) : await this.api.replaceClaim(desired)
+      saved =
+        action.subresource === 'status'
+          ? await this.api.replaceClaimStatus(desired)
+          : await this.api.replaceClaim(desired)
     }
     this.state.set(action.object, saved)
     return undefined
@@ -485,7 +539,10 @@ class SyncExecution {
   /** A write failed for good: the failure and the rest of the unit reported; anything but an API error is thrown on. */
   private fail(actions: readonly Action[], at: number, unit: Unit, err: unknown): void {
     this.failed = true
-    const reason = err instanceof ConflictError ? `conflict persisted after ${unit.attempt} re-plans: ${err.message}` : (err as Error).message
+    const reason =
+      err instanceof ConflictError
+        ? `conflict persisted after ${unit.attempt} re-plans: ${err.message}`
+        : (err as Error).message
     this.done.push({...actions[at], outcome: `failed: ${reason}`})
     for (const rest of actions.slice(at + 1)) if (!isOperation(rest)) this.done.push({...rest, outcome: 'not-written'})
     if (!(err instanceof ApiError)) throw err
@@ -513,9 +570,14 @@ class SyncExecution {
       this.events.push(e)
       if (this.opts.events) {
         const obj = this.state.get(e.object)
-        await this.recorder.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: unknown) => {
-          this.errors.push({object: e.object, message: `recording event ${e.reason}: ${err instanceof Error ? err.message : String(err)}`})
-        })
+        await this.recorder
+          .record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion})
+          .catch((err: unknown) => {
+            this.errors.push({
+              object: e.object,
+              message: `recording event ${e.reason}: ${err instanceof Error ? err.message : String(err)}`,
+            })
+          })
       }
     }
   }
@@ -537,7 +599,10 @@ class SyncExecution {
         seen.add(key)
         const ref = refOfSync(key)
         try {
-          const obj = ref.kind === 'PersistentVolume' ? await this.api.readVolume(ref.name) : await this.api.readClaim(present(ref.namespace, "a claim's sync key has its namespace"), ref.name)
+          const obj =
+            ref.kind === 'PersistentVolume'
+              ? await this.api.readVolume(ref.name)
+              : await this.api.readClaim(present(ref.namespace, "a claim's sync key has its namespace"), ref.name)
           this.state.set(ref, obj)
           found.push(obj)
           const other = namedBy(key, this.state)
@@ -562,7 +627,10 @@ class SyncExecution {
       fresh.push(r.volume)
     }
     if (r.claim !== undefined) {
-      this.state.set({kind: 'PersistentVolumeClaim', namespace: r.claim.metadata.namespace, name: r.claim.metadata.name ?? ''}, r.claim)
+      this.state.set(
+        {kind: 'PersistentVolumeClaim', namespace: r.claim.metadata.namespace, name: r.claim.metadata.name ?? ''},
+        r.claim,
+      )
       fresh.push(r.claim)
     }
     if (this.opts.restate !== undefined && fresh.length > 0) this.state.rebase(this.opts.restate(fresh))
@@ -604,7 +672,13 @@ function withoutServerStamps(patch: readonly JsonPatchOp[]): readonly JsonPatchO
   return patch.flatMap((op): JsonPatchOp[] => {
     if (op.path === `/status/${stamp}`) {
       return []
-    } else if (op.path === '/status' && op.op !== 'remove' && typeof op.value === 'object' && op.value !== null && stamp in op.value) {
+    } else if (
+      op.path === '/status' &&
+      op.op !== 'remove' &&
+      typeof op.value === 'object' &&
+      op.value !== null &&
+      stamp in op.value
+    ) {
       const {[stamp]: _stamp, ...status} = op.value as Record<string, unknown>
       return [{...op, value: status}]
     } else {

@@ -27,7 +27,8 @@ export class LiveState {
     this.volumes.clear()
     this.claims.clear()
     this.load(base)
-    for (const [key, obj] of present(this.own, 'a state built to be rebased keeps its own reads')) this.put(refOfSync(key), obj)
+    for (const [key, obj] of present(this.own, 'a state built to be rebased keeps its own reads'))
+      this.put(refOfSync(key), obj)
   }
 
   snapshot(): ClusterState {
@@ -35,7 +36,9 @@ export class LiveState {
   }
 
   get(ref: ObjectRef): PersistentVolume | PersistentVolumeClaim | undefined {
-    return ref.kind === 'PersistentVolume' ? this.volumes.get(ref.name) : this.claims.get(`${ref.namespace}/${ref.name}`)
+    return ref.kind === 'PersistentVolume'
+      ? this.volumes.get(ref.name)
+      : this.claims.get(`${ref.namespace}/${ref.name}`)
   }
 
   set(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
@@ -50,7 +53,10 @@ export class LiveState {
 
   private put(ref: ObjectRef, obj: PersistentVolume | PersistentVolumeClaim | undefined): void {
     const key = ref.kind === 'PersistentVolume' ? ref.name : `${ref.namespace}/${ref.name}`
-    const map = (ref.kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<string, PersistentVolume | PersistentVolumeClaim>
+    const map = (ref.kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<
+      string,
+      PersistentVolume | PersistentVolumeClaim
+    >
     if (obj === undefined) map.delete(key)
     else map.set(key, obj)
   }

@@ -11,9 +11,14 @@ const OPERATIONS = new Set(['recycle', 'delete', 'provision'])
  * namespace (cleanup pods in "default") — a recycle or delete runs a pod (create, read, delete it) and then
  * writes the volume (its status, its finalizer, the PV object gone), a provision creates a PV.
  */
-export function permissionsFor(actions: readonly Action[], events: boolean, plugins?: {recyclerNamespace: string}): ResourceAttributes[] {
+export function permissionsFor(
+  actions: readonly Action[],
+  events: boolean,
+  plugins?: {recyclerNamespace: string},
+): ResourceAttributes[] {
   const needed = new Map<string, ResourceAttributes>()
-  const add = (a: ResourceAttributes) => needed.set(`${a.verb} ${a.resource}/${a.subresource ?? ''} ${a.namespace ?? ''}`, a)
+  const add = (a: ResourceAttributes) =>
+    needed.set(`${a.verb} ${a.resource}/${a.subresource ?? ''} ${a.namespace ?? ''}`, a)
   for (const a of actions) {
     if (OPERATIONS.has(a.action)) {
       if (plugins === undefined) continue
@@ -29,7 +34,13 @@ export function permissionsFor(actions: readonly Action[], events: boolean, plug
       continue
     }
     const resource = a.object.kind === 'PersistentVolume' ? 'persistentvolumes' : 'persistentvolumeclaims'
-    add({verb: 'update', group: '', resource, ...(a.subresource ? {subresource: a.subresource} : {}), ...(a.object.namespace ? {namespace: a.object.namespace} : {})})
+    add({
+      verb: 'update',
+      group: '',
+      resource,
+      ...(a.subresource ? {subresource: a.subresource} : {}),
+      ...(a.object.namespace ? {namespace: a.object.namespace} : {}),
+    })
     if (events) {
       const namespace = a.object.namespace ?? 'default'
       add({verb: 'create', group: '', resource: 'events', namespace})
@@ -45,7 +56,10 @@ export function permissionsFor(actions: readonly Action[], events: boolean, plug
  * list), the pods of the old claim's namespace, the VolumeAttachments, and the PUT of the volume.
  * deploy/repair-rbac.yaml grants exactly this (test/loop/repair-rbac.test.ts holds the two together).
  */
-export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: string; name: string}): ResourceAttributes[] {
+export function reclaimPermissions(
+  volumeName: string,
+  oldClaim?: {namespace: string; name: string},
+): ResourceAttributes[] {
   return [
     ...LOAD_LISTS,
     {verb: 'list', group: 'storage.k8s.io', resource: 'volumeattachments'},
@@ -60,20 +74,41 @@ export function reclaimPermissions(volumeName: string, oldClaim?: {namespace: st
  * — the volume and the claim read again, and the PUT of each it writes (the volume, then the claim).
  * deploy/repair-rbac.yaml grants it (test/loop/repair-rbac.test.ts holds the two together).
  */
-export function relinkPermissions(pairs: ReadonlyArray<{volume: string; claim: {namespace: string; name: string}; writes: ReadonlyArray<'PersistentVolume' | 'PersistentVolumeClaim'>}>): ResourceAttributes[] {
+export function relinkPermissions(
+  pairs: ReadonlyArray<{
+    volume: string
+    claim: {namespace: string; name: string}
+    writes: ReadonlyArray<'PersistentVolume' | 'PersistentVolumeClaim'>
+  }>,
+): ResourceAttributes[] {
   return [
     ...LOAD_LISTS,
     ...pairs.flatMap((p) => [
       core('get', 'persistentvolumes', {name: p.volume}),
       core('get', 'persistentvolumeclaims', p.claim),
-      ...p.writes.map((kind) => (kind === 'PersistentVolume' ? core('update', 'persistentvolumes', {name: p.volume}) : core('update', 'persistentvolumeclaims', p.claim))),
+      ...p.writes.map((kind) =>
+        kind === 'PersistentVolume'
+          ? core('update', 'persistentvolumes', {name: p.volume})
+          : core('update', 'persistentvolumeclaims', p.claim),
+      ),
     ]),
   ]
 }
 
-const core = (verb: string, resource: string, where: {namespace?: string; name?: string} = {}): ResourceAttributes => ({verb, group: '', resource, ...where})
+const core = (verb: string, resource: string, where: {namespace?: string; name?: string} = {}): ResourceAttributes => ({
+  verb,
+  group: '',
+  resource,
+  ...where,
+})
 /** The load's lists (the loader's kinds). */
-const LOAD_LISTS: ResourceAttributes[] = [core('list', 'persistentvolumes'), core('list', 'persistentvolumeclaims'), {verb: 'list', group: 'storage.k8s.io', resource: 'storageclasses'}, core('list', 'pods'), core('list', 'nodes')]
+const LOAD_LISTS: ResourceAttributes[] = [
+  core('list', 'persistentvolumes'),
+  core('list', 'persistentvolumeclaims'),
+  {verb: 'list', group: 'storage.k8s.io', resource: 'storageclasses'},
+  core('list', 'pods'),
+  core('list', 'nodes'),
+]
 
 export function describePermission(a: ResourceAttributes): string {
   // The group only where it is not the core one: "list volumeattachments.storage.k8s.io", as kubectl auth can-i takes it.
@@ -86,13 +121,23 @@ export function describePermission(a: ResourceAttributes): string {
  * Throws, naming each permission of `wanted` the current user lacks, in one line; `grant` says where they
  * come from. Every writing command calls it before its first write.
  */
-export async function requirePermissions(api: ClusterApi, wanted: readonly ResourceAttributes[], grant: string): Promise<void> {
+export async function requirePermissions(
+  api: ClusterApi,
+  wanted: readonly ResourceAttributes[],
+  grant: string,
+): Promise<void> {
   const missing = await missingPermissions(api, wanted)
-  if (missing.length > 0) throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, [`${grant}, or run with --dry-run`])
+  if (missing.length > 0)
+    throw new ClusterError(`missing permissions: ${missing.map(describePermission).join('; ')}`, [
+      `${grant}, or run with --dry-run`,
+    ])
 }
 
 /** The permissions the current user lacks, of those given. */
-export async function missingPermissions(api: ClusterApi, wanted: readonly ResourceAttributes[]): Promise<ResourceAttributes[]> {
+export async function missingPermissions(
+  api: ClusterApi,
+  wanted: readonly ResourceAttributes[],
+): Promise<ResourceAttributes[]> {
   const answers = await Promise.all(wanted.map(async (a) => ({a, allowed: await api.canI(a)})))
   return answers.filter((x) => !x.allowed).map((x) => x.a)
 }

@@ -47,14 +47,16 @@ export async function runConcurrently<U extends {objects: Set<string>; order: nu
   const waiting = [...units].sort((a, b) => a.order - b.order)
   const running = new Set<{unit: U; promise: Promise<void>}>()
   const busy = new Set<string>()
-  const blocked = (u: U, index: number) => [...u.objects].some((o) => busy.has(o)) || waiting.slice(0, index).some((w) => [...w.objects].some((o) => u.objects.has(o)))
+  const blocked = (u: U, index: number) =>
+    [...u.objects].some((o) => busy.has(o)) ||
+    waiting.slice(0, index).some((w) => [...w.objects].some((o) => u.objects.has(o)))
   const requeue = (u: U) => {
     const at = waiting.findIndex((w) => w.order > u.order)
     waiting.splice(at === -1 ? waiting.length : at, 0, u)
   }
   while (waiting.length > 0 || running.size > 0) {
     if (!stop()) {
-      for (let i = 0; i < waiting.length && running.size < Math.max(1, limit); ) {
+      for (let i = 0; i < waiting.length && running.size < Math.max(1, limit);) {
         const u = waiting[i]
         if (blocked(u, i)) {
           i++
@@ -66,16 +68,19 @@ export async function runConcurrently<U extends {objects: Set<string>; order: nu
         for (const o of held) busy.add(o)
         const entry = {
           unit: u,
-          promise: run(u).then((result) => {
-            for (const o of held) busy.delete(o)
-            running.delete(entry)
-            if (result === 'requeue') requeue(u)
-            else return
-          }, (err: unknown) => {
-            for (const o of held) busy.delete(o)
-            running.delete(entry)
-            throw err
-          }),
+          promise: run(u).then(
+            (result) => {
+              for (const o of held) busy.delete(o)
+              running.delete(entry)
+              if (result === 'requeue') requeue(u)
+              else return
+            },
+            (err: unknown) => {
+              for (const o of held) busy.delete(o)
+              running.delete(entry)
+              throw err
+            },
+          ),
         }
         running.add(entry)
       }

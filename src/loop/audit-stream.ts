@@ -110,7 +110,9 @@ export class AuditStream {
       return
     }
     // Writes are news every time; what is only planned (or cannot be carried out) is news when it changes.
-    const repeatable = plan.planned ? plan : {actions: actions.filter((a) => isRepeatable(outcomeOf(a, false))), planned: false}
+    const repeatable = plan.planned
+      ? plan
+      : {actions: actions.filter((a) => isRepeatable(outcomeOf(a, false))), planned: false}
     const last = slot.printed
     const repeat = last !== undefined && samePlan(last, repeatable)
     slot.printed = repeatable.actions.length === 0 ? undefined : repeatable
@@ -119,7 +121,11 @@ export class AuditStream {
     for (const a of actions) {
       if (repeat && repeatable.actions.includes(a)) continue
       this.lines++
-      this.line(this.format === 'json' ? jsonLine(time, a, plan.planned) : `${time}  ${outcomeOf(a, plan.planned).padEnd(9)} ${a.action.padEnd(22)} ${refKey(a.object).padEnd(30)} (sync ${a.sync}) ${a.reason}\n`)
+      this.line(
+        this.format === 'json'
+          ? jsonLine(time, a, plan.planned)
+          : `${time}  ${outcomeOf(a, plan.planned).padEnd(9)} ${a.action.padEnd(22)} ${refKey(a.object).padEnd(30)} (sync ${a.sync}) ${a.reason}\n`,
+      )
     }
   }
 
@@ -162,7 +168,9 @@ function jsonLine(time: string, a: Action, planned: boolean): string {
   const body = JSON.stringify(a)
   // The time is an ISO 8601 text (toISOString), with nothing JSON escapes: quoted as JSON.stringify would.
   // An action's outcome, when it has one, is among its own keys, where the spread keeps it.
-  return planned ? `{"time":"${time}",${body.slice(1, -1)},"outcome":"planned"}\n` : `{"time":"${time}",${body.slice(1)}\n`
+  return planned
+    ? `{"time":"${time}",${body.slice(1, -1)},"outcome":"planned"}\n`
+    : `{"time":"${time}",${body.slice(1)}\n`
 }
 
 /** The same repeatable plan: each action the same write (kind, object, patch) with the same outcome. */
@@ -173,7 +181,12 @@ function samePlan(a: Printed, b: Printed): boolean {
     const x = a.actions[i]
     const y = b.actions[i]
     if (x === y && a.planned === b.planned) continue
-    if (x.action !== y.action || refKey(x.object) !== refKey(y.object) || outcomeOf(x, a.planned) !== outcomeOf(y, b.planned)) return false
+    if (
+      x.action !== y.action ||
+      refKey(x.object) !== refKey(y.object) ||
+      outcomeOf(x, a.planned) !== outcomeOf(y, b.planned)
+    )
+      return false
     if (JSON.stringify(x.patch) !== JSON.stringify(y.patch)) return false
   }
   return true

@@ -54,7 +54,11 @@ export type BinderState =
 export const KCM_LEASE_KEY = `${KCM_LEASE.namespace}/${KCM_LEASE.name}`
 
 /** Reads --controllers, then kube-controller-manager's Lease. */
-export async function builtinBinderState(api: Pick<LeaseApi, 'readLease'>, controllers: readonly string[], now: Date): Promise<BinderState> {
+export async function builtinBinderState(
+  api: Pick<LeaseApi, 'readLease'>,
+  controllers: readonly string[],
+  now: Date,
+): Promise<BinderState> {
   if (!builtinBinderEnabled(controllers)) return {kind: 'disabled'}
   try {
     const lease = await api.readLease(KCM_LEASE.namespace, KCM_LEASE.name)
@@ -71,7 +75,11 @@ export async function builtinBinderState(api: Pick<LeaseApi, 'readLease'>, contr
 export const DISABLE_BINDER_ADVICE = `disable it in kube-controller-manager (--controllers=*,-${BINDER_CONTROLLER}) and pass the same --controllers to pvctl`
 
 /** Decides whether loop mode may write, from --controllers and kube-controller-manager's Lease. */
-export async function checkBuiltinBinder(api: Pick<LeaseApi, 'readLease'>, controllers: readonly string[], now: Date): Promise<BinderCheck> {
+export async function checkBuiltinBinder(
+  api: Pick<LeaseApi, 'readLease'>,
+  controllers: readonly string[],
+  now: Date,
+): Promise<BinderCheck> {
   const state = await builtinBinderState(api, controllers, now)
   switch (state.kind) {
     case 'disabled':
@@ -79,8 +87,14 @@ export async function checkBuiltinBinder(api: Pick<LeaseApi, 'readLease'>, contr
     case 'stopped':
       return {write: true, reason: `${state.reason}: no kube-controller-manager is running`}
     case 'running':
-      return {write: false, reason: `kube-controller-manager is running (Lease ${KCM_LEASE_KEY} held by ${state.holder}) and its ${BINDER_CONTROLLER} may be too: not writing; ${DISABLE_BINDER_ADVICE}`}
+      return {
+        write: false,
+        reason: `kube-controller-manager is running (Lease ${KCM_LEASE_KEY} held by ${state.holder}) and its ${BINDER_CONTROLLER} may be too: not writing; ${DISABLE_BINDER_ADVICE}`,
+      }
     case 'unknown':
-      return {write: false, reason: `cannot read the Lease ${KCM_LEASE_KEY} (${state.error}): not writing, in case kube-controller-manager's binder runs; ${DISABLE_BINDER_ADVICE}`}
+      return {
+        write: false,
+        reason: `cannot read the Lease ${KCM_LEASE_KEY} (${state.error}): not writing, in case kube-controller-manager's binder runs; ${DISABLE_BINDER_ADVICE}`,
+      }
   }
 }

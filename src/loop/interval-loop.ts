@@ -90,7 +90,11 @@ export class IntervalLoop {
 
   async tick(): Promise<void> {
     const {log, audit, metrics} = this.deps
-    const state = await loadLiveState(this.deps.api, {namespace: this.opts.namespace, labelSelector: this.opts.labelSelectorText, chunkSize: this.opts.chunkSize})
+    const state = await loadLiveState(this.deps.api, {
+      namespace: this.opts.namespace,
+      labelSelector: this.opts.labelSelectorText,
+      chunkSize: this.opts.chunkSize,
+    })
     this.volumes.clear()
     this.claims.clear()
     for (const v of state.volumes) this.volumes.set(v.metadata.name ?? '', v)
@@ -102,7 +106,12 @@ export class IntervalLoop {
     const scope = {namespace: this.opts.namespace, labelSelector: this.opts.labelSelector}
     let syncs: Map<string, Action[]>
     if (!this.opts.writing()) {
-      const plan = reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, scope, maxRounds: DEFAULT_MAX_ROUNDS})
+      const plan = reconcile(state, {
+        gates: this.opts.gates,
+        plugins: this.opts.plugins,
+        scope,
+        maxRounds: DEFAULT_MAX_ROUNDS,
+      })
       syncs = bySync(plan.actions)
       for (const [sync, actions] of syncs) audit.planned(sync, actions)
       log.v(2).info('Periodic sync planned', {actions: plan.actions.length, converged: plan.converged})
@@ -116,8 +125,13 @@ export class IntervalLoop {
         events: false,
         signal: this.opts.signal,
         // Each pass is a one-shot sync: its bound is the one-shot's, counted over the pass.
-        budget: new ReleaseBudget({boundVolumes: () => countBoundVolumes(state.volumes), unlimited: this.opts.allowMassRelease}),
-        ...(this.deps.plugins === undefined ? {} : {plugins: this.deps.plugins.volumePlugins, workload: this.deps.plugins.workload, destructive: true}),
+        budget: new ReleaseBudget({
+          boundVolumes: () => countBoundVolumes(state.volumes),
+          unlimited: this.opts.allowMassRelease,
+        }),
+        ...(this.deps.plugins === undefined
+          ? {}
+          : {plugins: this.deps.plugins.volumePlugins, workload: this.deps.plugins.workload, destructive: true}),
       })
       const executed = bySync<ExecutedAction>(result.actions)
       syncs = executed
@@ -127,14 +141,21 @@ export class IntervalLoop {
       for (const c of result.state.claims) this.claims.set(claimKey(c), c)
       if (this.deps.events !== undefined) {
         for (const e of result.events) {
-          const obj = e.object.kind === 'PersistentVolume' ? this.volumes.get(e.object.name) : this.claims.get(`${e.object.namespace}/${e.object.name}`)
-          await this.deps.events.record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion}).catch((err: unknown) =>
-            log.v(2).info('Could not record event', {reason: e.reason, err}),
-          )
+          const obj =
+            e.object.kind === 'PersistentVolume'
+              ? this.volumes.get(e.object.name)
+              : this.claims.get(`${e.object.namespace}/${e.object.name}`)
+          await this.deps.events
+            .record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion})
+            .catch((err: unknown) => log.v(2).info('Could not record event', {reason: e.reason, err}))
         }
       }
       for (const r of result.refusals) {
-        log.error('Double-check stopped a destructive step', {action: r.action, object: refKey(r.object), reason: r.reason})
+        log.error('Double-check stopped a destructive step', {
+          action: r.action,
+          object: refKey(r.object),
+          reason: r.reason,
+        })
       }
       const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
       log.info('Periodic sync done', {writes: written, failed: result.failed || undefined, converged: result.converged})

@@ -34,12 +34,22 @@ export interface KeptSlot {
 
 export class KeptPlans {
   /** The classes of the last sync and their token: the same token while they stay the same objects. */
-  private classes: {list: readonly StorageClass[] | undefined; members: Fingerprint; token: object} = {list: undefined, members: [], token: {}}
+  private classes: {list: readonly StorageClass[] | undefined; members: Fingerprint; token: object} = {
+    list: undefined,
+    members: [],
+    token: {},
+  }
   replayed = 0
   planned = 0
 
   /** The plan of the sync over `state`: the one kept in `slot` if the sync reads what it read then, else run() (kept there). */
-  plan(slot: KeptSlot, state: ClusterState, running: ReadonlySet<string>, writing: boolean, run: () => ReconcileResult): ReconcileResult {
+  plan(
+    slot: KeptSlot,
+    state: ClusterState,
+    running: ReadonlySet<string>,
+    writing: boolean,
+    run: () => ReconcileResult,
+  ): ReconcileResult {
     if (running.size > 0) {
       // The engine reads which operations run: such a sync (rare, while a plugin's pod runs) is not kept.
       slot.kept = undefined
@@ -78,7 +88,9 @@ export class KeptPlans {
 function fingerprintOf(state: ClusterState, writing: boolean, classes: object): Fingerprint {
   // Made at its length, two entries an object: one is kept per object of the cluster, and pushing
   // would grow (copy) each and leave it with room to spare.
-  const f: Fingerprint = new Array(6 + 2 * (state.volumes.length + state.claims.length + state.pods.length + state.nodes.length))
+  const f: Fingerprint = new Array(
+    6 + 2 * (state.volumes.length + state.claims.length + state.pods.length + state.nodes.length),
+  )
   f[0] = writing
   f[1] = classes
   f[2] = state.volumes.length
@@ -113,9 +125,19 @@ function put(f: Fingerprint, i: number, o: {metadata: {uid?: string; resourceVer
  * fingerprint holds nothing of objects the caches have let go; where it does not, `f` is replaced whole.
  */
 function matches(f: Fingerprint, state: ClusterState, writing: boolean, classes: object): boolean {
-  if (f[0] !== writing || f[1] !== classes || f[2] !== state.volumes.length || f[3] !== state.claims.length || f[4] !== state.pods.length || f[5] !== state.nodes.length) return false
+  if (
+    f[0] !== writing ||
+    f[1] !== classes ||
+    f[2] !== state.volumes.length ||
+    f[3] !== state.claims.length ||
+    f[4] !== state.pods.length ||
+    f[5] !== state.nodes.length
+  )
+    return false
   let i = 6
-  for (const list of [state.volumes, state.claims, state.pods, state.nodes] as ReadonlyArray<ReadonlyArray<{metadata: {uid?: string; resourceVersion?: string}}>>) {
+  for (const list of [state.volumes, state.claims, state.pods, state.nodes] as ReadonlyArray<
+    ReadonlyArray<{metadata: {uid?: string; resourceVersion?: string}}>
+  >) {
     for (const o of list) {
       const {uid, resourceVersion} = o.metadata
       const versioned = uid !== undefined && uid !== '' && resourceVersion !== undefined && resourceVersion !== ''
@@ -134,7 +156,8 @@ function matches(f: Fingerprint, state: ClusterState, writing: boolean, classes:
 
 function push(f: Fingerprint, o: {metadata: {uid?: string; resourceVersion?: string}}): void {
   const {uid, resourceVersion} = o.metadata
-  if (uid !== undefined && uid !== '' && resourceVersion !== undefined && resourceVersion !== '') f.push(uid, resourceVersion)
+  if (uid !== undefined && uid !== '' && resourceVersion !== undefined && resourceVersion !== '')
+    f.push(uid, resourceVersion)
   else f.push(o, null) // no version to go by: the very object
 }
 
@@ -153,7 +176,10 @@ const NOTHING: ReconcileResult = Object.freeze({
   errors: Object.freeze([]) as unknown as ReconcileResult['errors'],
   volumes: Object.freeze([]) as unknown as ReconcileResult['volumes'],
   claims: Object.freeze([]) as unknown as ReconcileResult['claims'],
-  before: Object.freeze({volumes: Object.freeze([]), claims: Object.freeze([])}) as unknown as ReconcileResult['before'],
+  before: Object.freeze({
+    volumes: Object.freeze([]),
+    claims: Object.freeze([]),
+  }) as unknown as ReconcileResult['before'],
   syncs: Object.freeze({run: 1, replayed: 0}),
   operationsStarted: Object.freeze([]) as unknown as string[],
   operationPlugins: Object.freeze({}),
@@ -165,7 +191,14 @@ const NOTHING: ReconcileResult = Object.freeze({
  * creates. The rest (every object of the slice after the plan, and before it) is not kept for each object.
  */
 function keptPart(plan: ReconcileResult): ReconcileResult {
-  if (plan.actions.length === 0 && plan.events.length === 0 && plan.errors.length === 0 && plan.operationsStarted.length === 0 && plan.converged && plan.rounds === 1) {
+  if (
+    plan.actions.length === 0 &&
+    plan.events.length === 0 &&
+    plan.errors.length === 0 &&
+    plan.operationsStarted.length === 0 &&
+    plan.converged &&
+    plan.rounds === 1
+  ) {
     // Most syncs (a bound pair, a volume waiting for its claim): one plan kept for them all.
     return NOTHING
   } else {

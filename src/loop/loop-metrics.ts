@@ -30,7 +30,10 @@ export function operationErrorCounters(gates: Pick<FeatureGates, 'version'>): Ar
     return [{name: 'volume_operation_total_errors', help: 'Total volume operation errors'}]
   } else if (gates.version === renamedIn) {
     return [
-      {name: 'volume_operation_total_errors', help: `(Deprecated since 1.${renamedIn}.0) Total volume operation errors`},
+      {
+        name: 'volume_operation_total_errors',
+        help: `(Deprecated since 1.${renamedIn}.0) Total volume operation errors`,
+      },
       {name: 'volume_operation_errors_total', help: 'Total volume operation errors'},
     ]
   } else {
@@ -55,39 +58,99 @@ export class LoopMetrics {
   /** The pv_collector gauges of the last scrape, by family, and the source's generation they counted. */
   private readonly counted = new Map<string, {generation: number; samples: Array<{labels: Labels; value: number}>}>()
   private readonly adds = this.registry.counter('workqueue_adds_total', 'Total number of adds handled by workqueue')
-  private readonly retries = this.registry.counter('workqueue_retries_total', 'Total number of retries handled by workqueue')
-  private readonly queueDuration = this.registry.histogram('workqueue_queue_duration_seconds', 'How long in seconds an item stays in workqueue before being requested.', WORKQUEUE_BUCKETS)
-  private readonly workDuration = this.registry.histogram('workqueue_work_duration_seconds', 'How long in seconds processing an item from workqueue takes.', WORKQUEUE_BUCKETS)
-  private readonly operationSeconds = this.registry.histogram('volume_operation_total_seconds', 'Storage operation end to end duration in seconds', OPERATION_BUCKETS)
+  private readonly retries = this.registry.counter(
+    'workqueue_retries_total',
+    'Total number of retries handled by workqueue',
+  )
+  private readonly queueDuration = this.registry.histogram(
+    'workqueue_queue_duration_seconds',
+    'How long in seconds an item stays in workqueue before being requested.',
+    WORKQUEUE_BUCKETS,
+  )
+  private readonly workDuration = this.registry.histogram(
+    'workqueue_work_duration_seconds',
+    'How long in seconds processing an item from workqueue takes.',
+    WORKQUEUE_BUCKETS,
+  )
+  private readonly operationSeconds = this.registry.histogram(
+    'volume_operation_total_seconds',
+    'Storage operation end to end duration in seconds',
+    OPERATION_BUCKETS,
+  )
   /** The operation error counters of the release decided as (operationErrorCounters). */
   private readonly operationErrors: ReturnType<Registry['counter']>[]
-  private readonly retroactive = this.registry.counter('retroactive_storageclass_total', 'Total number of retroactive StorageClass assignments to persistent volume claim')
-  private readonly retroactiveErrors = this.registry.counter('retroactive_storageclass_errors_total', 'Total number of failed retroactive StorageClass assignments to persistent volume claim')
-  readonly leader = this.registry.gauge('leader_election_master_status', 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. \'name\' is the string used to identify the lease.')
-  readonly writing = this.registry.gauge('pvctl_writing', '1 when pvctl writes (leader, built-in binder disabled, not --dry-run), 0 when it only plans')
+  private readonly retroactive = this.registry.counter(
+    'retroactive_storageclass_total',
+    'Total number of retroactive StorageClass assignments to persistent volume claim',
+  )
+  private readonly retroactiveErrors = this.registry.counter(
+    'retroactive_storageclass_errors_total',
+    'Total number of failed retroactive StorageClass assignments to persistent volume claim',
+  )
+  readonly leader = this.registry.gauge(
+    'leader_election_master_status',
+    "Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master. 'name' is the string used to identify the lease.",
+  )
+  readonly writing = this.registry.gauge(
+    'pvctl_writing',
+    '1 when pvctl writes (leader, built-in binder disabled, not --dry-run), 0 when it only plans',
+  )
   /** When the last resync began its relists (after the binder check), and when they ended with its whole pass queued. */
-  readonly resyncStarted = this.registry.gauge('pvctl_resync_started_timestamp_seconds', 'Unix time at which the last resync began to list again')
-  readonly resyncQueued = this.registry.gauge('pvctl_resync_queued_timestamp_seconds', 'Unix time at which the last resync had listed again and queued every claim and volume')
-  private readonly syncs = this.registry.counter('pvctl_syncs_total', 'Syncs of one object by queue and result (ok, error, planned)')
+  readonly resyncStarted = this.registry.gauge(
+    'pvctl_resync_started_timestamp_seconds',
+    'Unix time at which the last resync began to list again',
+  )
+  readonly resyncQueued = this.registry.gauge(
+    'pvctl_resync_queued_timestamp_seconds',
+    'Unix time at which the last resync had listed again and queued every claim and volume',
+  )
+  private readonly syncs = this.registry.counter(
+    'pvctl_syncs_total',
+    'Syncs of one object by queue and result (ok, error, planned)',
+  )
   /**
    * pvctl_syncs_total's series by queue, then result, bound at the first sync of each: one per sync is
    * counted, and no key is made for it (the queue's name is the same string at every sync).
    */
   private readonly syncSeries = new Map<string, Map<string, CounterSeries>>()
   private readonly actions = this.registry.counter('pvctl_actions_total', 'Actions of the syncs by action and outcome')
-  private readonly relists = this.registry.counter('pvctl_informer_lists_total', 'LISTs of an informer by resource and reason (initial, resync, expired, error)')
-  private readonly watchEvents = this.registry.counter('pvctl_watch_events_total', 'Watch events received by resource and type')
+  private readonly relists = this.registry.counter(
+    'pvctl_informer_lists_total',
+    'LISTs of an informer by resource and reason (initial, resync, expired, error)',
+  )
+  private readonly watchEvents = this.registry.counter(
+    'pvctl_watch_events_total',
+    'Watch events received by resource and type',
+  )
 
   /** The metrics of kube-controller-manager at the version of these gates (v1.31 by default). */
   constructor(gates: Pick<FeatureGates, 'version'> = defaultFeatureGates) {
     this.operationErrors = operationErrorCounters(gates).map(({name, help}) => this.registry.counter(name, help))
     this.registry.collect('workqueue_depth', 'Current depth of workqueue', () =>
-      this.source === undefined ? [] : [this.source.claimQueue, this.source.volumeQueue].map((q) => ({labels: {name: q.name}, value: q.depth})),
+      this.source === undefined
+        ? []
+        : [this.source.claimQueue, this.source.volumeQueue].map((q) => ({labels: {name: q.name}, value: q.depth})),
     )
-    this.registry.collect('pv_collector_bound_pv_count', 'Gauge measuring number of persistent volume currently bound', () => this.once('bound_pv', () => this.countVolumes(true)))
-    this.registry.collect('pv_collector_unbound_pv_count', 'Gauge measuring number of persistent volume currently unbound', () => this.once('unbound_pv', () => this.countVolumes(false)))
-    this.registry.collect('pv_collector_bound_pvc_count', 'Gauge measuring number of persistent volume claim currently bound', () => this.once('bound_pvc', () => this.countClaims(true)))
-    this.registry.collect('pv_collector_unbound_pvc_count', 'Gauge measuring number of persistent volume claim currently unbound', () => this.once('unbound_pvc', () => this.countClaims(false)))
+    this.registry.collect(
+      'pv_collector_bound_pv_count',
+      'Gauge measuring number of persistent volume currently bound',
+      () => this.once('bound_pv', () => this.countVolumes(true)),
+    )
+    this.registry.collect(
+      'pv_collector_unbound_pv_count',
+      'Gauge measuring number of persistent volume currently unbound',
+      () => this.once('unbound_pv', () => this.countVolumes(false)),
+    )
+    this.registry.collect(
+      'pv_collector_bound_pvc_count',
+      'Gauge measuring number of persistent volume claim currently bound',
+      () => this.once('bound_pvc', () => this.countClaims(true)),
+    )
+    this.registry.collect(
+      'pv_collector_unbound_pvc_count',
+      'Gauge measuring number of persistent volume claim currently unbound',
+      () => this.once('unbound_pvc', () => this.countClaims(false)),
+    )
   }
 
   /** The controller whose cache the pv_collector gauges count (metrics.Register in Run). */
@@ -97,7 +160,12 @@ export class LoopMetrics {
 
   queue(name: string): QueueMetrics {
     // Bound once per queue: every key added and worked counts in these.
-    const [adds, retries, waits, works] = [this.adds.series({name}), this.retries.series({name}), this.queueDuration.series({name}), this.workDuration.series({name})]
+    const [adds, retries, waits, works] = [
+      this.adds.series({name}),
+      this.retries.series({name}),
+      this.queueDuration.series({name}),
+      this.workDuration.series({name}),
+    ]
     return {
       added: () => adds.inc(),
       retried: () => retries.inc(),
@@ -128,9 +196,16 @@ export class LoopMetrics {
 
   executed(actions: readonly ExecutedAction[]): void {
     for (const a of actions) {
-      const outcome = a.outcome.startsWith('failed') ? 'failed' : a.outcome.startsWith('not-executed') ? 'not-executed' : a.outcome
+      const outcome = a.outcome.startsWith('failed')
+        ? 'failed'
+        : a.outcome.startsWith('not-executed')
+          ? 'not-executed'
+          : a.outcome
       this.actions.inc({action: a.action, outcome})
-      if (a.action === 'assign-storage-class' && (outcome === 'written' || outcome === 'conflict-replanned' || outcome === 'failed')) {
+      if (
+        a.action === 'assign-storage-class' &&
+        (outcome === 'written' || outcome === 'conflict-replanned' || outcome === 'failed')
+      ) {
         this.retroactive.inc()
         if (outcome === 'failed') this.retroactiveErrors.inc()
       }
@@ -153,7 +228,10 @@ export class LoopMetrics {
    * A gauge counted over the whole cache, counted again only when the cache has changed since the last
    * scrape (a scrape during a pass that changes nothing, as a dry run's, costs nothing per object).
    */
-  private once(family: string, count: () => Array<{labels: Labels; value: number}>): Array<{labels: Labels; value: number}> {
+  private once(
+    family: string,
+    count: () => Array<{labels: Labels; value: number}>,
+  ): Array<{labels: Labels; value: number}> {
     const generation = this.source?.generation
     if (generation === undefined) return count()
     const last = this.counted.get(family)

@@ -50,18 +50,24 @@ export interface LoopManagerOptions extends VolumePluginOptions {
 /** Loop mode writes for as long as it runs: it needs consent, or --dry-run. */
 export function requireLoopConsent(opts: Pick<LoopManagerOptions, 'dryRun' | 'yes'>): void {
   if (!opts.dryRun && !opts.yes) {
-    throw new UsageError('loop mode writes to the cluster for as long as it runs: pass --yes to consent, or --dry-run for an audit stream')
+    throw new UsageError(
+      'loop mode writes to the cluster for as long as it runs: pass --yes to consent, or --dry-run for an audit stream',
+    )
   }
 }
 
 /** The checks that need no cluster, in the order a user meets them. */
 export function validateLoopOptions(
-  opts: Pick<LoopManagerOptions, 'dryRun' | 'yes' | 'mode' | 'intervalMs' | 'resyncMs' | 'leaderElect' | 'controllers' | 'metricsBindAddress'>,
+  opts: Pick<
+    LoopManagerOptions,
+    'dryRun' | 'yes' | 'mode' | 'intervalMs' | 'resyncMs' | 'leaderElect' | 'controllers' | 'metricsBindAddress'
+  >,
 ): void {
   requireLoopConsent(opts)
   if (opts.leaderElect !== undefined) validateLeaderElection(opts.leaderElect)
   builtinBinderEnabled(opts.controllers)
   parseBindAddress(opts.metricsBindAddress)
   if (opts.resyncMs <= 0) throw new UsageError('--resync must be longer than 0')
-  if (opts.mode === 'interval' && !(opts.intervalMs !== undefined && opts.intervalMs > 0)) throw new UsageError('--interval must be longer than 0')
+  if (opts.mode === 'interval' && !(opts.intervalMs !== undefined && opts.intervalMs > 0))
+    throw new UsageError('--interval must be longer than 0')
 }

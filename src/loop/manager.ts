@@ -117,7 +117,8 @@ export class LoopManager {
   private readonly writeRefusal = (): string | undefined => {
     if (this.opts.dryRun) return '--dry-run'
     if (this.stop.signal.aborted) return 'shutting down'
-    if (this.elector !== undefined && !this.elector.mayWrite()) return `not the leader of ${this.elector.lockName} (or its renewal is overdue)`
+    if (this.elector !== undefined && !this.elector.mayWrite())
+      return `not the leader of ${this.elector.lockName} (or its renewal is overdue)`
     if (!this.binder.write) return 'another binder may be running'
     return undefined
   }
@@ -128,10 +129,15 @@ export class LoopManager {
     const leaderElect = this.opts.leaderElect
     if (leaderElect === undefined) return undefined
     const leader = this.metrics.leader
-    return new LeaderElector({...leaderElect, identity: leaderElect.identity ?? `${hostname()}_${randomUUID()}`}, this.deps.clients.leaseApi, this.deps.log, {
-      onStartedLeading: () => leader.set(1, {name: leaderElect.name}),
-      onStoppedLeading: () => leader.set(0, {name: leaderElect.name}),
-    })
+    return new LeaderElector(
+      {...leaderElect, identity: leaderElect.identity ?? `${hostname()}_${randomUUID()}`},
+      this.deps.clients.leaseApi,
+      this.deps.log,
+      {
+        onStartedLeading: () => leader.set(1, {name: leaderElect.name}),
+        onStoppedLeading: () => leader.set(0, {name: leaderElect.name}),
+      },
+    )
   }
 
   private async serveEndpoints(): Promise<MetricsServer | undefined> {
@@ -143,9 +149,17 @@ export class LoopManager {
         return this.metrics.render()
       },
       healthz: () => (this.lost ? 'leader election lost' : undefined),
-      readyz: () => (this.role === 'standby' ? undefined : this.role === 'running' && this.loop?.hasSynced ? undefined : 'caches not synced'),
+      readyz: () =>
+        this.role === 'standby'
+          ? undefined
+          : this.role === 'running' && this.loop?.hasSynced
+            ? undefined
+            : 'caches not synced',
     })
-    this.deps.log.info('Serving metrics and health checks', {address: server.address, paths: '/metrics /healthz /readyz'})
+    this.deps.log.info('Serving metrics and health checks', {
+      address: server.address,
+      paths: '/metrics /healthz /readyz',
+    })
     return server
   }
 
@@ -171,7 +185,10 @@ export class LoopManager {
       events: this.opts.events,
       recyclerNamespace: this.deps.recyclerTemplate?.metadata.namespace ?? 'default',
       namespace: this.opts.namespace,
-      lease: this.elector !== undefined ? {namespace: this.elector.config.namespace, name: this.elector.config.name} : undefined,
+      lease:
+        this.elector !== undefined
+          ? {namespace: this.elector.config.namespace, name: this.elector.config.name}
+          : undefined,
       readsKcmLease: !this.opts.dryRun && builtinBinderEnabled(this.opts.controllers),
     })
   }
@@ -192,7 +209,11 @@ export class LoopManager {
     const plugins = defaultVolumePluginMgr(opts)
     const events = opts.events && !opts.dryRun ? new EventSink(this.api) : undefined
     const volumePlugins = opts.dryRun ? undefined : this.liveVolumePlugins(events)
-    deps.log.info(opts.dryRun ? 'Dry run: planning only, nothing is written' : 'Starting', {mode: opts.mode, server: deps.clients.server, context: deps.clients.contextName})
+    deps.log.info(opts.dryRun ? 'Dry run: planning only, nothing is written' : 'Starting', {
+      mode: opts.mode,
+      server: deps.clients.server,
+      context: deps.clients.contextName,
+    })
     // What both loops take: the engine's settings, the scope, and whether and until when they may write.
     const common = {
       gates: deps.gates,
@@ -205,9 +226,33 @@ export class LoopManager {
       signal: this.stop.signal,
       allowMassRelease: opts.allowMassRelease,
     }
-    const loopDeps = {api: this.api, log: deps.log, metrics: this.metrics, audit: this.audit, events, plugins: volumePlugins}
-    if (opts.mode === 'watch') await this.watch(new PersistentVolumeLoop({...common, resyncMs: opts.resyncMs, relistMs: opts.relistMs, onResync: this.checkBinder}, {...loopDeps, watchApi: deps.clients.watchApi}))
-    else await this.everyInterval(new IntervalLoop({...common, intervalMs: present(opts.intervalMs, 'loop options of the interval mode have its interval'), concurrency: opts.concurrency, beforeSync: this.checkBinder}, loopDeps))
+    const loopDeps = {
+      api: this.api,
+      log: deps.log,
+      metrics: this.metrics,
+      audit: this.audit,
+      events,
+      plugins: volumePlugins,
+    }
+    if (opts.mode === 'watch')
+      await this.watch(
+        new PersistentVolumeLoop(
+          {...common, resyncMs: opts.resyncMs, relistMs: opts.relistMs, onResync: this.checkBinder},
+          {...loopDeps, watchApi: deps.clients.watchApi},
+        ),
+      )
+    else
+      await this.everyInterval(
+        new IntervalLoop(
+          {
+            ...common,
+            intervalMs: present(opts.intervalMs, 'loop options of the interval mode have its interval'),
+            concurrency: opts.concurrency,
+            beforeSync: this.checkBinder,
+          },
+          loopDeps,
+        ),
+      )
   }
 
   /** The volume plugins' pods and PV objects are writes like any other: fenced by leadership. */
@@ -221,10 +266,21 @@ export class LoopManager {
         // The recycler pod's events, relayed on the volume as the controller's recycler event recorder does.
         onPodEvent: (volume, e) => {
           const name = volume.metadata.name ?? ''
-          void events?.record(
-            {object: refOfVolume(name), type: e.type === 'Warning' ? 'Warning' : 'Normal', reason: Events.RecyclerPod, message: `Recycler pod: ${e.message}`, count: 1, sync: `pv/${name}`},
-            {uid: volume.metadata.uid, resourceVersion: volume.metadata.resourceVersion},
-          ).catch((err: unknown) => log.v(2).info('Could not record event', {reason: Events.RecyclerPod, object: `pv/${name}`, err}))
+          void events
+            ?.record(
+              {
+                object: refOfVolume(name),
+                type: e.type === 'Warning' ? 'Warning' : 'Normal',
+                reason: Events.RecyclerPod,
+                message: `Recycler pod: ${e.message}`,
+                count: 1,
+                sync: `pv/${name}`,
+              },
+              {uid: volume.metadata.uid, resourceVersion: volume.metadata.resourceVersion},
+            )
+            .catch((err: unknown) =>
+              log.v(2).info('Could not record event', {reason: Events.RecyclerPod, object: `pv/${name}`, err}),
+            )
         },
       }),
     }
@@ -235,7 +291,8 @@ export class LoopManager {
     this.loop = loop
     try {
       await startOrStop(loop.start(), this.stop.signal)
-      if (!this.stop.signal.aborted) await new Promise<void>((resolve) => this.stop.signal.addEventListener('abort', () => resolve(), {once: true}))
+      if (!this.stop.signal.aborted)
+        await new Promise<void>((resolve) => this.stop.signal.addEventListener('abort', () => resolve(), {once: true}))
     } finally {
       this.stop.abort()
       await loop.stop(1000)

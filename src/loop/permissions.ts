@@ -34,7 +34,13 @@ export function loopPermissions(o: LoopPermissionOptions): ResourceAttributes[] 
     out.push({verb: 'get', group: '', resource: 'persistentvolumeclaims', ...ns})
     for (const subresource of [undefined, 'status']) {
       out.push({verb: 'update', group: '', resource: 'persistentvolumes', ...(subresource ? {subresource} : {})})
-      out.push({verb: 'update', group: '', resource: 'persistentvolumeclaims', ...(subresource ? {subresource} : {}), ...ns})
+      out.push({
+        verb: 'update',
+        group: '',
+        resource: 'persistentvolumeclaims',
+        ...(subresource ? {subresource} : {}),
+        ...ns,
+      })
     }
     if (o.events) {
       out.push({verb: 'create', group: '', resource: 'events'})
@@ -52,8 +58,22 @@ export function loopPermissions(o: LoopPermissionOptions): ResourceAttributes[] 
   if (o.lease !== undefined) {
     // create cannot be limited to a name (the object has none yet when RBAC decides); get and update are.
     out.push({verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: o.lease.namespace})
-    for (const verb of ['get', 'update']) out.push({verb, group: 'coordination.k8s.io', resource: 'leases', namespace: o.lease.namespace, name: o.lease.name})
+    for (const verb of ['get', 'update'])
+      out.push({
+        verb,
+        group: 'coordination.k8s.io',
+        resource: 'leases',
+        namespace: o.lease.namespace,
+        name: o.lease.name,
+      })
   }
-  if (o.readsKcmLease) out.push({verb: 'get', group: 'coordination.k8s.io', resource: 'leases', namespace: KCM_LEASE.namespace, name: KCM_LEASE.name})
+  if (o.readsKcmLease)
+    out.push({
+      verb: 'get',
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace: KCM_LEASE.namespace,
+      name: KCM_LEASE.name,
+    })
   return out
 }

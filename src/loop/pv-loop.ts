@@ -34,8 +34,25 @@ import type {Logger} from '../log.js'
 import {present} from '../engine/api/invariant.js'
 import type {FeatureGates} from '../engine/api/feature-gates.js'
 import type {VolumePluginMgr} from '../engine/controller/volume-plugins.js'
-import {claimKey, claimRefKey, type ClusterState, type LabelSelector, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../engine/api/model.js'
-import {type Action, type ObjectRef, type PlannedEvent, refKey, refOfClaim, refOfVolume} from '../engine/simulation/plan.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type LabelSelector,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from '../engine/api/model.js'
+import {
+  type Action,
+  type ObjectRef,
+  type PlannedEvent,
+  refKey,
+  refOfClaim,
+  refOfVolume,
+} from '../engine/simulation/plan.js'
 import {reconcile, type ReconcileResult, scopePredicate} from '../engine/simulation/reconcile.js'
 import {PodsByClaim, stateForSync, type SyncSources, VolumeCache} from '../engine/simulation/sync-slice.js'
 import {countBoundVolumes, MASS_RELEASE_WINDOW_MS, ReleaseBudget} from '../executor/destruction-guard.js'
@@ -120,7 +137,12 @@ const NONE_RUNNING: ReadonlySet<string> = new Set()
  * storeObjectUpdate: false when `obj` is older than the cached version (the same version passes: periodic
  * syncs). `old`: what the store holds under `key`, when the caller has looked it up already.
  */
-export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(store: Map<string, T>, key: string, obj: T, old: T | undefined = store.get(key)): boolean {
+export function storeObjectUpdate<T extends {metadata: {resourceVersion?: string}}>(
+  store: Map<string, T>,
+  key: string,
+  obj: T,
+  old: T | undefined = store.get(key),
+): boolean {
   if (old === obj) {
     // The very object cached (a resync's sync of an object unchanged): nothing to store, nor to index again.
     return true
@@ -201,7 +223,11 @@ export class PersistentVolumeLoop {
       ...common,
       resource: 'persistentvolumes',
       list: (p) => api.listVolumes(p),
-      handlers: {onAdd: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v)), onUpdate: (o, v, key) => this.enqueueVolume(v, key, laneOf(o, v)), onDelete: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v))},
+      handlers: {
+        onAdd: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v)),
+        onUpdate: (o, v, key) => this.enqueueVolume(v, key, laneOf(o, v)),
+        onDelete: (v, key) => this.enqueueVolume(v, key, laneOf(undefined, v)),
+      },
     })
     this.claimInformer = new Informer<Wire<PersistentVolumeClaim>>({
       ...common,
@@ -210,19 +236,37 @@ export class PersistentVolumeLoop {
       labelSelector: opts.labelSelectorText,
       list: (p) => api.listClaims(opts.namespace, p),
       // The informer's key of a claim is its claim key ("namespace/name"): the very string its store holds.
-      handlers: {onAdd: (c, key) => this.claimQueue.add(key, laneOf(undefined, c)), onUpdate: (o, c, key) => this.claimQueue.add(key, laneOf(o, c)), onDelete: (c, key) => this.claimQueue.add(key, laneOf(undefined, c))},
+      handlers: {
+        onAdd: (c, key) => this.claimQueue.add(key, laneOf(undefined, c)),
+        onUpdate: (o, c, key) => this.claimQueue.add(key, laneOf(o, c)),
+        onDelete: (c, key) => this.claimQueue.add(key, laneOf(undefined, c)),
+      },
     })
-    this.classInformer = new Informer<Wire<StorageClass>>({...common, resource: 'storageclasses', list: (p) => api.listClasses(p)})
+    this.classInformer = new Informer<Wire<StorageClass>>({
+      ...common,
+      resource: 'storageclasses',
+      list: (p) => api.listClasses(p),
+    })
     const pods = this.podsByClaim
     this.podInformer = new Informer<Wire<Pod>>({
       ...common,
       resource: 'pods',
       namespace: opts.namespace,
       list: (p) => api.listPods(opts.namespace, p),
-      handlers: {onAdd: (pod) => pods.set(pod), onUpdate: (old, pod) => pods.set(pod, old), onDelete: (pod) => pods.delete(pod)},
+      handlers: {
+        onAdd: (pod) => pods.set(pod),
+        onUpdate: (old, pod) => pods.set(pod, old),
+        onDelete: (pod) => pods.delete(pod),
+      },
     })
     this.nodeInformer = new Informer<Wire<Node>>({...common, resource: 'nodes', list: (p) => api.listNodes(p)})
-    this.sources = {volumes: this.volumes, claims: this.claims, classes: this.classInformer.store, nodes: this.nodeInformer.store, pods}
+    this.sources = {
+      volumes: this.volumes,
+      claims: this.claims,
+      classes: this.classInformer.store,
+      nodes: this.nodeInformer.store,
+      pods,
+    }
   }
 
   /** A volume in scope, or one the controller's cache holds (it may have left the scope: synced once more). */
@@ -258,7 +302,10 @@ export class PersistentVolumeLoop {
     this.started = true
     log.info('Caches are synced', {volumes: this.volumes.size, claims: this.claims.size})
     this.deps.metrics.collect(this)
-    this.workers = [this.worker(this.volumeQueue, (k) => this.processVolume(k)), this.worker(this.claimQueue, (k) => this.processClaim(k))]
+    this.workers = [
+      this.worker(this.volumeQueue, (k) => this.processVolume(k)),
+      this.worker(this.claimQueue, (k) => this.processClaim(k)),
+    ]
     this.scheduleResync()
     this.scheduleRelist()
   }
@@ -275,23 +322,42 @@ export class PersistentVolumeLoop {
     let timer: NodeJS.Timeout | undefined
     const grace = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), graceMs)))
     // The operations in the background end too: the signal stops their waiting for a plugin's pod.
-    const result = await Promise.race([Promise.all([...this.workers, ...this.running.values()]).then(() => 'done' as const), grace])
+    const result = await Promise.race([
+      Promise.all([...this.workers, ...this.running.values()]).then(() => 'done' as const),
+      grace,
+    ])
     clearTimeout(timer)
-    if (result === 'timeout') this.deps.log.info('Workers still busy at shutdown; leaving them', {graceMs, operations: this.running.size})
+    if (result === 'timeout')
+      this.deps.log.info('Workers still busy at shutdown; leaving them', {graceMs, operations: this.running.size})
     await informers
     this.deps.log.info('Shutting down controller', {controller: 'persistentvolume-binder-controller'})
   }
 
   private scheduleResync(): void {
-    this.repeat(this.opts.resyncMs, () => this.resync(), 'Resync failed', (t) => (this.resyncTimer = t))
+    this.repeat(
+      this.opts.resyncMs,
+      () => this.resync(),
+      'Resync failed',
+      (t) => (this.resyncTimer = t),
+    )
   }
 
   private scheduleRelist(): void {
-    this.repeat(this.opts.relistMs ?? 0, () => this.relist(), 'Relist failed', (t) => (this.relistTimer = t))
+    this.repeat(
+      this.opts.relistMs ?? 0,
+      () => this.relist(),
+      'Relist failed',
+      (t) => (this.relistTimer = t),
+    )
   }
 
   /** Runs `run` every `periodMs` after the last run ended (never when 0), until stop(). */
-  private repeat(periodMs: number, run: () => Promise<void>, failed: string, keep: (timer: NodeJS.Timeout) => void): void {
+  private repeat(
+    periodMs: number,
+    run: () => Promise<void>,
+    failed: string,
+    keep: (timer: NodeJS.Timeout) => void,
+  ): void {
     if (this.stopped || periodMs <= 0) return
     const timer = setTimeout(() => {
       void run()
@@ -363,7 +429,11 @@ export class PersistentVolumeLoop {
   }
 
   /** One key: done when this returns, or when the promise it returns settles (a sync that writes). */
-  private processKey(queue: WorkQueue<SyncMemo>, process: (key: string) => Promise<void> | undefined, key: string): Promise<void> | undefined {
+  private processKey(
+    queue: WorkQueue<SyncMemo>,
+    process: (key: string) => Promise<void> | undefined,
+    key: string,
+  ): Promise<void> | undefined {
     let pending: Promise<void> | undefined
     try {
       pending = process(key)
@@ -438,11 +508,22 @@ export class PersistentVolumeLoop {
    * One sync of one object (`cached`, as just stored in the controller's cache): planned (done when this
    * returns), or planned and written (done when the promise it returns settles).
    */
-  private syncOne(ref: ObjectRef, queue: WorkQueue<SyncMemo>, key: string, cached: PersistentVolume | PersistentVolumeClaim): Promise<void> | undefined {
+  private syncOne(
+    ref: ObjectRef,
+    queue: WorkQueue<SyncMemo>,
+    key: string,
+    cached: PersistentVolume | PersistentVolumeClaim,
+  ): Promise<void> | undefined {
     if (this.opts.signal.aborted) return undefined
     const memo = queue.memo(key) ?? newMemo(queue, key)
     // A claim's queue key is its claim key.
-    const state = stateForSync(this.sources, ref, this.opts.gates, cached, ref.kind === 'PersistentVolumeClaim' ? key : undefined)
+    const state = stateForSync(
+      this.sources,
+      ref,
+      this.opts.gates,
+      cached,
+      ref.kind === 'PersistentVolumeClaim' ? key : undefined,
+    )
     this.syncs++
     const runningOperations = this.running.size === 0 ? NONE_RUNNING : new Set(this.running.keys())
     // The sync's plan: all there is to it when not writing; else the executor's first, which also says
@@ -452,14 +533,22 @@ export class PersistentVolumeLoop {
     // has not changed asks the engine nothing.
     const writing = this.opts.writing()
     const planned = this.plans.plan(memo, state, runningOperations, writing, () =>
-      reconcile(state, {gates: this.opts.gates, plugins: this.opts.plugins, targets: [ref], maxRounds: 1, runningOperations, matching: 'scan'}),
+      reconcile(state, {
+        gates: this.opts.gates,
+        plugins: this.opts.plugins,
+        targets: [ref],
+        maxRounds: 1,
+        runningOperations,
+        matching: 'scan',
+      }),
     )
     if (!writing) {
       this.deps.audit.plannedIn(memo, planned.actions)
       this.deps.metrics.synced(queue.name, 'planned')
       // Its fields only for a log that prints them: most syncs are below the verbosity.
       const level = planned.actions.length > 0 ? 2 : 4
-      if (this.deps.log.enabled(level)) this.deps.log.v(level).info('Synced (planned only)', {sync: refKey(ref), actions: planned.actions.length})
+      if (this.deps.log.enabled(level))
+        this.deps.log.v(level).info('Synced (planned only)', {sync: refKey(ref), actions: planned.actions.length})
       queue.forget(key)
       return undefined
     }
@@ -484,11 +573,19 @@ export class PersistentVolumeLoop {
       for (const name of operations) this.running.set(name, run)
       return undefined
     }
-    return this.execute(ref, state, runningOperations, planned).then((result) => this.finishSync(sync, memo, result, queue, key))
+    return this.execute(ref, state, runningOperations, planned).then((result) =>
+      this.finishSync(sync, memo, result, queue, key),
+    )
   }
 
   /** One sync written by the executor; with the volume plugins, their operations carried out to the end. */
-  private execute(ref: ObjectRef, state: ClusterState, runningOperations: ReadonlySet<string>, firstPlan: ReconcileResult, plugins?: LoopPlugins): Promise<ExecuteResult> {
+  private execute(
+    ref: ObjectRef,
+    state: ClusterState,
+    runningOperations: ReadonlySet<string>,
+    firstPlan: ReconcileResult,
+    plugins?: LoopPlugins,
+  ): Promise<ExecuteResult> {
     return executeSync(this.deps.api, state, {
       firstPlan,
       gates: this.opts.gates,
@@ -513,7 +610,13 @@ export class PersistentVolumeLoop {
   }
 
   /** What follows a sync carried out: the cache, the audit stream, metrics, events, and the queue. */
-  private async finishSync(sync: string, memo: SyncMemo, result: ExecuteResult, queue: WorkQueue<SyncMemo>, key: string): Promise<void> {
+  private async finishSync(
+    sync: string,
+    memo: SyncMemo,
+    result: ExecuteResult,
+    queue: WorkQueue<SyncMemo>,
+    key: string,
+  ): Promise<void> {
     // storeVolumeUpdate / storeClaimUpdate of what was written (and re-read on a conflict).
     for (const r of new Set(result.actions.map((a) => refKey(a.object)))) this.cacheFrom(result.state, r)
     this.deps.audit.executedIn(memo, result.actions)
@@ -523,21 +626,36 @@ export class PersistentVolumeLoop {
     const failed = result.failed || result.errors.length > 0
     for (const r of result.refusals) {
       // Logged and skipped, never carried out: the next sync of the object decides again on what it reads then.
-      this.deps.log.error('Double-check stopped a destructive step', {sync, action: r.action, object: refKey(r.object), reason: r.reason})
+      this.deps.log.error('Double-check stopped a destructive step', {
+        sync,
+        action: r.action,
+        object: refKey(r.object),
+        reason: r.reason,
+      })
     }
     this.deps.metrics.synced(queue.name, failed ? 'error' : 'ok')
     const written = result.actions.filter((a) => a.outcome === 'written' || a.outcome === 'conflict-replanned').length
-    this.deps.log.v(written > 0 || failed ? 2 : 4).info('Synced', {sync, writes: written, errors: result.errors.map((e) => e.message), failed: result.failed || undefined})
+    this.deps.log.v(written > 0 || failed ? 2 : 4).info('Synced', {
+      sync,
+      writes: written,
+      errors: result.errors.map((e) => e.message),
+      failed: result.failed || undefined,
+    })
     if (failed && !this.opts.signal.aborted) queue.addRateLimited(key)
     else queue.forget(key)
   }
 
   /** storeObjectUpdate into the controller's cache, counting a change (not the very object stored again). */
-  private store<T extends PersistentVolume | PersistentVolumeClaim>(store: Map<string, T>, key: string, obj: T): boolean {
+  private store<T extends PersistentVolume | PersistentVolumeClaim>(
+    store: Map<string, T>,
+    key: string,
+    obj: T,
+  ): boolean {
     const before = store.get(key)
     const stored = storeObjectUpdate(store, key, obj, before)
     const rv = obj.metadata.resourceVersion
-    if (stored && before !== obj && (rv === undefined || rv === '' || before?.metadata.resourceVersion !== rv)) this.generation++
+    if (stored && before !== obj && (rv === undefined || rv === '' || before?.metadata.resourceVersion !== rv))
+      this.generation++
     else {
       // Older than the cached one, the very object, or the same version of it (a relist): the same content.
     }
@@ -545,7 +663,9 @@ export class PersistentVolumeLoop {
   }
 
   private cacheFrom(state: ClusterState, ref: string): void {
-    const obj = ref.startsWith('pv/') ? state.volumes.find((o) => o.metadata.name === ref.slice(3)) : state.claims.find((o) => claimKey(o) === ref.slice(4))
+    const obj = ref.startsWith('pv/')
+      ? state.volumes.find((o) => o.metadata.name === ref.slice(3))
+      : state.claims.find((o) => claimKey(o) === ref.slice(4))
     if (obj !== undefined) this.cacheObject(obj)
   }
 
@@ -566,9 +686,15 @@ export class PersistentVolumeLoop {
 
   private async recordEvents(events: readonly PlannedEvent[]): Promise<void> {
     for (const e of events) {
-      const obj = e.object.kind === 'PersistentVolume' ? this.volumes.get(e.object.name) : this.claims.get(`${e.object.namespace}/${e.object.name}`)
+      const obj =
+        e.object.kind === 'PersistentVolume'
+          ? this.volumes.get(e.object.name)
+          : this.claims.get(`${e.object.namespace}/${e.object.name}`)
       try {
-        await present(this.deps.events, 'events are recorded only with a recorder').record(e, {uid: obj?.metadata.uid, resourceVersion: obj?.metadata.resourceVersion})
+        await present(this.deps.events, 'events are recorded only with a recorder').record(e, {
+          uid: obj?.metadata.uid,
+          resourceVersion: obj?.metadata.resourceVersion,
+        })
       } catch (err) {
         this.deps.log.v(2).info('Could not record event', {reason: e.reason, object: refKey(e.object), err})
       }
@@ -586,9 +712,15 @@ export class PersistentVolumeLoop {
 
   /** operationTimestamps.AddIfNotExist of a provisioning or a deletion an action starts. */
   private noteOperationStart(a: Action): void {
-    const operation = a.action === 'provision' || a.action === 'set-provisioner' ? 'provision' : a.action === 'delete' ? 'delete' : undefined
+    const operation =
+      a.action === 'provision' || a.action === 'set-provisioner'
+        ? 'provision'
+        : a.action === 'delete'
+          ? 'delete'
+          : undefined
     const key = refKey(a.object)
-    if (operation !== undefined && !this.operations.has(key)) this.operations.set(key, {plugin: this.pluginOf(a.object), operation, startedMs: this.now()})
+    if (operation !== undefined && !this.operations.has(key))
+      this.operations.set(key, {plugin: this.pluginOf(a.object), operation, startedMs: this.now()})
   }
 
   private operationFinishedIfBound(claim: PersistentVolumeClaim): void {

@@ -8,7 +8,12 @@ import {kubectlTable, type TableLayout} from './kubectl-table.js'
 type VolumeMeasure = 'bound' | 'available' | 'released' | 'failed'
 
 /** The bar's segments, in order, each its glyph and its colour. */
-const SEGMENTS: ReadonlyArray<{measure: VolumeMeasure; glyph: string; label: string; colour: (p: Palette) => (s: string) => string}> = [
+const SEGMENTS: ReadonlyArray<{
+  measure: VolumeMeasure
+  glyph: string
+  label: string
+  colour: (p: Palette) => (s: string) => string
+}> = [
   {measure: 'bound', glyph: '█', label: 'bound', colour: (p) => p.green},
   {measure: 'available', glyph: '▒', label: 'available', colour: (p) => p.cyan},
   {measure: 'released', glyph: '▓', label: 'released (data kept)', colour: (p) => p.yellow},
@@ -19,7 +24,12 @@ const SEGMENTS: ReadonlyArray<{measure: VolumeMeasure; glyph: string; label: str
 export const BAR_CELLS = 24
 
 /** `by`: whose rows they are (the first column's header). Empty when there are no rows. */
-export function renderCapacityBars(rows: readonly CapacityRow[], by: 'class' | 'namespace', palette: Palette, layout: TableLayout = {}): string {
+export function renderCapacityBars(
+  rows: readonly CapacityRow[],
+  by: 'class' | 'namespace',
+  palette: Palette,
+  layout: TableLayout = {},
+): string {
   if (rows.length === 0) return ''
   const total = (row: CapacityRow) => SEGMENTS.reduce((n, s) => n + row[s.measure], 0)
   const max = Math.max(1, ...rows.map(total))
@@ -30,7 +40,15 @@ export function renderCapacityBars(rows: readonly CapacityRow[], by: 'class' | '
     ...SEGMENTS.map((s) => formatBytes(row[s.measure])),
     bar(row, max, palette),
   ])
-  const head = [by === 'class' ? 'CLASS' : 'NAMESPACE', 'REQUESTED', 'BOUND', 'AVAILABLE', 'RELEASED', 'FAILED', 'VOLUMES']
+  const head = [
+    by === 'class' ? 'CLASS' : 'NAMESPACE',
+    'REQUESTED',
+    'BOUND',
+    'AVAILABLE',
+    'RELEASED',
+    'FAILED',
+    'VOLUMES',
+  ]
   return `${palette.bold(`Capacity by ${by}:`)} ${legend}\n${kubectlTable(head, body, layout)}`
 }
 

@@ -3,19 +3,36 @@
 // heading naming its context and the usual audit (audit-table.ts). PURE.
 import {isUnread} from '../engine/audit/fleet.js'
 import type {AuditReport} from '../engine/audit/report.js'
-import {auditFindingBlocks, auditSummaryLine, capacityBlocks, CODES_LINE, findingCounts, ignoredCount, type CapacityView} from './audit-table.js'
+import {
+  auditFindingBlocks,
+  auditSummaryLine,
+  capacityBlocks,
+  CODES_LINE,
+  findingCounts,
+  ignoredCount,
+  type CapacityView,
+} from './audit-table.js'
 import type {Palette} from './color.js'
 import {kubectlTable, type TableLayout} from './kubectl-table.js'
 
 const UNKNOWN = '<unknown>'
 
 /** `layout`: --no-headers, and the terminal the tables are fitted to; `capacity`: each section's bars, as for one cluster. */
-export function renderAuditFleetTable(reports: readonly AuditReport[], palette: Palette, layout: TableLayout = {}, capacity: CapacityView = 'none'): string {
+export function renderAuditFleetTable(
+  reports: readonly AuditReport[],
+  palette: Palette,
+  layout: TableLayout = {},
+  capacity: CapacityView = 'none',
+): string {
   const blocks: string[] = reports.length > 1 ? [fleetSummary(reports), clustersTable(reports, layout)] : []
   for (const r of reports) {
     // The section is the audit of one cluster but for where the codes are described, said once at the end.
     const summary = sectionSummaryLine(r)
-    blocks.push(`${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`, ...capacityBlocks(r, palette, layout, capacity), ...auditFindingBlocks(r, palette, layout))
+    blocks.push(
+      `${palette.bold(`=== context ${r.context ?? ''} ===`)}\n${summary}`,
+      ...capacityBlocks(r, palette, layout, capacity),
+      ...auditFindingBlocks(r, palette, layout),
+    )
   }
   if (reports.some((r) => r.findings.length > 0)) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
@@ -23,14 +40,23 @@ export function renderAuditFleetTable(reports: readonly AuditReport[], palette: 
 
 /** A cluster's summary line: the audit's, or that it could not be read. */
 export function sectionSummaryLine(r: AuditReport): string {
-  return isUnread(r) ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.` : auditSummaryLine(r)
+  return isUnread(r)
+    ? `Audit: the cluster could not be read, nothing of it was audited; ${findingCounts(r.summary.findings, ignoredCount(r.summary))}.`
+    : auditSummaryLine(r)
 }
 
 function fleetSummary(reports: readonly AuditReport[]): string {
   const total = (pick: (r: AuditReport) => number) => reports.reduce((n, r) => n + pick(r), 0)
   const unread = reports.filter(isUnread).length
-  const found = {error: total((r) => r.summary.findings.error), warning: total((r) => r.summary.findings.warning), info: total((r) => r.summary.findings.info)}
-  const counts = findingCounts(found, total((r) => ignoredCount(r.summary)))
+  const found = {
+    error: total((r) => r.summary.findings.error),
+    warning: total((r) => r.summary.findings.warning),
+    info: total((r) => r.summary.findings.info),
+  }
+  const counts = findingCounts(
+    found,
+    total((r) => ignoredCount(r.summary)),
+  )
   const writes = total((r) => r.summary.plannedWrites)
   return (
     `Fleet: ${reports.length} clusters${unread > 0 ? ` (${unread} not read)` : ''}; ${counts}; ` +
@@ -53,5 +79,9 @@ function clustersTable(reports: readonly AuditReport[], layout: TableLayout): st
       read ? String(s.plannedWrites) : UNKNOWN,
     ]
   })
-  return kubectlTable(['CONTEXT', 'STATUS', 'HEALTHY CLAIMS', 'HEALTHY VOLUMES', 'ERRORS', 'WARNINGS', 'INFO', 'WRITES'], rows, {noHeaders: layout.noHeaders})
+  return kubectlTable(
+    ['CONTEXT', 'STATUS', 'HEALTHY CLAIMS', 'HEALTHY VOLUMES', 'ERRORS', 'WARNINGS', 'INFO', 'WRITES'],
+    rows,
+    {noHeaders: layout.noHeaders},
+  )
 }

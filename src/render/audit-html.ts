@@ -4,8 +4,23 @@
 // severity and code with their evidence, fix and pointer picture, filterable; a fleet's table of clusters
 // first. Every string from the cluster goes through escapeHtml.
 import {present} from '../engine/api/invariant.js'
-import {formatBytes, CAPACITY_MEASURES, type AuditCapacity, type CapacityMeasure, type CapacityRow} from '../engine/audit/capacity.js'
-import {FINDING_CODES, objectKey, objectName, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from '../engine/audit/findings.js'
+import {
+  formatBytes,
+  CAPACITY_MEASURES,
+  type AuditCapacity,
+  type CapacityMeasure,
+  type CapacityRow,
+} from '../engine/audit/capacity.js'
+import {
+  FINDING_CODES,
+  objectKey,
+  objectName,
+  SEVERITIES,
+  type Finding,
+  type FindingCode,
+  type FindingObject,
+  type Severity,
+} from '../engine/audit/findings.js'
 import type {PointerArrow, PointerNode, PointerPicture} from '../engine/audit/pointers.js'
 import type {AuditReport} from '../engine/audit/report.js'
 import {isUnread} from '../engine/audit/fleet.js'
@@ -36,7 +51,9 @@ const MEASURE_LABELS: Record<CapacityMeasure, string> = {
 /** The page, in chunks (one per cluster section): a fleet's page is as large as its clusters' together. */
 export function auditHtmlChunks(reports: readonly AuditReport[], opts: AuditHtmlOptions): string[] {
   const fleet = reports.length > 1 || reports.some((r) => r.context !== undefined)
-  const title = fleet ? `pvctl audit: ${reports.length} cluster${reports.length === 1 ? '' : 's'}` : `pvctl audit${reports[0]?.context !== undefined ? `: ${reports[0].context}` : ''}`
+  const title = fleet
+    ? `pvctl audit: ${reports.length} cluster${reports.length === 1 ? '' : 's'}`
+    : `pvctl audit${reports[0]?.context !== undefined ? `: ${reports[0].context}` : ''}`
   const head = [
     '<!DOCTYPE html>',
     '<html lang="en">',
@@ -112,7 +129,9 @@ function clusterSection(r: AuditReport, fleet: boolean, pageSize: number, origin
     `<section class="cluster" id="${id}"${r.context !== undefined ? ` data-context="${escapeHtml(r.context)}"` : ''}>`,
     heading,
     // A cluster not read has no summary to give beyond its line, nor any capacity.
-    isUnread(r) ? `<section class="summary"><p class="line">${escapeHtml(sectionSummaryLine(r))}</p></section>` : summary(r, origin),
+    isUnread(r)
+      ? `<section class="summary"><p class="line">${escapeHtml(sectionSummaryLine(r))}</p></section>`
+      : summary(r, origin),
     r.capacity !== undefined && !isUnread(r) ? capacityChart(r.capacity) : '',
     findings(r, pageSize),
     '</section>',
@@ -123,15 +142,50 @@ function clusterSection(r: AuditReport, fleet: boolean, pageSize: number, origin
 function summary(r: AuditReport, origin: string | undefined): string {
   const s = r.summary
   const phases = (counts: Record<string, number> | undefined) =>
-    counts === undefined || Object.keys(counts).length === 0 ? 'none' : Object.entries(counts).map(([phase, n]) => `${n} ${escapeHtml(phase === '' ? '(no phase)' : phase)}`).join(', ')
+    counts === undefined || Object.keys(counts).length === 0
+      ? 'none'
+      : Object.entries(counts)
+          .map(([phase, n]) => `${n} ${escapeHtml(phase === '' ? '(no phase)' : phase)}`)
+          .join(', ')
   const planned = Object.entries(r.plannedChanges).filter(([k, n]) => k !== 'writes' && n > 0)
   const items = [
-    r.context !== undefined ? ['Context', escapeHtml(r.context)] : ['Read from', escapeHtml(origin ?? 'the snapshot or the current context')],
-    ...(r.kubernetesVersion !== undefined ? [['Decided as', `<span data-kubernetes-version="${escapeHtml(r.kubernetesVersion.version)}">Kubernetes ${escapeHtml(r.kubernetesVersion.version)}</span> (${escapeHtml(describeSource(r.kubernetesVersion))})`]] : []),
-    ['Claims', `<span data-count="claims">${s.claims}</span> (${s.healthyClaims} healthy): ${phases(r.capacity?.claimPhases)}`],
-    ['Volumes', `<span data-count="volumes">${s.volumes}</span> (${s.healthyVolumes} healthy): ${phases(r.capacity?.volumePhases)}`],
-    ['Findings', SEVERITIES.map((sev) => `<span class="sev-${sev}"><span data-count="${sev}">${s.findings[sev]}</span> ${sev}${sev !== 'info' && s.findings[sev] !== 1 ? 's' : ''}</span>`).join(', ') + (Object.keys(s.ignored).length > 0 ? `; silenced: ${Object.entries(s.ignored).map(([c, n]) => `${n} ${escapeHtml(c)}`).join(', ')}` : '')],
-    ['Planned changes', s.plannedWrites === 0 ? 'none: the controller would change nothing' : `<span data-count="writes">${s.plannedWrites}</span> writes (pvctl sync --dry-run shows them): ${planned.map(([k, n]) => `${escapeHtml(k)} ${n}`).join(', ')}`],
+    r.context !== undefined
+      ? ['Context', escapeHtml(r.context)]
+      : ['Read from', escapeHtml(origin ?? 'the snapshot or the current context')],
+    ...(r.kubernetesVersion !== undefined
+      ? [
+          [
+            'Decided as',
+            `<span data-kubernetes-version="${escapeHtml(r.kubernetesVersion.version)}">Kubernetes ${escapeHtml(r.kubernetesVersion.version)}</span> (${escapeHtml(describeSource(r.kubernetesVersion))})`,
+          ],
+        ]
+      : []),
+    [
+      'Claims',
+      `<span data-count="claims">${s.claims}</span> (${s.healthyClaims} healthy): ${phases(r.capacity?.claimPhases)}`,
+    ],
+    [
+      'Volumes',
+      `<span data-count="volumes">${s.volumes}</span> (${s.healthyVolumes} healthy): ${phases(r.capacity?.volumePhases)}`,
+    ],
+    [
+      'Findings',
+      SEVERITIES.map(
+        (sev) =>
+          `<span class="sev-${sev}"><span data-count="${sev}">${s.findings[sev]}</span> ${sev}${sev !== 'info' && s.findings[sev] !== 1 ? 's' : ''}</span>`,
+      ).join(', ') +
+        (Object.keys(s.ignored).length > 0
+          ? `; silenced: ${Object.entries(s.ignored)
+              .map(([c, n]) => `${n} ${escapeHtml(c)}`)
+              .join(', ')}`
+          : ''),
+    ],
+    [
+      'Planned changes',
+      s.plannedWrites === 0
+        ? 'none: the controller would change nothing'
+        : `<span data-count="writes">${s.plannedWrites}</span> writes (pvctl sync --dry-run shows them): ${planned.map(([k, n]) => `${escapeHtml(k)} ${n}`).join(', ')}`,
+    ],
   ]
   return `<section class="summary"><h2 class="sr">Summary</h2><p class="line">${escapeHtml(sectionSummaryLine(r))}</p><dl>${items.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl></section>`
 }
@@ -146,7 +200,8 @@ const CHART_WIDTH = 640
  */
 function capacityChart(capacity: AuditCapacity): string {
   const rows = capacity.byClass
-  if (rows.length === 0) return '<section class="capacity"><h2>Capacity by storage class</h2><p>No claims or volumes.</p></section>'
+  if (rows.length === 0)
+    return '<section class="capacity"><h2>Capacity by storage class</h2><p>No claims or volumes.</p></section>'
   const max = Math.max(1, ...rows.flatMap((row) => CAPACITY_MEASURES.map((m) => row[m])))
   const barSpace = CHART_WIDTH - LABEL_WIDTH - 70
   const step = BAR_HEIGHT + 2
@@ -164,14 +219,19 @@ function capacityChart(capacity: AuditCapacity): string {
     return `<g class="class-row" data-class="${escapeHtml(row.name)}"><text class="k" x="0" y="${middle}">${escapeHtml(truncate(className(row.name), 22))}</text>${bars.join('')}</g>`
   })
   const height = y
-  const legend = CAPACITY_MEASURES.map((m) => `<span class="key"><i class="m-${m}"></i>${MEASURE_LABELS[m]}</span>`).join(' ')
+  const legend = CAPACITY_MEASURES.map(
+    (m) => `<span class="key"><i class="m-${m}"></i>${MEASURE_LABELS[m]}</span>`,
+  ).join(' ')
   const table = capacityTable(rows, 'Class', className)
   return `<section class="capacity"><h2>Capacity by storage class</h2><p class="legend">${legend}</p><svg class="chart" role="img" aria-label="Capacity by storage class" viewBox="0 0 ${CHART_WIDTH} ${height}" width="${CHART_WIDTH}" height="${height}">${groups.join('')}</svg>${table}</section>`
 }
 
 function capacityTable(rows: readonly CapacityRow[], first: string, nameOf: (name: string) => string): string {
   const head = `<tr><th>${first}</th><th>Claims</th><th>Volumes</th>${CAPACITY_MEASURES.map((m) => `<th>${MEASURE_LABELS[m]}</th>`).join('')}</tr>`
-  const body = rows.map((row) => `<tr><td>${escapeHtml(nameOf(row.name))}</td><td class="n" data-label="Claims">${row.claims}</td><td class="n" data-label="Volumes">${row.volumes}</td>${CAPACITY_MEASURES.map((m) => `<td class="n" data-label="${MEASURE_LABELS[m]}">${formatBytes(row[m])}</td>`).join('')}</tr>`)
+  const body = rows.map(
+    (row) =>
+      `<tr><td>${escapeHtml(nameOf(row.name))}</td><td class="n" data-label="Claims">${row.claims}</td><td class="n" data-label="Volumes">${row.volumes}</td>${CAPACITY_MEASURES.map((m) => `<td class="n" data-label="${MEASURE_LABELS[m]}">${formatBytes(row[m])}</td>`).join('')}</tr>`,
+  )
   return `<div class="scroll"><table class="capacity-table cards"><thead>${head}</thead><tbody>${body.join('')}</tbody></table></div>`
 }
 
@@ -185,7 +245,8 @@ function className(name: string): string {
  * shows them all, and without the script the first page is what there is to see on screen.
  */
 function findings(r: AuditReport, pageSize: number): string {
-  if (r.findings.length === 0) return '<section class="findings"><h2>Findings</h2><p class="clean">No findings.</p></section>'
+  if (r.findings.length === 0)
+    return '<section class="findings"><h2>Findings</h2><p class="clean">No findings.</p></section>'
   const namespaces = [...new Set(r.findings.map((f) => f.object.namespace ?? ''))].sort()
   const codes = [...new Set(r.findings.map((f) => f.code))].sort()
   const option = (value: string, label: string) => `<option value="${escapeHtml(value)}">${escapeHtml(label)}</option>`
@@ -217,10 +278,15 @@ function findings(r: AuditReport, pageSize: number): string {
       const articles = list.map((f) => findingArticle(f, r, anchors, later())).join('\n')
       return `<section class="group${firstOfGroup >= pageSize ? ' later' : ''}" data-code="${code}"><h4>${code} <span class="count" data-total="${list.length}">(${list.length})</span></h4><p class="meaning">${escapeHtml(FINDING_CODES[code as FindingCode].meaning)}</p>\n${articles}\n</section>`
     })
-    blocks.push(`<section class="severity sev-block-${severity}${firstOfSeverity >= pageSize ? ' later' : ''}" data-severity="${severity}"><h3 class="sev-${severity}">${HEADINGS[severity]} <span class="count" data-total="${found.length}">(${found.length})</span></h3>\n${groups.join('\n')}\n</section>`)
+    blocks.push(
+      `<section class="severity sev-block-${severity}${firstOfSeverity >= pageSize ? ' later' : ''}" data-severity="${severity}"><h3 class="sev-${severity}">${HEADINGS[severity]} <span class="count" data-total="${found.length}">(${found.length})</span></h3>\n${groups.join('\n')}\n</section>`,
+    )
   }
   const rest = r.findings.length - pageSize
-  const noscript = rest > 0 ? `<noscript><p>${rest} more finding${rest === 1 ? '' : 's'}: the page shows them with its script, and prints them all.</p></noscript>` : ''
+  const noscript =
+    rest > 0
+      ? `<noscript><p>${rest} more finding${rest === 1 ? '' : 's'}: the page shows them with its script, and prints them all.</p></noscript>`
+      : ''
   return `<section class="findings"><h2>Findings</h2>${filters}\n${blocks.join('\n')}\n${noscript}<p class="pager"><button type="button" class="more" hidden>Show more</button></p></section>`
 }
 
@@ -280,7 +346,9 @@ export function pointerSvg(p: PointerPicture): string {
   }
   const at = (id: string) => present(place.get(id), 'every arrow joins two nodes of the picture')
   const arrows = p.arrows.map((a) => arrowSvg(a, at(a.from), at(a.to)))
-  const width = Math.ceil(Math.max(...[...inRow.values()].map((n) => n * (NODE_W + H_GAP) - H_GAP + 4), ...arrows.map((a) => a.right + 4)))
+  const width = Math.ceil(
+    Math.max(...[...inRow.values()].map((n) => n * (NODE_W + H_GAP) - H_GAP + 4), ...arrows.map((a) => a.right + 4)),
+  )
   const height = rowsShown.length * (NODE_H + V_GAP) - V_GAP + 8
   const nodes = p.nodes.map((n) => nodeSvg(n, at(n.id)))
   const broken = p.arrows.filter((a) => a.state !== 'ok').length
@@ -292,15 +360,30 @@ export function pointerSvg(p: PointerPicture): string {
 function nodeSvg(n: PointerNode, at: {x: number; y: number}): string {
   const short = n.kind === 'Pod' ? 'pod' : n.kind === 'PersistentVolumeClaim' ? 'pvc' : 'pv'
   const title = n.name === '' ? 'no volume' : `${short}/${n.namespace !== undefined ? `${n.namespace}/` : ''}${n.name}`
-  const detail = n.kind === 'Pod' ? (n.nodeName !== undefined ? `on ${n.nodeName}` : 'not scheduled') : n.uid !== undefined ? `uid ${shortUid(n.uid)}` : undefined
-  const second = !n.exists ? (n.name === '' ? '(none)' : 'does not exist') : [n.phase, detail].filter((x) => x !== undefined).join(' · ')
+  const detail =
+    n.kind === 'Pod'
+      ? n.nodeName !== undefined
+        ? `on ${n.nodeName}`
+        : 'not scheduled'
+      : n.uid !== undefined
+        ? `uid ${shortUid(n.uid)}`
+        : undefined
+  const second = !n.exists
+    ? n.name === ''
+      ? '(none)'
+      : 'does not exist'
+    : [n.phase, detail].filter((x) => x !== undefined).join(' · ')
   // The end of an empty spec.volumeName is no volume at all, not a missing one: grey, not red.
   const cls = `node k-${short}${n.exists ? '' : n.name === '' ? ' none' : ' missing'}`
   return `<g class="${cls}" data-node="${escapeHtml(n.id)}"><title>${escapeHtml(title)}${n.uid !== undefined ? ` uid ${escapeHtml(n.uid)}` : ''}</title><rect x="${at.x}" y="${at.y}" width="${NODE_W}" height="${NODE_H}" rx="6"/><text x="${at.x + 8}" y="${at.y + 18}">${escapeHtml(truncate(title, 26))}</text><text class="sub" x="${at.x + 8}" y="${at.y + 35}">${escapeHtml(second)}</text></g>`
 }
 
 /** An arrow between two rows: its line (and cross), its label, and how far right the label reaches. */
-function arrowSvg(a: PointerArrow, from: {x: number; y: number}, to: {x: number; y: number}): {line: string; label: string; right: number} {
+function arrowSvg(
+  a: PointerArrow,
+  from: {x: number; y: number},
+  to: {x: number; y: number},
+): {line: string; label: string; right: number} {
   const down = to.y > from.y
   const x1 = from.x + ATTACH[a.field]
   const x2 = to.x + ATTACH[a.field]
@@ -309,7 +392,14 @@ function arrowSvg(a: PointerArrow, from: {x: number; y: number}, to: {x: number;
   const mx = (x1 + x2) / 2
   const my = (y1 + y2) / 2
   // The target's name is on its node: the label says the field and, for a claimRef, the uid it holds.
-  const text = truncate(a.field === 'spec.claimRef' ? `claimRef ${claimRefUid(a.label)}` : a.field === 'spec.volumeName' ? `volumeName ${a.label === '' ? '""' : a.label}` : 'volumes', LABEL_MAX)
+  const text = truncate(
+    a.field === 'spec.claimRef'
+      ? `claimRef ${claimRefUid(a.label)}`
+      : a.field === 'spec.volumeName'
+        ? `volumeName ${a.label === '' ? '""' : a.label}`
+        : 'volumes',
+    LABEL_MAX,
+  )
   const why = a.why !== undefined ? `: ${a.why}` : ''
   const cross = a.state === 'broken' ? `<text class="cross" x="${mx}" y="${my + 5}" text-anchor="middle">✕</text>` : ''
   // Right of the arrow's middle: a pair's two labels on two lines (volumeName above, claimRef below).
@@ -340,7 +430,12 @@ function truncate(s: string, n: number): string {
 // One set of arrow heads for every picture of the page.
 const MARKERS =
   '<svg class="defs" width="0" height="0" aria-hidden="true"><defs>' +
-  ['ok', 'broken', 'unset'].map((s) => `<marker id="head-${s}" class="head-${s}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z"/></marker>`).join('') +
+  ['ok', 'broken', 'unset']
+    .map(
+      (s) =>
+        `<marker id="head-${s}" class="head-${s}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z"/></marker>`,
+    )
+    .join('') +
   '</defs></svg>'
 
 const STYLE = `

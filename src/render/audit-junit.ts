@@ -62,11 +62,17 @@ interface Suite {
 
 function suiteOf(report: AuditReport, failOn: FailOn): Suite {
   const prefix = report.context !== undefined ? `${report.context}.` : ''
-  const cases = [planCase(report, prefix, failOn), ...objectsOf(report).map(({object, findings, silenced}) => objectCase(object, findings, silenced, failOn, prefix))]
+  const cases = [
+    planCase(report, prefix, failOn),
+    ...objectsOf(report).map(({object, findings, silenced}) => objectCase(object, findings, silenced, failOn, prefix)),
+  ]
   return {
     name: report.context ?? DEFAULT_SUITE,
     version: report.kubernetesVersion,
-    summary: [auditSummaryLine(report), ...(report.kubernetesVersion !== undefined ? [`${decidedAsLine(report.kubernetesVersion)}.`] : [])].join('\n'),
+    summary: [
+      auditSummaryLine(report),
+      ...(report.kubernetesVersion !== undefined ? [`${decidedAsLine(report.kubernetesVersion)}.`] : []),
+    ].join('\n'),
     cases,
     tests: cases.length,
     failures: cases.filter((c) => c.failures.length > 0).length,
@@ -80,15 +86,26 @@ function planCase(report: AuditReport, prefix: string, failOn: FailOn): Case {
   const body = Object.entries(report.plannedChanges)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n')
-  const failure = {message: `the controller would make ${writes} write${writes === 1 ? '' : 's'} first`, type: 'PlannedChanges', body: `${body}\nfix: pvctl sync --dry-run shows them, pvctl sync makes them`}
+  const failure = {
+    message: `the controller would make ${writes} write${writes === 1 ? '' : 's'} first`,
+    type: 'PlannedChanges',
+    body: `${body}\nfix: pvctl sync --dry-run shows them, pvctl sync makes them`,
+  }
   const planned = writes > 0 ? [failure] : []
   // --fail-on none: the plan is told, as a finding below the bar is, not failed.
   const fails = failOn !== 'none'
-  return {classname: `${prefix}pvctl`, name: 'the controller has nothing to change', failures: fails ? planned : [], out: fails ? [] : planned.map((f) => `${f.message}\n${f.body}`)}
+  return {
+    classname: `${prefix}pvctl`,
+    name: 'the controller has nothing to change',
+    failures: fails ? planned : [],
+    out: fails ? [] : planned.map((f) => `${f.message}\n${f.body}`),
+  }
 }
 
 /** Every object audited, in the report's order, then the ones only a finding names (classes), by key. */
-function objectsOf(report: AuditReport): Array<{object: FindingObject; findings: Finding[]; silenced: SilencedFinding[]}> {
+function objectsOf(
+  report: AuditReport,
+): Array<{object: FindingObject; findings: Finding[]; silenced: SilencedFinding[]}> {
   const byKey = new Map<string, {object: FindingObject; findings: Finding[]; silenced: SilencedFinding[]}>()
   const entry = (object: FindingObject) => {
     const key = objectKey(object)
@@ -106,23 +123,37 @@ function objectsOf(report: AuditReport): Array<{object: FindingObject; findings:
   return [...byKey.values()]
 }
 
-function objectCase(object: FindingObject, findings: readonly Finding[], silenced: readonly SilencedFinding[], failOn: FailOn, prefix: string): Case {
+function objectCase(
+  object: FindingObject,
+  findings: readonly Finding[],
+  silenced: readonly SilencedFinding[],
+  failOn: FailOn,
+  prefix: string,
+): Case {
   const failing = findings.filter((f) => failsAt(f.severity, failOn))
   const below = findings.filter((f) => !failsAt(f.severity, failOn))
-  const silencedText = silenced.map((s) => `${s.finding.code} (${s.by === 'ignore' ? '--ignore' : AUDIT_IGNORE_ANNOTATION})`)
+  const silencedText = silenced.map(
+    (s) => `${s.finding.code} (${s.by === 'ignore' ? '--ignore' : AUDIT_IGNORE_ANNOTATION})`,
+  )
   return {
     classname: `${prefix}${object.kind}`,
     name: objectName(object),
     failures: failing.map((f) => ({message: f.message, type: f.code, body: details(f)})),
     // Skipped: every finding of the object was silenced on purpose, none is left to pass or fail on.
     skipped: silenced.length > 0 && findings.length === 0 ? `silenced: ${silencedText.join(', ')}` : undefined,
-    out: [...below.map((f) => `${f.message}\n${details(f)}`), ...(silenced.length > 0 && findings.length > 0 ? [`silenced: ${silencedText.join(', ')}`] : [])],
+    out: [
+      ...below.map((f) => `${f.message}\n${details(f)}`),
+      ...(silenced.length > 0 && findings.length > 0 ? [`silenced: ${silencedText.join(', ')}`] : []),
+    ],
   }
 }
 
 /** A finding's code, severity, evidence and fix, one per line. */
 function details(f: Finding): string {
-  const evidence = Object.entries(f.evidence).map(([k, v]) => `  ${k}: ${v === null ? '<none>' : v === '' ? '""' : Array.isArray(v) ? v.join(', ') || '<none>' : String(v)}`)
+  const evidence = Object.entries(f.evidence).map(
+    ([k, v]) =>
+      `  ${k}: ${v === null ? '<none>' : v === '' ? '""' : Array.isArray(v) ? v.join(', ') || '<none>' : String(v)}`,
+  )
   return [`${f.code} (${f.severity})`, 'evidence:', ...evidence, `fix: ${f.fix}`].join('\n')
 }
 
@@ -143,7 +174,8 @@ function attrs(values: Record<string, string | number>): string {
 }
 
 /** Characters XML 1.0 cannot hold at all (C0 controls but tab and newlines, lone surrogates, U+FFFE/F). */
-const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const NOT_XML =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 /** Element text: markup characters escaped, characters XML cannot hold replaced by U+FFFD. */
 function text(s: string): string {

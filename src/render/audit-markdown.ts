@@ -22,8 +22,13 @@ function section(report: AuditReport): string {
   for (const severity of SEVERITIES) {
     const found = report.findings.filter((f) => f.severity === severity)
     if (found.length > 0) {
-      const rows = found.map((f) => `| ${code(f.code)} | ${code(objectName(f.object))} | ${inline(f.message)} | ${code(f.fix)} |`)
-      blocks.push(`### ${HEADINGS[severity]} (${found.length})`, ['| Code | Object | Message | Fix |', '| --- | --- | --- | --- |', ...rows].join('\n'))
+      const rows = found.map(
+        (f) => `| ${code(f.code)} | ${code(objectName(f.object))} | ${inline(f.message)} | ${code(f.fix)} |`,
+      )
+      blocks.push(
+        `### ${HEADINGS[severity]} (${found.length})`,
+        ['| Code | Object | Message | Fix |', '| --- | --- | --- | --- |', ...rows].join('\n'),
+      )
     } else {
       // No finding of this severity: no heading for it.
     }
@@ -33,7 +38,8 @@ function section(report: AuditReport): string {
   else {
     // Nothing silenced.
   }
-  if (report.findings.length > 0) blocks.push('Every code is described in `pvctl audit --help` (FINDING CODES) and `man pvctl-audit`.')
+  if (report.findings.length > 0)
+    blocks.push('Every code is described in `pvctl audit --help` (FINDING CODES) and `man pvctl-audit`.')
   else {
     // A clean audit: the summary line says it all.
   }
@@ -47,7 +53,12 @@ function silencedLine(report: AuditReport): string | undefined {
   if (codes.length === 0) return undefined
   const parts = codes.map((c) => {
     const byAnnotation = ignoredByAnnotation[c] ?? 0
-    const how = byAnnotation === 0 ? 'by --ignore' : byAnnotation === ignored[c] ? `by ${AUDIT_IGNORE_ANNOTATION}` : `${byAnnotation} by ${AUDIT_IGNORE_ANNOTATION}`
+    const how =
+      byAnnotation === 0
+        ? 'by --ignore'
+        : byAnnotation === ignored[c]
+          ? `by ${AUDIT_IGNORE_ANNOTATION}`
+          : `${byAnnotation} by ${AUDIT_IGNORE_ANNOTATION}`
     return `${ignored[c]} ${code(c)} (${how})`
   })
   return `Silenced: ${parts.join(', ')}.`

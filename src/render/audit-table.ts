@@ -19,17 +19,32 @@ export type CapacityView = 'none' | 'class' | 'namespace'
  * `layout`: --no-headers, and the terminal the tables are fitted to (the message wraps, never cut);
  * `capacity`: the bars after the summary, when the report has its capacity.
  */
-export function renderAuditTable(report: AuditReport, palette: Palette, layout: TableLayout = {}, capacity: CapacityView = 'none'): string {
-  const blocks = [wrapProse(auditSummaryLine(report), layout.width), ...capacityBlocks(report, palette, layout, capacity), ...auditFindingBlocks(report, palette, layout)]
+export function renderAuditTable(
+  report: AuditReport,
+  palette: Palette,
+  layout: TableLayout = {},
+  capacity: CapacityView = 'none',
+): string {
+  const blocks = [
+    wrapProse(auditSummaryLine(report), layout.width),
+    ...capacityBlocks(report, palette, layout, capacity),
+    ...auditFindingBlocks(report, palette, layout),
+  ]
   if (report.findings.length > 0) blocks.push(CODES_LINE)
   return blocks.join('\n\n') + '\n'
 }
 
 /** The capacity bars of `view` (audit-fleet-table.ts puts them in each cluster's section too). */
-export function capacityBlocks(report: AuditReport, palette: Palette, layout: TableLayout, view: CapacityView): string[] {
+export function capacityBlocks(
+  report: AuditReport,
+  palette: Palette,
+  layout: TableLayout,
+  view: CapacityView,
+): string[] {
   if (view === 'none' || report.capacity === undefined) return []
   const byClass = renderCapacityBars(report.capacity.byClass, 'class', palette, layout)
-  const byNamespace = view === 'namespace' ? renderCapacityBars(report.capacity.byNamespace, 'namespace', palette, layout) : ''
+  const byNamespace =
+    view === 'namespace' ? renderCapacityBars(report.capacity.byNamespace, 'namespace', palette, layout) : ''
   // An empty audit has no rows: no block for it.
   return [byClass, byNamespace].filter((b) => b !== '')
 }
@@ -47,7 +62,9 @@ export function auditFindingBlocks(report: AuditReport, palette: Palette, layout
     const rows = found.map((f) => [colour(f.code), objectName(f.object), f.message])
     // Not wrapped: a fix is a command, to be copied whole.
     const fixes = found.map((f) => `  ${objectName(f.object)}: ${f.fix}`)
-    blocks.push(`${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows, {...layout, wrap: 2})}\nFix:\n${fixes.join('\n')}`)
+    blocks.push(
+      `${palette.bold(HEADINGS[severity])}\n${kubectlTable(['CODE', 'OBJECT', 'MESSAGE'], rows, {...layout, wrap: 2})}\nFix:\n${fixes.join('\n')}`,
+    )
   }
   return blocks
 }
@@ -64,6 +81,9 @@ export function ignoredCount(s: AuditSummary): number {
 /** The one line every audit output opens with: health, findings per severity, silenced, planned writes. */
 export function auditSummaryLine(r: AuditReport): string {
   const s = r.summary
-  const writes = s.plannedWrites === 0 ? 'no changes planned' : `the controller would make ${s.plannedWrites} write${s.plannedWrites === 1 ? '' : 's'} first (pvctl sync --dry-run shows them)`
+  const writes =
+    s.plannedWrites === 0
+      ? 'no changes planned'
+      : `the controller would make ${s.plannedWrites} write${s.plannedWrites === 1 ? '' : 's'} first (pvctl sync --dry-run shows them)`
   return `Audit: ${s.healthyClaims}/${s.claims} claims and ${s.healthyVolumes}/${s.volumes} volumes healthy; ${findingCounts(s.findings, ignoredCount(s))}; ${writes}.`
 }

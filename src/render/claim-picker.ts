@@ -5,7 +5,10 @@
 export const PICKER_NAME_WIDTH = 48
 
 /** Each claim's line: its name padded to the widest (at most PICKER_NAME_WIDTH), two spaces, its verdict. */
-export function claimPickerLabels(rows: ReadonlyArray<{key: string; verdict: string}>, cap = PICKER_NAME_WIDTH): string[] {
+export function claimPickerLabels(
+  rows: ReadonlyArray<{key: string; verdict: string}>,
+  cap = PICKER_NAME_WIDTH,
+): string[] {
   let widest = 0
   for (const r of rows) widest = Math.max(widest, Array.from(r.key).length)
   const width = Math.min(widest, cap)

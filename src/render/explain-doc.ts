@@ -35,11 +35,23 @@ export function explainYamlChunks(doc: ExplainDocument, itemsPerChunk = EXPLANAT
 }
 
 /** renderExplainText's text, one claim of a List at a time. */
-export function explainTextChunks(doc: ExplainDocument, p: Palette, source?: ExplainSource, layout: TableLayout = {}): Iterable<string> {
-  return doc.kind === 'List' ? explanationListChunks(doc, p, source, layout) : [renderExplainText(doc, p, source, layout)]
+export function explainTextChunks(
+  doc: ExplainDocument,
+  p: Palette,
+  source?: ExplainSource,
+  layout: TableLayout = {},
+): Iterable<string> {
+  return doc.kind === 'List'
+    ? explanationListChunks(doc, p, source, layout)
+    : [renderExplainText(doc, p, source, layout)]
 }
 
-export function renderExplainText(doc: ExplainDocument, p: Palette, source?: ExplainSource, layout: TableLayout = {}): string {
+export function renderExplainText(
+  doc: ExplainDocument,
+  p: Palette,
+  source?: ExplainSource,
+  layout: TableLayout = {},
+): string {
   switch (doc.kind) {
     case 'ClaimExplanation':
       return renderClaimExplanation(doc, p, source, layout)
@@ -50,20 +62,32 @@ export function renderExplainText(doc: ExplainDocument, p: Palette, source?: Exp
   }
 }
 
-function renderExplanationList(list: ExplanationList, p: Palette, source: ExplainSource | undefined, layout: TableLayout): string {
+function renderExplanationList(
+  list: ExplanationList,
+  p: Palette,
+  source: ExplainSource | undefined,
+  layout: TableLayout,
+): string {
   return [...explanationListChunks(list, p, source, layout)].join('')
 }
 
-function* explanationListChunks(list: ExplanationList, p: Palette, source: ExplainSource | undefined, layout: TableLayout): Generator<string> {
+function* explanationListChunks(
+  list: ExplanationList,
+  p: Palette,
+  source: ExplainSource | undefined,
+  layout: TableLayout,
+): Generator<string> {
   if (list.items.length === 0) {
     yield 'Every claim in scope is Bound: nothing to explain.\n'
     return
   }
-  yield kubectlTable(
-    ['NAMESPACE', 'NAME', 'PHASE', 'VERDICT', 'VOLUME'],
-    list.items.map((e) => [e.claim.namespace, e.claim.name, e.phase, colorVerdict(e.verdict, p), e.volume ?? NONE]),
-    {noHeaders: layout.noHeaders},
-  ) + '\n'
+  yield (
+    kubectlTable(
+      ['NAMESPACE', 'NAME', 'PHASE', 'VERDICT', 'VOLUME'],
+      list.items.map((e) => [e.claim.namespace, e.claim.name, e.phase, colorVerdict(e.verdict, p), e.volume ?? NONE]),
+      {noHeaders: layout.noHeaders},
+    ) + '\n'
+  )
   // Each explanation follows a blank line, as the joined form has them.
   for (const e of list.items) yield '\n' + renderClaimExplanation(e, p, source, layout)
 }

@@ -22,7 +22,11 @@ export function eventsBlock(events: EventsSeen, p: Palette, layout: TableLayout 
     e.message,
   ])
   const more = events.items.length - shown.length
-  return [title, kubectlTable(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], rows, {...layout, wrap: 4}), ...(more > 0 ? [wrapProse(`(${more} older not shown: -o yaml lists them all)`, layout.width)] : [])].join('\n')
+  return [
+    title,
+    kubectlTable(['TYPE', 'REASON', 'AGE', 'FROM', 'MESSAGE'], rows, {...layout, wrap: 4}),
+    ...(more > 0 ? [wrapProse(`(${more} older not shown: -o yaml lists them all)`, layout.width)] : []),
+  ].join('\n')
 }
 
 const VERDICT_WORDS: Readonly<Record<LivenessVerdict, string>> = {
@@ -42,6 +46,13 @@ export function attachmentsBlock(a: AttachmentsSeen, p: Palette, layout: TableLa
   const title = p.bold('VolumeAttachments:')
   if (!a.available) return wrapProse(`${title} not available (${a.unavailableReason})`, layout.width)
   if (a.items.length === 0) return `${title} ${NONE}`
-  const rows = a.items.map((x) => [x.name, x.attacher, x.node, String(x.attached), x.deleting ? 'yes' : 'no', x.error ?? ''])
+  const rows = a.items.map((x) => [
+    x.name,
+    x.attacher,
+    x.node,
+    String(x.attached),
+    x.deleting ? 'yes' : 'no',
+    x.error ?? '',
+  ])
   return `${title}\n${kubectlTable(['NAME', 'ATTACHER', 'NODE', 'ATTACHED', 'DELETING', 'ERROR'], rows, {...layout, wrap: 5})}`
 }

@@ -17,7 +17,13 @@ export function fields(rows: ReadonlyArray<readonly [string, string]>, width?: n
   const labels = Math.max(...rows.map(([label]) => label.length + 1)) + 2
   const room = width === undefined ? undefined : Math.max(width - labels, 1)
   return rows
-    .map(([label, value]) => `${label}:`.padEnd(labels) + wrapProse(value === '' ? NONE : value, room).split('\n').join('\n' + ' '.repeat(labels)))
+    .map(
+      ([label, value]) =>
+        `${label}:`.padEnd(labels) +
+        wrapProse(value === '' ? NONE : value, room)
+          .split('\n')
+          .join('\n' + ' '.repeat(labels)),
+    )
     .join('\n')
 }
 

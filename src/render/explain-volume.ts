@@ -9,7 +9,9 @@ const GOOD: ReadonlySet<VolumeState> = new Set<VolumeState>(['Available', 'Bound
 
 export function renderVolumeExplanation(e: VolumeExplanation, p: Palette, layout: TableLayout = {}): string {
   const state = e.state === 'Failed' ? p.red(e.state) : GOOD.has(e.state) ? p.green(e.state) : p.yellow(e.state)
-  const blocks = [`${p.bold(`pv/${e.volume.name}`)} (${e.phase ?? 'no phase'}): ${state}${e.terminating !== null ? `, ${p.yellow('Terminating')}` : ''}\n${wrapProse(e.summary, layout.width)}`]
+  const blocks = [
+    `${p.bold(`pv/${e.volume.name}`)} (${e.phase ?? 'no phase'}): ${state}${e.terminating !== null ? `, ${p.yellow('Terminating')}` : ''}\n${wrapProse(e.summary, layout.width)}`,
+  ]
   const rows: Array<[string, string]> = [['Claim', describeClaim(e)]]
   if (e.reclaim !== null) rows.push(['Reclaim', `${e.reclaim.policy || NONE}: ${describeReclaim(e.reclaim)}`])
   if (e.failure !== null) rows.push(['Failure', e.failure])
@@ -17,7 +19,12 @@ export function renderVolumeExplanation(e: VolumeExplanation, p: Palette, layout
   for (const c of e.controllers) rows.push([c.role === 'attacher' ? 'Attacher' : 'Deleter', livenessLines(c, p)])
   blocks.push(fields(rows, layout.width))
   if (e.terminating !== null) {
-    const finalizers = e.terminating.finalizers.map((f) => [f.name, f.blocking ? p.yellow('yes') : 'no', f.owner, f.waitsFor])
+    const finalizers = e.terminating.finalizers.map((f) => [
+      f.name,
+      f.blocking ? p.yellow('yes') : 'no',
+      f.owner,
+      f.waitsFor,
+    ])
     blocks.push(
       finalizers.length === 0
         ? `${p.bold('Finalizers:')} ${NONE}`

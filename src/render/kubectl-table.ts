@@ -74,7 +74,10 @@ export function kubectlTable(head: string[], rows: string[][], opts: TableOption
 }
 
 /** Each cell's lines padded to its column's width, GAP apart, each line cut of its trailing blanks. */
-function laidOut(table: ReadonlyArray<ReadonlyArray<{lines: string[]; widths: number[]}>>, columns: readonly number[]): string {
+function laidOut(
+  table: ReadonlyArray<ReadonlyArray<{lines: string[]; widths: number[]}>>,
+  columns: readonly number[],
+): string {
   const out: string[] = []
   for (const row of table) {
     const height = Math.max(1, ...row.map((cell) => cell.lines.length))
@@ -103,8 +106,21 @@ function fitColumns(columns: readonly number[], wrap: number, width: number, row
 }
 
 const BORDERLESS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: SEPARATOR,
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
+  middle: SEPARATOR,
 }
 
 /**
@@ -116,7 +132,12 @@ const BORDERLESS = {
 function wrappedTable(table: readonly string[][], columns: number[], wrap: number): string {
   const out: string[] = []
   for (const row of table) {
-    const t = new Table({chars: BORDERLESS, style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true}, colWidths: columns, wordWrap: true})
+    const t = new Table({
+      chars: BORDERLESS,
+      style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+      colWidths: columns,
+      wordWrap: true,
+    })
     t.push(row.map((cell, i) => (i === wrap ? splitLongWords(cell, columns[i]) : cell)))
     for (const line of t.toString().split('\n')) out.push(line.trimEnd())
   }
@@ -130,7 +151,12 @@ const ESCAPE = /\u001b\[[0-9;]*m/y
 function splitLongWords(text: string, max: number): string {
   return text
     .split('\n')
-    .map((line) => line.split(' ').map((word) => (widthOf(word) <= max ? word : pieces(word, max).join(' '))).join(' '))
+    .map((line) =>
+      line
+        .split(' ')
+        .map((word) => (widthOf(word) <= max ? word : pieces(word, max).join(' ')))
+        .join(' '),
+    )
     .join('\n')
 }
 
@@ -138,7 +164,7 @@ function pieces(word: string, max: number): string[] {
   const out: string[] = []
   let piece = ''
   let width = 0
-  for (let i = 0; i < word.length; ) {
+  for (let i = 0; i < word.length;) {
     ESCAPE.lastIndex = i
     const escape = ESCAPE.exec(word)
     if (escape !== null) {

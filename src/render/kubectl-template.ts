@@ -13,14 +13,18 @@ export class TemplateError extends Error {}
 
 type Node = {text: string} | {path: string} | {range: string; body: Node[]}
 
-export type TemplateOutput = {kind: 'jsonpath'; nodes: Node[]} | {kind: 'custom-columns'; columns: Array<{header: string; path: string}>}
+export type TemplateOutput =
+  {kind: 'jsonpath'; nodes: Node[]} | {kind: 'custom-columns'; columns: Array<{header: string; path: string}>}
 
 /** `jsonpath=…` or `custom-columns=…` parsed; undefined for any other value of -o. Throws TemplateError. */
 export function parseTemplateOutput(output: string): TemplateOutput | undefined {
   const at = output.indexOf('=')
   const [kind, spec] = at === -1 ? [output, undefined] : [output.slice(0, at), output.slice(at + 1)]
   if (kind !== 'jsonpath' && kind !== 'custom-columns') return undefined
-  if (spec === undefined || spec === '') throw new TemplateError(`give it a ${kind === 'jsonpath' ? 'template: -o jsonpath={.kind}' : 'spec: -o custom-columns=KIND:.kind'}`)
+  if (spec === undefined || spec === '')
+    throw new TemplateError(
+      `give it a ${kind === 'jsonpath' ? 'template: -o jsonpath={.kind}' : 'spec: -o custom-columns=KIND:.kind'}`,
+    )
   return kind === 'jsonpath' ? {kind, nodes: parseJsonPathTemplate(spec)} : {kind, columns: parseCustomColumns(spec)}
 }
 
@@ -28,9 +32,24 @@ export function parseTemplateOutput(output: string): TemplateOutput | undefined 
 export function renderTemplate(output: TemplateOutput, doc: JsonValue, noHeaders = false): string {
   if (output.kind === 'jsonpath') return execute(output.nodes, doc)
   // As kubectl: a row per item of a List, else one for the document.
-  const items = isObject(doc) && Array.isArray(doc.items) && typeof doc.kind === 'string' && doc.kind.endsWith('List') ? doc.items : [doc]
-  const rows = items.map((item) => output.columns.map((c) => query(item, c.path).filter((v) => v !== null).map(format).join(',') || NONE))
-  return `${kubectlTable(output.columns.map((c) => c.header), rows, {noHeaders})}\n`
+  const items =
+    isObject(doc) && Array.isArray(doc.items) && typeof doc.kind === 'string' && doc.kind.endsWith('List')
+      ? doc.items
+      : [doc]
+  const rows = items.map((item) =>
+    output.columns.map(
+      (c) =>
+        query(item, c.path)
+          .filter((v) => v !== null)
+          .map(format)
+          .join(',') || NONE,
+    ),
+  )
+  return `${kubectlTable(
+    output.columns.map((c) => c.header),
+    rows,
+    {noHeaders},
+  )}\n`
 }
 
 /** renderTemplate over a document given as the chunks of its `-o json`: what the template reads is what -o json prints. */
@@ -51,7 +70,11 @@ function execute(nodes: readonly Node[], data: JsonValue): string {
   for (const node of nodes) {
     if ('text' in node) out += node.text
     else if ('range' in node) for (const item of query(data, node.range)) out += execute(node.body, item)
-    else out += query(data, node.path).filter((v) => v !== null).map(format).join(' ')
+    else
+      out += query(data, node.path)
+        .filter((v) => v !== null)
+        .map(format)
+        .join(' ')
   }
   return out
 }
@@ -175,7 +198,8 @@ function closingBracket(path: string, start: number): number {
 function parseCustomColumns(spec: string): Array<{header: string; path: string}> {
   return spec.split(',').map((column) => {
     const at = column.indexOf(':')
-    if (at <= 0 || at === column.length - 1) throw new TemplateError(`${JSON.stringify(column)} is not HEADER:PATH (e.g. NAME:.metadata.name)`)
+    if (at <= 0 || at === column.length - 1)
+      throw new TemplateError(`${JSON.stringify(column)} is not HEADER:PATH (e.g. NAME:.metadata.name)`)
     const expression = column.slice(at + 1).trim()
     const bare = expression.startsWith('{') && expression.endsWith('}') ? expression.slice(1, -1) : expression
     return {header: column.slice(0, at), path: rfcPath(bare)}

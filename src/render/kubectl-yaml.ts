@@ -17,7 +17,12 @@ import type {stringifyString} from 'yaml/util'
 
 import {yamlLibrary, yamlUtil} from '../yaml-library.js'
 
-export const KUBECTL_YAML_OPTIONS = {version: '1.1', lineWidth: 0, indentSeq: false, aliasDuplicateObjects: false} as const
+export const KUBECTL_YAML_OPTIONS = {
+  version: '1.1',
+  lineWidth: 0,
+  indentSeq: false,
+  aliasDuplicateObjects: false,
+} as const
 
 export function kubectlYaml(value: unknown): string {
   if (typeof value === 'object' && value !== null) {

@@ -9,7 +9,13 @@ import {kubectlTable} from './kubectl-table.js'
 
 export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
   if (r.already !== undefined) return `${heading(r)}\n${sentence(r.already)}\n`
-  const lines = [heading(r), kubectlTable(['CHECK', 'RESULT', 'MESSAGE'], r.checks.map((c) => [c.name, checkResultCell(c.result, palette), c.message]))]
+  const lines = [
+    heading(r),
+    kubectlTable(
+      ['CHECK', 'RESULT', 'MESSAGE'],
+      r.checks.map((c) => [c.name, checkResultCell(c.result, palette), c.message]),
+    ),
+  ]
   if (r.allowed) {
     lines.push(`Write (${r.write.outcome}): pv/${r.volume.name} ${describeWrite(r)}`)
     lines.push(`Next: ${r.next ?? '<none>'}`)
@@ -17,18 +23,30 @@ export function renderReclaimTable(r: ReclaimReport, palette: Palette): string {
   } else {
     const overridable = r.checks.filter((c) => c.result === 'blocked' && c.overridable)
     const by = (flag: string) => overridable.filter((c) => overridingFlag(c.name) === flag).map((c) => c.name)
-    const overrides = ['--force', '--not-owner'].filter((f) => by(f).length > 0).map((f) => ` ${f} overrides ${by(f).join(', ')}.`)
+    const overrides = ['--force', '--not-owner']
+      .filter((f) => by(f).length > 0)
+      .map((f) => ` ${f} overrides ${by(f).join(', ')}.`)
     lines.push(`Not reclaimed: nothing is written.${overrides.join('')}`)
   }
-  if (r.sync !== undefined) lines.push(`Sync: ${r.sync.writes} write${r.sync.writes === 1 ? '' : 's'}${r.sync.converged ? '' : ' (not converged)'}: ${r.sync.actions.map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : `pvc/${a.object.namespace}`}/${a.object.name}`).join(', ') || 'nothing to do'}`)
+  if (r.sync !== undefined)
+    lines.push(
+      `Sync: ${r.sync.writes} write${r.sync.writes === 1 ? '' : 's'}${r.sync.converged ? '' : ' (not converged)'}: ${r.sync.actions.map((a) => `${a.action} ${a.object.kind === 'PersistentVolume' ? 'pv' : `pvc/${a.object.namespace}`}/${a.object.name}`).join(', ') || 'nothing to do'}`,
+    )
   return lines.join('\n') + '\n'
 }
 
 function heading(r: ReclaimReport): string {
   const since = r.volume.phaseSince !== undefined ? ` since ${r.volume.phaseSince}` : ''
   const what = `Reclaim pv/${r.volume.name} (${r.volume.phase ?? 'no phase'}${since}, ${r.volume.reclaimPolicy ?? 'no policy'}, claimRef ${r.volume.claimRef ?? '<none>'})`
-  const target = r.for === null ? ' to any claim that matches' : ` for pvc/${r.for.namespace}/${r.for.name}${r.for.exists ? '' : ' (not created yet)'}`
-  const mode = r.simulation ? ': a simulation on a snapshot, nothing is written' : r.dryRun ? ': dry run, nothing is written' : ''
+  const target =
+    r.for === null
+      ? ' to any claim that matches'
+      : ` for pvc/${r.for.namespace}/${r.for.name}${r.for.exists ? '' : ' (not created yet)'}`
+  const mode = r.simulation
+    ? ': a simulation on a snapshot, nothing is written'
+    : r.dryRun
+      ? ': dry run, nothing is written'
+      : ''
   return `${what}${target}${mode}`
 }
 
@@ -40,7 +58,22 @@ function describeWrite(r: ReclaimReport): string {
 
 /** Keys in the contract's order. */
 function reclaimDocument(r: ReclaimReport): ReclaimReport {
-  const {apiVersion, kind, kubernetesVersion, dryRun, simulation, volume, allowed, checks, write, next, nextActions, dataSafety, already, sync} = r
+  const {
+    apiVersion,
+    kind,
+    kubernetesVersion,
+    dryRun,
+    simulation,
+    volume,
+    allowed,
+    checks,
+    write,
+    next,
+    nextActions,
+    dataSafety,
+    already,
+    sync,
+  } = r
   return {
     apiVersion,
     kind,

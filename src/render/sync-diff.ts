@@ -49,7 +49,15 @@ export function* syncDiffChunks(report: SyncReport, palette: Palette): Generator
     const oldText = toYaml(old)
     const newText = old === planned ? oldText : toYaml(planned)
     if (oldText === newText && ops.length === 0) continue
-    yield ops.map((a) => palette.yellow(`# ${a.action} ${label(key)}: ${oneLine(a.reason)}${CONSEQUENCE[a.action as Operation]}`) + '\n').join('') + section(label(key), oldText, newText, palette)
+    yield (
+      ops
+        .map(
+          (a) =>
+            palette.yellow(`# ${a.action} ${label(key)}: ${oneLine(a.reason)}${CONSEQUENCE[a.action as Operation]}`) +
+            '\n',
+        )
+        .join('') + section(label(key), oldText, newText, palette)
+    )
   }
 }
 
@@ -125,11 +133,7 @@ function section(name: string, oldText: string, newText: string, p: Palette): st
   const oldName = `live/${name}`
   const newName = `planned/${name}`
   const patch = structuredPatch(oldName, newName, oldText, newText, undefined, undefined, {context: CONTEXT_LINES})
-  const out = [
-    p.bold(`diff -u -N ${oldName} ${newName}`),
-    p.bold(`--- ${oldName}`),
-    p.bold(`+++ ${newName}`),
-  ]
+  const out = [p.bold(`diff -u -N ${oldName} ${newName}`), p.bold(`--- ${oldName}`), p.bold(`+++ ${newName}`)]
   for (const hunk of patch.hunks) {
     out.push(p.cyan(`@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@`))
     for (const line of hunk.lines) {

@@ -45,7 +45,9 @@ function actionsTable(actions: readonly Action[], {wide, palette, width, noHeade
   const rows = actions.map((a, i) => {
     const outcome = outcomes[i].startsWith('failed') ? palette.red(outcomes[i]) : outcomes[i]
     const reason = oneLine(a.reason) || NONE
-    const row = executed ? [colorAction(a.action, palette), refKey(a.object), outcome, reason] : [colorAction(a.action, palette), refKey(a.object), reason]
+    const row = executed
+      ? [colorAction(a.action, palette), refKey(a.object), outcome, reason]
+      : [colorAction(a.action, palette), refKey(a.object), reason]
     if (wide) {
       row.push(String(a.round), a.subresource ?? NONE, a.resourceVersion ?? NONE, changes(a.patch))
     }
@@ -128,4 +130,3 @@ function changes(patch: readonly JsonPatchOp[]): string {
 function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim()
 }
-

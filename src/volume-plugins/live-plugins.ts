@@ -113,7 +113,10 @@ export class LiveVolumePlugins {
       metadata: {name: o.pvName, annotations: {'kubernetes.io/createdby': 'hostpath-dynamic-provisioner'}},
       spec: {
         persistentVolumeReclaimPolicy: o.storageClass.reclaimPolicy ?? 'Delete',
-        accessModes: o.claim.spec.accessModes != null && o.claim.spec.accessModes.length > 0 ? o.claim.spec.accessModes : ['ReadWriteOnce'],
+        accessModes:
+          o.claim.spec.accessModes != null && o.claim.spec.accessModes.length > 0
+            ? o.claim.spec.accessModes
+            : ['ReadWriteOnce'],
         capacity: {storage: o.claim.spec.resources?.requests?.storage ?? '0'},
         hostPath: {path: `/tmp/hostpath_pv/${o.claim.metadata.uid}`, type: 'DirectoryOrCreate'},
       },

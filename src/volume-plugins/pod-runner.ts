@@ -40,7 +40,11 @@ export class PodRunInterrupted extends Error {
     /** Whether the pod exists: left for a re-run to adopt. */
     readonly left: boolean,
   ) {
-    super(left ? `interrupted: pod ${pod} is left running; a re-run picks it up` : `interrupted before pod ${pod} was created`)
+    super(
+      left
+        ? `interrupted: pod ${pod} is left running; a re-run picks it up`
+        : `interrupted before pod ${pod} was created`,
+    )
     this.name = 'PodRunInterrupted'
   }
 }
@@ -74,13 +78,19 @@ export async function runPodToCompletion(api: WorkloadApi, pod: Pod, opts: RunPo
         opts.onEvent?.(e)
       }
       const phase = current.status?.phase
-      opts.onWaiting?.({pod: `${namespace}/${name}`, phase: phase ?? 'Pending', elapsedMs: now() - started, timeoutMs: opts.timeoutMs})
+      opts.onWaiting?.({
+        pod: `${namespace}/${name}`,
+        phase: phase ?? 'Pending',
+        elapsedMs: now() - started,
+        timeoutMs: opts.timeoutMs,
+      })
       if (phase === 'Succeeded') return undefined
       if (phase === 'Failed') {
         const message = (current.status as {message?: string} | undefined)?.message
         return `pod ${namespace}/${name} failed${message ? `: ${message}` : ''}`
       }
-      if (now() >= deadline) return `pod ${namespace}/${name} did not finish within ${Math.round(opts.timeoutMs / 1000)}s`
+      if (now() >= deadline)
+        return `pod ${namespace}/${name} did not finish within ${Math.round(opts.timeoutMs / 1000)}s`
       // Checked after the read: a pod that finished as the signal came is still reported finished.
       if (aborted() || (await sleepUnlessAborted(sleep, opts.pollMs ?? 1000, opts.signal))) {
         interrupted = true
@@ -100,7 +110,11 @@ export async function runPodToCompletion(api: WorkloadApi, pod: Pod, opts: RunPo
 }
 
 /** Sleeps, or less if the signal aborts first; true when it did. */
-async function sleepUnlessAborted(sleep: (ms: number) => Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+async function sleepUnlessAborted(
+  sleep: (ms: number) => Promise<void>,
+  ms: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
   if (signal === undefined) {
     await sleep(ms)
     return false

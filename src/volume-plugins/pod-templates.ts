@@ -23,24 +23,46 @@ export function timeoutForVolume(minimum: number, increment: number, volume: Per
  * The recycler pod: "recycler-for-<pv>" in the default namespace, the volume's own source mounted at
  * /scrub. A template from --recycler-pod-template replaces the defaults but not the volume source.
  */
-export function recyclerPod(volume: PersistentVolume, source: Record<string, unknown>, timeoutSeconds: number, template?: Pod): Pod {
-  const base: Pod = template !== undefined ? structuredClone(template) : {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {},
-    spec: {
-      restartPolicy: 'Never',
-      containers: [{name: 'pv-recycler', image: RECYCLER_IMAGE, command: ['/bin/sh'], args: ['-c', SCRUB_COMMAND], volumeMounts: [{name: 'vol', mountPath: '/scrub'}]}],
-    },
-  }
+export function recyclerPod(
+  volume: PersistentVolume,
+  source: Record<string, unknown>,
+  timeoutSeconds: number,
+  template?: Pod,
+): Pod {
+  const base: Pod =
+    template !== undefined
+      ? structuredClone(template)
+      : {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {},
+          spec: {
+            restartPolicy: 'Never',
+            containers: [
+              {
+                name: 'pv-recycler',
+                image: RECYCLER_IMAGE,
+                command: ['/bin/sh'],
+                args: ['-c', SCRUB_COMMAND],
+                volumeMounts: [{name: 'vol', mountPath: '/scrub'}],
+              },
+            ],
+          },
+        }
   const spec = {...(base.spec ?? {})} as Record<string, unknown>
-  const volumes = ((spec.volumes as Array<Record<string, unknown>> | undefined) ?? [{name: 'vol'}]).map((v, i) => (i === 0 ? {name: v.name ?? 'vol', ...source} : v))
+  const volumes = ((spec.volumes as Array<Record<string, unknown>> | undefined) ?? [{name: 'vol'}]).map((v, i) =>
+    i === 0 ? {name: v.name ?? 'vol', ...source} : v,
+  )
   return {
     ...base,
     apiVersion: 'v1',
     kind: 'Pod',
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a template read from a file may have no metadata
-    metadata: {...base.metadata, name: `recycler-for-${volume.metadata.name}`, namespace: base.metadata?.namespace ?? 'default'},
+    metadata: {
+      ...base.metadata,
+      name: `recycler-for-${volume.metadata.name}`,
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- a template read from a file may have no metadata
+      namespace: base.metadata?.namespace ?? 'default',
+    },
     spec: {...spec, volumes, activeDeadlineSeconds: timeoutSeconds} as unknown as Pod['spec'],
   }
 }
@@ -49,10 +71,21 @@ export function recyclerPod(volume: PersistentVolume, source: Record<string, unk
  * A pod that deletes a host-path directory on its node: the parent directory is mounted and the
  * volume's directory removed from it (a mounted directory cannot remove itself).
  */
-export function hostPathCleanupPod(volume: PersistentVolume, path: string, timeoutSeconds: number, nodeName?: string): Pod {
+export function hostPathCleanupPod(
+  volume: PersistentVolume,
+  path: string,
+  timeoutSeconds: number,
+  nodeName?: string,
+): Pod {
   const parent = path.replace(/\/[^/]+\/?$/, '') || '/'
   const child = path.slice(parent.length).replace(/^\/|\/$/g, '')
-  return deleterPod(volume, timeoutSeconds, nodeName !== undefined ? {nodeName} : {}, {name: 'parent', path: parent, mountPath: '/parent'}, `rm -rf -- "/parent/${child}" && test ! -e "/parent/${child}"`)
+  return deleterPod(
+    volume,
+    timeoutSeconds,
+    nodeName !== undefined ? {nodeName} : {},
+    {name: 'parent', path: parent, mountPath: '/parent'},
+    `rm -rf -- "/parent/${child}" && test ! -e "/parent/${child}"`,
+  )
 }
 
 /**
@@ -61,12 +94,19 @@ export function hostPathCleanupPod(volume: PersistentVolume, path: string, timeo
  */
 export function localCleanupPod(volume: PersistentVolume, path: string, timeoutSeconds: number): Pod {
   const required = (volume.spec.nodeAffinity as {required?: unknown} | undefined)?.required
-  const placement = required !== undefined ? {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: required}}} : {}
+  const placement =
+    required !== undefined ? {affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: required}}} : {}
   return deleterPod(volume, timeoutSeconds, placement, {name: 'vol', path, mountPath: '/scrub'}, SCRUB_COMMAND)
 }
 
 /** The pod both deleters run: one host directory mounted, one shell command, bounded by the timeout. */
-function deleterPod(volume: PersistentVolume, timeoutSeconds: number, placement: object, mount: {name: string; path: string; mountPath: string}, script: string): Pod {
+function deleterPod(
+  volume: PersistentVolume,
+  timeoutSeconds: number,
+  placement: object,
+  mount: {name: string; path: string; mountPath: string},
+  script: string,
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -76,7 +116,15 @@ function deleterPod(volume: PersistentVolume, timeoutSeconds: number, placement:
       activeDeadlineSeconds: timeoutSeconds,
       ...placement,
       volumes: [{name: mount.name, hostPath: {path: mount.path, type: 'Directory'}}],
-      containers: [{name: 'pv-deleter', image: RECYCLER_IMAGE, command: ['/bin/sh'], args: ['-c', script], volumeMounts: [{name: mount.name, mountPath: mount.mountPath}]}],
+      containers: [
+        {
+          name: 'pv-deleter',
+          image: RECYCLER_IMAGE,
+          command: ['/bin/sh'],
+          args: ['-c', script],
+          volumeMounts: [{name: mount.name, mountPath: mount.mountPath}],
+        },
+      ],
     },
   }
 }

@@ -42,7 +42,10 @@ describe('mapConcurrently', () => {
         await drain()
         assert.deepEqual(c.started, c.items.slice(0, Math.min(done + 1 + row.limit, row.items)))
       }
-      assert.deepEqual(await all, c.items.map((i) => `r${i}`))
+      assert.deepEqual(
+        await all,
+        c.items.map((i) => `r${i}`),
+      )
     })
   }
 

@@ -100,13 +100,23 @@ function printedBy(s: ClusterState): Printed[] {
     if (f.fix.startsWith('pvctl ')) printed.push({where: `audit ${f.code} ${f.object.name}`, fix: f.fix})
   }
   for (const c of s.claims) {
-    const target = {kind: 'PersistentVolumeClaim' as const, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}
+    const target = {
+      kind: 'PersistentVolumeClaim' as const,
+      namespace: c.metadata.namespace ?? '',
+      name: c.metadata.name ?? '',
+    }
     const e = explainState(s, {gates, onlyRelevant: false, target}).document as ClaimExplanation
-    for (const suggestion of e.suggestions) for (const fix of commandsIn(suggestion)) printed.push({where: `explain pvc/${claimKey(c)}`, fix})
+    for (const suggestion of e.suggestions)
+      for (const fix of commandsIn(suggestion)) printed.push({where: `explain pvc/${claimKey(c)}`, fix})
   }
   for (const v of s.volumes) {
-    const e = explainState(s, {gates, onlyRelevant: false, target: {kind: 'PersistentVolume', name: v.metadata.name ?? ''}}).document as VolumeExplanation
-    for (const suggestion of e.suggestions) for (const fix of commandsIn(suggestion)) printed.push({where: `explain pv/${v.metadata.name}`, fix})
+    const e = explainState(s, {
+      gates,
+      onlyRelevant: false,
+      target: {kind: 'PersistentVolume', name: v.metadata.name ?? ''},
+    }).document as VolumeExplanation
+    for (const suggestion of e.suggestions)
+      for (const fix of commandsIn(suggestion)) printed.push({where: `explain pv/${v.metadata.name}`, fix})
   }
   return [...printed, ...refusals(s)]
 }
@@ -119,13 +129,35 @@ function refusals(s: ClusterState): Printed[] {
   }
   for (const v of s.volumes) {
     const name = v.metadata.name ?? ''
-    const d = decideReclaim({state: s, volumeName: name, force: new Set(), attachments: {observed: false, reason: 'not read'}, pods: {observed: true}, gates})
-    if (d !== undefined && !d.allowed) said(`reclaim pv/${name}`, d.checks.filter((c) => !c.ok).map((c) => c.message))
+    const d = decideReclaim({
+      state: s,
+      volumeName: name,
+      force: new Set(),
+      attachments: {observed: false, reason: 'not read'},
+      pods: {observed: true},
+      gates,
+    })
+    if (d !== undefined && !d.allowed)
+      said(
+        `reclaim pv/${name}`,
+        d.checks.filter((c) => !c.ok).map((c) => c.message),
+      )
   }
-  const targets: RelinkTarget[] = [...s.volumes.map((v) => ({kind: 'PersistentVolume' as const, name: v.metadata.name ?? ''})), ...s.claims.map((c) => ({kind: 'PersistentVolumeClaim' as const, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))]
+  const targets: RelinkTarget[] = [
+    ...s.volumes.map((v) => ({kind: 'PersistentVolume' as const, name: v.metadata.name ?? ''})),
+    ...s.claims.map((c) => ({
+      kind: 'PersistentVolumeClaim' as const,
+      namespace: c.metadata.namespace ?? '',
+      name: c.metadata.name ?? '',
+    })),
+  ]
   for (const target of targets) {
     const d = decideRelink({state: s, target, gates})
-    if (d !== undefined && !d.allowed) said(`relink ${target.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${target.name}`, d.checks.filter((c) => !c.ok).map((c) => c.message))
+    if (d !== undefined && !d.allowed)
+      said(
+        `relink ${target.kind === 'PersistentVolume' ? 'pv' : 'pvc'}/${target.name}`,
+        d.checks.filter((c) => !c.ok).map((c) => c.message),
+      )
   }
   return printed
 }
@@ -140,7 +172,8 @@ async function notAccepted(s: ClusterState): Promise<{problems: string[]; run: n
     seen.add(p.fix)
     run++
     for (const r of await runPrintedFix(p.fix, s)) {
-      if (r.exitCode !== null && r.exitCode !== ExitCode.Ok && r.exitCode !== ExitCode.Changes) problems.push(`${p.where}: ${r.step}: exit ${r.exitCode}: ${r.message ?? ''}`)
+      if (r.exitCode !== null && r.exitCode !== ExitCode.Ok && r.exitCode !== ExitCode.Changes)
+        problems.push(`${p.where}: ${r.step}: exit ${r.exitCode}: ${r.message ?? ''}`)
     }
   }
   return {problems, run}
@@ -150,15 +183,25 @@ async function notAccepted(s: ClusterState): Promise<{problems: string[]; run: n
 function brokenPromises(s: ClusterState): string[] {
   const problems: string[] = []
   for (const c of s.claims) {
-    const target = {kind: 'PersistentVolumeClaim' as const, namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}
+    const target = {
+      kind: 'PersistentVolumeClaim' as const,
+      namespace: c.metadata.namespace ?? '',
+      name: c.metadata.name ?? '',
+    }
     const d = decideRelink({state: s, target, gates})
     const promise = d?.checks.find((k) => !k.ok && /the next sync binds them: pvctl sync/.test(k.message))
     if (d === undefined || promise === undefined || d.volume === null || c.status?.phase === 'Bound') continue
     const after = withPlanApplied(s, planSync(s, {gates, dryRun: true}).objects)
     const claim = after.claims.find((x) => claimKey(x) === claimKey(c))
     const volume = after.volumes.find((v) => v.metadata.name === d.volume!.name)
-    const bound = claim?.status?.phase === 'Bound' && claim.spec.volumeName === volume?.metadata.name && volume?.spec.claimRef?.uid === claim.metadata.uid
-    if (!bound) problems.push(`relink pvc/${claimKey(c)}: "${promise.message}", but the sync leaves the claim ${claim?.status?.phase ?? 'gone'}`)
+    const bound =
+      claim?.status?.phase === 'Bound' &&
+      claim.spec.volumeName === volume?.metadata.name &&
+      volume?.spec.claimRef?.uid === claim.metadata.uid
+    if (!bound)
+      problems.push(
+        `relink pvc/${claimKey(c)}: "${promise.message}", but the sync leaves the claim ${claim?.status?.phase ?? 'gone'}`,
+      )
   }
   return problems
 }
@@ -168,7 +211,7 @@ async function example(file: string): Promise<ClusterState> {
   return withSimulatedClaimUids(snapshot.state).state
 }
 
-describe('every fix pvctl prints works as printed, and every promise is the engine\'s', () => {
+describe("every fix pvctl prints works as printed, and every promise is the engine's", () => {
   for (const file of ['examples/cluster.yaml', 'examples/reclaim.yaml', 'examples/relink.yaml']) {
     test(file, async () => {
       const s = await example(file)
@@ -178,7 +221,10 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
     })
   }
   test('the states of the advice and finding tables', async () => {
-    const states = [...adviceRows.flatMap((r) => [r.state, r.near]), ...findingRows.flatMap((r) => [r.raises, r.near])].map((s) => withSimulatedClaimUids(s).state)
+    const states = [
+      ...adviceRows.flatMap((r) => [r.state, r.near]),
+      ...findingRows.flatMap((r) => [r.raises, r.near]),
+    ].map((s) => withSimulatedClaimUids(s).state)
     const problems: string[] = []
     for (const s of states) problems.push(...(await notAccepted(s)).problems, ...brokenPromises(s))
     assert.deepEqual(problems, [])
@@ -195,7 +241,9 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
         const f = findings.find((x) => objectName(x.object) === w.object && x.code === w.code)
         if (f === undefined) problems.push(`${row.name}: no ${w.code} on ${w.object}`)
         const runs = f === undefined ? [] : await runPrintedFix(f.fix, row.state)
-        const refused = runs.filter((r) => r.exitCode !== null && r.exitCode !== ExitCode.Ok && r.exitCode !== ExitCode.Changes)
+        const refused = runs.filter(
+          (r) => r.exitCode !== null && r.exitCode !== ExitCode.Ok && r.exitCode !== ExitCode.Changes,
+        )
         problems.push(...refused.map((r) => `${row.name}: ${r.step}: exit ${r.exitCode}: ${r.message ?? ''}`))
       }
     }
@@ -204,13 +252,31 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
   test('a relink refused only by the reclaim policy: explain prints Retain set first, then the relink, and the steps run in order are accepted', async () => {
     const csi = {csi: {driver: 'ebs.csi.aws.com', volumeHandle: 'v'}}
     for (const phase of ['Bound', 'Released']) {
-      const s = state({volumes: [pv('pv-1', {phase, policy: 'Delete', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, source: csi})], claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})]})
+      const s = state({
+        volumes: [
+          pv('pv-1', {
+            phase,
+            policy: 'Delete',
+            className: '',
+            claim: {name: 'db', uid: 'u-old'},
+            annotations: byController,
+            source: csi,
+          }),
+        ],
+        claims: [pvc('db', 'u-new', {className: '', volumeName: 'pv-1'})],
+      })
       const fixes = printedBy(s).map((p) => p.fix)
       const chained = `kubectl patch pv pv-1 -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' && pvctl relink pvc/db -n default`
       assert.ok(fixes.includes(chained), `${phase}: ${fixes.join(' | ')}`)
       // As things are the relink alone is refused; after the patch, the same decision allows it.
-      assert.deepEqual((await runPrintedFix(chained, s)).map((r) => r.exitCode), [ExitCode.Ok, ExitCode.Changes])
-      assert.deepEqual((await runPrintedFix('pvctl relink pvc/db -n default', s)).map((r) => r.exitCode), [ExitCode.Usage])
+      assert.deepEqual(
+        (await runPrintedFix(chained, s)).map((r) => r.exitCode),
+        [ExitCode.Ok, ExitCode.Changes],
+      )
+      assert.deepEqual(
+        (await runPrintedFix('pvctl relink pvc/db -n default', s)).map((r) => r.exitCode),
+        [ExitCode.Usage],
+      )
       assert.deepEqual((await notAccepted(s)).problems, [])
     }
   })
@@ -219,7 +285,10 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
       const problems: string[] = []
       for (const c of cases) {
         const s = withSimulatedClaimUids(stateOf(c)).state
-        problems.push(...(await notAccepted(s)).problems.map((p) => `${c.name}: ${p}`), ...brokenPromises(s).map((p) => `${c.name}: ${p}`))
+        problems.push(
+          ...(await notAccepted(s)).problems.map((p) => `${c.name}: ${p}`),
+          ...brokenPromises(s).map((p) => `${c.name}: ${p}`),
+        )
       }
       assert.deepEqual(problems, [])
     })
@@ -228,7 +297,10 @@ describe('every fix pvctl prints works as printed, and every promise is the engi
     const problems: string[] = []
     for (const seed of [1, 2, 3]) {
       const s = withSimulatedClaimUids(generatedState(60, seed)).state
-      problems.push(...(await notAccepted(s)).problems.map((p) => `seed ${seed}: ${p}`), ...brokenPromises(s).map((p) => `seed ${seed}: ${p}`))
+      problems.push(
+        ...(await notAccepted(s)).problems.map((p) => `seed ${seed}: ${p}`),
+        ...brokenPromises(s).map((p) => `seed ${seed}: ${p}`),
+      )
     }
     assert.deepEqual(problems, [])
   })

@@ -48,7 +48,12 @@ export async function runPrintedFix(fix: string, state: ClusterState): Promise<S
     const patch = /^kubectl patch pv (\S+) -p '([^']*)'$/.exec(step)
     if (patch !== null) {
       // A merge patch of the volume, as kubectl applies it (pvctl prints one to set a reclaim policy).
-      current = {...current, volumes: current.volumes.map((v) => (v.metadata.name === patch[1] ? mergePatch(v, JSON.parse(patch[2]) as object) : v))}
+      current = {
+        ...current,
+        volumes: current.volumes.map((v) =>
+          v.metadata.name === patch[1] ? mergePatch(v, JSON.parse(patch[2]) as object) : v,
+        ),
+      }
       runs.push({step, exitCode: ExitCode.Ok})
       continue
     } else if (!step.startsWith('pvctl ')) {
@@ -66,7 +71,14 @@ export async function runPrintedFix(fix: string, state: ClusterState): Promise<S
 async function runStep(step: string, state: ClusterState): Promise<{run: StepRun; next: ClusterState}> {
   const {verb, objects, flags} = parsePvctl(step)
   const file = path.join(tempDir('printed-fix-'), 'state.json')
-  writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...state.classes, ...state.volumes, ...state.claims, ...state.pods, ...state.nodes]}))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [...state.classes, ...state.volumes, ...state.claims, ...state.pods, ...state.nodes],
+    }),
+  )
   const namespace = flags.get('-n') ?? 'default'
   try {
     switch (verb) {
@@ -74,18 +86,34 @@ async function runStep(step: string, state: ClusterState): Promise<{run: StepRun
         const [target] = parseObjectArgs(objects, namespace)
         const forClaim = flags.get('--for')
         const [ns, name] = forClaim === undefined ? [] : forClaim.split('/')
-        const r = await runReclaim({...repair, ...load, filename: [file], volumeName: target.name, target: forClaim === undefined ? undefined : {namespace: ns, name}, force: false}, repairUi)
+        const r = await runReclaim(
+          {
+            ...repair,
+            ...load,
+            filename: [file],
+            volumeName: target.name,
+            target: forClaim === undefined ? undefined : {namespace: ns, name},
+            force: false,
+          },
+          repairUi,
+        )
         return {run: {step, exitCode: r.exitCode, message: r.refusal?.message}, next: state}
       }
       case 'relink': {
         const [target] = parseObjectArgs(objects, namespace)
-        const relinkTarget = target.kind === 'PersistentVolume' ? {kind: target.kind, name: target.name} : {kind: target.kind, namespace: target.namespace ?? namespace, name: target.name}
+        const relinkTarget =
+          target.kind === 'PersistentVolume'
+            ? {kind: target.kind, name: target.name}
+            : {kind: target.kind, namespace: target.namespace ?? namespace, name: target.name}
         const r = await runRelink({...repair, ...load, filename: [file], target: relinkTarget, all: false}, repairUi)
         return {run: {step, exitCode: r.exitCode, message: r.refusal?.message}, next: state}
       }
       case 'sync': {
         const report = planSync(state, {gates, dryRun: true, targets: parseObjectArgs(objects, namespace)})
-        return {run: {step, exitCode: report.actions.length > 0 ? ExitCode.Changes : ExitCode.Ok}, next: withPlanApplied(state, report.objects)}
+        return {
+          run: {step, exitCode: report.actions.length > 0 ? ExitCode.Changes : ExitCode.Ok},
+          next: withPlanApplied(state, report.objects),
+        }
       }
       case 'explain': {
         const [target] = parseObjectArgs(objects, namespace)
@@ -108,7 +136,8 @@ function mergePatch<T>(target: T, patch: object): T {
   const out: Record<string, unknown> = {...(target as Record<string, unknown>)}
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) delete out[key]
-    else if (typeof value === 'object' && !Array.isArray(value)) out[key] = mergePatch((out[key] ?? {}) as object, value as object)
+    else if (typeof value === 'object' && !Array.isArray(value))
+      out[key] = mergePatch((out[key] ?? {}) as object, value as object)
     else out[key] = value
   }
   return out as T

@@ -6,7 +6,16 @@ import {chromium, type BrowserContext, type Page} from 'playwright-core'
 import {tempDir} from '../temp-dir.js'
 import {findTool} from '../tools.js'
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** A browser with a fresh profile of its own. */
 export function launchChromium(viewport = {width: 1100, height: 900}): Promise<BrowserContext> {

@@ -82,7 +82,9 @@ const rows: Row[] = [
   },
   {
     name: 'an object without metadata.name (in a List)',
-    files: {'list.yaml': `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PersistentVolume\n  metadata: {name: pv1}\n- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata: {namespace: shop}\n`},
+    files: {
+      'list.yaml': `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: PersistentVolume\n  metadata: {name: pv1}\n- apiVersion: v1\n  kind: PersistentVolumeClaim\n  metadata: {namespace: shop}\n`,
+    },
     args: ['-f', '{dir}/list.yaml'],
     expectExit: 2,
     expectStderr: /^error: \S*list\.yaml: items\[1\] \(PersistentVolumeClaim\): metadata\.name is required$/,
@@ -96,17 +98,21 @@ const rows: Row[] = [
   },
   {
     name: 'accessModes that are not a list',
-    files: {'modes.yaml': `apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec:\n  accessModes: ReadWriteOnce\n`},
+    files: {
+      'modes.yaml': `apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec:\n  accessModes: ReadWriteOnce\n`,
+    },
     args: ['-f', '{dir}/modes.yaml'],
     expectExit: 2,
-    expectStderr: /^error: \S*modes\.yaml: PersistentVolume pv1: spec\.accessModes: must be a list of strings, got a string "ReadWriteOnce"$/,
+    expectStderr:
+      /^error: \S*modes\.yaml: PersistentVolume pv1: spec\.accessModes: must be a list of strings, got a string "ReadWriteOnce"$/,
   },
   {
     name: 'an invalid quantity in a claim request',
     files: {'qty.yaml': claimWith('  resources:\n    requests:\n      storage: 10Gx\n')},
     args: ['-f', '{dir}/qty.yaml', '-o', 'json'],
     expectExit: 2,
-    expectStderr: /^error: \S*qty\.yaml: PersistentVolumeClaim shop\/data: spec\.resources\.requests\.storage: invalid quantity "10Gx"$/,
+    expectStderr:
+      /^error: \S*qty\.yaml: PersistentVolumeClaim shop\/data: spec\.resources\.requests\.storage: invalid quantity "10Gx"$/,
   },
   // Quantities the API server rejects (ValidatePersistentVolumeClaimSpec: storage more than zero; no
   // standard resource negative), though resource.ParseQuantity reads each (`Gi`, `.` and `+` as zero).
@@ -124,42 +130,54 @@ const rows: Row[] = [
     files: {[`q${i}.yaml`]: claimWith(`  resources:\n    requests:\n      storage: ${yaml}\n`)},
     args: ['-f', `{dir}/q${i}.yaml`, '-o', 'json'],
     expectExit: 2,
-    expectStderr: new RegExp(`^error: \\S*q${i}\\.yaml: PersistentVolumeClaim shop/data: spec\\.resources\\.requests\\.storage: "${shown.replace(/[.+]/g, '\\$&')}": ${why}$`),
+    expectStderr: new RegExp(
+      `^error: \\S*q${i}\\.yaml: PersistentVolumeClaim shop/data: spec\\.resources\\.requests\\.storage: "${shown.replace(/[.+]/g, '\\$&')}": ${why}$`,
+    ),
   })),
   {
     name: 'a volume capacity the API server rejects: zero',
-    files: {'pvq.yaml': 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec: {capacity: {storage: "0"}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/x}}\n'},
+    files: {
+      'pvq.yaml':
+        'apiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec: {capacity: {storage: "0"}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/x}}\n',
+    },
     args: ['-f', '{dir}/pvq.yaml'],
     expectExit: 2,
-    expectStderr: /^error: \S*pvq\.yaml: PersistentVolume pv1: spec\.capacity\.storage: "0": must be greater than zero$/,
+    expectStderr:
+      /^error: \S*pvq\.yaml: PersistentVolume pv1: spec\.capacity\.storage: "0": must be greater than zero$/,
   },
   {
     name: 'an unread field nested 10,000 deep (JSON): refused before anything is planned or printed',
     files: {'deep.json': DEEP_JSON},
     args: ['-f', '{dir}/deep.json', '-o', 'json'],
     expectExit: 2,
-    expectStderr: /^error: \S*deep\.json: nests deeper than any object of a cluster \(pvctl reads at most 1002 levels\)$/,
+    expectStderr:
+      /^error: \S*deep\.json: nests deeper than any object of a cluster \(pvctl reads at most 1002 levels\)$/,
   },
   {
     name: 'the same in YAML flow style',
     files: {'deep.yaml': DEEP_YAML},
     args: ['-f', '{dir}/deep.yaml', '-o', 'json'],
     expectExit: 2,
-    expectStderr: /^error: \S*deep\.yaml: nests deeper than any object of a cluster \(pvctl reads at most 1002 levels\)$/,
+    expectStderr:
+      /^error: \S*deep\.yaml: nests deeper than any object of a cluster \(pvctl reads at most 1002 levels\)$/,
   },
   {
     name: 'a name longer than any the API server accepts: refused, and quoted clipped',
     files: {'long.json': LONG_NAME_JSON},
     args: ['-f', '{dir}/long.json'],
     expectExit: 2,
-    expectStderr: /^error: \S*long\.json: .*metadata\.name must be no more than 253 characters, got 1000000 \(x{40}…\)$/,
+    expectStderr:
+      /^error: \S*long\.json: .*metadata\.name must be no more than 253 characters, got 1000000 \(x{40}…\)$/,
   },
   {
     name: 'an invalid selector operator in a claim',
-    files: {'sel.yaml': claimWith('  selector:\n    matchExpressions:\n    - {key: tier, operator: Likes, values: [gold]}\n')},
+    files: {
+      'sel.yaml': claimWith('  selector:\n    matchExpressions:\n    - {key: tier, operator: Likes, values: [gold]}\n'),
+    },
     args: ['-f', '{dir}/sel.yaml'],
     expectExit: 2,
-    expectStderr: /^error: \S*sel\.yaml: PersistentVolumeClaim shop\/data: spec\.selector\.matchExpressions\[0\]: .*"Likes"/,
+    expectStderr:
+      /^error: \S*sel\.yaml: PersistentVolumeClaim shop\/data: spec\.selector\.matchExpressions\[0\]: .*"Likes"/,
   },
   {
     name: 'a missing file',
@@ -228,7 +246,8 @@ const rows: Row[] = [
     name: 'a named claim that exists in another namespace only',
     args: ['-f', example, 'pvc/orders', '-n', 'default'],
     expectExit: 2,
-    expectStderr: /^error: persistentvolumeclaim "orders" not found in namespace "default"; it exists in namespace shop: add -n shop$/,
+    expectStderr:
+      /^error: persistentvolumeclaim "orders" not found in namespace "default"; it exists in namespace shop: add -n shop$/,
   },
   {
     name: 'a named volume that does not exist',
@@ -252,31 +271,44 @@ const rows: Row[] = [
   },
   {
     name: 'a kubeconfig whose server is not a URL',
-    files: {'kc.yaml': "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'not a url'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"},
+    files: {
+      'kc.yaml':
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'not a url'}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    },
     args: ['--kubeconfig', '{dir}/kc.yaml'],
     expectExit: 2,
-    expectStderr: /^error: \S*kc\.yaml: cluster "c": invalid server URL "not a url" \(expected https:\/\/HOST\[:PORT\]\)$/,
+    expectStderr:
+      /^error: \S*kc\.yaml: cluster "c": invalid server URL "not a url" \(expected https:\/\/HOST\[:PORT\]\)$/,
   },
   {
     name: 'an exec credential plugin that is not installed (nothing is sent)',
-    files: {'kc.yaml': "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /nonexistent/kubectl-oidc-login, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"},
+    files: {
+      'kc.yaml':
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /nonexistent/kubectl-oidc-login, interactiveMode: Never}}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    },
     args: ['--kubeconfig', '{dir}/kc.yaml'],
     expectExit: 2,
-    expectStderr: /^error: cannot use the kubeconfig's credentials for https:\/\/127\.0\.0\.1:1: spawn \/nonexistent\/kubectl-oidc-login ENOENT$/,
+    expectStderr:
+      /^error: cannot use the kubeconfig's credentials for https:\/\/127\.0\.0\.1:1: spawn \/nonexistent\/kubectl-oidc-login ENOENT$/,
   },
   {
     name: 'a tokenFile that is not there',
-    files: {'kc.yaml': "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /nonexistent/token}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"},
+    files: {
+      'kc.yaml':
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\nusers: [{name: u, user: {tokenFile: /nonexistent/token}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n",
+    },
     args: ['--kubeconfig', '{dir}/kc.yaml'],
     expectExit: 2,
-    expectStderr: /^error: cannot use the kubeconfig's credentials for https:\/\/127\.0\.0\.1:1: ENOENT: no such file or directory, open '\/nonexistent\/token'$/,
+    expectStderr:
+      /^error: cannot use the kubeconfig's credentials for https:\/\/127\.0\.0\.1:1: ENOENT: no such file or directory, open '\/nonexistent\/token'$/,
   },
   {
     name: 'nothing on standard input (a failed `kubectl get ... |`) is not an empty cluster in sync',
     args: ['-f', '-'],
     stdin: '',
     expectExit: 2,
-    expectStderr: /^error: <stdin>: no objects pvctl reads \(PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node\)$/,
+    expectStderr:
+      /^error: <stdin>: no objects pvctl reads \(PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node\)$/,
   },
   {
     name: 'a --recycler-pod-template that is not there, found by a dry run too',
@@ -309,7 +341,10 @@ const rows: Row[] = [
   {
     name: 'a claim that is not there, with the one meant',
     args: ['-f', '{dir}/snap.yaml', 'pvc/dat'],
-    files: {'snap.yaml': PV + '---\n' + claimWith('  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n')},
+    files: {
+      'snap.yaml':
+        PV + '---\n' + claimWith('  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n'),
+    },
     expectExit: 2,
     expectStderr: /^error: persistentvolumeclaim "dat" not found in namespace "default"; did you mean shop\/data\?$/,
   },
@@ -318,7 +353,8 @@ const rows: Row[] = [
     args: ['-o', 'json'],
     env: {HOME: '{dir}', KUBECONFIG: '{dir}/nope.yaml', KUBERNETES_SERVICE_HOST: undefined},
     expectExit: 2,
-    expectStderr: /^error: no cluster configured: no --kubeconfig, KUBECONFIG names no file that exists \(\S*nope\.yaml\), no ~\/\.kube\/config/,
+    expectStderr:
+      /^error: no cluster configured: no --kubeconfig, KUBECONFIG names no file that exists \(\S*nope\.yaml\), no ~\/\.kube\/config/,
   },
   {
     name: 'a wrong file is quoted, not echoed whole',
@@ -357,7 +393,8 @@ const rows: Row[] = [
     files: {'snap.yaml': IN_SYNC_SNAPSHOT},
     args: ['-f', '{dir}/snap.yaml', '-n', 'shp', '-l', 'app=db', '--dry-run', '--fail-on-empty'],
     expectExit: 2,
-    expectStderr: /^error: no PersistentVolumeClaims, and no PersistentVolumes bound to one, in namespace "shp" matching -l app=db$/,
+    expectStderr:
+      /^error: no PersistentVolumeClaims, and no PersistentVolumes bound to one, in namespace "shp" matching -l app=db$/,
   },
   // Not errors: `-l ''` selects everything, as kubectl's.
   {
@@ -394,7 +431,10 @@ function materialize(row: Row): {args: string[]; env?: Record<string, string | u
     if (name.endsWith('/')) mkdirSync(path.join(dir, name), {recursive: true})
     else writeFileSync(path.join(dir, name), content)
   }
-  const env = row.env === undefined ? undefined : Object.fromEntries(Object.entries(row.env).map(([k, v]) => [k, v?.replaceAll('{dir}', dir)]))
+  const env =
+    row.env === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(row.env).map(([k, v]) => [k, v?.replaceAll('{dir}', dir)]))
   return {args: row.args.map((a) => a.replaceAll('{dir}', dir)), env}
 }
 
@@ -425,7 +465,10 @@ test('sync: bad input exits 2 with one `error:` line on stderr and nothing on st
 })
 
 test('an unknown command: one `error:` line naming it, the nearest command, exit 2 (also as `pvctl help COMMAND`)', async () => {
-  for (const [command, hint] of [['synk', /; did you mean "sync"\? \(see pvctl --help\)$/], ['frobnicate', /; its commands: audit, completion, explain, reclaim, relink, sync/]] as const) {
+  for (const [command, hint] of [
+    ['synk', /; did you mean "sync"\? \(see pvctl --help\)$/],
+    ['frobnicate', /; its commands: audit, completion, explain, reclaim, relink, sync/],
+  ] as const) {
     for (const args of [[command], ['help', command]]) {
       const res = await runCli(args)
       assert.equal(res.code, 2, res.stderr)
@@ -451,10 +494,13 @@ test('pvctl help COMMAND prints what COMMAND --help prints; pvctl help, the root
   assert.match(root.stdout, /^COMMANDS$/m)
 })
 
-
 test('explain agrees with sync on whether a snapshot is readable: the same refusal, nothing on stdout', async () => {
   const dir = tempDir('explain-bad')
-  for (const [name, text] of [['deep.json', DEEP_JSON], ['deep.yaml', DEEP_YAML], ['long.json', LONG_NAME_JSON]] as const) {
+  for (const [name, text] of [
+    ['deep.json', DEEP_JSON],
+    ['deep.yaml', DEEP_YAML],
+    ['long.json', LONG_NAME_JSON],
+  ] as const) {
     writeFileSync(path.join(dir, name), text)
     const run = await runCli(['explain', '-f', path.join(dir, name)])
     assert.equal(run.code, 2, `${name}: ${run.stderr}`)
@@ -464,20 +510,36 @@ test('explain agrees with sync on whether a snapshot is readable: the same refus
   }
 })
 
-test('a quantity of 50 MB of digits: every command refuses the snapshot in one line naming the object and field, exit 2, nothing on stdout', {timeout: 120_000}, async () => {
-  const dir = tempDir('huge-quantity')
-  const file = path.join(dir, 'cluster.yaml')
-  // The example cluster, with pv-0002 (the volume shop/orders matches) offering 50 MB of digits.
-  const text = readFileSync(example, 'utf8')
-  const at = text.indexOf('storage: 10Gi', text.indexOf('name: pv-0002'))
-  writeFileSync(file, `${text.slice(0, at)}storage: "${'1'.repeat(50_000_000)}"${text.slice(at + 'storage: 10Gi'.length)}`)
-  for (const args of [['explain', 'pvc/orders', '-n', 'shop'], ['explain', 'pv/pv-0002'], ['sync', '--dry-run'], ['audit']]) {
-    const run = await runCli([...args, '-f', file])
-    assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr.slice(0, 500)}`)
-    assert.equal(run.stdout, '', args.join(' '))
-    assert.match(run.stderr, /^error: \S*cluster\.yaml: PersistentVolume pv-0002: spec\.capacity\.storage: invalid quantity "1{80}…" \(50000000 characters\): quantity is too long: more than 1024 characters\n$/, args.join(' '))
-  }
-})
+test(
+  'a quantity of 50 MB of digits: every command refuses the snapshot in one line naming the object and field, exit 2, nothing on stdout',
+  {timeout: 120_000},
+  async () => {
+    const dir = tempDir('huge-quantity')
+    const file = path.join(dir, 'cluster.yaml')
+    // The example cluster, with pv-0002 (the volume shop/orders matches) offering 50 MB of digits.
+    const text = readFileSync(example, 'utf8')
+    const at = text.indexOf('storage: 10Gi', text.indexOf('name: pv-0002'))
+    writeFileSync(
+      file,
+      `${text.slice(0, at)}storage: "${'1'.repeat(50_000_000)}"${text.slice(at + 'storage: 10Gi'.length)}`,
+    )
+    for (const args of [
+      ['explain', 'pvc/orders', '-n', 'shop'],
+      ['explain', 'pv/pv-0002'],
+      ['sync', '--dry-run'],
+      ['audit'],
+    ]) {
+      const run = await runCli([...args, '-f', file])
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr.slice(0, 500)}`)
+      assert.equal(run.stdout, '', args.join(' '))
+      assert.match(
+        run.stderr,
+        /^error: \S*cluster\.yaml: PersistentVolume pv-0002: spec\.capacity\.storage: invalid quantity "1{80}…" \(50000000 characters\): quantity is too long: more than 1024 characters\n$/,
+        args.join(' '),
+      )
+    }
+  },
+)
 
 test("-f examples/NAME in a folder without it: the error names pvctl's own examples, and reads nothing else", async () => {
   const elsewhere = tempDir('elsewhere')
@@ -485,7 +547,13 @@ test("-f examples/NAME in a folder without it: the error names pvctl's own examp
   assert.equal(run.code, 2)
   assert.equal(run.stdout, '')
   const bundled = path.join(path.dirname(example), path.sep)
-  assert.equal(run.stderr, `error: no such file or directory "examples/cluster.yaml"; pvctl's examples are in ${bundled.slice(0, -1)}: -f ${example}\n`)
+  assert.equal(
+    run.stderr,
+    `error: no such file or directory "examples/cluster.yaml"; pvctl's examples are in ${bundled.slice(0, -1)}: -f ${example}\n`,
+  )
   // A name the package has no example of: the plain error.
-  assert.equal((await runCli(['audit', '-f', 'examples/none.yaml'], {cwd: elsewhere})).stderr, 'error: no such file or directory "examples/none.yaml"\n')
+  assert.equal(
+    (await runCli(['audit', '-f', 'examples/none.yaml'], {cwd: elsewhere})).stderr,
+    'error: no such file or directory "examples/none.yaml"\n',
+  )
 })

@@ -14,7 +14,10 @@ const flags = {
 
 const rows: Array<[string[], string[]]> = [
   [['--dry-run=true'], ['--dry-run']],
-  [['--dry-run=client', 'pvc/a'], ['--dry-run', 'pvc/a']],
+  [
+    ['--dry-run=client', 'pvc/a'],
+    ['--dry-run', 'pvc/a'],
+  ],
   [['--dry-run=server'], ['--dry-run']],
   [['--dry-run=none'], []],
   [['--dry-run=false'], []],
@@ -22,9 +25,15 @@ const rows: Array<[string[], string[]]> = [
   [['--color=1'], ['--color']],
   [['--all-namespaces=True'], ['--all-namespaces']],
   // Not a boolean flag, an unknown flag, a bare flag, an argument: left for oclif.
-  [['--output=json', '--frob=1', '--dry-run', 'x=1'], ['--output=json', '--frob=1', '--dry-run', 'x=1']],
+  [
+    ['--output=json', '--frob=1', '--dry-run', 'x=1'],
+    ['--output=json', '--frob=1', '--dry-run', 'x=1'],
+  ],
   // After `--`, everything is an argument.
-  [['--', '--dry-run=true'], ['--', '--dry-run=true']],
+  [
+    ['--', '--dry-run=true'],
+    ['--', '--dry-run=true'],
+  ],
 ]
 
 for (const [argv, want] of rows) {
@@ -38,6 +47,9 @@ for (const [argv, message] of [
   [['--color=yes'], '--color=yes: invalid value (true or false)'],
 ] as const) {
   test(`${argv.join(' ')} is a usage error`, () => {
-    assert.throws(() => rewriteBooleanValues(argv, flags), (err: unknown) => err instanceof UsageError && err.message === message)
+    assert.throws(
+      () => rewriteBooleanValues(argv, flags),
+      (err: unknown) => err instanceof UsageError && err.message === message,
+    )
   })
 }

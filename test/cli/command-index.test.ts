@@ -11,8 +11,13 @@ import {repoRoot} from './run-cli.js'
 
 test('the explicit command table holds each command of src/commands/ under its id', async () => {
   const dir = path.join(repoRoot, 'src', 'commands')
-  const files = readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()
-  assert.deepEqual(Object.keys(COMMANDS).sort(), files.map((f) => f.replace(/\.ts$/, '')))
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort()
+  assert.deepEqual(
+    Object.keys(COMMANDS).sort(),
+    files.map((f) => f.replace(/\.ts$/, '')),
+  )
   for (const file of files) {
     const {default: command} = (await import(path.join(dir, file))) as {default: unknown}
     assert.equal(COMMANDS[file.replace(/\.ts$/, '') as keyof typeof COMMANDS], command, file)

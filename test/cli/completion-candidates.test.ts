@@ -5,7 +5,13 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import type {NamesFound} from '../../src/app/completion-names.js'
-import {complete, type CompletionCommand, Directive, formatAnswer, withNames} from '../../src/cli/completion/candidates.js'
+import {
+  complete,
+  type CompletionCommand,
+  Directive,
+  formatAnswer,
+  withNames,
+} from '../../src/cli/completion/candidates.js'
 
 const source = [
   {name: 'filename', char: 'f', takesValue: true, multiple: true, summary: 'Snapshot to read.'},
@@ -15,11 +21,43 @@ const source = [
   {name: 'all-namespaces', char: 'A', takesValue: false},
 ]
 const commands: CompletionCommand[] = [
-  {id: 'sync', aliases: [], summary: 'Plan.', strict: false, args: [{name: 'objects'}], flags: [...source, {name: 'output', char: 'o', takesValue: true, options: ['table', 'json', 'name']}, {name: 'color', takesValue: false, allowNo: true}, {name: 'rounds', takesValue: true}]},
-  {id: 'explain', aliases: ['why'], summary: 'Explain.', strict: true, args: [{name: 'object'}, {name: 'name'}], flags: source},
+  {
+    id: 'sync',
+    aliases: [],
+    summary: 'Plan.',
+    strict: false,
+    args: [{name: 'objects'}],
+    flags: [
+      ...source,
+      {name: 'output', char: 'o', takesValue: true, options: ['table', 'json', 'name']},
+      {name: 'color', takesValue: false, allowNo: true},
+      {name: 'rounds', takesValue: true},
+    ],
+  },
+  {
+    id: 'explain',
+    aliases: ['why'],
+    summary: 'Explain.',
+    strict: true,
+    args: [{name: 'object'}, {name: 'name'}],
+    flags: source,
+  },
   {id: 'why', aliases: [], summary: 'Explain.', strict: true, args: [{name: 'object'}, {name: 'name'}], flags: source},
-  {id: 'audit', aliases: [], summary: 'Audit.', strict: false, args: [{name: 'objects'}], flags: [...source, {name: 'fail-on', takesValue: true, options: ['error', 'warning', 'info', 'none']}]},
-  {id: 'completion', aliases: [], strict: true, args: [{name: 'shell', options: ['bash', 'zsh', 'fish', 'powershell']}], flags: []},
+  {
+    id: 'audit',
+    aliases: [],
+    summary: 'Audit.',
+    strict: false,
+    args: [{name: 'objects'}],
+    flags: [...source, {name: 'fail-on', takesValue: true, options: ['error', 'warning', 'info', 'none']}],
+  },
+  {
+    id: 'completion',
+    aliases: [],
+    strict: true,
+    args: [{name: 'shell', options: ['bash', 'zsh', 'fish', 'powershell']}],
+    flags: [],
+  },
   {id: 'help', aliases: [], strict: true, args: [{name: 'command'}], flags: []},
   {id: '__complete', aliases: [], hidden: true, strict: false, args: [], flags: []},
 ]
@@ -51,7 +89,25 @@ const rows: Row[] = [
   {line: ['sync', '--o'], want: ['--output']},
   {line: ['sync', '--co'], want: ['--context', '--color']},
   {line: ['sync', '--no'], want: ['--no-color']},
-  {line: ['sync', '-'], want: ['--filename', '-f', '--kubeconfig', '--context', '--namespace', '-n', '--all-namespaces', '-A', '--output', '-o', '--color', '--no-color', '--rounds', '--help']},
+  {
+    line: ['sync', '-'],
+    want: [
+      '--filename',
+      '-f',
+      '--kubeconfig',
+      '--context',
+      '--namespace',
+      '-n',
+      '--all-namespaces',
+      '-A',
+      '--output',
+      '-o',
+      '--color',
+      '--no-color',
+      '--rounds',
+      '--help',
+    ],
+  },
   {line: ['sync', '-o', 'json', '--ou'], want: []},
   {line: ['sync', '-f', 'a.yaml', '--fi'], want: ['--filename']},
   // Values of flags with fixed ones, in both forms.
@@ -100,15 +156,39 @@ const namesRows: NamesRow[] = [
   {line: ['explain', '-n', 'shop', 'pvc', ''], kind: 'claims', want: ['logs', 'orders']},
   {line: ['explain', 'pvc', ''], kind: 'claims', want: ['scratch']},
   {line: ['explain', '-A', 'pvc', ''], kind: 'claims', want: ['logs', 'orders', 'scratch']},
-  {line: ['why', '-f', 'snap.yaml', '-n', 'shop', 'pvc/o'], kind: 'claims', want: ['pvc/orders'], source: {filename: ['snap.yaml']}},
+  {
+    line: ['why', '-f', 'snap.yaml', '-n', 'shop', 'pvc/o'],
+    kind: 'claims',
+    want: ['pvc/orders'],
+    source: {filename: ['snap.yaml']},
+  },
   {line: ['sync', '-n', 'shop', 'pvc', 'orders', ''], kind: 'claims', want: ['logs']},
-  {line: ['sync', 'pvc/shop-x', 'persistentvolume/'], kind: 'volumes', want: ['persistentvolume/pv-0001', 'persistentvolume/pv-0002']},
+  {
+    line: ['sync', 'pvc/shop-x', 'persistentvolume/'],
+    kind: 'volumes',
+    want: ['persistentvolume/pv-0001', 'persistentvolume/pv-0002'],
+  },
   {line: ['sync', 'pv/pv-0001', 'pv/'], kind: 'volumes', want: ['pv/pv-0002']},
-  {line: ['audit', '-f', 'a.yaml', '-f', 'b.yaml', 'pv', ''], kind: 'volumes', want: ['pv-0001', 'pv-0002'], source: {filename: ['a.yaml', 'b.yaml']}},
-  {line: ['audit', '-fa.yaml,b.yaml', 'pv', ''], kind: 'volumes', want: ['pv-0001', 'pv-0002'], source: {filename: ['a.yaml', 'b.yaml']}},
+  {
+    line: ['audit', '-f', 'a.yaml', '-f', 'b.yaml', 'pv', ''],
+    kind: 'volumes',
+    want: ['pv-0001', 'pv-0002'],
+    source: {filename: ['a.yaml', 'b.yaml']},
+  },
+  {
+    line: ['audit', '-fa.yaml,b.yaml', 'pv', ''],
+    kind: 'volumes',
+    want: ['pv-0001', 'pv-0002'],
+    source: {filename: ['a.yaml', 'b.yaml']},
+  },
   {line: ['audit', '-n', ''], kind: 'namespaces', want: ['default', 'shop']},
   {line: ['audit', '--namespace=s'], kind: 'namespaces', want: ['--namespace=shop']},
-  {line: ['sync', '--kubeconfig', 'k.yaml', '--context', 's'], kind: 'contexts', want: ['staging'], source: {kubeconfig: 'k.yaml'}},
+  {
+    line: ['sync', '--kubeconfig', 'k.yaml', '--context', 's'],
+    kind: 'contexts',
+    want: ['staging'],
+    source: {kubeconfig: 'k.yaml'},
+  },
   {line: ['sync', '--context=arn:aws', 'pvc', ''], kind: 'claims', want: ['scratch'], source: {context: 'arn:aws'}},
 ]
 
@@ -117,7 +197,10 @@ for (const row of namesRows) {
     const answer = complete(row.line, commands)
     assert.ok('names' in answer, 'names to read')
     assert.equal(answer.names.kind, row.kind)
-    assert.deepEqual(Object.fromEntries(Object.entries(answer.names.source).filter(([, v]) => v !== undefined)), row.source ?? {})
+    assert.deepEqual(
+      Object.fromEntries(Object.entries(answer.names.source).filter(([, v]) => v !== undefined)),
+      row.source ?? {},
+    )
     const done = withNames(answer.names, found, answer.names.namespace ?? 'default')
     assert.deepEqual(
       done.candidates.map((c) => c.value),
@@ -128,6 +211,9 @@ for (const row of namesRows) {
 }
 
 test("cobra's output: a candidate a line, its description after a tab, then the directive", () => {
-  assert.equal(formatAnswer({candidates: [{value: 'sync', description: 'Plan\n(and apply).'}, {value: 'json'}], directive: 4}), 'sync\tPlan (and apply).\njson\n:4\n')
+  assert.equal(
+    formatAnswer({candidates: [{value: 'sync', description: 'Plan\n(and apply).'}, {value: 'json'}], directive: 4}),
+    'sync\tPlan (and apply).\njson\n:4\n',
+  )
   assert.equal(formatAnswer({candidates: [], directive: 0}), ':0\n')
 })

@@ -27,13 +27,30 @@ function kubeconfig(name: string, contexts: Array<{name: string; namespace?: str
 
 const withNamespace = kubeconfig('a.yaml', [{name: 'one', namespace: 'team-b'}, {name: 'two'}], 'one')
 
-const rows: Array<{id: string; flags: Parameters<typeof defaultNamespace>[0]; env?: Record<string, string>; want: string}> = [
+const rows: Array<{
+  id: string
+  flags: Parameters<typeof defaultNamespace>[0]
+  env?: Record<string, string>
+  want: string
+}> = [
   {id: '-n wins', flags: {namespace: 'shop', kubeconfig: withNamespace}, want: 'shop'},
   {id: "the current context's namespace", flags: {kubeconfig: withNamespace}, want: 'team-b'},
-  {id: '--context names a context without one: default', flags: {kubeconfig: withNamespace, context: 'two'}, want: 'default'},
+  {
+    id: '--context names a context without one: default',
+    flags: {kubeconfig: withNamespace, context: 'two'},
+    want: 'default',
+  },
   {id: 'KUBECONFIG, as kubectl reads it', flags: {}, env: {KUBECONFIG: withNamespace, HOME: dir}, want: 'team-b'},
-  {id: 'a snapshot has no context: default', flags: {filename: ['snap.yaml'], kubeconfig: withNamespace}, want: 'default'},
-  {id: 'an unusable kubeconfig is left to the session to report: default', flags: {kubeconfig: path.join(dir, 'missing.yaml')}, want: 'default'},
+  {
+    id: 'a snapshot has no context: default',
+    flags: {filename: ['snap.yaml'], kubeconfig: withNamespace},
+    want: 'default',
+  },
+  {
+    id: 'an unusable kubeconfig is left to the session to report: default',
+    flags: {kubeconfig: path.join(dir, 'missing.yaml')},
+    want: 'default',
+  },
 ]
 
 for (const row of rows) {

@@ -25,7 +25,9 @@ function examplesOf(page: string): Example[] {
     let current: Example | undefined
     for (const line of lines.slice(0, -1)) {
       if (line.startsWith('$ ')) {
-        current = line.startsWith('$ pvctl ') ? {page, args: line.slice('$ pvctl '.length).split(' '), shown: ''} : undefined
+        current = line.startsWith('$ pvctl ')
+          ? {page, args: line.slice('$ pvctl '.length).split(' '), shown: ''}
+          : undefined
         if (current !== undefined) examples.push(current)
       } else if (current !== undefined) {
         current.shown += `${line}\n`
@@ -35,7 +37,12 @@ function examplesOf(page: string): Example[] {
   return examples
 }
 
-const pages = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)]
+const pages = [
+  'README.md',
+  ...readdirSync(path.join(repoRoot, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+]
 const runnable = pages.flatMap(examplesOf).filter((e) => e.args.some((a) => a.startsWith('examples/')))
 
 test('the README stays under 12 KiB: the first page people read, details in docs/', () => {
@@ -54,7 +61,10 @@ test("the README shows the audit's page, a screenshot test/browser/audit-html.te
 test('the README shows the bundled snapshot audited and explained', () => {
   const readme = runnable.filter((e) => e.page === 'README.md').map((e) => e.args.slice(0, 2).join(' '))
   assert.ok(readme.includes('sync --dry-run'), 'README.md shows `pvctl sync --dry-run -f examples/...`')
-  assert.ok(readme.some((c) => c.startsWith('explain ')), 'README.md shows `pvctl explain ... -f examples/...`')
+  assert.ok(
+    readme.some((c) => c.startsWith('explain ')),
+    'README.md shows `pvctl explain ... -f examples/...`',
+  )
 })
 
 test('every example on the bundled snapshot prints what the page shows', async (t) => {
@@ -67,7 +77,7 @@ test('every example on the bundled snapshot prints what the page shows', async (
   }
 })
 
-test('the README says that `kubectl pvctl <Tab>` needs bash-completion, as kubectl\'s own completion does in bash', () => {
+test("the README says that `kubectl pvctl <Tab>` needs bash-completion, as kubectl's own completion does in bash", () => {
   const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8').replace(/\s+/g, ' ')
   assert.match(readme, /`kubectl pvctl <Tab>` [^.]*\bbash-completion\b/)
 })

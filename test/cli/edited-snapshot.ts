@@ -12,11 +12,21 @@ const dir = tempDir('edited-snapshot')
 let made = 0
 
 /** examples/`example`'s volumes and claims (copies) with `edit` applied, as a snapshot file; its path. */
-export async function editedSnapshot(example: string, edit: (s: {volumes: PersistentVolume[]; claims: PersistentVolumeClaim[]}) => void): Promise<string> {
+export async function editedSnapshot(
+  example: string,
+  edit: (s: {volumes: PersistentVolume[]; claims: PersistentVolumeClaim[]}) => void,
+): Promise<string> {
   const {state} = await loadSnapshot(path.join(repoRoot, 'examples', example))
-  const s = {...structuredClone(state), volumes: structuredClone([...state.volumes]), claims: structuredClone([...state.claims])}
+  const s = {
+    ...structuredClone(state),
+    volumes: structuredClone([...state.volumes]),
+    claims: structuredClone([...state.claims]),
+  }
   edit(s)
   const file = path.join(dir, `${path.basename(example, '.yaml')}-${made++}.json`)
-  writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...s.classes, ...s.volumes, ...s.claims, ...s.pods]}))
+  writeFileSync(
+    file,
+    JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...s.classes, ...s.volumes, ...s.claims, ...s.pods]}),
+  )
   return file
 }

@@ -34,7 +34,10 @@ describe('pvctl explain through the built CLI', () => {
     assert.equal(namespaced.code, flagged.code, namespaced.stderr)
     assert.equal(namespaced.stdout, flagged.stdout)
     assert.equal(conflict.code, 2)
-    assert.match(conflict.stderr, /^error: object "pvc\/shop\/orders": its namespace "shop" is not the -n given \("web"\)/)
+    assert.match(
+      conflict.stderr,
+      /^error: object "pvc\/shop\/orders": its namespace "shop" is not the -n given \("web"\)/,
+    )
   })
 
   test('pvc/NAME -o json: the ClaimExplanation, exit 1 for a claim that stays Pending', async () => {
@@ -42,9 +45,15 @@ describe('pvctl explain through the built CLI', () => {
     assert.equal(r.code, 1, r.stderr)
     assert.equal(withoutVersionNotice(r.stderr), '')
     const e = json(r.stdout)
-    assert.deepEqual([e.apiVersion, e.kind, e.claim, e.phase, e.verdict, e.volume], ['pvctl/v1alpha1', 'ClaimExplanation', {namespace: 'shop', name: 'logs'}, 'Pending', 'NoMatchingVolume', null])
+    assert.deepEqual(
+      [e.apiVersion, e.kind, e.claim, e.phase, e.verdict, e.volume],
+      ['pvctl/v1alpha1', 'ClaimExplanation', {namespace: 'shop', name: 'logs'}, 'Pending', 'NoMatchingVolume', null],
+    )
     assert.equal(e.candidates.length, 7, 'every volume of the snapshot')
-    assert.deepEqual(e.candidates[0].reasons.map((x: Json) => x.code), ['AccessModesMismatch', 'CapacityTooSmall', 'StorageClassMismatch'])
+    assert.deepEqual(
+      e.candidates[0].reasons.map((x: Json) => x.code),
+      ['AccessModesMismatch', 'CapacityTooSmall', 'StorageClassMismatch'],
+    )
     assert.ok(e.suggestions.length > 0)
   })
 
@@ -54,7 +63,9 @@ describe('pvctl explain through the built CLI', () => {
     const volumes = path.join(tempDir('explain-f'), 'pv.yaml')
     writeFileSync(volumes, list(docs.items.filter((o) => o.kind === 'PersistentVolume')))
     const [split, whole] = await Promise.all([
-      runCli(['explain', '-f', volumes, '-f', '-', 'pvc/logs', '-n', 'shop', '-o', 'json'], {stdin: list(docs.items.filter((o) => o.kind !== 'PersistentVolume'))}),
+      runCli(['explain', '-f', volumes, '-f', '-', 'pvc/logs', '-n', 'shop', '-o', 'json'], {
+        stdin: list(docs.items.filter((o) => o.kind !== 'PersistentVolume')),
+      }),
       runCli(['explain', '-f', example, 'pvc/logs', '-n', 'shop', '-o', 'json']),
     ])
     assert.equal(split.code, 1, split.stderr)
@@ -98,7 +109,9 @@ describe('pvctl explain through the built CLI', () => {
   })
 
   test('a Bound claim from stdin: exit 0', async () => {
-    const r = await runCli(['explain', 'persistentvolumeclaim/data', '-n', 'app', '-f', '-', '-o', 'json'], {stdin: IN_SYNC_SNAPSHOT})
+    const r = await runCli(['explain', 'persistentvolumeclaim/data', '-n', 'app', '-f', '-', '-o', 'json'], {
+      stdin: IN_SYNC_SNAPSHOT,
+    })
     assert.equal(r.code, 0, r.stderr)
     assert.deepEqual([json(r.stdout).verdict, json(r.stdout).volume], ['Bound', 'pv-a'])
   })
@@ -114,21 +127,37 @@ describe('pvctl explain through the built CLI', () => {
     const released = await runCli(['explain', 'pv/pv-0006', '-f', example, '-o', 'json'])
     assert.equal(released.code, 1, released.stderr)
     const e = json(released.stdout)
-    assert.deepEqual([e.kind, e.state, e.reclaim.action, e.reclaim.by], ['VolumeExplanation', 'Released', 'delete', 'kubernetes.io/host-path'])
+    assert.deepEqual(
+      [e.kind, e.state, e.reclaim.action, e.reclaim.by],
+      ['VolumeExplanation', 'Released', 'delete', 'kubernetes.io/host-path'],
+    )
     const boundVolume = await runCli(['explain', 'pv/pv-0008', '-f', example])
     assert.equal(boundVolume.code, 0)
-    assert.match(boundVolume.stdout, /^pv\/pv-0008 \(Bound\): Bound\nBound to shop\/reports-a, which points back at it\./)
+    assert.match(
+      boundVolume.stdout,
+      /^pv\/pv-0008 \(Bound\): Bound\nBound to shop\/reports-a, which points back at it\./,
+    )
   })
 
-  test("a snapshot with Events, a CSIDriver and a Lease: they are the evidence; a kind it lacks is not available", async () => {
+  test('a snapshot with Events, a CSIDriver and a Lease: they are the evidence; a kind it lacks is not available', async () => {
     const now = Date.now()
     const snapshot = stringifyYaml({
       apiVersion: 'v1',
       kind: 'List',
       items: [
         sc('gp3', 'ebs.csi.aws.com'),
-        {...pvc('data', 'c1', {namespace: 'app', className: 'gp3'}), metadata: {name: 'data', namespace: 'app', uid: 'c1', creationTimestamp: ago(3600, now)}},
-        event({namespace: 'app', name: 'data', reason: 'ExternalProvisioning', component: 'persistentvolume-controller', lastSeconds: 30, now}),
+        {
+          ...pvc('data', 'c1', {namespace: 'app', className: 'gp3'}),
+          metadata: {name: 'data', namespace: 'app', uid: 'c1', creationTimestamp: ago(3600, now)},
+        },
+        event({
+          namespace: 'app',
+          name: 'data',
+          reason: 'ExternalProvisioning',
+          component: 'persistentvolume-controller',
+          lastSeconds: 30,
+          now,
+        }),
         csiDriver('ebs.csi.aws.com'),
         lease('kube-system', 'ebs-csi-aws-com', 'ebs-csi-controller-0', 7200, now),
       ],
@@ -137,22 +166,64 @@ describe('pvctl explain through the built CLI', () => {
     assert.equal(r.code, 1, r.stderr)
     assert.equal(withoutVersionNotice(r.stderr), '', 'the evidence kinds are read, not skipped')
     const e = json(r.stdout)
-    assert.deepEqual(e.events.items.map((x: Json) => x.reason), ['ExternalProvisioning'])
-    assert.deepEqual([e.provisionerLiveness.verdict, e.provisionerLiveness.csiDriver, e.provisionerLiveness.lease.held], ['NoSignOfLife', 'Found', false])
-    assert.match(e.summary, /no controller named 'ebs\.csi\.aws\.com' has acted on this claim in the 60m since it was created, and nothing shows it running/)
+    assert.deepEqual(
+      e.events.items.map((x: Json) => x.reason),
+      ['ExternalProvisioning'],
+    )
+    assert.deepEqual(
+      [e.provisionerLiveness.verdict, e.provisionerLiveness.csiDriver, e.provisionerLiveness.lease.held],
+      ['NoSignOfLife', 'Found', false],
+    )
+    assert.match(
+      e.summary,
+      /no controller named 'ebs\.csi\.aws\.com' has acted on this claim in the 60m since it was created, and nothing shows it running/,
+    )
     const volume = await runCli(['explain', 'pv/none', '-f', '-'], {stdin: snapshot})
     assert.equal(volume.code, 2, 'an unknown volume is still a usage error')
   })
 
   const notFound: Array<{name: string; args: string[]; error: string}> = [
-    {name: 'a misspelt claim: the close name', args: ['pvc/lgs', '-n', 'shop'], error: 'error: persistentvolumeclaim "lgs" not found in namespace "shop"; did you mean pvc/logs?'},
-    {name: 'a claim of another namespace: where it is', args: ['pvc/logs'], error: 'error: persistentvolumeclaim "logs" not found in namespace "default"; it exists in namespace shop: add -n shop'},
-    {name: 'a misspelt claim in the wrong namespace', args: ['pvc/order'], error: 'error: persistentvolumeclaim "order" not found in namespace "default"; did you mean shop/orders?'},
-    {name: 'a claim with no close name', args: ['pvc/zzzzzzzz', '-n', 'shop'], error: 'error: persistentvolumeclaim "zzzzzzzz" not found in namespace "shop"'},
-    {name: 'a misspelt volume', args: ['pv/pv-006'], error: 'error: persistentvolume "pv-006" not found; did you mean pv/pv-0006, pv/pv-0001, pv/pv-0002?'},
-    {name: 'two objects', args: ['pvc/logs', 'pvc/orders', '-n', 'shop'], error: 'error: Unexpected argument: pvc/orders'},
-    {name: 'an object of another type', args: ['pod/web'], error: 'error: object "pod/web": unknown type "pod" (pvctl works on pvc/NAME and pv/NAME)'},
-    {name: 'a rate limit of 0 requests per second', args: ['--qps', '0'], error: 'error: Parsing --qps: Expected an integer greater than or equal to 1 but received: 0'},
+    {
+      name: 'a misspelt claim: the close name',
+      args: ['pvc/lgs', '-n', 'shop'],
+      error: 'error: persistentvolumeclaim "lgs" not found in namespace "shop"; did you mean pvc/logs?',
+    },
+    {
+      name: 'a claim of another namespace: where it is',
+      args: ['pvc/logs'],
+      error:
+        'error: persistentvolumeclaim "logs" not found in namespace "default"; it exists in namespace shop: add -n shop',
+    },
+    {
+      name: 'a misspelt claim in the wrong namespace',
+      args: ['pvc/order'],
+      error: 'error: persistentvolumeclaim "order" not found in namespace "default"; did you mean shop/orders?',
+    },
+    {
+      name: 'a claim with no close name',
+      args: ['pvc/zzzzzzzz', '-n', 'shop'],
+      error: 'error: persistentvolumeclaim "zzzzzzzz" not found in namespace "shop"',
+    },
+    {
+      name: 'a misspelt volume',
+      args: ['pv/pv-006'],
+      error: 'error: persistentvolume "pv-006" not found; did you mean pv/pv-0006, pv/pv-0001, pv/pv-0002?',
+    },
+    {
+      name: 'two objects',
+      args: ['pvc/logs', 'pvc/orders', '-n', 'shop'],
+      error: 'error: Unexpected argument: pvc/orders',
+    },
+    {
+      name: 'an object of another type',
+      args: ['pod/web'],
+      error: 'error: object "pod/web": unknown type "pod" (pvctl works on pvc/NAME and pv/NAME)',
+    },
+    {
+      name: 'a rate limit of 0 requests per second',
+      args: ['--qps', '0'],
+      error: 'error: Parsing --qps: Expected an integer greater than or equal to 1 but received: 0',
+    },
   ]
   for (const row of notFound) {
     test(`exit 2: ${row.name}`, async () => {
@@ -171,7 +242,14 @@ describe('pvctl explain through the built CLI', () => {
     assert.deepEqual(
       list.items.map((e: Json) => `${e.claim.name} ${e.verdict}`),
       // reports-b and sessions are recorded Bound; their next sync makes them Lost (audit's two errors).
-      ['carts WillBind', 'logs NoMatchingVolume', 'orders WillBind', 'reports-b Misbound', 'search WaitForPodScheduled', 'sessions Lost'],
+      [
+        'carts WillBind',
+        'logs NoMatchingVolume',
+        'orders WillBind',
+        'reports-b Misbound',
+        'search WaitForPodScheduled',
+        'sessions Lost',
+      ],
     )
   })
 
@@ -203,7 +281,10 @@ describe('pvctl explain through the built CLI', () => {
     const r = await runCli(['explain', '-A', '-f', '-', '--candidates', '0', '-o', 'json'], {stdin: cluster})
     assert.equal(r.code, 2, r.stderr)
     assert.equal(r.stdout, '')
-    assert.match(r.stderr, /^error: --candidates 0: a List of [\d,]+ claims with 1,000 candidates each is [\d,]+ candidates, more than 500,000: name a claim \(pvc\/NAME\), narrow the List \(-n, -l\), or give fewer --candidates\n$/)
+    assert.match(
+      r.stderr,
+      /^error: --candidates 0: a List of [\d,]+ claims with 1,000 candidates each is [\d,]+ candidates, more than 500,000: name a claim \(pvc\/NAME\), narrow the List \(-n, -l\), or give fewer --candidates\n$/,
+    )
     // The same List bounded (the default) is worked out.
     const bounded = await runCli(['explain', '-A', '-f', '-', '-o', 'json'], {stdin: cluster})
     assert.equal(bounded.code, 1, bounded.stderr)
@@ -223,14 +304,24 @@ describe('pvctl explain through the built CLI', () => {
     assert.equal(r.code, 1)
     // The hint reads the same snapshot: pasted, it shows what the user was looking at, not a live cluster.
     const escaped = example.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
-    assert.match(r.stdout, new RegExp(`^Candidates: 7 volumes, the nearest 1 shown \\(pvctl explain pvc/logs -n shop -f ${escaped} shows all\\), none eligible$`, 'm'))
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^Candidates: 7 volumes, the nearest 1 shown \\(pvctl explain pvc/logs -n shop -f ${escaped} shows all\\), none eligible$`,
+        'm',
+      ),
+    )
   })
 
   test('no claim and no terminal, as text: an overview, then each explanation', async () => {
     const r = await runCli(['explain', '-A', '-f', example])
     assert.equal(r.code, 1)
-    assert.match(r.stdout, /^NAMESPACE\s+NAME\s+PHASE\s+VERDICT\s+VOLUME\nshop\s+carts\s+Pending\s+WillBind\s+pv-0003\n/)
-    for (const claim of ['carts', 'logs', 'orders', 'search']) assert.match(r.stdout, new RegExp(`^pvc/shop/${claim} \\(Pending\\): `, 'm'))
+    assert.match(
+      r.stdout,
+      /^NAMESPACE\s+NAME\s+PHASE\s+VERDICT\s+VOLUME\nshop\s+carts\s+Pending\s+WillBind\s+pv-0003\n/,
+    )
+    for (const claim of ['carts', 'logs', 'orders', 'search'])
+      assert.match(r.stdout, new RegExp(`^pvc/shop/${claim} \\(Pending\\): `, 'm'))
   })
 
   test('no claim in a namespace where every claim is Bound: exit 0', async () => {

@@ -21,7 +21,11 @@ const signalExit = pathToFileURL(createRequire(path.join(repoRoot, 'package.json
  * A process that installs pvctl's interrupts, registers signal-exit as the terminal libraries do, then
  * does `stage` and says "ready"; the test signals it (twice with `again`) and reads how it ended.
  */
-async function signalled(stage: string, signal: NodeJS.Signals, again = false): Promise<{code: number | null; signal: NodeJS.Signals | null; stderr: string}> {
+async function signalled(
+  stage: string,
+  signal: NodeJS.Signals,
+  again = false,
+): Promise<{code: number | null; signal: NodeJS.Signals | null; stderr: string}> {
   const script = path.join(dir, `stage-${Math.random().toString(36).slice(2)}.mjs`)
   writeFileSync(
     script,
@@ -42,11 +46,15 @@ process.stderr.write('ready\\n')
       if (stderr.includes('ready\n')) resolve()
     }),
   )
-  const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('exit', (code, sig) => resolve({code, signal: sig})))
+  const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) =>
+    child.on('exit', (code, sig) => resolve({code, signal: sig})),
+  )
   await ready
   child.kill(signal)
   if (again) {
-    await new Promise<void>((resolve) => child.stderr.on('data', () => (stderr.includes('aborted') ? resolve() : undefined)))
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', () => (stderr.includes('aborted') ? resolve() : undefined)),
+    )
     child.kill(signal)
   }
   return {...(await exited), stderr}
@@ -57,7 +65,10 @@ describe('interrupts: no signal ends pvctl by itself', () => {
     test(`${signal} while nothing is under way: exit 130 at once, said on stderr`, async () => {
       const r = await signalled('', signal)
       assert.deepEqual([r.code, r.signal], [130, null], r.stderr)
-      assert.match(r.stderr, signal === 'SIGINT' ? /^pvctl: interrupted$/m : new RegExp(`^pvctl: interrupted \\(${signal}\\)$`, 'm'))
+      assert.match(
+        r.stderr,
+        signal === 'SIGINT' ? /^pvctl: interrupted$/m : new RegExp(`^pvctl: interrupted \\(${signal}\\)$`, 'm'),
+      )
     })
 
     test(`${signal} after the command returned: its own exit status, not the signal's`, async () => {
@@ -74,7 +85,10 @@ scope.signal.addEventListener('abort', () => process.stderr.write('aborted\\n'))
       true,
     )
     assert.deepEqual([r.code, r.signal], [130, null], r.stderr)
-    assert.match(r.stderr, /^pvctl: interrupted: finishing the writes in flight\naborted\n[^]*^pvctl: interrupted: not waiting$/m)
+    assert.match(
+      r.stderr,
+      /^pvctl: interrupted: finishing the writes in flight\naborted\n[^]*^pvctl: interrupted: not waiting$/m,
+    )
   })
 
   test('inside a scope, one interrupt: the work ends as it will, with its own exit status', async () => {
@@ -89,7 +103,7 @@ scope.signal.addEventListener('abort', () => { process.exitCode = 130; scope.end
 })
 
 describe('exitWhenFinished: what a library left open does not hold pvctl once the command is done', () => {
-  test('with a handle left open, pvctl exits with the command\'s exit status once stdout has taken every byte', async () => {
+  test("with a handle left open, pvctl exits with the command's exit status once stdout has taken every byte", async () => {
     const bytes = 4 * 1024 * 1024
     const script = path.join(dir, `finish-${Math.random().toString(36).slice(2)}.mjs`)
     // The interval stands for a kept-alive socket: without exitWhenFinished the process would never end.
@@ -114,7 +128,7 @@ markFinished()
   })
 })
 
-describe('explain\'s picker on a terminal: interrupted, or at the end of its input', {skip: noTerminal}, () => {
+describe("explain's picker on a terminal: interrupted, or at the end of its input", {skip: noTerminal}, () => {
   const picker = ['explain', '-n', 'shop', '-f', path.relative(repoRoot, example)]
 
   for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {

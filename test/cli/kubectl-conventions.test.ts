@@ -8,7 +8,12 @@ import {startEmulator} from '../emulator/emulator.js'
 import {example, runCli, tempDir} from './run-cli.js'
 
 test('pvctl -h is pvctl --help; pvctl sync -h is pvctl sync --help', async () => {
-  const [short, long, syncShort, syncLong] = await Promise.all([runCli(['-h']), runCli(['--help']), runCli(['sync', '-h']), runCli(['sync', '--help'])])
+  const [short, long, syncShort, syncLong] = await Promise.all([
+    runCli(['-h']),
+    runCli(['--help']),
+    runCli(['sync', '-h']),
+    runCli(['sync', '--help']),
+  ])
   assert.equal(short.code, 0, short.stderr)
   assert.equal(short.stdout, long.stdout)
   assert.equal(syncShort.code, 0, syncShort.stderr)
@@ -16,10 +21,17 @@ test('pvctl -h is pvctl --help; pvctl sync -h is pvctl sync --help', async () =>
   assert.match(syncShort.stdout, /^USAGE/m)
 })
 
-test('pvctl --version and pvctl version --client: the client version, as text and as kubectl\'s JSON', async () => {
-  const [text, json, viaFlag] = await Promise.all([runCli(['--version']), runCli(['version', '--client', '-o', 'json']), runCli(['--version', '-o', 'json'])])
+test("pvctl --version and pvctl version --client: the client version, as text and as kubectl's JSON", async () => {
+  const [text, json, viaFlag] = await Promise.all([
+    runCli(['--version']),
+    runCli(['version', '--client', '-o', 'json']),
+    runCli(['--version', '-o', 'json']),
+  ])
   assert.equal(text.code, 0, text.stderr)
-  assert.equal(text.stdout, 'Client Version: v0.1.0\nDecided as Kubernetes v1.31 (the default: which release the cluster runs is not known)\n')
+  assert.equal(
+    text.stdout,
+    'Client Version: v0.1.0\nDecided as Kubernetes v1.31 (the default: which release the cluster runs is not known)\n',
+  )
   assert.equal(json.code, 0, json.stderr)
   const doc = JSON.parse(json.stdout)
   assert.deepEqual(Object.keys(doc), ['clientVersion', 'kubernetesVersion'])
@@ -40,7 +52,10 @@ test('pvctl version with a reachable cluster prints the server version too (GET 
       runCli(['version', '--kubeconfig', kubeconfig, '--kube-version', '1.31', '-o', 'json']),
     ])
     assert.equal(text.code, 0, text.stderr)
-    assert.equal(text.stdout, "Client Version: v0.1.0\nServer Version: v1.34.2\nDecided as Kubernetes v1.34 (the API server's /version, v1.34.2)\n")
+    assert.equal(
+      text.stdout,
+      "Client Version: v0.1.0\nServer Version: v1.34.2\nDecided as Kubernetes v1.34 (the API server's /version, v1.34.2)\n",
+    )
     const doc = JSON.parse(json.stdout)
     assert.deepEqual(Object.keys(doc), ['clientVersion', 'serverVersion', 'kubernetesVersion'])
     assert.equal(doc.serverVersion.gitVersion, 'v1.34.2')
@@ -54,9 +69,15 @@ test('pvctl version with a reachable cluster prints the server version too (GET 
 
 test('pvctl version with an unreachable cluster prints the client version, then an error', async () => {
   const kubeconfig = path.join(tempDir('version'), 'kubeconfig')
-  writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`)
+  writeFileSync(
+    kubeconfig,
+    `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:1", insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+  )
   const r = await runCli(['version', '--kubeconfig', kubeconfig])
-  assert.equal(r.stdout, 'Client Version: v0.1.0\nDecided as Kubernetes v1.31 (the default: which release the cluster runs is not known)\n')
+  assert.equal(
+    r.stdout,
+    'Client Version: v0.1.0\nDecided as Kubernetes v1.31 (the default: which release the cluster runs is not known)\n',
+  )
   assert.match(r.stderr, /^error: /)
   assert.equal(r.code, 3)
 })
@@ -87,12 +108,24 @@ test("flags before the command, as kubectl's: every command answers as with them
   const reclaim = path.join(path.dirname(example), 'reclaim.yaml')
   const relink = path.join(path.dirname(example), 'relink.yaml')
   const rows: Array<{before: string[]; after: string[]}> = [
-    {before: ['-n', 'shop', 'explain', 'pvc/logs', '-f', example, '-o', 'json'], after: ['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json']},
+    {
+      before: ['-n', 'shop', 'explain', 'pvc/logs', '-f', example, '-o', 'json'],
+      after: ['explain', 'pvc/logs', '-n', 'shop', '-f', example, '-o', 'json'],
+    },
     {before: ['-n', 'shop', '-f', example, 'why', 'pvc/logs'], after: ['why', 'pvc/logs', '-n', 'shop', '-f', example]},
-    {before: ['--namespace=shop', '-f', example, 'sync', '--dry-run', '-o', 'json'], after: ['sync', '--dry-run', '-o', 'json', '--namespace=shop', '-f', example]},
+    {
+      before: ['--namespace=shop', '-f', example, 'sync', '--dry-run', '-o', 'json'],
+      after: ['sync', '--dry-run', '-o', 'json', '--namespace=shop', '-f', example],
+    },
     {before: ['-f', example, '-A', 'audit', '-o', 'json'], after: ['audit', '-f', example, '-A', '-o', 'json']},
-    {before: ['-f', reclaim, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '-o', 'json'], after: ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', reclaim, '-o', 'json']},
-    {before: ['-nshop', '-f', relink, 'relink', 'pvc/db', '-o', 'json'], after: ['relink', 'pvc/db', '-n', 'shop', '-f', relink, '-o', 'json']},
+    {
+      before: ['-f', reclaim, 'reclaim', 'pv/pv-0004', '--for', 'shop/db', '-o', 'json'],
+      after: ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '-f', reclaim, '-o', 'json'],
+    },
+    {
+      before: ['-nshop', '-f', relink, 'relink', 'pvc/db', '-o', 'json'],
+      after: ['relink', 'pvc/db', '-n', 'shop', '-f', relink, '-o', 'json'],
+    },
     {before: ['-o', 'json', 'version', '--client'], after: ['version', '--client', '-o', 'json']},
     {before: ['--help', 'sync'], after: ['sync', '--help']},
   ]
@@ -119,12 +152,18 @@ test('--context and --kubeconfig before the command reach a live cluster', async
   }
 })
 
-test('flags with no command after them, and kubectl\'s -v: one clear error each, exit 2', async () => {
+test("flags with no command after them, and kubectl's -v: one clear error each, exit 2", async () => {
   const [flagsOnly, v] = await Promise.all([runCli(['-n', 'shop']), runCli(['-v'])])
   assert.equal(flagsOnly.code, 2)
-  assert.match(flagsOnly.stderr, /^error: no command after "-n": pvctl \[FLAGS\] COMMAND \[FLAGS\], e\.g\. pvctl -n shop explain pvc\/NAME; its commands: audit, /)
+  assert.match(
+    flagsOnly.stderr,
+    /^error: no command after "-n": pvctl \[FLAGS\] COMMAND \[FLAGS\], e\.g\. pvctl -n shop explain pvc\/NAME; its commands: audit, /,
+  )
   assert.equal(v.code, 2)
-  assert.equal(v.stderr, 'error: "-v" is not the version: it is loop mode\'s log level, as kubectl\'s (pvctl sync --watch -v 2); the version: pvctl --version\n')
+  assert.equal(
+    v.stderr,
+    'error: "-v" is not the version: it is loop mode\'s log level, as kubectl\'s (pvctl sync --watch -v 2); the version: pvctl --version\n',
+  )
 })
 
 test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubectl runs it', async () => {
@@ -132,7 +171,10 @@ test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubect
   const {cleanEnv, repoRoot} = await import('./run-cli.js')
   const pjson = JSON.parse((await import('node:fs')).readFileSync(path.join(repoRoot, 'package.json'), 'utf8'))
   assert.equal(pjson.bin['kubectl-pvctl'], './bin/kubectl-pvctl.js')
-  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), 'sync', '-h'], {env: cleanEnv(), encoding: 'utf8'})
+  const r = spawnSync(process.execPath, [path.join(repoRoot, 'bin', 'kubectl-pvctl.js'), 'sync', '-h'], {
+    env: cleanEnv(),
+    encoding: 'utf8',
+  })
   assert.equal(r.status, 0, r.stderr)
   assert.match(r.stdout, /^ {2}\$ kubectl pvctl sync \[OBJECTS\.\.\.\]/m)
   assert.match(r.stdout, /\$ kubectl pvctl sync --dry-run -f examples\/cluster\.yaml/)
@@ -140,10 +182,14 @@ test('bin/kubectl-pvctl.js (kubectl pvctl): the help names the command as kubect
 })
 
 test('in a pipe the sync table is never truncated: every reason whole', async () => {
-  const [table, json] = await Promise.all([runCli(['sync', '--dry-run', '-f', example]), runCli(['sync', '--dry-run', '-f', example, '-o', 'json'])])
+  const [table, json] = await Promise.all([
+    runCli(['sync', '--dry-run', '-f', example]),
+    runCli(['sync', '--dry-run', '-f', example, '-o', 'json']),
+  ])
   assert.equal(table.code, 1, table.stderr)
   assert.ok(!table.stdout.includes('…'), table.stdout)
-  for (const a of JSON.parse(json.stdout).actions as Array<{reason: string}>) assert.ok(table.stdout.includes(a.reason.replace(/\s*\n\s*/g, ' ')), a.reason)
+  for (const a of JSON.parse(json.stdout).actions as Array<{reason: string}>)
+    assert.ok(table.stdout.includes(a.reason.replace(/\s*\n\s*/g, ' ')), a.reason)
 })
 
 test("-o name, as kubectl's name printer: RESOURCE/NAME without the namespace, each object once, the exit status unchanged", async () => {
@@ -156,14 +202,32 @@ test("-o name, as kubectl's name printer: RESOURCE/NAME without the namespace, e
     runCli(['explain', 'pvc', 'logs', '-n', 'shop', '-f', example, '-o', 'name']),
     runCli(['explain', 'pv/pv-0004', '-f', example, '-o', 'name']),
   ])
-  const resource = (o: {kind: string; name: string}) => `${o.kind === 'PersistentVolumeClaim' ? 'persistentvolumeclaim' : o.kind === 'PersistentVolume' ? 'persistentvolume' : 'storageclass.storage.k8s.io'}/${o.name}`
+  const resource = (o: {kind: string; name: string}) =>
+    `${o.kind === 'PersistentVolumeClaim' ? 'persistentvolumeclaim' : o.kind === 'PersistentVolume' ? 'persistentvolume' : 'storageclass.storage.k8s.io'}/${o.name}`
   const once = (names: string[]) => [...new Set(names)].map((n) => `${n}\n`).join('')
   assert.equal(sync.code, syncJson.code, sync.stderr)
-  assert.equal(sync.stdout, once((JSON.parse(syncJson.stdout).actions as Array<{object: {kind: string; name: string}}>).map((a) => resource(a.object))))
+  assert.equal(
+    sync.stdout,
+    once(
+      (JSON.parse(syncJson.stdout).actions as Array<{object: {kind: string; name: string}}>).map((a) =>
+        resource(a.object),
+      ),
+    ),
+  )
   assert.match(sync.stdout, /^persistentvolumeclaim\/carts\npersistentvolume\/pv-0002\n/)
   assert.equal(audit.code, auditJson.code, audit.stderr)
-  assert.equal(audit.stdout, once((JSON.parse(auditJson.stdout).findings as Array<{object: {kind: string; name: string}}>).map((f) => resource(f.object))))
-  assert.equal(explainList.stdout, 'persistentvolumeclaim/carts\npersistentvolumeclaim/logs\npersistentvolumeclaim/orders\npersistentvolumeclaim/reports-b\npersistentvolumeclaim/search\npersistentvolumeclaim/sessions\n')
+  assert.equal(
+    audit.stdout,
+    once(
+      (JSON.parse(auditJson.stdout).findings as Array<{object: {kind: string; name: string}}>).map((f) =>
+        resource(f.object),
+      ),
+    ),
+  )
+  assert.equal(
+    explainList.stdout,
+    'persistentvolumeclaim/carts\npersistentvolumeclaim/logs\npersistentvolumeclaim/orders\npersistentvolumeclaim/reports-b\npersistentvolumeclaim/search\npersistentvolumeclaim/sessions\n',
+  )
   assert.equal(explainClaim.stdout, 'persistentvolumeclaim/logs\n')
   assert.equal(explainClaim.code, 1)
   assert.equal(explainVolume.stdout, 'persistentvolume/pv-0004\n')
@@ -171,10 +235,16 @@ test("-o name, as kubectl's name printer: RESOURCE/NAME without the namespace, e
 
 test('--no-headers: every table without its header line, the rows as they were', async () => {
   const runs = [
-    {args: ['sync', '--dry-run', '-f', example], headers: [/^ACTION +OBJECT +REASON$/m, /^TYPE +REASON +OBJECT +MESSAGE$/m]},
+    {
+      args: ['sync', '--dry-run', '-f', example],
+      headers: [/^ACTION +OBJECT +REASON$/m, /^TYPE +REASON +OBJECT +MESSAGE$/m],
+    },
     {args: ['audit', '-f', example], headers: [/^CODE +OBJECT +MESSAGE$/m]},
     {args: ['explain', 'pvc/logs', '-n', 'shop', '-f', example], headers: [/^VOLUME +CAPACITY +MODES/m]},
-    {args: ['explain', '-A', '-f', example], headers: [/^NAMESPACE +NAME +PHASE +VERDICT/m, /^VOLUME +CAPACITY +MODES/m]},
+    {
+      args: ['explain', '-A', '-f', example],
+      headers: [/^NAMESPACE +NAME +PHASE +VERDICT/m, /^VOLUME +CAPACITY +MODES/m],
+    },
   ]
   for (const run of runs) {
     const [withHeaders, without] = await Promise.all([runCli(run.args), runCli([...run.args, '--no-headers'])])

@@ -8,12 +8,30 @@ import {parseObjectArgs} from '../../src/cli/object-args.js'
 const valid: Array<{args: string[]; want: unknown}> = [
   {args: ['pvc/orders'], want: [{kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders'}]},
   {args: ['pvc', 'orders'], want: [{kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders'}]},
-  {args: ['PersistentVolumeClaims', 'a', 'b'], want: [{kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'a'}, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'b'}]},
+  {
+    args: ['PersistentVolumeClaims', 'a', 'b'],
+    want: [
+      {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'a'},
+      {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'b'},
+    ],
+  },
   {args: ['pv', 'pv-0001'], want: [{kind: 'PersistentVolume', name: 'pv-0001'}]},
-  {args: ['pv/pv-0001', 'pvc/data'], want: [{kind: 'PersistentVolume', name: 'pv-0001'}, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}]},
+  {
+    args: ['pv/pv-0001', 'pvc/data'],
+    want: [
+      {kind: 'PersistentVolume', name: 'pv-0001'},
+      {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'},
+    ],
+  },
   // The form of every OBJECT column pvctl prints: the namespace in the name.
   {args: ['pvc/team-a/orders'], want: [{kind: 'PersistentVolumeClaim', namespace: 'team-a', name: 'orders'}]},
-  {args: ['persistentvolumeclaim/team-a/orders', 'pvc/data'], want: [{kind: 'PersistentVolumeClaim', namespace: 'team-a', name: 'orders'}, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}]},
+  {
+    args: ['persistentvolumeclaim/team-a/orders', 'pvc/data'],
+    want: [
+      {kind: 'PersistentVolumeClaim', namespace: 'team-a', name: 'orders'},
+      {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'},
+    ],
+  },
 ]
 for (const row of valid) {
   test(`object args ${row.args.join(' ')}`, () => assert.deepEqual(parseObjectArgs(row.args, 'shop'), row.want))
@@ -26,16 +44,25 @@ const invalid: Array<{args: string[]; message: RegExp}> = [
   {args: ['pod', 'x'], message: /expected TYPE\/NAME or TYPE NAME/},
 ]
 for (const row of invalid) {
-  test(`object args ${row.args.join(' ')} is refused`, () => assert.throws(() => parseObjectArgs(row.args, 'shop'), row.message))
+  test(`object args ${row.args.join(' ')} is refused`, () =>
+    assert.throws(() => parseObjectArgs(row.args, 'shop'), row.message))
 }
 
 test('pvc/NAMESPACE/NAME: with -n of the same namespace, or -A, it stands; with another -n, one error saying what to type', () => {
-  assert.deepEqual(parseObjectArgs(['pvc/shop/orders'], 'shop', false, 'shop'), [{kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders'}])
-  assert.deepEqual(parseObjectArgs(['pvc/shop/orders'], 'default', true), [{kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders'}])
+  assert.deepEqual(parseObjectArgs(['pvc/shop/orders'], 'shop', false, 'shop'), [
+    {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders'},
+  ])
+  assert.deepEqual(parseObjectArgs(['pvc/shop/orders'], 'default', true), [
+    {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders'},
+  ])
   assert.throws(() => parseObjectArgs(['pvc/shop/orders'], 'web', false, 'web'), {
-    message: 'object "pvc/shop/orders": its namespace "shop" is not the -n given ("web"): name it pvc/orders -n web, or pvc/shop/orders without -n',
+    message:
+      'object "pvc/shop/orders": its namespace "shop" is not the -n given ("web"): name it pvc/orders -n web, or pvc/shop/orders without -n',
   })
-  assert.throws(() => parseObjectArgs(['pv/shop/pv-1'], 'shop'), /a PersistentVolume has no namespace: pv\/NAME, e\.g\. pv\/pv-1/)
+  assert.throws(
+    () => parseObjectArgs(['pv/shop/pv-1'], 'shop'),
+    /a PersistentVolume has no namespace: pv\/NAME, e\.g\. pv\/pv-1/,
+  )
   assert.throws(() => parseObjectArgs(['pvc/a/b/c'], 'shop'), /expected pvc\/NAME or pvc\/NAMESPACE\/NAME/)
   assert.throws(() => parseObjectArgs(['pvc//b'], 'shop'), /expected pvc\/NAME or pvc\/NAMESPACE\/NAME/)
 })

@@ -25,7 +25,17 @@ export interface CliOptions {
 }
 
 /** Variables that change pvctl's output and must come from the test, never from the developer's shell. */
-const SCRUBBED = ['NO_COLOR', 'FORCE_COLOR', 'TERM', 'PVCTL_DEBUG', 'DEBUG', 'KUBECONFIG', 'NODE_OPTIONS', 'NODE_DEBUG', 'NODE_TEST_CONTEXT']
+const SCRUBBED = [
+  'NO_COLOR',
+  'FORCE_COLOR',
+  'TERM',
+  'PVCTL_DEBUG',
+  'DEBUG',
+  'KUBECONFIG',
+  'NODE_OPTIONS',
+  'NODE_DEBUG',
+  'NODE_TEST_CONTEXT',
+]
 
 export function cleanEnv(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {...process.env, CI: 'true'}

@@ -22,7 +22,10 @@ current-context: x
 
 test('redactUrlCredentials: the userinfo of every URL, and nothing else', () => {
   const rows: Array<[string, string]> = [
-    ['cannot reach the API server at https://admin:s3cret@10.0.0.1:6443: ECONNREFUSED', 'cannot reach the API server at https://<redacted>@10.0.0.1:6443: ECONNREFUSED'],
+    [
+      'cannot reach the API server at https://admin:s3cret@10.0.0.1:6443: ECONNREFUSED',
+      'cannot reach the API server at https://<redacted>@10.0.0.1:6443: ECONNREFUSED',
+    ],
     ['http://token@host/x and https://a:b@c', 'http://<redacted>@host/x and https://<redacted>@c'],
     ['mail me at someone@example.com', 'mail me at someone@example.com'],
     ['https://host/path?q=a@b', 'https://host/path?q=a@b'],
@@ -46,7 +49,10 @@ test('a token bound for a plain-HTTP server: one warning on stderr', async () =>
     writeFileSync(file, kubeconfig(api.url, {token: 'secret-token'}))
     const run = await runCli(['sync', '--dry-run', '--kubeconfig', file, '-o', 'json'])
     assert.equal(run.code, 0, run.stderr)
-    assert.match(run.stderr, /^pvctl: warning: the API server http:\/\/127\.0\.0\.1:\d+ is plain HTTP: a bearer token would travel unencrypted; use https:\/\//m)
+    assert.match(
+      run.stderr,
+      /^pvctl: warning: the API server http:\/\/127\.0\.0\.1:\d+ is plain HTTP: a bearer token would travel unencrypted; use https:\/\//m,
+    )
     assert.equal(run.stderr.match(/warning/g)?.length, 1)
     assert.ok(!run.stderr.includes('secret-token'))
   } finally {

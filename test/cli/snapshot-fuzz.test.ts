@@ -34,14 +34,33 @@ type Path = Array<string | number>
 function paths(value: unknown, at: Path = [], out: Path[] = []): Path[] {
   out.push(at)
   if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...at, i], out))
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) paths(v, [...at, k], out)
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) paths(v, [...at, k], out)
   return out
 }
 const ALL_PATHS = paths(example.items).filter((p) => p.length > 0)
 
 /** Values a broken snapshot holds where a good one holds something else. */
 const badValue = fc.oneof(
-  fc.constantFrom(null, '', '-1', '-5Gi', 'Gi', '.', '+', 0, -10, true, [], {}, 'Bound', 'x'.repeat(300), '1e999', 'ReadWriteOnce', '9'.repeat(40)),
+  fc.constantFrom(
+    null,
+    '',
+    '-1',
+    '-5Gi',
+    'Gi',
+    '.',
+    '+',
+    0,
+    -10,
+    true,
+    [],
+    {},
+    'Bound',
+    'x'.repeat(300),
+    '1e999',
+    'ReadWriteOnce',
+    '9'.repeat(40),
+  ),
   fc.string({maxLength: 12}),
   fc.integer(),
   fc.double(),
@@ -103,13 +122,20 @@ test(`${RUNS} mutated snapshots: each is read, planned and rendered, or refused 
         await readPlanRender(file)
       } catch (err) {
         // pvctl's own error, mapped to exit 2 with a one-line message; anything else is a bug.
-        assert.ok(err instanceof PvctlError, `not an input error: ${(err as Error).stack}\nmutations: ${JSON.stringify(ms).slice(0, 500)}`)
+        assert.ok(
+          err instanceof PvctlError,
+          `not an input error: ${(err as Error).stack}\nmutations: ${JSON.stringify(ms).slice(0, 500)}`,
+        )
         assert.equal(err.exitCode, ExitCode.Usage, err.message)
         assert.ok(!err.message.includes('\n') && err.message.length < 2_000, err.message.slice(0, 300))
         refused++
       }
     }),
-    {numRuns: RUNS, seed: Number(process.env.PVCTL_FUZZ_SEED ?? 20261201), verbose: Number(process.env.PVCTL_FUZZ_VERBOSE ?? 0)},
+    {
+      numRuns: RUNS,
+      seed: Number(process.env.PVCTL_FUZZ_SEED ?? 20261201),
+      verbose: Number(process.env.PVCTL_FUZZ_VERBOSE ?? 0),
+    },
   )
   // The mutations reach both sides: some snapshots still read, some are refused.
   assert.ok(refused > 0 && refused < RUNS, `${refused} of ${RUNS} refused`)
@@ -124,7 +150,10 @@ test('a sample of them through the built CLI, sync and explain alike: exit 0/1 w
     writeFileSync(file, JSON.stringify({...example, items}))
     const sync = await runCli(['sync', '--dry-run', '-f', file, '-o', 'json'])
     const explain = await runCli(['explain', '-f', file, '-o', 'json'])
-    for (const [name, run] of [['sync', sync], ['explain', explain]] as const) {
+    for (const [name, run] of [
+      ['sync', sync],
+      ['explain', explain],
+    ] as const) {
       assert.doesNotMatch(run.stderr, /internal error/, `${name}: ${run.stderr}`)
       if (run.code === 2) {
         assert.equal(run.stdout, '', `${name}: a failing run writes nothing to stdout`)
@@ -134,6 +163,10 @@ test('a sample of them through the built CLI, sync and explain alike: exit 0/1 w
         JSON.parse(run.stdout)
       }
     }
-    assert.equal(sync.code === 2, explain.code === 2, `sync and explain agree on whether ${file} is readable: ${sync.stderr} | ${explain.stderr}`)
+    assert.equal(
+      sync.code === 2,
+      explain.code === 2,
+      `sync and explain agree on whether ${file} is readable: ${sync.stderr} | ${explain.stderr}`,
+    )
   }
 })

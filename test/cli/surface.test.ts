@@ -9,7 +9,6 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-
 import {formatsOf, OUTPUT_FORMATS, type OutputCommand} from '../../src/cli/output-formats.js'
 
 import {repoRoot} from './run-cli.js'
@@ -58,7 +57,8 @@ function loadManifest(): Record<string, ManifestCommand> {
 type Formats = Record<string, readonly string[]>
 
 /** Each command's -o formats (its flag checks them itself, so the manifest has no options for it). */
-const outputFormats = (): Formats => Object.fromEntries(Object.keys(OUTPUT_FORMATS).map((id) => [id, formatsOf(id as OutputCommand)]))
+const outputFormats = (): Formats =>
+  Object.fromEntries(Object.keys(OUTPUT_FORMATS).map((id) => [id, formatsOf(id as OutputCommand)]))
 
 /**
  * The parts of the manifest scripts depend on, in a stable order (args in declaration order: it matters),
@@ -71,7 +71,12 @@ function surfaceOf(commands: Record<string, ManifestCommand>, formats: Formats =
       id: c.id,
       aliases: [...(c.aliases ?? [])].sort(),
       strict: c.strict ?? true,
-      args: Object.values(c.args).map((a) => ({name: a.name, required: a.required ?? false, options: a.options, default: a.default})),
+      args: Object.values(c.args).map((a) => ({
+        name: a.name,
+        required: a.required ?? false,
+        options: a.options,
+        default: a.default,
+      })),
       flags: Object.values(c.flags)
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
         .map((f) => ({
@@ -131,7 +136,8 @@ test('every command documents its exit status in its help (docs/output-contract.
   for (const c of Object.values(loadManifest())) {
     await t.test(c.id, () => {
       assert.match(c.description ?? '', /^\s*EXIT STATUS$/m)
-      for (const code of EXIT_CODES[c.id] ?? [0, 1, 2, 3]) assert.match(c.description ?? '', new RegExp(`^\\s+${code}\\s+\\S`, 'm'), `exit code ${code}`)
+      for (const code of EXIT_CODES[c.id] ?? [0, 1, 2, 3])
+        assert.match(c.description ?? '', new RegExp(`^\\s+${code}\\s+\\S`, 'm'), `exit code ${code}`)
     })
   }
 })

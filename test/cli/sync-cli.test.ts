@@ -6,7 +6,15 @@ import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import path from 'node:path'
 import {test} from 'node:test'
 
-import {type CliResult, example, IN_SYNC_SNAPSHOT, keptVolumeSnapshot, runCli, tempDir, withoutVersionNotice} from './run-cli.js'
+import {
+  type CliResult,
+  example,
+  IN_SYNC_SNAPSHOT,
+  keptVolumeSnapshot,
+  runCli,
+  tempDir,
+  withoutVersionNotice,
+} from './run-cli.js'
 
 // Reports are read loosely: the schema test (test/contract) pins their shape.
 type Json = Record<string, any>
@@ -68,7 +76,9 @@ writeFileSync(path.join(twoNamespaces, 'notes.txt'), 'not a snapshot: not .yaml,
 
 // A volume written by hand, without status, whose claim is gone: the controller releases it.
 const releasedNoStatus = path.join(work, 'released-no-status.yaml')
-writeFileSync(releasedNoStatus, `apiVersion: v1
+writeFileSync(
+  releasedNoStatus,
+  `apiVersion: v1
 kind: PersistentVolume
 metadata: {name: pv-x, uid: u-pv-x}
 spec:
@@ -77,7 +87,8 @@ spec:
   hostPath: {path: /tmp/pv-x}
   persistentVolumeReclaimPolicy: Retain
   claimRef: {namespace: gone, name: claim, uid: u-claim}
-`)
+`,
+)
 
 // In sync, but not healthy (audit finds a warning); the same with the warning silenced by the annotation.
 const inSyncUnhealthy = path.join(work, 'in-sync-unhealthy.yaml')
@@ -87,7 +98,8 @@ writeFileSync(inSyncSilenced, keptVolumeSnapshot('VolumeReleasedRetained'))
 const IN_SYNC_LINE = 'No changes: the cluster is in sync with the controller.\n'
 
 const report = (res: CliResult): Json => JSON.parse(res.stdout) as Json
-const namespaces = (r: Json): string[] => [...new Set<string>(r.objects.map((o: Json) => o.metadata.namespace ?? '<none>'))].sort()
+const namespaces = (r: Json): string[] =>
+  [...new Set<string>(r.objects.map((o: Json) => o.metadata.namespace ?? '<none>'))].sort()
 const names = (r: Json): string[] => r.objects.map((o: Json) => o.metadata.name)
 
 interface Row {
@@ -101,7 +113,6 @@ interface Row {
   check?: (res: CliResult) => void
   /** A known src/ bug: the row runs, and its failure is reported as TODO until the bug is fixed. */
 }
-
 
 const rows: Row[] = [
   // Exit status (docs/output-contract.md, as kubectl diff): 1 when a dry run finds changes, 0 in sync.
@@ -160,13 +171,52 @@ const rows: Row[] = [
     expectExit: 0,
     check: (res) => assert.equal(res.stdout, ''),
   },
-  {name: '--color forces ANSI off a terminal', args: ['-f', example, '-o', 'diff', '--color'], expectExit: 1, check: (res) => assert.match(res.stdout, ANSI)},
-  {name: '--color wins over NO_COLOR=1', args: ['-f', example, '-o', 'diff', '--color'], env: {NO_COLOR: '1'}, expectExit: 1, check: (res) => assert.match(res.stdout, ANSI)},
-  {name: 'FORCE_COLOR=1 colours off a terminal', args: ['-f', example, '-o', 'diff'], env: {FORCE_COLOR: '1'}, expectExit: 1, check: (res) => assert.match(res.stdout, ANSI)},
-  {name: 'NO_COLOR=1 wins over FORCE_COLOR=1', args: ['-f', example, '-o', 'diff'], env: {NO_COLOR: '1', FORCE_COLOR: '1'}, expectExit: 1, check: (res) => assert.doesNotMatch(res.stdout, ANSI)},
-  {name: '--no-color wins over FORCE_COLOR=1', args: ['-f', example, '-o', 'diff', '--no-color'], env: {FORCE_COLOR: '1'}, expectExit: 1, check: (res) => assert.doesNotMatch(res.stdout, ANSI)},
-  {name: '--color colours the table too', args: ['-f', example, '--color'], expectExit: 1, check: (res) => assert.match(res.stdout, ANSI)},
-  {name: '--color never colours -o json', args: ['-f', example, '-o', 'json', '--color'], expectExit: 1, check: (res) => assert.doesNotMatch(res.stdout, ANSI)},
+  {
+    name: '--color forces ANSI off a terminal',
+    args: ['-f', example, '-o', 'diff', '--color'],
+    expectExit: 1,
+    check: (res) => assert.match(res.stdout, ANSI),
+  },
+  {
+    name: '--color wins over NO_COLOR=1',
+    args: ['-f', example, '-o', 'diff', '--color'],
+    env: {NO_COLOR: '1'},
+    expectExit: 1,
+    check: (res) => assert.match(res.stdout, ANSI),
+  },
+  {
+    name: 'FORCE_COLOR=1 colours off a terminal',
+    args: ['-f', example, '-o', 'diff'],
+    env: {FORCE_COLOR: '1'},
+    expectExit: 1,
+    check: (res) => assert.match(res.stdout, ANSI),
+  },
+  {
+    name: 'NO_COLOR=1 wins over FORCE_COLOR=1',
+    args: ['-f', example, '-o', 'diff'],
+    env: {NO_COLOR: '1', FORCE_COLOR: '1'},
+    expectExit: 1,
+    check: (res) => assert.doesNotMatch(res.stdout, ANSI),
+  },
+  {
+    name: '--no-color wins over FORCE_COLOR=1',
+    args: ['-f', example, '-o', 'diff', '--no-color'],
+    env: {FORCE_COLOR: '1'},
+    expectExit: 1,
+    check: (res) => assert.doesNotMatch(res.stdout, ANSI),
+  },
+  {
+    name: '--color colours the table too',
+    args: ['-f', example, '--color'],
+    expectExit: 1,
+    check: (res) => assert.match(res.stdout, ANSI),
+  },
+  {
+    name: '--color never colours -o json',
+    args: ['-f', example, '-o', 'json', '--color'],
+    expectExit: 1,
+    check: (res) => assert.doesNotMatch(res.stdout, ANSI),
+  },
 
   // Sources: -f FILE, -f DIR, -f -.
   {
@@ -193,7 +243,17 @@ const rows: Row[] = [
   },
   {
     name: '-f repeated: the files are one cluster, and a claim named after them stays an argument',
-    args: ['-f', path.join(twoNamespaces, 'cluster.yaml'), '-f', path.join(twoNamespaces, 'other.yml'), 'pvc/pending', '-n', 'other', '-o', 'json'],
+    args: [
+      '-f',
+      path.join(twoNamespaces, 'cluster.yaml'),
+      '-f',
+      path.join(twoNamespaces, 'other.yml'),
+      'pvc/pending',
+      '-n',
+      'other',
+      '-o',
+      'json',
+    ],
     // pvc/other/pending has no class and no volume that fits: in sync, nothing to write.
     expectExit: 0,
     check: (res) => assert.deepEqual(report(res).actions, []),
@@ -210,7 +270,10 @@ const rows: Row[] = [
     args: ['-f', example, '-f', twoNamespaces],
     expectExit: 2,
     check: (res) => {
-      assert.match(res.stderr, /^error: .*cluster\.yaml: StorageClass standard: duplicate object \(items\[0\]\); first defined in .*examples\/cluster\.yaml \(items\[0\]\)\n$/)
+      assert.match(
+        res.stderr,
+        /^error: .*cluster\.yaml: StorageClass standard: duplicate object \(items\[0\]\); first defined in .*examples\/cluster\.yaml \(items\[0\]\)\n$/,
+      )
       assert.equal(res.stdout, '')
     },
   },
@@ -230,13 +293,17 @@ items:
       const claim = report(res).objects.find((o: {kind: string}) => o.kind === 'PersistentVolumeClaim')
       assert.match(claim.metadata.uid, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
       assert.equal(claim.status.phase, 'Lost')
-      assert.equal(withoutVersionNotice(res.stderr), 'pvctl: 1 PersistentVolumeClaim has no metadata.uid (default/data): planned with the uid the API server would give it on create, derived from namespace and name\n')
+      assert.equal(
+        withoutVersionNotice(res.stderr),
+        'pvctl: 1 PersistentVolumeClaim has no metadata.uid (default/data): planned with the uid the API server would give it on create, derived from namespace and name\n',
+      )
     },
   },
   {
     name: 'a snapshot without uids that converges: no word about uids',
     args: ['-f', '-', '-o', 'json'],
-    stdin: '{apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/x}}, status: {phase: Available}}\n',
+    stdin:
+      '{apiVersion: v1, kind: PersistentVolume, metadata: {name: pv1}, spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], hostPath: {path: /tmp/x}}, status: {phase: Available}}\n',
     expectExit: 0,
     check: (res) => {
       assert.equal(report(res).converged, true)
@@ -253,7 +320,7 @@ items:
       const r = report(res)
       assert.deepEqual(namespaces(r), ['<none>', 'shop'])
       assert.ok(!names(r).includes('pv-other'), 'pv-other is bound into namespace other')
-      assert.ok(names(r).includes('pv-0001'), 'an unbound volume is in every namespace\'s scope')
+      assert.ok(names(r).includes('pv-0001'), "an unbound volume is in every namespace's scope")
       for (const e of [...r.actions, ...r.events]) assert.notEqual(e.object.namespace, 'other')
     },
   },
@@ -264,7 +331,10 @@ items:
     check: (res) => {
       const r = report(res)
       assert.deepEqual(names(r), ['pv-0001', 'pv-0002', 'pv-other', 'bound', 'pending'])
-      assert.deepEqual(r.events.map((e: Json) => `${e.object.namespace}/${e.object.name} ${e.reason}`), ['other/pending FailedBinding'])
+      assert.deepEqual(
+        r.events.map((e: Json) => `${e.object.namespace}/${e.object.name} ${e.reason}`),
+        ['other/pending FailedBinding'],
+      )
     },
   },
   {
@@ -279,7 +349,10 @@ items:
     expectExit: 1,
     check: (res) => {
       const r = report(res)
-      assert.deepEqual(r.actions.map((a: Json) => `${a.action} ${a.object.name}`), ['set-volume-phase pv-0004'])
+      assert.deepEqual(
+        r.actions.map((a: Json) => `${a.action} ${a.object.name}`),
+        ['set-volume-phase pv-0004'],
+      )
       assert.deepEqual(r.events, [])
     },
   },
@@ -334,7 +407,10 @@ items:
     expectExit: 1,
     check: (res) => {
       const r = report(res)
-      assert.deepEqual(r.actions.map((a: Json) => a.reason), ['<none> -> Released: claim gone/claim is gone'])
+      assert.deepEqual(
+        r.actions.map((a: Json) => a.reason),
+        ['<none> -> Released: claim gone/claim is gone'],
+      )
       assert.equal(r.summary.releases, 1, 'releases')
       assert.equal(r.summary.phaseChanges, 1, 'phaseChanges')
     },
@@ -347,7 +423,10 @@ items:
     expectExit: 0,
     check: (res) => {
       assert.equal(res.stdout, IN_SYNC_LINE)
-      assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f ${inSyncUnhealthy}`)
+      assert.equal(
+        res.stderr.split('\n').at(-2),
+        `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f ${inSyncUnhealthy}`,
+      )
     },
   },
   {
@@ -356,14 +435,21 @@ items:
     expectExit: 0,
     check: (res) => {
       assert.deepEqual(report(res).actions, [])
-      assert.match(withoutVersionNotice(res.stderr), /^pvctl: in sync with the controller; 1 problem .*: pvctl audit -f \S+\n$/)
+      assert.match(
+        withoutVersionNotice(res.stderr),
+        /^pvctl: in sync with the controller; 1 problem .*: pvctl audit -f \S+\n$/,
+      )
     },
   },
   {
     name: 'the pointer carries the scope: -n other and the -f directory',
     args: ['-f', twoNamespaces, '-n', 'other'],
     expectExit: 0,
-    check: (res) => assert.equal(res.stderr.split('\n').at(-2), `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -n other -f ${twoNamespaces}`),
+    check: (res) =>
+      assert.equal(
+        res.stderr.split('\n').at(-2),
+        `pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -n other -f ${twoNamespaces}`,
+      ),
   },
   {
     name: 'the snapshot read from stdin: the pointer names a file to save it to, not -f - (stdin is spent)',
@@ -371,7 +457,10 @@ items:
     stdin: readFileSync(inSyncUnhealthy, 'utf8'),
     expectExit: 0,
     check: (res) =>
-      assert.equal(res.stderr.split('\n').at(-2), 'pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f SNAPSHOT.yaml (SNAPSHOT.yaml: the snapshot read from stdin, saved to a file)'),
+      assert.equal(
+        res.stderr.split('\n').at(-2),
+        'pvctl: in sync with the controller; 1 problem the controller leaves to you: pvctl audit -f SNAPSHOT.yaml (SNAPSHOT.yaml: the snapshot read from stdin, saved to a file)',
+      ),
   },
   {
     name: 'in sync and the problem silenced by pvctl.io/audit-ignore: no pointer',
@@ -388,7 +477,8 @@ items:
     expectExit: 0,
     check: (res) => {
       assert.match(res.stdout, /^\s*EXIT STATUS$/m)
-      for (const code of [0, 1, 2, 3]) assert.match(res.stdout, new RegExp(`^\\s+${code}\\s+\\S`, 'm'), `exit code ${code}`)
+      for (const code of [0, 1, 2, 3])
+        assert.match(res.stdout, new RegExp(`^\\s+${code}\\s+\\S`, 'm'), `exit code ${code}`)
       assert.equal(withoutVersionNotice(res.stderr), '')
     },
   },
@@ -398,7 +488,10 @@ test('pvctl sync through the built CLI', {concurrency: 4}, async (t) => {
   await Promise.all(
     rows.map((row) =>
       t.test(row.name, async () => {
-        const res = await runCli(['sync', ...(row.dryRun === false ? [] : ['--dry-run']), ...row.args], {stdin: row.stdin, env: row.env})
+        const res = await runCli(['sync', ...(row.dryRun === false ? [] : ['--dry-run']), ...row.args], {
+          stdin: row.stdin,
+          env: row.env,
+        })
         const shown = `exit ${res.code}\n--- stderr\n${res.stderr}--- stdout\n${res.stdout.slice(0, 800)}`
         assert.equal(res.code, row.expectExit, `exit status\n${shown}`)
         row.check?.(res)
@@ -412,5 +505,8 @@ test('the command the pointer prints audits what sync read: it finds the problem
   const command = /: pvctl (audit .*)$/m.exec(sync.stderr)![1].split(' ')
   const audit = await runCli(command)
   assert.equal(audit.code, 1)
-  assert.match(audit.stdout, /^Audit: 0\/0 claims and 0\/1 volumes healthy; 0 errors, 1 warning, 0 info; no changes planned\./)
+  assert.match(
+    audit.stdout,
+    /^Audit: 0\/0 claims and 0\/1 volumes healthy; 0 errors, 1 warning, 0 info; no changes planned\./,
+  )
 })

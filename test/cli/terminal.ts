@@ -38,11 +38,15 @@ export class Terminal {
   constructor(args: readonly string[], opts: TerminalOptions = {}) {
     const size = opts.size === undefined ? {cols: 160, rows: 50} : opts.size
     const quoted = [process.execPath, REPORT_EXIT, process.execPath, bin, ...args].map((a) => `'${a}'`).join(' ')
-    this.child = spawn('script', ['-q', '-c', `${size === null ? '' : `stty cols ${size.cols} rows ${size.rows}; `}exec ${quoted}`, '/dev/null'], {
-      cwd: repoRoot,
-      env: cleanEnv({CI: undefined, TERM: 'xterm-256color', ...opts.env}),
-      stdio: [opts.inputEnded === true ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    })
+    this.child = spawn(
+      'script',
+      ['-q', '-c', `${size === null ? '' : `stty cols ${size.cols} rows ${size.rows}; `}exec ${quoted}`, '/dev/null'],
+      {
+        cwd: repoRoot,
+        env: cleanEnv({CI: undefined, TERM: 'xterm-256color', ...opts.env}),
+        stdio: [opts.inputEnded === true ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      },
+    )
     let resolvePid: (pid: number) => void
     this.pid = new Promise((resolve) => (resolvePid = resolve))
     const onData = (b: Buffer) => {
@@ -55,7 +59,11 @@ export class Terminal {
     this.exited = new Promise((resolve) =>
       this.child.on('close', () => {
         const m = /exit=(\S+) signal=(\S+)/.exec(this.output)
-        resolve(m === null ? {code: null, signal: null} : {code: m[1] === 'null' ? null : Number(m[1]), signal: m[2] === 'null' ? null : (m[2] as NodeJS.Signals)})
+        resolve(
+          m === null
+            ? {code: null, signal: null}
+            : {code: m[1] === 'null' ? null : Number(m[1]), signal: m[2] === 'null' ? null : (m[2] as NodeJS.Signals)},
+        )
       }),
     )
   }
@@ -75,7 +83,8 @@ export class Terminal {
     const deadline = Date.now() + timeoutMs
     for (;;) {
       const rest = this.screen.slice(from)
-      const m = typeof text === 'string' ? (rest.includes(text) ? {index: rest.indexOf(text), 0: text} : null) : text.exec(rest)
+      const m =
+        typeof text === 'string' ? (rest.includes(text) ? {index: rest.indexOf(text), 0: text} : null) : text.exec(rest)
       if (m !== null) return from + m.index + m[0].length
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${String(text)}; the terminal shows:\n${rest}`)
       await new Promise((r) => setTimeout(r, 50))

@@ -28,10 +28,24 @@ test('a snapshot plus a new claim without a uid: sync binds it in a plan that se
   assert.match(sync.stderr, /1 PersistentVolumeClaim has no metadata\.uid \(shop\/invoices\)/)
   const report = JSON.parse(sync.stdout)
   assert.equal(report.converged, true)
-  const bound = report.objects.find((o: {kind: string; metadata: {name: string}}) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === 'invoices')
+  const bound = report.objects.find(
+    (o: {kind: string; metadata: {name: string}}) =>
+      o.kind === 'PersistentVolumeClaim' && o.metadata.name === 'invoices',
+  )
   assert.equal(bound.status.phase, 'Bound')
 
-  const explain = await runCli(['explain', 'pvc/invoices', '-n', 'shop', '-f', 'examples/cluster.yaml', '-f', manifest, '-o', 'json'])
+  const explain = await runCli([
+    'explain',
+    'pvc/invoices',
+    '-n',
+    'shop',
+    '-f',
+    'examples/cluster.yaml',
+    '-f',
+    manifest,
+    '-o',
+    'json',
+  ])
   assert.equal(explain.code, 0, explain.stderr)
   const why = JSON.parse(explain.stdout)
   assert.equal(why.verdict, 'WillBind')

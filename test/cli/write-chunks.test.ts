@@ -20,7 +20,10 @@ class FakeStream extends EventEmitter {
   writesWhileFull = 0
   private full = false
 
-  constructor(private readonly capacity: number, private readonly failAt?: {index: number; code: string}) {
+  constructor(
+    private readonly capacity: number,
+    private readonly failAt?: {index: number; code: string},
+  ) {
     super()
   }
 
@@ -45,9 +48,27 @@ const chunks = Array.from({length: 20}, (_, i) => `chunk ${i}\n`)
 describe('writeChunks', () => {
   const cases = [
     {name: 'a fast reader takes everything', capacity: 1000, failAt: undefined, outcome: 'written', count: 20},
-    {name: 'a slow reader: waits for drain, then writes on', capacity: 3, failAt: undefined, outcome: 'written', count: 20},
-    {name: 'the reader goes away (EPIPE): stops quietly', capacity: 3, failAt: {index: 4, code: 'EPIPE'}, outcome: 'closed', count: 5},
-    {name: 'a destroyed stream is a closed reader too', capacity: 1000, failAt: {index: 0, code: 'ERR_STREAM_DESTROYED'}, outcome: 'closed', count: 1},
+    {
+      name: 'a slow reader: waits for drain, then writes on',
+      capacity: 3,
+      failAt: undefined,
+      outcome: 'written',
+      count: 20,
+    },
+    {
+      name: 'the reader goes away (EPIPE): stops quietly',
+      capacity: 3,
+      failAt: {index: 4, code: 'EPIPE'},
+      outcome: 'closed',
+      count: 5,
+    },
+    {
+      name: 'a destroyed stream is a closed reader too',
+      capacity: 1000,
+      failAt: {index: 0, code: 'ERR_STREAM_DESTROYED'},
+      outcome: 'closed',
+      count: 1,
+    },
   ] as const
   for (const c of cases) {
     it(c.name, async () => {
@@ -72,7 +93,13 @@ describe('writeChunks', () => {
     // Multi-byte characters, a lone surrogate (written as U+FFFD, as the stream does), small chunks
     // gathered into one write, and a chunk larger than the buffer, which then grows.
     const text = ['{"a": "é€😀"}\n', '\ud800', 'é'.repeat(200_000), 'x'.repeat(400_000), '\n']
-    const sink = {fd, write: () => assert.fail('the stream was used'), on: () => sink, once: () => sink, removeListener: () => sink}
+    const sink = {
+      fd,
+      write: () => assert.fail('the stream was used'),
+      on: () => sink,
+      once: () => sink,
+      removeListener: () => sink,
+    }
     try {
       assert.equal(await writeChunks(sink, text), 'written')
     } finally {
@@ -98,9 +125,15 @@ describe('writeChunks', () => {
 })
 
 /** `pvctl ARGS | head -c 1`: the reader takes one chunk and closes its end of the pipe. */
-function runIntoClosedPipe(args: readonly string[]): Promise<{code: number | null; signal: string | null; stderr: string}> {
+function runIntoClosedPipe(
+  args: readonly string[],
+): Promise<{code: number | null; signal: string | null; stderr: string}> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], {cwd: repoRoot, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe']})
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd: repoRoot,
+      env: cleanEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stderr = ''
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()))
     child.stdout.once('data', () => child.stdout.destroy())
@@ -123,27 +156,39 @@ describe('pvctl sync into a pipe closed early', () => {
   }
 })
 
-describe('pvctl writing to a full disk (/dev/full)', {skip: existsSync('/dev/full') ? false : 'no /dev/full on this machine'}, () => {
-  for (const args of [['sync', '--dry-run', '-f', example], ['sync', '--dry-run', '-f', example, '-o', 'json'], ['explain', '-f', example]]) {
-    it(`${args.join(' ')}: one line naming the failure, exit 2, no stack trace`, async () => {
-      const result = await new Promise<{code: number | null; stderr: string}>((resolve, reject) => {
-        const full = openSync('/dev/full', 'w')
-        const child = spawn(process.execPath, [bin, ...args], {cwd: repoRoot, env: cleanEnv(), stdio: ['ignore', full, 'pipe']})
-        let stderr = ''
-        child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
-        child.on('error', reject)
-        child.on('close', (code) => {
-          closeSync(full)
-          resolve({code, stderr})
+describe(
+  'pvctl writing to a full disk (/dev/full)',
+  {skip: existsSync('/dev/full') ? false : 'no /dev/full on this machine'},
+  () => {
+    for (const args of [
+      ['sync', '--dry-run', '-f', example],
+      ['sync', '--dry-run', '-f', example, '-o', 'json'],
+      ['explain', '-f', example],
+    ]) {
+      it(`${args.join(' ')}: one line naming the failure, exit 2, no stack trace`, async () => {
+        const result = await new Promise<{code: number | null; stderr: string}>((resolve, reject) => {
+          const full = openSync('/dev/full', 'w')
+          const child = spawn(process.execPath, [bin, ...args], {
+            cwd: repoRoot,
+            env: cleanEnv(),
+            stdio: ['ignore', full, 'pipe'],
+          })
+          let stderr = ''
+          child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()))
+          child.on('error', reject)
+          child.on('close', (code) => {
+            closeSync(full)
+            resolve({code, stderr})
+          })
         })
+        assert.equal(result.stderr, 'error: cannot write the output: ENOSPC: no space left on device, write\n')
+        assert.equal(result.code, 2)
       })
-      assert.equal(result.stderr, 'error: cannot write the output: ENOSPC: no space left on device, write\n')
-      assert.equal(result.code, 2)
-    })
-  }
-})
+    }
+  },
+)
 
-it('terminalWidth: a terminal\'s columns; COLUMNS, else 80, for one that does not tell its size; undefined for a pipe', () => {
+it("terminalWidth: a terminal's columns; COLUMNS, else 80, for one that does not tell its size; undefined for a pipe", () => {
   const rows: Array<[{isTTY?: boolean; columns?: number}, Record<string, string>, number | undefined]> = [
     [{isTTY: true, columns: 60}, {COLUMNS: '200'}, 60],
     [{isTTY: true, columns: 0}, {COLUMNS: '200'}, 200],

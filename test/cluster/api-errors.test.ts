@@ -8,9 +8,15 @@ import {toApiError} from '../../src/cluster/api-errors.js'
 
 const SERVER = 'https://10.0.0.1:6443'
 const target = {verb: 'list', resource: 'persistentvolumes'} as const
-const status = (code: number, reason: string, message: string) => JSON.stringify({kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message})
+const status = (code: number, reason: string, message: string) =>
+  JSON.stringify({kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message})
 
-const rows: Array<{id: string; answer: {code: number; body: string}; kind: new (...a: never[]) => Error; message: string}> = [
+const rows: Array<{
+  id: string
+  answer: {code: number; body: string}
+  kind: new (...a: never[]) => Error
+  message: string
+}> = [
   {
     id: 'a 404 Status: the object is not found',
     answer: {code: 404, body: status(404, 'NotFound', 'persistentvolumes "pv1" not found')},

@@ -23,10 +23,14 @@ export class FakeTimers {
     const signal = requestSignal()
     return new Promise((resolve, reject) => {
       const cancel = this.startTimer(ms, resolve)
-      signal?.addEventListener('abort', () => {
-        cancel()
-        reject(signal.reason)
-      }, {once: true})
+      signal?.addEventListener(
+        'abort',
+        () => {
+          cancel()
+          reject(signal.reason)
+        },
+        {once: true},
+      )
     })
   }
 

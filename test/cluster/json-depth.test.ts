@@ -9,7 +9,11 @@ import {JsonDepthGauge, MAX_ANSWER_DEPTH, MAX_OBJECT_DEPTH} from '../../src/clus
 const rows: Array<{id: string; text: string; deepest: number}> = [
   {id: 'a scalar', text: '"x"', deepest: 0},
   {id: 'an empty object', text: '{}', deepest: 1},
-  {id: 'a List of objects', text: '{"kind":"L","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}', deepest: 4},
+  {
+    id: 'a List of objects',
+    text: '{"kind":"L","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}',
+    deepest: 4,
+  },
   {id: 'brackets inside strings', text: '{"a":"[[[{{{","b":"]]]}}}"}', deepest: 1},
   {id: 'an escaped quote does not end the string', text: '{"a":"x\\"[[[","b":1}', deepest: 1},
   {id: 'an escaped backslash before the closing quote', text: '{"a":"x\\\\","b":[[1]]}', deepest: 3},

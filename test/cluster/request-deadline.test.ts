@@ -17,7 +17,12 @@ import {FakeTimers} from './fake-timers.js'
  * A TCP server that accepts connections and never says a word; reports the first connection's bytes
  * (what the client sent: a request, or a TLS ClientHello) and when a connection is closed.
  */
-async function silentServer(): Promise<{port: number; heard: Promise<void>; closed: Promise<void>; stop: () => Promise<void>}> {
+async function silentServer(): Promise<{
+  port: number
+  heard: Promise<void>
+  closed: Promise<void>
+  stop: () => Promise<void>
+}> {
   const sockets = new Set<net.Socket>()
   let onClose!: () => void
   let onData!: () => void
@@ -59,7 +64,10 @@ function api(server: string, requestTimeoutMs: number, clock: FakeTimers): Kuber
 /** The call, and the fake time at which it settled (-1 while it has not). */
 function settling<T>(call: Promise<T>, clock: FakeTimers): {call: Promise<T>; settledAt: () => number} {
   let at = -1
-  call.then(() => (at = clock.now), () => (at = clock.now))
+  call.then(
+    () => (at = clock.now),
+    () => (at = clock.now),
+  )
   return {call, settledAt: () => at}
 }
 
@@ -69,7 +77,10 @@ test('--request-timeout: the call fails at its deadline and its connection is cl
   const silent = await silentServer()
   const clock = new FakeTimers()
   try {
-    const {call, settledAt} = settling(api(`http://127.0.0.1:${silent.port}`, 300, clock).listVolumes({limit: 500}), clock)
+    const {call, settledAt} = settling(
+      api(`http://127.0.0.1:${silent.port}`, 300, clock).listVolumes({limit: 500}),
+      clock,
+    )
     await silent.heard
     await clock.advanceTo(299)
     assert.equal(settledAt(), -1, 'the request is sent and unanswered: still waiting at 299 ms')
@@ -93,15 +104,23 @@ test(handshake, {timeout: 30_000}, async () => {
   const silent = await silentServer()
   const clock = new FakeTimers()
   try {
-    const {call, settledAt} = settling(api(`https://127.0.0.1:${silent.port}`, 0, clock).listVolumes({limit: 500}), clock)
+    const {call, settledAt} = settling(
+      api(`https://127.0.0.1:${silent.port}`, 0, clock).listVolumes({limit: 500}),
+      clock,
+    )
     await silent.heard
-    assert.deepEqual(clock.pending, [CONNECT_TIMEOUT_MS], 'the handshake\'s deadline, and no other')
+    assert.deepEqual(clock.pending, [CONNECT_TIMEOUT_MS], "the handshake's deadline, and no other")
     await clock.advanceTo(CONNECT_TIMEOUT_MS - 1)
     assert.equal(settledAt(), -1, 'the handshake is not answered: still waiting 1 ms before the deadline')
     await clock.advanceTo(CONNECT_TIMEOUT_MS)
     await assert.rejects(call, (err: unknown) => {
       assert.ok(err instanceof UnreachableError, String(err))
-      assert.match((err as Error).message, new RegExp(`^cannot reach the API server at https://127\\.0\\.0\\.1:${silent.port}: TLS handshake timeout after 10 s$`))
+      assert.match(
+        (err as Error).message,
+        new RegExp(
+          `^cannot reach the API server at https://127\\.0\\.0\\.1:${silent.port}: TLS handshake timeout after 10 s$`,
+        ),
+      )
       return true
     })
     assert.equal(settledAt(), CONNECT_TIMEOUT_MS)

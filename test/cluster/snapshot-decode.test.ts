@@ -10,7 +10,12 @@ import {loadSnapshot} from '../../src/cluster/snapshot.js'
 import {tempDir} from '../cli/run-cli.js'
 
 function volumeJson(note: string): string {
-  return JSON.stringify({apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'pv1', annotations: {note}}, spec: {}})
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {name: 'pv1', annotations: {note}},
+    spec: {},
+  })
 }
 
 function volumeYaml(note: string): string {

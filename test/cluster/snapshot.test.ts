@@ -100,14 +100,23 @@ items:
       name: 'JSON List',
       path: 'snap.json',
       files: {
-        'snap.json': JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'List',
-          items: [
-            {apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'pv1', resourceVersion: 7}, spec: {capacity: {storage: 5}}},
-            {apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}},
-          ],
-        }, null, '\t'),
+        'snap.json': JSON.stringify(
+          {
+            apiVersion: 'v1',
+            kind: 'List',
+            items: [
+              {
+                apiVersion: 'v1',
+                kind: 'PersistentVolume',
+                metadata: {name: 'pv1', resourceVersion: 7},
+                spec: {capacity: {storage: 5}},
+              },
+              {apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}},
+            ],
+          },
+          null,
+          '\t',
+        ),
       },
       want: {volumes: ['pv1'], nodes: ['n1']},
       check: (s) => {
@@ -118,11 +127,24 @@ items:
     {
       name: 'typed PersistentVolumeList whose items have no kind or apiVersion',
       path: 'pvs.yaml',
-      files: {'pvs.yaml': 'apiVersion: v1\nkind: PersistentVolumeList\nitems:\n- metadata: {name: a}\n  spec: {}\n- metadata: {name: b}\n'},
+      files: {
+        'pvs.yaml':
+          'apiVersion: v1\nkind: PersistentVolumeList\nitems:\n- metadata: {name: a}\n  spec: {}\n- metadata: {name: b}\n',
+      },
       want: {volumes: ['a', 'b']},
       check: (s) => {
-        assert.deepEqual(s.state.volumes[0], {apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'a'}, spec: {}})
-        assert.deepEqual(s.state.volumes[1], {apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'b'}, spec: {}})
+        assert.deepEqual(s.state.volumes[0], {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: {name: 'a'},
+          spec: {},
+        })
+        assert.deepEqual(s.state.volumes[1], {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: {name: 'b'},
+          spec: {},
+        })
       },
     },
     {
@@ -143,7 +165,11 @@ items:
         'sub/d.yaml': PV('pv-d'),
       },
       want: {volumes: ['pv-a', 'pv-b'], claims: ['default/claim-c']},
-      check: (s) => assert.deepEqual(s.sources.map((p) => p.split(/[\\/]/).pop()), ['a.json', 'b.yml', 'c.yaml']),
+      check: (s) =>
+        assert.deepEqual(
+          s.sources.map((p) => p.split(/[\\/]/).pop()),
+          ['a.json', 'b.yml', 'c.yaml'],
+        ),
     },
     {
       name: 'other kinds, and kept kinds under another apiVersion, are skipped and counted',
@@ -166,7 +192,7 @@ items:
 `,
       },
       want: {classes: ['old']},
-      skipped: {'Service': 2, 'ConfigMap': 1, 'constructor': 1, 'PersistentVolume (example.com/v1)': 1, 'Deployment': 1},
+      skipped: {Service: 2, ConfigMap: 1, constructor: 1, 'PersistentVolume (example.com/v1)': 1, Deployment: 1},
     },
     {
       name: 'no YAML 1.1 surprises: timestamps, yes/no and number-looking strings',
@@ -219,9 +245,19 @@ items:
       },
       want: {volumes: ['v1'], claims: ['default/c1'], pods: ['default/p1']},
       check: (s) => {
-        assert.deepEqual(s.state.claims[0], {apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'c1', namespace: 'default'}, spec: {}})
+        assert.deepEqual(s.state.claims[0], {
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: {name: 'c1', namespace: 'default'},
+          spec: {},
+        })
         assert.deepEqual(s.state.pods[0], {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'p1', namespace: 'default'}})
-        assert.deepEqual(s.state.volumes[0], {apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'v1'}, spec: {}})
+        assert.deepEqual(s.state.volumes[0], {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: {name: 'v1'},
+          spec: {},
+        })
       },
     },
     {
@@ -235,7 +271,12 @@ items:
     {
       name: 'the pre-resize-capacity annotation is not validated',
       path: 'snap.yaml',
-      files: {'snap.yaml': PV('pv1').replace('  name: pv1', '  name: pv1\n  annotations:\n    volume.alpha.kubernetes.io/pre-resize-capacity: garbage')},
+      files: {
+        'snap.yaml': PV('pv1').replace(
+          '  name: pv1',
+          '  name: pv1\n  annotations:\n    volume.alpha.kubernetes.io/pre-resize-capacity: garbage',
+        ),
+      },
       want: {volumes: ['pv1']},
     },
     {
@@ -268,7 +309,11 @@ items:
       const got = await loadSnapshot(row.path === '' ? dir : join(dir, row.path))
       assert.deepEqual(names(got), {...none, ...row.want})
       assert.deepEqual(got.skipped, row.skipped ?? {})
-      if (row.sources) assert.deepEqual(got.sources, row.sources.map((p) => join(dir, p)))
+      if (row.sources)
+        assert.deepEqual(
+          got.sources,
+          row.sources.map((p) => join(dir, p)),
+        )
       row.check?.(got)
     })
   }
@@ -282,7 +327,13 @@ items:
   it('parseSnapshotText is the pure parser', () => {
     const got = parseSnapshotText('{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}', 'x.json')
     assert.deepEqual(got, {
-      state: {volumes: [], claims: [], classes: [], pods: [], nodes: [{apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}}]},
+      state: {
+        volumes: [],
+        claims: [],
+        classes: [],
+        pods: [],
+        nodes: [{apiVersion: 'v1', kind: 'Node', metadata: {name: 'n1'}}],
+      },
       evidence: {events: [], csiDrivers: [], leases: [], volumeAttachments: []},
       skipped: {},
       sources: ['x.json'],
@@ -302,11 +353,14 @@ items:
 `,
       'snap.yaml',
     )
-    const named = (objs: Array<Record<string, any>>) => objs.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`)
-    assert.deepEqual(
-      Object.fromEntries(Object.entries(got.evidence).map(([k, v]) => [k, named(v)])),
-      {events: ['default/e1'], csiDrivers: ['/ebs.csi.aws.com'], leases: ['kube-system/ebs-csi-aws-com'], volumeAttachments: ['/csi-1']},
-    )
+    const named = (objs: Array<Record<string, any>>) =>
+      objs.map((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}`)
+    assert.deepEqual(Object.fromEntries(Object.entries(got.evidence).map(([k, v]) => [k, named(v)])), {
+      events: ['default/e1'],
+      csiDrivers: ['/ebs.csi.aws.com'],
+      leases: ['kube-system/ebs-csi-aws-com'],
+      volumeAttachments: ['/csi-1'],
+    })
     assert.deepEqual(got.skipped, {'Event (events.k8s.io/v1)': 1})
     assert.equal(got.state.volumes.length + got.state.claims.length, 0)
   })
@@ -330,7 +384,9 @@ items:
     assert.equal(pv.spec.claimRef?.uid, got.state.claims[0]!.metadata.uid)
     assert.deepEqual(pv.status, {lastPhaseTransitionTime: '2024-05-02T09:15:30Z', phase: 'Bound'})
     assert.equal(got.state.volumes[1]!.spec.storageClassName, '')
-    assert.deepEqual(got.state.claims[1]!.spec.selector, {matchExpressions: [{key: 'tier', operator: 'In', values: ['1', '2']}]})
+    assert.deepEqual(got.state.claims[1]!.spec.selector, {
+      matchExpressions: [{key: 'tier', operator: 'In', values: ['1', '2']}],
+    })
     assert.equal(got.state.classes[0]!.allowVolumeExpansion, true)
     assert.equal(got.state.pods[0]!.spec?.priority, 0)
     assert.equal((got.state.nodes[0]!.status as {allocatable: {pods: string}}).allocatable.pods, '110')
@@ -340,10 +396,25 @@ items:
 describe('loadSnapshot: several paths (-f repeated or comma-separated) are one cluster', () => {
   // Rows: the files, the paths given (relative to the case directory, '' the directory itself; '-' stdin),
   // and what loads, or the one-line error.
-  const rows: {name: string; files: Record<string, string>; paths: string[]; stdin?: string; want: Partial<ReturnType<typeof names>> | string; sources?: string[]}[] = [
+  const rows: {
+    name: string
+    files: Record<string, string>
+    paths: string[]
+    stdin?: string
+    want: Partial<ReturnType<typeof names>> | string
+    sources?: string[]
+  }[] = [
     {
       name: 'volumes and claims from two files, in the order given',
-      files: {'pv.yaml': PV('pv1'), 'pvc.json': JSON.stringify({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'data', namespace: 'default'}, spec: {}})},
+      files: {
+        'pv.yaml': PV('pv1'),
+        'pvc.json': JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaim',
+          metadata: {name: 'data', namespace: 'default'},
+          spec: {},
+        }),
+      },
       paths: ['pvc.json', 'pv.yaml'],
       want: {volumes: ['pv1'], claims: ['default/data']},
       sources: ['pvc.json', 'pv.yaml'],
@@ -362,9 +433,25 @@ describe('loadSnapshot: several paths (-f repeated or comma-separated) are one c
       paths: ['a.yaml', 'b.yaml'],
       want: 'DIR/b.yaml: PersistentVolume pv1: duplicate object (document 2); first defined in DIR/a.yaml (document 1)',
     },
-    {name: 'one file given twice', files: {'a.yaml': PV('pv1')}, paths: ['a.yaml', './a.yaml'], want: '-f "DIR/./a.yaml": given twice (each object would be a duplicate of itself)'},
-    {name: 'stdin given twice', files: {}, paths: ['-', '-'], stdin: PV('pv1'), want: '-f -: standard input can be read only once'},
-    {name: 'a path that is not there, after one that is', files: {'a.yaml': PV('pv1')}, paths: ['a.yaml', 'b.yaml'], want: 'no such file or directory "DIR/b.yaml"'},
+    {
+      name: 'one file given twice',
+      files: {'a.yaml': PV('pv1')},
+      paths: ['a.yaml', './a.yaml'],
+      want: '-f "DIR/./a.yaml": given twice (each object would be a duplicate of itself)',
+    },
+    {
+      name: 'stdin given twice',
+      files: {},
+      paths: ['-', '-'],
+      stdin: PV('pv1'),
+      want: '-f -: standard input can be read only once',
+    },
+    {
+      name: 'a path that is not there, after one that is',
+      files: {'a.yaml': PV('pv1')},
+      paths: ['a.yaml', 'b.yaml'],
+      want: 'no such file or directory "DIR/b.yaml"',
+    },
   ]
   for (const row of rows) {
     it(row.name, async () => {
@@ -378,7 +465,11 @@ describe('loadSnapshot: several paths (-f repeated or comma-separated) are one c
       }
       const got = await loading
       assert.deepEqual(names(got), {...none, ...row.want})
-      if (row.sources) assert.deepEqual(got.sources, row.sources.map((p) => (p === '<stdin>' ? p : join(dir, p))))
+      if (row.sources)
+        assert.deepEqual(
+          got.sources,
+          row.sources.map((p) => (p === '<stdin>' ? p : join(dir, p))),
+        )
     })
   }
 })
@@ -393,15 +484,38 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
     file?: string
   }[] = [
     {name: 'missing file', path: 'nope.yaml', files: {}, want: 'no such file or directory "FILE"'},
-    {name: 'directory without snapshot files', path: 'd', files: {'d/readme.txt': 'hi'}, want: 'no .yaml, .yml or .json files in directory "FILE"'},
+    {
+      name: 'directory without snapshot files',
+      path: 'd',
+      files: {'d/readme.txt': 'hi'},
+      want: 'no .yaml, .yml or .json files in directory "FILE"',
+    },
     // An empty input is a failed `kubectl get ... |` or the wrong file, never an empty cluster in sync.
-    {name: 'an empty file', path: 'empty.yaml', files: {'empty.yaml': '# nothing here\n'}, want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)'},
-    {name: 'an empty JSON file, with a byte-order mark', path: 'empty.json', files: {'empty.json': '\ufeff\n'}, want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)'},
-    {name: 'an empty List', path: 'list.json', files: {'list.json': '{"apiVersion": "v1", "kind": "List", "items": []}'}, want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)'},
+    {
+      name: 'an empty file',
+      path: 'empty.yaml',
+      files: {'empty.yaml': '# nothing here\n'},
+      want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)',
+    },
+    {
+      name: 'an empty JSON file, with a byte-order mark',
+      path: 'empty.json',
+      files: {'empty.json': '\ufeff\n'},
+      want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)',
+    },
+    {
+      name: 'an empty List',
+      path: 'list.json',
+      files: {'list.json': '{"apiVersion": "v1", "kind": "List", "items": []}'},
+      want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node)',
+    },
     {
       name: 'only kinds pvctl does not read',
       path: 'deploy.yaml',
-      files: {'deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\n'},
+      files: {
+        'deploy.yaml':
+          'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\n',
+      },
       want: 'FILE: no objects pvctl reads (PersistentVolume, PersistentVolumeClaim, StorageClass, Pod, Node); only Deployment ×2',
     },
     {
@@ -434,7 +548,12 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
       files: {'snap.json': 'kind: List\n'},
       want: /^FILE: invalid JSON: Unexpected token 'k'$/,
     },
-    {name: 'a document that is not an object', path: 'snap.yaml', files: {'snap.yaml': 'hello\n'}, want: 'FILE: document 1: expected an object, got a string "hello"'},
+    {
+      name: 'a document that is not an object',
+      path: 'snap.yaml',
+      files: {'snap.yaml': 'hello\n'},
+      want: 'FILE: document 1: expected an object, got a string "hello"',
+    },
     {
       name: 'the second document is a list',
       path: 'snap.yaml',
@@ -447,8 +566,18 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
       files: {'snap.yaml': 'kind: List\nitems:\n- 42\n'},
       want: 'FILE: items[0]: expected an object, got a number 42',
     },
-    {name: 'items not a list', path: 'snap.yaml', files: {'snap.yaml': 'kind: List\nitems: {a: 1}\n'}, want: 'FILE: document 1 (List): items must be a list, got an object'},
-    {name: 'no kind', path: 'snap.yaml', files: {'snap.yaml': 'apiVersion: v1\nmetadata: {name: x}\n'}, want: 'FILE: document 1: kind is required'},
+    {
+      name: 'items not a list',
+      path: 'snap.yaml',
+      files: {'snap.yaml': 'kind: List\nitems: {a: 1}\n'},
+      want: 'FILE: document 1 (List): items must be a list, got an object',
+    },
+    {
+      name: 'no kind',
+      path: 'snap.yaml',
+      files: {'snap.yaml': 'apiVersion: v1\nmetadata: {name: x}\n'},
+      want: 'FILE: document 1: kind is required',
+    },
     {
       name: 'no apiVersion on a kept kind',
       path: 'snap.yaml',
@@ -458,13 +587,17 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
     {
       name: 'no metadata.name, in a List',
       path: 'snap.yaml',
-      files: {'snap.yaml': `kind: List\nitems:\n${[PV('a'), PV('b'), PV('c'), 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {}\n'].map((t) => `- ${t.replaceAll('\n', '\n  ')}`).join('\n')}`},
+      files: {
+        'snap.yaml': `kind: List\nitems:\n${[PV('a'), PV('b'), PV('c'), 'apiVersion: v1\nkind: PersistentVolume\nmetadata: {}\n'].map((t) => `- ${t.replaceAll('\n', '\n  ')}`).join('\n')}`,
+      },
       want: 'FILE: items[3] (PersistentVolume): metadata.name is required',
     },
     {
       name: 'no metadata.name, in the third document',
       path: 'snap.yaml',
-      files: {'snap.yaml': `${PV('a')}---\n${PV('b')}---\nkind: List\nitems:\n- {apiVersion: v1, kind: PersistentVolumeClaim, spec: {}}\n`},
+      files: {
+        'snap.yaml': `${PV('a')}---\n${PV('b')}---\nkind: List\nitems:\n- {apiVersion: v1, kind: PersistentVolumeClaim, spec: {}}\n`,
+      },
       want: 'FILE: document 3 items[0] (PersistentVolumeClaim): metadata.name is required',
     },
     {
@@ -530,13 +663,20 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
     {
       name: 'spec not an object',
       path: 'snap.yaml',
-      files: {'snap.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c, namespace: ns}\nspec: [1]\n'},
+      files: {
+        'snap.yaml': 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c, namespace: ns}\nspec: [1]\n',
+      },
       want: 'FILE: PersistentVolumeClaim ns/c: spec: must be an object, got a list',
     },
     {
       name: 'invalid selector operator',
       path: 'snap.yaml',
-      files: {'snap.yaml': PVC('data', '  selector:\n    matchExpressions:\n    - {key: tier, operator: Near, values: ["1"]}\n')},
+      files: {
+        'snap.yaml': PVC(
+          'data',
+          '  selector:\n    matchExpressions:\n    - {key: tier, operator: Near, values: ["1"]}\n',
+        ),
+      },
       want: /^FILE: PersistentVolumeClaim default\/data: spec\.selector\.matchExpressions\[0\]: key "tier": .*Near.*$/,
     },
     {
@@ -554,19 +694,26 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
     {
       name: 'a label value that is not a string',
       path: 'snap.yaml',
-      files: {'snap.yaml': 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    app.kubernetes.io/name: null\n'},
+      files: {
+        'snap.yaml': 'apiVersion: v1\nkind: Node\nmetadata:\n  name: n1\n  labels:\n    app.kubernetes.io/name: null\n',
+      },
       want: 'FILE: Node n1: metadata.labels["app.kubernetes.io/name"]: must be a string, got null',
     },
     {
       name: "a pod's container statuses that are not a list of objects",
       path: 'snap.yaml',
-      files: {'snap.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: app}\nstatus:\n  initContainerStatuses: running\n'},
+      files: {
+        'snap.yaml':
+          'apiVersion: v1\nkind: Pod\nmetadata: {name: web-0, namespace: app}\nstatus:\n  initContainerStatuses: running\n',
+      },
       want: 'FILE: Pod app/web-0: status.initContainerStatuses: must be a list of objects, got a string "running"',
     },
     {
       name: 'a resourceVersion that is not a string',
       path: 'snap.json',
-      files: {'snap.json': '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "resourceVersion": {"a": 1}}}'},
+      files: {
+        'snap.json': '{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "resourceVersion": {"a": 1}}}',
+      },
       want: 'FILE: Node n1: metadata.resourceVersion: must be a string, got an object',
     },
   ]
@@ -579,7 +726,11 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
         assert.equal(err.exitCode, 2)
         assert.ok(!err.message.includes('\n'), `not one line: ${JSON.stringify(err.message)}`)
         if (typeof row.want === 'string') assert.equal(err.message, row.want.replaceAll('FILE', path))
-        else assert.match(err.message, new RegExp(row.want.source.replaceAll('FILE', path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))))
+        else
+          assert.match(
+            err.message,
+            new RegExp(row.want.source.replaceAll('FILE', path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))),
+          )
         return true
       })
     })
@@ -592,7 +743,12 @@ describe('loadSnapshot: bad input is an InputError naming file, object and field
     })
   })
 
-  const unreadableSkip = process.getuid?.() === 0 ? 'running as root, whom file permissions do not stop' : process.platform === 'win32' ? 'no POSIX permissions on Windows' : false
+  const unreadableSkip =
+    process.getuid?.() === 0
+      ? 'running as root, whom file permissions do not stop'
+      : process.platform === 'win32'
+        ? 'no POSIX permissions on Windows'
+        : false
   it('an unreadable file', {skip: unreadableSkip}, async () => {
     const dir = await writeFiles({'snap.yaml': PV('pv1')})
     const file = join(dir, 'snap.yaml')

@@ -20,7 +20,12 @@ class FakePort {
     this.reached.push(this.clock.now)
     if (p.continueToken !== undefined && this.failures > 0) {
       this.failures--
-      throw new TransientApiError('list persistentvolumes: the server is busy', {verb: 'list', resource: 'persistentvolumes'}, 503, 'ServiceUnavailable')
+      throw new TransientApiError(
+        'list persistentvolumes: the server is busy',
+        {verb: 'list', resource: 'persistentvolumes'},
+        503,
+        'ServiceUnavailable',
+      )
     }
     return {items: [p.continueToken ?? 'first']}
   }
@@ -34,19 +39,36 @@ class FakePort {
 const first: PageOptions = {limit: 500}
 const next: PageOptions = {limit: 500, continueToken: 'c1'}
 
-const cases: {name: string; qps: number; burst: number; failures?: number; calls: ((api: FakePort) => Promise<unknown>)[]; reachedAt: number[]}[] = [
+const cases: {
+  name: string
+  qps: number
+  burst: number
+  failures?: number
+  calls: ((api: FakePort) => Promise<unknown>)[]
+  reachedAt: number[]
+}[] = [
   {
     name: 'a LIST read in pages takes one token: its continue pages do not wait',
     qps: 1,
     burst: 1,
-    calls: [(a) => a.listVolumes(first), (a) => a.listVolumes(next), (a) => a.listVolumes(next), (a) => a.listVolumes(next)],
+    calls: [
+      (a) => a.listVolumes(first),
+      (a) => a.listVolumes(next),
+      (a) => a.listVolumes(next),
+      (a) => a.listVolumes(next),
+    ],
     reachedAt: [0, 0, 0, 0],
   },
   {
     name: 'every first page and every other request takes a token, as in client-go',
     qps: 2,
     burst: 1,
-    calls: [(a) => a.listVolumes(first), (a) => a.readVolume('pv1'), (a) => a.listVolumes(first), (a) => a.readVolume('pv2')],
+    calls: [
+      (a) => a.listVolumes(first),
+      (a) => a.readVolume('pv1'),
+      (a) => a.listVolumes(first),
+      (a) => a.readVolume('pv2'),
+    ],
     reachedAt: [0, 500, 1000, 1500],
   },
   {
@@ -72,7 +94,13 @@ for (const c of cases) {
   test(c.name, async () => {
     const clock = {now: 0}
     const port = new FakePort(clock, c.failures)
-    const api = throttle(port, {qps: c.qps, burst: c.burst, backoffMs: 200, now: () => clock.now, sleep: async (ms) => void (clock.now += ms)})
+    const api = throttle(port, {
+      qps: c.qps,
+      burst: c.burst,
+      backoffMs: 200,
+      now: () => clock.now,
+      sleep: async (ms) => void (clock.now += ms),
+    })
     for (const call of c.calls) await call(api)
     assert.deepEqual(port.reached, c.reachedAt)
   })
@@ -93,15 +121,31 @@ class BusyPort {
   async readVolume(name: string): Promise<string> {
     this.calls++
     if (this.busy-- > 0) {
-      throw new TransientApiError(`get persistentvolumes "${name}": Too many requests`, {verb: 'get', resource: 'persistentvolumes', name}, 429, 'TooManyRequests', this.retryAfterSeconds)
+      throw new TransientApiError(
+        `get persistentvolumes "${name}": Too many requests`,
+        {verb: 'get', resource: 'persistentvolumes', name},
+        429,
+        'TooManyRequests',
+        this.retryAfterSeconds,
+      )
     }
     return name
   }
 }
 
-const retryRows: Array<{id: string; retryAfterSeconds?: number; requestTimeoutMs?: number; waited?: number[]; refused?: string}> = [
+const retryRows: Array<{
+  id: string
+  retryAfterSeconds?: number
+  requestTimeoutMs?: number
+  waited?: number[]
+  refused?: string
+}> = [
   {id: 'a Retry-After of 1 s is waited out', retryAfterSeconds: 1, waited: [1000]},
-  {id: `a Retry-After of ${MAX_RETRY_AFTER_SECONDS} s, the bound, is waited out`, retryAfterSeconds: MAX_RETRY_AFTER_SECONDS, waited: [MAX_RETRY_AFTER_SECONDS * 1000]},
+  {
+    id: `a Retry-After of ${MAX_RETRY_AFTER_SECONDS} s, the bound, is waited out`,
+    retryAfterSeconds: MAX_RETRY_AFTER_SECONDS,
+    waited: [MAX_RETRY_AFTER_SECONDS * 1000],
+  },
   {id: 'without Retry-After the back-off applies', waited: [200]},
   {
     id: 'a Retry-After of 3600 s is refused at once',
@@ -118,9 +162,15 @@ const retryRows: Array<{id: string; retryAfterSeconds?: number; requestTimeoutMs
     id: 'a Retry-After that ends past --request-timeout is refused at once',
     retryAfterSeconds: 5,
     requestTimeoutMs: 2000,
-    refused: 'get persistentvolumes "pv1": the server asked to wait 5 s before a retry (HTTP 429, Retry-After); pvctl does not wait past --request-timeout (2 s)',
+    refused:
+      'get persistentvolumes "pv1": the server asked to wait 5 s before a retry (HTTP 429, Retry-After); pvctl does not wait past --request-timeout (2 s)',
   },
-  {id: 'a Retry-After that ends within --request-timeout is waited out', retryAfterSeconds: 1, requestTimeoutMs: 2000, waited: [1000]},
+  {
+    id: 'a Retry-After that ends within --request-timeout is waited out',
+    retryAfterSeconds: 1,
+    requestTimeoutMs: 2000,
+    waited: [1000],
+  },
 ]
 
 for (const row of retryRows) {
@@ -128,7 +178,14 @@ for (const row of retryRows) {
     const clock = {now: 0}
     const slept: number[] = []
     const port = new BusyPort(1, row.retryAfterSeconds)
-    const api = throttle(port, {qps: 0, burst: 1, backoffMs: 200, requestTimeoutMs: row.requestTimeoutMs, now: () => clock.now, sleep: async (ms) => void (slept.push(ms), (clock.now += ms))})
+    const api = throttle(port, {
+      qps: 0,
+      burst: 1,
+      backoffMs: 200,
+      requestTimeoutMs: row.requestTimeoutMs,
+      now: () => clock.now,
+      sleep: async (ms) => void (slept.push(ms), (clock.now += ms)),
+    })
     if (row.refused === undefined) {
       assert.equal(await api.readVolume('pv1'), 'pv1')
       assert.deepEqual(slept, row.waited)
@@ -156,7 +213,10 @@ test('--request-timeout bounds the whole call: retries and their back-off includ
   const api = throttle(port, {qps: 0, burst: 1, backoffMs: 200, maxRetries: 10, requestTimeoutMs: 500, ...timers})
   let settledAt = -1
   const call = api.readVolume('pv1')
-  call.then(() => (settledAt = clock.now), () => (settledAt = clock.now))
+  call.then(
+    () => (settledAt = clock.now),
+    () => (settledAt = clock.now),
+  )
   await clock.advanceTo(499)
   assert.equal(settledAt, -1, 'still retrying at 499 ms')
   assert.equal(port.calls, 2, 'attempts at 0 and 200 ms')

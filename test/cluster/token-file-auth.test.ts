@@ -48,6 +48,9 @@ test('the file is read again a minute after the last read, not before (a rotated
 test('only users given the provider by makeKubeConfig are its', () => {
   const auth = new TokenFileAuth()
   assert.equal(auth.isAuthProvider(userOf('/x') as never), true)
-  assert.equal(auth.isAuthProvider({name: 'u', authProvider: {name: 'tokenFile', config: {tokenFile: '/x'}}} as never), false)
+  assert.equal(
+    auth.isAuthProvider({name: 'u', authProvider: {name: 'tokenFile', config: {tokenFile: '/x'}}} as never),
+    false,
+  )
   assert.equal(auth.isAuthProvider({name: 'u', token: 't'} as never), false)
 })

@@ -23,12 +23,25 @@ let ports: {cluster: KubernetesClusterApi; workload: KubernetesWorkloadApi; evid
 before(async () => {
   api = await startEmulator({listItemTypeMeta: false, objects: [pv('pv1'), pvc('default', 'c1')]})
   const kc = makeKubeConfig(resolveContext(parse(api.kubeconfig()), 'test'))
-  ports = {cluster: new KubernetesClusterApi(kc), workload: new KubernetesWorkloadApi(kc), evidence: new KubernetesEvidenceApi(kc)}
+  ports = {
+    cluster: new KubernetesClusterApi(kc),
+    workload: new KubernetesWorkloadApi(kc),
+    evidence: new KubernetesEvidenceApi(kc),
+  }
 })
 after(() => api.stop())
 
-const list = (kind: string, extra: Record<string, unknown> = {}) => JSON.stringify({kind, apiVersion: 'v1', metadata: {resourceVersion: '5'}, items: [], ...extra})
-const status200 = JSON.stringify({kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: request timed out', reason: 'InternalError', code: 500})
+const list = (kind: string, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({kind, apiVersion: 'v1', metadata: {resourceVersion: '5'}, items: [], ...extra})
+const status200 = JSON.stringify({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'etcdserver: request timed out',
+  reason: 'InternalError',
+  code: 500,
+})
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
 const volume = (name: string) => pv(name) as unknown as PersistentVolume
 const claim = pvc('default', 'c1') as unknown as PersistentVolumeClaim
@@ -60,23 +73,72 @@ interface Row {
 const LIST = {verb: 'list', resource: 'pvc'} as const
 const rows: Row[] = [
   // LIST answers that were taken for an empty list.
-  {id: 'list: []', match: LIST, body: '[]', call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got a JSON array)'},
-  {id: 'list: {}', match: LIST, body: '{}', call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got an empty object)'},
+  {
+    id: 'list: []',
+    match: LIST,
+    body: '[]',
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got a JSON array)',
+  },
+  {
+    id: 'list: {}',
+    match: LIST,
+    body: '{}',
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got an empty object)',
+  },
   {
     id: 'list: a Status with HTTP 200',
     match: LIST,
     body: status200,
     call: listClaims,
-    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got a Status with HTTP 200: etcdserver: request timed out)',
+    message:
+      'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got a Status with HTTP 200: etcdserver: request timed out)',
   },
   // LIST answers that were internal errors.
-  {id: 'list: items is a string', match: LIST, body: list('PersistentVolumeClaimList', {items: 'pvc-1'}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items is a string)'},
-  {id: 'list: the body is null', match: LIST, body: 'null', call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got null)'},
+  {
+    id: 'list: items is a string',
+    match: LIST,
+    body: list('PersistentVolumeClaimList', {items: 'pvc-1'}),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items is a string)',
+  },
+  {
+    id: 'list: the body is null',
+    match: LIST,
+    body: 'null',
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got null)',
+  },
   // kube-apiserver sends `"items": []` for an empty list, never null (its stores set an empty slice).
-  {id: 'list: items is null', match: LIST, body: list('PersistentVolumeClaimList', {items: null}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items is null)'},
-  {id: 'list: no items', match: LIST, body: JSON.stringify({kind: 'PersistentVolumeClaimList', apiVersion: 'v1'}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items is missing)'},
-  {id: 'list: a List of another kind', match: LIST, body: list('PersistentVolumeList'), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got a PersistentVolumeList)'},
-  {id: 'list: no apiVersion', match: LIST, body: JSON.stringify({kind: 'PersistentVolumeClaimList', items: []}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (apiVersion is missing)'},
+  {
+    id: 'list: items is null',
+    match: LIST,
+    body: list('PersistentVolumeClaimList', {items: null}),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items is null)',
+  },
+  {
+    id: 'list: no items',
+    match: LIST,
+    body: JSON.stringify({kind: 'PersistentVolumeClaimList', apiVersion: 'v1'}),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items is missing)',
+  },
+  {
+    id: 'list: a List of another kind',
+    match: LIST,
+    body: list('PersistentVolumeList'),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got a PersistentVolumeList)',
+  },
+  {
+    id: 'list: no apiVersion',
+    match: LIST,
+    body: JSON.stringify({kind: 'PersistentVolumeClaimList', items: []}),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (apiVersion is missing)',
+  },
   {
     id: 'list: another apiVersion',
     match: {verb: 'list', resource: 'sc'},
@@ -84,18 +146,51 @@ const rows: Row[] = [
     call: () => ports.cluster.listClasses({limit: 500}),
     message: 'list storageclasses: the answer is not a StorageClassList (apiVersion is "v1", not "storage.k8s.io/v1")',
   },
-  {id: 'list: an item without a name', match: LIST, body: list('PersistentVolumeClaimList', {items: [{metadata: {name: 'a'}}, {metadata: {}}]}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items[1] has no metadata.name)'},
-  {id: 'list: an item that is a string', match: LIST, body: list('PersistentVolumeClaimList', {items: ['a']}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items[0] is a string)'},
-  {id: 'list: a null item', match: LIST, body: list('PersistentVolumeClaimList', {items: [null]}), call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items[0] is null)'},
+  {
+    id: 'list: an item without a name',
+    match: LIST,
+    body: list('PersistentVolumeClaimList', {items: [{metadata: {name: 'a'}}, {metadata: {}}]}),
+    call: listClaims,
+    message:
+      'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items[1] has no metadata.name)',
+  },
+  {
+    id: 'list: an item that is a string',
+    match: LIST,
+    body: list('PersistentVolumeClaimList', {items: ['a']}),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items[0] is a string)',
+  },
+  {
+    id: 'list: a null item',
+    match: LIST,
+    body: list('PersistentVolumeClaimList', {items: [null]}),
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (items[0] is null)',
+  },
   {
     id: 'list: a continue token that is not a string',
     match: LIST,
     body: list('PersistentVolumeClaimList', {metadata: {continue: 7}}),
     call: listClaims,
-    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (metadata.continue is a number)',
+    message:
+      'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (metadata.continue is a number)',
   },
-  {id: 'list: an empty body', match: LIST, body: '', call: listClaims, message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got an empty body)'},
-  {id: 'list: a proxy page', match: LIST, body: '<html>login</html>', headers: {'Content-Type': 'text/html; charset=utf-8'}, call: listClaims, message: 'list persistentvolumeclaims: the answer is not JSON (got text/html)'},
+  {
+    id: 'list: an empty body',
+    match: LIST,
+    body: '',
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (got an empty body)',
+  },
+  {
+    id: 'list: a proxy page',
+    match: LIST,
+    body: '<html>login</html>',
+    headers: {'Content-Type': 'text/html; charset=utf-8'},
+    call: listClaims,
+    message: 'list persistentvolumeclaims: the answer is not JSON (got text/html)',
+  },
   {
     id: 'list: JSON nested 200,000 deep',
     match: LIST,
@@ -118,13 +213,20 @@ const rows: Row[] = [
     call: () => ports.cluster.listPods('default', {limit: 500}),
     message: 'list pods in namespace "default": the answer is not a PodList (got a JSON array)',
   },
-  {id: 'list of nodes', match: {verb: 'list', resource: 'nodes'}, body: '{}', call: () => ports.cluster.listNodes({limit: 500}), message: 'list nodes: the answer is not a NodeList (got an empty object)'},
+  {
+    id: 'list of nodes',
+    match: {verb: 'list', resource: 'nodes'},
+    body: '{}',
+    call: () => ports.cluster.listNodes({limit: 500}),
+    message: 'list nodes: the answer is not a NodeList (got an empty object)',
+  },
   {
     id: 'list of leases',
     match: {verb: 'list', resource: 'leases'},
     body: list('LeaseList'),
     call: () => ports.cluster.listLeases('kube-system', {limit: 500}),
-    message: 'list leases in namespace "kube-system": the answer is not a LeaseList (apiVersion is "v1", not "coordination.k8s.io/v1")',
+    message:
+      'list leases in namespace "kube-system": the answer is not a LeaseList (apiVersion is "v1", not "coordination.k8s.io/v1")',
   },
   {
     id: 'list of events (a plugin pod)',
@@ -145,17 +247,25 @@ const rows: Row[] = [
     match: {verb: 'list', resource: 'volumeattachments'},
     body: status200,
     call: () => ports.evidence.listVolumeAttachments({limit: 500}),
-    message: 'list volumeattachments: the answer is not a VolumeAttachmentList (got a Status with HTTP 200: etcdserver: request timed out)',
+    message:
+      'list volumeattachments: the answer is not a VolumeAttachmentList (got a Status with HTTP 200: etcdserver: request timed out)',
   },
 
   // Single objects.
-  {id: 'get: null', match: {verb: 'get', resource: 'pv'}, body: 'null', call: () => ports.cluster.readVolume('pv1'), message: 'get persistentvolumes "pv1": the answer is not a PersistentVolume (got null)'},
+  {
+    id: 'get: null',
+    match: {verb: 'get', resource: 'pv'},
+    body: 'null',
+    call: () => ports.cluster.readVolume('pv1'),
+    message: 'get persistentvolumes "pv1": the answer is not a PersistentVolume (got null)',
+  },
   {
     id: 'get: an object of another kind',
     match: {verb: 'get', resource: 'pvc'},
     body: JSON.stringify(pv('pv1')),
     call: () => ports.cluster.readClaim('default', 'c1'),
-    message: 'get persistentvolumeclaims "default/c1": the answer is not a PersistentVolumeClaim (got a PersistentVolume)',
+    message:
+      'get persistentvolumeclaims "default/c1": the answer is not a PersistentVolumeClaim (got a PersistentVolume)',
   },
   {
     id: 'get: an object of another name',
@@ -169,15 +279,23 @@ const rows: Row[] = [
     match: {verb: 'get', resource: 'leases'},
     body: status200,
     call: () => ports.cluster.readLease('kube-system', 'l1'),
-    message: 'get leases "kube-system/l1": the answer is not a Lease (got a Status with HTTP 200: etcdserver: request timed out)',
+    message:
+      'get leases "kube-system/l1": the answer is not a Lease (got a Status with HTTP 200: etcdserver: request timed out)',
   },
-  {id: 'put: null', match: {verb: 'update', resource: 'pv'}, body: 'null', call: () => ports.cluster.replaceVolume(volume('pv1')), message: 'update persistentvolumes "pv1": the answer is not a PersistentVolume (got null)'},
+  {
+    id: 'put: null',
+    match: {verb: 'update', resource: 'pv'},
+    body: 'null',
+    call: () => ports.cluster.replaceVolume(volume('pv1')),
+    message: 'update persistentvolumes "pv1": the answer is not a PersistentVolume (got null)',
+  },
   {
     id: 'put: an object of the wrong shape',
     match: {verb: 'update', resource: 'pvc', subresource: 'status'},
     body: '{"metadata": "c1"}',
     call: () => ports.cluster.replaceClaimStatus(claim),
-    message: 'update persistentvolumeclaims/status "default/c1": the answer is not a PersistentVolumeClaim (got an object without a kind)',
+    message:
+      'update persistentvolumeclaims/status "default/c1": the answer is not a PersistentVolumeClaim (got an object without a kind)',
   },
   {
     id: 'put: the object without a name',
@@ -186,21 +304,35 @@ const rows: Row[] = [
     call: () => ports.cluster.replaceVolumeStatus(volume('pv1')),
     message: 'update persistentvolumes/status "pv1": the answer is not a PersistentVolume (it has no metadata.name)',
   },
-  {id: 'post: an array', match: {verb: 'create', resource: 'events'}, body: '[]', call: () => ports.cluster.createEvent(event), message: 'create events in namespace "default": the answer is not an Event (got a JSON array)'},
-  {id: 'patch: an empty body', match: {verb: 'patch', resource: 'events'}, body: '', call: () => ports.cluster.patchEventCount('default', 'e1', 2, event.lastTimestamp), message: 'patch events "default/e1": the answer is not an Event (got an empty body)'},
+  {
+    id: 'post: an array',
+    match: {verb: 'create', resource: 'events'},
+    body: '[]',
+    call: () => ports.cluster.createEvent(event),
+    message: 'create events in namespace "default": the answer is not an Event (got a JSON array)',
+  },
+  {
+    id: 'patch: an empty body',
+    match: {verb: 'patch', resource: 'events'},
+    body: '',
+    call: () => ports.cluster.patchEventCount('default', 'e1', 2, event.lastTimestamp),
+    message: 'patch events "default/e1": the answer is not an Event (got an empty body)',
+  },
   {
     id: 'delete: neither the object nor a Status of success',
     match: {verb: 'delete', resource: 'pv'},
     body: '[]',
     call: () => ports.workload.deleteVolume('pv1'),
-    message: 'delete persistentvolumes "pv1": the answer is not a PersistentVolume or a Status of success (got a JSON array)',
+    message:
+      'delete persistentvolumes "pv1": the answer is not a PersistentVolume or a Status of success (got a JSON array)',
   },
   {
     id: 'delete: a Status of failure with HTTP 200',
     match: {verb: 'delete', resource: 'pods'},
     body: status200,
     call: () => ports.workload.deletePod('default', 'recycler'),
-    message: 'delete pods "default/recycler": the answer is not a Pod or a Status of success (got a Status with HTTP 200: etcdserver: request timed out)',
+    message:
+      'delete pods "default/recycler": the answer is not a Pod or a Status of success (got a Status with HTTP 200: etcdserver: request timed out)',
   },
   {
     id: 'get: JSON nested 200,000 deep inside a string-heavy object',
@@ -213,7 +345,11 @@ const rows: Row[] = [
 
 for (const row of rows) {
   test(`untrusted answer, ${row.id}: a MalformedAnswerError naming the request`, async () => {
-    const fault = api.faults.add({...row.match, count: 1, effect: {type: 'body', code: row.code ?? 200, body: row.body, headers: row.headers}})
+    const fault = api.faults.add({
+      ...row.match,
+      count: 1,
+      effect: {type: 'body', code: row.code ?? 200, body: row.body, headers: row.headers},
+    })
     try {
       await assert.rejects(row.call(), (err: unknown) => {
         assert.ok(err instanceof MalformedAnswerError, `${String(err)}`)
@@ -228,11 +364,20 @@ for (const row of rows) {
   })
 }
 
-const accepted: Array<{id: string; match: Omit<FaultSpec, 'effect'>; body: string; call: () => Promise<unknown>; want: unknown}> = [
+const accepted: Array<{
+  id: string
+  match: Omit<FaultSpec, 'effect'>
+  body: string
+  call: () => Promise<unknown>
+  want: unknown
+}> = [
   {
     id: 'a List of the kind asked for, items without kind (as the real server sends them)',
     match: LIST,
-    body: list('PersistentVolumeClaimList', {items: [{metadata: {name: 'c1', namespace: 'default'}}], metadata: {continue: '', resourceVersion: '9'}}),
+    body: list('PersistentVolumeClaimList', {
+      items: [{metadata: {name: 'c1', namespace: 'default'}}],
+      metadata: {continue: '', resourceVersion: '9'},
+    }),
     call: listClaims,
     want: {items: [{metadata: {name: 'c1', namespace: 'default'}}], continueToken: undefined, resourceVersion: '9'},
   },

@@ -12,7 +12,9 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export function conformanceDir(): string {
   const dir = process.env.PVCTL_CONFORMANCE_DIR ?? path.join(repoRoot, 'test/conformance')
   if (!existsSync(path.join(dir, 'cases'))) {
-    throw new Error(`conformance cases not found at ${dir}: expected ${path.join(dir, 'cases')} (check PVCTL_CONFORMANCE_DIR)`)
+    throw new Error(
+      `conformance cases not found at ${dir}: expected ${path.join(dir, 'cases')} (check PVCTL_CONFORMANCE_DIR)`,
+    )
   }
   return dir
 }
@@ -49,11 +51,19 @@ export function loadCases(sub: 'cases' | 'engine'): Array<{file: string; cases: 
 export function stateOf(c: ConformanceCase): ClusterState {
   const items = c.initial.items as Array<{kind: string}>
   const of = (kind: string) => structuredClone(items.filter((i) => i.kind === kind)) as never[]
-  return {volumes: of('PersistentVolume'), claims: of('PersistentVolumeClaim'), classes: of('StorageClass'), pods: of('Pod'), nodes: of('Node')}
+  return {
+    volumes: of('PersistentVolume'),
+    claims: of('PersistentVolumeClaim'),
+    classes: of('StorageClass'),
+    pods: of('Pod'),
+    nodes: of('Node'),
+  }
 }
 
 /** A case's target ("PersistentVolumeClaim/ns/name" or "PersistentVolume/name") as an ObjectRef. */
 export function refOf(target: string): ObjectRef {
   const [kind, ...rest] = target.split('/')
-  return kind === 'PersistentVolume' ? {kind: 'PersistentVolume', name: rest[0]} : {kind: 'PersistentVolumeClaim', namespace: rest[0], name: rest[1]}
+  return kind === 'PersistentVolume'
+    ? {kind: 'PersistentVolume', name: rest[0]}
+    : {kind: 'PersistentVolumeClaim', namespace: rest[0], name: rest[1]}
 }

@@ -46,7 +46,8 @@ async function runCase(c: ConformanceCase, run: GateRun): Promise<void> {
   } catch (err) {
     const e = err as {code?: number; stdout?: string; stderr?: string}
     // Exit 1 means "changes planned": the report is on stdout all the same.
-    if (e.code !== 1 || e.stdout === undefined) throw new Error(`pvctl ${args.slice(1).join(' ')} failed (${e.code}): ${e.stderr}`)
+    if (e.code !== 1 || e.stdout === undefined)
+      throw new Error(`pvctl ${args.slice(1).join(' ')} failed (${e.code}): ${e.stderr}`)
     stdout = e.stdout
   }
   const to = apiServerTime(new Date(Date.now() + 1000))
@@ -54,7 +55,11 @@ async function runCase(c: ConformanceCase, run: GateRun): Promise<void> {
   assert.equal(report.kind, 'SyncReport')
   assert.deepEqual(report.kubernetesVersion, {version: `v${run.kubeVersion}`, source: 'flag'})
   const expectedEvents = [...c.expectedEvents, ...extraEventsAt(c.name, parseKubeVersion(run.kubeVersion)!)]
-  const problems = [...diffObjects(report.objects, c.expected), ...diffEvents(report.events, expectedEvents), ...phaseTransitionsStamped(c.initial.items as never, report.objects, from, to)]
+  const problems = [
+    ...diffObjects(report.objects, c.expected),
+    ...diffEvents(report.events, expectedEvents),
+    ...phaseTransitionsStamped(c.initial.items as never, report.objects, from, to),
+  ]
   if (c.expectError) {
     if (report.errors.length === 0) problems.push('expected the sync to fail, it did not')
   } else if (report.errors.length > 0) {
@@ -68,10 +73,19 @@ for (const {file, cases} of loadCases('cases')) {
     const running: Array<Promise<void>> = []
     for (const c of cases as ConformanceCase[]) {
       if (c.dependsOnPluginMock) {
-        running.push(t.test(c.name, {skip: 'needs the mock volume plugin: runs through the engine plugin seam in plugin-conformance.test.ts'}, () => {}))
+        running.push(
+          t.test(
+            c.name,
+            {skip: 'needs the mock volume plugin: runs through the engine plugin seam in plugin-conformance.test.ts'},
+            () => {},
+          ),
+        )
         continue
       }
-      const variants = c.featureGateVariants !== undefined && c.featureGateVariants.length > 0 ? c.featureGateVariants : [c.featureGates ?? {}]
+      const variants =
+        c.featureGateVariants !== undefined && c.featureGateVariants.length > 0
+          ? c.featureGateVariants
+          : [c.featureGates ?? {}]
       for (const variant of variants) {
         const gates = {...(c.featureGates ?? {}), ...variant}
         for (const version of CONFORMANCE_VERSIONS) {

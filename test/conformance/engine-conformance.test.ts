@@ -17,15 +17,29 @@ import assert from 'node:assert/strict'
 import {test, type TestContext} from 'node:test'
 import {isDeepStrictEqual} from 'node:util'
 
-import {CSIMigration, modifyDeletionFinalizers, updateMigrationAnnotations} from '../../src/engine/controller/csi-migration.js'
-import {defaultFeatureGates, type FeatureGates, type GateName, knownFeatureGates} from '../../src/engine/api/feature-gates.js'
+import {
+  CSIMigration,
+  modifyDeletionFinalizers,
+  updateMigrationAnnotations,
+} from '../../src/engine/controller/csi-migration.js'
+import {
+  defaultFeatureGates,
+  type FeatureGates,
+  type GateName,
+  knownFeatureGates,
+} from '../../src/engine/api/feature-gates.js'
 import type {PersistentVolume, PersistentVolumeAccessMode, PersistentVolumeClaim} from '../../src/engine/api/model.js'
 import type {NodeInfo} from '../../src/engine/api/node-affinity.js'
 import {checkVolumeSatisfyClaim} from '../../src/engine/controller/pv-controller.js'
 import {compareQuantities} from '../../src/engine/api/quantity.js'
 import {checkAccessModes, checkVolumeModeMismatches, deepCopy} from '../../src/engine/api/storage-helpers.js'
 import {vacMatching} from '../../src/engine/api/releases.js'
-import {findMatchingVolume, MatchError, PersistentVolumeOrderedIndex, storageQuantity} from '../../src/engine/matching/volume-index.js'
+import {
+  findMatchingVolume,
+  MatchError,
+  PersistentVolumeOrderedIndex,
+  storageQuantity,
+} from '../../src/engine/matching/volume-index.js'
 import {loadCases} from './cases.js'
 
 /** Gates that are GA and locked on in v1.31: pvctl has no switch for them, it always behaves as "on". */
@@ -39,7 +53,10 @@ function gatesOf(spec: Record<string, unknown> | null | undefined): {gates: Feat
       gates[name as GateName] = value === true
     } else if (lockedOnGates.has(name)) {
       if (value !== true) {
-        return {gates, unrunnable: `${name}=${String(value)}: the gate is GA and locked on in v1.31, pvctl cannot turn it off`}
+        return {
+          gates,
+          unrunnable: `${name}=${String(value)}: the gate is GA and locked on in v1.31, pvctl cannot turn it off`,
+        }
       }
       // On, as in every v1.31 controller: nothing to set.
     } else {
@@ -63,7 +80,11 @@ function assertMatch(got: PersistentVolume | undefined, c: any): void {
   if (c.expectedMatch === '*any*') {
     assert.notEqual(got, undefined, `expected some volume, got no match`)
   } else {
-    assert.equal(keyOf(got, c.matchBy), c.expectedMatch, `expected ${c.expectedMatch || 'no match'} by ${c.matchBy ?? 'name'}, got ${describeMatch(got)}`)
+    assert.equal(
+      keyOf(got, c.matchBy),
+      c.expectedMatch,
+      `expected ${c.expectedMatch || 'no match'} by ${c.matchBy ?? 'name'}, got ${describeMatch(got)}`,
+    )
   }
 }
 
@@ -74,7 +95,9 @@ function storeAdd(t: TestContext, volumes: PersistentVolume[]): PersistentVolume
     const name = volume.metadata.name ?? ''
     const previous = store.get(name)
     if (previous !== undefined) {
-      t.diagnostic(`cache.Store semantics: volume ${name} (uid ${previous.metadata.uid}) replaced by the later ${name} (uid ${volume.metadata.uid}), as index.store.Add does in the Go test`)
+      t.diagnostic(
+        `cache.Store semantics: volume ${name} (uid ${previous.metadata.uid}) replaced by the later ${name} (uid ${volume.metadata.uid}), as index.store.Add does in the Go test`,
+      )
     }
     store.set(name, volume)
   }
@@ -85,7 +108,12 @@ function storeAdd(t: TestContext, volumes: PersistentVolume[]): PersistentVolume
  * findByClaim with Go's map order turned around: mode sets of equal size in reverse order and each bucket
  * reversed. Together with pvctl's own order this shows whether the answer depends on the order at all.
  */
-function findBestMatchReversed(index: PersistentVolumeOrderedIndex, claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
+function findBestMatchReversed(
+  index: PersistentVolumeOrderedIndex,
+  claim: PersistentVolumeClaim,
+  delayBinding: boolean,
+  gates: FeatureGates,
+): PersistentVolume | undefined {
   const sets = index.allPossibleMatchingAccessModes(claim.spec.accessModes)
   const bySize = new Map<number, PersistentVolumeAccessMode[][]>()
   for (const modes of sets) bySize.set(modes.length, [...(bySize.get(modes.length) ?? []), modes])
@@ -116,12 +144,17 @@ const runners: Record<string, Runner> = {
     )
     const candidates = [keyOf(got, c.matchBy), keyOf(other, c.matchBy)]
     if (c.expectedMatch === '*any*') assert.ok(got !== undefined && other !== undefined)
-    else assert.ok(candidates.includes(c.expectedMatch), `expected ${c.expectedMatch}, the equally good volumes are ${candidates.join(', ')}`)
+    else
+      assert.ok(
+        candidates.includes(c.expectedMatch),
+        `expected ${c.expectedMatch}, the equally good volumes are ${candidates.join(', ')}`,
+      )
   },
 
   'pvutil.FindMatchingVolume'(_t, c, gates) {
     // A Go slice: walked in order, no map involved.
-    const node: NodeInfo | undefined = c.node == null ? undefined : {name: c.node.metadata?.name, labels: c.node.metadata?.labels}
+    const node: NodeInfo | undefined =
+      c.node == null ? undefined : {name: c.node.metadata?.name, labels: c.node.metadata?.labels}
     const find = () =>
       findMatchingVolume(c.claim, c.volumes, {
         node,
@@ -161,9 +194,14 @@ const runners: Record<string, Runner> = {
     const bucket = index.listByAccessModes(c.modes)
     const names = bucket.map((v) => v.metadata.name ?? '')
     assert.deepEqual(names, [...names].sort(), 'pvctl keeps a bucket ordered by name')
-    const byCapacity = [...bucket].sort((a, b) => compareQuantities(storageQuantity(a.spec.capacity), storageQuantity(b.spec.capacity)))
+    const byCapacity = [...bucket].sort((a, b) =>
+      compareQuantities(storageQuantity(a.spec.capacity), storageQuantity(b.spec.capacity)),
+    )
     const prefix: string[] = c.expectedPrefixUIDs
-    assert.ok(byCapacity.length >= prefix.length, `bucket has ${byCapacity.length} volumes, expected at least ${prefix.length}`)
+    assert.ok(
+      byCapacity.length >= prefix.length,
+      `bucket has ${byCapacity.length} volumes, expected at least ${prefix.length}`,
+    )
     if (byCapacity.length > prefix.length) {
       // sort.Sort is not stable: a tie across the end of the prefix would make the Go test order-dependent.
       const last = storageQuantity(byCapacity[prefix.length - 1].spec.capacity)
@@ -171,15 +209,23 @@ const runners: Record<string, Runner> = {
       assert.notEqual(compareQuantities(last, next), 0, 'capacity tie at the end of the checked prefix')
     }
     t.diagnostic('compared after sorting by capacity, as the Go test does; pvctl itself orders a bucket by name')
-    assert.deepEqual(byCapacity.slice(0, prefix.length).map((v) => v.metadata.uid), prefix)
+    assert.deepEqual(
+      byCapacity.slice(0, prefix.length).map((v) => v.metadata.uid),
+      prefix,
+    )
   },
 
   allPossibleMatchingAccessModes(t, c) {
     const index = new PersistentVolumeOrderedIndex(storeAdd(t, c.volumes))
-    for (const want of c.expected as Array<{request: PersistentVolumeAccessMode[]; count: number; eachContains: PersistentVolumeAccessMode}>) {
+    for (const want of c.expected as Array<{
+      request: PersistentVolumeAccessMode[]
+      count: number
+      eachContains: PersistentVolumeAccessMode
+    }>) {
       const sets = index.allPossibleMatchingAccessModes(want.request)
       assert.equal(sets.length, want.count, `mode sets matching ${want.request.join('+')}: ${JSON.stringify(sets)}`)
-      for (const modes of sets) assert.ok(modes.includes(want.eachContains), `${modes.join('+')} lacks ${want.eachContains}`)
+      for (const modes of sets)
+        assert.ok(modes.includes(want.eachContains), `${modes.join('+')} lacks ${want.eachContains}`)
     }
   },
 
@@ -215,10 +261,17 @@ for (const {file, cases} of loadCases('engine')) {
   test(`engine conformance ${file}`, async (t) => {
     for (const c of cases) {
       // A case the Go test runs once per gate setting (featureGateVariants) is one subtest per setting.
-      const variants: Array<Record<string, unknown> | null> = Array.isArray(c.featureGateVariants) ? c.featureGateVariants : [null]
+      const variants: Array<Record<string, unknown> | null> = Array.isArray(c.featureGateVariants)
+        ? c.featureGateVariants
+        : [null]
       for (const variant of variants) {
         const spec = variant === null ? c.featureGates : {...(c.featureGates ?? {}), ...variant}
-        const label = variant === null ? c.name : `${c.name} [${Object.entries(variant).map(([k, v]) => `${k}=${String(v)}`).join(',')}]`
+        const label =
+          variant === null
+            ? c.name
+            : `${c.name} [${Object.entries(variant)
+                .map(([k, v]) => `${k}=${String(v)}`)
+                .join(',')}]`
         await t.test(label, (st) => {
           const runner = runners[c.test]
           assert.ok(runner !== undefined, `unknown case kind ${c.test}`)

@@ -21,7 +21,9 @@ export const KNOWN_EXCEPTIONS: Record<string, {why: string; extraEvents: string[
   },
   '4-10 - volume bound to missing claim': {
     why: 'deleteVolumeOperation emits VolumeFailedDelete when no deleter is found (as 8-3 expects)',
-    extraEvents: ['Warning VolumeFailedDelete error getting deleter volume plugin for volume "volume4-10": no volume plugin matched'],
+    extraEvents: [
+      'Warning VolumeFailedDelete error getting deleter volume plugin for volume "volume4-10": no volume plugin matched',
+    ],
   },
   '10-1 - successful bind': {
     why: 'the first syncClaim finds the volume still Pending (not Available) and emits FailedBinding before a later sync binds it',
@@ -29,7 +31,9 @@ export const KNOWN_EXCEPTIONS: Record<string, {why: string; extraEvents: string[
   },
   '14-13 - output warning when pv is prebound to pvc with different volumeModes': {
     why: 'syncVolume emits VolumeMismatch on the claim too, right after the one on the volume',
-    extraEvents: ['Warning VolumeMismatch Cannot bind PersistentVolume "volume14-13" to requested PersistentVolumeClaim due to incompatible volumeMode.'],
+    extraEvents: [
+      'Warning VolumeMismatch Cannot bind PersistentVolume "volume14-13" to requested PersistentVolumeClaim due to incompatible volumeMode.',
+    ],
   },
   '15-3 - pvc storage class is not assigned retroactively if claim is already bound': {
     why: 'syncBoundClaim marks a claim whose volume does not exist Lost, with the ClaimLost event',
@@ -49,21 +53,45 @@ export const KNOWN_EXCEPTIONS: Record<string, {why: string; extraEvents: string[
   },
   '11-19 - provisioned volume saved but API server crashed': {
     why: 'provisionClaimOperation treats AlreadyExists as a successful save and emits ProvisioningSucceeded',
-    extraEvents: ['Normal ProvisioningSucceeded Successfully provisioned volume pvc-uid11-19 using kubernetes.io/mock-volume'],
+    extraEvents: [
+      'Normal ProvisioningSucceeded Successfully provisioned volume pvc-uid11-19 using kubernetes.io/mock-volume',
+    ],
   },
   '12-1 - successful provision': {
     why: 'provisionClaimOperation emits ProvisioningSucceeded (as 11-1 expects)',
-    extraEvents: ['Normal ProvisioningSucceeded Successfully provisioned volume pvc-uid12-1 using kubernetes.io/mock-volume'],
+    extraEvents: [
+      'Normal ProvisioningSucceeded Successfully provisioned volume pvc-uid12-1 using kubernetes.io/mock-volume',
+    ],
   },
-  '6-1 - successful recycle': {why: 'recycleVolumeOperation emits VolumeRecycled after a successful recycle', extraEvents: ['Normal VolumeRecycled Volume recycled']},
-  '6-2 - successful recycle with prebound volume': {why: 'recycleVolumeOperation emits VolumeRecycled', extraEvents: ['Normal VolumeRecycled Volume recycled']},
-  '6-9 - prebound volume is recycled while the claim exists': {why: 'recycleVolumeOperation emits VolumeRecycled', extraEvents: ['Normal VolumeRecycled Volume recycled']},
-  '6-13 - used by completed pod': {why: 'recycleVolumeOperation emits VolumeRecycled', extraEvents: ['Normal VolumeRecycled Volume recycled']},
-  '6-14 - seemingly used by running pod': {why: 'recycleVolumeOperation emits VolumeRecycled', extraEvents: ['Normal VolumeRecycled Volume recycled']},
-  '7-1 - recycle returns error': {why: 'the second (successful) recycle emits VolumeRecycled', extraEvents: ['Normal VolumeRecycled Volume recycled']},
+  '6-1 - successful recycle': {
+    why: 'recycleVolumeOperation emits VolumeRecycled after a successful recycle',
+    extraEvents: ['Normal VolumeRecycled Volume recycled'],
+  },
+  '6-2 - successful recycle with prebound volume': {
+    why: 'recycleVolumeOperation emits VolumeRecycled',
+    extraEvents: ['Normal VolumeRecycled Volume recycled'],
+  },
+  '6-9 - prebound volume is recycled while the claim exists': {
+    why: 'recycleVolumeOperation emits VolumeRecycled',
+    extraEvents: ['Normal VolumeRecycled Volume recycled'],
+  },
+  '6-13 - used by completed pod': {
+    why: 'recycleVolumeOperation emits VolumeRecycled',
+    extraEvents: ['Normal VolumeRecycled Volume recycled'],
+  },
+  '6-14 - seemingly used by running pod': {
+    why: 'recycleVolumeOperation emits VolumeRecycled',
+    extraEvents: ['Normal VolumeRecycled Volume recycled'],
+  },
+  '7-1 - recycle returns error': {
+    why: 'the second (successful) recycle emits VolumeRecycled',
+    extraEvents: ['Normal VolumeRecycled Volume recycled'],
+  },
   '11-12 - cannot save provisioned volume, delete succeeds 2nd time': {
     why: 'before v1.36 the clean-up of the volume that could not be saved ends at its first failed deletion, with ProvisioningCleanupFailed',
-    extraEvents: ['Warning ProvisioningCleanupFailed Error cleaning provisioned volume for claim default/claim11-12: Mock deletion error1. Please delete manually.'],
+    extraEvents: [
+      'Warning ProvisioningCleanupFailed Error cleaning provisioned volume for claim default/claim11-12: Mock deletion error1. Please delete manually.',
+    ],
     before: 36,
   },
   '15-6 - pvc storage class is not changed if claim is not bound but already has a storage class': {
@@ -75,5 +103,7 @@ export const KNOWN_EXCEPTIONS: Record<string, {why: string; extraEvents: string[
 /** The events a case's run as this release (minor version) emits beyond its expected ones. */
 export function extraEventsAt(name: string, minor: number): string[] {
   const exception = KNOWN_EXCEPTIONS[name]
-  return exception === undefined || (exception.before !== undefined && minor >= exception.before) ? [] : exception.extraEvents
+  return exception === undefined || (exception.before !== undefined && minor >= exception.before)
+    ? []
+    : exception.extraEvents
 }

@@ -43,7 +43,12 @@ export function comparable(obj: K8sObject, kind: string): Json {
   if (copy.spec?.claimRef) delete copy.spec.claimRef.resourceVersion
   const status = (copy as {status?: Record<string, Json>}).status
   if (kind === 'PersistentVolume' && status != null) delete status.lastPhaseTransitionTime
-  const classMarker = kind === 'PersistentVolumeClaim' ? (copy.spec?.storageClassName === undefined || copy.spec?.storageClassName === null ? '<unset>' : `=${copy.spec.storageClassName}`) : undefined
+  const classMarker =
+    kind === 'PersistentVolumeClaim'
+      ? copy.spec?.storageClassName === undefined || copy.spec?.storageClassName === null
+        ? '<unset>'
+        : `=${copy.spec.storageClassName}`
+      : undefined
   const n = normalize(copy) as Record<string, Json>
   if (classMarker !== undefined) n.storageClassNameIs = classMarker
   return n
@@ -69,7 +74,8 @@ export function diffObjects(got: K8sObject[], expected: Expected): string[] {
   for (const [key, w] of want) {
     const h = have.get(key)
     if (h === undefined) problems.push(`missing ${key}`)
-    else if (!isDeepStrictEqual(h, w)) problems.push(`${key} differs:\n  got:  ${JSON.stringify(h)}\n  want: ${JSON.stringify(w)}`)
+    else if (!isDeepStrictEqual(h, w))
+      problems.push(`${key} differs:\n  got:  ${JSON.stringify(h)}\n  want: ${JSON.stringify(w)}`)
   }
   for (const key of have.keys()) if (!want.has(key)) problems.push(`unexpected ${key}`)
   return problems
@@ -98,15 +104,22 @@ export function diffEvents(got: GotEvent[], expected: string[]): string[] {
  */
 export function phaseTransitionsStamped(initial: K8sObject[], got: K8sObject[], from: string, to: string): string[] {
   type Volume = K8sObject & {status?: {phase?: string; lastPhaseTransitionTime?: string}}
-  const before = new Map((initial as Volume[]).filter((o) => o.kind === 'PersistentVolume').map((v) => [v.metadata?.name, v]))
+  const before = new Map(
+    (initial as Volume[]).filter((o) => o.kind === 'PersistentVolume').map((v) => [v.metadata?.name, v]),
+  )
   const problems: string[] = []
   for (const v of (got as Volume[]).filter((o) => o.kind === 'PersistentVolume')) {
     const old = before.get(v.metadata?.name)
     const stamp = v.status?.lastPhaseTransitionTime
     if (old !== undefined && old.status?.phase !== v.status?.phase) {
-      if (stamp === undefined || stamp < from || stamp > to) problems.push(`${v.metadata?.name}: phase ${old.status?.phase} -> ${v.status?.phase} stamped ${stamp ?? 'not at all'}, not within ${from}..${to}`)
+      if (stamp === undefined || stamp < from || stamp > to)
+        problems.push(
+          `${v.metadata?.name}: phase ${old.status?.phase} -> ${v.status?.phase} stamped ${stamp ?? 'not at all'}, not within ${from}..${to}`,
+        )
     } else if (old !== undefined && stamp !== old.status?.lastPhaseTransitionTime) {
-      problems.push(`${v.metadata?.name}: phase kept, lastPhaseTransitionTime ${old.status?.lastPhaseTransitionTime ?? 'unset'} -> ${stamp ?? 'unset'}`)
+      problems.push(
+        `${v.metadata?.name}: phase kept, lastPhaseTransitionTime ${old.status?.lastPhaseTransitionTime ?? 'unset'} -> ${stamp ?? 'unset'}`,
+      )
     }
   }
   return problems

@@ -65,11 +65,14 @@ export function mockOperations(mock: PluginMock): VolumeOperations {
     },
     provision(_plugin: string, options: ProvisionOptions) {
       if (provisionCalls.length === 0) return {newProvisionerError: 'Mock plugin error: no provisionCalls configured'}
-      if (provisioned >= provisionCalls.length) return {provisionError: 'Mock plugin error: unexpected provisioner call'}
+      if (provisioned >= provisionCalls.length)
+        return {provisionError: 'Mock plugin error: unexpected provisioner call'}
       const call = provisionCalls[provisioned++]
       const parameters = options.storageClass.parameters ?? null
       if (!isDeepStrictEqual(call.expectedParameters ?? {}, parameters ?? {})) {
-        return {provisionError: `invalid provisioner call, expected options: ${JSON.stringify(call.expectedParameters)}, got: ${JSON.stringify(parameters)}`}
+        return {
+          provisionError: `invalid provisioner call, expected options: ${JSON.stringify(call.expectedParameters)}, got: ${JSON.stringify(parameters)}`,
+        }
       }
       if (call.ret !== null) return {provisionError: call.ret.error}
       const claim = options.claim

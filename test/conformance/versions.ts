@@ -20,7 +20,10 @@ export interface GateRun {
 export type GateRunOrSkip = GateRun | {label: string; skip: string}
 
 export function gateRunAt(gates: Record<string, unknown>, minor: number): GateRunOrSkip {
-  const emulated = typeof gates.emulationVersion === 'string' && minor !== DEFAULT_MINOR ? Number(gates.emulationVersion.split('.')[1]) : minor
+  const emulated =
+    typeof gates.emulationVersion === 'string' && minor !== DEFAULT_MINOR
+      ? Number(gates.emulationVersion.split('.')[1])
+      : minor
   const at = `1.${emulated}`
   const set: string[] = []
   for (const [name, value] of Object.entries(gates)) {
@@ -29,9 +32,14 @@ export function gateRunAt(gates: Record<string, unknown>, minor: number): GateRu
     const history = GATE_HISTORY[gate]
     if (history === undefined) return {label: `v${at}`, skip: `${name} is a gate pvctl does not model`}
     if (gateSpecAt(gate, emulated) === undefined && defaultGatesAt(emulated)[gate] === value) continue
-    if (gateSpecAt(gate, emulated) === undefined) return {label: `v${at} ${name}=${String(value)}`, skip: `${name} is gone in v${at}, where it stands at ${String(defaultGatesAt(emulated)[gate])}`}
+    if (gateSpecAt(gate, emulated) === undefined)
+      return {
+        label: `v${at} ${name}=${String(value)}`,
+        skip: `${name} is gone in v${at}, where it stands at ${String(defaultGatesAt(emulated)[gate])}`,
+      }
     const spec = gateSpecAt(gate, emulated)!
-    if (spec.lockToDefault === true && spec.default !== value) return {label: `v${at} ${name}=${String(value)}`, skip: `${name} is locked to ${String(spec.default)} in v${at}`}
+    if (spec.lockToDefault === true && spec.default !== value)
+      return {label: `v${at} ${name}=${String(value)}`, skip: `${name} is locked to ${String(spec.default)} in v${at}`}
     set.push(`${name}=${String(value)}`)
   }
   return {kubeVersion: at, featureGates: set.join(','), label: [`v${at}`, ...set].join(' ')}

@@ -17,11 +17,16 @@ const schemaOf = (name: string) => JSON.parse(readFileSync(path.join(repoRoot, '
 const ajv = new Ajv2020({allErrors: true, strict: true, strictRequired: false})
 ajv.addSchema(schemaOf('audit-report.schema.json'))
 const validate = ajv.compile(schemaOf('audit-report-list.schema.json'))
-const list = JSON.parse(readFileSync(path.join(repoRoot, 'test', 'render', 'golden', 'audit-fleet-json.txt'), 'utf8')) as Json
+const list = JSON.parse(
+  readFileSync(path.join(repoRoot, 'test', 'render', 'golden', 'audit-fleet-json.txt'), 'utf8'),
+) as Json
 
 test('the AuditReportList of a fleet (a cluster read, one not read, an empty one) matches the schema', () => {
   assert.ok(validate(list), ajv.errorsText(validate.errors))
-  assert.deepEqual(list.items.map((i: Json) => i.context), ['shop', 'down', 'empty'])
+  assert.deepEqual(
+    list.items.map((i: Json) => i.context),
+    ['shop', 'down', 'empty'],
+  )
 })
 
 const broken: Array<{name: string; breakIt: (d: Json) => void}> = [

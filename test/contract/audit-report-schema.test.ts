@@ -27,7 +27,8 @@ test('audit -o json and -o yaml of the bundled example match the schema, and eac
   assert.deepEqual(parseYaml(yaml.stdout), doc)
 })
 
-test("the schema's codes are every finding code", () => assert.deepEqual([...(schema.$defs.code.enum as string[])].sort(), Object.keys(FINDING_CODES).sort()))
+test("the schema's codes are every finding code", () =>
+  assert.deepEqual([...(schema.$defs.code.enum as string[])].sort(), Object.keys(FINDING_CODES).sort()))
 
 const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
   {name: 'an unknown code', breakIt: (d) => (d.findings[0].code = 'ClaimLots')},
@@ -41,7 +42,10 @@ const broken: Array<{name: string; breakIt: (d: Json) => void}> = [
 ]
 
 test('a report with findings silenced by pvctl.io/audit-ignore matches the schema; one without ignoredByAnnotation still does', async () => {
-  const annotated = readFileSync(example, 'utf8').replace(/(\n {4}name: pv-0004\n {4}annotations:\n)/, '$1      pvctl.io/audit-ignore: VolumeReleasedRetained\n')
+  const annotated = readFileSync(example, 'utf8').replace(
+    /(\n {4}name: pv-0004\n {4}annotations:\n)/,
+    '$1      pvctl.io/audit-ignore: VolumeReleasedRetained\n',
+  )
   assert.notEqual(annotated, readFileSync(example, 'utf8'), 'the example has pv-0004 to annotate')
   const doc = JSON.parse((await runCli(['audit', '-f', '-', '-o', 'json'], {stdin: annotated})).stdout) as Json
   assert.deepEqual(doc.summary.ignoredByAnnotation, {VolumeReleasedRetained: 1})

@@ -32,7 +32,9 @@ function codesPage(page: string): {page: string; withoutFix: string[]} {
         return [code.replaceAll('`', ''), fix.join(' | ')] as const
       }),
   )
-  const rows = Object.entries(FINDING_CODES).map(([code, c]) => `| \`${code}\` | ${c.severity} | ${c.meaning} | ${fixes.get(code) ?? ''} |`)
+  const rows = Object.entries(FINDING_CODES).map(
+    ([code, c]) => `| \`${code}\` | ${c.severity} | ${c.meaning} | ${fixes.get(code) ?? ''} |`,
+  )
   const withoutFix = Object.keys(FINDING_CODES).filter((code) => (fixes.get(code) ?? '') === '')
   return {page: page.slice(0, rowsAt) + rows.join('\n') + page.slice(end), withoutFix}
 }
@@ -51,7 +53,12 @@ for (const {name, file, make} of [
     const text = readFileSync(file, 'utf8')
     const made = make(text)
     if (UPDATE) writeFileSync(file, made)
-    else assert.equal(text, made, `${path.relative(repoRoot, file)} drifted from FINDING_CODES: UPDATE_GOLDEN=1 regenerates it`)
+    else
+      assert.equal(
+        text,
+        made,
+        `${path.relative(repoRoot, file)} drifted from FINDING_CODES: UPDATE_GOLDEN=1 regenerates it`,
+      )
   })
 }
 

@@ -13,7 +13,10 @@ const snapshot = path.join(repoRoot, 'examples', 'relink.yaml')
 
 test('relink -o json and -o yaml match the schema, and each other (allowed, refused, --all, relinked already)', async () => {
   // pv-0004's claimRef holds the uid of shop/db as restored: the pair closes.
-  const done = await editedSnapshot('relink.yaml', (s) => void (s.volumes[0].spec.claimRef!.uid = s.claims[0].metadata.uid))
+  const done = await editedSnapshot(
+    'relink.yaml',
+    (s) => void (s.volumes[0].spec.claimRef!.uid = s.claims[0].metadata.uid),
+  )
   await contract.validates([
     ['relink', 'pvc/logs', '-n', 'shop', '-f', snapshot],
     ['relink', 'pvc/sessions', '-n', 'shop', '-f', snapshot],

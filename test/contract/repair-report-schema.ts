@@ -27,7 +27,10 @@ export function reportContract(schemaFile: string) {
       }
     },
     /** `base`'s -o json, broken by each row, is rejected. */
-    async rejects(base: readonly string[], broken: ReadonlyArray<{name: string; breakIt: (d: Json) => void}>): Promise<void> {
+    async rejects(
+      base: readonly string[],
+      broken: ReadonlyArray<{name: string; breakIt: (d: Json) => void}>,
+    ): Promise<void> {
       const doc = JSON.parse((await runCli([...base, '-o', 'json'])).stdout) as Json
       for (const row of broken) {
         const copy = structuredClone(doc)

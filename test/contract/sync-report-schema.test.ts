@@ -20,7 +20,10 @@ const validate = ajv.compile(schema)
 
 function assertValid(doc: unknown, what: string): void {
   const ok = validate(doc)
-  assert.ok(ok, `${what} does not match schema/sync-report.schema.json:\n${ajv.errorsText(validate.errors, {separator: '\n'})}`)
+  assert.ok(
+    ok,
+    `${what} does not match schema/sync-report.schema.json:\n${ajv.errorsText(validate.errors, {separator: '\n'})}`,
+  )
 }
 
 /** kind, namespace, name, compared as Go compares strings (code units, no locale). */
@@ -32,7 +35,10 @@ function assertSorted(objects: Json[], what: string): void {
   for (let i = 1; i < objects.length; i++) {
     const [a, b] = [key(objects[i - 1]), key(objects[i])]
     const j = a.findIndex((x, k) => x !== b[k])
-    assert.ok(j !== -1 && a[j] < b[j], `${what}: objects[${i - 1}] ${a.join('/')} must sort before objects[${i}] ${b.join('/')}`)
+    assert.ok(
+      j !== -1 && a[j] < b[j],
+      `${what}: objects[${i - 1}] ${a.join('/')} must sort before objects[${i}] ${b.join('/')}`,
+    )
   }
 }
 
@@ -70,7 +76,11 @@ const cliRows: CliRow[] = [
     name: 'the bundled example, one volume named',
     args: ['-f', example, 'pv/pv-0004'],
     expectExit: 1,
-    check: (r) => assert.deepEqual((r.actions as Json[]).map((a) => a.object), [{kind: 'PersistentVolume', name: 'pv-0004'}]),
+    check: (r) =>
+      assert.deepEqual(
+        (r.actions as Json[]).map((a) => a.object),
+        [{kind: 'PersistentVolume', name: 'pv-0004'}],
+      ),
   },
   {
     name: 'a snapshot in sync',
@@ -98,9 +108,16 @@ test('sync -o json and -o yaml print a SyncReport that matches the schema', {con
       t.test(row.name, async () => {
         const args = ['sync', '--dry-run', ...row.args]
         const [json, yaml] = await Promise.all([runCli([...args, '-o', 'json']), runCli([...args, '-o', 'yaml'])])
-        for (const [format, res] of [['json', json], ['yaml', yaml]] as const) {
+        for (const [format, res] of [
+          ['json', json],
+          ['yaml', yaml],
+        ] as const) {
           assert.equal(res.code, row.expectExit, `-o ${format}: exit status (stderr: ${res.stderr})`)
-          assert.equal(withoutVersionNotice(res.stderr), '', `-o ${format}: nothing on stderr but the release decided as`)
+          assert.equal(
+            withoutVersionNotice(res.stderr),
+            '',
+            `-o ${format}: nothing on stderr but the release decided as`,
+          )
         }
         const fromJson = JSON.parse(json.stdout) as Json
         const fromYaml = parseYaml(yaml.stdout) as Json
@@ -121,7 +138,11 @@ test('the report goldens of test/render match the schema', async (t) => {
     await t.test(name, () => {
       const fromJson = JSON.parse(golden(`report-${name}-json.txt`)) as Json
       assertValid(fromJson, `report-${name}-json.txt`)
-      assert.deepEqual(parseYaml(golden(`report-${name}-yaml.txt`)), fromJson, `report-${name}-yaml.txt equals the JSON golden`)
+      assert.deepEqual(
+        parseYaml(golden(`report-${name}-yaml.txt`)),
+        fromJson,
+        `report-${name}-yaml.txt equals the JSON golden`,
+      )
       assertSorted(fromJson.objects as Json[], `report-${name}-json.txt`)
     })
   }
@@ -150,12 +171,25 @@ const validReport = (): Json => ({
     },
   ],
   events: [
-    {object: {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'data'}, type: 'Normal', reason: 'FailedBinding', message: '...', count: 1, sync: 'pvc/default/data'},
+    {
+      object: {kind: 'PersistentVolumeClaim', namespace: 'default', name: 'data'},
+      type: 'Normal',
+      reason: 'FailedBinding',
+      message: '...',
+      count: 1,
+      sync: 'pvc/default/data',
+    },
   ],
   errors: [],
   objects: [
     {apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'pv1'}, spec: {}},
-    {apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'data', namespace: 'default'}, spec: {}, status: {phase: 'Bound'}},
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: {name: 'data', namespace: 'default'},
+      spec: {},
+      status: {phase: 'Bound'},
+    },
   ],
 })
 
@@ -166,8 +200,14 @@ const invalidRows: Array<{name: string; mutate: (r: Json) => void}> = [
   {name: 'another apiVersion', mutate: (r) => void (r.apiVersion = 'pvctl/v1')},
   {name: 'another kind', mutate: (r) => void (r.kind = 'ClaimExplanation')},
   {name: 'no summary', mutate: (r) => void delete r.summary},
-  {name: 'a release decided as from an unknown source', mutate: (r) => void ((r.kubernetesVersion as Json).source = 'guess')},
-  {name: 'a release decided as that is not v1.N', mutate: (r) => void ((r.kubernetesVersion as Json).version = '1.34.2')},
+  {
+    name: 'a release decided as from an unknown source',
+    mutate: (r) => void ((r.kubernetesVersion as Json).source = 'guess'),
+  },
+  {
+    name: 'a release decided as that is not v1.N',
+    mutate: (r) => void ((r.kubernetesVersion as Json).version = '1.34.2'),
+  },
   {name: 'a missing summary count', mutate: (r) => void delete (r.summary as Json).writes},
   {name: 'an unknown action', mutate: (r) => void (at(r, 'actions').action = 'bind')},
   {name: 'an action without round', mutate: (r) => void delete at(r, 'actions').round},
@@ -177,17 +217,29 @@ const invalidRows: Array<{name: string; mutate: (r: Json) => void}> = [
   {name: 'a numeric resourceVersion', mutate: (r) => void (at(r, 'actions').resourceVersion = 1)},
   {name: 'a patch op that is not RFC 6902', mutate: (r) => void ((at(r, 'actions').patch as Json[])[0].op = 'merge')},
   {name: 'an add without value', mutate: (r) => void delete (at(r, 'actions').patch as Json[])[0].value},
-  {name: 'a path that is not a JSON pointer', mutate: (r) => void ((at(r, 'actions').patch as Json[])[0].path = 'spec.claimRef')},
+  {
+    name: 'a path that is not a JSON pointer',
+    mutate: (r) => void ((at(r, 'actions').patch as Json[])[0].path = 'spec.claimRef'),
+  },
   {name: 'an operation with a patch', mutate: (r) => void (at(r, 'actions').action = 'recycle')},
-  {name: 'a volume ref with a namespace', mutate: (r) => void ((at(r, 'actions').object as Json).namespace = 'default')},
+  {
+    name: 'a volume ref with a namespace',
+    mutate: (r) => void ((at(r, 'actions').object as Json).namespace = 'default'),
+  },
   {name: 'a claim ref without a namespace', mutate: (r) => void delete (at(r, 'events').object as Json).namespace},
   {name: 'an event type other than Normal/Warning', mutate: (r) => void (at(r, 'events').type = 'Error')},
   {name: 'an event without count', mutate: (r) => void delete at(r, 'events').count},
-  {name: 'an error without message', mutate: (r) => void (r.errors = [{object: {kind: 'PersistentVolume', name: 'pv1'}}])},
+  {
+    name: 'an error without message',
+    mutate: (r) => void (r.errors = [{object: {kind: 'PersistentVolume', name: 'pv1'}}]),
+  },
   {name: 'an object without apiVersion', mutate: (r) => void delete at(r, 'objects').apiVersion},
   {name: 'an object of another kind', mutate: (r) => void (at(r, 'objects').kind = 'ConfigMap')},
   {name: 'an object without metadata.name', mutate: (r) => void delete (at(r, 'objects').metadata as Json).name},
-  {name: 'a claim object without a namespace', mutate: (r) => void delete (at(r, 'objects', 1).metadata as Json).namespace},
+  {
+    name: 'a claim object without a namespace',
+    mutate: (r) => void delete (at(r, 'objects', 1).metadata as Json).namespace,
+  },
 ]
 
 test('the schema rejects reports that break the contract', async (t) => {

@@ -47,20 +47,53 @@ before(async () => {
   emulators.healthy = await startEmulator({objects: loadObjects(healthy)})
   emulators.healthy2 = await startEmulator({objects: loadObjects(healthy)})
   // TLS, as the token must not travel over plain HTTP (pvctl would warn).
-  emulators.forbidden = await startEmulator({tls: true, objects: loadObjects(healthy), tokens: {[TOKEN]: {user: 'alice', deny: [{verb: 'list', resource: 'persistentvolumeclaims'}]}}})
+  emulators.forbidden = await startEmulator({
+    tls: true,
+    objects: loadObjects(healthy),
+    tokens: {[TOKEN]: {user: 'alice', deny: [{verb: 'list', resource: 'persistentvolumeclaims'}]}},
+  })
   emulators.liar = await startEmulator({objects: loadObjects(healthy)})
-  emulators.liar.faults.add({verb: 'list', resource: 'persistentvolumes', effect: {type: 'body', code: 200, body: '[]'}})
+  emulators.liar.faults.add({
+    verb: 'list',
+    resource: 'persistentvolumes',
+    effect: {type: 'body', code: 200, body: '[]'},
+  })
   closedPort = await freePort()
   // One kubeconfig, a context per cluster, as `kubectl config view --flatten` of several would be.
-  const docs = Object.entries(emulators).map(([name, api]) => parseYaml(api.kubeconfig({name, ...(name === 'forbidden' ? {token: TOKEN} : {}), ...(name === 'healthy' ? {namespace: 'app'} : {})})) as Json)
+  const docs = Object.entries(emulators).map(
+    ([name, api]) =>
+      parseYaml(
+        api.kubeconfig({
+          name,
+          ...(name === 'forbidden' ? {token: TOKEN} : {}),
+          ...(name === 'healthy' ? {namespace: 'app'} : {}),
+        }),
+      ) as Json,
+  )
   // A closed port, and a context whose cluster entry is missing.
   const down = {
-    clusters: [{name: 'down', cluster: {server: `https://user:s3cret@127.0.0.1:${closedPort}`, 'insecure-skip-tls-verify': true}}],
+    clusters: [
+      {
+        name: 'down',
+        cluster: {server: `https://user:s3cret@127.0.0.1:${closedPort}`, 'insecure-skip-tls-verify': true},
+      },
+    ],
     users: [{name: 'down', user: {}}],
-    contexts: [{name: 'down', context: {cluster: 'down', user: 'down'}}, {name: 'broken', context: {cluster: 'nowhere', user: 'down'}}],
+    contexts: [
+      {name: 'down', context: {cluster: 'down', user: 'down'}},
+      {name: 'broken', context: {cluster: 'nowhere', user: 'down'}},
+    ],
   }
-  const merged = {apiVersion: 'v1', kind: 'Config', 'current-context': 'shop', clusters: [] as Json[], users: [] as Json[], contexts: [] as Json[]}
-  for (const d of [...docs, down]) for (const key of ['clusters', 'users', 'contexts'] as const) merged[key].push(...d[key])
+  const merged = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'shop',
+    clusters: [] as Json[],
+    users: [] as Json[],
+    contexts: [] as Json[],
+  }
+  for (const d of [...docs, down])
+    for (const key of ['clusters', 'users', 'contexts'] as const) merged[key].push(...d[key])
   kubeconfig = path.join(dir, 'kubeconfig.yaml')
   writeFileSync(kubeconfig, stringify(merged))
 })
@@ -78,19 +111,40 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     assert.equal(r.code, 1, r.stderr)
     assert.equal(r.stderr, '')
     const lines = r.stdout.split('\n')
-    assert.equal(lines[0], 'Fleet: 2 clusters (1 not read); 4 errors, 1 warning, 1 info; the controllers would make 11 writes first.')
+    assert.equal(
+      lines[0],
+      'Fleet: 2 clusters (1 not read); 4 errors, 1 warning, 1 info; the controllers would make 11 writes first.',
+    )
     assert.match(lines[2], /^CONTEXT +STATUS +HEALTHY CLAIMS +HEALTHY VOLUMES +ERRORS +WARNINGS +INFO +WRITES$/)
     assert.match(lines[3], /^shop +Read +3\/7 +6\/7 +3 +1 +1 +11$/)
     assert.match(lines[4], /^down +NotRead +<unknown> +<unknown> +1 +0 +0 +<unknown>$/)
-    const shop = r.stdout.indexOf('=== context shop ===\nAudit: 3/7 claims and 6/7 volumes healthy; 3 errors, 1 warning, 1 info;')
-    const down = r.stdout.indexOf('=== context down ===\nAudit: the cluster could not be read, nothing of it was audited; 1 error, 0 warnings, 0 info.')
+    const shop = r.stdout.indexOf(
+      '=== context shop ===\nAudit: 3/7 claims and 6/7 volumes healthy; 3 errors, 1 warning, 1 info;',
+    )
+    const down = r.stdout.indexOf(
+      '=== context down ===\nAudit: the cluster could not be read, nothing of it was audited; 1 error, 0 warnings, 0 info.',
+    )
     assert.ok(shop > 0 && down > shop, r.stdout)
-    assert.match(r.stdout, new RegExp(`ClusterUnreachable +cluster/down +The cluster of context down could not be audited: cannot reach the API server at https://<redacted>@127\\.0\\.0\\.1:${closedPort}: ECONNREFUSED\\.`))
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `ClusterUnreachable +cluster/down +The cluster of context down could not be audited: cannot reach the API server at https://<redacted>@127\\.0\\.0\\.1:${closedPort}: ECONNREFUSED\\.`,
+      ),
+    )
     assert.ok(!r.stdout.includes('s3cret'), 'no credentials in the output')
     // Each kubectl fix aims at its own cluster; where the codes are described is said once.
-    assert.match(r.stdout, new RegExp(`pvc/shop/sessions: kubectl delete pvc sessions -n shop --kubeconfig ${kubeconfig} --context shop\\n`))
-    assert.match(r.stdout, new RegExp(`cluster/down: kubectl cluster-info --kubeconfig ${kubeconfig} --context down\\n`))
-    assert.equal(r.stdout.split('Every code is described in pvctl audit --help (FINDING CODES) and man pvctl-audit.').length, 2)
+    assert.match(
+      r.stdout,
+      new RegExp(`pvc/shop/sessions: kubectl delete pvc sessions -n shop --kubeconfig ${kubeconfig} --context shop\\n`),
+    )
+    assert.match(
+      r.stdout,
+      new RegExp(`cluster/down: kubectl cluster-info --kubeconfig ${kubeconfig} --context down\\n`),
+    )
+    assert.equal(
+      r.stdout.split('Every code is described in pvctl audit --help (FINDING CODES) and man pvctl-audit.').length,
+      2,
+    )
   })
 
   test('-o json: an AuditReportList, one AuditReport per context in the order given, valid against the schema; -o yaml the same', async () => {
@@ -101,12 +155,18 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     assert.ok(validateList(doc), ajv.errorsText(validateList.errors))
     assert.deepEqual(parseYaml(yaml.stdout), doc)
     assert.deepEqual([doc.apiVersion, doc.kind], ['pvctl/v1alpha1', 'AuditReportList'])
-    assert.deepEqual(doc.items.map((i: Json) => [i.kind, i.context, Object.keys(i).slice(0, 3).join(',')]), [
-      ['AuditReport', 'down', 'apiVersion,kind,context'],
-      ['AuditReport', 'shop', 'apiVersion,kind,context'],
-    ])
+    assert.deepEqual(
+      doc.items.map((i: Json) => [i.kind, i.context, Object.keys(i).slice(0, 3).join(',')]),
+      [
+        ['AuditReport', 'down', 'apiVersion,kind,context'],
+        ['AuditReport', 'shop', 'apiVersion,kind,context'],
+      ],
+    )
     const [unread, shop] = doc.items
-    assert.deepEqual(unread.findings.map((f: Json) => [f.code, f.severity, f.object]), [['ClusterUnreachable', 'error', {kind: 'Cluster', name: 'down'}]])
+    assert.deepEqual(
+      unread.findings.map((f: Json) => [f.code, f.severity, f.object]),
+      [['ClusterUnreachable', 'error', {kind: 'Cluster', name: 'down'}]],
+    )
     assert.deepEqual(unread.findings[0].evidence, {
       context: 'down',
       server: `https://<redacted>@127.0.0.1:${closedPort}`,
@@ -118,8 +178,22 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     assert.deepEqual([shop.summary.claims, shop.plannedChanges.writes, shop.findings.length], [7, 11, 5])
   })
 
-  const rows: Array<{name: string; args: string[]; code: number; contexts?: string[]; codes?: string[][]; stderr?: RegExp; read?: string[]}> = [
-    {name: 'healthy clusters only: exit 0', args: ['--context', 'healthy,healthy2'], code: 0, contexts: ['healthy', 'healthy2'], codes: [[], []]},
+  const rows: Array<{
+    name: string
+    args: string[]
+    code: number
+    contexts?: string[]
+    codes?: string[][]
+    stderr?: RegExp
+    read?: string[]
+  }> = [
+    {
+      name: 'healthy clusters only: exit 0',
+      args: ['--context', 'healthy,healthy2'],
+      code: 0,
+      contexts: ['healthy', 'healthy2'],
+      codes: [[], []],
+    },
     {
       name: 'a forbidden list is ClusterForbidden, fixed by asking kubectl auth can-i',
       args: ['--context', 'healthy,forbidden'],
@@ -127,14 +201,64 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
       contexts: ['healthy', 'forbidden'],
       codes: [[], ['ClusterForbidden']],
     },
-    {name: 'an answer pvctl cannot trust is ClusterUnreachable, never an empty cluster', args: ['--context', 'liar,healthy'], code: 1, contexts: ['liar', 'healthy'], codes: [['ClusterUnreachable'], []]},
-    {name: '--ignore silences a cluster not read: exit 0', args: ['--context', 'healthy,down', '--ignore', 'ClusterUnreachable'], code: 0, contexts: ['healthy', 'down'], codes: [[], []]},
-    {name: 'no cluster read at all: exit 3, the report still printed', args: ['--context', 'down,liar'], code: 3, contexts: ['down', 'liar'], codes: [['ClusterUnreachable'], ['ClusterUnreachable']], stderr: /^pvctl: none of the 2 clusters could be read: nothing was audited\n$/},
-    {name: 'a context listed twice is audited once', args: ['--context', 'healthy,healthy'], code: 0, contexts: ['healthy'], codes: [[]]},
-    {name: 'a --context the kubeconfig lacks: exit 2 before any cluster is read', args: ['--context', 'healthy,nope'], code: 2, stderr: /^error: --context: .* has no context "nope" \(it has shop, healthy, healthy2, forbidden, liar, down, broken\)\n/, read: []},
-    {name: 'a --context the kubeconfig cannot resolve: exit 2 before any cluster is read', args: ['--context', 'healthy,broken'], code: 2, stderr: /^error: .*: context "broken" names cluster "nowhere", which does not exist\n/, read: []},
-    {name: '-f with several contexts: exit 2', args: ['-f', example, '--context', 'healthy,shop'], code: 2, stderr: /^error: -f reads one snapshot: it cannot go with several contexts/, read: []},
-    {name: '--all-contexts with --context: exit 2', args: ['--all-contexts', '--context', 'healthy'], code: 2, stderr: /cannot also be provided when using/, read: []},
+    {
+      name: 'an answer pvctl cannot trust is ClusterUnreachable, never an empty cluster',
+      args: ['--context', 'liar,healthy'],
+      code: 1,
+      contexts: ['liar', 'healthy'],
+      codes: [['ClusterUnreachable'], []],
+    },
+    {
+      name: '--ignore silences a cluster not read: exit 0',
+      args: ['--context', 'healthy,down', '--ignore', 'ClusterUnreachable'],
+      code: 0,
+      contexts: ['healthy', 'down'],
+      codes: [[], []],
+    },
+    {
+      name: 'no cluster read at all: exit 3, the report still printed',
+      args: ['--context', 'down,liar'],
+      code: 3,
+      contexts: ['down', 'liar'],
+      codes: [['ClusterUnreachable'], ['ClusterUnreachable']],
+      stderr: /^pvctl: none of the 2 clusters could be read: nothing was audited\n$/,
+    },
+    {
+      name: 'a context listed twice is audited once',
+      args: ['--context', 'healthy,healthy'],
+      code: 0,
+      contexts: ['healthy'],
+      codes: [[]],
+    },
+    {
+      name: 'a --context the kubeconfig lacks: exit 2 before any cluster is read',
+      args: ['--context', 'healthy,nope'],
+      code: 2,
+      stderr:
+        /^error: --context: .* has no context "nope" \(it has shop, healthy, healthy2, forbidden, liar, down, broken\)\n/,
+      read: [],
+    },
+    {
+      name: 'a --context the kubeconfig cannot resolve: exit 2 before any cluster is read',
+      args: ['--context', 'healthy,broken'],
+      code: 2,
+      stderr: /^error: .*: context "broken" names cluster "nowhere", which does not exist\n/,
+      read: [],
+    },
+    {
+      name: '-f with several contexts: exit 2',
+      args: ['-f', example, '--context', 'healthy,shop'],
+      code: 2,
+      stderr: /^error: -f reads one snapshot: it cannot go with several contexts/,
+      read: [],
+    },
+    {
+      name: '--all-contexts with --context: exit 2',
+      args: ['--all-contexts', '--context', 'healthy'],
+      code: 2,
+      stderr: /cannot also be provided when using/,
+      read: [],
+    },
   ]
   for (const row of rows) {
     test(row.name, async () => {
@@ -143,42 +267,76 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
       assert.equal(r.code, row.code, r.stderr)
       if (row.stderr) assert.match(r.stderr, row.stderr)
       else assert.equal(r.stderr, '')
-      if (row.contexts) assert.deepEqual(items(r.stdout).map((i) => i.context), row.contexts)
-      if (row.codes) assert.deepEqual(items(r.stdout).map((i) => i.findings.map((f: Json) => f.code)), row.codes)
+      if (row.contexts)
+        assert.deepEqual(
+          items(r.stdout).map((i) => i.context),
+          row.contexts,
+        )
+      if (row.codes)
+        assert.deepEqual(
+          items(r.stdout).map((i) => i.findings.map((f: Json) => f.code)),
+          row.codes,
+        )
       if (row.read) {
-        const read = Object.entries(emulators).filter(([name, api]) => api.requests.length > before[name]).map(([name]) => name)
+        const read = Object.entries(emulators)
+          .filter(([name, api]) => api.requests.length > before[name])
+          .map(([name]) => name)
         assert.deepEqual(read, row.read)
       }
     })
   }
 
-  test('--all-contexts: every context in the kubeconfig\'s order; one the kubeconfig cannot resolve is that cluster\'s finding', async () => {
+  test("--all-contexts: every context in the kubeconfig's order; one the kubeconfig cannot resolve is that cluster's finding", async () => {
     const r = await audit('--all-contexts', '-o', 'json')
     assert.equal(r.code, 1, r.stderr)
-    assert.deepEqual(items(r.stdout).map((i) => [i.context, i.findings.filter((f: Json) => f.object.kind === 'Cluster').map((f: Json) => f.code).join()]), [
-      ['shop', ''],
-      ['healthy', ''],
-      ['healthy2', ''],
-      ['forbidden', 'ClusterForbidden'],
-      ['liar', 'ClusterUnreachable'],
-      ['down', 'ClusterUnreachable'],
-      ['broken', 'ClusterUnreachable'],
-    ])
+    assert.deepEqual(
+      items(r.stdout).map((i) => [
+        i.context,
+        i.findings
+          .filter((f: Json) => f.object.kind === 'Cluster')
+          .map((f: Json) => f.code)
+          .join(),
+      ]),
+      [
+        ['shop', ''],
+        ['healthy', ''],
+        ['healthy2', ''],
+        ['forbidden', 'ClusterForbidden'],
+        ['liar', 'ClusterUnreachable'],
+        ['down', 'ClusterUnreachable'],
+        ['broken', 'ClusterUnreachable'],
+      ],
+    )
     const broken = items(r.stdout).at(-1)!.findings[0]
-    assert.deepEqual([broken.evidence.cause, broken.evidence.server, broken.fix], ['kubeconfig', null, `kubectl config view --minify --kubeconfig ${kubeconfig} --context broken`])
+    assert.deepEqual(
+      [broken.evidence.cause, broken.evidence.server, broken.fix],
+      ['kubeconfig', null, `kubectl config view --minify --kubeconfig ${kubeconfig} --context broken`],
+    )
   })
 
-  test('--all-contexts -o html: a table of the clusters, then a section per context, each cluster\'s findings in its own', async () => {
+  test("--all-contexts -o html: a table of the clusters, then a section per context, each cluster's findings in its own", async () => {
     const r = await audit('--all-contexts', '-o', 'html')
     assert.equal(r.code, 1, r.stderr)
     const contexts = ['shop', 'healthy', 'healthy2', 'forbidden', 'liar', 'down', 'broken']
     const table = /<section id="clusters">[^]*?<\/section>/.exec(r.stdout)?.[0] ?? ''
-    assert.deepEqual([...table.matchAll(/<td><a href="#cluster-([^"]+)">/g)].map((m) => m[1]), contexts)
-    assert.deepEqual([...r.stdout.matchAll(/<section class="cluster" id="cluster-([^"]+)"/g)].map((m) => m[1]), contexts)
-    const shop = r.stdout.slice(r.stdout.indexOf('<section class="cluster" id="cluster-shop"'), r.stdout.indexOf('<section class="cluster" id="cluster-healthy"'))
+    assert.deepEqual(
+      [...table.matchAll(/<td><a href="#cluster-([^"]+)">/g)].map((m) => m[1]),
+      contexts,
+    )
+    assert.deepEqual(
+      [...r.stdout.matchAll(/<section class="cluster" id="cluster-([^"]+)"/g)].map((m) => m[1]),
+      contexts,
+    )
+    const shop = r.stdout.slice(
+      r.stdout.indexOf('<section class="cluster" id="cluster-shop"'),
+      r.stdout.indexOf('<section class="cluster" id="cluster-healthy"'),
+    )
     assert.equal((shop.match(/<article class="finding"/g) ?? []).length, 5)
     assert.match(shop, /<article class="finding" id="shop\/pvc\.shop\.sessions"/)
-    assert.match(r.stdout, /<article class="finding" id="down\/cluster\.down" data-severity="error" data-code="ClusterUnreachable"/)
+    assert.match(
+      r.stdout,
+      /<article class="finding" id="down\/cluster\.down" data-severity="error" data-code="ClusterUnreachable"/,
+    )
     assert.ok(!r.stdout.includes('s3cret'), 'no credentials in the page')
   })
 
@@ -186,8 +344,14 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     const r = await audit('--context', 'forbidden,down', '-o', 'json')
     const f = items(r.stdout)[0].findings[0]
     assert.deepEqual([f.evidence.cause, f.evidence.status], ['forbidden', 403])
-    assert.match(f.message, /persistentvolumeclaims is forbidden: User "alice" cannot list resource "persistentvolumeclaims"/)
-    assert.equal(f.fix, `kubectl auth can-i list persistentvolumeclaims --all-namespaces --kubeconfig ${kubeconfig} --context forbidden`)
+    assert.match(
+      f.message,
+      /persistentvolumeclaims is forbidden: User "alice" cannot list resource "persistentvolumeclaims"/,
+    )
+    assert.equal(
+      f.fix,
+      `kubectl auth can-i list persistentvolumeclaims --all-namespaces --kubeconfig ${kubeconfig} --context forbidden`,
+    )
   })
 
   test('one --context keeps the audit of one cluster: the same output as without --context, an unreachable cluster exit 3', async () => {
@@ -203,20 +367,31 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     assert.match(down.stderr, /^error: cannot reach the API server/)
   })
 
-  test('pvc/NAME without -n is in each context\'s namespace; a cluster without it ends the run, naming the context', async () => {
+  test("pvc/NAME without -n is in each context's namespace; a cluster without it ends the run, naming the context", async () => {
     const both = await audit('--context', 'healthy,healthy2', '-n', 'app', 'pvc/data', '-o', 'json')
     assert.equal(both.code, 0, both.stderr)
-    assert.deepEqual(items(both.stdout).map((i) => [i.context, i.summary.claims]), [['healthy', 1], ['healthy2', 1]])
+    assert.deepEqual(
+      items(both.stdout).map((i) => [i.context, i.summary.claims]),
+      [
+        ['healthy', 1],
+        ['healthy2', 1],
+      ],
+    )
     // Context healthy's namespace is app, healthy2's none (default).
     const one = await audit('--context', 'healthy,healthy2', 'pvc/data', '-o', 'json')
     assert.equal(one.code, 2)
     assert.equal(one.stdout, '')
-    assert.equal(one.stderr, 'error: context healthy2: persistentvolumeclaim "data" not found in namespace "default"; it exists in namespace app: add -n app\n')
+    assert.equal(
+      one.stderr,
+      'error: context healthy2: persistentvolumeclaim "data" not found in namespace "default"; it exists in namespace app: add -n app\n',
+    )
   })
 
   test('--concurrency 1: one cluster at a time, each read whole before the next begins', async () => {
     const log: string[] = []
-    const hooks = ['healthy', 'healthy2', 'shop'].map((name) => emulators[name].faults.add({effect: {type: 'hook', run: () => void log.push(name)}}))
+    const hooks = ['healthy', 'healthy2', 'shop'].map((name) =>
+      emulators[name].faults.add({effect: {type: 'hook', run: () => void log.push(name)}}),
+    )
     try {
       const r = await audit('--context', 'healthy,healthy2,shop', '--concurrency', '1', '-o', 'json')
       assert.equal(r.code, 1, r.stderr)
@@ -227,15 +402,21 @@ describe('pvctl audit of a fleet (API-server emulators)', () => {
     }
   })
 
-  test('by default several clusters are read at once: the first cluster\'s requests wait for the second\'s', async () => {
+  test("by default several clusters are read at once: the first cluster's requests wait for the second's", async () => {
     let arrived!: () => void
     const second = new Promise<void>((resolve) => (arrived = resolve))
-    const hooks = [emulators.healthy.faults.add({count: 1, effect: {type: 'hook', run: () => second}}), emulators.healthy2.faults.add({count: 1, effect: {type: 'hook', run: () => arrived()}})]
+    const hooks = [
+      emulators.healthy.faults.add({count: 1, effect: {type: 'hook', run: () => second}}),
+      emulators.healthy2.faults.add({count: 1, effect: {type: 'hook', run: () => arrived()}}),
+    ]
     try {
       // With one cluster at a time the first would wait forever: --request-timeout makes that a failure, not a hang.
       const r = await audit('--context', 'healthy,healthy2', '--request-timeout', '60s', '-o', 'json')
       assert.equal(r.code, 0, r.stdout)
-      assert.deepEqual(items(r.stdout).map((i) => i.findings.length), [0, 0])
+      assert.deepEqual(
+        items(r.stdout).map((i) => i.findings.length),
+        [0, 0],
+      )
     } finally {
       for (const h of hooks) h.remove()
     }

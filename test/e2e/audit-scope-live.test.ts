@@ -33,7 +33,18 @@ const claim = (namespace: string, name: string) => ({
   status: {phase: 'Pending'},
 })
 const objects = [
-  {apiVersion: 'v1', kind: 'PersistentVolume', metadata: {name: 'pv-x', uid: 'uid-pv-x'}, spec: {accessModes: ['ReadWriteOnce'], capacity: {storage: '10Gi'}, hostPath: {path: '/tmp/x'}, persistentVolumeReclaimPolicy: 'Retain'}, status: {phase: 'Available'}},
+  {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: {name: 'pv-x', uid: 'uid-pv-x'},
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      capacity: {storage: '10Gi'},
+      hostPath: {path: '/tmp/x'},
+      persistentVolumeReclaimPolicy: 'Retain',
+    },
+    status: {phase: 'Available'},
+  },
   claim('a-team', 'first'),
   claim('shop', 'second'),
 ]
@@ -41,8 +52,16 @@ const objects = [
 before(async () => {
   writeFileSync(snapshot, stringify({apiVersion: 'v1', kind: 'List', items: objects}))
   // Alice may list claims and pods in a namespace, not at the cluster scope.
-  const denied = ['persistentvolumeclaims', 'pods'].map((resource) => ({verb: 'list' as const, resource, namespace: ''}))
-  api = await startEmulator({tls: true, objects: loadObjects(snapshot), tokens: {[TOKEN]: {user: 'alice', deny: denied}, [ADMIN]: {user: 'admin'}}})
+  const denied = ['persistentvolumeclaims', 'pods'].map((resource) => ({
+    verb: 'list' as const,
+    resource,
+    namespace: '',
+  }))
+  api = await startEmulator({
+    tls: true,
+    objects: loadObjects(snapshot),
+    tokens: {[TOKEN]: {user: 'alice', deny: denied}, [ADMIN]: {user: 'admin'}},
+  })
   kubeconfig = path.join(dir, 'kubeconfig.yaml')
   writeFileSync(kubeconfig, api.kubeconfig({name: 'scope', token: ADMIN}))
   refusing = path.join(dir, 'refusing.yaml')
@@ -53,15 +72,21 @@ after(async () => {
   await api.stop()
 })
 
-const audit = (config: string, ...args: string[]) => runCli(['audit', '--kubeconfig', config, '-o', 'json', ...args], {env: {HOME: dir}})
-const findings = (stdout: string) => ((JSON.parse(stdout) as Json).findings as Json[]).map((f) => `${f.code} ${f.object.namespace ?? ''}/${f.object.name}`)
+const audit = (config: string, ...args: string[]) =>
+  runCli(['audit', '--kubeconfig', config, '-o', 'json', ...args], {env: {HOME: dir}})
+const findings = (stdout: string) =>
+  ((JSON.parse(stdout) as Json).findings as Json[]).map((f) => `${f.code} ${f.object.namespace ?? ''}/${f.object.name}`)
 
 describe('a live scoped audit reads the whole cluster', () => {
   test('-n shop: shop/second matches no volume, as the unscoped audit says (a-team/first takes pv-x first)', async () => {
     const whole = await audit(kubeconfig)
     assert.equal(whole.code, 1, whole.stderr)
     assert.deepEqual(findings(whole.stdout), ['ClaimNoMatchingVolume shop/second'])
-    for (const scope of [['-n', 'shop'], ['-l', 'app=second'], ['pvc/second', '-n', 'shop']]) {
+    for (const scope of [
+      ['-n', 'shop'],
+      ['-l', 'app=second'],
+      ['pvc/second', '-n', 'shop'],
+    ]) {
       const scoped = await audit(kubeconfig, ...scope)
       assert.equal(scoped.code, 1, scoped.stderr)
       assert.deepEqual(findings(scoped.stdout), ['ClaimNoMatchingVolume shop/second'], scope.join(' '))
@@ -80,7 +105,10 @@ describe('a live scoped audit reads the whole cluster', () => {
     const r = await audit(refusing, '-n', 'shop')
     assert.equal(r.code, 3)
     assert.equal(r.stdout, '')
-    assert.match(r.stderr, /a scoped audit is judged on the whole cluster .* listing (persistentvolumeclaims|pods) in every namespace was refused/)
+    assert.match(
+      r.stderr,
+      /a scoped audit is judged on the whole cluster .* listing (persistentvolumeclaims|pods) in every namespace was refused/,
+    )
     assert.match(r.stderr, /kubectl auth can-i list (persistentvolumeclaims|pods) --all-namespaces/)
   })
 })

@@ -22,8 +22,19 @@ import {tempDir} from '../temp-dir.js'
 const dir = tempDir('double-check')
 const {state: example} = await loadSnapshot('examples/cluster.yaml')
 
-async function cluster(change: (objects: K8sObject[]) => K8sObject[] = (o) => o, tls = true): Promise<{api: Emulator; kubeconfig: string; stop: () => Promise<void>}> {
-  const objects = change(structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]) as never)
+async function cluster(
+  change: (objects: K8sObject[]) => K8sObject[] = (o) => o,
+  tls = true,
+): Promise<{api: Emulator; kubeconfig: string; stop: () => Promise<void>}> {
+  const objects = change(
+    structuredClone([
+      ...example.classes,
+      ...example.volumes,
+      ...example.claims,
+      ...example.pods,
+      ...example.nodes,
+    ]) as never,
+  )
   const api = await startEmulator({tls, listItemTypeMeta: false, objects})
   const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
   writeFileSync(kubeconfig, api.kubeconfig())
@@ -32,7 +43,11 @@ async function cluster(change: (objects: K8sObject[]) => K8sObject[] = (o) => o,
 }
 
 const withPolicy = (name: string, policy: string) => (objects: K8sObject[]) =>
-  objects.map((o) => (o.kind === 'PersistentVolume' && o.metadata.name === name ? {...o, spec: {...(o.spec as object), persistentVolumeReclaimPolicy: policy}} : o))
+  objects.map((o) =>
+    o.kind === 'PersistentVolume' && o.metadata.name === name
+      ? {...o, spec: {...(o.spec as object), persistentVolumeReclaimPolicy: policy}}
+      : o,
+  )
 
 /** An admin's hand, server-side: a new claim, and the volume bound to it by uid (as a binder writes it). False when the volume is gone. */
 function bindToNewClaim(api: Emulator, volume: string, claim: string): boolean {
@@ -43,15 +58,28 @@ function bindToNewClaim(api: Emulator, volume: string, claim: string): boolean {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: {name: claim, namespace: 'shop', uid},
-    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '1Gi'}}, storageClassName: 'standard', volumeMode: 'Filesystem'},
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: {requests: {storage: '1Gi'}},
+      storageClassName: 'standard',
+      volumeMode: 'Filesystem',
+    },
     status: {phase: 'Pending'},
   })
-  api.update({...pv, spec: {...pv.spec, claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: claim, uid}}, status: {phase: 'Bound'}} as never)
+  api.update({
+    ...pv,
+    spec: {
+      ...pv.spec,
+      claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: claim, uid},
+    },
+    status: {phase: 'Bound'},
+  } as never)
   return true
 }
 
 const volume = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as PersistentVolume | undefined
-const podsFor = (api: Emulator, name: string) => api.requests.filter((r) => r.verb === 'create' && r.resource === 'pods' && (r.name ?? '').endsWith(`-for-${name}`))
+const podsFor = (api: Emulator, name: string) =>
+  api.requests.filter((r) => r.verb === 'create' && r.resource === 'pods' && (r.name ?? '').endsWith(`-for-${name}`))
 
 interface RaceRow {
   name: string
@@ -69,31 +97,57 @@ const races: RaceRow[] = [
     name: 'an admin pre-binds pv-0002 (Delete) to a claim created after the list: neither released nor deleted',
     change: withPolicy('pv-0002', 'Delete'),
     // Just before pvctl's first write of pv-0002 (it binds pv-0002 to shop/orders).
-    fault: (api) => ({verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0002', 'late')}}),
+    fault: (api) => ({
+      verb: 'update',
+      resource: 'pv',
+      name: 'pv-0002',
+      count: 1,
+      effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0002', 'late')},
+    }),
     exitCode: 0,
     check: (api) => {
       assert.equal(volume(api, 'pv-0002')?.spec.claimRef?.name, 'late')
       assert.equal(volume(api, 'pv-0002')?.status?.phase, 'Bound')
       assert.deepEqual(podsFor(api, 'pv-0002'), [], 'no cleanup pod for pv-0002')
-      assert.equal((api.get('pvc', 'shop', 'late') as unknown as {spec: {volumeName?: string}}).spec.volumeName, 'pv-0002', 'the next sync completed the binding')
+      assert.equal(
+        (api.get('pvc', 'shop', 'late') as unknown as {spec: {volumeName?: string}}).spec.volumeName,
+        'pv-0002',
+        'the next sync completed the binding',
+      )
     },
   },
   {
     name: 'the same with Retain: pv-0002 is not written Released',
-    fault: (api) => ({verb: 'update', resource: 'pv', name: 'pv-0002', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0002', 'late')}}),
+    fault: (api) => ({
+      verb: 'update',
+      resource: 'pv',
+      name: 'pv-0002',
+      count: 1,
+      effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0002', 'late')},
+    }),
     exitCode: 0,
     check: (api) => assert.equal(volume(api, 'pv-0002')?.status?.phase, 'Bound'),
   },
   {
     name: 'pv-0006 released by pvctl, then bound to a new claim before its cleanup pod: not deleted, and the run says why',
     // pvctl writes pv-0006 Released; right after, before the guard reads it again, an admin rescues it.
-    fault: (api) => ({verb: 'get', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0006', 'rescue')}}),
+    fault: (api) => ({
+      verb: 'get',
+      resource: 'pv',
+      name: 'pv-0006',
+      count: 1,
+      effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0006', 'rescue')},
+    }),
     exitCode: 3,
     check: (api, stderr) => {
       assert.match(stderr, /the double-check stopped 1 destructive step\(s\)/)
       assert.equal(volume(api, 'pv-0006')?.spec.claimRef?.name, 'rescue')
       assert.deepEqual(podsFor(api, 'pv-0006'), [], 'no cleanup pod')
-      assert.equal(volume(api, 'pv-0005')?.status?.phase, 'Available', 'the recycle of pv-0005, another sync, went ahead')
+      assert.equal(
+        volume(api, 'pv-0005')?.status?.phase,
+        'Available',
+        'the recycle of pv-0005, another sync, went ahead',
+      )
     },
   },
   {
@@ -103,7 +157,14 @@ const races: RaceRow[] = [
       resource: 'pv',
       name: 'pv-0006',
       count: 1,
-      effect: {type: 'hook', run: () => void api.update({...api.get('pv', null, 'pv-0006')!, spec: {...(api.get('pv', null, 'pv-0006')!.spec as object), persistentVolumeReclaimPolicy: 'Retain'}})},
+      effect: {
+        type: 'hook',
+        run: () =>
+          void api.update({
+            ...api.get('pv', null, 'pv-0006')!,
+            spec: {...(api.get('pv', null, 'pv-0006')!.spec as object), persistentVolumeReclaimPolicy: 'Retain'},
+          }),
+      },
     }),
     exitCode: 3,
     check: (api, stderr) => {
@@ -114,7 +175,13 @@ const races: RaceRow[] = [
   },
   {
     name: 'pv-0005 (Recycle) rescued by an admin before the recycler pod: not scrubbed',
-    fault: (api) => ({verb: 'get', resource: 'pv', name: 'pv-0005', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0005', 'rescue')}}),
+    fault: (api) => ({
+      verb: 'get',
+      resource: 'pv',
+      name: 'pv-0005',
+      count: 1,
+      effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0005', 'rescue')},
+    }),
     exitCode: 3,
     check: (api) => {
       assert.deepEqual(podsFor(api, 'pv-0005'), [], 'no recycler pod')
@@ -136,21 +203,34 @@ const races: RaceRow[] = [
           api.create({
             apiVersion: 'v1',
             kind: 'PersistentVolume',
-            metadata: {name: 'pv-admin', uid: 'uid-pv-admin', annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}},
+            metadata: {
+              name: 'pv-admin',
+              uid: 'uid-pv-admin',
+              annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'},
+            },
             spec: {
               capacity: {storage: '50Gi'},
               accessModes: ['ReadWriteOnce'],
               persistentVolumeReclaimPolicy: 'Retain',
               storageClassName: 'standard',
               hostPath: {path: '/tmp/pv-admin'},
-              claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'orders', uid: ORDERS_UID},
+              claimRef: {
+                apiVersion: 'v1',
+                kind: 'PersistentVolumeClaim',
+                namespace: 'shop',
+                name: 'orders',
+                uid: ORDERS_UID,
+              },
             },
             status: {phase: 'Bound'},
           })
           const orders = api.get('pvc', 'shop', 'orders')! as unknown as {metadata: object; spec: object}
           api.update({
             ...orders,
-            metadata: {...orders.metadata, annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}},
+            metadata: {
+              ...orders.metadata,
+              annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'},
+            },
             spec: {...orders.spec, volumeName: 'pv-admin'},
             status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '50Gi'}},
           } as never)
@@ -159,7 +239,10 @@ const races: RaceRow[] = [
     }),
     exitCode: 0,
     check: (api) => {
-      const orders = api.get('pvc', 'shop', 'orders') as unknown as {spec: {volumeName?: string}; status: {phase?: string}}
+      const orders = api.get('pvc', 'shop', 'orders') as unknown as {
+        spec: {volumeName?: string}
+        status: {phase?: string}
+      }
       assert.equal(orders.status.phase, 'Bound', 'not Lost')
       assert.equal(orders.spec.volumeName, 'pv-admin')
       assert.equal(volume(api, 'pv-0002')?.spec.claimRef, undefined, 'the volume pvctl bound first is rolled back')
@@ -185,10 +268,24 @@ for (const row of races) {
 test('sync --yes: the claim list answers a well-formed but empty PersistentVolumeClaimList; each claim is asked for, found, and no bound volume is released', async () => {
   const {api, kubeconfig, stop} = await cluster()
   try {
-    api.faults.add({verb: 'list', resource: 'pvc', effect: {type: 'body', code: 200, body: JSON.stringify({apiVersion: 'v1', kind: 'PersistentVolumeClaimList', metadata: {resourceVersion: '1'}, items: []})}})
+    api.faults.add({
+      verb: 'list',
+      resource: 'pvc',
+      effect: {
+        type: 'body',
+        code: 200,
+        body: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'PersistentVolumeClaimList',
+          metadata: {resourceVersion: '1'},
+          items: [],
+        }),
+      },
+    })
     const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '-o', 'json'], {env: {HOME: dir}})
     // pv-0003 and pv-0008 are bound to claims that exist: asked of the API server, found, not released.
-    for (const name of ['pv-0003', 'pv-0008']) assert.equal(volume(api, name)?.status?.phase, 'Bound', `${name}: ${run.stderr}`)
+    for (const name of ['pv-0003', 'pv-0008'])
+      assert.equal(volume(api, name)?.status?.phase, 'Bound', `${name}: ${run.stderr}`)
     assert.ok(api.countRequests({verb: 'get', resource: 'pvc', name: 'carts'}) > 0, 'the claim was asked for')
     assert.deepEqual(podsFor(api, 'pv-0003'), [])
   } finally {
@@ -199,11 +296,23 @@ test('sync --yes: the claim list answers a well-formed but empty PersistentVolum
 test('sync --yes: a change between the last check and the PV DELETE: its preconditions (uid, resourceVersion) make the server refuse it', async () => {
   const {api, kubeconfig, stop} = await cluster()
   try {
-    api.faults.add({verb: 'delete', resource: 'pv', name: 'pv-0006', count: 1, effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0006', 'just-in-time')}})
+    api.faults.add({
+      verb: 'delete',
+      resource: 'pv',
+      name: 'pv-0006',
+      count: 1,
+      effect: {type: 'hook', run: () => void bindToNewClaim(api, 'pv-0006', 'just-in-time')},
+    })
     const run = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
     assert.equal(run.code, 0, run.stderr)
-    const deletes = api.requests.filter((r) => r.verb === 'delete' && r.resource === 'persistentvolumes' && r.name === 'pv-0006')
-    assert.deepEqual(deletes.map((r) => r.status), [409], 'the one DELETE was refused by its preconditions')
+    const deletes = api.requests.filter(
+      (r) => r.verb === 'delete' && r.resource === 'persistentvolumes' && r.name === 'pv-0006',
+    )
+    assert.deepEqual(
+      deletes.map((r) => r.status),
+      [409],
+      'the one DELETE was refused by its preconditions',
+    )
     assert.equal(volume(api, 'pv-0006')?.spec.claimRef?.name, 'just-in-time', 'the PV object is kept for its new claim')
   } finally {
     await stop()
@@ -212,25 +321,41 @@ test('sync --yes: a change between the last check and the PV DELETE: its precond
 
 /** 30 bound Retain volumes whose claims are gone: a claim list that lost them looks just like this. */
 const orphans = Array.from({length: 30}, (_, i) => ({
-    apiVersion: 'v1',
-    kind: 'PersistentVolume',
-    metadata: {name: `orphan-${String(i).padStart(2, '0')}`, uid: `uid-orphan-${i}`},
-    spec: {
-      capacity: {storage: '1Gi'},
-      accessModes: ['ReadWriteOnce'],
-      persistentVolumeReclaimPolicy: 'Retain',
-      hostPath: {path: `/tmp/orphan-${i}`},
-      claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'gone', name: `claim-${i}`, uid: `uid-claim-${i}`},
+  apiVersion: 'v1',
+  kind: 'PersistentVolume',
+  metadata: {name: `orphan-${String(i).padStart(2, '0')}`, uid: `uid-orphan-${i}`},
+  spec: {
+    capacity: {storage: '1Gi'},
+    accessModes: ['ReadWriteOnce'],
+    persistentVolumeReclaimPolicy: 'Retain',
+    hostPath: {path: `/tmp/orphan-${i}`},
+    claimRef: {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      namespace: 'gone',
+      name: `claim-${i}`,
+      uid: `uid-claim-${i}`,
     },
-    status: {phase: 'Bound'},
-  }))
+  },
+  status: {phase: 'Bound'},
+}))
 
 test('sync --dry-run says when writing its plan would be refused by the mass-release guard', async () => {
   const file = path.join(dir, 'orphans.json')
-  writeFileSync(file, JSON.stringify({apiVersion: 'v1', kind: 'List', items: [...structuredClone([...example.classes, ...example.volumes, ...example.claims]), ...orphans]}))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'List',
+      items: [...structuredClone([...example.classes, ...example.volumes, ...example.claims]), ...orphans],
+    }),
+  )
   const run = await runCli(['sync', '--dry-run', '-f', file], {env: {HOME: dir}})
   assert.equal(run.code, 1)
-  assert.match(run.stderr, /writing this plan would be refused without --allow-mass-release: mass release guard: 33 volumes/)
+  assert.match(
+    run.stderr,
+    /writing this plan would be refused without --allow-mass-release: mass release guard: 33 volumes/,
+  )
   const allowed = await runCli(['sync', '--dry-run', '-f', file, '--allow-mass-release'], {env: {HOME: dir}})
   assert.doesNotMatch(allowed.stderr, /mass release/)
 })
@@ -241,10 +366,15 @@ test('sync --yes: a plan that releases more than the guard allows is refused bef
     api.clearRequests()
     const refused = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes'], {env: {HOME: dir}})
     assert.equal(refused.code, 2, refused.stderr)
-    assert.match(refused.stderr, /^error: refusing to write: mass release guard: 33 volumes would be released, recycled or deleted at once, more than 20 /m)
+    assert.match(
+      refused.stderr,
+      /^error: refusing to write: mass release guard: 33 volumes would be released, recycled or deleted at once, more than 20 /m,
+    )
     assert.equal(api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}), 0, 'nothing written')
 
-    const allowed = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '--allow-mass-release'], {env: {HOME: dir}})
+    const allowed = await runCli(['sync', '--kubeconfig', kubeconfig, '--yes', '--allow-mass-release'], {
+      env: {HOME: dir},
+    })
     assert.equal(allowed.code, 0, allowed.stderr)
     assert.equal(volume(api, 'orphan-29')?.status?.phase, 'Released')
   } finally {
@@ -268,30 +398,54 @@ test('the race of the first row, 50 times at moments spread over the run: no vol
       let tooLate = false
       // The admin's bind at this trial's moment of the run; waited for after the run, which may end first.
       const admin = new Promise<void>((resolve) =>
-        setTimeout(() => {
-          const at = api.requests.length
-          if (bindToNewClaim(api, 'pv-0006', `late-${trial}`)) boundAt = at
-          else tooLate = true
-          resolve()
-        }, (trial * 7919) % 200),
+        setTimeout(
+          () => {
+            const at = api.requests.length
+            if (bindToNewClaim(api, 'pv-0006', `late-${trial}`)) boundAt = at
+            else tooLate = true
+            resolve()
+          },
+          (trial * 7919) % 200,
+        ),
       )
       const plugins = new LiveVolumePlugins(session.workload, {pollMs: 5})
-      await executeSync(session.api, state, {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: false, destructive: true, plugins, workload: session.workload})
+      await executeSync(session.api, state, {
+        gates: defaultFeatureGates,
+        maxRounds: 100,
+        concurrency: 4,
+        events: false,
+        destructive: true,
+        plugins,
+        workload: session.workload,
+      })
       await admin
       const requests = api.requests
       const isPv6 = (r: (typeof requests)[number]) => r.resource === 'persistentvolumes' && r.name === 'pv-0006'
-      const podAt = requests.findIndex((r) => r.verb === 'create' && r.resource === 'pods' && r.name === 'deleter-for-pv-0006')
+      const podAt = requests.findIndex(
+        (r) => r.verb === 'create' && r.resource === 'pods' && r.name === 'deleter-for-pv-0006',
+      )
       const deletedAt = requests.findIndex((r) => r.verb === 'delete' && isPv6(r) && r.status === 200)
       if (tooLate) continue // pv-0006 was deleted before the admin came: nothing to rescue
       assert.ok(boundAt !== -1, `trial ${trial}: the admin never acted`)
-      assert.ok(deletedAt === -1 || deletedAt < boundAt, `trial ${trial}: pv-0006 deleted after it was bound to a claim`)
+      assert.ok(
+        deletedAt === -1 || deletedAt < boundAt,
+        `trial ${trial}: pv-0006 deleted after it was bound to a claim`,
+      )
       if (podAt > boundAt) {
-        const lastRead = podAt - 1 - [...requests.slice(0, podAt)].reverse().findIndex((r) => r.verb === 'get' && isPv6(r))
-        assert.ok(lastRead > boundAt, `trial ${trial}: the cleanup pod was decided on a read of pv-0006 older than its rescue`)
+        const lastRead =
+          podAt - 1 - [...requests.slice(0, podAt)].reverse().findIndex((r) => r.verb === 'get' && isPv6(r))
+        assert.ok(
+          lastRead > boundAt,
+          `trial ${trial}: the cleanup pod was decided on a read of pv-0006 older than its rescue`,
+        )
       }
       if (podAt === -1 || podAt > boundAt) {
         rescued++
-        assert.equal(volume(api, 'pv-0006')?.spec.claimRef?.name, `late-${trial}`, `trial ${trial}: pv-0006 is kept for its new claim`)
+        assert.equal(
+          volume(api, 'pv-0006')?.spec.claimRef?.name,
+          `late-${trial}`,
+          `trial ${trial}: pv-0006 is kept for its new claim`,
+        )
       }
     } finally {
       await stop()

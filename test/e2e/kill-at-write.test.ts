@@ -20,7 +20,11 @@ const dir = tempDir('kill')
 
 async function cluster(example: string): Promise<{api: Emulator; kubeconfig: string}> {
   const {state} = await loadSnapshot(example)
-  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone([...state.classes, ...state.volumes, ...state.claims]) as never})
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone([...state.classes, ...state.volumes, ...state.claims]) as never,
+  })
   const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
   writeFileSync(kubeconfig, api.kubeconfig())
   return {api, kubeconfig}
@@ -34,8 +38,18 @@ type Write = {resource: 'pv' | 'pvc'; name: string}
  * Runs pvctl with `args` and SIGKILLs it at its write `at`, at `moment`. Resolves once the process is gone,
  * with whether it ended there: killed, or (after the answer) killed or done on its own once answered.
  */
-async function killedAt(api: Emulator, kubeconfig: string, args: string[], at: Write, moment: Moment): Promise<boolean> {
-  const child = spawn(process.execPath, [bin, ...args, '--kubeconfig', kubeconfig], {cwd: repoRoot, env: cleanEnv({HOME: dir}), stdio: ['ignore', 'ignore', 'ignore']})
+async function killedAt(
+  api: Emulator,
+  kubeconfig: string,
+  args: string[],
+  at: Write,
+  moment: Moment,
+): Promise<boolean> {
+  const child = spawn(process.execPath, [bin, ...args, '--kubeconfig', kubeconfig], {
+    cwd: repoRoot,
+    env: cleanEnv({HOME: dir}),
+    stdio: ['ignore', 'ignore', 'ignore'],
+  })
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   let killed = false
   const kill = async () => {
@@ -55,13 +69,24 @@ async function killedAt(api: Emulator, kubeconfig: string, args: string[], at: W
   return killed || (moment === 'after answer' && answered)
 }
 
-const pvctl = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+const pvctl = (kubeconfig: string, ...args: string[]) =>
+  runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
 
 /** What a repair writes of an object and what the controller reads of it: its spec, annotations, labels and phase. */
 function written(api: Emulator, objects: readonly Write[]): unknown[] {
   return objects.map((o) => {
-    const obj = api.get(o.resource, o.resource === 'pv' ? null : 'shop', o.name) as unknown as {metadata: {annotations?: object; labels?: object}; spec: object; status?: {phase?: string}}
-    return {object: `${o.resource}/${o.name}`, spec: obj.spec, annotations: obj.metadata.annotations ?? null, labels: obj.metadata.labels ?? null, phase: obj.status?.phase ?? null}
+    const obj = api.get(o.resource, o.resource === 'pv' ? null : 'shop', o.name) as unknown as {
+      metadata: {annotations?: object; labels?: object}
+      spec: object
+      status?: {phase?: string}
+    }
+    return {
+      object: `${o.resource}/${o.name}`,
+      spec: obj.spec,
+      annotations: obj.metadata.annotations ?? null,
+      labels: obj.metadata.labels ?? null,
+      phase: obj.status?.phase ?? null,
+    }
   })
 }
 
@@ -81,7 +106,8 @@ const scenarios: Scenario[] = [
     example: 'examples/reclaim.yaml',
     args: ['reclaim', 'pv/pv-0004', '--for', 'shop/db', '--yes'],
     writes: [{resource: 'pv', name: 'pv-0004'}],
-    already: /^Already reclaimed: pv-0004 is pre-bound to shop\/db \(Released, no uid\): the next sync binds pvc\/shop\/db to pv-0004$/m,
+    already:
+      /^Already reclaimed: pv-0004 is pre-bound to shop\/db \(Released, no uid\): the next sync binds pvc\/shop\/db to pv-0004$/m,
   },
   {
     name: 'reclaim',
@@ -98,7 +124,8 @@ const scenarios: Scenario[] = [
       {resource: 'pv', name: 'pv-0006'},
       {resource: 'pvc', name: 'logs'},
     ],
-    already: /^Already relinked: pv\/pv-0006 and pvc\/shop\/logs name each other \(uid 7c2d4e00-3333-4e3c-9d00-0000000000d4\): the next sync binds pvc\/shop\/logs to pv-0006$/m,
+    already:
+      /^Already relinked: pv\/pv-0006 and pvc\/shop\/logs name each other \(uid 7c2d4e00-3333-4e3c-9d00-0000000000d4\): the next sync binds pvc\/shop\/logs to pv-0006$/m,
   },
 ]
 

@@ -14,7 +14,11 @@ import type {K8sObject} from '../emulator/types.js'
 import {tempDir} from '../temp-dir.js'
 
 const dir = tempDir('e2e-kube-version')
-const objects = (parseYaml(readFileSync(path.join(repoRoot, 'test', 'fixtures', 'kube-version', 'vac.yaml'), 'utf8')) as {items: K8sObject[]}).items
+const objects = (
+  parseYaml(readFileSync(path.join(repoRoot, 'test', 'fixtures', 'kube-version', 'vac.yaml'), 'utf8')) as {
+    items: K8sObject[]
+  }
+).items
 
 async function withCluster(version: string, run: (kubeconfig: string) => Promise<void>): Promise<void> {
   const api = await startEmulator({tls: true, version, objects: structuredClone(objects)})
@@ -30,7 +34,8 @@ async function withCluster(version: string, run: (kubeconfig: string) => Promise
 const cli = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
 
 type Json = Record<string, any>
-const boundTo = (report: Json, claim: string) => report.objects.find((o: Json) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === claim)?.spec.volumeName
+const boundTo = (report: Json, claim: string) =>
+  report.objects.find((o: Json) => o.kind === 'PersistentVolumeClaim' && o.metadata.name === claim)?.spec.volumeName
 
 describe('the release of a live cluster (API-server emulator)', () => {
   test('a v1.34 server: sync, explain and audit decide as v1.34, from its /version', async () => {
@@ -46,7 +51,11 @@ describe('the release of a live cluster (API-server emulator)', () => {
       assert.equal(sync.stderr, '', 'the server said which release: nothing to say about it')
       const e = JSON.parse(explain.stdout) as Json
       assert.deepEqual([e.verdict, e.volume, e.kubernetesVersion.version], ['WillBind', 'pv-gold', 'v1.34'])
-      assert.deepEqual(JSON.parse(audit.stdout).kubernetesVersion, {version: 'v1.34', source: 'server', observed: 'v1.34.2'})
+      assert.deepEqual(JSON.parse(audit.stdout).kubernetesVersion, {
+        version: 'v1.34',
+        source: 'server',
+        observed: 'v1.34.2',
+      })
     })
   })
 
@@ -66,11 +75,14 @@ describe('the release of a live cluster (API-server emulator)', () => {
     })
   })
 
-  test('a gate the server\'s release locks is refused before anything is written', async () => {
+  test("a gate the server's release locks is refused before anything is written", async () => {
     await withCluster('v1.36.0', async (kubeconfig) => {
       const r = await cli(kubeconfig, 'sync', '--yes', '--feature-gates', 'HonorPVReclaimPolicy=true')
       assert.equal(r.code, 2)
-      assert.equal(r.stderr, 'error: --feature-gates: unrecognized feature gate: HonorPVReclaimPolicy (removed in v1.36; pvctl decides as v1.36)\n')
+      assert.equal(
+        r.stderr,
+        'error: --feature-gates: unrecognized feature gate: HonorPVReclaimPolicy (removed in v1.36; pvctl decides as v1.36)\n',
+      )
     })
   })
 })

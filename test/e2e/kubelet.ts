@@ -2,7 +2,12 @@
 // deleter-for-*), ending each in the given phase.
 import type {Emulator} from '../emulator/emulator.js'
 
-export function kubelet(api: Emulator, phase: 'Succeeded' | 'Failed', seen: string[] = [], onPod?: (pod: unknown) => void): () => void {
+export function kubelet(
+  api: Emulator,
+  phase: 'Succeeded' | 'Failed',
+  seen: string[] = [],
+  onPod?: (pod: unknown) => void,
+): () => void {
   const timer = setInterval(() => {
     for (const pod of api.list('pods') as Array<{metadata: {name: string}; status?: {phase?: string}}>) {
       if (!/^(recycler-for-|deleter-for-)/.test(pod.metadata.name) || pod.status?.phase === phase) continue
@@ -10,7 +15,10 @@ export function kubelet(api: Emulator, phase: 'Succeeded' | 'Failed', seen: stri
         seen.push(pod.metadata.name)
         onPod?.(structuredClone(pod))
       }
-      api.update({...pod, status: {phase, ...(phase === 'Failed' ? {message: 'scrub found files it could not delete'} : {})}} as never)
+      api.update({
+        ...pod,
+        status: {phase, ...(phase === 'Failed' ? {message: 'scrub found files it could not delete'} : {})},
+      } as never)
     }
   }, 50)
   return () => clearInterval(timer)

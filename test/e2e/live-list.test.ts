@@ -45,7 +45,11 @@ function getJson(urlPath: string): Promise<ListBody> {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body) as ListBody) : reject(new Error(`${urlPath}: HTTP ${res.statusCode} ${body}`))))
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve(JSON.parse(body) as ListBody)
+          : reject(new Error(`${urlPath}: HTTP ${res.statusCode} ${body}`)),
+      )
     }).on('error', reject)
   })
 }
@@ -66,7 +70,7 @@ after(async () => {
 
 describe('pagination over many pages', () => {
   const rows = [
-    {name: 'kubectl\'s default chunk size', chunkSize: undefined, pages: Math.ceil(VOLUMES / PAGE_SIZE)},
+    {name: "kubectl's default chunk size", chunkSize: undefined, pages: Math.ceil(VOLUMES / PAGE_SIZE)},
     {name: 'small chunks', chunkSize: 100, pages: Math.ceil(VOLUMES / 100)},
     {name: 'a chunk size that divides the list', chunkSize: 617, pages: 2},
     {name: 'chunk size 0: one request', chunkSize: 0, pages: 1},
@@ -87,7 +91,10 @@ describe('pagination over many pages', () => {
           if (pages++ === 0) {
             added = `pv-extra-${api.resourceVersion}`
             api.create(pv(added))
-            api.update({...api.get('pv', null, 'pv-1233')!, metadata: {...api.get('pv', null, 'pv-1233')!.metadata, labels: {changed: 'yes'}}})
+            api.update({
+              ...api.get('pv', null, 'pv-1233')!,
+              metadata: {...api.get('pv', null, 'pv-1233')!.metadata, labels: {changed: 'yes'}},
+            })
           }
         },
       })
@@ -98,7 +105,10 @@ describe('pagination over many pages', () => {
       assert.deepEqual(names(listed.items), names(expected))
       assert.equal(new Set(names(listed.items)).size, VOLUMES, 'no volume twice')
       // The wire objects themselves, untouched: no field dropped, no timestamp rewritten.
-      assert.deepEqual(listed.items, expected.map(({apiVersion: _a, kind: _k, ...rest}) => rest))
+      assert.deepEqual(
+        listed.items,
+        expected.map(({apiVersion: _a, kind: _k, ...rest}) => rest),
+      )
       assert.ok(!names(listed.items).includes(added))
       api.delete('pv', null, added)
     })
@@ -128,8 +138,17 @@ describe('a continue token the server has forgotten (410 Expired)', () => {
     assert.ok(names(listed.items).includes('pv-late'))
     const lists = api.requests.filter((r) => r.verb === 'list' && r.resource === 'persistentvolumes')
     assert.deepEqual(
-      lists.map((r) => [r.status, new URLSearchParams(r.query).has('continue'), new URLSearchParams(r.query).get('limit')]),
-      [[200, false, '100'], [200, true, '100'], [410, true, '100'], [200, false, null]],
+      lists.map((r) => [
+        r.status,
+        new URLSearchParams(r.query).has('continue'),
+        new URLSearchParams(r.query).get('limit'),
+      ]),
+      [
+        [200, false, '100'],
+        [200, true, '100'],
+        [410, true, '100'],
+        [200, false, null],
+      ],
     )
     // The progress counter goes back to 0 before the full list is counted.
     assert.deepEqual(progress, [100, 100, -200, VOLUMES + 1])
@@ -143,7 +162,8 @@ describe('a continue token the server has forgotten (410 Expired)', () => {
     try {
       await assert.rejects(
         listAll((p) => client.listVolumes(p), {chunkSize: 100}),
-        (err: unknown) => err instanceof ApiError && err.status === 403 && /^list persistentvolumes: /.test(err.message),
+        (err: unknown) =>
+          err instanceof ApiError && err.status === 403 && /^list persistentvolumes: /.test(err.message),
       )
     } finally {
       api.faults.clear()
@@ -162,7 +182,9 @@ test('loadLiveState passes --chunk-size to every kind it lists', async () => {
       state.claims.map((c) => `${c.metadata.namespace}/${c.metadata.name}`),
       claims.map((c) => `${c.metadata.namespace}/${c.metadata.name}`).sort(),
     )
-    const limits = new Set(api.requests.filter((r) => r.verb === 'list').map((r) => new URLSearchParams(r.query).get('limit')))
+    const limits = new Set(
+      api.requests.filter((r) => r.verb === 'list').map((r) => new URLSearchParams(r.query).get('limit')),
+    )
     assert.deepEqual([...limits], ['7'])
     assert.equal(api.countRequests({verb: 'list', resource: 'pvc'}), Math.ceil(30 / 7))
   } finally {
@@ -174,7 +196,10 @@ test('the emulator pages a namespace as the apiserver does: its objects only, in
   const claims = Array.from({length: 25}, (_, i) => pvc(`ns-${'abc'[i % 3]}`, `c-${String(i).padStart(2, '0')}`))
   for (const c of claims) api.create(c)
   try {
-    const want = claims.filter((c) => c.metadata.namespace === 'ns-b').map((c) => c.metadata.name).sort()
+    const want = claims
+      .filter((c) => c.metadata.namespace === 'ns-b')
+      .map((c) => c.metadata.name)
+      .sort()
     const got: string[] = []
     const remaining: Array<number | undefined> = []
     let token: string | undefined
@@ -206,12 +231,17 @@ describe('--chunk-size on the command line (the built CLI)', () => {
       assert.equal(run.code, row.code, run.stderr)
       const lists = api.requests.filter((r) => r.verb === 'list' && r.resource === 'persistentvolumes')
       assert.equal(lists.length, row.pages)
-      assert.ok(lists.every((r) => new URLSearchParams(r.query).get('limit') === row.limit), JSON.stringify(lists.map((r) => r.query)))
+      assert.ok(
+        lists.every((r) => new URLSearchParams(r.query).get('limit') === row.limit),
+        JSON.stringify(lists.map((r) => r.query)),
+      )
     })
   }
 
   test('a negative --chunk-size is a usage error (exit 2, one line)', async () => {
-    const run = await runCli(['sync', '--dry-run', '--chunk-size', '-1', '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+    const run = await runCli(['sync', '--dry-run', '--chunk-size', '-1', '--kubeconfig', kubeconfig], {
+      env: {HOME: dir},
+    })
     assert.equal(run.code, 2)
     assert.match(run.stderr.trim(), /^error: .*chunk-size/)
     assert.equal(run.stderr.trim().split('\n').length, 1)

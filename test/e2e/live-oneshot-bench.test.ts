@@ -19,7 +19,13 @@ test('bench/live-oneshot.ts, smoke size: live sync and audit report what the fil
     ['sync', 'audit'],
   )
   for (const c of r.commands) {
-    for (const [what, x] of Object.entries({ratio: c.ratio, live: c.live.seconds, file: c.file.seconds, rss: c.live.maxRssMB})) assert.ok(Number.isFinite(x) && x > 0, `${c.command} ${what}: ${x}`)
+    for (const [what, x] of Object.entries({
+      ratio: c.ratio,
+      live: c.live.seconds,
+      file: c.file.seconds,
+      rss: c.live.maxRssMB,
+    }))
+      assert.ok(Number.isFinite(x) && x > 0, `${c.command} ${what}: ${x}`)
     assert.ok(c.comparison.lines > 100, `${c.command}: ${c.comparison.lines} lines`)
     assert.equal(c.comparison.differingBeyondSource, 0, `${c.command}: ${JSON.stringify(c.comparison.firstDifference)}`)
   }
@@ -27,7 +33,10 @@ test('bench/live-oneshot.ts, smoke size: live sync and audit report what the fil
   assert.equal(r.commands[0]!.comparison.differing, 0)
   assert.ok(r.commands[1]!.comparison.differing > 0)
   const report = describeLiveOneshot(r)
-  assert.match(report.join('\n'), /^target: live sync --dry-run -o json at 300 \+ 300 within 1\.5× of the file: [\d.]+ s ÷ [\d.]+ s = [\d.]+× — (met|NOT met)$/m)
+  assert.match(
+    report.join('\n'),
+    /^target: live sync --dry-run -o json at 300 \+ 300 within 1\.5× of the file: [\d.]+ s ÷ [\d.]+ s = [\d.]+× — (met|NOT met)$/m,
+  )
   assert.match(report.join('\n'), /^target: live audit -o json at 300 \+ 300 within 1\.5× of the file: /m)
 })
 
@@ -38,7 +47,12 @@ test('compareReports: a line differing beyond its source is counted and shown', 
     writeFileSync(a, 'same\nfix: pvctl explain --kubeconfig K\nphase: Bound\n')
     writeFileSync(b, 'same\nfix: pvctl explain -f F\nphase: Pending\nextra\n')
     const k = await compareReports(a, b, '--kubeconfig K', '-f F')
-    assert.deepEqual(k, {lines: 4, differing: 3, differingBeyondSource: 2, firstDifference: {line: 3, live: 'phase: Bound', file: 'phase: Pending'}})
+    assert.deepEqual(k, {
+      lines: 4,
+      differing: 3,
+      differingBeyondSource: 2,
+      firstDifference: {line: 3, live: 'phase: Bound', file: 'phase: Pending'},
+    })
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }

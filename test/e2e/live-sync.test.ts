@@ -27,7 +27,13 @@ async function cluster(opts: {deny?: DenyRule[]} = {}): Promise<{api: Emulator; 
   const api = await startEmulator({
     tls: true,
     listItemTypeMeta: false,
-    objects: structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]) as never,
+    objects: structuredClone([
+      ...example.classes,
+      ...example.volumes,
+      ...example.claims,
+      ...example.pods,
+      ...example.nodes,
+    ]) as never,
     tokens: {[TOKEN]: {user: 'alice', deny: opts.deny}},
   })
   const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
@@ -42,12 +48,18 @@ async function cluster(opts: {deny?: DenyRule[]} = {}): Promise<{api: Emulator; 
 }
 
 /** Plugins that always succeed: what the simulation predicts when every recycle and delete works. */
-const succeeding: VolumeOperations = {recycle: () => undefined, delete: () => ({}), provision: () => ({provisionError: 'no provisioner'})}
+const succeeding: VolumeOperations = {
+  recycle: () => undefined,
+  delete: () => ({}),
+  provision: () => ({provisionError: 'no provisioner'}),
+}
 
 /** Writes to the objects pvctl manages (SelfSubjectAccessReviews are creates too, but change nothing). */
-const objectWrites = (api: Emulator) => api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}) + api.countWrites({resource: 'ev'})
+const objectWrites = (api: Emulator) =>
+  api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}) + api.countWrites({resource: 'ev'})
 
-const pvctl = (kubeconfig: string, ...args: string[]) => runCli(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
+const pvctl = (kubeconfig: string, ...args: string[]) =>
+  runCli(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
 
 /** What the controller writes, for comparing the emulator's objects with the simulation. */
 function written(o: PersistentVolume | PersistentVolumeClaim): unknown {
@@ -58,7 +70,11 @@ function written(o: PersistentVolume | PersistentVolumeClaim): unknown {
     annotations: o.metadata.annotations ?? {},
     claimRef: ref ? {namespace: ref.namespace, name: ref.name, uid: ref.uid} : null,
     volumeName: spec.volumeName ?? null,
-    status: {phase: o.status?.phase, message: o.status?.message ?? null, capacity: (o.status as {capacity?: unknown})?.capacity ?? null},
+    status: {
+      phase: o.status?.phase,
+      message: o.status?.message ?? null,
+      capacity: (o.status as {capacity?: unknown})?.capacity ?? null,
+    },
   }
 }
 
@@ -74,14 +90,23 @@ test('sync --yes reaches the state the simulation predicts; a dry run afterwards
     noSecrets(run.stdout, run.stderr)
     const report = JSON.parse(run.stdout)
     assert.equal(report.dryRun, false)
-    assert.ok(report.actions.length > 0 && report.actions.every((a: {outcome: string}) => /^(written|executed|conflict-replanned)$/.test(a.outcome)))
+    assert.ok(
+      report.actions.length > 0 &&
+        report.actions.every((a: {outcome: string}) => /^(written|executed|conflict-replanned)$/.test(a.outcome)),
+    )
 
     const sim = reconcile(example, {gates: defaultFeatureGates, operations: succeeding})
-    const live = [...(api.list('pv') as unknown as PersistentVolume[]), ...(api.list('pvc') as unknown as PersistentVolumeClaim[])].map(written)
+    const live = [
+      ...(api.list('pv') as unknown as PersistentVolume[]),
+      ...(api.list('pvc') as unknown as PersistentVolumeClaim[]),
+    ].map(written)
     const want = [...sim.volumes, ...sim.claims].map(written)
     const byName = (a: unknown, b: unknown) => ((a as {name: string}).name < (b as {name: string}).name ? -1 : 1)
     assert.deepEqual(live.sort(byName), want.sort(byName))
-    assert.ok((api.list('ev') as Array<{source?: {component?: string}}>).some((e) => e.source?.component === 'pvctl'), 'events recorded')
+    assert.ok(
+      (api.list('ev') as Array<{source?: {component?: string}}>).some((e) => e.source?.component === 'pvctl'),
+      'events recorded',
+    )
 
     api.clearRequests()
     const again = await pvctl(kubeconfig, '--dry-run', '-o', 'json')
@@ -106,7 +131,10 @@ test('sync --yes keeps the fields it does not know: those of a newer API server 
     listItemTypeMeta: false,
     objects: structuredClone([
       ...example.classes,
-      ...example.volumes.map((v) => ({...newer(v), metadata: {...v.metadata, creationTimestamp: '2026-01-02T03:04:05Z'}})),
+      ...example.volumes.map((v) => ({
+        ...newer(v),
+        metadata: {...v.metadata, creationTimestamp: '2026-01-02T03:04:05Z'},
+      })),
       ...example.claims.map(newer),
       ...example.pods,
       ...example.nodes,
@@ -119,10 +147,19 @@ test('sync --yes keeps the fields it does not know: those of a newer API server 
   try {
     const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
     assert.equal(run.code, 0, run.stderr)
-    const report = JSON.parse(run.stdout) as {actions: Array<{object: {kind: string; namespace?: string; name: string}; outcome: string}>}
-    const written = new Set(report.actions.filter((a) => a.outcome === 'written').map((a) => `${a.object.kind}/${a.object.namespace ?? ''}/${a.object.name}`))
+    const report = JSON.parse(run.stdout) as {
+      actions: Array<{object: {kind: string; namespace?: string; name: string}; outcome: string}>
+    }
+    const written = new Set(
+      report.actions
+        .filter((a) => a.outcome === 'written')
+        .map((a) => `${a.object.kind}/${a.object.namespace ?? ''}/${a.object.name}`),
+    )
     assert.ok(written.size > 0)
-    const objects = [...(api.list('pv') as Array<Record<string, any>>), ...(api.list('pvc') as Array<Record<string, any>>)]
+    const objects = [
+      ...(api.list('pv') as Array<Record<string, any>>),
+      ...(api.list('pvc') as Array<Record<string, any>>),
+    ]
     // Those still there (a volume written and then deleted by its reclaim policy is not).
     const checked = objects.filter((o) => written.has(`${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`))
     assert.deepEqual([...new Set(checked.map((o) => o.kind))].sort(), ['PersistentVolume', 'PersistentVolumeClaim'])
@@ -130,7 +167,8 @@ test('sync --yes keeps the fields it does not know: those of a newer API server 
       const name = `${o.kind} ${o.metadata.name}`
       assert.deepEqual(o.spec.futureSpecField, {mode: 'fast'}, `${name}: spec.futureSpecField`)
       assert.equal(o.status?.futureStatusField, 'kept', `${name}: status.futureStatusField`)
-      if (o.kind === 'PersistentVolume' && !o.metadata.name.startsWith('pvc-')) assert.equal(o.metadata.creationTimestamp, '2026-01-02T03:04:05Z', `${name}: creationTimestamp`)
+      if (o.kind === 'PersistentVolume' && !o.metadata.name.startsWith('pvc-'))
+        assert.equal(o.metadata.creationTimestamp, '2026-01-02T03:04:05Z', `${name}: creationTimestamp`)
     }
   } finally {
     stopKubelet()
@@ -146,7 +184,10 @@ test('--dry-run performs zero writes and paginates its lists', async () => {
     assert.equal(api.countWrites(), 0)
     const lists = api.requests.filter((r) => r.verb === 'list')
     assert.equal(lists.length, 5)
-    assert.ok(lists.every((r) => new URLSearchParams(r.query).get('limit') === '500'), 'every list is paginated')
+    assert.ok(
+      lists.every((r) => new URLSearchParams(r.query).get('limit') === '500'),
+      'every list is paginated',
+    )
   } finally {
     await api.stop()
   }
@@ -225,12 +266,18 @@ for (const row of faultRows) {
       noSecrets(run.stdout, run.stderr)
       assert.equal(run.code, row.exit, run.stderr)
       const lines = run.stderr.trim().split('\n')
-      assert.ok(lines.some((l) => row.stderr.test(l)), run.stderr)
+      assert.ok(
+        lines.some((l) => row.stderr.test(l)),
+        run.stderr,
+      )
       assert.ok(!/\n\s+at /.test(run.stderr), 'no stack trace')
       if (row.writes === 'none') assert.equal(objectWrites(api), 0)
       if (row.outcome) {
         const report = JSON.parse(run.stdout)
-        assert.ok(report.actions.some((a: {outcome: string}) => row.outcome!.test(a.outcome)), JSON.stringify(report.actions.map((a: {outcome: string}) => a.outcome)))
+        assert.ok(
+          report.actions.some((a: {outcome: string}) => row.outcome!.test(a.outcome)),
+          JSON.stringify(report.actions.map((a: {outcome: string}) => a.outcome)),
+        )
       }
     } finally {
       await api.stop()
@@ -242,10 +289,19 @@ test('a writer that changes a claim between our read and our write keeps its cha
   const {api, kubeconfig} = await cluster()
   try {
     // The other writer acts when pvctl's update of the claim arrives, just before the server serves it.
-    const other = api.faults.add({verb: 'update', resource: 'pvc', name: 'orders', count: 1, effect: {type: 'hook', run: () => {
-      const claim = api.get('pvc', 'shop', 'orders') as unknown as PersistentVolumeClaim
-      api.update({...claim, metadata: {...claim.metadata, labels: {owner: 'someone-else'}}} as never)
-    }}})
+    const other = api.faults.add({
+      verb: 'update',
+      resource: 'pvc',
+      name: 'orders',
+      count: 1,
+      effect: {
+        type: 'hook',
+        run: () => {
+          const claim = api.get('pvc', 'shop', 'orders') as unknown as PersistentVolumeClaim
+          api.update({...claim, metadata: {...claim.metadata, labels: {owner: 'someone-else'}}} as never)
+        },
+      },
+    })
     const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
     assert.equal(other.fired, 1, 'the other writer acted between our read and our write')
     assert.equal(run.code, 0, run.stderr)
@@ -267,7 +323,10 @@ test('a kubeconfig user with a tokenFile sends the token the file holds (as in a
     writeFileSync(kubeconfig, api.kubeconfig({}).replace('user: {}', `user:\n      tokenFile: ${tokenFile}`))
     const run = await pvctl(kubeconfig, '--dry-run')
     assert.equal(run.code, 1, run.stderr)
-    assert.ok(api.requests.length > 0 && api.requests.every((r) => r.user === 'alice'), 'every request authenticated as the token\'s user')
+    assert.ok(
+      api.requests.length > 0 && api.requests.every((r) => r.user === 'alice'),
+      "every request authenticated as the token's user",
+    )
     noSecrets(run.stdout, run.stderr)
   } finally {
     await api.stop()
@@ -303,7 +362,10 @@ test('a server certificate the kubeconfig does not trust: a TLS error, exit 3', 
     writeFileSync(untrusted, api.kubeconfig({token: TOKEN}).replace(/^\s*certificate-authority-data: .*$/m, ''))
     const run = await pvctl(untrusted, '--dry-run')
     assert.equal(run.code, 3)
-    assert.match(run.stderr.trim(), /^error: TLS verification of the API server at https:\/\/127\.0\.0\.1:\d+ failed: \S+$/)
+    assert.match(
+      run.stderr.trim(),
+      /^error: TLS verification of the API server at https:\/\/127\.0\.0\.1:\d+ failed: \S+$/,
+    )
   } finally {
     await api.stop()
   }
@@ -324,10 +386,24 @@ test('--request-timeout: a request not answered in time fails the run (exit 3)',
 test('Ctrl-C stops issuing writes, lets the one in flight finish, and a re-run completes the job', async () => {
   const {api, kubeconfig} = await cluster()
   try {
-    const child = spawn(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'sync', '--kubeconfig', kubeconfig, '--yes', '--concurrency', '1', '-o', 'json'], {
-      env: cleanEnv({HOME: dir}),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(repoRoot, 'bin/run.js'),
+        'sync',
+        '--kubeconfig',
+        kubeconfig,
+        '--yes',
+        '--concurrency',
+        '1',
+        '-o',
+        'json',
+      ],
+      {
+        env: cleanEnv({HOME: dir}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (b: Buffer) => (stdout += b))
@@ -338,20 +414,35 @@ test('Ctrl-C stops issuing writes, lets the one in flight finish, and a re-run c
       }),
     )
     // Ctrl-C while the second write is in flight: the request is served once pvctl has taken the interrupt.
-    const interrupted = api.faults.add({verb: 'update', skip: 1, count: 1, effect: {type: 'hook', run: async () => {
-      child.kill('SIGINT')
-      await noted
-    }}})
+    const interrupted = api.faults.add({
+      verb: 'update',
+      skip: 1,
+      count: 1,
+      effect: {
+        type: 'hook',
+        run: async () => {
+          child.kill('SIGINT')
+          await noted
+        },
+      },
+    })
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
     const code = await exited
     assert.equal(interrupted.fired, 1, stderr)
     assert.equal(code, 130, stderr)
-    assert.match(stderr, /interrupted: \d+ writes? made \(\d+ of the \d+ planned\); the rest not issued; run pvctl sync again to complete the job/)
+    assert.match(
+      stderr,
+      /interrupted: \d+ writes? made \(\d+ of the \d+ planned\); the rest not issued; run pvctl sync again to complete the job/,
+    )
     const report = JSON.parse(stdout)
     assert.equal(report.converged, false, 'a run that was stopped did not converge')
     const made = report.actions.filter((a: {outcome: string}) => a.outcome === 'written').length
     assert.equal(made, 2, 'the write before the interrupt and the one in flight, no more')
-    assert.equal(api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}), made, 'no write was issued that the report does not show')
+    assert.equal(
+      api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'}),
+      made,
+      'no write was issued that the report does not show',
+    )
 
     const rerun = await pvctl(kubeconfig, '--yes', '-o', 'json')
     assert.equal(rerun.code, 0, rerun.stderr)
@@ -368,7 +459,11 @@ test('Ctrl-C stops issuing writes, lets the one in flight finish, and a re-run c
  */
 async function answerPrompt(kubeconfig: string, answer: string): Promise<{code: number | null; output: string}> {
   const command = `stty cols 100 rows 40; exec ${JSON.stringify(process.execPath)} bin/run.js sync --kubeconfig ${JSON.stringify(kubeconfig)}`
-  const child = spawn('script', ['-qec', command, '/dev/null'], {cwd: repoRoot, env: cleanEnv({HOME: dir, CI: undefined, TERM: 'xterm'}), stdio: ['pipe', 'pipe', 'pipe']})
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: repoRoot,
+    env: cleanEnv({HOME: dir, CI: undefined, TERM: 'xterm'}),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let output = ''
   let answered = false
   const onData = (b: Buffer) => {
@@ -388,18 +483,25 @@ async function answerPrompt(kubeconfig: string, answer: string): Promise<{code: 
 
 const noTerminal = skipWithout('script', 'the confirmation on a pseudo-terminal')
 
-for (const [what, answer] of [['Ctrl-D', '\u0004'], ['"no"', 'no\r']] as const) {
-  test(`the confirmation answered with ${what}: nothing written, exit 1 (changes not made), not 0`, {skip: noTerminal}, async () => {
-    const {api, kubeconfig} = await cluster()
-    try {
-      const {code, output} = await answerPrompt(kubeconfig, answer)
-      assert.match(output, /nothing written \(not confirmed\)/, output.slice(-2000))
-      // The plan was shown before the question; declined, it is not printed a second time.
-      assert.equal(output.match(/Plan: /g)?.length, 1, output.slice(-2000))
-      assert.equal(code, 1)
-      assert.equal(api.countWrites(), 0)
-    } finally {
-      await api.stop()
-    }
-  })
+for (const [what, answer] of [
+  ['Ctrl-D', '\u0004'],
+  ['"no"', 'no\r'],
+] as const) {
+  test(
+    `the confirmation answered with ${what}: nothing written, exit 1 (changes not made), not 0`,
+    {skip: noTerminal},
+    async () => {
+      const {api, kubeconfig} = await cluster()
+      try {
+        const {code, output} = await answerPrompt(kubeconfig, answer)
+        assert.match(output, /nothing written \(not confirmed\)/, output.slice(-2000))
+        // The plan was shown before the question; declined, it is not printed a second time.
+        assert.equal(output.match(/Plan: /g)?.length, 1, output.slice(-2000))
+        assert.equal(code, 1)
+        assert.equal(api.countWrites(), 0)
+      } finally {
+        await api.stop()
+      }
+    },
+  )
 }

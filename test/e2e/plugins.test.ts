@@ -22,14 +22,22 @@ async function cluster(extra: object[] = []): Promise<{api: Emulator; kubeconfig
   const api = await startEmulator({
     tls: true,
     listItemTypeMeta: false,
-    objects: structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes, ...extra]) as never,
+    objects: structuredClone([
+      ...example.classes,
+      ...example.volumes,
+      ...example.claims,
+      ...example.pods,
+      ...example.nodes,
+      ...extra,
+    ]) as never,
   })
   const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
   writeFileSync(kubeconfig, api.kubeconfig())
   return {api, kubeconfig}
 }
 
-const pvctl = (kubeconfig: string, ...args: string[]) => runCli(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
+const pvctl = (kubeconfig: string, ...args: string[]) =>
+  runCli(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
 const volume = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as PersistentVolume | undefined
 
 test('Recycle: a recycler pod scrubs the NFS volume, which is Available again; Delete: a cleanup pod removes the host-path volume', async () => {
@@ -40,7 +48,10 @@ test('Recycle: a recycler pod scrubs the NFS volume, which is Available again; D
     const run = await pvctl(kubeconfig, '--yes', '-o', 'json')
     assert.equal(run.code, 0, run.stderr)
     const report = JSON.parse(run.stdout)
-    const outcome = (action: string, name: string) => report.actions.find((a: {action: string; object: {name: string}}) => a.action === action && a.object.name === name)?.outcome
+    const outcome = (action: string, name: string) =>
+      report.actions.find(
+        (a: {action: string; object: {name: string}}) => a.action === action && a.object.name === name,
+      )?.outcome
     assert.equal(outcome('recycle', 'pv-0005'), 'executed')
     assert.equal(outcome('delete', 'pv-0006'), 'executed')
     assert.deepEqual(pods.sort(), ['deleter-for-pv-0006', 'recycler-for-pv-0005'])
@@ -68,7 +79,10 @@ test('a recycler pod that fails marks the volume Failed with the reason; the nex
     assert.equal(run.code, 0, run.stderr)
     const failed = volume(api, 'pv-0005')!
     assert.equal(failed.status?.phase, 'Failed')
-    assert.match(failed.status?.message ?? '', /^Recycle failed: pod default\/recycler-for-pv-0005 failed: scrub found files/)
+    assert.match(
+      failed.status?.message ?? '',
+      /^Recycle failed: pod default\/recycler-for-pv-0005 failed: scrub found files/,
+    )
   } finally {
     stop()
     await api.stop()
@@ -113,7 +127,10 @@ test('without consent nothing is recycled or deleted', async () => {
 
 test('--recycler-pod-template replaces the recycler pod, not the volume it scrubs', async () => {
   const {api, kubeconfig} = await cluster()
-  const pods: Array<{metadata: {name: string}; spec: {containers: Array<{image: string}>; volumes: Array<Record<string, unknown>>}}> = []
+  const pods: Array<{
+    metadata: {name: string}
+    spec: {containers: Array<{image: string}>; volumes: Array<Record<string, unknown>>}
+  }> = []
   const stop = kubelet(api, 'Succeeded', [], (pod) => pods.push(pod as never))
   try {
     const template = path.join(dir, 'recycler.yaml')
@@ -126,7 +143,10 @@ test('--recycler-pod-template replaces the recycler pod, not the volume it scrub
     const recycler = pods.find((p) => p.metadata.name === 'recycler-for-pv-0005')
     assert.ok(recycler, JSON.stringify(pods.map((p) => p.metadata.name)))
     assert.equal(recycler.spec.containers[0].image, 'registry.example.internal/scrubber:2')
-    assert.deepEqual(recycler.spec.volumes[0], {name: 'vol', nfs: {server: 'nfs.example.internal', path: '/exports/media', readOnly: false}})
+    assert.deepEqual(recycler.spec.volumes[0], {
+      name: 'vol',
+      nfs: {server: 'nfs.example.internal', path: '/exports/media', readOnly: false},
+    })
   } finally {
     stop()
     await api.stop()
@@ -157,7 +177,9 @@ test('a Delete volume of an external provisioner is left Released for it, and no
     assert.ok(!pods.some((p) => p.endsWith('pv-ebs')))
     const report = JSON.parse(run.stdout)
     assert.deepEqual(
-      report.actions.filter((a: {object: {name: string}}) => a.object.name === 'pv-ebs').map((a: {action: string}) => a.action),
+      report.actions
+        .filter((a: {object: {name: string}}) => a.object.name === 'pv-ebs')
+        .map((a: {action: string}) => a.action),
       ['set-volume-phase'],
     )
   } finally {
@@ -176,7 +198,11 @@ const localVolume = {
     persistentVolumeReclaimPolicy: 'Delete',
     storageClassName: 'local',
     local: {path: '/mnt/disks/ssd1'},
-    nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'In', values: ['node-a']}]}]}},
+    nodeAffinity: {
+      required: {
+        nodeSelectorTerms: [{matchExpressions: [{key: 'kubernetes.io/hostname', operator: 'In', values: ['node-a']}]}],
+      },
+    },
     claimRef: {namespace: 'shop', name: 'gone', uid: 'u-gone-local', kind: 'PersistentVolumeClaim', apiVersion: 'v1'},
   },
   status: {phase: 'Bound'},
@@ -196,7 +222,10 @@ test('a local Delete volume: Failed as in a cluster by default; with --local-vol
       } else {
         assert.equal(volume(api, 'pv-local'), undefined, 'deleted')
         const pod = pods.find((p) => p.metadata.name === 'deleter-for-pv-local')!
-        assert.deepEqual(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, localVolume.spec.nodeAffinity.required)
+        assert.deepEqual(
+          pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+          localVolume.spec.nodeAffinity.required,
+        )
         assert.deepEqual(pod.spec.volumes, [{name: 'vol', hostPath: {path: '/mnt/disks/ssd1', type: 'Directory'}}])
       }
     } finally {

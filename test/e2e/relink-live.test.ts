@@ -16,13 +16,18 @@ const dir = tempDir('relink')
 const {state: snapshot} = await loadSnapshot('examples/relink.yaml')
 
 async function relinkCluster(dirName = dir): Promise<{api: Emulator; kubeconfig: string}> {
-  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone([...snapshot.classes, ...snapshot.volumes, ...snapshot.claims]) as never})
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone([...snapshot.classes, ...snapshot.volumes, ...snapshot.claims]) as never,
+  })
   const kubeconfig = path.join(dirName, `kubeconfig-${api.port}.yaml`)
   writeFileSync(kubeconfig, api.kubeconfig())
   return {api, kubeconfig}
 }
 
-const pvctl = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+const pvctl = (kubeconfig: string, ...args: string[]) =>
+  runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
 type Volume = {metadata: {resourceVersion: string}; spec: {claimRef?: Record<string, string>}; status: {phase: string}}
 type Claim = {metadata: {uid: string}; spec: {volumeName?: string}; status: {phase: string}}
 const pv = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as Volume
@@ -48,8 +53,17 @@ test('a restored claim and its volume with a uid mismatch: relinked (one PUT of 
       [['pv-0004', 'written']],
     )
     assert.equal(report.pairs[0].next, 'the next sync binds pvc/shop/db to pv-0004')
-    assert.match(run.stderr, /pv\/pv-0004 written \(resourceVersion \d+\): the next sync binds pvc\/shop\/db to pv-0004/)
-    assert.deepEqual(pv(api, 'pv-0004').spec.claimRef, {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: 'db', namespace: 'shop', uid: pvc(api, 'db').metadata.uid})
+    assert.match(
+      run.stderr,
+      /pv\/pv-0004 written \(resourceVersion \d+\): the next sync binds pvc\/shop\/db to pv-0004/,
+    )
+    assert.deepEqual(pv(api, 'pv-0004').spec.claimRef, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      name: 'db',
+      namespace: 'shop',
+      uid: pvc(api, 'db').metadata.uid,
+    })
     assert.equal(api.countWrites({resource: 'pv'}), 1)
     assert.equal(api.countWrites({resource: 'pvc'}), 0)
 
@@ -66,8 +80,14 @@ test('--sync: a Lost claim that lost its spec.volumeName: the volume, then the c
   try {
     const run = await pvctl(kubeconfig, 'relink', 'pvc/logs', '-n', 'shop', '--yes', '--sync')
     assert.equal(run.code, 0, run.stderr)
-    const writes = api.requests.filter((r) => r.verb === 'update').map((r) => `${r.resource}/${r.subresource ?? ''} ${r.name}`)
-    assert.deepEqual(writes.slice(0, 2), ['persistentvolumes/ pv-0006', 'persistentvolumeclaims/ logs'], 'the volume first')
+    const writes = api.requests
+      .filter((r) => r.verb === 'update')
+      .map((r) => `${r.resource}/${r.subresource ?? ''} ${r.name}`)
+    assert.deepEqual(
+      writes.slice(0, 2),
+      ['persistentvolumes/ pv-0006', 'persistentvolumeclaims/ logs'],
+      'the volume first',
+    )
     assert.match(run.stdout, /^Sync: \d+ writes?: /m)
     assertBound(api, 'pv-0006', 'logs')
   } finally {
@@ -86,7 +106,10 @@ test('--dry-run makes no write request', async () => {
     assert.equal(api.countWrites(), 0, 'no write')
     // Lists of the state, and the API server's /version: the release the relink is decided as.
     assert.deepEqual([...new Set(api.requests.filter((r) => r.resource !== '').map((r) => r.verb))].sort(), ['list'])
-    assert.deepEqual(api.requests.filter((r) => r.resource === '').map((r) => `${r.method} ${r.path}`), ['GET /version'])
+    assert.deepEqual(
+      api.requests.filter((r) => r.resource === '').map((r) => `${r.method} ${r.path}`),
+      ['GET /version'],
+    )
   } finally {
     await api.stop()
   }
@@ -111,7 +134,11 @@ test('a conflict on the claim after the volume was written reads again and write
     const run = await pvctl(kubeconfig, 'relink', 'pvc/logs', '-n', 'shop', '--yes')
     assert.equal(run.code, 0, run.stderr)
     assert.equal(api.countRequests({verb: 'update', resource: 'pv', name: 'pv-0006'}), 1, 'the volume once')
-    assert.equal(api.countRequests({verb: 'update', resource: 'pvc', name: 'logs'}), 2, 'the claim again after the conflict')
+    assert.equal(
+      api.countRequests({verb: 'update', resource: 'pvc', name: 'logs'}),
+      2,
+      'the claim again after the conflict',
+    )
     assert.equal(pvc(api, 'logs').spec.volumeName, 'pv-0006')
   } finally {
     await api.stop()
@@ -154,7 +181,17 @@ test('a claim naming the volume created between the load and the write: the guar
   try {
     // Another writer, just before the guard reads the volume again: a claim of another namespace names pv-0004.
     const intrude = () => {
-      api.create({apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: {name: 'intruder', namespace: 'other'}, spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '1Gi'}}, volumeName: 'pv-0004', storageClassName: ''}} as never)
+      api.create({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: {name: 'intruder', namespace: 'other'},
+        spec: {
+          accessModes: ['ReadWriteOnce'],
+          resources: {requests: {storage: '1Gi'}},
+          volumeName: 'pv-0004',
+          storageClassName: '',
+        },
+      } as never)
     }
     api.faults.add({verb: 'get', resource: 'pv', name: 'pv-0004', count: 1, effect: {type: 'hook', run: intrude}})
     const run = await pvctl(kubeconfig, 'relink', 'pvc/db', '-n', 'shop', '--yes')

@@ -18,11 +18,23 @@ const {state: example} = await loadSnapshot('examples/cluster.yaml')
 /** kube-controller-manager's Lease, renewed `renewedSeconds` ago for 15 s. */
 function kcmLease(renewedSeconds: number) {
   const renewTime = new Date(Date.now() - renewedSeconds * 1000).toISOString().replace('Z', '000Z')
-  return {apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: {name: 'kube-controller-manager', namespace: 'kube-system'}, spec: {holderIdentity: 'master-1_4f1c', leaseDurationSeconds: 15, renewTime, acquireTime: renewTime}}
+  return {
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
+    spec: {holderIdentity: 'master-1_4f1c', leaseDurationSeconds: 15, renewTime, acquireTime: renewTime},
+  }
 }
 
 async function cluster(lease?: object): Promise<{api: Emulator; kubeconfig: string}> {
-  const objects = [...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes, ...(lease === undefined ? [] : [lease])]
+  const objects = [
+    ...example.classes,
+    ...example.volumes,
+    ...example.claims,
+    ...example.pods,
+    ...example.nodes,
+    ...(lease === undefined ? [] : [lease]),
+  ]
   const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone(objects) as never})
   const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
   writeFileSync(kubeconfig, api.kubeconfig())
@@ -30,15 +42,20 @@ async function cluster(lease?: object): Promise<{api: Emulator; kubeconfig: stri
 }
 
 const objectWrites = (api: Emulator) => api.countWrites({resource: 'pv'}) + api.countWrites({resource: 'pvc'})
-const sync = (kubeconfig: string, ...args: string[]) => runCli(['sync', '--kubeconfig', kubeconfig, '--yes', ...args], {env: {HOME: dir}})
-const RUNNING = /^pvctl: kube-controller-manager is running \(Lease kube-system\/kube-controller-manager held by master-1_4f1c\) and its persistentvolume-binder-controller syncs the same claims and volumes: pvctl's writes race with it/m
+const sync = (kubeconfig: string, ...args: string[]) =>
+  runCli(['sync', '--kubeconfig', kubeconfig, '--yes', ...args], {env: {HOME: dir}})
+const RUNNING =
+  /^pvctl: kube-controller-manager is running \(Lease kube-system\/kube-controller-manager held by master-1_4f1c\) and its persistentvolume-binder-controller syncs the same claims and volumes: pvctl's writes race with it/m
 
 test('a plan that releases, recycles or deletes: refused while the Lease is live, nothing written, exit 2', async () => {
   const {api, kubeconfig} = await cluster(kcmLease(2))
   try {
     const r = await sync(kubeconfig)
     assert.equal(r.code, 2, r.stderr)
-    assert.match(r.stderr, /^error: refusing to write: kube-controller-manager is running \(Lease kube-system\/kube-controller-manager held by master-1_4f1c\) and its persistentvolume-binder-controller syncs the same claims and volumes, and this plan releases, recycles or deletes 3 volumes$/m)
+    assert.match(
+      r.stderr,
+      /^error: refusing to write: kube-controller-manager is running \(Lease kube-system\/kube-controller-manager held by master-1_4f1c\) and its persistentvolume-binder-controller syncs the same claims and volumes, and this plan releases, recycles or deletes 3 volumes$/m,
+    )
     assert.equal(objectWrites(api), 0)
   } finally {
     await api.stop()

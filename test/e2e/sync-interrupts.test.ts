@@ -20,7 +20,17 @@ const {state: example} = await loadSnapshot('examples/cluster.yaml')
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
 
 async function cluster(): Promise<{api: Emulator; kubeconfig: string}> {
-  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]) as never})
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone([
+      ...example.classes,
+      ...example.volumes,
+      ...example.claims,
+      ...example.pods,
+      ...example.nodes,
+    ]) as never,
+  })
   const kubeconfig = path.join(dir, `kubeconfig-${api.port}.yaml`)
   writeFileSync(kubeconfig, api.kubeconfig())
   return {api, kubeconfig}
@@ -33,11 +43,16 @@ const objectWrites = (api: Emulator) => api.countWrites({resource: 'pv'}) + api.
  * or pvctl has exited.
  */
 function piped(args: readonly string[]) {
-  const child = spawn(process.execPath, [bin, 'sync', ...args], {env: cleanEnv({HOME: dir}), stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [bin, 'sync', ...args], {
+    env: cleanEnv({HOME: dir}),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const out = {stdout: '', stderr: ''}
   child.stdout.on('data', (b: Buffer) => (out.stdout += b.toString()))
   child.stderr.on('data', (b: Buffer) => (out.stderr += b.toString()))
-  const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})))
+  const exited = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) =>
+    child.on('close', (code, signal) => resolve({code, signal})),
+  )
   const said = (re: RegExp) =>
     Promise.race([
       exited,
@@ -59,7 +74,10 @@ function assertInterruptedReport(stdout: string): void {
   // (On a terminal the summary is wrapped at its width, wherever the counts' digits put the break.)
   const summary = /^Interrupted: [\s\S]*?rounds?\.$/m.exec(stdout)?.[0]
   assert.ok(summary !== undefined, stdout)
-  assert.match(summary.replace(/\s+/g, ' '), /^Interrupted: .*\(\d+ writes?\); \d+ of the plan's actions not carried out; not converged after \d+ rounds?\.$/)
+  assert.match(
+    summary.replace(/\s+/g, ' '),
+    /^Interrupted: .*\(\d+ writes?\); \d+ of the plan's actions not carried out; not converged after \d+ rounds?\.$/,
+  )
 }
 
 // A request held until pvctl exits: a pvctl that does not exit fails the test by its timeout, never hangs it.
@@ -70,10 +88,18 @@ describe('sync through pipes, interrupted', {timeout: 60_000}, () => {
       try {
         let run: ReturnType<typeof piped> | undefined
         // The list of volumes is held until pvctl has been signalled and has exited.
-        api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'hook', run: async () => {
-          run!.child.kill(signal)
-          await run!.exited
-        }}})
+        api.faults.add({
+          verb: 'list',
+          resource: 'pv',
+          count: 1,
+          effect: {
+            type: 'hook',
+            run: async () => {
+              run!.child.kill(signal)
+              await run!.exited
+            },
+          },
+        })
         run = piped(['--kubeconfig', kubeconfig, '--yes'])
         const exit = await run.exited
         assert.deepEqual(exit, {code: 130, signal: null}, run.out.stderr)
@@ -90,18 +116,35 @@ describe('sync through pipes, interrupted', {timeout: 60_000}, () => {
       try {
         let run: ReturnType<typeof piped> | undefined
         // The signal comes while the second write is in flight: it is served once pvctl has taken the interrupt.
-        api.faults.add({verb: 'update', skip: 1, count: 1, effect: {type: 'hook', run: async () => {
-          run!.child.kill(signal)
-          await run!.said(/issuing no more/)
-        }}})
+        api.faults.add({
+          verb: 'update',
+          skip: 1,
+          count: 1,
+          effect: {
+            type: 'hook',
+            run: async () => {
+              run!.child.kill(signal)
+              await run!.said(/issuing no more/)
+            },
+          },
+        })
         run = piped(['--kubeconfig', kubeconfig, '--yes', '--concurrency', '1'])
         const exit = await run.exited
         assert.deepEqual(exit, {code: 130, signal: null}, run.out.stderr)
         assertInterruptedReport(run.out.stdout)
         const written = run.out.stdout.split('\n').filter((l) => /^\S+\s+\S+\s+written\s/.test(l)).length
         assert.equal(objectWrites(api), written, 'every write made is in the report as written')
-        assert.match(run.out.stderr, new RegExp(`^pvctl: interrupted${signal === 'SIGINT' ? '' : ` \\(${signal}\\)`}: finishing the writes in flight, issuing no more$`, 'm'))
-        assert.match(run.out.stderr, /^pvctl: interrupted: \d+ writes? made \(\d+ of the 11 planned\); the rest not issued; run pvctl sync again to complete the job$/m)
+        assert.match(
+          run.out.stderr,
+          new RegExp(
+            `^pvctl: interrupted${signal === 'SIGINT' ? '' : ` \\(${signal}\\)`}: finishing the writes in flight, issuing no more$`,
+            'm',
+          ),
+        )
+        assert.match(
+          run.out.stderr,
+          /^pvctl: interrupted: \d+ writes? made \(\d+ of the 11 planned\); the rest not issued; run pvctl sync again to complete the job$/m,
+        )
         // Progress is for terminals only.
         assert.doesNotMatch(run.out.stderr, /writing:/)
       } finally {
@@ -115,12 +158,20 @@ describe('sync through pipes, interrupted', {timeout: 60_000}, () => {
     try {
       let run: ReturnType<typeof piped> | undefined
       // The second write is held until pvctl has exited: only the second signal can end the run.
-      api.faults.add({verb: 'update', skip: 1, count: 1, effect: {type: 'hook', run: async () => {
-        run!.child.kill('SIGINT')
-        await run!.said(/issuing no more/)
-        run!.child.kill('SIGINT')
-        await run!.exited
-      }}})
+      api.faults.add({
+        verb: 'update',
+        skip: 1,
+        count: 1,
+        effect: {
+          type: 'hook',
+          run: async () => {
+            run!.child.kill('SIGINT')
+            await run!.said(/issuing no more/)
+            run!.child.kill('SIGINT')
+            await run!.exited
+          },
+        },
+      })
       run = piped(['--kubeconfig', kubeconfig, '--yes', '--concurrency', '1'])
       const exit = await run.exited
       assert.deepEqual(exit, {code: 130, signal: null}, run.out.stderr)
@@ -132,7 +183,8 @@ describe('sync through pipes, interrupted', {timeout: 60_000}, () => {
 })
 
 describe('sync on a terminal: the question, the writes, the pod waited for', {skip: noTerminal}, () => {
-  const sync = (kubeconfig: string, ...args: string[]) => new Terminal(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
+  const sync = (kubeconfig: string, ...args: string[]) =>
+    new Terminal(['sync', '--kubeconfig', kubeconfig, ...args], {env: {HOME: dir}})
 
   for (const [what, interrupt] of [
     ['Ctrl-C', (t: Terminal) => void t.type(KEYS.ctrlC)],
@@ -190,11 +242,16 @@ describe('sync on a terminal: the question, the writes, the pod waited for', {sk
     try {
       // No kubelet: the recycler pod never ends.
       const t = sync(kubeconfig, '--yes')
-      const at = await t.waitFor(/waiting for pod default\/recycler-for-pv-0005 \(\w+, \d+s of at most \d+s\); \d+ of \d+ writes made/)
+      const at = await t.waitFor(
+        /waiting for pod default\/recycler-for-pv-0005 \(\w+, \d+s of at most \d+s\); \d+ of \d+ writes made/,
+      )
       await t.kill('SIGTERM')
       assert.deepEqual(await t.exit(), {code: 130, signal: null}, t.screen.slice(-3000))
       const report = t.screen.slice(at).replace(/\r/g, '')
-      assert.match(report, /recycle\s+pv\/pv-0005\s+not-executed: interrupted: pod default\/recycler-for-pv-0005 is left running/)
+      assert.match(
+        report,
+        /recycle\s+pv\/pv-0005\s+not-executed: interrupted: pod default\/recycler-for-pv-0005 is left running/,
+      )
       assert.doesNotMatch(report, /No changes|in sync/)
     } finally {
       await api.stop()

@@ -29,7 +29,13 @@ before(async () => {
   api = await startEmulator({
     tls: true,
     listItemTypeMeta: false,
-    objects: structuredClone([...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]) as never,
+    objects: structuredClone([
+      ...example.classes,
+      ...example.volumes,
+      ...example.claims,
+      ...example.pods,
+      ...example.nodes,
+    ]) as never,
     tokens: {[TOKEN]: {user: 'alice'}},
   })
   kubeconfig = path.join(dir, 'kubeconfig.yaml')
@@ -66,26 +72,70 @@ function assertClusterError(run: CliResult, message: string): void {
 }
 
 const body = (text: string, code = 200): FaultEffect => ({type: 'body', code, body: text})
-const status200 = JSON.stringify({kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'etcdserver: leader changed', reason: 'InternalError', code: 500})
+const status200 = JSON.stringify({
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'etcdserver: leader changed',
+  reason: 'InternalError',
+  code: 500,
+})
 const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`
-const claimList = (extra: object) => JSON.stringify({kind: 'PersistentVolumeClaimList', apiVersion: 'v1', metadata: {resourceVersion: '7'}, ...extra})
+const claimList = (extra: object) =>
+  JSON.stringify({kind: 'PersistentVolumeClaimList', apiVersion: 'v1', metadata: {resourceVersion: '7'}, ...extra})
 const notClaims = (why: string) => `list persistentvolumeclaims: the answer is not a PersistentVolumeClaimList (${why})`
 const TOO_DEEP = `the answer nests deeper than ${MAX_ANSWER_DEPTH} levels, deeper than any object of the cluster`
 
 const listRows: Array<{id: string; fault: Omit<FaultSpec, 'effect'>; effect: FaultEffect; message: string}> = [
   // Taken for an empty list before: every bound volume then looked released.
-  {id: 'the claims answered []', fault: {verb: 'list', resource: 'pvc'}, effect: body('[]'), message: notClaims('got a JSON array')},
-  {id: 'the claims answered {}', fault: {verb: 'list', resource: 'pvc'}, effect: body('{}'), message: notClaims('got an empty object')},
-  {id: 'the claims answered a Status with HTTP 200', fault: {verb: 'list', resource: 'pvc'}, effect: body(status200), message: notClaims('got a Status with HTTP 200: etcdserver: leader changed')},
+  {
+    id: 'the claims answered []',
+    fault: {verb: 'list', resource: 'pvc'},
+    effect: body('[]'),
+    message: notClaims('got a JSON array'),
+  },
+  {
+    id: 'the claims answered {}',
+    fault: {verb: 'list', resource: 'pvc'},
+    effect: body('{}'),
+    message: notClaims('got an empty object'),
+  },
+  {
+    id: 'the claims answered a Status with HTTP 200',
+    fault: {verb: 'list', resource: 'pvc'},
+    effect: body(status200),
+    message: notClaims('got a Status with HTTP 200: etcdserver: leader changed'),
+  },
   // Internal errors before.
-  {id: 'the claims list with items a string', fault: {verb: 'list', resource: 'pvc'}, effect: body(claimList({items: 'orders'})), message: notClaims('items is a string')},
-  {id: 'the claims answered null', fault: {verb: 'list', resource: 'pvc'}, effect: body('null'), message: notClaims('got null')},
-  {id: 'the claims list with items null', fault: {verb: 'list', resource: 'pvc'}, effect: body(claimList({items: null})), message: notClaims('items is null')},
+  {
+    id: 'the claims list with items a string',
+    fault: {verb: 'list', resource: 'pvc'},
+    effect: body(claimList({items: 'orders'})),
+    message: notClaims('items is a string'),
+  },
+  {
+    id: 'the claims answered null',
+    fault: {verb: 'list', resource: 'pvc'},
+    effect: body('null'),
+    message: notClaims('got null'),
+  },
+  {
+    id: 'the claims list with items null',
+    fault: {verb: 'list', resource: 'pvc'},
+    effect: body(claimList({items: null})),
+    message: notClaims('items is null'),
+  },
   // Exit 0 before, as if nothing were wrong.
   {
     id: 'the claims list nested 200,000 deep',
     fault: {verb: 'list', resource: 'pvc'},
-    effect: body(claimList({items: [{metadata: {name: 'orders', namespace: 'shop'}, spec: 'x'}]}).replace('"spec":"x"', `"spec":${deep(200_000)}`)),
+    effect: body(
+      claimList({items: [{metadata: {name: 'orders', namespace: 'shop'}, spec: 'x'}]}).replace(
+        '"spec":"x"',
+        `"spec":${deep(200_000)}`,
+      ),
+    ),
     message: `list persistentvolumeclaims: ${TOO_DEEP}`,
   },
 ]
@@ -103,15 +153,31 @@ describe('untrusted LIST answers: exit 3, one error line naming the request, not
   }
 
   const otherKinds: Array<{id: string; fault: Omit<FaultSpec, 'effect'>; effect: FaultEffect; message: string}> = [
-    {id: 'the volumes answered {}', fault: {verb: 'list', resource: 'pv'}, effect: body('{}'), message: 'list persistentvolumes: the answer is not a PersistentVolumeList (got an empty object)'},
+    {
+      id: 'the volumes answered {}',
+      fault: {verb: 'list', resource: 'pv'},
+      effect: body('{}'),
+      message: 'list persistentvolumes: the answer is not a PersistentVolumeList (got an empty object)',
+    },
     {
       id: 'the classes answered a Status with HTTP 200',
       fault: {verb: 'list', resource: 'sc'},
       effect: body(status200),
-      message: 'list storageclasses: the answer is not a StorageClassList (got a Status with HTTP 200: etcdserver: leader changed)',
+      message:
+        'list storageclasses: the answer is not a StorageClassList (got a Status with HTTP 200: etcdserver: leader changed)',
     },
-    {id: 'the pods answered []', fault: {verb: 'list', resource: 'pods'}, effect: body('[]'), message: 'list pods: the answer is not a PodList (got a JSON array)'},
-    {id: 'the nodes answered a list of another kind', fault: {verb: 'list', resource: 'nodes'}, effect: body(claimList({items: []})), message: 'list nodes: the answer is not a NodeList (got a PersistentVolumeClaimList)'},
+    {
+      id: 'the pods answered []',
+      fault: {verb: 'list', resource: 'pods'},
+      effect: body('[]'),
+      message: 'list pods: the answer is not a PodList (got a JSON array)',
+    },
+    {
+      id: 'the nodes answered a list of another kind',
+      fault: {verb: 'list', resource: 'nodes'},
+      effect: body(claimList({items: []})),
+      message: 'list nodes: the answer is not a NodeList (got a PersistentVolumeClaimList)',
+    },
   ]
   for (const row of otherKinds) {
     test(`sync --dry-run: ${row.id}`, async () => {
@@ -125,8 +191,16 @@ describe('untrusted LIST answers: exit 3, one error line naming the request, not
 describe('untrusted write answers: the write fails, exit 3, nothing committed, no internal error', () => {
   const rows: Array<{id: string; effect: FaultEffect; why: RegExp}> = [
     {id: 'every PUT answered null', effect: body('null'), why: /\(got null\)$/},
-    {id: 'every PUT answered a Status of success', effect: body('{"kind":"Status","apiVersion":"v1","status":"Success"}'), why: /\(got a Status with HTTP 200: Success\)$/},
-    {id: 'every PUT answered an object without a kind or a name', effect: body('{"spec": {}}'), why: /\(got an object without a kind\)$/},
+    {
+      id: 'every PUT answered a Status of success',
+      effect: body('{"kind":"Status","apiVersion":"v1","status":"Success"}'),
+      why: /\(got a Status with HTTP 200: Success\)$/,
+    },
+    {
+      id: 'every PUT answered an object without a kind or a name',
+      effect: body('{"spec": {}}'),
+      why: /\(got an object without a kind\)$/,
+    },
   ]
   for (const row of rows) {
     test(`sync --yes: ${row.id}`, async () => {
@@ -138,7 +212,10 @@ describe('untrusted write answers: the write fails, exit 3, nothing committed, n
       const failed = outcomes.filter((o) => o.startsWith('failed: '))
       assert.ok(failed.length > 0, outcomes.join('\n'))
       for (const f of failed) {
-        assert.match(f, /^failed: update persistentvolume(claim)?s(\/status)? "[^"]+": the answer is not a PersistentVolume(Claim)? \(/)
+        assert.match(
+          f,
+          /^failed: update persistentvolume(claim)?s(\/status)? "[^"]+": the answer is not a PersistentVolume(Claim)? \(/,
+        )
         assert.match(f, row.why)
       }
       assert.ok(!outcomes.includes('written'), 'no write reported as made')
@@ -165,7 +242,8 @@ describe('Retry-After: waited out only within bounds; past them the run ends at 
       id: 'a 429 asking for 5 s, past --request-timeout 2s',
       effect: {type: 'throttle', retryAfterSeconds: 5},
       args: ['--request-timeout', '2s'],
-      message: 'list persistentvolumeclaims: the server asked to wait 5 s before a retry (HTTP 429, Retry-After); pvctl does not wait past --request-timeout (2 s)',
+      message:
+        'list persistentvolumeclaims: the server asked to wait 5 s before a retry (HTTP 429, Retry-After); pvctl does not wait past --request-timeout (2 s)',
     },
   ]
   for (const row of rows) {
@@ -173,7 +251,11 @@ describe('Retry-After: waited out only within bounds; past them the run ends at 
       test(`sync ${mode}: ${row.id}`, async () => {
         const run = await runWith({verb: 'list', resource: 'pvc'}, row.effect, ['sync', mode, ...row.args])
         assertClusterError(run, row.message)
-        assert.equal(api.countRequests({verb: 'list', resource: 'pvc'}), 1, 'the wait is refused, not sat out and retried')
+        assert.equal(
+          api.countRequests({verb: 'list', resource: 'pvc'}),
+          1,
+          'the wait is refused, not sat out and retried',
+        )
         assert.equal(objectWrites(), 0, 'nothing written')
       })
     }
@@ -188,13 +270,27 @@ describe('pvctl explain', {timeout: 60_000}, () => {
   })
 
   test('the volumes nested 200,000 deep: exit 3, one error line', async () => {
-    const run = await runWith({verb: 'list', resource: 'pv'}, body(`{"kind":"PersistentVolumeList","apiVersion":"v1","items":${deep(200_000)}}`), ['explain', 'pvc/orders', '-n', 'shop'])
+    const run = await runWith(
+      {verb: 'list', resource: 'pv'},
+      body(`{"kind":"PersistentVolumeList","apiVersion":"v1","items":${deep(200_000)}}`),
+      ['explain', 'pvc/orders', '-n', 'shop'],
+    )
     assertClusterError(run, `list persistentvolumes: ${TOO_DEEP}`)
   })
 
   test('a 429 asking for 3600 s with --request-timeout 2s: exit 3 at once', async () => {
-    const run = await runWith({verb: 'list', resource: 'pv'}, {type: 'throttle', retryAfterSeconds: 3600}, ['explain', 'pvc/orders', '-n', 'shop', '--request-timeout', '2s'])
-    assertClusterError(run, `list persistentvolumes: the server asked to wait 3600 s before a retry (HTTP 429, Retry-After); pvctl does not wait longer than ${MAX_RETRY_AFTER_SECONDS} s`)
+    const run = await runWith({verb: 'list', resource: 'pv'}, {type: 'throttle', retryAfterSeconds: 3600}, [
+      'explain',
+      'pvc/orders',
+      '-n',
+      'shop',
+      '--request-timeout',
+      '2s',
+    ])
+    assertClusterError(
+      run,
+      `list persistentvolumes: the server asked to wait 3600 s before a retry (HTTP 429, Retry-After); pvctl does not wait longer than ${MAX_RETRY_AFTER_SECONDS} s`,
+    )
     assert.equal(api.countRequests({verb: 'list', resource: 'pv'}), 1, 'the wait is refused, not sat out and retried')
   })
 
@@ -203,6 +299,9 @@ describe('pvctl explain', {timeout: 60_000}, () => {
     // answer is reported the same way, with what came back, rather than read as an empty list.
     const run = await runWith({verb: 'list', resource: 'events'}, body('[]'), ['explain', 'pvc/orders', '-n', 'shop'])
     assert.equal(run.code, 0, run.stderr)
-    assert.match(run.stdout, /^Events: not available \(list events: the answer is not an EventList \(got a JSON array\)\)$/m)
+    assert.match(
+      run.stdout,
+      /^Events: not available \(list events: the answer is not an EventList \(got a JSON array\)\)$/m,
+    )
   })
 })

@@ -11,14 +11,27 @@ import {benchWatchLatency, describeWatchLatency} from '../../bench/watch-latency
 for (const pass of ['resync', 'relist'] as const) {
   test(`bench/watch-latency.ts, smoke size: claims created during ${pass} passes are bound, and the target is printed beside the measure`, async () => {
     const lines: string[] = []
-    const r = await benchWatchLatency({size: 200, trials: 3, resyncSeconds: 1, relist: pass === 'relist', log: (line) => lines.push(line)})
+    const r = await benchWatchLatency({
+      size: 200,
+      trials: 3,
+      resyncSeconds: 1,
+      relist: pass === 'relist',
+      log: (line) => lines.push(line),
+    })
     assert.match(lines.join('\n'), /emulator up \(its own process\): \d+ volumes, \d+ claims/)
     assert.ok(r.pass === pass && r.passes >= 2 && r.created >= 1, JSON.stringify(r))
     assert.ok(Number.isFinite(r.stallMaxMs), 'the CLI reported its event-loop stalls')
     const [measure, parts, cli, target] = describeWatchLatency(r)
     assert.match(measure, new RegExp(`^watch latency at \\d+ \\+ \\d+: \\d+ claims created during \\d+ ${pass} passes`))
-    assert.match(parts, /^ {2}parts \(medians, from the claim's creation\): its volume's write arrives (\d+|NaN) ms, its own (\d+|NaN) ms, both held (\d+|NaN) ms$/)
+    assert.match(
+      parts,
+      /^ {2}parts \(medians, from the claim's creation\): its volume's write arrives (\d+|NaN) ms, its own (\d+|NaN) ms, both held (\d+|NaN) ms$/,
+    )
     assert.match(cli, /^ {2}pvctl: CPU [\d.]+ s over the timed passes; longest event-loop stall \d+ ms/)
-    assert.match(target, /^target: watch latency at 200 \+ 200, p99 within 1 s over ≥50 trials: (\d+|NaN) ms over \d+ trials — NOT met$/, 'fewer than 50 trials never meet the target')
+    assert.match(
+      target,
+      /^target: watch latency at 200 \+ 200, p99 within 1 s over ≥50 trials: (\d+|NaN) ms over \d+ trials — NOT met$/,
+      'fewer than 50 trials never meet the target',
+    )
   })
 }

@@ -37,7 +37,10 @@ const claim = (name: string, spec: Record<string, unknown> = {}, annotations?: R
   metadata: {name, ...(annotations ? {annotations} : {})},
   spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '1Gi'}}, ...spec},
 })
-const volume = (name: string) => ({metadata: {name}, spec: {capacity: {storage: '1Gi'}, accessModes: ['ReadWriteOnce'], hostPath: {path: `/data/${name}`}}})
+const volume = (name: string) => ({
+  metadata: {name},
+  spec: {capacity: {storage: '1Gi'}, accessModes: ['ReadWriteOnce'], hostPath: {path: `/data/${name}`}},
+})
 
 /** Until the object is gone (a controller acts in its own time in a cluster); false after 30 s. */
 async function gone(read: () => Promise<unknown>): Promise<boolean> {
@@ -63,57 +66,91 @@ const targets: Array<{name: string; start: () => Promise<Target>; skip: string |
 
 for (const target of targets) {
   describe(`admission and protection, on ${target.name}`, {skip: target.skip}, () => {
-    test('DefaultStorageClass: a claim with no class gets the newest default class; an explicit class, "" or the beta annotation stay', {timeout: 60_000}, async () => {
-      const {api, stop} = await target.start()
-      try {
-        const created = (name: string) => api.storage.createStorageClass({body: {metadata: {name, annotations: {'storageclass.kubernetes.io/is-default-class': 'true'}}, provisioner: 'kubernetes.io/no-provisioner'}})
-        await created('older')
-        // creationTimestamp has seconds precision: the newer class must be a second newer.
-        const t0 = Date.now()
-        while (Date.now() - t0 < 1100) await new Promise((r) => setTimeout(r, 100))
-        await created('newer')
-        await api.core.createNamespacedPersistentVolumeClaim({namespace: 'default', body: claim('plain')})
-        await api.core.createNamespacedPersistentVolumeClaim({namespace: 'default', body: claim('none', {storageClassName: ''})})
-        await api.core.createNamespacedPersistentVolumeClaim({namespace: 'default', body: claim('beta', {}, {'volume.beta.kubernetes.io/storage-class': 'older'})})
-        const classOf = async (name: string) => (await api.core.readNamespacedPersistentVolumeClaim({namespace: 'default', name})).spec?.storageClassName
-        assert.equal(await classOf('plain'), 'newer')
-        assert.equal(await classOf('none'), '')
-        assert.equal(await classOf('beta'), undefined)
-      } finally {
-        await stop()
-      }
-    })
+    test(
+      'DefaultStorageClass: a claim with no class gets the newest default class; an explicit class, "" or the beta annotation stay',
+      {timeout: 60_000},
+      async () => {
+        const {api, stop} = await target.start()
+        try {
+          const created = (name: string) =>
+            api.storage.createStorageClass({
+              body: {
+                metadata: {name, annotations: {'storageclass.kubernetes.io/is-default-class': 'true'}},
+                provisioner: 'kubernetes.io/no-provisioner',
+              },
+            })
+          await created('older')
+          // creationTimestamp has seconds precision: the newer class must be a second newer.
+          const t0 = Date.now()
+          while (Date.now() - t0 < 1100) await new Promise((r) => setTimeout(r, 100))
+          await created('newer')
+          await api.core.createNamespacedPersistentVolumeClaim({namespace: 'default', body: claim('plain')})
+          await api.core.createNamespacedPersistentVolumeClaim({
+            namespace: 'default',
+            body: claim('none', {storageClassName: ''}),
+          })
+          await api.core.createNamespacedPersistentVolumeClaim({
+            namespace: 'default',
+            body: claim('beta', {}, {'volume.beta.kubernetes.io/storage-class': 'older'}),
+          })
+          const classOf = async (name: string) =>
+            (await api.core.readNamespacedPersistentVolumeClaim({namespace: 'default', name})).spec?.storageClassName
+          assert.equal(await classOf('plain'), 'newer')
+          assert.equal(await classOf('none'), '')
+          assert.equal(await classOf('beta'), undefined)
+        } finally {
+          await stop()
+        }
+      },
+    )
 
-    test('StorageObjectInUseProtection: a created volume and claim carry their protection finalizers; deleted while unused, they go', {timeout: 60_000}, async () => {
-      const {api, stop} = await target.start()
-      try {
-        const pv = await api.core.createPersistentVolume({body: volume('pv-p')})
-        const pvc = await api.core.createNamespacedPersistentVolumeClaim({namespace: 'default', body: claim('c-p', {storageClassName: ''})})
-        assert.deepEqual(pv.metadata?.finalizers, ['kubernetes.io/pv-protection'])
-        assert.deepEqual(pvc.metadata?.finalizers, ['kubernetes.io/pvc-protection'])
-        await api.core.deletePersistentVolume({name: 'pv-p'})
-        await api.core.deleteNamespacedPersistentVolumeClaim({namespace: 'default', name: 'c-p'})
-        assert.ok(await gone(() => api.core.readPersistentVolume({name: 'pv-p'})), 'the unbound volume went')
-        assert.ok(await gone(() => api.core.readNamespacedPersistentVolumeClaim({namespace: 'default', name: 'c-p'})), 'the unused claim went')
-      } finally {
-        await stop()
-      }
-    })
+    test(
+      'StorageObjectInUseProtection: a created volume and claim carry their protection finalizers; deleted while unused, they go',
+      {timeout: 60_000},
+      async () => {
+        const {api, stop} = await target.start()
+        try {
+          const pv = await api.core.createPersistentVolume({body: volume('pv-p')})
+          const pvc = await api.core.createNamespacedPersistentVolumeClaim({
+            namespace: 'default',
+            body: claim('c-p', {storageClassName: ''}),
+          })
+          assert.deepEqual(pv.metadata?.finalizers, ['kubernetes.io/pv-protection'])
+          assert.deepEqual(pvc.metadata?.finalizers, ['kubernetes.io/pvc-protection'])
+          await api.core.deletePersistentVolume({name: 'pv-p'})
+          await api.core.deleteNamespacedPersistentVolumeClaim({namespace: 'default', name: 'c-p'})
+          assert.ok(await gone(() => api.core.readPersistentVolume({name: 'pv-p'})), 'the unbound volume went')
+          assert.ok(
+            await gone(() => api.core.readNamespacedPersistentVolumeClaim({namespace: 'default', name: 'c-p'})),
+            'the unused claim went',
+          )
+        } finally {
+          await stop()
+        }
+      },
+    )
 
-    test('a Bound volume being deleted stays (Terminating) until it is no longer Bound', {timeout: 60_000}, async () => {
-      const {api, stop} = await target.start()
-      try {
-        await api.core.createPersistentVolume({body: volume('pv-b')})
-        await api.core.patchPersistentVolumeStatus({name: 'pv-b', body: {status: {phase: 'Bound'}}}, mergePatch)
-        const marked = await api.core.deletePersistentVolume({name: 'pv-b'})
-        assert.ok((marked as {metadata?: {deletionTimestamp?: unknown}}).metadata?.deletionTimestamp, 'marked for deletion')
-        const held = await api.core.readPersistentVolume({name: 'pv-b'})
-        assert.deepEqual(held.metadata?.finalizers, ['kubernetes.io/pv-protection'])
-        await api.core.patchPersistentVolumeStatus({name: 'pv-b', body: {status: {phase: 'Released'}}}, mergePatch)
-        assert.ok(await gone(() => api.core.readPersistentVolume({name: 'pv-b'})), 'released, it went')
-      } finally {
-        await stop()
-      }
-    })
+    test(
+      'a Bound volume being deleted stays (Terminating) until it is no longer Bound',
+      {timeout: 60_000},
+      async () => {
+        const {api, stop} = await target.start()
+        try {
+          await api.core.createPersistentVolume({body: volume('pv-b')})
+          await api.core.patchPersistentVolumeStatus({name: 'pv-b', body: {status: {phase: 'Bound'}}}, mergePatch)
+          const marked = await api.core.deletePersistentVolume({name: 'pv-b'})
+          assert.ok(
+            (marked as {metadata?: {deletionTimestamp?: unknown}}).metadata?.deletionTimestamp,
+            'marked for deletion',
+          )
+          const held = await api.core.readPersistentVolume({name: 'pv-b'})
+          assert.deepEqual(held.metadata?.finalizers, ['kubernetes.io/pv-protection'])
+          await api.core.patchPersistentVolumeStatus({name: 'pv-b', body: {status: {phase: 'Released'}}}, mergePatch)
+          assert.ok(await gone(() => api.core.readPersistentVolume({name: 'pv-b'})), 'released, it went')
+        } finally {
+          await stop()
+        }
+      },
+    )
   })
 }

@@ -14,7 +14,10 @@ import type {K8sObject} from './types.js'
 export const PV_PROTECTION = 'kubernetes.io/pv-protection'
 export const PVC_PROTECTION = 'kubernetes.io/pvc-protection'
 const BETA_CLASS = 'volume.beta.kubernetes.io/storage-class'
-const DEFAULT_CLASS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class']
+const DEFAULT_CLASS = [
+  'storageclass.kubernetes.io/is-default-class',
+  'storageclass.beta.kubernetes.io/is-default-class',
+]
 
 export interface AdmissionView {
   storageClasses(): readonly K8sObject[]
@@ -36,7 +39,9 @@ function defaultClass(classes: readonly K8sObject[]): string | undefined {
 export function admitCreate(d: ResourceDef, obj: K8sObject, view: AdmissionView): void {
   if (d.plural === 'persistentvolumeclaims') {
     const spec = (obj.spec ??= {}) as {storageClassName?: string | null}
-    const hasClass = obj.metadata.annotations?.[BETA_CLASS] !== undefined || (spec.storageClassName !== undefined && spec.storageClassName !== null)
+    const hasClass =
+      obj.metadata.annotations?.[BETA_CLASS] !== undefined ||
+      (spec.storageClassName !== undefined && spec.storageClassName !== null)
     const name = hasClass ? undefined : defaultClass(view.storageClasses())
     if (name !== undefined) spec.storageClassName = name
     addFinalizer(obj, PVC_PROTECTION)
@@ -64,8 +69,13 @@ export function releasableProtection(d: ResourceDef, obj: K8sObject, view: Admis
     // pvc_protection_controller: a pod that is not terminated mounts the claim.
     const used = view.podsIn(obj.metadata.namespace ?? '').some((p) => {
       const phase = (p.status as {phase?: string} | undefined)?.phase
-      const volumes = ((p.spec as {volumes?: Array<{persistentVolumeClaim?: {claimName?: string}}>} | undefined)?.volumes ?? [])
-      return phase !== 'Succeeded' && phase !== 'Failed' && volumes.some((v) => v.persistentVolumeClaim?.claimName === obj.metadata.name)
+      const volumes =
+        (p.spec as {volumes?: Array<{persistentVolumeClaim?: {claimName?: string}}>} | undefined)?.volumes ?? []
+      return (
+        phase !== 'Succeeded' &&
+        phase !== 'Failed' &&
+        volumes.some((v) => v.persistentVolumeClaim?.claimName === obj.metadata.name)
+      )
     })
     return !used && obj.metadata.finalizers?.includes(PVC_PROTECTION) ? PVC_PROTECTION : undefined
   }

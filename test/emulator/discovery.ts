@@ -50,11 +50,23 @@ export function apiGroupList(): JsonObject {
 }
 
 function apiResources(d: ResourceDef): JsonObject[] {
-  const main: JsonObject = {name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs}
+  const main: JsonObject = {
+    name: d.plural,
+    singularName: d.singular,
+    namespaced: d.namespaced,
+    kind: d.kind,
+    verbs: d.verbs,
+  }
   if (d.shortNames.length) main.shortNames = d.shortNames
   if (d.categories.length) main.categories = d.categories
   // Subresources are listed as `plural/sub` with an empty singularName, as the apiserver does.
-  const subs = d.subresources.map((s) => ({name: `${d.plural}/${s}`, singularName: '', namespaced: d.namespaced, kind: d.kind, verbs: ['get', 'patch', 'update']}))
+  const subs = d.subresources.map((s) => ({
+    name: `${d.plural}/${s}`,
+    singularName: '',
+    namespaced: d.namespaced,
+    kind: d.kind,
+    verbs: ['get', 'patch', 'update'],
+  }))
   return [main, ...subs]
 }
 
@@ -62,5 +74,10 @@ function apiResources(d: ResourceDef): JsonObject[] {
 export function apiResourceList(group: string, version: string): JsonObject | undefined {
   const defs = RESOURCES.filter((d) => d.group === group && d.version === version)
   if (defs.length === 0) return undefined
-  return {kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(defs[0]), resources: defs.flatMap(apiResources)}
+  return {
+    kind: 'APIResourceList',
+    apiVersion: 'v1',
+    groupVersion: apiVersionOf(defs[0]),
+    resources: defs.flatMap(apiResources),
+  }
 }

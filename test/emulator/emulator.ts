@@ -109,7 +109,10 @@ const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-
 
 function defOf(obj: K8sObject): ResourceDef {
   const d = resourceForObject(obj)
-  if (!d || d.virtual) throw new Error(`emulator: cannot store ${obj.apiVersion ?? '?'} ${obj.kind ?? '?'} ${obj.metadata?.name ?? ''}: kind not served`)
+  if (!d || d.virtual)
+    throw new Error(
+      `emulator: cannot store ${obj.apiVersion ?? '?'} ${obj.kind ?? '?'} ${obj.metadata?.name ?? ''}: kind not served`,
+    )
   return d
 }
 
@@ -123,7 +126,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   if (options.defaultNamespaces ?? true) {
     for (const name of DEFAULT_NAMESPACES) {
-      registry.seed(resolveKind('namespaces'), {apiVersion: 'v1', kind: 'Namespace', metadata: {name}, spec: {finalizers: ['kubernetes']}, status: {phase: 'Active'}})
+      registry.seed(resolveKind('namespaces'), {
+        apiVersion: 'v1',
+        kind: 'Namespace',
+        metadata: {name},
+        spec: {finalizers: ['kubernetes']},
+        status: {phase: 'Active'},
+      })
     }
   }
   for (const obj of options.objects ?? []) registry.seed(defOf(obj), obj)

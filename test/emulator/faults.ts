@@ -69,7 +69,13 @@ export class Faults {
 
   add(spec: FaultSpec): Fault {
     // Resolve the name now so that a typo fails the test that wrote it, not silently never matches.
-    const entry: Entry = {id: this.nextId++, spec, resource: spec.resource ? resolveKind(spec.resource).plural : undefined, matched: 0, fired: 0}
+    const entry: Entry = {
+      id: this.nextId++,
+      spec,
+      resource: spec.resource ? resolveKind(spec.resource).plural : undefined,
+      matched: 0,
+      fired: 0,
+    }
     this.entries.push(entry)
     return {
       id: entry.id,
@@ -98,7 +104,8 @@ export class Faults {
   take(req: FaultRequest): FaultEffect[] {
     const effects: FaultEffect[] = []
     for (const e of this.entries) {
-      const verbs = e.spec.verb === undefined ? undefined : typeof e.spec.verb === 'string' ? [e.spec.verb] : e.spec.verb
+      const verbs =
+        e.spec.verb === undefined ? undefined : typeof e.spec.verb === 'string' ? [e.spec.verb] : e.spec.verb
       if (verbs && !verbs.includes(req.verb)) continue
       if (e.resource !== undefined && e.resource !== req.resource) continue
       if (e.spec.subresource !== undefined && e.spec.subresource !== req.subresource) continue

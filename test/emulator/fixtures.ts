@@ -1,10 +1,17 @@
 // Object builders and a small HTTP client for the emulator's own tests (and anyone else's).
 import type {K8sObject} from './types.js'
 
-export const pv = (name: string, opts: {storage?: string; labels?: Record<string, string>; finalizers?: string[]; phase?: string; claim?: string} = {}): K8sObject => ({
+export const pv = (
+  name: string,
+  opts: {storage?: string; labels?: Record<string, string>; finalizers?: string[]; phase?: string; claim?: string} = {},
+): K8sObject => ({
   apiVersion: 'v1',
   kind: 'PersistentVolume',
-  metadata: {name, ...(opts.labels ? {labels: opts.labels} : {}), ...(opts.finalizers ? {finalizers: opts.finalizers} : {})},
+  metadata: {
+    name,
+    ...(opts.labels ? {labels: opts.labels} : {}),
+    ...(opts.finalizers ? {finalizers: opts.finalizers} : {}),
+  },
   spec: {
     capacity: {storage: opts.storage ?? '10Gi'},
     accessModes: ['ReadWriteOnce'],
@@ -15,7 +22,11 @@ export const pv = (name: string, opts: {storage?: string; labels?: Record<string
   status: {phase: opts.phase ?? 'Available'},
 })
 
-export const pvc = (namespace: string, name: string, opts: {storage?: string; labels?: Record<string, string>; volumeName?: string; phase?: string} = {}): K8sObject => ({
+export const pvc = (
+  namespace: string,
+  name: string,
+  opts: {storage?: string; labels?: Record<string, string>; volumeName?: string; phase?: string} = {},
+): K8sObject => ({
   apiVersion: 'v1',
   kind: 'PersistentVolumeClaim',
   metadata: {name, namespace, ...(opts.labels ? {labels: opts.labels} : {})},
@@ -79,12 +90,21 @@ export interface CallOptions {
 }
 
 /** One request with fetch; JSON bodies are parsed, anything else is returned as text. */
-export async function call<T = any>(base: string, method: string, path: string, opts: CallOptions = {}): Promise<Reply<T>> {
+export async function call<T = any>(
+  base: string,
+  method: string,
+  path: string,
+  opts: CallOptions = {},
+): Promise<Reply<T>> {
   const headers: Record<string, string> = {}
   if (opts.body !== undefined) headers['Content-Type'] = opts.contentType ?? 'application/json'
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`
   if (opts.accept) headers.Accept = opts.accept
-  const res = await fetch(`${base}${path}`, {method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body)})
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers,
+    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+  })
   const text = await res.text()
   let body: unknown = text
   if ((res.headers.get('content-type') ?? '').startsWith('application/json')) body = JSON.parse(text)
@@ -106,7 +126,11 @@ export interface WatchStream {
   close(): void
 }
 
-export async function openWatch(base: string, path: string, opts: {token?: string; accept?: string} = {}): Promise<WatchStream> {
+export async function openWatch(
+  base: string,
+  path: string,
+  opts: {token?: string; accept?: string} = {},
+): Promise<WatchStream> {
   const controller = new AbortController()
   const headers: Record<string, string> = {}
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`
@@ -145,9 +169,15 @@ export async function openWatch(base: string, path: string, opts: {token?: strin
     async until(count, timeoutMs = 3000) {
       const deadline = Date.now() + timeoutMs
       while (events.length < count) {
-        if (finished) throw new Error(`watch ended after ${events.length} events, wanted ${count}: ${JSON.stringify(events.map((e) => e.type))}`)
+        if (finished)
+          throw new Error(
+            `watch ended after ${events.length} events, wanted ${count}: ${JSON.stringify(events.map((e) => e.type))}`,
+          )
         const left = deadline - Date.now()
-        if (left <= 0) throw new Error(`watch: ${events.length} events after ${timeoutMs} ms, wanted ${count}: ${JSON.stringify(events.map((e) => e.type))}`)
+        if (left <= 0)
+          throw new Error(
+            `watch: ${events.length} events after ${timeoutMs} ms, wanted ${count}: ${JSON.stringify(events.map((e) => e.type))}`,
+          )
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, left)
           waiters.push(() => {

@@ -24,7 +24,10 @@ function parseAccept(header: string | undefined): MediaRange[] {
   if (!header) return [{type: '*/*', params: {}}]
   return header.split(',').map((part) => {
     const [type, ...params] = part.split(';').map((s) => s.trim())
-    return {type: type.toLowerCase(), params: Object.fromEntries(params.map((p) => p.split('=').map((s) => s.trim()) as [string, string]))}
+    return {
+      type: type.toLowerCase(),
+      params: Object.fromEntries(params.map((p) => p.split('=').map((s) => s.trim()) as [string, string])),
+    }
   })
 }
 
@@ -38,7 +41,8 @@ export function negotiate(accept: string | undefined): Output {
     if (json && r.params.as && r.params.g === 'meta.k8s.io' && (r.params.v === 'v1' || r.params.v === 'v1beta1')) {
       const apiVersion = `meta.k8s.io/${r.params.v}` as 'meta.k8s.io/v1' | 'meta.k8s.io/v1beta1'
       if (r.params.as === 'Table') return {as: 'table', apiVersion}
-      if (r.params.as === 'PartialObjectMetadata' || r.params.as === 'PartialObjectMetadataList') return {as: 'metadata', apiVersion}
+      if (r.params.as === 'PartialObjectMetadata' || r.params.as === 'PartialObjectMetadataList')
+        return {as: 'metadata', apiVersion}
       continue
     }
     if (r.params.as) continue
@@ -72,9 +76,19 @@ export async function readBody(req: IncomingMessage): Promise<unknown> {
 
 const COMMON_HEADERS = {'Cache-Control': 'no-cache, private'}
 
-export function send(res: ServerResponse, code: number, body: unknown, encoding: 'json' | 'yaml' = 'json', headers: Record<string, string> = {}): void {
+export function send(
+  res: ServerResponse,
+  code: number,
+  body: unknown,
+  encoding: 'json' | 'yaml' = 'json',
+  headers: Record<string, string> = {},
+): void {
   const text = encoding === 'yaml' ? stringifyYaml(body) : `${JSON.stringify(body)}\n`
-  res.writeHead(code, {...COMMON_HEADERS, 'Content-Type': encoding === 'yaml' ? 'application/yaml' : 'application/json', ...headers})
+  res.writeHead(code, {
+    ...COMMON_HEADERS,
+    'Content-Type': encoding === 'yaml' ? 'application/yaml' : 'application/json',
+    ...headers,
+  })
   res.end(text)
 }
 

@@ -37,7 +37,10 @@ function userEntry(opts: KubeconfigOptions): Record<string, string> {
   if (opts.token) return {token: opts.token}
   if (opts.clientCertificate) {
     const base64 = (pem: string) => Buffer.from(pem).toString('base64')
-    return {'client-certificate-data': base64(opts.clientCertificate.cert), 'client-key-data': base64(opts.clientCertificate.key)}
+    return {
+      'client-certificate-data': base64(opts.clientCertificate.cert),
+      'client-key-data': base64(opts.clientCertificate.key),
+    }
   }
   return {}
 }

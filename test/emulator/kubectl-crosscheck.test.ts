@@ -110,7 +110,10 @@ describe('kubectl against the emulator (http)', {skip: SKIP}, () => {
     api.clearRequests()
     const r = await kubectl(['get', 'pv', '--chunk-size=1', '-o', 'name'])
     assert.equal(r.code, 0, r.stderr)
-    assert.equal(r.stdout, 'persistentvolume/guarded\npersistentvolume/guarded2\npersistentvolume/pv1\npersistentvolume/pv2\n')
+    assert.equal(
+      r.stdout,
+      'persistentvolume/guarded\npersistentvolume/guarded2\npersistentvolume/pv1\npersistentvolume/pv2\n',
+    )
     assert.equal(api.countRequests({verb: 'list', resource: 'pv'}), 4)
   })
 
@@ -128,13 +131,16 @@ describe('kubectl against the emulator (http)', {skip: SKIP}, () => {
     assert.equal(list.kind, 'List')
     assert.deepEqual(
       list.items.map((i: K8sObject) => [i.kind, i.metadata.namespace, i.metadata.name]),
-      [['PersistentVolumeClaim', 'default', 'c1'], ['PersistentVolumeClaim', 'team-b', 'c2']],
+      [
+        ['PersistentVolumeClaim', 'default', 'c1'],
+        ['PersistentVolumeClaim', 'team-b', 'c2'],
+      ],
     )
     const req = lastOf(api.requests, (q) => q.verb === 'list')!
     assert.equal(req.path, '/api/v1/persistentvolumeclaims')
   })
 
-  test('get pv of a missing object: exit 1 and the server\'s NotFound message', async () => {
+  test("get pv of a missing object: exit 1 and the server's NotFound message", async () => {
     const r = await kubectl(['get', 'pv', 'missing'])
     assert.equal(r.code, 1)
     assert.equal(r.stdout, '')
@@ -177,7 +183,10 @@ spec:
 
   test('apply --validate=false works without any OpenAPI', async () => {
     const file = path.join(home, 'claim.yaml')
-    writeFileSync(file, 'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c3}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n')
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: c3}\nspec:\n  accessModes: [ReadWriteOnce]\n  resources: {requests: {storage: 1Gi}}\n',
+    )
     api.clearRequests()
     const r = await kubectl(['apply', '--validate=false', '-f', file])
     assert.equal(r.stdout, 'persistentvolumeclaim/c3 created\n', r.stderr)
@@ -190,13 +199,25 @@ spec:
     const r = await kubectl(args)
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout, 'persistentvolume/pv2 patched\n')
-    assert.equal((api.get('pv', null, 'pv2')!.spec as {persistentVolumeReclaimPolicy: string}).persistentVolumeReclaimPolicy, 'Delete')
+    assert.equal(
+      (api.get('pv', null, 'pv2')!.spec as {persistentVolumeReclaimPolicy: string}).persistentVolumeReclaimPolicy,
+      'Delete',
+    )
     const again = await kubectl(args)
     assert.equal(again.stdout, 'persistentvolume/pv2 patched (no change)\n', 'a no-op patch keeps the resourceVersion')
   })
 
   test('patch pvc --subresource=status changes the status only', async () => {
-    const r = await kubectl(['patch', 'pvc', 'c3', '--subresource=status', '--type', 'merge', '-p', '{"status":{"phase":"Bound"},"spec":{"volumeName":"x"}}'])
+    const r = await kubectl([
+      'patch',
+      'pvc',
+      'c3',
+      '--subresource=status',
+      '--type',
+      'merge',
+      '-p',
+      '{"status":{"phase":"Bound"},"spec":{"volumeName":"x"}}',
+    ])
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout, 'persistentvolumeclaim/c3 patched\n')
     const claim = api.get('pvc', 'default', 'c3')!
@@ -212,9 +233,20 @@ spec:
     const marked = api.get('pv', null, 'guarded')!
     assert.equal(marked.metadata.deletionTimestamp, NOW.toISOString().replace('.000Z', 'Z'))
     assert.equal(marked.metadata.deletionGracePeriodSeconds, 0)
-    assert.match((await kubectl(['get', 'pv', 'guarded', '--no-headers'])).stdout, /^guarded\s+10Gi\s+RWO\s+Retain\s+Terminating\s/)
+    assert.match(
+      (await kubectl(['get', 'pv', 'guarded', '--no-headers'])).stdout,
+      /^guarded\s+10Gi\s+RWO\s+Retain\s+Terminating\s/,
+    )
 
-    const unfinalize = await kubectl(['patch', 'pv', 'guarded', '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]'])
+    const unfinalize = await kubectl([
+      'patch',
+      'pv',
+      'guarded',
+      '--type',
+      'json',
+      '-p',
+      '[{"op":"remove","path":"/metadata/finalizers"}]',
+    ])
     assert.equal(unfinalize.stdout, 'persistentvolume/guarded patched\n', unfinalize.stderr)
     const gone = await kubectl(['get', 'pv', 'guarded'])
     assert.equal(gone.code, 1)
@@ -242,13 +274,21 @@ spec:
   })
 
   test('a 429 with Retry-After is retried by kubectl', async () => {
-    const fault = api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'throttle', retryAfterSeconds: 1}})
+    const fault = api.faults.add({
+      verb: 'list',
+      resource: 'pv',
+      count: 1,
+      effect: {type: 'throttle', retryAfterSeconds: 1},
+    })
     api.clearRequests()
     const r = await kubectl(['get', 'pv', '-l', 'tier=gold', '-o', 'name'])
     assert.equal(r.code, 0, r.stderr)
     assert.equal(r.stdout, 'persistentvolume/pv1\n')
     assert.equal(fault.fired, 1)
-    assert.deepEqual(api.requests.filter((q) => q.verb === 'list').map((q) => q.status), [429, 200])
+    assert.deepEqual(
+      api.requests.filter((q) => q.verb === 'list').map((q) => q.status),
+      [429, 200],
+    )
   })
 
   test('over plain http kubectl sends no credentials, even with a token in the kubeconfig', async () => {
@@ -257,8 +297,14 @@ spec:
       const k = kubectlFor(locked, home, {name: 'http-token', token: 'secret'})
       const r = await k(['get', 'pv'])
       assert.equal(r.code, 1)
-      assert.match(r.stderr, /error: You must be logged in to the server \(the server has asked for the client to provide credentials\)/)
-      assert.ok(locked.requests.every((q) => q.user === ''), 'every request was unauthenticated')
+      assert.match(
+        r.stderr,
+        /error: You must be logged in to the server \(the server has asked for the client to provide credentials\)/,
+      )
+      assert.ok(
+        locked.requests.every((q) => q.user === ''),
+        'every request was unauthenticated',
+      )
     } finally {
       await locked.stop()
     }
@@ -289,7 +335,10 @@ describe('kubectl against the emulator (https, tokens)', {skip: SKIP}, () => {
     const alice = kubectlFor(api, home, {name: 'alice', token: 'alice-token'})
     const r = await alice(['patch', 'pv', 'pv1', '--type', 'merge', '-p', '{"metadata":{"labels":{"a":"b"}}}'])
     assert.equal(r.code, 1)
-    assert.equal(r.stderr, 'Error from server (Forbidden): persistentvolumes "pv1" is forbidden: User "alice" cannot patch resource "persistentvolumes" in API group "" at the cluster scope\n')
+    assert.equal(
+      r.stderr,
+      'Error from server (Forbidden): persistentvolumes "pv1" is forbidden: User "alice" cannot patch resource "persistentvolumes" in API group "" at the cluster scope\n',
+    )
     assert.equal(api.countWrites({user: 'alice'}), 1, 'the PATCH reached the server and was refused')
     assert.equal(api.get('pv', null, 'pv1')!.metadata.labels, undefined)
   })
@@ -317,7 +366,10 @@ describe('kubectl against the emulator (https, tokens)', {skip: SKIP}, () => {
     assert.equal(r.code, 1)
     // kubectl words a 401 on discovery and a 401 on the resource differently; which one comes first
     // depends on whether this HOME already has the discovery cache.
-    assert.match(r.stderr, /error: You must be logged in to the server \((Unauthorized|the server has asked for the client to provide credentials)\)\n$/)
+    assert.match(
+      r.stderr,
+      /error: You must be logged in to the server \((Unauthorized|the server has asked for the client to provide credentials)\)\n$/,
+    )
     assert.equal(lastOf(api.requests, () => true)!.status, 401)
     const admin = kubectlFor(api, home, {name: 'admin', token: 'admin-token'})
     const ok = await admin(['patch', 'pv', 'pv1', '--type', 'merge', '-p', '{"metadata":{"labels":{"a":"b"}}}'])

@@ -12,7 +12,8 @@ export function loadObjects(file: string): K8sObject[] {
     if (doc.errors.length) throw new Error(`${file}: ${doc.errors[0].message}`)
     const value = doc.toJS() as K8sObject | null
     if (!value) continue
-    if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items)) objects.push(...(value.items as K8sObject[]))
+    if (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))
+      objects.push(...(value.items as K8sObject[]))
     else objects.push(value)
   }
   return objects

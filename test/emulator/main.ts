@@ -24,7 +24,13 @@ async function main(): Promise<void> {
     },
   })
   if (values.help) {
-    process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('\n').slice(0, 5).join('\n').replace(/^\/\/ ?/gm, '') + '\n')
+    process.stdout.write(
+      readFileSync(new URL(import.meta.url), 'utf8')
+        .split('\n')
+        .slice(0, 5)
+        .join('\n')
+        .replace(/^\/\/ ?/gm, '') + '\n',
+    )
     return
   }
   let tokens: Tokens | undefined
@@ -41,7 +47,10 @@ async function main(): Promise<void> {
     objects: values.file.flatMap(loadObjects),
   })
   const kubeconfigPath = values['kubeconfig-out'] ?? path.join(tmpdir(), `pvctl-emulator-${api.port}.kubeconfig`)
-  writeFileSync(kubeconfigPath, api.kubeconfig({token: tokens ? Object.keys(tokens)[0] : undefined, namespace: 'default'}))
+  writeFileSync(
+    kubeconfigPath,
+    api.kubeconfig({token: tokens ? Object.keys(tokens)[0] : undefined, namespace: 'default'}),
+  )
   process.stdout.write(`emulator serving at ${api.url}\nKUBECONFIG=${kubeconfigPath}\n`)
   const shutdown = () => void api.stop().then(() => process.exit(0))
   process.on('SIGINT', shutdown)

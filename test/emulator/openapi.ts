@@ -32,7 +32,8 @@ function document(group: string, version: string): JsonObject {
 }
 
 const DOCS = new Map(GROUP_VERSIONS.map(({group, version}) => [gvPath(group, version), document(group, version)]))
-const hashOf = (doc: JsonObject) => createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 32).toUpperCase()
+const hashOf = (doc: JsonObject) =>
+  createHash('sha512').update(JSON.stringify(doc)).digest('hex').slice(0, 32).toUpperCase()
 
 /** GET /openapi/v3: the discovery root listing one document per group/version. */
 export function openApiV3Root(): JsonObject {

@@ -52,16 +52,19 @@ function resolveParent(doc: unknown, tokens: string[], op: string, path: string)
     if (Array.isArray(node)) node = node[Number(token)]
     else if (isObject(node)) node = node[token]
     else node = undefined
-    if (node === undefined) throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
+    if (node === undefined)
+      throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
   }
   return {parent: node, key: tokens[tokens.length - 1]}
 }
 
 function arrayIndex(arr: unknown[], key: string, allowEnd: boolean, op: string, path: string): number {
   if (key === '-' && allowEnd) return arr.length
-  if (!/^\d+$/.test(key)) throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
+  if (!/^\d+$/.test(key))
+    throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
   const i = Number(key)
-  if (i > arr.length || (!allowEnd && i === arr.length)) throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
+  if (i > arr.length || (!allowEnd && i === arr.length))
+    throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
   return i
 }
 
@@ -71,7 +74,8 @@ function getAt(doc: unknown, path: string, op: string): unknown {
     if (Array.isArray(node)) node = node[Number(token)]
     else if (isObject(node)) node = node[token]
     else node = undefined
-    if (node === undefined) throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
+    if (node === undefined)
+      throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
   }
   return node
 }
@@ -101,7 +105,8 @@ function addAt(doc: unknown, path: string, value: unknown, op: string, replace: 
     if (replace) parent[i] = clone(value)
     else parent.splice(i, 0, clone(value))
   } else if (isObject(parent)) {
-    if (replace && !Object.hasOwn(parent, key)) throw unprocessable(`replace operation does not apply: doc is missing key: ${path}: missing value`)
+    if (replace && !Object.hasOwn(parent, key))
+      throw unprocessable(`replace operation does not apply: doc is missing key: ${path}: missing value`)
     parent[key] = clone(value)
   } else {
     throw unprocessable(`${op} operation does not apply: doc is missing path: "${path}": missing value`)
@@ -152,7 +157,12 @@ export function jsonPatch(target: unknown, patch: unknown): unknown {
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys)
-  if (isObject(v)) return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys(v[k])]))
+  if (isObject(v))
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys(v[k])]),
+    )
   return v
 }
 
@@ -256,7 +266,8 @@ export function strategicMergePatch(target: unknown, patch: unknown): unknown {
     }
   }
   for (const [field, order] of orders) {
-    if (Array.isArray(result[field])) result[field] = orderBy(result[field] as unknown[], order, MERGE_KEYS[field] ?? null)
+    if (Array.isArray(result[field]))
+      result[field] = orderBy(result[field] as unknown[], order, MERGE_KEYS[field] ?? null)
   }
   if (Array.isArray(patch.$retainKeys)) {
     const keep = new Set((patch.$retainKeys as unknown[]).map(String))

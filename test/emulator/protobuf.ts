@@ -17,22 +17,43 @@ type Schema = {[field: number]: [string, FieldType, ('repeated' | undefined)?]}
 
 const MAP_ENTRY: Schema = {1: ['key', 'string'], 2: ['value', 'string']}
 const TYPE_META: Schema = {1: ['apiVersion', 'string'], 2: ['kind', 'string']}
-const UNKNOWN: Schema = {1: ['typeMeta', TYPE_META], 2: ['raw', 'bytes'], 3: ['contentEncoding', 'string'], 4: ['contentType', 'string']}
+const UNKNOWN: Schema = {
+  1: ['typeMeta', TYPE_META],
+  2: ['raw', 'bytes'],
+  3: ['contentEncoding', 'string'],
+  4: ['contentType', 'string'],
+}
 const RESOURCE_ATTRIBUTES: Schema = {
-  1: ['namespace', 'string'], 2: ['verb', 'string'], 3: ['group', 'string'], 4: ['version', 'string'],
-  5: ['resource', 'string'], 6: ['subresource', 'string'], 7: ['name', 'string'],
+  1: ['namespace', 'string'],
+  2: ['verb', 'string'],
+  3: ['group', 'string'],
+  4: ['version', 'string'],
+  5: ['resource', 'string'],
+  6: ['subresource', 'string'],
+  7: ['name', 'string'],
 }
 const NON_RESOURCE_ATTRIBUTES: Schema = {1: ['path', 'string'], 2: ['verb', 'string']}
 // k8s.io/api/authorization/v1 generated.proto; metadata (1) and status (3) are not needed to answer.
-const SELF_SUBJECT_ACCESS_REVIEW: Schema = {2: ['spec', {1: ['resourceAttributes', RESOURCE_ATTRIBUTES], 2: ['nonResourceAttributes', NON_RESOURCE_ATTRIBUTES]}]}
+const SELF_SUBJECT_ACCESS_REVIEW: Schema = {
+  2: ['spec', {1: ['resourceAttributes', RESOURCE_ATTRIBUTES], 2: ['nonResourceAttributes', NON_RESOURCE_ATTRIBUTES]}],
+}
 
 // k8s.io/apimachinery/pkg/apis/meta/v1 ObjectMeta, the fields a client sets on create.
 const OBJECT_META: Schema = {
-  1: ['name', 'string'], 2: ['generateName', 'string'], 3: ['namespace', 'string'], 6: ['resourceVersion', 'string'],
-  11: ['labels', 'map'], 12: ['annotations', 'map'], 14: ['finalizers', 'string', 'repeated'],
+  1: ['name', 'string'],
+  2: ['generateName', 'string'],
+  3: ['namespace', 'string'],
+  6: ['resourceVersion', 'string'],
+  11: ['labels', 'map'],
+  12: ['annotations', 'map'],
+  14: ['finalizers', 'string', 'repeated'],
 }
 // k8s.io/api/core/v1 Namespace (kubectl create namespace).
-const NAMESPACE: Schema = {1: ['metadata', OBJECT_META], 2: ['spec', {1: ['finalizers', 'string', 'repeated']}], 3: ['status', {1: ['phase', 'string']}]}
+const NAMESPACE: Schema = {
+  1: ['metadata', OBJECT_META],
+  2: ['spec', {1: ['finalizers', 'string', 'repeated']}],
+  3: ['status', {1: ['phase', 'string']}],
+}
 
 const SCHEMAS: Record<string, Schema> = {
   'authorization.k8s.io/v1/SelfSubjectAccessReview': SELF_SUBJECT_ACCESS_REVIEW,
@@ -82,11 +103,15 @@ function decodeMessage(buf: Buffer, schema: Schema): JsonObject {
       continue
     }
     const decoded =
-      type === 'string' ? (value as Buffer).toString('utf8')
-      : type === 'bytes' ? value
-      : type === 'bool' ? value !== 0
-      : type === 'int' ? value
-      : decodeMessage(value as Buffer, type)
+      type === 'string'
+        ? (value as Buffer).toString('utf8')
+        : type === 'bytes'
+          ? value
+          : type === 'bool'
+            ? value !== 0
+            : type === 'int'
+              ? value
+              : decodeMessage(value as Buffer, type)
     if (repeated) out[name] = [...((out[name] as unknown[] | undefined) ?? []), decoded]
     // proto2 sends empty optional strings that the JSON form would omit (omitempty).
     else if (decoded !== '') out[name] = decoded
@@ -101,7 +126,13 @@ export function decodeProtobuf(body: Buffer): JsonObject {
   const typeMeta = (unknown.typeMeta ?? {}) as {apiVersion?: string; kind?: string}
   const schema = SCHEMAS[`${typeMeta.apiVersion}/${typeMeta.kind}`]
   if (!schema) {
-    throw unsupportedMediaType(`the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`)
+    throw unsupportedMediaType(
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`,
+    )
   }
-  return {apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...decodeMessage((unknown.raw as Buffer | undefined) ?? Buffer.alloc(0), schema)}
+  return {
+    apiVersion: typeMeta.apiVersion,
+    kind: typeMeta.kind,
+    ...decodeMessage((unknown.raw as Buffer | undefined) ?? Buffer.alloc(0), schema),
+  }
 }

@@ -7,8 +7,19 @@ import {applyPatch, type PatchType} from './patch.js'
 import {apiVersionOf, fieldSetOf, keyOf, RESOURCES, selectableFields, type ResourceDef} from './resources.js'
 import {parseFieldSelector, parseLabelSelector} from './selectors.js'
 import {
-  alreadyExists, ApiError, badRequest, conflict, expired, invalid, invalidValue, notFound, success, timeout,
-  type FieldError, type GroupResource, type Status,
+  alreadyExists,
+  ApiError,
+  badRequest,
+  conflict,
+  expired,
+  invalid,
+  invalidValue,
+  notFound,
+  success,
+  timeout,
+  type FieldError,
+  type GroupResource,
+  type Status,
 } from './status-errors.js'
 import {lowerBound, type Store} from './store.js'
 import {admitCreate, type AdmissionView, releasableProtection} from './admission.js'
@@ -49,7 +60,8 @@ export interface DeleteResult {
 export const groupResource = (d: ResourceDef): GroupResource => ({group: d.group, resource: d.plural})
 
 /** metav1.Time: RFC 3339 in UTC with seconds precision. */
-export const rfc3339 = (date: Date): string => new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z')
+export const rfc3339 = (date: Date): string =>
+  new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z')
 
 const CONTINUE_VERSION = 'meta.k8s.io/v1'
 
@@ -59,7 +71,8 @@ interface ContinueToken {
 }
 
 /** storage.EncodeContinue: base64url (unpadded) JSON {"v","rv","start"}, start = last key + "\x00". */
-const encodeContinue = (t: ContinueToken): string => Buffer.from(JSON.stringify({v: CONTINUE_VERSION, rv: t.rv, start: t.start})).toString('base64url')
+const encodeContinue = (t: ContinueToken): string =>
+  Buffer.from(JSON.stringify({v: CONTINUE_VERSION, rv: t.rv, start: t.start})).toString('base64url')
 
 /** storage.DecodeContinue; a malformed token is a 400 BadRequest (expiry is checked later, 410). */
 function decodeContinue(token: string): ContinueToken {
@@ -70,13 +83,19 @@ function decodeContinue(token: string): ContinueToken {
     throw badRequest(`invalid continue token: continue key is not valid: ${(e as Error).message}`)
   }
   if (!isObject(parsed) || parsed.v !== CONTINUE_VERSION) {
-    throw badRequest('invalid continue token: continue key is not valid: server does not recognize this encoded version')
+    throw badRequest(
+      'invalid continue token: continue key is not valid: server does not recognize this encoded version',
+    )
   }
   if (typeof parsed.rv !== 'number' || parsed.rv === 0) {
-    throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)')
+    throw badRequest(
+      'invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+    )
   }
   if (typeof parsed.start !== 'string' || parsed.start === '') {
-    throw badRequest('invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)')
+    throw badRequest(
+      'invalid continue token: continue key is not valid: encoded start key empty (version meta.k8s.io/v1)',
+    )
   }
   return {rv: parsed.rv, start: parsed.start}
 }
@@ -88,7 +107,8 @@ const CONTINUE_EXPIRED =
 
 /** storage.ParseResourceVersion for a LIST/GET/WATCH parameter. */
 export function parseResourceVersion(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`)
+  if (!/^\d+$/.test(rv))
+    throw badRequest(`invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`)
   return Number(rv)
 }
 
@@ -96,7 +116,8 @@ export function parseResourceVersion(rv: string): number {
 function normalizeMeta(o: K8sObject): K8sObject {
   for (const field of ['labels', 'annotations', 'finalizers', 'ownerReferences', 'managedFields'] as const) {
     const v = o.metadata[field]
-    if (v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0)) delete o.metadata[field]
+    if (v === null || (Array.isArray(v) && v.length === 0) || (isObject(v) && Object.keys(v).length === 0))
+      delete o.metadata[field]
   }
   return o
 }
@@ -127,14 +148,24 @@ export class Registry {
 
   /** Decodes a request body into an object of this resource (the codec's defaulting GVK). */
   private decode(d: ResourceDef, body: unknown): K8sObject {
-    if (!isObject(body)) throw badRequest(`json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type ${d.kind}`)
+    if (!isObject(body))
+      throw badRequest(
+        `json: cannot unmarshal ${Array.isArray(body) ? 'array' : typeof body} into Go value of type ${d.kind}`,
+      )
     if (body.apiVersion !== undefined && body.apiVersion !== apiVersionOf(d)) {
-      throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersionOf(d)})`)
+      throw badRequest(
+        `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersionOf(d)})`,
+      )
     }
     if (body.kind !== undefined && body.kind !== d.kind) {
-      throw badRequest(`${String(body.kind)} in version "${apiVersionOf(d)}" cannot be handled as a ${d.kind}: the object provided is unrecognized (must be of type ${d.kind})`)
+      throw badRequest(
+        `${String(body.kind)} in version "${apiVersionOf(d)}" cannot be handled as a ${d.kind}: the object provided is unrecognized (must be of type ${d.kind})`,
+      )
     }
-    if (body.metadata !== undefined && !isObject(body.metadata)) throw badRequest(`json: cannot unmarshal ${typeof body.metadata} into Go struct field ${d.kind}.metadata of type v1.ObjectMeta`)
+    if (body.metadata !== undefined && !isObject(body.metadata))
+      throw badRequest(
+        `json: cannot unmarshal ${typeof body.metadata} into Go struct field ${d.kind}.metadata of type v1.ObjectMeta`,
+      )
     const obj = clone(body) as K8sObject
     obj.metadata ??= {}
     return this.typed(d, obj)
@@ -162,10 +193,16 @@ export class Registry {
     const fields = parseFieldSelector(opts.fieldSelector, selectableFields(d))
     const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined
     // ValidateListOptions.
-    if (opts.resourceVersionMatch && !opts.resourceVersion) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided')
-    if (opts.resourceVersionMatch && opts.continue) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided')
+    if (opts.resourceVersionMatch && !opts.resourceVersion)
+      throw badRequest(
+        'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided',
+      )
+    if (opts.resourceVersionMatch && opts.continue)
+      throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided')
     if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
-      throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`)
+      throw badRequest(
+        `resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`,
+      )
     }
     const current = this.store.resourceVersion
     let readRv = current
@@ -224,7 +261,15 @@ export class Registry {
     }
     if (meta.resourceVersion) {
       // The etcd3 store's own check, a plain Go error: the apiserver answers 500 with reason Unknown.
-      throw new ApiError({kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', reason: 'Unknown', code: 500})
+      throw new ApiError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'resourceVersion should not be set on objects to be created',
+        reason: 'Unknown',
+        code: 500,
+      })
     }
     if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName)
     meta.uid = randomUUID()
@@ -246,10 +291,20 @@ export class Registry {
   }
 
   /** PUT: the body replaces the object, conditional on its resourceVersion when it carries one. */
-  update(d: ResourceDef, namespace: string | undefined, name: string, body: unknown, subresource = '', dryRun = false): {object: K8sObject; created: boolean} {
+  update(
+    d: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    body: unknown,
+    subresource = '',
+    dryRun = false,
+  ): {object: K8sObject; created: boolean} {
     const obj = this.decode(d, body)
     // checkName in the update handler.
-    if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`)
+    if (obj.metadata.name !== name)
+      throw badRequest(
+        `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`,
+      )
     if (d.namespaced && obj.metadata.namespace && obj.metadata.namespace !== namespace) {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
     }
@@ -262,8 +317,19 @@ export class Registry {
   }
 
   /** PATCH: applied to the current object, then written like an update (patcher.patchResource). */
-  patch(d: ResourceDef, namespace: string | undefined, name: string, type: PatchType, patch: unknown, subresource = '', dryRun = false): K8sObject {
-    if (type !== 'json' && !isObject(patch)) throw badRequest(`json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`)
+  patch(
+    d: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    subresource = '',
+    dryRun = false,
+  ): K8sObject {
+    if (type !== 'json' && !isObject(patch))
+      throw badRequest(
+        `json: cannot unmarshal ${Array.isArray(patch) ? 'array' : typeof patch} into Go value of type map[string]interface {}`,
+      )
     return this.guaranteedUpdate(
       d,
       namespace,
@@ -272,7 +338,10 @@ export class Registry {
       (current) => {
         const patched = applyPatch(type, current, patch)
         const obj = this.decode(d, patched)
-        if (obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`)
+        if (obj.metadata.name !== name)
+          throw badRequest(
+            `the name of the object (${obj.metadata.name ?? ''}) does not match the name on the URL (${name})`,
+          )
         return obj
       },
       dryRun,
@@ -300,7 +369,11 @@ export class Registry {
     const meta = obj.metadata
     if (meta.resourceVersion && meta.resourceVersion !== current.metadata.resourceVersion) throw conflict(gr, name)
     if (meta.uid && meta.uid !== current.metadata.uid) {
-      throw conflict(gr, name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid}`)
+      throw conflict(
+        gr,
+        name,
+        `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid}`,
+      )
     }
     const strategy = strategyFor(d)
     const ctx = {now: this.now()}
@@ -334,10 +407,17 @@ export class Registry {
       m.deletionTimestamp = current.metadata.deletionTimestamp
       m.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds
     } else if (m.deletionTimestamp) {
-      errs.push(invalidValue('metadata.deletionTimestamp', m.deletionTimestamp, 'field is immutable; may only be changed via deletion'))
+      errs.push(
+        invalidValue(
+          'metadata.deletionTimestamp',
+          m.deletionTimestamp,
+          'field is immutable; may only be changed via deletion',
+        ),
+      )
     } else delete m.deletionGracePeriodSeconds
     errs.push(...validateFinalizersUpdate(obj, current))
-    if (subresource === '') errs.push(...(strategy.validate?.(obj) ?? []), ...(strategy.validateUpdate?.(obj, current) ?? []))
+    if (subresource === '')
+      errs.push(...(strategy.validate?.(obj) ?? []), ...(strategy.validateUpdate?.(obj, current) ?? []))
     if (errs.length) throw invalid(d, name, errs)
     m.resourceVersion = current.metadata.resourceVersion
     normalizeMeta(obj)
@@ -352,7 +432,11 @@ export class Registry {
   /** What the admission plugins and the protection controllers look at (admission.ts). */
   private readonly admissionView: AdmissionView = {
     storageClasses: () => this.store.current('storageclasses.storage.k8s.io').map(([, o]) => o),
-    podsIn: (namespace) => this.store.current('pods').filter(([key]) => key.startsWith(`${namespace}/`)).map(([, o]) => o),
+    podsIn: (namespace) =>
+      this.store
+        .current('pods')
+        .filter(([key]) => key.startsWith(`${namespace}/`))
+        .map(([, o]) => o),
   }
 
   /**
@@ -378,7 +462,8 @@ export class Registry {
   /** shouldDeleteDuringUpdate: the last finalizer of an object marked for deletion (grace 0) is gone. */
   private finalizeIfDone(d: ResourceDef, key: string, stored: K8sObject, before: K8sObject): void {
     const m = stored.metadata
-    if (m.deletionTimestamp && !(m.finalizers?.length) && before.metadata.deletionGracePeriodSeconds === 0) this.store.commit(d.id, key, undefined)
+    if (m.deletionTimestamp && !m.finalizers?.length && before.metadata.deletionGracePeriodSeconds === 0)
+      this.store.commit(d.id, key, undefined)
   }
 
   /**
@@ -386,17 +471,31 @@ export class Registry {
    * period) or remove it. A marked object is answered as is; a removed one as the object
    * (ReturnDeletedObject) or a Success Status.
    */
-  delete(d: ResourceDef, namespace: string | undefined, name: string, opts: DeleteOptions = {}, dryRun = false): DeleteResult {
+  delete(
+    d: ResourceDef,
+    namespace: string | undefined,
+    name: string,
+    opts: DeleteOptions = {},
+    dryRun = false,
+  ): DeleteResult {
     const gr = groupResource(d)
     const key = keyOf(d, namespace, name)
     const current = this.store.get(d.id, key)
     if (!current) throw notFound(gr, name)
     const pre = opts.preconditions ?? {}
     if (pre.uid && pre.uid !== current.metadata.uid) {
-      throw conflict(gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`)
+      throw conflict(
+        gr,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${current.metadata.uid}`,
+      )
     }
     if (pre.resourceVersion && pre.resourceVersion !== current.metadata.resourceVersion) {
-      throw conflict(gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${current.metadata.resourceVersion}`)
+      throw conflict(
+        gr,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in meta: ${current.metadata.resourceVersion}`,
+      )
     }
     const grace = strategyFor(d).gracePeriodSeconds?.(current, opts.gracePeriodSeconds) ?? 0
     const pendingFinalizers = (current.metadata.finalizers?.length ?? 0) > 0
@@ -423,7 +522,9 @@ export class Registry {
     if (d.plural === 'namespaces' && !dryRun) this.emptyNamespace(current.metadata.name!)
     if (!dryRun) this.store.commit(d.id, key, undefined)
     // The etcd delete answers with the last state at its own revision (not the deletion's).
-    const body = d.returnDeletedObject ? clone(current) : success(groupResource(d), current.metadata.name!, current.metadata.uid)
+    const body = d.returnDeletedObject
+      ? clone(current)
+      : success(groupResource(d), current.metadata.name!, current.metadata.uid)
     return {code: 200, body, deleted: true}
   }
 
@@ -431,13 +532,23 @@ export class Registry {
   private emptyNamespace(ns: string): void {
     for (const d of RESOURCES) {
       if (!d.namespaced || d.virtual) continue
-      for (const [key] of this.store.current(d.id)) if (key.startsWith(`${ns}/`)) this.store.commit(d.id, key, undefined)
+      for (const [key] of this.store.current(d.id))
+        if (key.startsWith(`${ns}/`)) this.store.commit(d.id, key, undefined)
     }
   }
 
   /** Store.DeleteCollection: every object the selectors match, each deleted as by DELETE. */
-  deleteCollection(d: ResourceDef, namespace: string | undefined, list: ListOptions, opts: DeleteOptions, dryRun = false): ListResult {
-    const {items, resourceVersion} = this.list(d, namespace, {labelSelector: list.labelSelector, fieldSelector: list.fieldSelector})
+  deleteCollection(
+    d: ResourceDef,
+    namespace: string | undefined,
+    list: ListOptions,
+    opts: DeleteOptions,
+    dryRun = false,
+  ): ListResult {
+    const {items, resourceVersion} = this.list(d, namespace, {
+      labelSelector: list.labelSelector,
+      fieldSelector: list.fieldSelector,
+    })
     const deleted = items.map((o) => {
       const r = this.delete(d, o.metadata.namespace, o.metadata.name!, opts, dryRun)
       return (r.body as K8sObject).metadata ? (r.body as K8sObject) : o

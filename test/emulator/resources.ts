@@ -43,7 +43,10 @@ export function fieldValue(o: unknown, path: string): string {
 
 const byPath = (...paths: string[]) => Object.fromEntries(paths.map((p) => [p, (o: K8sObject) => fieldValue(o, p)]))
 
-function def(d: Omit<ResourceDef, 'id' | 'categories' | 'fields' | 'verbs' | 'subresources' | 'allowCreateOnUpdate'> & Partial<ResourceDef>): ResourceDef {
+function def(
+  d: Omit<ResourceDef, 'id' | 'categories' | 'fields' | 'verbs' | 'subresources' | 'allowCreateOnUpdate'> &
+    Partial<ResourceDef>,
+): ResourceDef {
   return {
     id: d.group ? `${d.plural}.${d.group}` : d.plural,
     categories: [],
@@ -56,40 +59,157 @@ function def(d: Omit<ResourceDef, 'id' | 'categories' | 'fields' | 'verbs' | 'su
 }
 
 export const RESOURCES: readonly ResourceDef[] = [
-  def({group: '', version: 'v1', plural: 'persistentvolumes', singular: 'persistentvolume', kind: 'PersistentVolume', namespaced: false, shortNames: ['pv'], subresources: ['status'], returnDeletedObject: true}),
-  def({group: '', version: 'v1', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', kind: 'PersistentVolumeClaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], returnDeletedObject: true}),
   def({
-    group: '', version: 'v1', plural: 'pods', singular: 'pod', kind: 'Pod', namespaced: true, shortNames: ['po'], categories: ['all'],
-    subresources: ['status'], returnDeletedObject: true,
+    group: '',
+    version: 'v1',
+    plural: 'persistentvolumes',
+    singular: 'persistentvolume',
+    kind: 'PersistentVolume',
+    namespaced: false,
+    shortNames: ['pv'],
+    subresources: ['status'],
+    returnDeletedObject: true,
+  }),
+  def({
+    group: '',
+    version: 'v1',
+    plural: 'persistentvolumeclaims',
+    singular: 'persistentvolumeclaim',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    shortNames: ['pvc'],
+    subresources: ['status'],
+    returnDeletedObject: true,
+  }),
+  def({
+    group: '',
+    version: 'v1',
+    plural: 'pods',
+    singular: 'pod',
+    kind: 'Pod',
+    namespaced: true,
+    shortNames: ['po'],
+    categories: ['all'],
+    subresources: ['status'],
+    returnDeletedObject: true,
     fields: {
-      ...byPath('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
+      ...byPath(
+        'spec.nodeName',
+        'spec.restartPolicy',
+        'spec.schedulerName',
+        'spec.serviceAccountName',
+        'status.phase',
+        'status.podIP',
+        'status.nominatedNodeName',
+      ),
       'spec.hostNetwork': (o) => String(fieldValue(o, 'spec.hostNetwork') === 'true'),
     },
   }),
   def({
-    group: '', version: 'v1', plural: 'nodes', singular: 'node', kind: 'Node', namespaced: false, shortNames: ['no'], subresources: ['status'], returnDeletedObject: false,
+    group: '',
+    version: 'v1',
+    plural: 'nodes',
+    singular: 'node',
+    kind: 'Node',
+    namespaced: false,
+    shortNames: ['no'],
+    subresources: ['status'],
+    returnDeletedObject: false,
     fields: {'spec.unschedulable': (o) => String(fieldValue(o, 'spec.unschedulable') === 'true')},
   }),
   def({
-    group: '', version: 'v1', plural: 'events', singular: 'event', kind: 'Event', namespaced: true, shortNames: ['ev'], returnDeletedObject: false, allowCreateOnUpdate: true,
+    group: '',
+    version: 'v1',
+    plural: 'events',
+    singular: 'event',
+    kind: 'Event',
+    namespaced: true,
+    shortNames: ['ev'],
+    returnDeletedObject: false,
+    allowCreateOnUpdate: true,
     fields: {
       ...byPath(
-        'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid', 'involvedObject.apiVersion',
-        'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'type',
+        'involvedObject.kind',
+        'involvedObject.namespace',
+        'involvedObject.name',
+        'involvedObject.uid',
+        'involvedObject.apiVersion',
+        'involvedObject.resourceVersion',
+        'involvedObject.fieldPath',
+        'reason',
+        'reportingComponent',
+        'type',
       ),
       source: (o) => fieldValue(o, 'source.component'),
     },
   }),
   def({
-    group: '', version: 'v1', plural: 'namespaces', singular: 'namespace', kind: 'Namespace', namespaced: false, shortNames: ['ns'],
-    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'], subresources: ['status'], returnDeletedObject: true,
+    group: '',
+    version: 'v1',
+    plural: 'namespaces',
+    singular: 'namespace',
+    kind: 'Namespace',
+    namespaced: false,
+    shortNames: ['ns'],
+    verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
+    subresources: ['status'],
+    returnDeletedObject: true,
     fields: byPath('status.phase'),
   }),
-  def({group: 'storage.k8s.io', version: 'v1', plural: 'storageclasses', singular: 'storageclass', kind: 'StorageClass', namespaced: false, shortNames: ['sc'], returnDeletedObject: true}),
-  def({group: 'storage.k8s.io', version: 'v1', plural: 'csidrivers', singular: 'csidriver', kind: 'CSIDriver', namespaced: false, shortNames: ['csid'], returnDeletedObject: true}),
-  def({group: 'storage.k8s.io', version: 'v1', plural: 'volumeattachments', singular: 'volumeattachment', kind: 'VolumeAttachment', namespaced: false, shortNames: [], subresources: ['status'], returnDeletedObject: true}),
-  def({group: 'coordination.k8s.io', version: 'v1', plural: 'leases', singular: 'lease', kind: 'Lease', namespaced: true, shortNames: [], returnDeletedObject: false, allowCreateOnUpdate: true}),
-  def({group: 'authorization.k8s.io', version: 'v1', plural: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview', kind: 'SelfSubjectAccessReview', namespaced: false, shortNames: [], verbs: ['create'], returnDeletedObject: false, virtual: true}),
+  def({
+    group: 'storage.k8s.io',
+    version: 'v1',
+    plural: 'storageclasses',
+    singular: 'storageclass',
+    kind: 'StorageClass',
+    namespaced: false,
+    shortNames: ['sc'],
+    returnDeletedObject: true,
+  }),
+  def({
+    group: 'storage.k8s.io',
+    version: 'v1',
+    plural: 'csidrivers',
+    singular: 'csidriver',
+    kind: 'CSIDriver',
+    namespaced: false,
+    shortNames: ['csid'],
+    returnDeletedObject: true,
+  }),
+  def({
+    group: 'storage.k8s.io',
+    version: 'v1',
+    plural: 'volumeattachments',
+    singular: 'volumeattachment',
+    kind: 'VolumeAttachment',
+    namespaced: false,
+    shortNames: [],
+    subresources: ['status'],
+    returnDeletedObject: true,
+  }),
+  def({
+    group: 'coordination.k8s.io',
+    version: 'v1',
+    plural: 'leases',
+    singular: 'lease',
+    kind: 'Lease',
+    namespaced: true,
+    shortNames: [],
+    returnDeletedObject: false,
+    allowCreateOnUpdate: true,
+  }),
+  def({
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    plural: 'selfsubjectaccessreviews',
+    singular: 'selfsubjectaccessreview',
+    kind: 'SelfSubjectAccessReview',
+    namespaced: false,
+    shortNames: [],
+    verbs: ['create'],
+    returnDeletedObject: false,
+    virtual: true,
+  }),
 ]
 
 export const apiVersionOf = (d: ResourceDef): string => (d.group ? `${d.group}/${d.version}` : d.version)
@@ -111,9 +231,17 @@ export function lookupResource(group: string, version: string, plural: string): 
 export function resolveKind(name: string): ResourceDef {
   const lower = name.toLowerCase()
   const found = RESOURCES.find(
-    (d) => d.id === lower || d.plural === lower || d.singular === lower || d.kind.toLowerCase() === lower || d.shortNames.includes(lower),
+    (d) =>
+      d.id === lower ||
+      d.plural === lower ||
+      d.singular === lower ||
+      d.kind.toLowerCase() === lower ||
+      d.shortNames.includes(lower),
   )
-  if (!found) throw new Error(`emulator: unknown kind ${JSON.stringify(name)} (served: ${RESOURCES.map((d) => d.kind).join(', ')})`)
+  if (!found)
+    throw new Error(
+      `emulator: unknown kind ${JSON.stringify(name)} (served: ${RESOURCES.map((d) => d.kind).join(', ')})`,
+    )
   return found
 }
 
@@ -123,14 +251,22 @@ export function resourceForObject(o: K8sObject): ResourceDef | undefined {
 }
 
 /** The fields a fieldSelector may use on this resource. */
-export const selectableFields = (d: ResourceDef): string[] => ['metadata.name', 'metadata.namespace', ...Object.keys(d.fields)]
+export const selectableFields = (d: ResourceDef): string[] => [
+  'metadata.name',
+  'metadata.namespace',
+  ...Object.keys(d.fields),
+]
 
 /** fields.Set of an object for matching a field selector. */
 export function fieldSetOf(d: ResourceDef, o: K8sObject): Record<string, string> {
-  const set: Record<string, string> = {'metadata.name': o.metadata.name ?? '', 'metadata.namespace': o.metadata.namespace ?? ''}
+  const set: Record<string, string> = {
+    'metadata.name': o.metadata.name ?? '',
+    'metadata.namespace': o.metadata.namespace ?? '',
+  }
   for (const [field, get] of Object.entries(d.fields)) set[field] = get(o)
   return set
 }
 
 /** The store key: etcd orders keys by namespace, then name. */
-export const keyOf = (d: ResourceDef, namespace: string | undefined, name: string): string => (d.namespaced ? `${namespace ?? ''}/${name}` : name)
+export const keyOf = (d: ResourceDef, namespace: string | undefined, name: string): string =>
+  d.namespaced ? `${namespace ?? ''}/${name}` : name

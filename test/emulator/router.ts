@@ -39,11 +39,13 @@ function isWatch(query: URLSearchParams): boolean {
 
 export function route(method: string, pathname: string, query: URLSearchParams): Route {
   const path = pathname.replace(/\/+$/, '') || '/'
-  if (['/healthz', '/readyz', '/livez'].some((p) => path === p || path.startsWith(`${p}/`))) return {kind: 'health', path}
+  if (['/healthz', '/readyz', '/livez'].some((p) => path === p || path.startsWith(`${p}/`)))
+    return {kind: 'health', path}
   if (path === '/version') return {kind: 'version'}
   if (path === '/api') return {kind: 'apiVersions'}
   if (path === '/apis') return {kind: 'apiGroupList'}
-  if (path === '/openapi/v3' || path.startsWith('/openapi/v3/')) return {kind: 'openapiV3', path: path.slice('/openapi/v3/'.length)}
+  if (path === '/openapi/v3' || path.startsWith('/openapi/v3/'))
+    return {kind: 'openapiV3', path: path.slice('/openapi/v3/'.length)}
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent)
   let group: string
   let version: string

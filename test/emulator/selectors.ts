@@ -19,7 +19,8 @@ export interface LabelSelector {
 }
 
 // A qualified name with an optional DNS-subdomain prefix (validation.IsQualifiedName).
-const KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/
+const KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/
 const VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/
 
 function checkKey(key: string): void {
@@ -27,7 +28,8 @@ function checkKey(key: string): void {
 }
 
 function checkValue(value: string): void {
-  if (!VALUE.test(value) || value.length > 63) throw badRequest(`unable to parse requirement: invalid label value: "${value}"`)
+  if (!VALUE.test(value) || value.length > 63)
+    throw badRequest(`unable to parse requirement: invalid label value: "${value}"`)
 }
 
 /** Splits on commas that are not inside the parentheses of an `in (...)` set. */
@@ -49,7 +51,7 @@ function splitTopLevel(text: string): string[] {
 
 function parseRequirement(raw: string): LabelRequirement {
   const text = raw.trim()
-  if (text === '') throw badRequest('found \'\', expected: !, identifier, or \'end of string\'')
+  if (text === '') throw badRequest("found '', expected: !, identifier, or 'end of string'")
   let m = /^!\s*([^\s=!<>(),]+)$/.exec(text)
   if (m) {
     checkKey(m[1])
@@ -77,7 +79,9 @@ function parseRequirement(raw: string): LabelRequirement {
     checkKey(m[1])
     return {key: m[1], op: 'exists', values: []}
   }
-  throw badRequest(`unable to parse requirement: found '${text}', expected: key, !key, key=value, key!=value, key in (...), key notin (...)`)
+  throw badRequest(
+    `unable to parse requirement: found '${text}', expected: key, !key, key=value, key!=value, key in (...), key notin (...)`,
+  )
 }
 
 function matchRequirement(r: LabelRequirement, labels: Record<string, string>): boolean {

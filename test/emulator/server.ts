@@ -15,7 +15,15 @@ import {PATCH_CONTENT_TYPES} from './patch.js'
 import {groupResource, type DeleteOptions, type ListResult, type Registry} from './registry.js'
 import {apiVersionOf, type ResourceDef} from './resources.js'
 import {route, type ResourceRoute} from './router.js'
-import {badRequest, conflict, forCode, methodNotAllowed, pathNotFound, tooManyRequests, unsupportedMediaType} from './status-errors.js'
+import {
+  badRequest,
+  conflict,
+  forCode,
+  methodNotAllowed,
+  pathNotFound,
+  tooManyRequests,
+  unsupportedMediaType,
+} from './status-errors.js'
 import type {Store} from './store.js'
 import {toTable, type IncludeObject} from './tables.js'
 import {isObject, type JsonObject, type K8sObject, type Verb} from './types.js'
@@ -80,7 +88,9 @@ export function createApiServer(cfg: ServerConfig): ApiServer {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     handle(cfg, req, res, watches).catch((e) => sendError(res, e))
   }
-  const server: Server = cfg.tls ? createHttpsServer({key: cfg.tls.key, cert: cfg.tls.cert}, handler) : createHttpServer(handler)
+  const server: Server = cfg.tls
+    ? createHttpsServer({key: cfg.tls.key, cert: cfg.tls.cert}, handler)
+    : createHttpServer(handler)
   server.on(cfg.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
@@ -99,7 +109,12 @@ export function createApiServer(cfg: ServerConfig): ApiServer {
   }
 }
 
-async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerResponse, watches: Set<EndWatch>): Promise<void> {
+async function handle(
+  cfg: ServerConfig,
+  req: IncomingMessage,
+  res: ServerResponse,
+  watches: Set<EndWatch>,
+): Promise<void> {
   const method = req.method ?? 'GET'
   const url = new URL(req.url ?? '/', 'http://emulator')
   const r = route(method, url.pathname, url.searchParams)
@@ -140,19 +155,33 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
       if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed()
       const host = req.headers.host ?? '127.0.0.1'
       const doc =
-        r.kind === 'version' ? cfg.version.current
-        : r.kind === 'apiVersions' ? apiVersions(host)
-        : r.kind === 'apiGroupList' ? apiGroupList()
-        : r.kind === 'apiGroup' ? apiGroup(r.group)
-        : r.kind === 'apiResourceList' ? apiResourceList(r.group, r.version)
-        : r.kind === 'openapiV3' ? (r.path ? openApiV3Document(r.path) : openApiV3Root())
-        : undefined
+        r.kind === 'version'
+          ? cfg.version.current
+          : r.kind === 'apiVersions'
+            ? apiVersions(host)
+            : r.kind === 'apiGroupList'
+              ? apiGroupList()
+              : r.kind === 'apiGroup'
+                ? apiGroup(r.group)
+                : r.kind === 'apiResourceList'
+                  ? apiResourceList(r.group, r.version)
+                  : r.kind === 'openapiV3'
+                    ? r.path
+                      ? openApiV3Document(r.path)
+                      : openApiV3Root()
+                    : undefined
       if (!doc) throw pathNotFound()
       send(res, 200, doc)
       return
     }
     const def = checkRoute(r)
-    for (const effect of cfg.faults.take({verb: r.verb, resource: def.plural, subresource: r.subresource, namespace: r.namespace, name: r.name})) {
+    for (const effect of cfg.faults.take({
+      verb: r.verb,
+      resource: def.plural,
+      subresource: r.subresource,
+      namespace: r.namespace,
+      name: r.name,
+    })) {
       if (effect.type === 'latency') {
         // Held, not parked: a client that goes away ends the wait, and the timer keeps no test process alive.
         await new Promise<void>((resolve) => {
@@ -201,7 +230,14 @@ async function handle(cfg: ServerConfig, req: IncomingMessage, res: ServerRespon
       if (effect.type === 'conflict') throw conflict(groupResource(def), r.name || '')
       throw forCode(effect.code, effect.message)
     }
-    authorize(identity, {verb: r.verb, group: r.group, resource: r.resource, subresource: r.subresource, namespace: r.namespace, name: r.name})
+    authorize(identity, {
+      verb: r.verb,
+      group: r.group,
+      resource: r.resource,
+      subresource: r.subresource,
+      namespace: r.namespace,
+      name: r.name,
+    })
     await serveResource(cfg, req, res, r, def, identity, url.searchParams, watches)
   } catch (e) {
     sendError(res, e)
@@ -219,12 +255,14 @@ function checkRoute(r: ResourceRoute): ResourceDef {
   if (!def.verbs.includes(r.verb)) throw methodNotAllowed()
   // Namespaced objects live under /namespaces/<ns>/: across namespaces there is no per-object path (404)
   // and the collection path serves only list and watch (405).
-  if (def.namespaced && !r.namespace && !['list', 'watch'].includes(r.verb)) throw r.name ? pathNotFound() : methodNotAllowed()
+  if (def.namespaced && !r.namespace && !['list', 'watch'].includes(r.verb))
+    throw r.name ? pathNotFound() : methodNotAllowed()
   return def
 }
 
 function parseDryRun(values: string[]): boolean {
-  for (const v of values) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`)
+  for (const v of values)
+    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`)
   return values.length > 0
 }
 
@@ -261,11 +299,19 @@ async function serveResource(
 
   /** One object in the negotiated form. */
   const single = (o: K8sObject): unknown => {
-    if (output.as === 'table') return toTable(def, [o], {resourceVersion: o.metadata.resourceVersion}, {now: now(), include, apiVersion: output.apiVersion})
-    if (output.as === 'metadata') return {kind: 'PartialObjectMetadata', apiVersion: output.apiVersion, metadata: o.metadata}
+    if (output.as === 'table')
+      return toTable(
+        def,
+        [o],
+        {resourceVersion: o.metadata.resourceVersion},
+        {now: now(), include, apiVersion: output.apiVersion},
+      )
+    if (output.as === 'metadata')
+      return {kind: 'PartialObjectMetadata', apiVersion: output.apiVersion, metadata: o.metadata}
     return o
   }
-  const reply = (code: number, body: unknown) => send(res, code, body, output.as === 'object' ? output.encoding : 'json')
+  const reply = (code: number, body: unknown) =>
+    send(res, code, body, output.as === 'object' ? output.encoding : 'json')
 
   switch (r.verb) {
     case 'get':
@@ -342,18 +388,27 @@ async function serveResource(
   }
 }
 
-function listBody(cfg: ServerConfig, def: ResourceDef, result: ListResult, output: Output, include: IncludeObject, now: number): JsonObject {
+function listBody(
+  cfg: ServerConfig,
+  def: ResourceDef,
+  result: ListResult,
+  output: Output,
+  include: IncludeObject,
+  now: number,
+): JsonObject {
   const metadata: JsonObject = {resourceVersion: result.resourceVersion}
   if (result.continue) metadata.continue = result.continue
   if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount
   if (output.as === 'table') return toTable(def, result.items, metadata, {now, include, apiVersion: output.apiVersion})
   if (output.as === 'metadata') {
-    const items = result.items.map((o) => ({kind: 'PartialObjectMetadata', apiVersion: output.apiVersion, metadata: o.metadata}))
+    const items = result.items.map((o) => ({
+      kind: 'PartialObjectMetadata',
+      apiVersion: output.apiVersion,
+      metadata: o.metadata,
+    }))
     return {kind: 'PartialObjectMetadataList', apiVersion: output.apiVersion, metadata, items}
   }
-  const items = cfg.listItemTypeMeta
-    ? result.items
-    : result.items.map(({apiVersion: _a, kind: _k, ...rest}) => rest)
+  const items = cfg.listItemTypeMeta ? result.items : result.items.map(({apiVersion: _a, kind: _k, ...rest}) => rest)
   return {kind: `${def.kind}List`, apiVersion: apiVersionOf(def), metadata, items}
 }
 
@@ -361,7 +416,8 @@ function listBody(cfg: ServerConfig, def: ResourceDef, result: ListResult, outpu
 function deleteOptions(q: URLSearchParams, body: unknown): {options: DeleteOptions; dryRun: boolean} {
   const b = isObject(body) ? body : {}
   const grace = b.gracePeriodSeconds ?? intParam(q, 'gracePeriodSeconds')
-  if (grace !== undefined && (typeof grace !== 'number' || grace < 0)) throw badRequest(`gracePeriodSeconds: Invalid value: ${String(grace)}: must be greater than or equal to 0`)
+  if (grace !== undefined && (typeof grace !== 'number' || grace < 0))
+    throw badRequest(`gracePeriodSeconds: Invalid value: ${String(grace)}: must be greater than or equal to 0`)
   const dryRun = Array.isArray(b.dryRun) ? parseDryRun(b.dryRun.map(String)) : false
   const pre = isObject(b.preconditions) ? b.preconditions : {}
   return {
@@ -379,7 +435,9 @@ function selfSubjectAccessReview(identity: Identity, body: unknown): JsonObject 
   const b = isObject(body) ? body : {}
   const spec = isObject(b.spec) ? b.spec : {}
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    throw badRequest('SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified')
+    throw badRequest(
+      'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: spec.resourceAttributes: Invalid value: "null": exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    )
   }
   return {
     kind: 'SelfSubjectAccessReview',

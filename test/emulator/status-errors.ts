@@ -76,15 +76,24 @@ export const notFound = (gr: GroupResource, name: string) =>
   new ApiError(failure(404, 'NotFound', `${qualifiedResource(gr)} "${name}" not found`, detailsFor(gr, name)))
 
 /** What the router answers for a path it does not serve (the go-restful 404 inside the apiserver). */
-export const pathNotFound = () => new ApiError(failure(404, 'NotFound', 'the server could not find the requested resource', {}))
+export const pathNotFound = () =>
+  new ApiError(failure(404, 'NotFound', 'the server could not find the requested resource', {}))
 
 export const alreadyExists = (gr: GroupResource, name: string) =>
   new ApiError(failure(409, 'AlreadyExists', `${qualifiedResource(gr)} "${name}" already exists`, detailsFor(gr, name)))
 
-export const OBJECT_MODIFIED = 'the object has been modified; please apply your changes to the latest version and try again'
+export const OBJECT_MODIFIED =
+  'the object has been modified; please apply your changes to the latest version and try again'
 
 export const conflict = (gr: GroupResource, name: string, why: string = OBJECT_MODIFIED) =>
-  new ApiError(failure(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`, detailsFor(gr, name)))
+  new ApiError(
+    failure(
+      409,
+      'Conflict',
+      `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`,
+      detailsFor(gr, name),
+    ),
+  )
 
 /** NewForbidden: `<resource> "<name>" is forbidden: <why>`, or `<resource> is forbidden: <why>` without a name. */
 export function forbidden(gr: GroupResource | undefined, name: string | undefined, why: string): ApiError {
@@ -111,7 +120,12 @@ export function invalid(kind: {group: string; kind: string}, name: string, cause
 /** One field.Error; `message` already carries the type prefix ("Required value", "Forbidden: ..."). */
 export interface FieldError {
   field: string
-  reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueNotSupported' | 'FieldValueDuplicate'
+  reason:
+    | 'FieldValueRequired'
+    | 'FieldValueInvalid'
+    | 'FieldValueForbidden'
+    | 'FieldValueNotSupported'
+    | 'FieldValueDuplicate'
   message: string
 }
 
@@ -148,7 +162,9 @@ export const methodNotAllowed = () =>
   new ApiError(failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource', {}))
 
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, please try again later.') =>
-  new ApiError(failure(429, 'TooManyRequests', message, {retryAfterSeconds}), {'Retry-After': String(retryAfterSeconds)})
+  new ApiError(failure(429, 'TooManyRequests', message, {retryAfterSeconds}), {
+    'Retry-After': String(retryAfterSeconds),
+  })
 
 export const internalError = (cause: string) =>
   new ApiError(failure(500, 'InternalError', `Internal error occurred: ${cause}`, {causes: [{message: cause}]}))
@@ -163,7 +179,9 @@ export const timeout = (message: string, retryAfterSeconds: number) =>
 export const unsupportedMediaType = (message: string) => new ApiError(failure(415, 'UnsupportedMediaType', message))
 
 export const notAcceptable = () =>
-  new ApiError(failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml'))
+  new ApiError(
+    failure(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml'),
+  )
 
 export const entityTooLarge = (limit: number) =>
   new ApiError(failure(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`))

@@ -36,9 +36,28 @@ const setDefault = (target: JsonObject, field: string, value: unknown) => {
 }
 
 const PV_SOURCES = [
-  'gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder', 'cephfs', 'fc', 'flocker',
-  'flexVolume', 'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume', 'scaleIO', 'local',
-  'storageos', 'csi',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'hostPath',
+  'glusterfs',
+  'nfs',
+  'rbd',
+  'iscsi',
+  'cinder',
+  'cephfs',
+  'fc',
+  'flocker',
+  'flexVolume',
+  'azureFile',
+  'vsphereVolume',
+  'quobyte',
+  'azureDisk',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'scaleIO',
+  'local',
+  'storageos',
+  'csi',
 ]
 
 const ACCESS_MODES = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod']
@@ -61,8 +80,13 @@ const persistentVolume: Strategy = {
     const status = isObject(pv.status) ? pv.status : (pv.status = {})
     const oldStatus = isObject(old.status) ? old.status : {}
     if (status.phase === oldStatus.phase && status.lastPhaseTransitionTime === undefined) {
-      if (oldStatus.lastPhaseTransitionTime !== undefined) status.lastPhaseTransitionTime = oldStatus.lastPhaseTransitionTime
-    } else if (status.phase !== oldStatus.phase && (status.lastPhaseTransitionTime === undefined || status.lastPhaseTransitionTime === oldStatus.lastPhaseTransitionTime)) {
+      if (oldStatus.lastPhaseTransitionTime !== undefined)
+        status.lastPhaseTransitionTime = oldStatus.lastPhaseTransitionTime
+    } else if (
+      status.phase !== oldStatus.phase &&
+      (status.lastPhaseTransitionTime === undefined ||
+        status.lastPhaseTransitionTime === oldStatus.lastPhaseTransitionTime)
+    ) {
       status.lastPhaseTransitionTime = ctx.now
     }
   },
@@ -71,10 +95,12 @@ const persistentVolume: Strategy = {
     const errs = validateAccessModes(s.accessModes, 'spec.accessModes', '')
     const capacity = isObject(s.capacity) ? s.capacity : undefined
     if (!capacity || Object.keys(capacity).length === 0) errs.push(required('spec.capacity'))
-    else if (capacity.storage === undefined || Object.keys(capacity).length > 1) errs.push(notSupported('spec.capacity', capacity, ['storage']))
+    else if (capacity.storage === undefined || Object.keys(capacity).length > 1)
+      errs.push(notSupported('spec.capacity', capacity, ['storage']))
     const sources = PV_SOURCES.filter((f) => s[f] !== undefined && s[f] !== null)
     if (sources.length === 0) errs.push(required('spec', 'must specify a volume type'))
-    for (const extra of sources.slice(1)) errs.push(forbiddenField(`spec.${extra}`, 'may not specify more than 1 volume type'))
+    for (const extra of sources.slice(1))
+      errs.push(forbiddenField(`spec.${extra}`, 'may not specify more than 1 volume type'))
     const policy = s.persistentVolumeReclaimPolicy
     if (policy !== undefined && !['Delete', 'Recycle', 'Retain'].includes(String(policy))) {
       errs.push(notSupported('spec.persistentVolumeReclaimPolicy', policy, ['Delete', 'Recycle', 'Retain']))
@@ -84,8 +110,12 @@ const persistentVolume: Strategy = {
   validateUpdate(pv, old) {
     const errs: FieldError[] = []
     const pick = (o: K8sObject) => Object.fromEntries(PV_SOURCES.map((f) => [f, spec(o)[f]]))
-    if (!jsonEqual(pick(pv), pick(old))) errs.push(forbiddenField('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'))
-    if (spec(pv).volumeMode !== spec(old).volumeMode) errs.push(invalidValue('spec.volumeMode', spec(pv).volumeMode, 'field is immutable'))
+    if (!jsonEqual(pick(pv), pick(old)))
+      errs.push(
+        forbiddenField('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'),
+      )
+    if (spec(pv).volumeMode !== spec(old).volumeMode)
+      errs.push(invalidValue('spec.volumeMode', spec(pv).volumeMode, 'field is immutable'))
     return errs
   },
 }
@@ -113,10 +143,14 @@ const persistentVolumeClaim: Strategy = {
     const newSpec = clone(spec(pvc))
     const oldSpec = clone(spec(old))
     if (!oldSpec.volumeName) oldSpec.volumeName = newSpec.volumeName
-    if (oldSpec.storageClassName === undefined && old.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] === newSpec.storageClassName) {
+    if (
+      oldSpec.storageClassName === undefined &&
+      old.metadata.annotations?.['volume.beta.kubernetes.io/storage-class'] === newSpec.storageClassName
+    ) {
       oldSpec.storageClassName = newSpec.storageClassName
     }
-    const requests = (s: JsonObject): JsonObject | undefined => (isObject(s.resources) && isObject(s.resources.requests) ? s.resources.requests : undefined)
+    const requests = (s: JsonObject): JsonObject | undefined =>
+      isObject(s.resources) && isObject(s.resources.requests) ? s.resources.requests : undefined
     if (isObject(old.status) && old.status.phase === 'Bound') {
       const [newRequests, oldRequests] = [requests(newSpec), requests(oldSpec)]
       if (newRequests !== undefined) newRequests.storage = oldRequests?.storage
@@ -124,7 +158,12 @@ const persistentVolumeClaim: Strategy = {
     }
     const errs: FieldError[] = []
     if (!jsonEqual(stripEmpty(newSpec), stripEmpty(oldSpec))) {
-      errs.push(forbiddenField('spec', 'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'))
+      errs.push(
+        forbiddenField(
+          'spec',
+          'spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims',
+        ),
+      )
     }
     const [newSize, oldSize] = [requests(spec(pvc))?.storage, requests(spec(old))?.storage]
     if (typeof newSize === 'string' && typeof oldSize === 'string' && compareQuantities(newSize, oldSize) < 0) {
@@ -187,7 +226,8 @@ const storageClass: Strategy = {
     for (const field of ['parameters', 'provisioner', 'reclaimPolicy']) {
       if (!jsonEqual(sc[field], old[field])) errs.push(forbiddenField(field, `updates to ${field} are forbidden.`))
     }
-    if (sc.volumeBindingMode !== old.volumeBindingMode) errs.push(invalidValue('volumeBindingMode', sc.volumeBindingMode, 'field is immutable'))
+    if (sc.volumeBindingMode !== old.volumeBindingMode)
+      errs.push(invalidValue('volumeBindingMode', sc.volumeBindingMode, 'field is immutable'))
     return errs
   },
 }
@@ -212,8 +252,11 @@ const volumeAttachment: Strategy = {
     if (!s.attacher) errs.push(required('spec.attacher'))
     if (!s.nodeName) errs.push(required('spec.nodeName'))
     const source = isObject(s.source) ? s.source : {}
-    const sources = ['persistentVolumeName', 'inlineVolumeSpec'].filter((f) => source[f] !== undefined && source[f] !== null)
-    if (sources.length !== 1) errs.push(forbiddenField('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'))
+    const sources = ['persistentVolumeName', 'inlineVolumeSpec'].filter(
+      (f) => source[f] !== undefined && source[f] !== null,
+    )
+    if (sources.length !== 1)
+      errs.push(forbiddenField('spec.source', 'must specify exactly one of inlineVolumeSpec and persistentVolumeName'))
     return errs
   },
   validateUpdate(va, old) {
@@ -242,10 +285,22 @@ export function validateName(d: ResourceDef, obj: K8sObject): FieldError[] {
   if (!name) return [required('metadata.name', 'name or generateName is required')]
   if (d.plural === 'namespaces') {
     if (name.length > 63 || !DNS_LABEL.test(name)) {
-      return [invalidValue('metadata.name', name, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")]
+      return [
+        invalidValue(
+          'metadata.name',
+          name,
+          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        ),
+      ]
     }
   } else if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
-    return [invalidValue('metadata.name', name, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")]
+    return [
+      invalidValue(
+        'metadata.name',
+        name,
+        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+      ),
+    ]
   }
   return []
 }
@@ -256,5 +311,10 @@ export function validateFinalizersUpdate(obj: K8sObject, old: K8sObject): FieldE
   const before = new Set(old.metadata.finalizers ?? [])
   const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f))
   if (added.length === 0) return []
-  return [forbiddenField('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`)]
+  return [
+    forbiddenField(
+      'metadata.finalizers',
+      `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+    ),
+  ]
 }

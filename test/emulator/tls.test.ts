@@ -33,11 +33,13 @@ test('a TLS client that trusts the certificate reaches a server using it, by IP 
   try {
     for (const host of ['127.0.0.1', 'localhost']) {
       const body = await new Promise<string>((resolve, reject) => {
-        https.get({host, port, ca: cert, lookup: (_h, _o, cb) => cb(null, [{address: '127.0.0.1', family: 4}])}, (res) => {
-          let text = ''
-          res.on('data', (chunk: Buffer) => (text += chunk.toString()))
-          res.on('end', () => resolve(text))
-        }).on('error', reject)
+        https
+          .get({host, port, ca: cert, lookup: (_h, _o, cb) => cb(null, [{address: '127.0.0.1', family: 4}])}, (res) => {
+            let text = ''
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()))
+            res.on('end', () => resolve(text))
+          })
+          .on('error', reject)
       })
       assert.equal(body, 'ok', host)
     }

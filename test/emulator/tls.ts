@@ -59,7 +59,9 @@ function generate(now: number): TlsIdentity {
   const spki = publicKey.export({type: 'spki', format: 'der'})
   const name = sequence(set(sequence(oid('2.5.4.3'), der(0x0c, Buffer.from('pvctl-emulator')))))
   // The key's identifier as RFC 5280 4.2.1.2 (1) has it: SHA-1 of the key's bits (the last 65 bytes of a P-256 SPKI).
-  const keyId = createHash('sha1').update(spki.subarray(spki.length - 65)).digest()
+  const keyId = createHash('sha1')
+    .update(spki.subarray(spki.length - 65))
+    .digest()
   const tbs = sequence(
     explicit(0, integer(Buffer.from([2]))), // v3
     integer(Buffer.concat([Buffer.from([0x40]), randomBytes(15)])), // positive, 16 bytes
@@ -69,13 +71,20 @@ function generate(now: number): TlsIdentity {
     sequence(utcTime(new Date(now - DAY_MS)), utcTime(new Date(now + 2 * DAY_MS))),
     name,
     spki,
-    explicit(3, sequence(
-      extension('2.5.29.19', true, sequence(TRUE)), // basicConstraints: CA
-      extension('2.5.29.15', true, bits(Buffer.from([0x84]), 2)), // keyUsage: digitalSignature, keyCertSign
-      extension('2.5.29.37', false, sequence(oid('1.3.6.1.5.5.7.3.1'))), // extKeyUsage: serverAuth
-      extension('2.5.29.17', false, sequence(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost')))), // subjectAltName
-      extension('2.5.29.14', false, octets(keyId)), // subjectKeyIdentifier
-    )),
+    explicit(
+      3,
+      sequence(
+        extension('2.5.29.19', true, sequence(TRUE)), // basicConstraints: CA
+        extension('2.5.29.15', true, bits(Buffer.from([0x84]), 2)), // keyUsage: digitalSignature, keyCertSign
+        extension('2.5.29.37', false, sequence(oid('1.3.6.1.5.5.7.3.1'))), // extKeyUsage: serverAuth
+        extension(
+          '2.5.29.17',
+          false,
+          sequence(der(0x87, Buffer.from([127, 0, 0, 1])), der(0x82, Buffer.from('localhost'))),
+        ), // subjectAltName
+        extension('2.5.29.14', false, octets(keyId)), // subjectKeyIdentifier
+      ),
+    ),
   )
   const certificate = sequence(tbs, ECDSA_WITH_SHA256, bits(sign('sha256', tbs, privateKey)))
   const lines = certificate.toString('base64').match(/.{1,64}/g) ?? []

@@ -63,7 +63,11 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, opts: WatchOp
   const rv = req.resourceVersion
   const fromNow = rv === undefined || rv === '' || rv === '0'
   const startRv = fromNow ? undefined : parseResourceVersion(rv)
-  res.writeHead(200, {'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked'})
+  res.writeHead(200, {
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  })
   res.flushHeaders()
 
   let deadline: NodeJS.Timeout | undefined
@@ -112,7 +116,8 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, opts: WatchOp
     stop()
     return stop
   }
-  if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0) deadline = setTimeout(stop, req.timeoutSeconds * 1000).unref()
+  if (req.timeoutSeconds !== undefined && req.timeoutSeconds > 0)
+    deadline = setTimeout(stop, req.timeoutSeconds * 1000).unref()
 
   const initialEvents = req.sendInitialEvents ?? fromNow
   if (initialEvents) {
@@ -134,7 +139,7 @@ export function serveWatch(res: ServerResponse, req: WatchRequest, opts: WatchOp
   }
   // Subscribing in the same tick as the replay: no event can fall between the two.
   store.events.on('event', onEvent)
-  if (req.allowWatchBookmarks && opts.bookmarkIntervalMs > 0) bookmarks = setInterval(() => bookmark(), opts.bookmarkIntervalMs).unref()
+  if (req.allowWatchBookmarks && opts.bookmarkIntervalMs > 0)
+    bookmarks = setInterval(() => bookmark(), opts.bookmarkIntervalMs).unref()
   return stop
 }
-

@@ -26,10 +26,13 @@ function explain(s: ClusterState, object: ObjectRef): ClaimExplanation | VolumeE
 }
 
 function findingsOf(s: ClusterState, object: string): Finding[] {
-  return auditState(s, {gates, failOn: 'warning', ignore: new Set()}).findings.filter((f) => objectName(f.object) === object)
+  return auditState(s, {gates, failOn: 'warning', ignore: new Set()}).findings.filter(
+    (f) => objectName(f.object) === object,
+  )
 }
 
-const nameOf = (o: ObjectRef) => (o.kind === 'PersistentVolume' ? `pv/${o.name}` : `pvc/${o.namespace ?? 'default'}/${o.name}`)
+const nameOf = (o: ObjectRef) =>
+  o.kind === 'PersistentVolume' ? `pv/${o.name}` : `pvc/${o.namespace ?? 'default'}/${o.name}`
 
 describe('advice beyond the controller: each row raised, and not by the state next to it', () => {
   for (const row of adviceRows) {
@@ -53,9 +56,13 @@ describe('advice beyond the controller: each row raised, and not by the state ne
         assert.equal(f.severity, expected.severity)
         assert.match(f.fix, expected.fix)
         if (expected.message) assert.match(f.message, expected.message)
-        for (const code of row.absent ?? []) assert.ok(!findingsOf(row.state, nameOf(row.object)).some((x) => x.code === code), `${code} raised`)
+        for (const code of row.absent ?? [])
+          assert.ok(!findingsOf(row.state, nameOf(row.object)).some((x) => x.code === code), `${code} raised`)
         const near = findingsOf(row.near, nameOf(row.object)).find((x) => x.code === expected.code)
-        const same = near !== undefined && expected.fix.test(near.fix) && (expected.message === undefined || expected.message.test(near.message))
+        const same =
+          near !== undefined &&
+          expected.fix.test(near.fix) &&
+          (expected.message === undefined || expected.message.test(near.message))
         assert.ok(!same, `the state next to it: ${near?.code} ${near?.fix}: ${near?.message}`)
       })
     }
@@ -73,27 +80,53 @@ describe('advice beyond the controller: each row raised, and not by the state ne
 describe('where pvctl cannot see enough, the caveat says so', () => {
   const withoutPods = {...podNamesNode('node-1'), pods: []}
   test('no Pod read: whether a pod bypasses the scheduler cannot be seen (explain and audit say so)', () => {
-    const e = withMissingKindCaveats(explain(withoutPods, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation, new Set(['Pod']))
+    const e = withMissingKindCaveats(
+      explain(withoutPods, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation,
+      new Set(['Pod']),
+    )
     assert.equal(e.verdict, 'WaitForFirstConsumer')
-    assert.match(e.caveats?.join('\n') ?? '', /no Pod: .*whether one names its node itself \(bypassing the scheduler\) could not be seen/)
+    assert.match(
+      e.caveats?.join('\n') ?? '',
+      /no Pod: .*whether one names its node itself \(bypassing the scheduler\) could not be seen/,
+    )
     const f = findingsOf(withoutPods, 'pvc/shop/data').find((x) => x.code === 'ClaimWaitingForConsumer')
-    assert.match(f?.message ?? '', /No Pods were read: whether a pod uses it, or names its node itself .* could not be seen/)
-    assert.doesNotMatch(findingsOf(podNamesNode(undefined), 'pvc/shop/data').map((x) => x.message).join('\n'), /No Pods were read/)
+    assert.match(
+      f?.message ?? '',
+      /No Pods were read: whether a pod uses it, or names its node itself .* could not be seen/,
+    )
+    assert.doesNotMatch(
+      findingsOf(podNamesNode(undefined), 'pvc/shop/data')
+        .map((x) => x.message)
+        .join('\n'),
+      /No Pods were read/,
+    )
   })
   test("no Node read: whether the claim's selected-node still exists cannot be seen", () => {
-    const claim = pvc('data', 'u-data', {namespace: 'shop', className: 'ebs-wait', annotations: {'volume.kubernetes.io/selected-node': 'node-9'}})
+    const claim = pvc('data', 'u-data', {
+      namespace: 'shop',
+      className: 'ebs-wait',
+      annotations: {'volume.kubernetes.io/selected-node': 'node-9'},
+    })
     const s = state({claims: [claim], classes: [sc('ebs-wait', 'ebs.csi.aws.com', {mode: 'WaitForFirstConsumer'})]})
-    const e = withMissingKindCaveats(explain(s, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation, new Set(['Node']))
-    assert.match(e.caveats?.join('\n') ?? '', /no Node: whether node node-9, the claim's selected-node, still exists could not be seen/)
+    const e = withMissingKindCaveats(
+      explain(s, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation,
+      new Set(['Node']),
+    )
+    assert.match(
+      e.caveats?.join('\n') ?? '',
+      /no Node: whether node node-9, the claim's selected-node, still exists could not be seen/,
+    )
     assert.equal(e.notes, undefined, 'no node is judged gone when no Node was read')
   })
 })
 
 describe('the default class is said to come from admission only where it may have', () => {
-  test("a claim whose applied manifest names the default class itself: no note, no finding", () => {
+  test('a claim whose applied manifest names the default class itself: no note, no finding', () => {
     const s = defaultClassWritten('')
     const claim = s.claims[0]
-    claim.metadata.annotations = {'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({spec: {storageClassName: 'standard'}})}
+    claim.metadata.annotations = {
+      'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({spec: {storageClassName: 'standard'}}),
+    }
     const e = explain(s, {kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'data'}) as ClaimExplanation
     assert.equal(e.notes, undefined)
     assert.ok(!findingsOf(s, 'pvc/shop/data').some((f) => f.code === 'ClaimDefaultClassSkipsVolume'))

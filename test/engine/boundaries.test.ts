@@ -16,7 +16,11 @@ function filesOf(dir: string): string[] {
 
 function importsOf(file: string): string[] {
   const text = readFileSync(path.join(src, file), 'utf8')
-  return [...text.matchAll(/^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1] ?? m[2])
+  return [
+    ...text.matchAll(
+      /^\s*(?:import|export)\s+(?:type\s+)?[^'"]*?from\s+['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm,
+    ),
+  ].map((m) => m[1] ?? m[2])
 }
 
 /** The files of src a file imports (relative imports, types included), as paths relative to src. */
@@ -28,17 +32,38 @@ function localImportsOf(file: string): string[] {
 
 /** The files of src a file imports lazily (`await import('./x.js')`), as paths relative to src. */
 function lazyImportsOf(file: string): string[] {
-  return [...readFileSync(path.join(src, file), 'utf8').matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)]
-    .map((m) => path.relative(src, path.resolve(path.dirname(path.join(src, file)), m[1].replace(/\.js$/, '.ts'))))
+  return [...readFileSync(path.join(src, file), 'utf8').matchAll(/\bimport\(\s*['"](\.[^'"]+)['"]\s*\)/g)].map((m) =>
+    path.relative(src, path.resolve(path.dirname(path.join(src, file)), m[1].replace(/\.js$/, '.ts'))),
+  )
 }
 
 const rules: Array<{layer: string; forbidden: RegExp; why: string}> = [
-  {layer: 'engine', forbidden: /^(node:|@kubernetes|@oclif|ora|cli-table3|@inquirer|yaml$|diff$)/, why: 'the engine is pure and self-contained'},
-  {layer: 'render', forbidden: /^(node:|@kubernetes|@oclif|ora|@inquirer|\.\.\/(cluster|commands|cli|app))/, why: 'renderers are pure'},
+  {
+    layer: 'engine',
+    forbidden: /^(node:|@kubernetes|@oclif|ora|cli-table3|@inquirer|yaml$|diff$)/,
+    why: 'the engine is pure and self-contained',
+  },
+  {
+    layer: 'render',
+    forbidden: /^(node:|@kubernetes|@oclif|ora|@inquirer|\.\.\/(cluster|commands|cli|app))/,
+    why: 'renderers are pure',
+  },
   {layer: 'app', forbidden: /^(@oclif|\.\.\/commands)/, why: 'use-cases know nothing of oclif'},
-  {layer: 'loop', forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|cli|app)\/)/, why: 'the loop reaches the cluster through the ports and knows nothing of oclif or the use-cases'},
-  {layer: 'loop/client-go', forbidden: /^\.\.\/[^./]/, why: "client-go's machinery knows nothing of the PV loop it serves"},
-  {layer: 'volume-plugins', forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|app|cli|loop|executor)\/)/, why: 'the volume plugins run pods through the workload port and know nothing of their callers'},
+  {
+    layer: 'loop',
+    forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|cli|app)\/)/,
+    why: 'the loop reaches the cluster through the ports and knows nothing of oclif or the use-cases',
+  },
+  {
+    layer: 'loop/client-go',
+    forbidden: /^\.\.\/[^./]/,
+    why: "client-go's machinery knows nothing of the PV loop it serves",
+  },
+  {
+    layer: 'volume-plugins',
+    forbidden: /^(@oclif|@kubernetes|(\.\.\/)+(commands|app|cli|loop|executor)\/)/,
+    why: 'the volume plugins run pods through the workload port and know nothing of their callers',
+  },
 ]
 
 // Folders inside the engine (audit/) import their siblings with ../: what counts is that the path stays in src/engine.
@@ -46,7 +71,9 @@ test('engine: no import leaves src/engine', () => {
   const engine = path.join(src, 'engine')
   const offenders = filesOf('engine').flatMap((f) =>
     importsOf(f)
-      .filter((i) => i.startsWith('.') && !path.resolve(path.dirname(path.join(src, f)), i).startsWith(engine + path.sep))
+      .filter(
+        (i) => i.startsWith('.') && !path.resolve(path.dirname(path.join(src, f)), i).startsWith(engine + path.sep),
+      )
       .map((i) => `${f} imports ${i}`),
   )
   assert.deepEqual(offenders, [])
@@ -56,7 +83,9 @@ test('engine: no import leaves src/engine', () => {
 // read through test/fixtures/states.ts, and what runs a use-case is tested in test/app).
 test('test/engine: no import of src/ outside src/engine', () => {
   const tests = path.resolve(import.meta.dirname)
-  const files = readdirSync(tests, {recursive: true}).map(String).filter((f) => f.endsWith('.ts'))
+  const files = readdirSync(tests, {recursive: true})
+    .map(String)
+    .filter((f) => f.endsWith('.ts'))
   const offenders = files.flatMap((f) => {
     const text = readFileSync(path.join(tests, f), 'utf8')
     const imported = [...text.matchAll(/(?:from\s+|import\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm)].map((m) => m[1])
@@ -71,7 +100,11 @@ test('test/engine: no import of src/ outside src/engine', () => {
 
 for (const rule of rules) {
   test(`${rule.layer}: ${rule.why}`, () => {
-    const offenders = filesOf(rule.layer).flatMap((f) => importsOf(f).filter((i) => rule.forbidden.test(i)).map((i) => `${f} imports ${i}`))
+    const offenders = filesOf(rule.layer).flatMap((f) =>
+      importsOf(f)
+        .filter((i) => rule.forbidden.test(i))
+        .map((i) => `${f} imports ${i}`),
+    )
     assert.deepEqual(offenders, [])
   })
 }
@@ -94,7 +127,11 @@ const ENGINE_LAYERS: Record<string, readonly string[]> = {
 
 test('engine: every file is in a folder that says what it is, and imports only the folders below it', () => {
   const files = filesOf('engine')
-  assert.deepEqual(files.filter((f) => !(f.split(path.sep)[1] in ENGINE_LAYERS)), [], 'a file outside the engine\'s folders')
+  assert.deepEqual(
+    files.filter((f) => !(f.split(path.sep)[1] in ENGINE_LAYERS)),
+    [],
+    "a file outside the engine's folders",
+  )
   const offenders = files.flatMap((f) => {
     const layer = f.split(path.sep)[1]
     return localImportsOf(f)
@@ -126,21 +163,38 @@ test('src: no import cycles (lazy imports included)', () => {
 // The floors, highest first: an import may go down any number of floors, never up one. The top-level modules
 // (errors, redact, yaml-library, log) are shared by every floor above the engine.
 const FLOORS: Record<string, number> = {
-  commands: 6, hooks: 6, 'command-index.ts': 6, cli: 5, app: 4,
-  loop: 3.4, executor: 3.3, 'volume-plugins': 3.2, cluster: 3.1, render: 3, engine: 1,
+  commands: 6,
+  hooks: 6,
+  'command-index.ts': 6,
+  cli: 5,
+  app: 4,
+  loop: 3.4,
+  executor: 3.3,
+  'volume-plugins': 3.2,
+  cluster: 3.1,
+  render: 3,
+  engine: 1,
 }
 const floorOf = (file: string): number => FLOORS[file.split(path.sep)[0]] ?? (file.includes(path.sep) ? Number.NaN : 2)
 
 test('src: no import goes up a floor (lazy imports included)', () => {
   const files = filesOf('.')
-  assert.deepEqual(files.filter((f) => Number.isNaN(floorOf(f))), [], 'a file on no floor')
+  assert.deepEqual(
+    files.filter((f) => Number.isNaN(floorOf(f))),
+    [],
+    'a file on no floor',
+  )
   const offenders = files.flatMap((f) =>
-    [...localImportsOf(f), ...lazyImportsOf(f)].filter((to) => !(floorOf(to) <= floorOf(f))).map((to) => `${f} imports ${to}`),
+    [...localImportsOf(f), ...lazyImportsOf(f)]
+      .filter((to) => !(floorOf(to) <= floorOf(f)))
+      .map((to) => `${f} imports ${to}`),
   )
   assert.deepEqual(offenders, [])
 })
 
 test('engine: no clock and no randomness', () => {
-  const offenders = filesOf('engine').filter((f) => /\b(Date\.now|new Date|Math\.random|performance\.now|process\.)/.test(readFileSync(path.join(src, f), 'utf8')))
+  const offenders = filesOf('engine').filter((f) =>
+    /\b(Date\.now|new Date|Math\.random|performance\.now|process\.)/.test(readFileSync(path.join(src, f), 'utf8')),
+  )
   assert.deepEqual(offenders, [])
 })

@@ -1,6 +1,12 @@
 // Builders for engine tests, after the Go tests' newVolume / newClaim helpers: a few named fields, the
 // rest defaulted the way those helpers default them.
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/api/model.js'
+import type {
+  ClusterState,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from '../../src/engine/api/model.js'
 
 export interface VolumeOpts {
   capacity?: string
@@ -39,7 +45,12 @@ export function pv(name: string, o: VolumeOpts = {}): PersistentVolume {
   if (o.deleting) volume.metadata.deletionTimestamp = '2026-01-01T00:00:00Z'
   if (o.className !== undefined) volume.spec.storageClassName = o.className
   if (o.claim !== undefined) {
-    volume.spec.claimRef = {kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: o.claim.namespace ?? 'default', name: o.claim.name}
+    volume.spec.claimRef = {
+      kind: 'PersistentVolumeClaim',
+      apiVersion: 'v1',
+      namespace: o.claim.namespace ?? 'default',
+      name: o.claim.name,
+    }
     if (o.claim.uid !== undefined) volume.spec.claimRef.uid = o.claim.uid
   }
   return volume
@@ -82,7 +93,11 @@ export function pvc(name: string, uid: string, o: ClaimOpts = {}): PersistentVol
   return claim
 }
 
-export function sc(name: string, provisioner: string, o: {mode?: string | null; isDefault?: boolean; created?: string; mountOptions?: string[]} = {}): StorageClass {
+export function sc(
+  name: string,
+  provisioner: string,
+  o: {mode?: string | null; isDefault?: boolean; created?: string; mountOptions?: string[]} = {},
+): StorageClass {
   const klass: StorageClass = {
     apiVersion: 'storage.k8s.io/v1',
     kind: 'StorageClass',
@@ -97,18 +112,31 @@ export function sc(name: string, provisioner: string, o: {mode?: string | null; 
   return klass
 }
 
-export function pod(name: string, claimName: string, o: {phase?: string; nodeName?: string; namespace?: string} = {}): Pod {
+export function pod(
+  name: string,
+  claimName: string,
+  o: {phase?: string; nodeName?: string; namespace?: string} = {},
+): Pod {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {name, namespace: o.namespace ?? 'default'},
-    spec: {...(o.nodeName !== undefined ? {nodeName: o.nodeName} : {}), volumes: [{name: 'data', persistentVolumeClaim: {claimName}}]},
+    spec: {
+      ...(o.nodeName !== undefined ? {nodeName: o.nodeName} : {}),
+      volumes: [{name: 'data', persistentVolumeClaim: {claimName}}],
+    },
     status: {phase: o.phase ?? 'Pending'},
   }
 }
 
 export function state(parts: Partial<ClusterState>): ClusterState {
-  return {volumes: parts.volumes ?? [], claims: parts.claims ?? [], classes: parts.classes ?? [], pods: parts.pods ?? [], nodes: parts.nodes ?? []}
+  return {
+    volumes: parts.volumes ?? [],
+    claims: parts.claims ?? [],
+    classes: parts.classes ?? [],
+    pods: parts.pods ?? [],
+    nodes: parts.nodes ?? [],
+  }
 }
 
 export const bound = {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}

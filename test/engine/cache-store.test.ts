@@ -20,19 +20,82 @@ function run(steps: readonly Step[]): CacheStore<{n: number}, never> {
 
 describe('CacheStore', () => {
   const cases: Array<{name: string; steps: Step[]; entries: Array<[string, number]>}> = [
-    {name: 'objects by key, in the order first seen', steps: [['set', 'b', 1], ['set', 'a', 2]], entries: [['b', 1], ['a', 2]]},
-    {name: 'a key set again keeps its place', steps: [['set', 'a', 1], ['set', 'b', 2], ['set', 'a', 3]], entries: [['a', 3], ['b', 2]]},
-    {name: 'an empty slot (a read of a missing key) is no entry', steps: [['slot', 'x'], ['set', 'a', 1]], entries: [['a', 1]]},
-    {name: 'a deleted object is no entry', steps: [['set', 'a', 1], ['set', 'b', 2], ['delete', 'a']], entries: [['b', 2]]},
-    {name: 'deleting twice, or a missing key, changes nothing', steps: [['set', 'a', 1], ['delete', 'a'], ['delete', 'a'], ['delete', 'z']], entries: []},
-    {name: 'a name created again fills its old slot', steps: [['set', 'a', 1], ['set', 'b', 2], ['delete', 'a'], ['set', 'a', 3]], entries: [['a', 3], ['b', 2]]},
+    {
+      name: 'objects by key, in the order first seen',
+      steps: [
+        ['set', 'b', 1],
+        ['set', 'a', 2],
+      ],
+      entries: [
+        ['b', 1],
+        ['a', 2],
+      ],
+    },
+    {
+      name: 'a key set again keeps its place',
+      steps: [
+        ['set', 'a', 1],
+        ['set', 'b', 2],
+        ['set', 'a', 3],
+      ],
+      entries: [
+        ['a', 3],
+        ['b', 2],
+      ],
+    },
+    {
+      name: 'an empty slot (a read of a missing key) is no entry',
+      steps: [
+        ['slot', 'x'],
+        ['set', 'a', 1],
+      ],
+      entries: [['a', 1]],
+    },
+    {
+      name: 'a deleted object is no entry',
+      steps: [
+        ['set', 'a', 1],
+        ['set', 'b', 2],
+        ['delete', 'a'],
+      ],
+      entries: [['b', 2]],
+    },
+    {
+      name: 'deleting twice, or a missing key, changes nothing',
+      steps: [
+        ['set', 'a', 1],
+        ['delete', 'a'],
+        ['delete', 'a'],
+        ['delete', 'z'],
+      ],
+      entries: [],
+    },
+    {
+      name: 'a name created again fills its old slot',
+      steps: [
+        ['set', 'a', 1],
+        ['set', 'b', 2],
+        ['delete', 'a'],
+        ['set', 'a', 3],
+      ],
+      entries: [
+        ['a', 3],
+        ['b', 2],
+      ],
+    },
   ]
   for (const c of cases) {
     it(c.name, () => {
       const store = run(c.steps)
-      assert.deepEqual([...store].map(([key, o]) => [key, o.n]), c.entries)
+      assert.deepEqual(
+        [...store].map(([key, o]) => [key, o.n]),
+        c.entries,
+      )
       assert.equal(store.size, c.entries.length)
-      assert.deepEqual([...store.keys()], c.entries.map(([key]) => key))
+      assert.deepEqual(
+        [...store.keys()],
+        c.entries.map(([key]) => key),
+      )
       for (const [key, n] of c.entries) {
         assert.equal(store.get(key)?.n, n)
         assert.ok(store.has(key))

@@ -3,10 +3,21 @@
 import {type FeatureGates, parseFeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ReconcileOptions} from '../../src/engine/simulation/reconcile.js'
 import {type ConformanceCase, refOf} from '../conformance/cases.js'
-import {mockMigration, mockOperations, mockPluginMgr, type PluginMock, reactorFaults, type ReactorError} from '../conformance/mock-plugin.js'
+import {
+  mockMigration,
+  mockOperations,
+  mockPluginMgr,
+  type PluginMock,
+  reactorFaults,
+  type ReactorError,
+} from '../conformance/mock-plugin.js'
 
 export function caseGates(c: ConformanceCase): FeatureGates {
-  return parseFeatureGates(Object.entries(c.featureGates ?? {}).map(([k, v]) => `${k}=${v}`).join(','))
+  return parseFeatureGates(
+    Object.entries(c.featureGates ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(','),
+  )
 }
 
 /** The case's gates and, when it has one, its mock plugin (a new one on every call). */

@@ -23,7 +23,9 @@ test('deepCopy: equal to structuredClone on JSON values, and nothing shared', ()
 })
 
 test('deepCopy: a "__proto__" key read from JSON stays an own, plain key', () => {
-  const original = JSON.parse('{"metadata": {"labels": {"__proto__": "x", "a": "b"}}, "list": [1, {"c": null}]}') as {metadata: {labels: object}}
+  const original = JSON.parse('{"metadata": {"labels": {"__proto__": "x", "a": "b"}}, "list": [1, {"c": null}]}') as {
+    metadata: {labels: object}
+  }
   const copy = deepCopy(original)
   assert.equal(Object.getPrototypeOf(copy.metadata.labels), Object.prototype)
   assert.deepEqual(Object.entries(copy.metadata.labels), [

@@ -5,7 +5,13 @@
 import fc from 'fast-check'
 
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
-import type {ClusterState, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass} from '../../src/engine/api/model.js'
+import type {
+  ClusterState,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from '../../src/engine/api/model.js'
 import type {ObjectRef} from '../../src/engine/simulation/plan.js'
 import type {ReconcileScope} from '../../src/engine/simulation/reconcile.js'
 import type {VolumeOperations} from '../../src/engine/controller/volume-operations.js'
@@ -18,17 +24,38 @@ export function propertyRuns(defaultRuns: number): number {
 
 export const NAMESPACES = ['default', 'team-a'] as const
 export const CLAIM_NAMES = ['data', 'db', 'logs', 'cache', 'web'] as const
-export const VOLUME_NAMES = ['pv-a', 'pv-b', 'pv-c', 'pv-d', 'pv-e', 'pv-f', 'pv-g', 'pv-h', 'pv-i', 'pv-j', 'pv-k', 'pv-l'] as const
+export const VOLUME_NAMES = [
+  'pv-a',
+  'pv-b',
+  'pv-c',
+  'pv-d',
+  'pv-e',
+  'pv-f',
+  'pv-g',
+  'pv-h',
+  'pv-i',
+  'pv-j',
+  'pv-k',
+  'pv-l',
+] as const
 export const CLASS_NAMES = ['gold', 'silver', 'wait', 'ext'] as const
 // "1Gi" and "1073741824" are equal: ties between them go to the name that sorts first.
 export const SIZES = ['0', '500Mi', '1Gi', '1073741824', '2Gi', '5Gi', '10Gi'] as const
 export const MODES = ['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod'] as const
 const LABEL_KEYS = ['tier', 'zone', 'app'] as const
 const LABEL_VALUES = ['gold', 'a', 'b'] as const
-const PROVISIONERS = ['kubernetes.io/host-path', 'kubernetes.io/no-provisioner', 'example.com/csi', 'kubernetes.io/gce-pd'] as const
+const PROVISIONERS = [
+  'kubernetes.io/host-path',
+  'kubernetes.io/no-provisioner',
+  'example.com/csi',
+  'kubernetes.io/gce-pd',
+] as const
 
 const maybe = <T>(arb: fc.Arbitrary<T>, freq = 0.5): fc.Arbitrary<T | undefined> =>
-  fc.oneof({weight: Math.round((1 - freq) * 10), arbitrary: fc.constant(undefined)}, {weight: Math.round(freq * 10), arbitrary: arb})
+  fc.oneof(
+    {weight: Math.round((1 - freq) * 10), arbitrary: fc.constant(undefined)},
+    {weight: Math.round(freq * 10), arbitrary: arb},
+  )
 
 const labelsArb = fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES), {maxKeys: 3})
 // Mostly the common mode sets, so that several volumes share a bucket; any subset now and then.
@@ -55,20 +82,21 @@ const classArb = (name: string): fc.Arbitrary<StorageClass> =>
       reclaimPolicy: fc.constantFrom('Delete', 'Retain'),
       mountOptions: maybe(fc.constant(['ro']), 0.2),
     })
-    .map(({provisioner, mode, isDefault, created, reclaimPolicy, mountOptions}) =>
-      withoutUndefined({
-        apiVersion: 'storage.k8s.io/v1',
-        kind: 'StorageClass',
-        metadata: withoutUndefined({
-          name,
-          creationTimestamp: created,
-          annotations: isDefault ? {'storageclass.kubernetes.io/is-default-class': 'true'} : undefined,
-        }),
-        provisioner: name === 'wait' ? 'kubernetes.io/no-provisioner' : provisioner,
-        volumeBindingMode: name === 'wait' ? 'WaitForFirstConsumer' : mode,
-        reclaimPolicy,
-        mountOptions,
-      }) as StorageClass,
+    .map(
+      ({provisioner, mode, isDefault, created, reclaimPolicy, mountOptions}) =>
+        withoutUndefined({
+          apiVersion: 'storage.k8s.io/v1',
+          kind: 'StorageClass',
+          metadata: withoutUndefined({
+            name,
+            creationTimestamp: created,
+            annotations: isDefault ? {'storageclass.kubernetes.io/is-default-class': 'true'} : undefined,
+          }),
+          provisioner: name === 'wait' ? 'kubernetes.io/no-provisioner' : provisioner,
+          volumeBindingMode: name === 'wait' ? 'WaitForFirstConsumer' : mode,
+          reclaimPolicy,
+          mountOptions,
+        }) as StorageClass,
     )
 
 const claimRefArb = fc.record({
@@ -87,15 +115,33 @@ const volumeArb = (name: string): fc.Arbitrary<PersistentVolume> =>
       className: fc.constantFrom(undefined, '', '', ...CLASS_NAMES, 'nope'),
       betaClass: maybe(fc.constantFrom('gold', ''), 0.1),
       labels: maybe(labelsArb, 0.6),
-      phase: fc.constantFrom(undefined, 'Pending', 'Available', 'Available', 'Available', 'Bound', 'Released', 'Failed'),
+      phase: fc.constantFrom(
+        undefined,
+        'Pending',
+        'Available',
+        'Available',
+        'Available',
+        'Bound',
+        'Released',
+        'Failed',
+      ),
       claimRef: maybe(claimRefArb, 0.45),
       policy: fc.constantFrom('Retain', 'Recycle', 'Delete', 'Delete', 'Bogus'),
       deleting: fc.constantFrom(false, false, false, false, false, true),
       boundByController: fc.boolean(),
-      provisionedBy: maybe(fc.constantFrom('kubernetes.io/host-path', 'example.com/csi', 'kubernetes.io/gce-pd', ''), 0.3),
+      provisionedBy: maybe(
+        fc.constantFrom('kubernetes.io/host-path', 'example.com/csi', 'kubernetes.io/gce-pd', ''),
+        0.3,
+      ),
       source: fc.constantFrom('hostPath', 'nfs', 'gcePersistentDisk', 'csi'),
       vac: maybe(fc.constantFrom('fast', 'slow'), 0.15),
-      finalizers: maybe(fc.constantFrom<string[]>(['kubernetes.io/pv-controller'], ['external-provisioner.volume.kubernetes.io/finalizer']), 0.2),
+      finalizers: maybe(
+        fc.constantFrom<string[]>(
+          ['kubernetes.io/pv-controller'],
+          ['external-provisioner.volume.kubernetes.io/finalizer'],
+        ),
+        0.2,
+      ),
     })
     .map((o) => {
       const annotations: Record<string, string> = {}
@@ -135,7 +181,12 @@ const volumeArb = (name: string): fc.Arbitrary<PersistentVolume> =>
                   apiVersion: 'v1',
                   namespace: o.claimRef.namespace,
                   name: o.claimRef.name,
-                  uid: o.claimRef.uid === 'own' ? uidOf(o.claimRef.namespace, o.claimRef.name) : o.claimRef.uid === 'stale' ? 'uid-stale' : undefined,
+                  uid:
+                    o.claimRef.uid === 'own'
+                      ? uidOf(o.claimRef.namespace, o.claimRef.name)
+                      : o.claimRef.uid === 'stale'
+                        ? 'uid-stale'
+                        : undefined,
                 }),
           [o.source]: sources[o.source],
         }),
@@ -145,8 +196,16 @@ const volumeArb = (name: string): fc.Arbitrary<PersistentVolume> =>
     })
 
 const requirementArb = fc.oneof(
-  fc.record({key: fc.constantFrom(...LABEL_KEYS), operator: fc.constant('In'), values: fc.subarray([...LABEL_VALUES], {minLength: 1})}),
-  fc.record({key: fc.constantFrom(...LABEL_KEYS), operator: fc.constant('NotIn'), values: fc.subarray([...LABEL_VALUES], {minLength: 1})}),
+  fc.record({
+    key: fc.constantFrom(...LABEL_KEYS),
+    operator: fc.constant('In'),
+    values: fc.subarray([...LABEL_VALUES], {minLength: 1}),
+  }),
+  fc.record({
+    key: fc.constantFrom(...LABEL_KEYS),
+    operator: fc.constant('NotIn'),
+    values: fc.subarray([...LABEL_VALUES], {minLength: 1}),
+  }),
   fc.record({key: fc.constantFrom(...LABEL_KEYS), operator: fc.constantFrom('Exists', 'DoesNotExist')}),
   // invalid: In without values (the controller's "error creating internal label selector")
   fc.record({key: fc.constantFrom(...LABEL_KEYS), operator: fc.constant('In'), values: fc.constant([] as string[])}),
@@ -178,7 +237,8 @@ const claimArb = (namespace: string, name: string): fc.Arbitrary<PersistentVolum
     })
     .map((o) => {
       const annotations: Record<string, string> = {}
-      if (o.bindCompleted && (o.volumeName !== undefined || o.phase === 'Bound')) annotations['pv.kubernetes.io/bind-completed'] = 'yes'
+      if (o.bindCompleted && (o.volumeName !== undefined || o.phase === 'Bound'))
+        annotations['pv.kubernetes.io/bind-completed'] = 'yes'
       if (o.boundByController) annotations['pv.kubernetes.io/bound-by-controller'] = 'yes'
       if (o.selectedNode !== undefined) annotations['volume.kubernetes.io/selected-node'] = o.selectedNode
       if (o.betaClass !== undefined) annotations['volume.beta.kubernetes.io/storage-class'] = o.betaClass
@@ -215,35 +275,36 @@ const podArb = fc
     phase: fc.constantFrom('Pending', 'Running', 'Succeeded'),
     nodeName: maybe(fc.constant('node-1'), 0.5),
   })
-  .map(
-    (o): Pod => ({
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: {name: o.name, namespace: o.namespace},
-      spec: {...(o.nodeName !== undefined ? {nodeName: o.nodeName} : {}), volumes: [{name: 'data', persistentVolumeClaim: {claimName: o.claim}}]},
-      status: {phase: o.phase},
-    }),
-  )
+  .map((o): Pod => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {name: o.name, namespace: o.namespace},
+    spec: {
+      ...(o.nodeName !== undefined ? {nodeName: o.nodeName} : {}),
+      volumes: [{name: 'data', persistentVolumeClaim: {claimName: o.claim}}],
+    },
+    status: {phase: o.phase},
+  }))
 
 /** A cluster of up to `maxVolumes` volumes and `maxClaims` claims (unique names), classes, pods, a node. */
 export function clusterArb(maxVolumes = 10, maxClaims = 8): fc.Arbitrary<ClusterState> {
-  const volumeNames = fc.uniqueArray(fc.constantFrom(...VOLUME_NAMES.slice(0, Math.max(1, maxVolumes))), {maxLength: maxVolumes})
+  const volumeNames = fc.uniqueArray(fc.constantFrom(...VOLUME_NAMES.slice(0, Math.max(1, maxVolumes))), {
+    maxLength: maxVolumes,
+  })
   const claimKeys = fc.uniqueArray(fc.tuple(fc.constantFrom(...NAMESPACES), fc.constantFrom(...CLAIM_NAMES)), {
     maxLength: maxClaims,
     selector: ([ns, name]) => `${ns}/${name}`,
   })
   const classNames = fc.subarray([...CLASS_NAMES])
-  return fc
-    .tuple(volumeNames, claimKeys, classNames)
-    .chain(([vNames, cKeys, cNames]) =>
-      fc.record({
-        volumes: fc.tuple(...vNames.map(volumeArb)),
-        claims: fc.tuple(...cKeys.map(([ns, name]) => claimArb(ns, name))),
-        classes: fc.tuple(...cNames.map(classArb)),
-        pods: fc.uniqueArray(podArb, {maxLength: 3, selector: (p) => `${p.metadata.namespace}/${p.metadata.name}`}),
-        nodes: fc.constant([{apiVersion: 'v1', kind: 'Node', metadata: {name: 'node-1'}}]),
-      }),
-    )
+  return fc.tuple(volumeNames, claimKeys, classNames).chain(([vNames, cKeys, cNames]) =>
+    fc.record({
+      volumes: fc.tuple(...vNames.map(volumeArb)),
+      claims: fc.tuple(...cKeys.map(([ns, name]) => claimArb(ns, name))),
+      classes: fc.tuple(...cNames.map(classArb)),
+      pods: fc.uniqueArray(podArb, {maxLength: 3, selector: (p) => `${p.metadata.namespace}/${p.metadata.name}`}),
+      nodes: fc.constant([{apiVersion: 'v1', kind: 'Node', metadata: {name: 'node-1'}}]),
+    }),
+  )
 }
 
 /** Gates of v1.31, and of the releases around a change of the controller's code (releases.ts): v1.30 (no VolumeAttributesClass checks), v1.36. */
@@ -261,14 +322,26 @@ export type OperationsMode = 'none' | 'succeed' | 'fail'
 const operationsModeArb = fc.constantFrom<OperationsMode>('none', 'none', 'succeed', 'fail')
 
 /** How reconcile is asked: the whole cluster, a namespace or label scope, or named objects. */
-export const runShapeArb: fc.Arbitrary<{scope?: ReconcileScope; targets?: ObjectRef[]; maxRounds?: number; operations: OperationsMode}> = fc.oneof(
+export const runShapeArb: fc.Arbitrary<{
+  scope?: ReconcileScope
+  targets?: ObjectRef[]
+  maxRounds?: number
+  operations: OperationsMode
+}> = fc.oneof(
   {weight: 6, arbitrary: fc.record({operations: operationsModeArb})},
   {
     weight: 1,
     arbitrary: fc.record({
       scope: fc.oneof(
         fc.record({namespace: fc.constantFrom(...NAMESPACES)}),
-        fc.record({labelSelector: fc.record({matchLabels: fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES), {minKeys: 1, maxKeys: 1})})}),
+        fc.record({
+          labelSelector: fc.record({
+            matchLabels: fc.dictionary(fc.constantFrom(...LABEL_KEYS), fc.constantFrom(...LABEL_VALUES), {
+              minKeys: 1,
+              maxKeys: 1,
+            }),
+          }),
+        }),
       ),
       operations: operationsModeArb,
     }),
@@ -278,7 +351,11 @@ export const runShapeArb: fc.Arbitrary<{scope?: ReconcileScope; targets?: Object
     arbitrary: fc.record({
       targets: fc.array(
         fc.oneof(
-          fc.record({kind: fc.constant('PersistentVolumeClaim' as const), namespace: fc.constantFrom(...NAMESPACES), name: fc.constantFrom(...CLAIM_NAMES)}),
+          fc.record({
+            kind: fc.constant('PersistentVolumeClaim' as const),
+            namespace: fc.constantFrom(...NAMESPACES),
+            name: fc.constantFrom(...CLAIM_NAMES),
+          }),
           fc.record({kind: fc.constant('PersistentVolume' as const), name: fc.constantFrom(...VOLUME_NAMES)}),
         ),
         {minLength: 1, maxLength: 2},
@@ -299,7 +376,8 @@ export function deterministicOperations(mode: 'succeed' | 'fail'): VolumeOperati
   const fails = mode === 'fail'
   return {
     recycle: (_plugin, volume) => (fails && (volume.metadata.name ?? '').endsWith('c') ? 'scrubber failed' : undefined),
-    delete: (_plugin, volume) => (fails && (volume.metadata.name ?? '').endsWith('d') ? {deleteError: 'volume is busy', inUse: true} : {}),
+    delete: (_plugin, volume) =>
+      fails && (volume.metadata.name ?? '').endsWith('d') ? {deleteError: 'volume is busy', inUse: true} : {},
     provision: (_plugin, options) =>
       fails && options.claim.metadata.name === 'cache'
         ? {provisionError: 'out of space'}

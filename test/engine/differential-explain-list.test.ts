@@ -29,7 +29,9 @@ interface ListOptions {
 function explainList(state: ClusterState, opts: ListOptions, ranking: 'grouped' | 'per-claim'): string {
   const explainer = new Explainer(state, {...opts, ranking})
   // As the List is printed: each claim after the claims before it in the controller's pass (listItem).
-  const items = claimsToExplain(explainer).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+  const items = claimsToExplain(explainer).map((c) =>
+    explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!,
+  )
   const document: ExplainDocument = {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items}
   return JSON.stringify(document)
 }
@@ -42,7 +44,11 @@ function assertSameList(state: ClusterState, opts: ListOptions): void {
     const g = (JSON.parse(grouped) as {items: unknown[]}).items
     const r = (JSON.parse(reference) as {items: unknown[]}).items
     const at = g.findIndex((item, i) => JSON.stringify(item) !== JSON.stringify(r[i]))
-    assert.deepEqual(g[at], r[at], `item ${at} differs (--candidates ${opts.candidates}, only relevant ${opts.onlyRelevant})`)
+    assert.deepEqual(
+      g[at],
+      r[at],
+      `item ${at} differs (--candidates ${opts.candidates}, only relevant ${opts.onlyRelevant})`,
+    )
   }
   assert.equal(grouped, reference)
 }
@@ -88,7 +94,9 @@ describe('explain List: ranked per request group, printed as ranked per claim', 
   for (const row of copied) {
     test(`random clusters with ${row.id}`, () => {
       fc.assert(
-        fc.property(clusterArb(12, 10), optionsArb, (state, opts) => assertSameList(withCopies(state, row.copies, row.sameName), opts)),
+        fc.property(clusterArb(12, 10), optionsArb, (state, opts) =>
+          assertSameList(withCopies(state, row.copies, row.sameName), opts),
+        ),
         {numRuns: propertyRuns(100)},
       )
     })

@@ -12,7 +12,12 @@ import {test} from 'node:test'
 import fc from 'fast-check'
 
 import type {ClusterState} from '../../src/engine/api/model.js'
-import {DEFAULT_MAX_ROUNDS, reconcile, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
+import {
+  DEFAULT_MAX_ROUNDS,
+  reconcile,
+  type ReconcileOptions,
+  type ReconcileResult,
+} from '../../src/engine/simulation/reconcile.js'
 import {type ConformanceCase, loadCases, stateOf} from '../conformance/cases.js'
 import {asTheCaseRuns, caseOptions} from './conformance-options.js'
 import {clusterArb, deterministicOperations, gatesArb, propertyRuns, runShapeArb} from './differential-arbitraries.js'
@@ -39,7 +44,9 @@ const ENGINES = [
 /** The first difference between two plans, in words (for a readable counterexample). */
 function firstDifference(a: Outcome, b: Outcome): string | undefined {
   if (a.error !== undefined || b.error !== undefined) {
-    return a.error === b.error ? undefined : `errors differ: engine ${a.error ?? 'none'}, reference ${b.error ?? 'none'}`
+    return a.error === b.error
+      ? undefined
+      : `errors differ: engine ${a.error ?? 'none'}, reference ${b.error ?? 'none'}`
   }
   const x = a.result!
   const y = b.result!
@@ -97,7 +104,11 @@ test('random clusters: the engine plans exactly what the literal controller plan
       })
       const outcome = assertSamePlan(state, options)
       // A failing plugin operation is retried in every sync, as the controller does: no fixpoint then.
-      if (outcome.result !== undefined && (shape.maxRounds ?? DEFAULT_MAX_ROUNDS) === DEFAULT_MAX_ROUNDS && shape.operations !== 'fail') {
+      if (
+        outcome.result !== undefined &&
+        (shape.maxRounds ?? DEFAULT_MAX_ROUNDS) === DEFAULT_MAX_ROUNDS &&
+        shape.operations !== 'fail'
+      ) {
         assert.equal(outcome.result.converged, true, `no fixpoint within ${DEFAULT_MAX_ROUNDS} rounds`)
         assert.ok(outcome.result.rounds <= DEFAULT_MAX_ROUNDS)
       } else {
@@ -116,7 +127,6 @@ test('larger random clusters (more volumes than claims, and the reverse): identi
     {numRuns: propertyRuns(500)},
   )
 })
-
 
 test('every conformance case: identical plans, as the case runs it and as a full run', () => {
   let compared = 0

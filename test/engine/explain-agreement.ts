@@ -8,28 +8,56 @@ import type {FeatureGates} from '../../src/engine/api/feature-gates.js'
 import type {ClusterState} from '../../src/engine/api/model.js'
 import {reconcile} from '../../src/engine/simulation/reconcile.js'
 
-export function disagreements(state: ClusterState, e: ClaimExplanation, gates: FeatureGates, plugins?: VolumePluginMgr): string[] {
+export function disagreements(
+  state: ClusterState,
+  e: ClaimExplanation,
+  gates: FeatureGates,
+  plugins?: VolumePluginMgr,
+): string[] {
   const {namespace, name} = e.claim
   const rounds = e.storageClass.assignedByNextSync ? 2 : 1
-  const r = reconcile(state, {targets: [{kind: 'PersistentVolumeClaim', namespace, name}], maxRounds: rounds, gates, plugins})
+  const r = reconcile(state, {
+    targets: [{kind: 'PersistentVolumeClaim', namespace, name}],
+    maxRounds: rounds,
+    gates,
+    plugins,
+  })
   const after = r.claims.find((c) => c.metadata.namespace === namespace && c.metadata.name === name)
   if (after === undefined) return ['the claim disappeared']
   const volume = r.volumes.find((v) => v.metadata.name === after.spec.volumeName)
   const boundTo =
-    after.status?.phase === 'Bound' && volume !== undefined && (volume.spec.claimRef?.uid ?? '') === (after.metadata.uid ?? '') && volume.spec.claimRef?.name === name
+    after.status?.phase === 'Bound' &&
+    volume !== undefined &&
+    (volume.spec.claimRef?.uid ?? '') === (after.metadata.uid ?? '') &&
+    volume.spec.claimRef?.name === name
       ? (after.spec.volumeName ?? null)
       : null
-  const events = r.events.filter((ev) => ev.object.kind === 'PersistentVolumeClaim' && ev.object.namespace === namespace && ev.object.name === name).map((ev) => ev.reason)
-  const failed = r.errors.some((err) => err.object.kind === 'PersistentVolumeClaim' && err.object.namespace === namespace && err.object.name === name)
+  const events = r.events
+    .filter(
+      (ev) =>
+        ev.object.kind === 'PersistentVolumeClaim' && ev.object.namespace === namespace && ev.object.name === name,
+    )
+    .map((ev) => ev.reason)
+  const failed = r.errors.some(
+    (err) =>
+      err.object.kind === 'PersistentVolumeClaim' && err.object.namespace === namespace && err.object.name === name,
+  )
   const provisioned = r.actions.some((a) => a.action === 'provision' && a.object.name === name)
 
   const problems: string[] = []
   const expect = (ok: boolean, what: string) => {
-    if (!ok) problems.push(`${e.verdict}: expected ${what}; the sync bound it to ${boundTo ?? 'nothing'}, events [${events.join(', ')}], actions [${r.actions.map((a) => a.action).join(', ')}]${failed ? ', and failed' : ''}`)
+    if (!ok)
+      problems.push(
+        `${e.verdict}: expected ${what}; the sync bound it to ${boundTo ?? 'nothing'}, events [${events.join(', ')}], actions [${r.actions.map((a) => a.action).join(', ')}]${failed ? ', and failed' : ''}`,
+      )
   }
 
   // The other way round: whatever the sync binds was announced.
-  if (boundTo !== null) expect((e.verdict === 'WillBind' || e.verdict === 'Bound') && e.volume === boundTo, `no binding (the explanation says volume ${e.volume ?? 'none'})`)
+  if (boundTo !== null)
+    expect(
+      (e.verdict === 'WillBind' || e.verdict === 'Bound') && e.volume === boundTo,
+      `no binding (the explanation says volume ${e.volume ?? 'none'})`,
+    )
 
   switch (e.verdict) {
     case 'Bound':
@@ -77,7 +105,12 @@ export function disagreements(state: ClusterState, e: ClaimExplanation, gates: F
  * was said to be WillBind/Bound to that very volume, and a WillBind item by the index ('match') is bound to
  * it by the round. Returns the disagreements, empty when there is none.
  */
-export function listDisagreements(state: ClusterState, items: readonly ClaimExplanation[], gates: FeatureGates, plugins?: VolumePluginMgr): string[] {
+export function listDisagreements(
+  state: ClusterState,
+  items: readonly ClaimExplanation[],
+  gates: FeatureGates,
+  plugins?: VolumePluginMgr,
+): string[] {
   const r = reconcile(state, {maxRounds: 1, gates, plugins})
   const boundBy = new Map<string, string>()
   for (const a of r.actions) {
@@ -94,9 +127,13 @@ export function listDisagreements(state: ClusterState, items: readonly ClaimExpl
     }
     // A free volume (no claimRef) the item says it binds: the round writes its claimRef, and no other item
     // of the pass is told it gets it.
-    const free = e.verdict === 'WillBind' && !e.storageClass.assignedByNextSync && e.candidates.find((c) => c.volume === e.volume)?.claimRef === null
+    const free =
+      e.verdict === 'WillBind' &&
+      !e.storageClass.assignedByNextSync &&
+      e.candidates.find((c) => c.volume === e.volume)?.claimRef === null
     if (free) {
-      if (got !== e.volume) problems.push(`${key}: the List says WillBind ${e.volume}, the round binds ${got ?? 'nothing'}`)
+      if (got !== e.volume)
+        problems.push(`${key}: the List says WillBind ${e.volume}, the round binds ${got ?? 'nothing'}`)
       const other = toldFree.get(e.volume!)
       if (other !== undefined) problems.push(`${key} and ${other} are both told they get ${e.volume}`)
       toldFree.set(e.volume!, key)

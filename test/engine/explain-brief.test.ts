@@ -40,7 +40,11 @@ function asReadAndAfterPlan(state: ClusterState): Array<[string, ClusterState]> 
 describe('explain: claimBrief is claim() without the candidates', () => {
   for (const {file, cases} of loadCases('cases')) {
     test(`conformance cases of ${file}`, () => {
-      const problems = cases.flatMap((c) => asReadAndAfterPlan(stateOf(c)).flatMap(([when, s]) => differences(s, 'fresh').problems.map((p) => `${c.name}, ${when}: ${p}`)))
+      const problems = cases.flatMap((c) =>
+        asReadAndAfterPlan(stateOf(c)).flatMap(([when, s]) =>
+          differences(s, 'fresh').problems.map((p) => `${c.name}, ${when}: ${p}`),
+        ),
+      )
       assert.deepEqual(problems, [])
     })
   }
@@ -57,7 +61,15 @@ describe('explain: claimBrief is claim() without the candidates', () => {
         for (const v of verdicts) seen.add(v)
       }
       // The verdicts whose words read candidates, and some whose words do not, are among those compared.
-      for (const v of ['Bound', 'WillBind', 'NoMatchingVolume', 'ProvisioningNotSupported', 'ExternalProvisioning', 'WaitForFirstConsumer']) assert.ok(seen.has(v), `no ${v} claim: ${[...seen].join(', ')}`)
+      for (const v of [
+        'Bound',
+        'WillBind',
+        'NoMatchingVolume',
+        'ProvisioningNotSupported',
+        'ExternalProvisioning',
+        'WaitForFirstConsumer',
+      ])
+        assert.ok(seen.has(v), `no ${v} claim: ${[...seen].join(', ')}`)
     })
   }
 })

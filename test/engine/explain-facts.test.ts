@@ -17,20 +17,45 @@ import {loadCases, stateOf} from '../conformance/cases.js'
 import {claimsAgainstOracle, generatedState} from './explain-oracle.js'
 
 const gates = defaultFeatureGates
-const FACTS = ['claim', 'phase', 'verdict', 'volume', 'request', 'storageClass', 'selectedNode', 'provisioner', 'error', 'provisionerLiveness', 'notes'] as const satisfies ReadonlyArray<keyof ClaimExplanationFacts>
+const FACTS = [
+  'claim',
+  'phase',
+  'verdict',
+  'volume',
+  'request',
+  'storageClass',
+  'selectedNode',
+  'provisioner',
+  'error',
+  'provisionerLiveness',
+  'notes',
+] as const satisfies ReadonlyArray<keyof ClaimExplanationFacts>
 
 /** Evidence that reads no object but shows no sign of any provisioner: ExternalProvisioning's liveness then says so. */
-const silentCluster: ExplainEvidence = {...noEvidence('not read'), leases: {observed: true, items: []}, csiDrivers: {observed: true, items: []}, events: {observed: true, items: []}}
+const silentCluster: ExplainEvidence = {
+  ...noEvidence('not read'),
+  leases: {observed: true, items: []},
+  csiDrivers: {observed: true, items: []},
+  events: {observed: true, items: []},
+}
 
 function factsOf(e: ClaimExplanation): ClaimExplanationFacts {
   // notes: only where there are some, as claim() sets it.
-  return Object.fromEntries(FACTS.filter((k) => e[k] !== undefined).map((k) => [k, e[k]])) as unknown as ClaimExplanationFacts
+  return Object.fromEntries(
+    FACTS.filter((k) => e[k] !== undefined).map((k) => [k, e[k]]),
+  ) as unknown as ClaimExplanationFacts
 }
 
 /** The claims whose facts differ from those of claim(), and the verdicts seen. */
-function differences(state: ClusterState, opts: ExplainOptions, oracle: 'fresh' | 'shared'): {problems: string[]; verdicts: Set<string>} {
+function differences(
+  state: ClusterState,
+  opts: ExplainOptions,
+  oracle: 'fresh' | 'shared',
+): {problems: string[]; verdicts: Set<string>} {
   const explainer = new Explainer(state, opts)
-  return claimsAgainstOracle(state, opts, oracle, (full, ns, name) => assert.deepEqual(explainer.claimFacts(ns, name), factsOf(full)))
+  return claimsAgainstOracle(state, opts, oracle, (full, ns, name) =>
+    assert.deepEqual(explainer.claimFacts(ns, name), factsOf(full)),
+  )
 }
 
 function statesOf(state: ClusterState): Array<[string, ClusterState, ExplainOptions]> {
@@ -47,7 +72,11 @@ function statesOf(state: ClusterState): Array<[string, ClusterState, ExplainOpti
 describe('explain: claimFacts is the fields of claim() that the decision gives', () => {
   for (const {file, cases} of loadCases('cases')) {
     test(`conformance cases of ${file}`, () => {
-      const problems = cases.flatMap((c) => statesOf(stateOf(c)).flatMap(([when, s, opts]) => differences(s, opts, 'fresh').problems.map((p) => `${c.name}, ${when}: ${p}`)))
+      const problems = cases.flatMap((c) =>
+        statesOf(stateOf(c)).flatMap(([when, s, opts]) =>
+          differences(s, opts, 'fresh').problems.map((p) => `${c.name}, ${when}: ${p}`),
+        ),
+      )
       assert.deepEqual(problems, [])
     })
   }
@@ -68,9 +97,23 @@ describe('explain: claimFacts is the fields of claim() that the decision gives',
         assert.deepEqual(problems, [], when)
         for (const v of verdicts) seen.add(v)
         const explainer = new Explainer(s, opts)
-        liveness += s.claims.filter((c) => explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!.provisionerLiveness?.verdict === 'NoSignOfLife').length
+        liveness += s.claims.filter(
+          (c) =>
+            explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!.provisionerLiveness?.verdict ===
+            'NoSignOfLife',
+        ).length
       }
-      for (const v of ['Bound', 'WillBind', 'NoMatchingVolume', 'ProvisioningNotSupported', 'ExternalProvisioning', 'WaitForFirstConsumer', 'WaitForPodScheduled', 'RequestedVolumeBoundElsewhere']) assert.ok(seen.has(v), `no ${v} claim: ${[...seen].join(', ')}`)
+      for (const v of [
+        'Bound',
+        'WillBind',
+        'NoMatchingVolume',
+        'ProvisioningNotSupported',
+        'ExternalProvisioning',
+        'WaitForFirstConsumer',
+        'WaitForPodScheduled',
+        'RequestedVolumeBoundElsewhere',
+      ])
+        assert.ok(seen.has(v), `no ${v} claim: ${[...seen].join(', ')}`)
       // The evidence reached the facts: some provisioner shows no sign of life.
       assert.ok(liveness > 0, 'no claim whose provisioner the evidence shows not running')
     })

@@ -20,13 +20,19 @@ interface Row {
   onlyRelevant: boolean
 }
 
-const generated = (volumes: number, seed: number) => () => snapshotTextState(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`)
+const generated = (volumes: number, seed: number) => () =>
+  snapshotTextState(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`)
 
 const rows: Row[] = [
   {id: '300 volumes, seed 1', state: generated(300, 1), limits: [1, 5], onlyRelevant: false},
   {id: '300 volumes, seed 2, only relevant', state: generated(300, 2), limits: [1, 5], onlyRelevant: true},
   {id: '1000 volumes, seed 3', state: generated(1000, 3), limits: [3, 40], onlyRelevant: false},
-  {id: 'the bundled example', state: () => snapshotTextState(bundledExample(), 'examples/cluster.yaml'), limits: [1, 2], onlyRelevant: false},
+  {
+    id: 'the bundled example',
+    state: () => snapshotTextState(bundledExample(), 'examples/cluster.yaml'),
+    limits: [1, 2],
+    onlyRelevant: false,
+  },
 ]
 
 describe('explain: a bounded explanation is the head of the full one', () => {
@@ -37,7 +43,11 @@ describe('explain: a bounded explanation is the head of the full one', () => {
       const claims = claimsToExplain(full)
       assert.ok(claims.length > 0, 'the state has claims to explain')
       for (const limit of row.limits) {
-        const bounded = new Explainer(state, {gates: defaultFeatureGates, onlyRelevant: row.onlyRelevant, candidates: limit})
+        const bounded = new Explainer(state, {
+          gates: defaultFeatureGates,
+          onlyRelevant: row.onlyRelevant,
+          candidates: limit,
+        })
         for (const c of claims) {
           const ns = c.metadata.namespace ?? ''
           const name = c.metadata.name ?? ''

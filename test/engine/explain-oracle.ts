@@ -10,7 +10,12 @@ import type {ClusterState} from '../../src/engine/api/model.js'
  * The claims of the state whose `check` against claim() throws, with the first lines of what it said, and
  * the verdicts seen. The oracle: a fresh Explainer per claim, or one shared by all of them.
  */
-export function claimsAgainstOracle(state: ClusterState, opts: ExplainOptions, oracle: 'fresh' | 'shared', check: (full: ClaimExplanation, namespace: string, name: string) => void): {problems: string[]; verdicts: Set<string>} {
+export function claimsAgainstOracle(
+  state: ClusterState,
+  opts: ExplainOptions,
+  oracle: 'fresh' | 'shared',
+  check: (full: ClaimExplanation, namespace: string, name: string) => void,
+): {problems: string[]; verdicts: Set<string>} {
   const shared = new Explainer(state, opts)
   const problems: string[] = []
   const verdicts = new Set<string>()

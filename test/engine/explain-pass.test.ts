@@ -47,11 +47,18 @@ const rows: PassRow[] = [
     items: {data: ['WillBind', 'pv-b1'], orders: ['WillBind', 'pv-b2']},
     reasons: {orders: {'pv-b2': [], 'pv-b1': ['BoundToOtherClaim']}, data: {'pv-b1': [], 'pv-b2': []}},
     alone: {orders: ['WillBind', 'pv-b1']},
-    summary: {orders: /binds it to pv-b2 .*; pv-b1, which it would get alone, goes to team-b\/data, synced before it in this pass\.$/},
+    summary: {
+      orders:
+        /binds it to pv-b2 .*; pv-b1, which it would get alone, goes to team-b\/data, synced before it in this pass\.$/,
+    },
   },
   {
     id: 'pass-2 no volume left for the second claim, nothing provisions: it stays Pending',
-    state: state({volumes: [standardVolume('pv-b1', '1Gi')], claims: [pvc('data', 'c1', teamB), pvc('orders', 'c2', teamB)], classes: [noProvisioner]}),
+    state: state({
+      volumes: [standardVolume('pv-b1', '1Gi')],
+      claims: [pvc('data', 'c1', teamB), pvc('orders', 'c2', teamB)],
+      classes: [noProvisioner],
+    }),
     items: {data: ['WillBind', 'pv-b1'], orders: ['ProvisioningNotSupported', null]},
     reasons: {orders: {'pv-b1': ['BoundToOtherClaim']}},
     alone: {orders: ['WillBind', 'pv-b1']},
@@ -103,7 +110,10 @@ const rows: PassRow[] = [
     id: 'pass-7 a bound claim that rebinds its volume is not a claim of the index: nothing changes for others',
     state: state({
       volumes: [standardVolume('pv-b1', '1Gi'), standardVolume('pv-b2', '2Gi')],
-      claims: [pvc('data', 'c1', teamB), pvc('orders', 'c2', {...teamB, volumeName: 'pv-b2', annotations: bound, phase: 'Bound'})],
+      claims: [
+        pvc('data', 'c1', teamB),
+        pvc('orders', 'c2', {...teamB, volumeName: 'pv-b2', annotations: bound, phase: 'Bound'}),
+      ],
       classes: [noProvisioner],
     }),
     items: {data: ['WillBind', 'pv-b1']},
@@ -123,7 +133,11 @@ describe('explain List: each claim after the claims before it in the pass', () =
         assert.ok(e !== undefined, `${name} is listed`)
         assert.deepEqual([e.verdict, e.volume], [verdict, volume], `${name}: ${e.summary}`)
         for (const [v, codes] of Object.entries(row.reasons?.[name] ?? {})) {
-          assert.deepEqual(e.candidates.find((c) => c.volume === v)?.reasons.map((r) => r.code), codes, `${name}: reasons of ${v}`)
+          assert.deepEqual(
+            e.candidates.find((c) => c.volume === v)?.reasons.map((r) => r.code),
+            codes,
+            `${name}: reasons of ${v}`,
+          )
         }
         if (row.summary?.[name] !== undefined) assert.match(e.summary, row.summary[name])
         assert.match(e.summary, /\.$/, 'one sentence')
@@ -142,7 +156,9 @@ describe('explain List: each claim after the claims before it in the pass', () =
 
   test('the agreement check catches a List that tells two claims they get one volume', () => {
     const s = rows[0].state
-    const alone = claimsToExplain(new Explainer(s, {gates})).map((c) => new Explainer(s, {gates, candidates: 5}).claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const alone = claimsToExplain(new Explainer(s, {gates})).map((c) =>
+      new Explainer(s, {gates, candidates: 5}).claim(c.metadata.namespace ?? '', c.metadata.name ?? '')!,
+    )
     assert.notDeepEqual(listDisagreements(s, alone, gates), [])
   })
 })
@@ -150,13 +166,21 @@ describe('explain List: each claim after the claims before it in the pass', () =
 describe('explain List agrees with the first round of sync', () => {
   const check = (s: ClusterState, g = gates, onlyRelevant = false, candidates = 5) => {
     const explainer = new Explainer(s, {gates: g, onlyRelevant, candidates})
-    const items = claimsToExplain(explainer).map((c) => explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
+    const items = claimsToExplain(explainer).map((c) =>
+      explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? '')!,
+    )
     assert.deepEqual(listDisagreements(s, items, g), [])
   }
 
   test('random dense clusters', () => {
     fc.assert(
-      fc.property(clusterArb(12, 10), gatesArb, fc.boolean(), fc.constantFrom(1, 5, 0), (s, g, onlyRelevant, candidates) => check(s, g, onlyRelevant, candidates)),
+      fc.property(
+        clusterArb(12, 10),
+        gatesArb,
+        fc.boolean(),
+        fc.constantFrom(1, 5, 0),
+        (s, g, onlyRelevant, candidates) => check(s, g, onlyRelevant, candidates),
+      ),
       {numRuns: propertyRuns(300)},
     )
   })
@@ -165,19 +189,25 @@ describe('explain List agrees with the first round of sync', () => {
     // Live `explain` first asks the verdicts (which Leases to read), then explains with the evidence read:
     // one controller view and one pass for both (Explainer.with).
     fc.assert(
-      fc.property(clusterArb(12, 10), gatesArb, fc.boolean(), fc.constantFrom(1, 5, 0), (s, g, onlyRelevant, candidates) => {
-        const base = new Explainer(s, {gates: g})
-        const claims = claimsToExplain(base)
-        const leases = claims.map((c) => base.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
-        const derived = base.with({onlyRelevant, candidates})
-        const fresh = new Explainer(s, {gates: g, onlyRelevant, candidates})
-        for (const [i, c] of claims.entries()) {
-          const [namespace, name] = [c.metadata.namespace ?? '', c.metadata.name ?? '']
-          assert.deepEqual(derived.listItem(namespace, name), fresh.listItem(namespace, name))
-          assert.deepEqual(derived.claim(namespace, name), fresh.claim(namespace, name))
-          assert.equal(leases[i], fresh.awaitedLease(namespace, name, true))
-        }
-      }),
+      fc.property(
+        clusterArb(12, 10),
+        gatesArb,
+        fc.boolean(),
+        fc.constantFrom(1, 5, 0),
+        (s, g, onlyRelevant, candidates) => {
+          const base = new Explainer(s, {gates: g})
+          const claims = claimsToExplain(base)
+          const leases = claims.map((c) => base.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
+          const derived = base.with({onlyRelevant, candidates})
+          const fresh = new Explainer(s, {gates: g, onlyRelevant, candidates})
+          for (const [i, c] of claims.entries()) {
+            const [namespace, name] = [c.metadata.namespace ?? '', c.metadata.name ?? '']
+            assert.deepEqual(derived.listItem(namespace, name), fresh.listItem(namespace, name))
+            assert.deepEqual(derived.claim(namespace, name), fresh.claim(namespace, name))
+            assert.equal(leases[i], fresh.awaitedLease(namespace, name, true))
+          }
+        },
+      ),
       {numRuns: propertyRuns(100)},
     )
   })

@@ -40,10 +40,15 @@ function differences(state: ClusterState, gates: FeatureGates = defaultFeatureGa
     same(`pvc ${ns}/${name} as a List item`, kept.listItem(ns, name, 3), fresh.listItem(ns, name, 3))
     same(`pvc ${ns}/${name} facts`, kept.claimFacts(ns, name), fresh.claimFacts(ns, name))
   }
-  for (const v of after.volumes) same(`pv ${v.metadata.name}`, kept.volume(v.metadata.name ?? ''), fresh.volume(v.metadata.name ?? ''))
+  for (const v of after.volumes)
+    same(`pv ${v.metadata.name}`, kept.volume(v.metadata.name ?? ''), fresh.volume(v.metadata.name ?? ''))
   // The audit over the kept caches, and over an Explainer made afresh (a plan handed in leaves none).
   const auditOpts = {gates, failOn: 'warning' as const, ignore: new Set<string>()}
-  same('audit', auditState(state, auditOpts), auditState(state, auditOpts, {plan: planSync(state, {...auditOpts, dryRun: true})}))
+  same(
+    'audit',
+    auditState(state, auditOpts),
+    auditState(state, auditOpts, {plan: planSync(state, {...auditOpts, dryRun: true})}),
+  )
   return problems
 }
 
@@ -51,8 +56,14 @@ describe("explain over the plan's informer caches answers as over the state afte
   for (const {file, cases} of loadCases('cases')) {
     test(`conformance cases of ${file}`, () => {
       const compared = cases.map((c) => ({name: c.name, problems: differences(stateOf(c))}))
-      assert.deepEqual(compared.flatMap((c) => (c.problems ?? []).map((p) => `${c.name}: ${p}`)), [])
-      assert.ok(compared.some((c) => c.problems !== null), 'no case left its caches to compare')
+      assert.deepEqual(
+        compared.flatMap((c) => (c.problems ?? []).map((p) => `${c.name}: ${p}`)),
+        [],
+      )
+      assert.ok(
+        compared.some((c) => c.problems !== null),
+        'no case left its caches to compare',
+      )
     })
   }
   for (const [volumes, seed] of [

@@ -7,7 +7,14 @@ import {describe, test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {candidateOrder, type CandidateRanking, describeReasons, type MatchingPath, rankCandidates, type RankingOptions} from '../../src/engine/explain/candidates.js'
+import {
+  candidateOrder,
+  type CandidateRanking,
+  describeReasons,
+  type MatchingPath,
+  rankCandidates,
+  type RankingOptions,
+} from '../../src/engine/explain/candidates.js'
 import {clusterLookup} from '../../src/engine/explain/lookup.js'
 import {nearMissTests} from '../../src/engine/explain/suggestions.js'
 import {VolumeClasses} from '../../src/engine/explain/volume-classes.js'
@@ -32,7 +39,11 @@ function printed(r: CandidateRanking): string {
 const requestArb = fc.record({
   claimIndex: fc.nat(),
   path: fc.oneof(
-    fc.record({kind: fc.constant('index' as const), delayBinding: fc.boolean(), node: fc.constantFrom(undefined, 'node-a', 'node-b')}),
+    fc.record({
+      kind: fc.constant('index' as const),
+      delayBinding: fc.boolean(),
+      node: fc.constantFrom(undefined, 'node-a', 'node-b'),
+    }),
     fc.record({kind: fc.constantFrom('requested' as const, 'bound' as const)}),
   ),
   keep: fc.constantFrom(1, 3, 9),
@@ -42,7 +53,15 @@ const requestArb = fc.record({
 
 /** Each volume three times under names of its own (pv-a, pv-a-2, pv-a-3): classes of many volumes, sizes shared. */
 function withCopies(state: ClusterState): ClusterState {
-  return {...state, volumes: state.volumes.flatMap((v) => [1, 2, 3].map((i) => ({...v, metadata: {...v.metadata, name: i === 1 ? v.metadata.name : `${v.metadata.name}-${i}`}})))}
+  return {
+    ...state,
+    volumes: state.volumes.flatMap((v) =>
+      [1, 2, 3].map((i) => ({
+        ...v,
+        metadata: {...v.metadata, name: i === 1 ? v.metadata.name : `${v.metadata.name}-${i}`},
+      })),
+    ),
+  }
 }
 
 describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes', () => {
@@ -61,7 +80,9 @@ describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes
                 kind: 'index',
                 claimClass: getPersistentVolumeClaimClass(claim),
                 delayBinding: req.path.delayBinding,
-                ...(req.path.node !== undefined ? {node: {name: req.path.node, labels: {'kubernetes.io/hostname': req.path.node}}} : {}),
+                ...(req.path.node !== undefined
+                  ? {node: {name: req.path.node, labels: {'kubernetes.io/hostname': req.path.node}}}
+                  : {}),
               }
             : {kind: req.path.kind, volumeName: req.path.kind === 'bound' ? '' : 'pvctl-request-group'}
         const tests = nearMissTests(cluster, claim)
@@ -69,10 +90,18 @@ describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes
           keep: req.keep,
           onlyRelevant: req.onlyRelevant,
           named: [],
-          nearestPassing: req.nearMisses ? [{test: tests.fixable, count: 5}, {test: tests.released, count: 6}] : [],
+          nearestPassing: req.nearMisses
+            ? [
+                {test: tests.fixable, count: 5},
+                {test: tests.released, count: 6},
+              ]
+            : [],
         }
         const order = candidateOrder(claim, null)
-        assert.equal(printed(classes.rank(claim, path, gates, order, opts)), printed(rankCandidates(cluster, claim, path, gates, order, opts)))
+        assert.equal(
+          printed(classes.rank(claim, path, gates, order, opts)),
+          printed(rankCandidates(cluster, claim, path, gates, order, opts)),
+        )
       }),
       {numRuns: propertyRuns(500)},
     )
@@ -81,9 +110,15 @@ describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes
   test('classes of one selector: the volumes it picks rank first, the rest by size', () => {
     // Twelve volumes of one class in three label sets; the claim picks tier=gold.
     const volumes = Array.from({length: 12}, (_, i) =>
-      pv(`pv-${String(i).padStart(2, '0')}`, {capacity: `${1 + (i % 4)}Gi`, labels: i % 3 === 0 ? {tier: 'gold'} : i % 3 === 1 ? {tier: 'silver'} : {}, className: CLASS_NAMES[0]}),
+      pv(`pv-${String(i).padStart(2, '0')}`, {
+        capacity: `${1 + (i % 4)}Gi`,
+        labels: i % 3 === 0 ? {tier: 'gold'} : i % 3 === 1 ? {tier: 'silver'} : {},
+        className: CLASS_NAMES[0],
+      }),
     )
-    const claim = standIn(pvc('data', 'uid-data', {request: '2Gi', selector: {matchLabels: {tier: 'gold'}}, className: CLASS_NAMES[0]}))
+    const claim = standIn(
+      pvc('data', 'uid-data', {request: '2Gi', selector: {matchLabels: {tier: 'gold'}}, className: CLASS_NAMES[0]}),
+    )
     const state: ClusterState = {volumes, claims: [], classes: [], pods: [], nodes: []}
     const cluster = clusterLookup(state)
     const path: MatchingPath = {kind: 'index', claimClass: CLASS_NAMES[0], delayBinding: false}
@@ -107,7 +142,12 @@ describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes
   })
 
   test('more selectors than the splits kept, each asked for twice, rank as rankCandidates ranks them', () => {
-    const volumes = Array.from({length: 30}, (_, i) => pv(`pv-${String(i).padStart(2, '0')}`, {capacity: `${1 + (i % 5)}Gi`, labels: {app: `app-${i % 20}`, zone: `z-${i % 3}`}}))
+    const volumes = Array.from({length: 30}, (_, i) =>
+      pv(`pv-${String(i).padStart(2, '0')}`, {
+        capacity: `${1 + (i % 5)}Gi`,
+        labels: {app: `app-${i % 20}`, zone: `z-${i % 3}`},
+      }),
+    )
     const state: ClusterState = {volumes, claims: [], classes: [], pods: [], nodes: []}
     const cluster = clusterLookup(state)
     const classes = VolumeClasses.of(cluster)!
@@ -115,10 +155,16 @@ describe('VolumeClasses.rank: what rankCandidates ranks, from classes of volumes
     const opts: RankingOptions = {keep: 4, onlyRelevant: false, named: [], nearestPassing: []}
     for (const round of [1, 2]) {
       for (let app = 0; app < 20; app++) {
-        const claim = standIn(pvc('data', 'uid-data', {request: '3Gi', selector: {matchLabels: {app: `app-${app}`, zone: `z-${app % 3}`}}}))
+        const claim = standIn(
+          pvc('data', 'uid-data', {request: '3Gi', selector: {matchLabels: {app: `app-${app}`, zone: `z-${app % 3}`}}}),
+        )
         const order = candidateOrder(claim, null)
         const expected = printed(rankCandidates(cluster, claim, path, defaultFeatureGates, order, opts))
-        assert.equal(printed(classes.rank(claim, path, defaultFeatureGates, order, opts)), expected, `app-${app}, round ${round}`)
+        assert.equal(
+          printed(classes.rank(claim, path, defaultFeatureGates, order, opts)),
+          expected,
+          `app-${app}, round ${round}`,
+        )
       }
     }
   })

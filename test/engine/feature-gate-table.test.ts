@@ -15,11 +15,16 @@ interface UpstreamSpec {
   lockToDefault: boolean
 }
 
-const history = JSON.parse(readFileSync(new URL('./feature-gate-history.json', import.meta.url), 'utf8')) as {tags: Record<string, Record<string, UpstreamSpec>>}
+const history = JSON.parse(readFileSync(new URL('./feature-gate-history.json', import.meta.url), 'utf8')) as {
+  tags: Record<string, Record<string, UpstreamSpec>>
+}
 
 test('the history covers every minor version pvctl decides as', () => {
   const minors = Object.keys(history.tags).map((tag) => Number(tag.split('.')[1]))
-  assert.deepEqual(minors, Array.from({length: NEWEST_MINOR - OLDEST_MINOR + 1}, (_, i) => OLDEST_MINOR + i))
+  assert.deepEqual(
+    minors,
+    Array.from({length: NEWEST_MINOR - OLDEST_MINOR + 1}, (_, i) => OLDEST_MINOR + i),
+  )
 })
 
 for (const [tag, upstream] of Object.entries(history.tags)) {

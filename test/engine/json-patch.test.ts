@@ -9,23 +9,50 @@ import {diffJson} from '../../src/engine/simulation/json-patch.js'
 describe('diffJson', () => {
   const cases: Array<{name: string; before: unknown; after: unknown; ignored?: string; want: unknown}> = [
     {name: 'nothing changed', before: {a: {b: 1}}, after: {a: {b: 1}}, want: []},
-    {name: 'a field added, one removed, one replaced', before: {a: 1, b: 2}, after: {b: 3, c: 4}, want: [
-      {op: 'remove', path: '/a'}, {op: 'replace', path: '/b', value: 3}, {op: 'add', path: '/c', value: 4},
-    ]},
-    {name: 'nested objects are walked', before: {status: {phase: 'Pending'}}, after: {status: {phase: 'Bound'}}, want: [
-      {op: 'replace', path: '/status/phase', value: 'Bound'},
-    ]},
-    {name: 'the same pointer again reads the same', before: {status: {phase: 'Bound'}}, after: {status: {phase: 'Lost'}}, want: [
-      {op: 'replace', path: '/status/phase', value: 'Lost'},
-    ]},
-    {name: '"/" and "~" in keys are escaped', before: {metadata: {annotations: {}}}, after: {metadata: {annotations: {'pv.kubernetes.io/bound-by-controller': 'yes', 'a~b': 'c'}}}, want: [
-      {op: 'add', path: '/metadata/annotations/pv.kubernetes.io~1bound-by-controller', value: 'yes'},
-      {op: 'add', path: '/metadata/annotations/a~0b', value: 'c'},
-    ]},
-    {name: 'arrays are replaced whole', before: {f: ['a']}, after: {f: ['a', 'b']}, want: [{op: 'replace', path: '/f', value: ['a', 'b']}]},
-    {name: 'the ignored path is left out', before: {metadata: {resourceVersion: '1', uid: 'u'}}, after: {metadata: {resourceVersion: '2', uid: 'v'}}, ignored: '/metadata/resourceVersion', want: [
-      {op: 'replace', path: '/metadata/uid', value: 'v'},
-    ]},
+    {
+      name: 'a field added, one removed, one replaced',
+      before: {a: 1, b: 2},
+      after: {b: 3, c: 4},
+      want: [
+        {op: 'remove', path: '/a'},
+        {op: 'replace', path: '/b', value: 3},
+        {op: 'add', path: '/c', value: 4},
+      ],
+    },
+    {
+      name: 'nested objects are walked',
+      before: {status: {phase: 'Pending'}},
+      after: {status: {phase: 'Bound'}},
+      want: [{op: 'replace', path: '/status/phase', value: 'Bound'}],
+    },
+    {
+      name: 'the same pointer again reads the same',
+      before: {status: {phase: 'Bound'}},
+      after: {status: {phase: 'Lost'}},
+      want: [{op: 'replace', path: '/status/phase', value: 'Lost'}],
+    },
+    {
+      name: '"/" and "~" in keys are escaped',
+      before: {metadata: {annotations: {}}},
+      after: {metadata: {annotations: {'pv.kubernetes.io/bound-by-controller': 'yes', 'a~b': 'c'}}},
+      want: [
+        {op: 'add', path: '/metadata/annotations/pv.kubernetes.io~1bound-by-controller', value: 'yes'},
+        {op: 'add', path: '/metadata/annotations/a~0b', value: 'c'},
+      ],
+    },
+    {
+      name: 'arrays are replaced whole',
+      before: {f: ['a']},
+      after: {f: ['a', 'b']},
+      want: [{op: 'replace', path: '/f', value: ['a', 'b']}],
+    },
+    {
+      name: 'the ignored path is left out',
+      before: {metadata: {resourceVersion: '1', uid: 'u'}},
+      after: {metadata: {resourceVersion: '2', uid: 'v'}},
+      ignored: '/metadata/resourceVersion',
+      want: [{op: 'replace', path: '/metadata/uid', value: 'v'}],
+    },
   ]
   for (const c of cases) {
     it(c.name, () => assert.deepEqual(diffJson(c.before, c.after, c.ignored), c.want))

@@ -12,14 +12,45 @@ import {pv, pvc, sc, state} from './builders.js'
 
 /** A volume bound to a claim that is gone: released, then reclaimed by its policy. */
 const orphan = (name: string, policy: string, source: Record<string, unknown>): PersistentVolume =>
-  pv(name, {policy, source, phase: 'Bound', claim: {namespace: 'ns', name: `gone-${name}`, uid: `uid-gone-${name}`}, annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'}})
+  pv(name, {
+    policy,
+    source,
+    phase: 'Bound',
+    claim: {namespace: 'ns', name: `gone-${name}`, uid: `uid-gone-${name}`},
+    annotations: {'pv.kubernetes.io/bound-by-controller': 'yes'},
+  })
 
 const rows: Array<{name: string; volume?: PersistentVolume; provision?: boolean; operation: string; plugin: string}> = [
-  {name: 'a recycle of an nfs volume', volume: orphan('nfs-0', 'Recycle', {nfs: {server: 'nfs', path: '/exports/a'}}), operation: 'recycle:pv/nfs-0', plugin: 'kubernetes.io/nfs'},
-  {name: 'a recycle of a host-path volume', volume: orphan('hp-0', 'Recycle', {hostPath: {path: '/tmp/a'}}), operation: 'recycle:pv/hp-0', plugin: 'kubernetes.io/host-path'},
-  {name: 'a delete of a host-path volume', volume: orphan('hp-1', 'Delete', {hostPath: {path: '/tmp/b'}}), operation: 'delete:pv/hp-1', plugin: 'kubernetes.io/host-path'},
-  {name: 'a delete of a local volume (--local-volume-deleter)', volume: orphan('local-0', 'Delete', {local: {path: '/mnt/disks/a'}}), operation: 'delete:pv/local-0', plugin: 'kubernetes.io/local-volume'},
-  {name: 'a provision of a host-path class (--enable-hostpath-provisioner)', provision: true, operation: 'provision:pvc/ns/scratch', plugin: 'kubernetes.io/host-path'},
+  {
+    name: 'a recycle of an nfs volume',
+    volume: orphan('nfs-0', 'Recycle', {nfs: {server: 'nfs', path: '/exports/a'}}),
+    operation: 'recycle:pv/nfs-0',
+    plugin: 'kubernetes.io/nfs',
+  },
+  {
+    name: 'a recycle of a host-path volume',
+    volume: orphan('hp-0', 'Recycle', {hostPath: {path: '/tmp/a'}}),
+    operation: 'recycle:pv/hp-0',
+    plugin: 'kubernetes.io/host-path',
+  },
+  {
+    name: 'a delete of a host-path volume',
+    volume: orphan('hp-1', 'Delete', {hostPath: {path: '/tmp/b'}}),
+    operation: 'delete:pv/hp-1',
+    plugin: 'kubernetes.io/host-path',
+  },
+  {
+    name: 'a delete of a local volume (--local-volume-deleter)',
+    volume: orphan('local-0', 'Delete', {local: {path: '/mnt/disks/a'}}),
+    operation: 'delete:pv/local-0',
+    plugin: 'kubernetes.io/local-volume',
+  },
+  {
+    name: 'a provision of a host-path class (--enable-hostpath-provisioner)',
+    provision: true,
+    operation: 'provision:pvc/ns/scratch',
+    plugin: 'kubernetes.io/host-path',
+  },
 ]
 
 for (const row of rows) {

@@ -32,7 +32,10 @@ describe('a simulated phase change is stamped as the API server stamps it', () =
     assert.equal(volumeAfter(r, 'pv-1').status?.phase, 'Released')
     assert.equal(volumeAfter(r, 'pv-1').status?.lastPhaseTransitionTime, NOW)
     const write = r.actions.find((a) => a.action === 'set-volume-phase')!
-    assert.ok(write.patch.some((op) => op.path === '/status/lastPhaseTransitionTime' && op.op !== 'remove' && op.value === NOW), JSON.stringify(write.patch))
+    assert.ok(
+      write.patch.some((op) => op.path === '/status/lastPhaseTransitionTime' && op.op !== 'remove' && op.value === NOW),
+      JSON.stringify(write.patch),
+    )
   })
 
   test('a volume whose phase stays keeps its time', () => {
@@ -40,11 +43,14 @@ describe('a simulated phase change is stamped as the API server stamps it', () =
     const v = pv('pv-1', {phase: 'Bound', claim: {name: 'data', uid: 'u1'}, annotations: byController, className: ''})
     v.status = {...v.status, lastPhaseTransitionTime: EARLIER}
     const r = reconcile(state({volumes: [v], claims: [claim]}), {now: NOW})
-    assert.deepEqual(r.actions.filter((a) => a.object.kind === 'PersistentVolume'), [])
+    assert.deepEqual(
+      r.actions.filter((a) => a.object.kind === 'PersistentVolume'),
+      [],
+    )
     assert.equal(volumeAfter(r, 'pv-1').status?.lastPhaseTransitionTime, EARLIER)
   })
 
-  test('no server clock (the Go tests\' fake client, loop mode): no stamp', () => {
+  test("no server clock (the Go tests' fake client, loop mode): no stamp", () => {
     const r = reconcile(state({volumes: [orphaned(EARLIER)]}), {})
     assert.equal(volumeAfter(r, 'pv-1').status?.lastPhaseTransitionTime, EARLIER)
   })
@@ -54,7 +60,10 @@ describe('a simulated phase change is stamped as the API server stamps it', () =
     const r = reconcile(state({volumes: [orphaned()]}), {now: NOW, gates})
     assert.equal(volumeAfter(r, 'pv-1').status?.phase, 'Released')
     assert.equal(volumeAfter(r, 'pv-1').status?.lastPhaseTransitionTime, undefined)
-    assert.throws(() => parseFeatureGates('PersistentVolumeLastPhaseTransitionTime=false', defaultGatesAt(31)), /locked to true in v1\.31/)
+    assert.throws(
+      () => parseFeatureGates('PersistentVolumeLastPhaseTransitionTime=false', defaultGatesAt(31)),
+      /locked to true in v1\.31/,
+    )
   })
 })
 
@@ -64,7 +73,13 @@ describe('since when a volume is Released', () => {
     if (stamp !== undefined) v.status = {...v.status, lastPhaseTransitionTime: stamp}
     return v
   }
-  const finding = (v: PersistentVolume) => auditState(state({volumes: [v]}), {gates: defaultFeatureGates, failOn: 'warning', ignore: new Set(), now: NOW}).findings.find((f) => f.code === 'VolumeReleasedRetained')!
+  const finding = (v: PersistentVolume) =>
+    auditState(state({volumes: [v]}), {
+      gates: defaultFeatureGates,
+      failOn: 'warning',
+      ignore: new Set(),
+      now: NOW,
+    }).findings.find((f) => f.code === 'VolumeReleasedRetained')!
 
   test('audit: Released as read, with its time: in the evidence and the message', () => {
     const f = finding(retained(EARLIER))
@@ -82,7 +97,18 @@ describe('since when a volume is Released', () => {
 
   test('reclaim: the report says since when the volume is in its phase', () => {
     const s = state({volumes: [retained(EARLIER)]})
-    const d = decideReclaim({state: s, volumeName: 'pv-1', force: new Set(), gates: defaultFeatureGates, plugins: defaultVolumePluginMgr(), attachments: {observed: true, items: []}, pods: {observed: true}})!
-    assert.equal(buildReclaimReport(d, {dryRun: true, simulation: true, outcome: 'simulated'}).volume.phaseSince, EARLIER)
+    const d = decideReclaim({
+      state: s,
+      volumeName: 'pv-1',
+      force: new Set(),
+      gates: defaultFeatureGates,
+      plugins: defaultVolumePluginMgr(),
+      attachments: {observed: true, items: []},
+      pods: {observed: true},
+    })!
+    assert.equal(
+      buildReclaimReport(d, {dryRun: true, simulation: true, outcome: 'simulated'}).volume.phaseSince,
+      EARLIER,
+    )
   })
 })

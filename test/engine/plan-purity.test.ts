@@ -8,7 +8,12 @@ import assert from 'node:assert/strict'
 import {test} from 'node:test'
 
 import {planSync} from '../../src/engine/simulation/plan-sync.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../../src/engine/api/model.js'
+import {
+  claimKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from '../../src/engine/api/model.js'
 import type {Action} from '../../src/engine/simulation/plan.js'
 import {reconcile, type ReconcileOptions} from '../../src/engine/simulation/reconcile.js'
 import {applyPatch} from '../../src/engine/simulation/apply-patch.js'
@@ -34,7 +39,10 @@ function content(obj: PersistentVolume | PersistentVolumeClaim): unknown {
  * The input with the plan's writes applied in order. A volume the plan creates has no patch to replay
  * (its content is the plugin's): it is left out, with every later write to it.
  */
-function replay(state: ClusterState, actions: readonly Action[]): {volumes: Map<string, PersistentVolume>; claims: Map<string, PersistentVolumeClaim>; created: Set<string>} {
+function replay(
+  state: ClusterState,
+  actions: readonly Action[],
+): {volumes: Map<string, PersistentVolume>; claims: Map<string, PersistentVolumeClaim>; created: Set<string>} {
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
   const created = new Set<string>()
@@ -62,9 +70,15 @@ function assertPlanIsTheInputPlusItsPatches(
   const want = replay(input, result.actions)
   const volumes = result.volumes.filter((v) => !want.created.has(v.metadata.name ?? ''))
   assert.deepEqual(volumes.map((v) => v.metadata.name).sort(), [...want.volumes.keys()].sort(), `${label}: volumes`)
-  for (const v of volumes) assert.deepEqual(content(v), content(want.volumes.get(v.metadata.name ?? '')!), `${label}: volume ${v.metadata.name}`)
+  for (const v of volumes)
+    assert.deepEqual(
+      content(v),
+      content(want.volumes.get(v.metadata.name ?? '')!),
+      `${label}: volume ${v.metadata.name}`,
+    )
   assert.equal(result.claims.length, want.claims.size, `${label}: claims`)
-  for (const c of result.claims) assert.deepEqual(content(c), content(want.claims.get(claimKey(c))!), `${label}: claim ${claimKey(c)}`)
+  for (const c of result.claims)
+    assert.deepEqual(content(c), content(want.claims.get(claimKey(c))!), `${label}: claim ${claimKey(c)}`)
 }
 
 const runs: ReadonlyArray<{id: string; options: (c: ConformanceCase) => ReconcileOptions}> = [
@@ -107,7 +121,10 @@ test('every conformance case: planSync leaves the state it is given unchanged, a
       ])
       assert.ok(report.before !== undefined, label)
       for (const obj of report.before) {
-        const key = obj.kind === 'PersistentVolume' ? `PersistentVolume/${obj.metadata.name}` : `PersistentVolumeClaim/${claimKey(obj as PersistentVolumeClaim)}`
+        const key =
+          obj.kind === 'PersistentVolume'
+            ? `PersistentVolume/${obj.metadata.name}`
+            : `PersistentVolumeClaim/${claimKey(obj as PersistentVolumeClaim)}`
         assert.deepEqual(content(obj), given.get(key), `${label}: before ${key}`)
       }
       assertPlanIsTheInputPlusItsPatches(label, stateOf(c), {

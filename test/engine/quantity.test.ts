@@ -79,8 +79,16 @@ describe('parseQuantity: exact value in nanos and format', () => {
     {input: 'e-9', nanos: 0n, format: 'DecimalExponent'},
     {input: '1e4294967296', nanos: 10n ** 9n, format: 'DecimalExponent', note: 'Go narrows the exponent to int32'},
     {input: `1e${MAX_DECIMAL_EXPONENT}`, nanos: 10n ** BigInt(MAX_DECIMAL_EXPONENT + 9), format: 'DecimalExponent'},
-    {input: `0.001e${MAX_DECIMAL_EXPONENT + 3}`, nanos: 10n ** BigInt(MAX_DECIMAL_EXPONENT + 9), format: 'DecimalExponent'},
-    {input: `-9${'9'.repeat(MAX_DECIMAL_EXPONENT)}.999999999`, nanos: -(10n ** BigInt(MAX_DECIMAL_EXPONENT + 10) - 1n), format: 'DecimalSI'},
+    {
+      input: `0.001e${MAX_DECIMAL_EXPONENT + 3}`,
+      nanos: 10n ** BigInt(MAX_DECIMAL_EXPONENT + 9),
+      format: 'DecimalExponent',
+    },
+    {
+      input: `-9${'9'.repeat(MAX_DECIMAL_EXPONENT)}.999999999`,
+      nanos: -(10n ** BigInt(MAX_DECIMAL_EXPONENT + 10) - 1n),
+      format: 'DecimalSI',
+    },
     {input: '0e99999999', nanos: 0n, format: 'DecimalExponent', note: 'zero is zero at any exponent'},
   ]
   for (const row of rows) {

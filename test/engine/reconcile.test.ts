@@ -12,7 +12,10 @@ const cluster = () =>
       pv('v-old', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound'}),
       pv('v-race', {claim: {name: 'a', uid: 'ua'}, phase: 'Bound', annotations: byController}),
     ],
-    claims: [pvc('a', 'ua', {annotations: bound, volumeName: 'v-winner', phase: 'Bound'}), pvc('b', 'ub', {className: ''})],
+    claims: [
+      pvc('a', 'ua', {annotations: bound, volumeName: 'v-winner', phase: 'Bound'}),
+      pvc('b', 'ub', {className: ''}),
+    ],
   })
 
 test('rounds repeat until one makes no write, then converged', () => {
@@ -52,7 +55,9 @@ test('the round bound is reported as not converged', () => {
 })
 
 test('named objects: their syncs are followed by the objects they wrote', () => {
-  const r = reconcile(state({volumes: [pv('v')], claims: [pvc('c', 'u1', {volumeName: 'v'})]}), {targets: [{kind: 'PersistentVolumeClaim', namespace: 'default', name: 'c'}]})
+  const r = reconcile(state({volumes: [pv('v')], claims: [pvc('c', 'u1', {volumeName: 'v'})]}), {
+    targets: [{kind: 'PersistentVolumeClaim', namespace: 'default', name: 'c'}],
+  })
   assert.equal(r.converged, true)
   assert.equal(r.volumes[0].status?.phase, 'Bound')
   assert.equal(r.claims[0].status?.phase, 'Bound')
@@ -77,7 +82,9 @@ test('every write bumps resourceVersion above any read, and records the one it w
 })
 
 test('identical events are aggregated with a count across rounds', () => {
-  const r = reconcile(state({claims: [pvc('lonely', 'u', {className: ''})], volumes: [pv('v', {phase: 'Pending', capacity: '1Mi'})]}))
+  const r = reconcile(
+    state({claims: [pvc('lonely', 'u', {className: ''})], volumes: [pv('v', {phase: 'Pending', capacity: '1Mi'})]}),
+  )
   const failed = r.events.filter((e) => e.reason === 'FailedBinding')
   assert.equal(failed.length, 1)
   assert.equal(failed[0].count, r.rounds)
@@ -86,10 +93,18 @@ test('identical events are aggregated with a count across rounds', () => {
 test('namespace scope: only claims of the namespace, and volumes unbound or bound into it', () => {
   const s = state({
     volumes: [pv('free'), pv('theirs', {claim: {namespace: 'b', name: 'x', uid: 'ux'}, phase: 'Bound'})],
-    claims: [pvc('mine', 'u1', {namespace: 'a'}), pvc('x', 'ux', {namespace: 'b', annotations: bound, volumeName: 'theirs', phase: 'Bound'})],
+    claims: [
+      pvc('mine', 'u1', {namespace: 'a'}),
+      pvc('x', 'ux', {namespace: 'b', annotations: bound, volumeName: 'theirs', phase: 'Bound'}),
+    ],
   })
   const r = reconcile(s, {scope: {namespace: 'a'}})
-  assert.ok(r.actions.every((a) => a.object.kind === 'PersistentVolume' ? a.object.name === 'free' : a.object.namespace === 'a'), JSON.stringify(r.actions.map((a) => a.object)))
+  assert.ok(
+    r.actions.every((a) =>
+      a.object.kind === 'PersistentVolume' ? a.object.name === 'free' : a.object.namespace === 'a',
+    ),
+    JSON.stringify(r.actions.map((a) => a.object)),
+  )
 })
 
 test('written resourceVersions follow the highest one read, exactly, past 2^53 and past 64 bits', () => {
@@ -111,18 +126,39 @@ test('written resourceVersions follow the highest one read, exactly, past 2^53 a
 })
 
 test('operations started are named; one named as running elsewhere is not planned again (the goroutinemap)', () => {
-  const released = (name: string, policy: string) => pv(name, {claim: {name: `gone-${name}`, uid: `u-${name}`}, phase: 'Released', policy, uid: `uid-${name}`, source: {hostPath: {path: `/tmp/${name}`}}})
+  const released = (name: string, policy: string) =>
+    pv(name, {
+      claim: {name: `gone-${name}`, uid: `u-${name}`},
+      phase: 'Released',
+      policy,
+      uid: `uid-${name}`,
+      source: {hostPath: {path: `/tmp/${name}`}},
+    })
   const s = () => state({volumes: [released('v-recycle', 'Recycle'), released('v-delete', 'Delete')], claims: []})
   const rows: Array<{running: string[]; planned: string[]; started: string[]}> = [
-    {running: [], planned: ['delete v-delete', 'recycle v-recycle'], started: ['delete-v-delete[uid-v-delete]', 'recycle-v-recycle[uid-v-recycle]']},
-    {running: ['recycle-v-recycle[uid-v-recycle]'], planned: ['delete v-delete'], started: ['delete-v-delete[uid-v-delete]']},
+    {
+      running: [],
+      planned: ['delete v-delete', 'recycle v-recycle'],
+      started: ['delete-v-delete[uid-v-delete]', 'recycle-v-recycle[uid-v-recycle]'],
+    },
+    {
+      running: ['recycle-v-recycle[uid-v-recycle]'],
+      planned: ['delete v-delete'],
+      started: ['delete-v-delete[uid-v-delete]'],
+    },
     {running: ['recycle-v-recycle[uid-v-recycle]', 'delete-v-delete[uid-v-delete]'], planned: [], started: []},
     // A name of another uid is another operation: the volume was deleted and made again since.
-    {running: ['recycle-v-recycle[uid-old]'], planned: ['delete v-delete', 'recycle v-recycle'], started: ['delete-v-delete[uid-v-delete]', 'recycle-v-recycle[uid-v-recycle]']},
+    {
+      running: ['recycle-v-recycle[uid-old]'],
+      planned: ['delete v-delete', 'recycle v-recycle'],
+      started: ['delete-v-delete[uid-v-delete]', 'recycle-v-recycle[uid-v-recycle]'],
+    },
   ]
   for (const row of rows) {
     const r = reconcile(s(), {maxRounds: 1, runningOperations: new Set(row.running)})
-    const operations = r.actions.filter((a) => a.action === 'recycle' || a.action === 'delete').map((a) => `${a.action} ${a.object.name}`)
+    const operations = r.actions
+      .filter((a) => a.action === 'recycle' || a.action === 'delete')
+      .map((a) => `${a.action} ${a.object.name}`)
     assert.deepEqual(operations, row.planned, `running: ${row.running.join(', ')}`)
     assert.deepEqual(r.operationsStarted, row.started)
   }

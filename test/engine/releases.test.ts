@@ -11,11 +11,17 @@ import {reconcile} from '../../src/engine/simulation/reconcile.js'
 import {byController, pv, pvc, state} from './builders.js'
 
 const at = (minor: number) => ({gates: defaultGatesAt(minor), plugins: defaultVolumePluginMgr()})
-const withVAC = <T extends PersistentVolume | PersistentVolumeClaim>(o: T, vac: string): T => ({...o, spec: {...o.spec, volumeAttributesClassName: vac}})
+const withVAC = <T extends PersistentVolume | PersistentVolumeClaim>(o: T, vac: string): T => ({
+  ...o,
+  spec: {...o.spec, volumeAttributesClassName: vac},
+})
 const claimAfter = (r: ReturnType<typeof reconcile>, name: string) => r.claims.find((c) => c.metadata.name === name)!
 
 describe(`volumeAttributesClassBinding (v${RELEASE_CHANGES.volumeAttributesClassBinding})`, () => {
-  const s = state({volumes: [withVAC(pv('gold'), 'gold'), pv('plain', {capacity: '5Gi'})], claims: [pvc('c', 'u1', {className: ''})]})
+  const s = state({
+    volumes: [withVAC(pv('gold'), 'gold'), pv('plain', {capacity: '5Gi'})],
+    claims: [pvc('c', 'u1', {className: ''})],
+  })
   test('v1.30: the smallest volume, its VolumeAttributesClass unread', () => {
     assert.equal(claimAfter(reconcile(s, at(30)), 'c').spec.volumeName, 'gold')
   })
@@ -27,18 +33,34 @@ describe(`volumeAttributesClassBinding (v${RELEASE_CHANGES.volumeAttributesClass
     assert.equal(claimAfter(r, 'c').spec.volumeName, 'gold')
     assert.equal(claimAfter(r, 'c').status?.currentVolumeAttributesClassName, 'gold')
   })
-  test('v1.30: a claim naming one is not refused; v1.31 refuses it with the controller\'s error', () => {
+  test("v1.30: a claim naming one is not refused; v1.31 refuses it with the controller's error", () => {
     const named = state({...s, claims: [withVAC(pvc('c', 'u1', {className: ''}), 'gold')]})
     assert.deepEqual(reconcile(named, at(30)).errors, [])
-    assert.match(reconcile(named, at(31)).errors[0].message, /unsupported volumeAttributesClassName is set on claim default\/c when the feature-gate VolumeAttributesClass is disabled/)
+    assert.match(
+      reconcile(named, at(31)).errors[0].message,
+      /unsupported volumeAttributesClassName is set on claim default\/c when the feature-gate VolumeAttributesClass is disabled/,
+    )
   })
 })
 
 describe(`deleterLeavesMigratedAndCSI (v${RELEASE_CHANGES.deleterLeavesMigratedAndCSI})`, () => {
   // A Delete volume with a CSI source, its claim gone and not dynamically provisioned.
-  const s = state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', annotations: byController, source: {csi: {driver: 'd', volumeHandle: 'h'}}})]})
+  const s = state({
+    volumes: [
+      pv('v', {
+        claim: {name: 'gone', uid: 'ug'},
+        phase: 'Bound',
+        policy: 'Delete',
+        annotations: byController,
+        source: {csi: {driver: 'd', volumeHandle: 'h'}},
+      }),
+    ],
+  })
   test('v1.29: the in-tree lookup by source finds no deleter: Failed', () => {
-    assert.deepEqual(reconcile(s, at(29)).events.map((e) => e.reason), ['VolumeFailedDelete'])
+    assert.deepEqual(
+      reconcile(s, at(29)).events.map((e) => e.reason),
+      ['VolumeFailedDelete'],
+    )
   })
   test('v1.30: left Released for the external deleter', () => {
     const r = reconcile(s, at(30))
@@ -52,11 +74,16 @@ describe(`deleterFoundFirst (v${RELEASE_CHANGES.deleterFoundFirst})`, () => {
   // sync just released is still released when read again, so a plan is the same; where they part (a volume no
   // longer released when read again) is the live double-check's. The clean-up retries of the same change are
   // conformance case 11-12 at v1.31 and v1.37.
-  const s = state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', annotations: byController})]})
+  const s = state({
+    volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', annotations: byController})],
+  })
   for (const minor of [35, 36]) {
     test(`v1.${minor}: released, then Failed with the plugin error`, () => {
       const r = reconcile(s, {...at(minor), targets: [{kind: 'PersistentVolume', name: 'v'}], maxRounds: 1})
-      assert.deepEqual(r.events.map((e) => `${e.reason} ${e.message}`), ['VolumeFailedDelete error getting deleter volume plugin for volume "v": no volume plugin matched'])
+      assert.deepEqual(
+        r.events.map((e) => `${e.reason} ${e.message}`),
+        ['VolumeFailedDelete error getting deleter volume plugin for volume "v": no volume plugin matched'],
+      )
       assert.equal(r.volumes[0].status?.phase, 'Failed')
     })
   }
@@ -64,7 +91,10 @@ describe(`deleterFoundFirst (v${RELEASE_CHANGES.deleterFoundFirst})`, () => {
 
 test("a claim's status write keeps the conditions other controllers set (Unused, the resizers')", () => {
   const claim = pvc('c', 'u1', {className: ''})
-  claim.status = {...claim.status, conditions: [{type: 'Unused', status: 'True', lastTransitionTime: '2026-12-01T00:00:00Z'}]}
+  claim.status = {
+    ...claim.status,
+    conditions: [{type: 'Unused', status: 'True', lastTransitionTime: '2026-12-01T00:00:00Z'}],
+  }
   const r = reconcile(state({volumes: [pv('v')], claims: [claim]}), at(37))
   assert.equal(claimAfter(r, 'c').status?.phase, 'Bound')
   assert.deepEqual(claimAfter(r, 'c').status?.conditions, claim.status.conditions)

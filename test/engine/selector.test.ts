@@ -4,7 +4,12 @@ import assert from 'node:assert/strict'
 import {describe, test} from 'node:test'
 
 import type {LabelSelector} from '../../src/engine/api/model.js'
-import {compileLabelSelector, describeSelectorMismatch, SelectorError, type Labels} from '../../src/engine/api/selector.js'
+import {
+  compileLabelSelector,
+  describeSelectorMismatch,
+  SelectorError,
+  type Labels,
+} from '../../src/engine/api/selector.js'
 
 const QNAME_REGEX_ERR =
   "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character " +
@@ -34,23 +39,48 @@ describe('matches', () => {
     {name: 'null lists are empty', selector: {matchLabels: null, matchExpressions: null}, labels: {}, want: true},
     // matchLabels (Equals)
     {name: 'matchLabels equal', selector: {matchLabels: {tier: 'gold'}}, labels: {tier: 'gold'}, want: true},
-    {name: 'matchLabels with extra labels', selector: {matchLabels: {tier: 'gold'}}, labels: {tier: 'gold', zone: 'a'}, want: true},
-    {name: 'matchLabels different value', selector: {matchLabels: {tier: 'gold'}}, labels: {tier: 'silver'}, want: false},
+    {
+      name: 'matchLabels with extra labels',
+      selector: {matchLabels: {tier: 'gold'}},
+      labels: {tier: 'gold', zone: 'a'},
+      want: true,
+    },
+    {
+      name: 'matchLabels different value',
+      selector: {matchLabels: {tier: 'gold'}},
+      labels: {tier: 'silver'},
+      want: false,
+    },
     {name: 'matchLabels key absent', selector: {matchLabels: {tier: 'gold'}}, labels: {}, want: false},
     {name: 'matchLabels, labels null', selector: {matchLabels: {tier: 'gold'}}, labels: null, want: false},
     {name: 'matchLabels empty value present', selector: {matchLabels: {tier: ''}}, labels: {tier: ''}, want: true},
     {name: 'matchLabels empty value absent', selector: {matchLabels: {tier: ''}}, labels: {}, want: false},
-    {name: 'matchLabels all ANDed', selector: {matchLabels: {tier: 'gold', zone: 'a'}}, labels: {tier: 'gold'}, want: false},
+    {
+      name: 'matchLabels all ANDed',
+      selector: {matchLabels: {tier: 'gold', zone: 'a'}},
+      labels: {tier: 'gold'},
+      want: false,
+    },
     // In
     {name: 'In, value in set', selector: expr('tier', 'In', ['gold', 'silver']), labels: {tier: 'silver'}, want: true},
-    {name: 'In, value not in set', selector: expr('tier', 'In', ['gold', 'silver']), labels: {tier: 'bronze'}, want: false},
+    {
+      name: 'In, value not in set',
+      selector: expr('tier', 'In', ['gold', 'silver']),
+      labels: {tier: 'bronze'},
+      want: false,
+    },
     {name: 'In, key absent', selector: expr('tier', 'In', ['gold']), labels: {zone: 'a'}, want: false},
     {name: 'In, empty string value', selector: expr('tier', 'In', ['']), labels: {tier: ''}, want: true},
     // NotIn
     {name: 'NotIn, key absent matches', selector: expr('tier', 'NotIn', ['gold']), labels: {}, want: true},
     {name: 'NotIn, labels null matches', selector: expr('tier', 'NotIn', ['gold']), labels: null, want: true},
     {name: 'NotIn, value outside set', selector: expr('tier', 'NotIn', ['gold']), labels: {tier: 'silver'}, want: true},
-    {name: 'NotIn, value in set', selector: expr('tier', 'NotIn', ['gold', 'silver']), labels: {tier: 'gold'}, want: false},
+    {
+      name: 'NotIn, value in set',
+      selector: expr('tier', 'NotIn', ['gold', 'silver']),
+      labels: {tier: 'gold'},
+      want: false,
+    },
     // Exists / DoesNotExist
     {name: 'Exists, present', selector: expr('tier', 'Exists'), labels: {tier: 'x'}, want: true},
     {name: 'Exists, present with empty value', selector: expr('tier', 'Exists'), labels: {tier: ''}, want: true},
@@ -66,19 +96,36 @@ describe('matches', () => {
     // Everything ANDed
     {
       name: 'matchLabels and expressions all hold',
-      selector: {matchLabels: {tier: 'gold'}, matchExpressions: [{key: 'zone', operator: 'In', values: ['a', 'b']}, {key: 'legacy', operator: 'DoesNotExist'}]},
+      selector: {
+        matchLabels: {tier: 'gold'},
+        matchExpressions: [
+          {key: 'zone', operator: 'In', values: ['a', 'b']},
+          {key: 'legacy', operator: 'DoesNotExist'},
+        ],
+      },
       labels: {tier: 'gold', zone: 'b'},
       want: true,
     },
     {
       name: 'one failing expression fails the selector',
-      selector: {matchLabels: {tier: 'gold'}, matchExpressions: [{key: 'zone', operator: 'In', values: ['a', 'b']}, {key: 'legacy', operator: 'DoesNotExist'}]},
+      selector: {
+        matchLabels: {tier: 'gold'},
+        matchExpressions: [
+          {key: 'zone', operator: 'In', values: ['a', 'b']},
+          {key: 'legacy', operator: 'DoesNotExist'},
+        ],
+      },
       labels: {tier: 'gold', zone: 'b', legacy: 'true'},
       want: false,
     },
     {
       name: 'two requirements on one key',
-      selector: {matchExpressions: [{key: 'tier', operator: 'Exists'}, {key: 'tier', operator: 'NotIn', values: ['bronze']}]},
+      selector: {
+        matchExpressions: [
+          {key: 'tier', operator: 'Exists'},
+          {key: 'tier', operator: 'NotIn', values: ['bronze']},
+        ],
+      },
       labels: {tier: 'gold'},
       want: true,
     },
@@ -101,7 +148,15 @@ describe('compiled shape', () => {
     {selector: {matchLabels: {zone: 'a', tier: 'gold'}}, string: 'tier=gold,zone=a'},
     {selector: expr('tier', 'In', ['silver', 'gold']), string: 'tier in (gold,silver)'},
     {selector: expr('tier', 'NotIn', ['gold']), string: 'tier notin (gold)'},
-    {selector: {matchExpressions: [{key: 'z', operator: 'Exists'}, {key: 'a', operator: 'DoesNotExist'}]}, string: '!a,z'},
+    {
+      selector: {
+        matchExpressions: [
+          {key: 'z', operator: 'Exists'},
+          {key: 'a', operator: 'DoesNotExist'},
+        ],
+      },
+      string: '!a,z',
+    },
     {selector: {}, string: ''},
   ]
   for (const row of rows) {
@@ -131,31 +186,41 @@ describe('invalid selectors', () => {
     {
       name: 'In without values',
       selector: expr('tier', 'In', []),
-      message: "matchExpressions[0] (key \"tier\"): values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+      message:
+        "matchExpressions[0] (key \"tier\"): values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
     },
     {
       name: 'NotIn with values null',
       selector: expr('tier', 'NotIn', null),
-      message: "matchExpressions[0] (key \"tier\"): values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+      message:
+        "matchExpressions[0] (key \"tier\"): values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
     },
     {
       name: 'In with values absent',
       selector: expr('tier', 'In'),
-      message: "matchExpressions[0] (key \"tier\"): values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
+      message:
+        "matchExpressions[0] (key \"tier\"): values: Invalid value: []string(nil): for 'in', 'notin' operators, values set can't be empty",
     },
     {
       name: 'Exists with values',
       selector: expr('tier', 'Exists', ['gold']),
-      message: 'matchExpressions[0] (key "tier"): values: Invalid value: []string{"gold"}: values set must be empty for exists and does not exist',
+      message:
+        'matchExpressions[0] (key "tier"): values: Invalid value: []string{"gold"}: values set must be empty for exists and does not exist',
     },
     {
       name: 'DoesNotExist with values',
       selector: expr('tier', 'DoesNotExist', ['a', 'b']),
-      message: 'matchExpressions[0] (key "tier"): values: Invalid value: []string{"a", "b"}: values set must be empty for exists and does not exist',
+      message:
+        'matchExpressions[0] (key "tier"): values: Invalid value: []string{"a", "b"}: values set must be empty for exists and does not exist',
     },
     {
       name: 'the index names the expression',
-      selector: {matchExpressions: [{key: 'ok', operator: 'Exists'}, {key: 'tier', operator: 'Bogus'}]},
+      selector: {
+        matchExpressions: [
+          {key: 'ok', operator: 'Exists'},
+          {key: 'tier', operator: 'Bogus'},
+        ],
+      },
       message: 'matchExpressions[1] (key "tier"): "Bogus" is not a valid label selector operator',
     },
     {
@@ -223,9 +288,21 @@ describe('invalid selectors', () => {
       message: `matchLabels (key "aa"): values[0][aa]: Invalid value: "bad value": ${LABEL_VALUE_REGEX_ERR}`,
     },
     // Wrong JSON shapes, which Kubernetes refuses while decoding.
-    {name: 'matchExpressions not a list', selector: {matchExpressions: 'tier' as never}, message: 'matchExpressions: must be a list, got string'},
-    {name: 'matchLabels a list', selector: {matchLabels: ['a'] as never}, message: 'matchLabels: must be a map of strings, got a list'},
-    {name: 'expression not an object', selector: {matchExpressions: [null as never]}, message: 'matchExpressions[0]: must be an object, got null'},
+    {
+      name: 'matchExpressions not a list',
+      selector: {matchExpressions: 'tier' as never},
+      message: 'matchExpressions: must be a list, got string',
+    },
+    {
+      name: 'matchLabels a list',
+      selector: {matchLabels: ['a'] as never},
+      message: 'matchLabels: must be a map of strings, got a list',
+    },
+    {
+      name: 'expression not an object',
+      selector: {matchExpressions: [null as never]},
+      message: 'matchExpressions[0]: must be an object, got null',
+    },
     {
       name: 'values not strings',
       selector: {matchExpressions: [{key: 'tier', operator: 'In', values: [1] as never}]},
@@ -283,16 +360,53 @@ describe('describeSelectorMismatch', () => {
     {name: 'matched', selector: {matchLabels: {tier: 'gold'}}, labels: {tier: 'gold'}, want: []},
     {name: 'empty selector', selector: {}, labels: null, want: []},
     {name: 'null selector', selector: null, labels: {tier: 'gold'}, want: ['selector is null, which matches nothing']},
-    {name: 'matchLabels key absent', selector: {matchLabels: {tier: 'gold'}}, labels: {}, want: ['labels lack tier=gold']},
-    {name: 'matchLabels value differs', selector: {matchLabels: {tier: 'gold'}}, labels: {tier: 'silver'}, want: ['label tier=silver, want tier=gold']},
-    {name: 'In value differs', selector: expr('tier', 'In', ['gold']), labels: {tier: 'silver'}, want: ['label tier=silver not in (gold)']},
-    {name: 'In key absent', selector: expr('tier', 'In', ['silver', 'gold']), labels: {}, want: ['labels lack tier, want tier in (gold,silver)']},
-    {name: 'NotIn value excluded', selector: expr('tier', 'NotIn', ['silver', 'gold']), labels: {tier: 'gold'}, want: ['label tier=gold in (gold,silver), must not be']},
+    {
+      name: 'matchLabels key absent',
+      selector: {matchLabels: {tier: 'gold'}},
+      labels: {},
+      want: ['labels lack tier=gold'],
+    },
+    {
+      name: 'matchLabels value differs',
+      selector: {matchLabels: {tier: 'gold'}},
+      labels: {tier: 'silver'},
+      want: ['label tier=silver, want tier=gold'],
+    },
+    {
+      name: 'In value differs',
+      selector: expr('tier', 'In', ['gold']),
+      labels: {tier: 'silver'},
+      want: ['label tier=silver not in (gold)'],
+    },
+    {
+      name: 'In key absent',
+      selector: expr('tier', 'In', ['silver', 'gold']),
+      labels: {},
+      want: ['labels lack tier, want tier in (gold,silver)'],
+    },
+    {
+      name: 'NotIn value excluded',
+      selector: expr('tier', 'NotIn', ['silver', 'gold']),
+      labels: {tier: 'gold'},
+      want: ['label tier=gold in (gold,silver), must not be'],
+    },
     {name: 'Exists absent', selector: expr('tier', 'Exists'), labels: null, want: ['labels lack tier, must exist']},
-    {name: 'DoesNotExist present', selector: expr('tier', 'DoesNotExist'), labels: {tier: 'silver'}, want: ['label tier present, must not exist']},
+    {
+      name: 'DoesNotExist present',
+      selector: expr('tier', 'DoesNotExist'),
+      labels: {tier: 'silver'},
+      want: ['label tier present, must not exist'],
+    },
     {
       name: 'every unmet requirement, in key order',
-      selector: {matchLabels: {zone: 'a'}, matchExpressions: [{key: 'tier', operator: 'In', values: ['gold']}, {key: 'legacy', operator: 'DoesNotExist'}, {key: 'disk', operator: 'Exists'}]},
+      selector: {
+        matchLabels: {zone: 'a'},
+        matchExpressions: [
+          {key: 'tier', operator: 'In', values: ['gold']},
+          {key: 'legacy', operator: 'DoesNotExist'},
+          {key: 'disk', operator: 'Exists'},
+        ],
+      },
       labels: {zone: 'b', tier: 'gold', legacy: 'yes'},
       want: ['labels lack disk, must exist', 'label legacy present, must not exist', 'label zone=b, want zone=a'],
     },

@@ -11,7 +11,12 @@ function cluster(): SimulatedCluster {
   return new SimulatedCluster(
     state({
       volumes: [pv('pv-a', {claim: {name: 'a'}}), pv('pv-b'), pv('pv-x', {claim: {name: 'b/c', namespace: 'a'}})],
-      claims: [pvc('a', 'uid-a'), pvc('b', 'uid-b'), pvc('c', 'uid-c', {namespace: 'a/b'}), pvc('c', 'uid-c2', {namespace: 'other'})],
+      claims: [
+        pvc('a', 'uid-a'),
+        pvc('b', 'uid-b'),
+        pvc('c', 'uid-c', {namespace: 'a/b'}),
+        pvc('c', 'uid-c2', {namespace: 'other'}),
+      ],
     }),
     {replayQuietSyncs: true},
   )
@@ -24,23 +29,41 @@ describe('peer hints', () => {
     {
       name: "a volume's sync reads its claim, another claim, then its claim again",
       sync: ['pv/', 'pv-a'],
-      reads: [['claimOf', 'default', 'a', 'uid-a'], ['claimOf', 'default', 'b', 'uid-b'], ['claimOf', 'default', 'a', 'uid-a'], ['claimOf', 'default', 'missing', undefined], ['claimOf', 'default', 'a', 'uid-a']],
+      reads: [
+        ['claimOf', 'default', 'a', 'uid-a'],
+        ['claimOf', 'default', 'b', 'uid-b'],
+        ['claimOf', 'default', 'a', 'uid-a'],
+        ['claimOf', 'default', 'missing', undefined],
+        ['claimOf', 'default', 'a', 'uid-a'],
+      ],
     },
     {
       name: 'the same name in another namespace is another claim',
       sync: ['pv/', 'pv-a'],
-      reads: [['claimOf', 'other', 'c', 'uid-c2'], ['claimOf', 'a/b', 'c', 'uid-c'], ['claimOf', 'other', 'c', 'uid-c2']],
+      reads: [
+        ['claimOf', 'other', 'c', 'uid-c2'],
+        ['claimOf', 'a/b', 'c', 'uid-c'],
+        ['claimOf', 'other', 'c', 'uid-c2'],
+      ],
     },
     {
       // Go's claimrefToClaimKey gives "a/b/c" for both: the hint must agree with the key, not be stricter.
       name: 'a claimRef whose key collides with another reads what the key holds',
       sync: ['pv/', 'pv-x'],
-      reads: [['claimOf', 'a', 'b/c', 'uid-c'], ['claimOf', 'a/b', 'c', 'uid-c']],
+      reads: [
+        ['claimOf', 'a', 'b/c', 'uid-c'],
+        ['claimOf', 'a/b', 'c', 'uid-c'],
+      ],
     },
     {
       name: "a claim's sync reads its volume, another, a missing one, then its own again",
       sync: ['pvc/', 'default/a'],
-      reads: [['volume', 'pv-a', 'pv-a'], ['volume', 'pv-b', 'pv-b'], ['volume', 'pv-none', undefined], ['volume', 'pv-a', 'pv-a']],
+      reads: [
+        ['volume', 'pv-a', 'pv-a'],
+        ['volume', 'pv-b', 'pv-b'],
+        ['volume', 'pv-none', undefined],
+        ['volume', 'pv-a', 'pv-a'],
+      ],
     },
   ]
   for (const c of cases) {
@@ -52,7 +75,11 @@ describe('peer hints', () => {
         else sim.beginSync('pvc/', sim.claims.slot(c.sync[1]))
         for (const read of c.reads) {
           if (read[0] === 'claimOf') {
-            assert.equal(sim.claimOf({namespace: read[1], name: read[2]})?.metadata.uid, read[3], `pass ${pass}: claimOf ${read[1]}/${read[2]}`)
+            assert.equal(
+              sim.claimOf({namespace: read[1], name: read[2]})?.metadata.uid,
+              read[3],
+              `pass ${pass}: claimOf ${read[1]}/${read[2]}`,
+            )
           } else {
             assert.equal(sim.volume(read[1])?.metadata.name, read[2], `pass ${pass}: volume ${read[1]}`)
           }

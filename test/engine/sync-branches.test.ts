@@ -22,7 +22,11 @@ interface Row {
   actions: string[]
   events?: string[]
   error?: RegExp
-  check?: (r: ReconcileResult, vol: (n: string) => PersistentVolume | undefined, claim: (n: string) => PersistentVolumeClaim | undefined) => void
+  check?: (
+    r: ReconcileResult,
+    vol: (n: string) => PersistentVolume | undefined,
+    claim: (n: string) => PersistentVolumeClaim | undefined,
+  ) => void
 }
 
 const claimRef = (name: string): ObjectRef => ({kind: 'PersistentVolumeClaim', namespace: 'default', name})
@@ -34,7 +38,10 @@ const rows: Row[] = [
   {
     id: '1-1 unbound claim: the smallest matching volume is bound, volume first',
     target: claimRef('c'),
-    state: state({volumes: [pv('big', {capacity: '10Gi'}), pv('small', {capacity: '2Gi'}), pv('tiny', {capacity: '500Mi'})], claims: [pvc('c', 'u1', {request: '1Gi'})]}),
+    state: state({
+      volumes: [pv('big', {capacity: '10Gi'}), pv('small', {capacity: '2Gi'}), pv('tiny', {capacity: '500Mi'})],
+      claims: [pvc('c', 'u1', {request: '1Gi'})],
+    }),
     actions: BIND,
     check: (_r, vol, claim) => {
       assert.equal(vol('small')?.spec.claimRef?.uid, 'u1')
@@ -54,7 +61,13 @@ const rows: Row[] = [
   {
     id: '1-6 a volume pre-bound to the claim wins over a smaller one',
     target: claimRef('c'),
-    state: state({volumes: [pv('small', {capacity: '1Gi'}), pv('mine', {capacity: '5Gi', claim: {name: 'c', uid: 'u1'}, phase: 'Bound'})], claims: [pvc('c', 'u1')]}),
+    state: state({
+      volumes: [
+        pv('small', {capacity: '1Gi'}),
+        pv('mine', {capacity: '5Gi', claim: {name: 'c', uid: 'u1'}, phase: 'Bound'}),
+      ],
+      claims: [pvc('c', 'u1')],
+    }),
     actions: ['bind-claim', 'set-claim-phase'],
     check: (_r, vol, claim) => {
       assert.equal(claim('c')?.spec.volumeName, 'mine')
@@ -127,14 +140,20 @@ const rows: Row[] = [
   {
     id: '15-4 class "" is never given the default class',
     target: claimRef('c'),
-    state: state({claims: [pvc('c', 'u1', {className: ''})], classes: [sc('gold', 'kubernetes.io/no-provisioner', {isDefault: true})]}),
+    state: state({
+      claims: [pvc('c', 'u1', {className: ''})],
+      classes: [sc('gold', 'kubernetes.io/no-provisioner', {isDefault: true})],
+    }),
     actions: [],
     events: ['Normal FailedBinding'],
   },
   {
     id: 'WaitForFirstConsumer: no pod uses the claim',
     target: claimRef('c'),
-    state: state({claims: [pvc('c', 'u1', {className: 'wait'})], classes: [sc('wait', 'x.example.com/p', {mode: 'WaitForFirstConsumer'})]}),
+    state: state({
+      claims: [pvc('c', 'u1', {className: 'wait'})],
+      classes: [sc('wait', 'x.example.com/p', {mode: 'WaitForFirstConsumer'})],
+    }),
     actions: [],
     events: ['Normal WaitForFirstConsumer waiting for first consumer to be created before binding'],
   },
@@ -144,7 +163,11 @@ const rows: Row[] = [
     state: state({
       claims: [pvc('c', 'u1', {className: 'wait'})],
       classes: [sc('wait', 'x.example.com/p', {mode: 'WaitForFirstConsumer'})],
-      pods: [pod('web-0', 'c'), pod('done', 'c', {phase: 'Succeeded'}), pod('placed', 'c', {nodeName: 'n1', phase: 'Running'})],
+      pods: [
+        pod('web-0', 'c'),
+        pod('done', 'c', {phase: 'Succeeded'}),
+        pod('placed', 'c', {nodeName: 'n1', phase: 'Running'}),
+      ],
     }),
     actions: [],
     events: ['Normal WaitForPodScheduled waiting for pod web-0 to be scheduled'],
@@ -158,7 +181,12 @@ const rows: Row[] = [
       pods: [
         {
           ...pod('web-0', 'c'),
-          spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'c'}}, {name: 'd-ro', persistentVolumeClaim: {claimName: 'c', readOnly: true}}]},
+          spec: {
+            volumes: [
+              {name: 'd', persistentVolumeClaim: {claimName: 'c'}},
+              {name: 'd-ro', persistentVolumeClaim: {claimName: 'c', readOnly: true}},
+            ],
+          },
         },
       ],
     }),
@@ -195,10 +223,15 @@ const rows: Row[] = [
       classes: [sc('wait', 'example.com/csi', {mode: 'WaitForFirstConsumer'})],
     }),
     actions: ['set-provisioner'],
-    events: ["Normal ExternalProvisioning Waiting for a volume to be created either by the external provisioner 'example.com/csi'"],
+    events: [
+      "Normal ExternalProvisioning Waiting for a volume to be created either by the external provisioner 'example.com/csi'",
+    ],
     check: (_r, _v, claim) => {
       assert.equal(claim('c')?.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'], 'example.com/csi')
-      assert.equal(claim('c')?.metadata.annotations?.['volume.beta.kubernetes.io/storage-provisioner'], 'example.com/csi')
+      assert.equal(
+        claim('c')?.metadata.annotations?.['volume.beta.kubernetes.io/storage-provisioner'],
+        'example.com/csi',
+      )
     },
   },
   {
@@ -213,9 +246,14 @@ const rows: Row[] = [
     target: claimRef('c'),
     state: state({claims: [pvc('c', 'u1', {className: 'gce'})], classes: [sc('gce', 'kubernetes.io/gce-pd')]}),
     actions: ['set-provisioner'],
-    events: ["Normal ExternalProvisioning Waiting for a volume to be created either by the external provisioner 'pd.csi.storage.gke.io'"],
+    events: [
+      "Normal ExternalProvisioning Waiting for a volume to be created either by the external provisioner 'pd.csi.storage.gke.io'",
+    ],
     check: (_r, _v, claim) => {
-      assert.equal(claim('c')?.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'], 'pd.csi.storage.gke.io')
+      assert.equal(
+        claim('c')?.metadata.annotations?.['volume.kubernetes.io/storage-provisioner'],
+        'pd.csi.storage.gke.io',
+      )
       // The provisioner is now the CSI driver, which is not an in-tree plugin: no migrated-to on the claim.
       assert.equal(claim('c')?.metadata.annotations?.['pv.kubernetes.io/migrated-to'], undefined)
     },
@@ -249,26 +287,40 @@ const rows: Row[] = [
     target: claimRef('c'),
     state: state({claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
     actions: ['set-provisioner'],
-    events: ['Warning ProvisioningFailed Failed to create provisioner: provisioning in volume plugin "kubernetes.io/host-path" is disabled'],
+    events: [
+      'Warning ProvisioningFailed Failed to create provisioner: provisioning in volume plugin "kubernetes.io/host-path" is disabled',
+    ],
   },
   {
     id: '11-20 mount options the plugin does not support: ProvisioningFailed',
     target: claimRef('c'),
-    state: state({claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path', {mountOptions: ['foo']})]}),
+    state: state({
+      claims: [pvc('c', 'u1', {className: 'hp'})],
+      classes: [sc('hp', 'kubernetes.io/host-path', {mountOptions: ['foo']})],
+    }),
     actions: ['set-provisioner'],
-    events: ['Warning ProvisioningFailed Mount options are not supported by the provisioner but StorageClass "hp" has mount options [foo]'],
+    events: [
+      'Warning ProvisioningFailed Mount options are not supported by the provisioner but StorageClass "hp" has mount options [foo]',
+    ],
   },
   {
     id: 'a data source with a non-CSI plugin: ProvisioningFailed',
     target: claimRef('c'),
-    state: state({claims: [pvc('c', 'u1', {className: 'hp', dataSource: {kind: 'VolumeSnapshot', name: 's'}})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
+    state: state({
+      claims: [pvc('c', 'u1', {className: 'hp', dataSource: {kind: 'VolumeSnapshot', name: 's'}})],
+      classes: [sc('hp', 'kubernetes.io/host-path')],
+    }),
     actions: [],
     events: ['Warning ProvisioningFailed plugin "kubernetes.io/host-path" is not a CSI plugin'],
   },
   {
     id: 'provisioned volume already exists: nothing more to do',
     target: claimRef('c'),
-    state: state({volumes: [pv('pvc-u1', {className: 'other'})], claims: [pvc('c', 'u1', {className: 'hp'})], classes: [sc('hp', 'kubernetes.io/host-path')]}),
+    state: state({
+      volumes: [pv('pvc-u1', {className: 'other'})],
+      claims: [pvc('c', 'u1', {className: 'hp'})],
+      classes: [sc('hp', 'kubernetes.io/host-path')],
+    }),
     actions: ['set-provisioner'],
   },
   {
@@ -293,13 +345,20 @@ const rows: Row[] = [
     actions: BIND,
     check: (_r, vol, claim) => {
       assert.equal(vol('v')?.metadata.annotations?.['pv.kubernetes.io/bound-by-controller'], 'yes')
-      assert.equal(claim('c')?.metadata.annotations?.['pv.kubernetes.io/bound-by-controller'], undefined, 'the claim was pre-bound by its user')
+      assert.equal(
+        claim('c')?.metadata.annotations?.['pv.kubernetes.io/bound-by-controller'],
+        undefined,
+        'the claim was pre-bound by its user',
+      )
     },
   },
   {
     id: '2-8 a requested volume is bound even when the selector does not match',
     target: claimRef('c'),
-    state: state({volumes: [pv('v')], claims: [pvc('c', 'u1', {volumeName: 'v', selector: {matchLabels: {tier: 'gold'}}})]}),
+    state: state({
+      volumes: [pv('v')],
+      claims: [pvc('c', 'u1', {volumeName: 'v', selector: {matchLabels: {tier: 'gold'}}})],
+    }),
     actions: BIND,
   },
   {
@@ -312,20 +371,29 @@ const rows: Row[] = [
   {
     id: '2-4 requested volume already points at the claim: binding finished',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound'})], claims: [pvc('c', 'u1', {volumeName: 'v'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound'})],
+      claims: [pvc('c', 'u1', {volumeName: 'v'})],
+    }),
     actions: ['bind-claim', 'set-claim-phase'],
   },
   {
     id: '2-6 requested volume bound to another claim (user pre-bound): FailedBinding, Pending',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {claim: {name: 'other', uid: 'u2'}, phase: 'Bound'})], claims: [pvc('c', 'u1', {volumeName: 'v'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'other', uid: 'u2'}, phase: 'Bound'})],
+      claims: [pvc('c', 'u1', {volumeName: 'v'})],
+    }),
     actions: [],
     events: ['Warning FailedBinding volume "v" already bound to a different claim.'],
   },
   {
     id: '2-7 requested volume bound elsewhere but the claim says bound-by-controller: an error',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {claim: {name: 'other', uid: 'u2'}, phase: 'Bound'})], claims: [pvc('c', 'u1', {volumeName: 'v', annotations: byController})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'other', uid: 'u2'}, phase: 'Bound'})],
+      claims: [pvc('c', 'u1', {volumeName: 'v', annotations: byController})],
+    }),
     actions: [],
     events: ['Warning FailedBinding'],
     error: /invalid binding of claim "default\/c" to volume "v": volume already claimed by "default\/other"/,
@@ -355,7 +423,10 @@ const rows: Row[] = [
   {
     id: '3-3 bound claim whose volume came unbound: bound again',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {phase: 'Available'})], claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v', phase: 'Pending'})]}),
+    state: state({
+      volumes: [pv('v', {phase: 'Available'})],
+      claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v', phase: 'Pending'})],
+    }),
     actions: ['bind-volume', 'set-volume-phase', 'set-claim-phase'],
   },
   {
@@ -363,7 +434,12 @@ const rows: Row[] = [
     target: claimRef('c'),
     state: state({
       volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', annotations: byController})],
-      claims: [{...pvc('c', 'u1', {annotations: bound, volumeName: 'v', phase: 'Bound', statusCapacity: '1Gi'}), status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '1Gi'}}}],
+      claims: [
+        {
+          ...pvc('c', 'u1', {annotations: bound, volumeName: 'v', phase: 'Bound', statusCapacity: '1Gi'}),
+          status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '1Gi'}},
+        },
+      ],
     }),
     actions: [],
     events: [],
@@ -371,7 +447,10 @@ const rows: Row[] = [
   {
     id: '3-6 bound claim whose volume points at another claim: Lost with ClaimMisbound',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {claim: {name: 'x', uid: 'ux'}, phase: 'Bound'})], claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v', phase: 'Bound'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'x', uid: 'ux'}, phase: 'Bound'})],
+      claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v', phase: 'Bound'})],
+    }),
     actions: ['set-claim-phase'],
     events: ['Warning ClaimMisbound Two claims are bound to the same volume, this one is bound incorrectly'],
   },
@@ -379,20 +458,33 @@ const rows: Row[] = [
   {
     id: '1-8 complete bind after crash: only the volume was saved',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, annotations: byController, phase: 'Available'})], claims: [pvc('c', 'u1')]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, annotations: byController, phase: 'Available'})],
+      claims: [pvc('c', 'u1')],
+    }),
     actions: ['set-volume-phase', 'bind-claim', 'set-claim-phase'],
   },
   {
     id: '1-10 complete bind after crash: the claim was saved, not its status',
     target: claimRef('c'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, annotations: byController, phase: 'Bound'})], claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, annotations: byController, phase: 'Bound'})],
+      claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v'})],
+    }),
     actions: ['set-claim-phase'],
   },
   {
     id: 'pre-resize-capacity: the claim reports the annotation, not the volume size',
     target: claimRef('c'),
     state: state({
-      volumes: [pv('v', {capacity: '10Gi', claim: {name: 'c', uid: 'u1'}, phase: 'Bound', annotations: {...byController, 'volume.alpha.kubernetes.io/pre-resize-capacity': '5Gi'}})],
+      volumes: [
+        pv('v', {
+          capacity: '10Gi',
+          claim: {name: 'c', uid: 'u1'},
+          phase: 'Bound',
+          annotations: {...byController, 'volume.alpha.kubernetes.io/pre-resize-capacity': '5Gi'},
+        }),
+      ],
       claims: [pvc('c', 'u1', {annotations: bound, volumeName: 'v'})],
     }),
     actions: ['set-claim-phase'],
@@ -429,7 +521,16 @@ const rows: Row[] = [
   {
     id: '6-1 claim gone, Recycle, NFS: recycle planned with its data source',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Recycle', source: {nfs: {server: 'srv', path: '/x'}}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Recycle',
+          source: {nfs: {server: 'srv', path: '/x'}},
+        }),
+      ],
+    }),
     actions: ['set-volume-phase', 'recycle'],
     check: (r) => assert.match(r.actions[1].reason, /NFS srv:\/x.*kubernetes\.io\/nfs/),
   },
@@ -439,13 +540,21 @@ const rows: Row[] = [
     state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Recycle'})]}),
     actions: ['set-volume-phase', 'set-volume-phase'],
     events: ['Warning VolumeFailedRecycle No recycler plugin found for the volume!'],
-    check: (_r, vol) => assert.deepEqual(vol('v')?.status, {phase: 'Failed', message: 'No recycler plugin found for the volume!'}),
+    check: (_r, vol) =>
+      assert.deepEqual(vol('v')?.status, {phase: 'Failed', message: 'No recycler plugin found for the volume!'}),
   },
   {
     id: '6-11 Recycle while a running pod uses the claim: not recycled, Normal event',
     target: volRef('v'),
     state: state({
-      volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Recycle', source: {nfs: {server: 's', path: '/p'}}})],
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Recycle',
+          source: {nfs: {server: 's', path: '/p'}},
+        }),
+      ],
       pods: [pod('runner', 'gone', {phase: 'Running', nodeName: 'n'})],
     }),
     actions: ['set-volume-phase'],
@@ -453,9 +562,30 @@ const rows: Row[] = [
   },
   ...(
     [
-      ['its init container runs', {initContainerStatuses: [{name: 'init', state: {running: {}}}], containerStatuses: [{name: 'app', state: {waiting: {reason: 'PodInitializing'}}}]}, true],
-      ['an ephemeral container runs', {containerStatuses: [{name: 'app', state: {terminated: {exitCode: 0}}}], ephemeralContainerStatuses: [{name: 'debug', state: {running: {}}}]}, true],
-      ['every container is waiting or terminated', {initContainerStatuses: [{name: 'init', state: {terminated: {exitCode: 0}}}], containerStatuses: [{name: 'app', state: {waiting: {}}}]}, false],
+      [
+        'its init container runs',
+        {
+          initContainerStatuses: [{name: 'init', state: {running: {}}}],
+          containerStatuses: [{name: 'app', state: {waiting: {reason: 'PodInitializing'}}}],
+        },
+        true,
+      ],
+      [
+        'an ephemeral container runs',
+        {
+          containerStatuses: [{name: 'app', state: {terminated: {exitCode: 0}}}],
+          ephemeralContainerStatuses: [{name: 'debug', state: {running: {}}}],
+        },
+        true,
+      ],
+      [
+        'every container is waiting or terminated',
+        {
+          initContainerStatuses: [{name: 'init', state: {terminated: {exitCode: 0}}}],
+          containerStatuses: [{name: 'app', state: {waiting: {}}}],
+        },
+        false,
+      ],
     ] satisfies Array<[string, NonNullable<Pod['status']>, boolean]>
   ).map(([what, status, used]): Row => ({
     // util.IsPodTerminated: a deleted pod is terminated only when none of its containers, of any of the
@@ -463,8 +593,21 @@ const rows: Row[] = [
     id: `6-11 Recycle while a deleted pod uses the claim and ${what}: ${used ? 'not recycled' : 'recycled'}`,
     target: volRef('v'),
     state: state({
-      volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Recycle', source: {nfs: {server: 's', path: '/p'}}})],
-      pods: [{...pod('web-0', 'gone', {phase: 'Running', nodeName: 'n'}), metadata: {name: 'web-0', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z'}, status: {phase: 'Running', ...status}}],
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Recycle',
+          source: {nfs: {server: 's', path: '/p'}},
+        }),
+      ],
+      pods: [
+        {
+          ...pod('web-0', 'gone', {phase: 'Running', nodeName: 'n'}),
+          metadata: {name: 'web-0', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z'},
+          status: {phase: 'Running', ...status},
+        },
+      ],
     }),
     actions: used ? ['set-volume-phase'] : ['set-volume-phase', 'recycle'],
     events: used ? ['Normal VolumeFailedRecycle Volume is used by pods: default/web-0'] : [],
@@ -472,15 +615,33 @@ const rows: Row[] = [
   {
     id: '8-1 claim gone, Delete, host-path: delete planned',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', source: {hostPath: {path: '/tmp/v'}}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Delete',
+          source: {hostPath: {path: '/tmp/v'}},
+        }),
+      ],
+    }),
     actions: ['set-volume-phase', 'delete'],
   },
   {
     // The real controller (test/real-cluster/differential.ts found it): its goroutine's Delete() fails at
     // once, so the volume ends Failed with Delete's own error, no "failed to create deleter" before it.
-    id: '8-1 claim gone, Delete, host-path outside /tmp/: Failed with the deleter\'s refusal, nothing left to run',
+    id: "8-1 claim gone, Delete, host-path outside /tmp/: Failed with the deleter's refusal, nothing left to run",
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', source: {hostPath: {path: '/data/v'}}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Delete',
+          source: {hostPath: {path: '/data/v'}},
+        }),
+      ],
+    }),
     actions: ['set-volume-phase', 'set-volume-phase'],
     events: ['Warning VolumeFailedDelete host_path deleter only supports /tmp/.+ but received provided /data/v'],
     check: (_r, vol) => assert.equal(vol('v')?.status?.phase, 'Failed'),
@@ -495,21 +656,51 @@ const rows: Row[] = [
   {
     id: '8-10 claim gone, Delete, provisioned by an external provisioner: left Released for it',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', annotations: {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Delete',
+          annotations: {'pv.kubernetes.io/provisioned-by': 'ebs.csi.aws.com'},
+        }),
+      ],
+    }),
     actions: ['set-volume-phase'],
     events: [],
   },
   {
     id: '8-10-2 claim gone, Delete, CSI source: left Released for the external deleter',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', source: {csi: {driver: 'd', volumeHandle: 'h'}}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Delete',
+          source: {csi: {driver: 'd', volumeHandle: 'h'}},
+        }),
+      ],
+    }),
     actions: ['set-volume-phase'],
     events: [],
   },
   {
     id: '8-10-3 claim gone, migrated volume: the controller stands down',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'gone', uid: 'ug'}, phase: 'Bound', policy: 'Delete', annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/gce-pd', 'pv.kubernetes.io/migrated-to': 'pd.csi.storage.gke.io'}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          claim: {name: 'gone', uid: 'ug'},
+          phase: 'Bound',
+          policy: 'Delete',
+          annotations: {
+            'pv.kubernetes.io/provisioned-by': 'kubernetes.io/gce-pd',
+            'pv.kubernetes.io/migrated-to': 'pd.csi.storage.gke.io',
+          },
+        }),
+      ],
+    }),
     actions: ['set-volume-phase'],
     events: [],
   },
@@ -530,26 +721,41 @@ const rows: Row[] = [
   {
     id: '4-5 claim has no volumeName yet: the claim is requeued, nothing written',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', annotations: byController})], claims: [pvc('c', 'u1')]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', annotations: byController})],
+      claims: [pvc('c', 'u1')],
+    }),
     actions: [],
   },
   {
     id: '14-13 claim has no volumeName and the modes differ: VolumeMismatch on both',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', volumeMode: 'Block'})], claims: [pvc('c', 'u1')]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', volumeMode: 'Block'})],
+      claims: [pvc('c', 'u1')],
+    }),
     actions: [],
-    events: ['Warning VolumeMismatch Cannot bind PersistentVolume to requested PersistentVolumeClaim "c"', 'Warning VolumeMismatch Cannot bind PersistentVolume "v"'],
+    events: [
+      'Warning VolumeMismatch Cannot bind PersistentVolume to requested PersistentVolumeClaim "c"',
+      'Warning VolumeMismatch Cannot bind PersistentVolume "v"',
+    ],
   },
   {
     id: '4-6 volume and claim point at each other: Bound',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Available'})], claims: [pvc('c', 'u1', {volumeName: 'v', annotations: bound, phase: 'Bound'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Available'})],
+      claims: [pvc('c', 'u1', {volumeName: 'v', annotations: bound, phase: 'Bound'})],
+    }),
     actions: ['set-volume-phase'],
   },
   {
     id: '4-7 bound by the controller to a claim bound elsewhere: rolled back',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', annotations: byController})], claims: [pvc('c', 'u1', {volumeName: 'other', annotations: bound, phase: 'Bound'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', annotations: byController})],
+      claims: [pvc('c', 'u1', {volumeName: 'other', annotations: bound, phase: 'Bound'})],
+    }),
     actions: ['unbind-volume', 'set-volume-phase'],
     check: (_r, vol) => {
       assert.equal(vol('v')?.spec.claimRef, undefined)
@@ -560,7 +766,10 @@ const rows: Row[] = [
   {
     id: '4-8 pre-bound by a user to a claim bound elsewhere: only the uid is cleared',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound'})], claims: [pvc('c', 'u1', {volumeName: 'other', annotations: bound, phase: 'Bound'})]}),
+    state: state({
+      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound'})],
+      claims: [pvc('c', 'u1', {volumeName: 'other', annotations: bound, phase: 'Bound'})],
+    }),
     actions: ['unbind-volume', 'set-volume-phase'],
     check: (_r, vol) => {
       assert.equal(vol('v')?.spec.claimRef?.name, 'c')
@@ -571,7 +780,16 @@ const rows: Row[] = [
     id: '8-11 provisioned for a claim that got bound elsewhere, Delete: Released and deleted',
     target: volRef('v'),
     state: state({
-      volumes: [pv('v', {claim: {name: 'c', uid: 'u1'}, phase: 'Bound', policy: 'Delete', annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}, finalizers: ['kubernetes.io/pv-controller'], source: {hostPath: {path: '/tmp/v'}}})],
+      volumes: [
+        pv('v', {
+          claim: {name: 'c', uid: 'u1'},
+          phase: 'Bound',
+          policy: 'Delete',
+          annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'},
+          finalizers: ['kubernetes.io/pv-controller'],
+          source: {hostPath: {path: '/tmp/v'}},
+        }),
+      ],
       claims: [pvc('c', 'u1', {volumeName: 'other', annotations: bound, phase: 'Bound'})],
     }),
     actions: ['set-volume-phase', 'delete'],
@@ -580,7 +798,15 @@ const rows: Row[] = [
   {
     id: 'HonorPVReclaimPolicy: an in-tree provisioned Delete volume gets the pv-controller finalizer',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}, policy: 'Delete', source: {hostPath: {path: '/tmp/v'}}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'},
+          policy: 'Delete',
+          source: {hostPath: {path: '/tmp/v'}},
+        }),
+      ],
+    }),
     actions: ['add-finalizer'],
     check: (_r, vol) => assert.deepEqual(vol('v')?.metadata.finalizers, ['kubernetes.io/pv-controller']),
   },
@@ -604,28 +830,45 @@ const rows: Row[] = [
     }),
     actions: [],
     events: [],
-    error: /^persistent Volume Controller can't anneal migration annotations or finalizer: PersistentVolume "v" is invalid: metadata\.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers \[\]string\{"kubernetes\.io\/pv-controller"\}$/,
+    error:
+      /^persistent Volume Controller can't anneal migration annotations or finalizer: PersistentVolume "v" is invalid: metadata\.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers \[\]string\{"kubernetes\.io\/pv-controller"\}$/,
   },
   {
     id: 'HonorPVReclaimPolicy off: finalizers are left alone',
     target: volRef('v'),
     gates: {HonorPVReclaimPolicy: false},
-    state: state({volumes: [pv('v', {annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}, policy: 'Delete', source: {hostPath: {path: '/tmp/v'}}})]}),
+    state: state({
+      volumes: [
+        pv('v', {
+          annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'},
+          policy: 'Delete',
+          source: {hostPath: {path: '/tmp/v'}},
+        }),
+      ],
+    }),
     actions: [],
   },
   {
     id: 'migration: a gce-pd provisioned volume gets migrated-to',
     target: volRef('v'),
-    state: state({volumes: [pv('v', {annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/gce-pd'}, policy: 'Retain'})]}),
+    state: state({
+      volumes: [pv('v', {annotations: {'pv.kubernetes.io/provisioned-by': 'kubernetes.io/gce-pd'}, policy: 'Retain'})],
+    }),
     actions: ['set-migration-annotation'],
-    check: (_r, vol) => assert.equal(vol('v')?.metadata.annotations?.['pv.kubernetes.io/migrated-to'], 'pd.csi.storage.gke.io'),
+    check: (_r, vol) =>
+      assert.equal(vol('v')?.metadata.annotations?.['pv.kubernetes.io/migrated-to'], 'pd.csi.storage.gke.io'),
   },
 ]
 
 for (const row of rows) {
   test(row.id, () => {
     const frozen = deepFreeze(structuredClone(row.state))
-    const r = reconcile(frozen, {targets: [row.target], maxRounds: 1, gates: {...defaultFeatureGates, ...row.gates}, plugins: defaultVolumePluginMgr(row.plugins)})
+    const r = reconcile(frozen, {
+      targets: [row.target],
+      maxRounds: 1,
+      gates: {...defaultFeatureGates, ...row.gates},
+      plugins: defaultVolumePluginMgr(row.plugins),
+    })
     assert.deepEqual(
       r.actions.map((a) => a.action),
       row.actions,
@@ -634,7 +877,9 @@ for (const row of rows) {
     if (row.events !== undefined) {
       const got = r.events.map((e) => `${e.type} ${e.reason} ${e.message}`)
       assert.equal(got.length, row.events.length, `events: ${JSON.stringify(got)}`)
-      row.events.forEach((want, i) => assert.ok(got[i].startsWith(want), `event ${i}: ${got[i]} does not start with ${want}`))
+      row.events.forEach((want, i) =>
+        assert.ok(got[i].startsWith(want), `event ${i}: ${got[i]} does not start with ${want}`),
+      )
     }
     if (row.error !== undefined) {
       assert.equal(r.errors.length, 1, JSON.stringify(r.errors))

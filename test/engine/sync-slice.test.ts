@@ -10,10 +10,22 @@ import {test} from 'node:test'
 
 import fc from 'fast-check'
 
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+} from '../../src/engine/api/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'
 import {getProvisionedVolumeNameForClaim} from '../../src/engine/controller/pv-controller.js'
-import {reconcile, reconcileKeepingCache, type ReconcileOptions, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
+import {
+  reconcile,
+  reconcileKeepingCache,
+  type ReconcileOptions,
+  type ReconcileResult,
+} from '../../src/engine/simulation/reconcile.js'
 import {podClaimKeys} from '../../src/engine/api/storage-helpers.js'
 import {PersistentVolumeOrderedIndex} from '../../src/engine/matching/volume-index.js'
 import {PodsByClaim, stateForSync, VolumeCache} from '../../src/engine/simulation/sync-slice.js'
@@ -40,7 +52,9 @@ const sliceClusterArb = fc
     if (provisionedName && volumes.length > 0 && state.claims.length > 0) {
       const claim = state.claims[pick % state.claims.length]
       const i = pick % volumes.length
-      volumes = volumes.map((v, j) => (j === i ? {...v, metadata: {...v.metadata, name: getProvisionedVolumeNameForClaim(claim)}} : v))
+      volumes = volumes.map((v, j) =>
+        j === i ? {...v, metadata: {...v.metadata, name: getProvisionedVolumeNameForClaim(claim)}} : v,
+      )
     } else {
       // The generator's names only.
     }
@@ -96,11 +110,17 @@ function comparable(result: ReconcileResult, given: ClusterState): unknown {
 function restrictedTo(whole: ReconcileResult, slice: ReconcileResult): ReconcileResult {
   const volumes = new Set(slice.volumes.map((v) => v.metadata.name))
   const claims = new Set(slice.claims.map(claimKey))
-  return {...whole, volumes: whole.volumes.filter((v) => volumes.has(v.metadata.name)), claims: whole.claims.filter((c) => claims.has(claimKey(c)))}
+  return {
+    ...whole,
+    volumes: whole.volumes.filter((v) => volumes.has(v.metadata.name)),
+    claims: whole.claims.filter((c) => claims.has(claimKey(c))),
+  }
 }
 
 /** The plan, or the error reconcile throws (a capacity that does not parse: loaders refuse such input). */
-function outcome(plan: () => ReconcileResult): {result: ReconcileResult; error?: undefined} | {result?: undefined; error: string} {
+function outcome(
+  plan: () => ReconcileResult,
+): {result: ReconcileResult; error?: undefined} | {result?: undefined; error: string} {
   try {
     return {result: plan()}
   } catch (err) {
@@ -115,14 +135,19 @@ const runArb = fc.record({
   running: fc.boolean(),
 })
 
-test('random clusters: one round of one object (loop mode\'s sync) is the rounds\' plan of it, to the last field, over the slice and the whole state', () => {
+test("random clusters: one round of one object (loop mode's sync) is the rounds' plan of it, to the last field, over the slice and the whole state", () => {
   let compared = 0
   fc.assert(
     fc.property(sliceClusterArb, runArb, (state, run) => {
-      const runningOperations = run.running ? state.volumes.filter((_, i) => i % 3 === 0).map((v) => `delete-${v.metadata.name}[${v.metadata.uid}]`) : []
+      const runningOperations = run.running
+        ? state.volumes.filter((_, i) => i % 3 === 0).map((v) => `delete-${v.metadata.name}[${v.metadata.uid}]`)
+        : []
       const sources = sourcesOf(state)
       for (const ref of everySync(state)) {
-        for (const [given, matching] of [[state, 'indexed'], [stateForSync(sources, ref, run.gates), 'scan']] as const) {
+        for (const [given, matching] of [
+          [state, 'indexed'],
+          [stateForSync(sources, ref, run.gates), 'scan'],
+        ] as const) {
           const options: ReconcileOptions = {
             gates: run.gates,
             plugins: defaultVolumePluginMgr({hostPathProvisioning: run.hostPathProvisioning}),
@@ -130,7 +155,9 @@ test('random clusters: one round of one object (loop mode\'s sync) is the rounds
             maxRounds: 1,
             runningOperations,
             matching,
-            ...(run.operations === 'none' ? {} : {operations: deterministicOperations(run.operations as 'succeed' | 'fail')}),
+            ...(run.operations === 'none'
+              ? {}
+              : {operations: deterministicOperations(run.operations as 'succeed' | 'fail')}),
           }
           // reconcileKeepingCache plans through the rounds whatever their number.
           const once = outcome(() => reconcile(given, options))
@@ -151,14 +178,23 @@ test('random clusters: the sync of every object plans over its slice what it pla
   fc.assert(
     fc.property(sliceClusterArb, runArb, (state, run) => {
       // The operations a previous sync started and that still run (loop mode's goroutinemap).
-      const runningOperations = run.running ? state.volumes.filter((_, i) => i % 2 === 0).flatMap((v) => [`recycle-${v.metadata.name}[${v.metadata.uid}]`, `delete-${v.metadata.name}[${v.metadata.uid}]`]) : []
+      const runningOperations = run.running
+        ? state.volumes
+            .filter((_, i) => i % 2 === 0)
+            .flatMap((v) => [
+              `recycle-${v.metadata.name}[${v.metadata.uid}]`,
+              `delete-${v.metadata.name}[${v.metadata.uid}]`,
+            ])
+        : []
       const options = (ref: ObjectRef): ReconcileOptions => ({
         gates: run.gates,
         plugins: defaultVolumePluginMgr({hostPathProvisioning: run.hostPathProvisioning}),
         targets: [ref],
         maxRounds: 1,
         runningOperations,
-        ...(run.operations === 'none' ? {} : {operations: deterministicOperations(run.operations as 'succeed' | 'fail')}),
+        ...(run.operations === 'none'
+          ? {}
+          : {operations: deterministicOperations(run.operations as 'succeed' | 'fail')}),
       })
       const sources = sourcesOf(state)
       for (const ref of everySync(state)) {
@@ -173,10 +209,17 @@ test('random clusters: the sync of every object plans over its slice what it pla
         }
         // Everything the sync writes is in its slice.
         for (const a of whole.result.actions) {
-          const held = a.object.kind === 'PersistentVolume' ? slice.volumes.some((v) => v.metadata.name === a.object.name) || a.action === 'create-volume' : slice.claims.some((c) => claimKey(c) === `${a.object.namespace}/${a.object.name}`)
+          const held =
+            a.object.kind === 'PersistentVolume'
+              ? slice.volumes.some((v) => v.metadata.name === a.object.name) || a.action === 'create-volume'
+              : slice.claims.some((c) => claimKey(c) === `${a.object.namespace}/${a.object.name}`)
           assert.ok(held, `${refKey(ref)}: writes ${refKey(a.object)} (${a.action}), which its slice does not hold`)
         }
-        assert.deepEqual(comparable(sliced.result, slice), comparable(restrictedTo(whole.result, sliced.result), state), `the sync of ${refKey(ref)}`)
+        assert.deepEqual(
+          comparable(sliced.result, slice),
+          comparable(restrictedTo(whole.result, sliced.result), state),
+          `the sync of ${refKey(ref)}`,
+        )
         syncs++
         written += whole.result.actions.length > 0 ? 1 : 0
       }
@@ -207,22 +250,56 @@ test('the slice of a sync is small: a volume, its claim and (to recycle) their p
       // Delayed binding: the index's pick (binding not delayed) is the smaller volume of the fewer modes,
       // while the controller may take only the volume pre-bound to the claim, of more modes.
       volume('pv-wait-free', ['ReadWriteOnce'], {storageClassName: 'wait'}),
-      volume('pv-wait-prebound', ['ReadWriteOnce', 'ReadOnlyMany'], {storageClassName: 'wait', capacity: {storage: '2Gi'}, claimRef: {namespace: 'default', name: 'late'}}),
+      volume('pv-wait-prebound', ['ReadWriteOnce', 'ReadOnlyMany'], {
+        storageClassName: 'wait',
+        capacity: {storage: '2Gi'},
+        claimRef: {namespace: 'default', name: 'late'},
+      }),
     ],
     claims: [
-      {metadata: {name: 'data', namespace: 'default', uid: 'uid-data'}, spec: {volumeName: 'pv-bound', storageClassName: 'gold'}},
-      {metadata: {name: 'new', namespace: 'default', uid: 'uid-new', annotations: {'volume.kubernetes.io/selected-node': 'node-1'}}, spec: {storageClassName: 'gold', accessModes: ['ReadWriteOnce']}},
-      {metadata: {name: 'logs', namespace: 'default', uid: 'uid-logs'}, spec: {storageClassName: 'silver', accessModes: ['ReadWriteMany']}},
-      {metadata: {name: 'wide', namespace: 'default', uid: 'uid-wide'}, spec: {storageClassName: 'gold', accessModes: ['ReadOnlyMany']}},
-      {metadata: {name: 'late', namespace: 'default', uid: 'uid-late'}, spec: {storageClassName: 'wait', accessModes: ['ReadWriteOnce']}},
+      {
+        metadata: {name: 'data', namespace: 'default', uid: 'uid-data'},
+        spec: {volumeName: 'pv-bound', storageClassName: 'gold'},
+      },
+      {
+        metadata: {
+          name: 'new',
+          namespace: 'default',
+          uid: 'uid-new',
+          annotations: {'volume.kubernetes.io/selected-node': 'node-1'},
+        },
+        spec: {storageClassName: 'gold', accessModes: ['ReadWriteOnce']},
+      },
+      {
+        metadata: {name: 'logs', namespace: 'default', uid: 'uid-logs'},
+        spec: {storageClassName: 'silver', accessModes: ['ReadWriteMany']},
+      },
+      {
+        metadata: {name: 'wide', namespace: 'default', uid: 'uid-wide'},
+        spec: {storageClassName: 'gold', accessModes: ['ReadOnlyMany']},
+      },
+      {
+        metadata: {name: 'late', namespace: 'default', uid: 'uid-late'},
+        spec: {storageClassName: 'wait', accessModes: ['ReadWriteOnce']},
+      },
     ],
     classes: [
       {metadata: {name: 'gold'}, provisioner: 'example.com/csi'},
-      {metadata: {name: 'wait'}, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer'},
+      {
+        metadata: {name: 'wait'},
+        provisioner: 'kubernetes.io/no-provisioner',
+        volumeBindingMode: 'WaitForFirstConsumer',
+      },
     ],
     pods: [
-      {metadata: {name: 'p', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'data'}}]}},
-      {metadata: {name: 'q', namespace: 'default'}, spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'late'}}]}},
+      {
+        metadata: {name: 'p', namespace: 'default'},
+        spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'data'}}]},
+      },
+      {
+        metadata: {name: 'q', namespace: 'default'},
+        spec: {volumes: [{name: 'd', persistentVolumeClaim: {claimName: 'late'}}]},
+      },
     ],
     nodes: [{metadata: {name: 'node-1'}}, {metadata: {name: 'node-2'}}],
   }
@@ -237,18 +314,30 @@ test('the slice of a sync is small: a volume, its claim and (to recycle) their p
   const cases: Array<[ObjectRef, ReturnType<typeof names>]> = [
     // the claim's pods only for a volume the sync may recycle (isVolumeUsed)
     [refOfVolume('pv-bound'), {volumes: ['pv-bound'], claims: ['default/data'], pods: ['p'], nodes: [], classes: 2}],
-    [refOfVolume('pv-bound-kept'), {volumes: ['pv-bound-kept'], claims: ['default/data'], pods: [], nodes: [], classes: 2}],
+    [
+      refOfVolume('pv-bound-kept'),
+      {volumes: ['pv-bound-kept'], claims: ['default/data'], pods: [], nodes: [], classes: 2},
+    ],
     [refOfVolume('pv-free-gold'), {volumes: ['pv-free-gold'], claims: [], pods: [], nodes: [], classes: 2}],
     [refOfVolume('pv-gone'), {volumes: [], claims: [], pods: [], nodes: [], classes: 2}],
     [refOfClaim('default', 'data'), {volumes: ['pv-bound'], claims: ['default/data'], pods: [], nodes: [], classes: 2}],
     // unbound: the volume the cache's index picks, not the larger one; and the selected node
-    [refOfClaim('default', 'new'), {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 2}],
+    [
+      refOfClaim('default', 'new'),
+      {volumes: ['pv-free-gold'], claims: ['default/new'], pods: [], nodes: ['node-1'], classes: 2},
+    ],
     // binding not delayed: the index's pick over every volume, pre-bound to the claim or not, and no other
-    [refOfClaim('default', 'logs'), {volumes: ['pv-free-silver'], claims: ['default/logs'], pods: [], nodes: [], classes: 2}],
+    [
+      refOfClaim('default', 'logs'),
+      {volumes: ['pv-free-silver'], claims: ['default/logs'], pods: [], nodes: [], classes: 2},
+    ],
     // no match: no volume
     [refOfClaim('default', 'wide'), {volumes: [], claims: ['default/wide'], pods: [], nodes: [], classes: 2}],
     // delayed binding: the claim's pods too (findNonScheduledPodsByPVC)
-    [refOfClaim('default', 'late'), {volumes: ['pv-wait-free', 'pv-wait-prebound'], claims: ['default/late'], pods: ['q'], nodes: [], classes: 2}],
+    [
+      refOfClaim('default', 'late'),
+      {volumes: ['pv-wait-free', 'pv-wait-prebound'], claims: ['default/late'], pods: ['q'], nodes: [], classes: 2},
+    ],
   ]
   for (const [ref, expected] of cases) {
     const slice = stateForSync(sources, ref, defaultFeatureGates)
@@ -258,7 +347,11 @@ test('the slice of a sync is small: a volume, its claim and (to recycle) their p
     const whole = restrictedTo(reconcile(state, options), reconcile(slice, options))
     assert.deepEqual(comparable(reconcile(slice, options), slice), comparable(whole, state), refKey(ref))
   }
-  assert.ok(reconcile(state, {targets: [refOfClaim('default', 'late')], maxRounds: 1}).actions.some((a) => a.action === 'bind-volume' && a.object.name === 'pv-wait-prebound'))
+  assert.ok(
+    reconcile(state, {targets: [refOfClaim('default', 'late')], maxRounds: 1}).actions.some(
+      (a) => a.action === 'bind-volume' && a.object.name === 'pv-wait-prebound',
+    ),
+  )
 })
 
 test('VolumeCache: after any sequence of writes and deletes, its indexes answer as a scan of the cache', () => {
@@ -276,7 +369,13 @@ test('VolumeCache: after any sequence of writes and deletes, its indexes answer 
     pvcOf('data', 'gold', ['ReadWriteOnce'], '1Gi'),
     pvcOf('logs', '', ['ReadWriteOnce', 'ReadOnlyMany'], '2Gi'),
     pvcOf('wide', 'silver', ['ReadWriteMany'], '1Gi'),
-    {...pvcOf('broken', 'gold', ['ReadWriteOnce'], '1Gi'), spec: {...pvcOf('broken', 'gold', ['ReadWriteOnce'], '1Gi').spec, selector: {matchExpressions: [{key: 'tier', operator: 'In', values: []}]}}},
+    {
+      ...pvcOf('broken', 'gold', ['ReadWriteOnce'], '1Gi'),
+      spec: {
+        ...pvcOf('broken', 'gold', ['ReadWriteOnce'], '1Gi').spec,
+        selector: {matchExpressions: [{key: 'tier', operator: 'In', values: []}]},
+      },
+    },
   ]
   fc.assert(
     fc.property(fc.array(change, {maxLength: 30}), (changes) => {
@@ -288,15 +387,26 @@ test('VolumeCache: after any sequence of writes and deletes, its indexes answer 
           const [namespace, name] = (c.claim ?? '/').split('/')
           cache.set(c.name, {
             metadata: {name: c.name},
-            spec: {storageClassName: c.className, accessModes: [...c.modes], capacity: {storage: c.size}, ...(c.claim !== undefined ? {claimRef: {namespace, name}} : {})},
+            spec: {
+              storageClassName: c.className,
+              accessModes: [...c.modes],
+              capacity: {storage: c.size},
+              ...(c.claim !== undefined ? {claimRef: {namespace, name}} : {}),
+            },
             status: {phase: c.phase},
           })
         }
       }
       const all = [...cache.values()]
       for (const key of ['default/data', 'default/logs', 'team/data', 'none/none']) {
-        const expected = all.filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key).map((v) => v.metadata.name)
-        assert.deepEqual([...cache.claimedBy(key)].map((v) => v.metadata.name).sort(), expected.sort(), `claimedBy ${key}`)
+        const expected = all
+          .filter((v) => v.spec.claimRef != null && claimRefKey(v.spec.claimRef) === key)
+          .map((v) => v.metadata.name)
+        assert.deepEqual(
+          [...cache.claimedBy(key)].map((v) => v.metadata.name).sort(),
+          expected.sort(),
+          `claimedBy ${key}`,
+        )
       }
       // The matching index, kept write by write, picks what the literal scan of the cache picks.
       const scan = new PersistentVolumeOrderedIndex(all)
@@ -309,7 +419,11 @@ test('VolumeCache: after any sequence of writes and deletes, its indexes answer 
           expected = 'cannot tell'
         }
         const best = cache.bestMatchFor(claim, defaultFeatureGates)
-        assert.equal(best === 'cannot tell' ? best : best?.metadata.name, expected, `bestMatchFor ${claim.metadata.name}`)
+        assert.equal(
+          best === 'cannot tell' ? best : best?.metadata.name,
+          expected,
+          `bestMatchFor ${claim.metadata.name}`,
+        )
       }
       cache.clear()
       assert.deepEqual([...cache.claimedBy('default/data')], [])
@@ -320,7 +434,10 @@ test('VolumeCache: after any sequence of writes and deletes, its indexes answer 
 })
 
 function pvcOf(name: string, className: string, accessModes: string[], storage: string): PersistentVolumeClaim {
-  return {metadata: {name, namespace: 'default', uid: `uid-${name}`}, spec: {storageClassName: className, accessModes, resources: {requests: {storage}}}}
+  return {
+    metadata: {name, namespace: 'default', uid: `uid-${name}`},
+    spec: {storageClassName: className, accessModes, resources: {requests: {storage}}},
+  }
 }
 
 test("PodsByClaim: kept from an informer's events, it lists a claim's pods as the informer's store does, in its order", () => {
@@ -336,7 +453,11 @@ test("PodsByClaim: kept from an informer's events, it lists a claim's pods as th
       const store = new Map<string, Pod>()
       const index = new PodsByClaim()
       for (const e of events) {
-        const pod: Pod = {metadata: {name: e.name, namespace: 'default'}, spec: {volumes: e.claims.map((claimName) => ({name: claimName, persistentVolumeClaim: {claimName}}))}, status: {phase: e.phase}}
+        const pod: Pod = {
+          metadata: {name: e.name, namespace: 'default'},
+          spec: {volumes: e.claims.map((claimName) => ({name: claimName, persistentVolumeClaim: {claimName}}))},
+          status: {phase: e.phase},
+        }
         const old = store.get(e.name)
         if (e.deleted) {
           if (old === undefined) continue

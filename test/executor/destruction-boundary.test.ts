@@ -20,10 +20,18 @@ const rules: Array<{what: string; pattern: RegExp; alsoIn?: string}> = [
   {what: "a volume plugin's recycle", pattern: /\b(plugins|volumePlugins)\??\.recycle\(/},
   {what: "a volume plugin's delete", pattern: /\b(plugins|volumePlugins)\??\.delete\(/},
   // The plugins' pods are started by LiveVolumePlugins alone, whose recycle and delete only the guard calls.
-  {what: "a plugin's pod (runPodToCompletion)", pattern: /(?<!function )\brunPodToCompletion\(/, alsoIn: 'src/volume-plugins/live-plugins.ts'},
+  {
+    what: "a plugin's pod (runPodToCompletion)",
+    pattern: /(?<!function )\brunPodToCompletion\(/,
+    alsoIn: 'src/volume-plugins/live-plugins.ts',
+  },
   // A volume's spec PUT: the executor writes the controller's own planned writes with it (a bind); a
   // reclaim, which gives the volume and its data to another claim, only through the guard.
-  {what: 'a volume spec write (replaceVolume), as a reclaim makes', pattern: /\.replaceVolume\(/, alsoIn: 'src/executor/executor.ts'},
+  {
+    what: 'a volume spec write (replaceVolume), as a reclaim makes',
+    pattern: /\.replaceVolume\(/,
+    alsoIn: 'src/executor/executor.ts',
+  },
   // The reclaim's edit and decision are the engine's; outside it only the guard (the write) and the
   // reclaim use-case (the plan shown, on the state as read) may make them.
   {what: "a reclaim's decision (decideReclaim)", pattern: /\bdecideReclaim\(/, alsoIn: 'src/app/reclaim.ts'},
@@ -52,7 +60,8 @@ test('destructive calls are made by the destruction guard alone', () => {
       .split('\n')
       .forEach((line, i) => {
         for (const rule of rules) {
-          if (rule.pattern.test(line) && rel !== rule.alsoIn && !/^\s*(\/\/|\*)/.test(line)) offences.push(`${rel}:${i + 1}: ${rule.what} outside the guard`)
+          if (rule.pattern.test(line) && rel !== rule.alsoIn && !/^\s*(\/\/|\*)/.test(line))
+            offences.push(`${rel}:${i + 1}: ${rule.what} outside the guard`)
         }
       })
   }
@@ -60,9 +69,16 @@ test('destructive calls are made by the destruction guard alone', () => {
 })
 
 test('the guard makes each of those calls (the rules above match real code, not nothing)', () => {
-  const guard = sources(path.join(repoRoot, GUARD)).map((f) => readFileSync(f, 'utf8')).join('\n')
-  const guardMakes = (r: (typeof rules)[number]) => r.alsoIn === undefined || r.alsoIn === 'src/executor/executor.ts' || r.alsoIn === 'src/app/reclaim.ts' || r.alsoIn === 'src/app/relink.ts'
-  for (const rule of rules.filter((r) => guardMakes(r) && !/reclaimedVolume|relinkWrites/.test(r.what))) assert.match(guard, rule.pattern, rule.what)
+  const guard = sources(path.join(repoRoot, GUARD))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n')
+  const guardMakes = (r: (typeof rules)[number]) =>
+    r.alsoIn === undefined ||
+    r.alsoIn === 'src/executor/executor.ts' ||
+    r.alsoIn === 'src/app/reclaim.ts' ||
+    r.alsoIn === 'src/app/relink.ts'
+  for (const rule of rules.filter((r) => guardMakes(r) && !/reclaimedVolume|relinkWrites/.test(r.what)))
+    assert.match(guard, rule.pattern, rule.what)
 })
 
 test("the reclaim use-case writes through the guard's reclaim alone", () => {

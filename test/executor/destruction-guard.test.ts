@@ -13,18 +13,37 @@ import {bound, byController, pv, pvc, state} from '../engine/builders.js'
 import {FakeWorkloadApi} from '../volume-plugins/fake-workload.js'
 import {FakeClusterApi} from './fake-api.js'
 
-const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: false, destructive: true, now: () => new Date('2026-11-30T10:00:00Z')}
+const opts = {
+  gates: defaultFeatureGates,
+  maxRounds: 100,
+  concurrency: 4,
+  events: false,
+  destructive: true,
+  now: () => new Date('2026-11-30T10:00:00Z'),
+}
 
 /** A volume Bound to a claim that is gone (uid u-old): the controller releases it and applies its policy. */
 function orphan(name: string, policy: 'Retain' | 'Delete' | 'Recycle'): PersistentVolume {
-  return pv(name, {phase: 'Bound', policy, uid: `uid-${name}`, claim: {name: 'old', uid: 'u-old'}, source: {hostPath: {path: `/tmp/${name}`}}})
+  return pv(name, {
+    phase: 'Bound',
+    policy,
+    uid: `uid-${name}`,
+    claim: {name: 'old', uid: 'u-old'},
+    source: {hostPath: {path: `/tmp/${name}`}},
+  })
 }
 
 /** An admin's hand: the volume bound to a new claim (the claim created too), as a binder writes it. */
 function bindToNewClaim(api: FakeClusterApi, volume: string, claim = 'new'): void {
   api.externalCreate({...pvc(claim, `u-${claim}`, {volumeName: volume, phase: 'Bound', annotations: {...bound}})})
   api.externalUpdate<PersistentVolume>('PersistentVolume', volume, (v) => {
-    v.spec.claimRef = {kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: 'default', name: claim, uid: `u-${claim}`}
+    v.spec.claimRef = {
+      kind: 'PersistentVolumeClaim',
+      apiVersion: 'v1',
+      namespace: 'default',
+      name: claim,
+      uid: `u-${claim}`,
+    }
     v.metadata.annotations = {...byController}
     v.status = {phase: 'Bound'}
   })
@@ -66,24 +85,43 @@ const rows: Row[] = [
   },
   {
     name: 'the claim list lost the claims: each claim is asked of the API server, found, and nothing is written',
-    volumes: [pv('v1', {phase: 'Bound', policy: 'Delete', uid: 'uid-v1', claim: {name: 'c1', uid: 'u1'}, source: {hostPath: {path: '/tmp/v1'}}}), pv('v2', {phase: 'Bound', policy: 'Retain', claim: {name: 'c2', uid: 'u2'}})],
-    claims: [pvc('c1', 'u1', {volumeName: 'v1', phase: 'Bound', annotations: {...bound}}), pvc('c2', 'u2', {volumeName: 'v2', phase: 'Bound', annotations: {...bound}})],
+    volumes: [
+      pv('v1', {
+        phase: 'Bound',
+        policy: 'Delete',
+        uid: 'uid-v1',
+        claim: {name: 'c1', uid: 'u1'},
+        source: {hostPath: {path: '/tmp/v1'}},
+      }),
+      pv('v2', {phase: 'Bound', policy: 'Retain', claim: {name: 'c2', uid: 'u2'}}),
+    ],
+    claims: [
+      pvc('c1', 'u1', {volumeName: 'v1', phase: 'Bound', annotations: {...bound}}),
+      pvc('c2', 'u2', {volumeName: 'v2', phase: 'Bound', annotations: {...bound}}),
+    ],
     listed: (s) => ({...s, claims: []}),
     check: (api, workload, r) => {
       assert.deepEqual(api.writes, [], 'no volume written Released')
       assert.deepEqual(podsCreated(workload), [])
-      assert.ok(api.reads.includes('pvc/default/c1') && api.reads.includes('pvc/default/c2'), 'the claims were asked for')
+      assert.ok(
+        api.reads.includes('pvc/default/c1') && api.reads.includes('pvc/default/c2'),
+        'the claims were asked for',
+      )
       assert.deepEqual(r.refusals, [], 'the claim found is a re-plan, as in syncVolume, not a refusal')
     },
   },
   {
     name: 'released by pvctl, then bound to a new claim before the cleanup pod: not deleted',
     volumes: [orphan('v', 'Delete')],
-    beforeRead: (api, key) => key === 'pv/v' && api.volumes.get('v')?.spec.claimRef?.name === 'old' && bindToNewClaim(api, 'v'),
+    beforeRead: (api, key) =>
+      key === 'pv/v' && api.volumes.get('v')?.spec.claimRef?.name === 'old' && bindToNewClaim(api, 'v'),
     check: (api, workload, r) => {
       assert.deepEqual(podsCreated(workload), [])
       assert.equal(api.volumes.get('v')?.spec.claimRef?.uid, 'u-new')
-      assert.match(r.actions.find((a) => a.action === 'delete')?.outcome ?? '', /^not-executed: double-check: volume v changed since it was planned to delete: its (phase is Bound|claimRef now names default\/new)/)
+      assert.match(
+        r.actions.find((a) => a.action === 'delete')?.outcome ?? '',
+        /^not-executed: double-check: volume v changed since it was planned to delete: its (phase is Bound|claimRef now names default\/new)/,
+      )
       assert.equal(r.refusals.length, 1)
     },
   },
@@ -93,7 +131,11 @@ const rows: Row[] = [
     beforeRead: (api, key) =>
       key === 'pv/v' &&
       api.volumes.get('v')?.spec.persistentVolumeReclaimPolicy === 'Delete' &&
-      api.externalUpdate<PersistentVolume>('PersistentVolume', 'v', (v) => void (v.spec.persistentVolumeReclaimPolicy = 'Retain')),
+      api.externalUpdate<PersistentVolume>(
+        'PersistentVolume',
+        'v',
+        (v) => void (v.spec.persistentVolumeReclaimPolicy = 'Retain'),
+      ),
     check: (api, workload, r) => {
       assert.deepEqual(podsCreated(workload), [])
       assert.equal(api.volumes.get('v')?.status?.phase, 'Released')
@@ -103,10 +145,14 @@ const rows: Row[] = [
   {
     name: 'released by pvctl, then rescued by an admin before the recycler pod (Recycle): not scrubbed',
     volumes: [orphan('v', 'Recycle')],
-    beforeRead: (api, key) => key === 'pv/v' && api.volumes.get('v')?.spec.claimRef?.name === 'old' && bindToNewClaim(api, 'v'),
+    beforeRead: (api, key) =>
+      key === 'pv/v' && api.volumes.get('v')?.spec.claimRef?.name === 'old' && bindToNewClaim(api, 'v'),
     check: (api, workload, r) => {
       assert.deepEqual(podsCreated(workload), [])
-      assert.equal(r.actions.find((a) => a.action === 'recycle')?.outcome.startsWith('not-executed: double-check:'), true)
+      assert.equal(
+        r.actions.find((a) => a.action === 'recycle')?.outcome.startsWith('not-executed: double-check:'),
+        true,
+      )
     },
   },
   {
@@ -129,7 +175,10 @@ const rows: Row[] = [
       assert.deepEqual(podsCreated(workload), ['create pod/default/deleter-for-v'])
       assert.ok(!workload.calls.includes('delete pv/v'), JSON.stringify(workload.calls))
       assert.ok(api.volumes.has('v'))
-      assert.match(r.actions.find((a) => a.action === 'delete-volume')?.outcome ?? 'no delete-volume', /^not-written: double-check: /)
+      assert.match(
+        r.actions.find((a) => a.action === 'delete-volume')?.outcome ?? 'no delete-volume',
+        /^not-written: double-check: /,
+      )
     },
   },
   {
@@ -139,7 +188,14 @@ const rows: Row[] = [
     beforeWrite: (api, i) => {
       if (i !== 2) return
       // The volume first, then the claim, as a binder writes them; pv-admin is new since pvctl's list.
-      api.externalCreate(pv('pv-admin', {capacity: '2Gi', phase: 'Bound', annotations: {...byController}, claim: {name: 'orders', uid: 'u-orders'}}))
+      api.externalCreate(
+        pv('pv-admin', {
+          capacity: '2Gi',
+          phase: 'Bound',
+          annotations: {...byController},
+          claim: {name: 'orders', uid: 'u-orders'},
+        }),
+      )
       api.externalUpdate<PersistentVolumeClaim>('PersistentVolumeClaim', 'default/orders', (c) => {
         c.spec.volumeName = 'pv-admin'
         c.metadata.annotations = {...bound}
@@ -148,7 +204,11 @@ const rows: Row[] = [
     },
     check: (api, _workload, r) => {
       const orders = api.claims.get('default/orders')!
-      assert.equal(orders.status?.phase, 'Bound', JSON.stringify(r.actions.map((a) => [a.action, a.object.name, a.outcome])))
+      assert.equal(
+        orders.status?.phase,
+        'Bound',
+        JSON.stringify(r.actions.map((a) => [a.action, a.object.name, a.outcome])),
+      )
       assert.equal(orders.spec.volumeName, 'pv-admin')
       assert.equal(api.volumes.get('pv-a')?.spec.claimRef, undefined, 'the volume pvctl bound first is rolled back')
     },
@@ -166,7 +226,8 @@ for (const row of rows) {
     }
     if (row.beforeWrite !== undefined) api.beforeWrite = (_call, i) => row.beforeWrite!(api, i)
     if (row.beforeRead !== undefined) {
-      api.beforeRead = (kind, key, i) => row.beforeRead!(api, kind === 'PersistentVolume' ? `pv/${key}` : `pvc/${key}`, i)
+      api.beforeRead = (kind, key, i) =>
+        row.beforeRead!(api, kind === 'PersistentVolume' ? `pv/${key}` : `pvc/${key}`, i)
     }
     const loaded = row.listed?.(api.snapshot()) ?? api.snapshot()
     const r = await executeSync(api, loaded, {...opts, plugins, workload})
@@ -180,22 +241,35 @@ test('double-check: with no writer in the way, the orphan is released and delete
   const api = new FakeClusterApi(state({volumes: [orphan('v', 'Delete')]}))
   const workload = new FakeWorkloadApi()
   workload.afterRead = (pod) => void (pod.status = {phase: 'Succeeded'})
-  const r = await executeSync(api, api.snapshot(), {...opts, plugins: new LiveVolumePlugins(workload, {pollMs: 1}), workload})
+  const r = await executeSync(api, api.snapshot(), {
+    ...opts,
+    plugins: new LiveVolumePlugins(workload, {pollMs: 1}),
+    workload,
+  })
   assert.deepEqual(r.refusals, [])
-  assert.deepEqual(workload.calls, ['create pod/default/deleter-for-v', 'delete pod/default/deleter-for-v', 'delete pv/v'])
+  assert.deepEqual(workload.calls, [
+    'create pod/default/deleter-for-v',
+    'delete pod/default/deleter-for-v',
+    'delete pv/v',
+  ])
   // Released: its claim asked for; the cleanup pod: the volume and its claim read again; the PV DELETE: the same.
   assert.deepEqual(api.reads, ['pvc/default/old', 'pv/v', 'pvc/default/old', 'pv/v', 'pvc/default/old'])
 })
 
 test('release budget: a run releases at most the larger of 20 and 10% of the bound volumes; the rest are refused', async () => {
-  const volumes = Array.from({length: 25}, (_, i) => pv(`v${String(i).padStart(2, '0')}`, {phase: 'Bound', policy: 'Retain', claim: {name: `gone-${i}`, uid: `u${i}`}}))
+  const volumes = Array.from({length: 25}, (_, i) =>
+    pv(`v${String(i).padStart(2, '0')}`, {phase: 'Bound', policy: 'Retain', claim: {name: `gone-${i}`, uid: `u${i}`}}),
+  )
   const api = new FakeClusterApi(state({volumes}))
   const budget = new ReleaseBudget({boundVolumes: () => 25})
   const r = await executeSync(api, api.snapshot(), {...opts, concurrency: 1, budget})
   const released = [...api.volumes.values()].filter((v) => v.status?.phase === 'Released').length
   assert.equal(released, 20)
   assert.equal(r.refusals.length, 5)
-  assert.match(r.refusals[0].reason, /^mass release guard: 21 volumes would be released, recycled or deleted at once, more than 20 /)
+  assert.match(
+    r.refusals[0].reason,
+    /^mass release guard: 21 volumes would be released, recycled or deleted at once, more than 20 /,
+  )
 })
 
 test('release budget: --allow-mass-release lifts it; a window forgets releases older than it (loop mode)', () => {

@@ -14,18 +14,29 @@ import {executeSync} from '../../src/executor/executor.js'
 import {bound, byController, pv, pvc, state} from '../engine/builders.js'
 import {FakeClusterApi} from './fake-api.js'
 
-const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: true, now: () => new Date('2026-11-30T10:00:00Z')}
+const opts = {
+  gates: defaultFeatureGates,
+  maxRounds: 100,
+  concurrency: 4,
+  events: true,
+  now: () => new Date('2026-11-30T10:00:00Z'),
+}
 
 /** Objects without resourceVersion, for comparing a simulation with a live result. */
 function strip(s: ClusterState): unknown {
   const clean = (o: {metadata: {resourceVersion?: string}}) => {
-    const c = structuredClone(o) as {metadata: {resourceVersion?: string}; spec?: {claimRef?: {resourceVersion?: string}}}
+    const c = structuredClone(o) as {
+      metadata: {resourceVersion?: string}
+      spec?: {claimRef?: {resourceVersion?: string}}
+    }
     delete c.metadata.resourceVersion
     if (c.spec?.claimRef) delete c.spec.claimRef.resourceVersion
     return c
   }
-  const byName = (a: {metadata: {name?: string; namespace?: string}}, b: {metadata: {name?: string; namespace?: string}}) =>
-    `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`)
+  const byName = (
+    a: {metadata: {name?: string; namespace?: string}},
+    b: {metadata: {name?: string; namespace?: string}},
+  ) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`)
   return {volumes: [...s.volumes].sort(byName).map(clean), claims: [...s.claims].sort(byName).map(clean)}
 }
 
@@ -36,7 +47,11 @@ test('the bundled example: the live result equals the simulation, and a second r
   assert.equal(r.failed, false)
   assert.equal(r.converged, true)
   const simulated = reconcile(api.snapshot(), {gates: defaultFeatureGates})
-  assert.deepEqual(simulated.actions.filter((a) => !['recycle', 'delete', 'provision'].includes(a.action)), [], 'nothing left to write')
+  assert.deepEqual(
+    simulated.actions.filter((a) => !['recycle', 'delete', 'provision'].includes(a.action)),
+    [],
+    'nothing left to write',
+  )
   const expected = reconcile(example, {gates: defaultFeatureGates})
   assert.deepEqual(strip(api.snapshot()), strip({...example, volumes: expected.volumes, claims: expected.claims}))
   assert.ok(r.actions.filter((a) => a.outcome === 'written').length > 0)
@@ -62,7 +77,10 @@ test('a writer that changes the claim between our read and our write keeps its c
   assert.deepEqual(claim.metadata.labels, {owner: 'someone-else'})
   assert.equal(claim.spec.volumeName, 'v')
   assert.equal(claim.status?.phase, 'Bound')
-  assert.ok(r.actions.some((a) => a.outcome === 'conflict-replanned'), JSON.stringify(r.actions.map((a) => [a.action, a.outcome])))
+  assert.ok(
+    r.actions.some((a) => a.outcome === 'conflict-replanned'),
+    JSON.stringify(r.actions.map((a) => [a.action, a.outcome])),
+  )
 })
 
 test('a claim bound elsewhere meanwhile: the re-plan does not overwrite it', async () => {
@@ -98,7 +116,12 @@ test('a forbidden write stops that unit, reports it, and fails the run', async (
   const r = await executeSync(api, api.snapshot(), opts)
   assert.equal(r.failed, true)
   const outcomes = r.actions.map((a) => `${a.action}:${a.outcome.split(':')[0]}`)
-  assert.deepEqual(outcomes, ['bind-volume:written', 'set-volume-phase:written', 'bind-claim:failed', 'set-claim-phase:not-written'])
+  assert.deepEqual(outcomes, [
+    'bind-volume:written',
+    'set-volume-phase:written',
+    'bind-claim:failed',
+    'set-claim-phase:not-written',
+  ])
 })
 
 test('aborted: no write is issued after the signal', async () => {
@@ -111,14 +134,22 @@ test('aborted: no write is issued after the signal', async () => {
   const r = await executeSync(api, api.snapshot(), {...opts, concurrency: 1, signal: abort.signal})
   assert.equal(r.aborted, true)
   assert.equal(api.writes.length, 2, 'the write in flight when aborted finishes, no other starts')
-  assert.ok(r.actions.some((a) => a.outcome === 'not-written: interrupted'), 'the rest of the sync in flight is said not written, by the interrupt')
+  assert.ok(
+    r.actions.some((a) => a.outcome === 'not-written: interrupted'),
+    'the rest of the sync in flight is said not written, by the interrupt',
+  )
 })
 
 test('a persistent conflict is retried a bounded number of times, then reported', async () => {
   const s = state({volumes: [pv('v')], claims: [pvc('c', 'u1')]})
   const api = new FakeClusterApi(s)
   api.beforeWrite = (call) => {
-    if (call.kind === 'PersistentVolume') api.externalUpdate('PersistentVolume', 'v', (v) => void (v.metadata.labels = {touched: String(api.writes.length)}))
+    if (call.kind === 'PersistentVolume')
+      api.externalUpdate(
+        'PersistentVolume',
+        'v',
+        (v) => void (v.metadata.labels = {touched: String(api.writes.length)}),
+      )
   }
   const r = await executeSync(api, api.snapshot(), {...opts, maxConflictRetries: 2})
   assert.equal(r.failed, true)
@@ -126,7 +157,7 @@ test('a persistent conflict is retried a bounded number of times, then reported'
   assert.equal(api.writes.length, 3, 'one try and two re-plans')
 })
 
-test("loop mode: a conflict re-plans a sync over its slice made again, so a claim the re-read volume names is read, not taken for gone", async () => {
+test('loop mode: a conflict re-plans a sync over its slice made again, so a claim the re-read volume names is read, not taken for gone', async () => {
   // The loop's cache: v without a claimRef (Pending), and c, a claim of no interest to v's sync yet.
   const s = state({volumes: [pv('v', {phase: 'Pending', policy: 'Delete'})], claims: [pvc('c', 'u1')]})
   const api = new FakeClusterApi(s)
@@ -134,7 +165,13 @@ test("loop mode: a conflict re-plans a sync over its slice made again, so a clai
   const sources = (objects: ClusterState): SyncSources => {
     const volumes = new VolumeCache()
     for (const v of objects.volumes) volumes.set(v.metadata.name!, v)
-    return {volumes, claims: new Map(objects.claims.map((c) => [claimKey(c), c])), classes: new Map(), nodes: new Map(), pods: new PodsByClaim()}
+    return {
+      volumes,
+      claims: new Map(objects.claims.map((c) => [claimKey(c), c])),
+      classes: new Map(),
+      nodes: new Map(),
+      pods: new PodsByClaim(),
+    }
   }
   const ref = refOfVolume('v')
   api.beforeWrite = (_call, i) => {
@@ -161,9 +198,16 @@ test("loop mode: a conflict re-plans a sync over its slice made again, so a clai
       return stateForSync(sources(api.snapshot()), ref, defaultFeatureGates)
     },
   })
-  assert.deepEqual(restated, [['v', 'c']], 'the conflicting object and the claim it now names are re-read, and the slice made again')
+  assert.deepEqual(
+    restated,
+    [['v', 'c']],
+    'the conflicting object and the claim it now names are re-read, and the slice made again',
+  )
   assert.equal(r.failed, false, JSON.stringify(r.actions))
   // Over the first slice (v alone) the re-plan would find v's claim gone: Released, and deleted.
-  assert.deepEqual(r.actions.filter((a) => /Released|delete/.test(`${a.reason} ${a.action}`)), [])
+  assert.deepEqual(
+    r.actions.filter((a) => /Released|delete/.test(`${a.reason} ${a.action}`)),
+    [],
+  )
   assert.equal(api.volumes.get('v')!.status?.phase, 'Bound')
 })

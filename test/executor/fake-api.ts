@@ -46,7 +46,11 @@ export class FakeClusterApi implements ClusterApi {
   }
 
   /** A write by someone else, server-side. */
-  externalUpdate<T extends Obj>(kind: 'PersistentVolume' | 'PersistentVolumeClaim', key: string, change: (o: T) => void): void {
+  externalUpdate<T extends Obj>(
+    kind: 'PersistentVolume' | 'PersistentVolumeClaim',
+    key: string,
+    change: (o: T) => void,
+  ): void {
     const map = (kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<string, Obj>
     const o = structuredClone(map.get(key)!) as T
     change(o)
@@ -65,7 +69,11 @@ export class FakeClusterApi implements ClusterApi {
   }
 
   snapshot(): ClusterState {
-    return {...this.state, volumes: [...this.volumes.values()].map((v) => structuredClone(v)), claims: [...this.claims.values()].map((c) => structuredClone(c))}
+    return {
+      ...this.state,
+      volumes: [...this.volumes.values()].map((v) => structuredClone(v)),
+      claims: [...this.claims.values()].map((c) => structuredClone(c)),
+    }
   }
 
   private page<T>(items: T[]): Promise<Page<T>> {
@@ -89,13 +97,25 @@ export class FakeClusterApi implements ClusterApi {
   async readVolume(name: string) {
     this.read('PersistentVolume', name)
     const v = this.volumes.get(name)
-    if (v === undefined) throw new NotFoundError(`persistentvolumes "${name}" not found`, {verb: 'get', resource: 'persistentvolumes', name}, 404, 'NotFound')
+    if (v === undefined)
+      throw new NotFoundError(
+        `persistentvolumes "${name}" not found`,
+        {verb: 'get', resource: 'persistentvolumes', name},
+        404,
+        'NotFound',
+      )
     return structuredClone(v)
   }
   async readClaim(namespace: string, name: string) {
     this.read('PersistentVolumeClaim', `${namespace}/${name}`)
     const c = this.claims.get(`${namespace}/${name}`)
-    if (c === undefined) throw new NotFoundError(`persistentvolumeclaims "${name}" not found`, {verb: 'get', resource: 'persistentvolumeclaims', name}, 404, 'NotFound')
+    if (c === undefined)
+      throw new NotFoundError(
+        `persistentvolumeclaims "${name}" not found`,
+        {verb: 'get', resource: 'persistentvolumeclaims', name},
+        404,
+        'NotFound',
+      )
     return structuredClone(c)
   }
 
@@ -113,12 +133,25 @@ export class FakeClusterApi implements ClusterApi {
     this.writes.push(call)
     const map = (kind === 'PersistentVolume' ? this.volumes : this.claims) as Map<string, Obj>
     const stored = map.get(key)
-    if (stored === undefined) throw new NotFoundError(`${resource} "${obj.metadata.name}" not found`, {verb: 'update', resource}, 404, 'NotFound')
+    if (stored === undefined)
+      throw new NotFoundError(
+        `${resource} "${obj.metadata.name}" not found`,
+        {verb: 'update', resource},
+        404,
+        'NotFound',
+      )
     if (obj.metadata.resourceVersion !== stored.metadata.resourceVersion) {
-      throw new ConflictError(`Operation cannot be fulfilled on ${resource} "${obj.metadata.name}": the object has been modified`, {verb: 'update', resource}, 409, 'Conflict')
+      throw new ConflictError(
+        `Operation cannot be fulfilled on ${resource} "${obj.metadata.name}": the object has been modified`,
+        {verb: 'update', resource},
+        409,
+        'Conflict',
+      )
     }
     // The status subresource changes only status; the main resource ignores status.
-    const next = status ? {...structuredClone(stored), status: structuredClone(obj.status)} : {...structuredClone(obj), status: structuredClone(stored.status)}
+    const next = status
+      ? {...structuredClone(stored), status: structuredClone(obj.status)}
+      : {...structuredClone(obj), status: structuredClone(stored.status)}
     const saved = this.stamp(next as T)
     map.set(key, saved)
     return structuredClone(saved)

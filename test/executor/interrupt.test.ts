@@ -11,7 +11,14 @@ import {pv, state} from '../engine/builders.js'
 import {FakeWorkloadApi} from '../volume-plugins/fake-workload.js'
 import {FakeClusterApi} from './fake-api.js'
 
-const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: true, destructive: true, now: () => new Date('2026-11-30T10:00:00Z')}
+const opts = {
+  gates: defaultFeatureGates,
+  maxRounds: 100,
+  concurrency: 4,
+  events: true,
+  destructive: true,
+  now: () => new Date('2026-11-30T10:00:00Z'),
+}
 
 // `after`: the workload calls of the controller's follow-up once the pod succeeded.
 const rows: Array<{name: string; policy: 'Recycle' | 'Delete'; pod: string; after: string[]}> = [
@@ -22,7 +29,18 @@ const rows: Array<{name: string; policy: 'Recycle' | 'Delete'; pod: string; afte
 for (const row of rows) {
   test(`interrupted ${row.name}: not executed, the pod left running, adopted by the re-run`, async () => {
     // OBSERVATION: pv is "Bound" to a claim that was deleted; its host-path directory is under /tmp.
-    const api = new FakeClusterApi(state({volumes: [pv('v', {phase: 'Bound', policy: row.policy, claim: {name: 'gone', uid: 'u-gone'}, source: {hostPath: {path: '/tmp/v'}}})]}))
+    const api = new FakeClusterApi(
+      state({
+        volumes: [
+          pv('v', {
+            phase: 'Bound',
+            policy: row.policy,
+            claim: {name: 'gone', uid: 'u-gone'},
+            source: {hostPath: {path: '/tmp/v'}},
+          }),
+        ],
+      }),
+    )
     const workload = new FakeWorkloadApi()
     const plugins = new LiveVolumePlugins(workload, {pollMs: 1})
     const abort = new AbortController()
@@ -40,7 +58,11 @@ for (const row of rows) {
     assert.equal(r.failed, false)
     assert.ok(workload.pods.has(row.pod), 'the pod is left for the re-run')
     assert.deepEqual(workload.calls, [`create pod/${row.pod}`])
-    assert.deepEqual(r.events.filter((e) => /Failed/.test(e.reason)), [], 'an interruption is no failure of the operation')
+    assert.deepEqual(
+      r.events.filter((e) => /Failed/.test(e.reason)),
+      [],
+      'an interruption is no failure of the operation',
+    )
     assert.equal(api.volumes.get('v')?.status?.phase, 'Released')
 
     // The re-run: the same pod name, AlreadyExists, watched to its end, then cleaned up.
@@ -49,7 +71,12 @@ for (const row of rows) {
     assert.equal(again.aborted, false)
     assert.equal(again.failed, false)
     assert.equal(again.actions.find((a) => a.action === row.policy.toLowerCase())?.outcome, 'executed')
-    assert.deepEqual(workload.calls, [`create pod/${row.pod}`, `create pod/${row.pod}`, `delete pod/${row.pod}`, ...row.after])
+    assert.deepEqual(workload.calls, [
+      `create pod/${row.pod}`,
+      `create pod/${row.pod}`,
+      `delete pod/${row.pod}`,
+      ...row.after,
+    ])
     assert.equal(workload.pods.size, 0)
   })
 }

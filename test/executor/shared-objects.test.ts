@@ -13,7 +13,13 @@ import {executeSync} from '../../src/executor/executor.js'
 import {pv, pvc, state} from '../engine/builders.js'
 import {FakeClusterApi, type WriteCall} from './fake-api.js'
 
-const opts = {gates: defaultFeatureGates, maxRounds: 100, concurrency: 4, events: true, now: () => new Date('2026-11-30T10:00:00Z')}
+const opts = {
+  gates: defaultFeatureGates,
+  maxRounds: 100,
+  concurrency: 4,
+  events: true,
+  now: () => new Date('2026-11-30T10:00:00Z'),
+}
 
 /** The auditor's cluster: the bundled example, a half-bound claim shop/other on pv-0002, and a 15Gi pv-0009. */
 async function halfBoundOnOrdersVolume(): Promise<ClusterState> {
@@ -26,8 +32,18 @@ async function halfBoundOnOrdersVolume(): Promise<ClusterState> {
   const other: PersistentVolumeClaim = {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
-    metadata: {name: 'other', namespace: 'shop', uid: 'uid-other', annotations: {'pv.kubernetes.io/bind-completed': 'yes'}},
-    spec: {accessModes: ['ReadWriteOnce'], resources: {requests: {storage: '10Gi'}}, storageClassName: 'standard', volumeName: 'pv-0002'},
+    metadata: {
+      name: 'other',
+      namespace: 'shop',
+      uid: 'uid-other',
+      annotations: {'pv.kubernetes.io/bind-completed': 'yes'},
+    },
+    spec: {
+      accessModes: ['ReadWriteOnce'],
+      resources: {requests: {storage: '10Gi'}},
+      storageClassName: 'standard',
+      volumeName: 'pv-0002',
+    },
     status: {phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: '10Gi'}},
   }
   return {...example, volumes: [...example.volumes, pv9], claims: [...example.claims, other]}
@@ -38,7 +54,11 @@ const rows: Array<{name: string; cluster: () => Promise<ClusterState>; slow: str
     // x is planned onto a (the smallest), y onto b. While x's PUT of a is in flight, y's re-plan still
     // sees a free and reaches for it: a is outside y's reserved objects, so y waits for x.
     name: 'a later claim whose re-plan reaches the volume an earlier claim is binding waits for it',
-    cluster: async () => state({volumes: [pv('a', {capacity: '1Gi'}), pv('b', {capacity: '2Gi'})], claims: [pvc('x', 'ux'), pvc('y', 'uy')]}),
+    cluster: async () =>
+      state({
+        volumes: [pv('a', {capacity: '1Gi'}), pv('b', {capacity: '2Gi'})],
+        claims: [pvc('x', 'ux'), pvc('y', 'uy')],
+      }),
     slow: 'a',
   },
   {
@@ -50,7 +70,8 @@ const rows: Array<{name: string; cluster: () => Promise<ClusterState>; slow: str
   },
 ]
 
-const callKey = (c: {kind: string; namespace?: string; name: string}) => refKey({kind: c.kind as WriteCall['kind'], namespace: c.namespace, name: c.name})
+const callKey = (c: {kind: string; namespace?: string; name: string}) =>
+  refKey({kind: c.kind as WriteCall['kind'], namespace: c.namespace, name: c.name})
 
 for (const row of rows) {
   test(`shared objects: ${row.name}`, async () => {
@@ -91,11 +112,19 @@ for (const row of rows) {
       byObject(planned.map((a) => ({key: refKey(a.object), status: a.subresource === 'status'}))),
     )
     assert.deepEqual(
-      r.actions.filter((a) => a.outcome !== 'written' && !a.outcome.startsWith('not-executed')).map((a) => `${a.action} ${refKey(a.object)} ${a.outcome}`),
+      r.actions
+        .filter((a) => a.outcome !== 'written' && !a.outcome.startsWith('not-executed'))
+        .map((a) => `${a.action} ${refKey(a.object)} ${a.outcome}`),
       [],
       'no conflict to re-plan, nothing left unwritten',
     )
-    const bindings = (s: ClusterState) => Object.fromEntries(s.claims.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, `${c.spec.volumeName ?? ''} ${c.status?.phase}`]))
+    const bindings = (s: ClusterState) =>
+      Object.fromEntries(
+        s.claims.map((c) => [
+          `${c.metadata.namespace}/${c.metadata.name}`,
+          `${c.spec.volumeName ?? ''} ${c.status?.phase}`,
+        ]),
+      )
     assert.deepEqual(bindings(api.snapshot()), bindings({...cluster, claims: simulated.claims}))
   })
 }

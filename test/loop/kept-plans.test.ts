@@ -13,7 +13,13 @@ import {clusterJson, generateCluster} from '../../bench/generate-cluster.js'
 import {parseSnapshotText} from '../../src/cluster/snapshot.js'
 import {KeptPlans, type KeptSlot} from '../../src/loop/kept-plans.js'
 import {defaultFeatureGates, type FeatureGates} from '../../src/engine/api/feature-gates.js'
-import {claimKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../../src/engine/api/model.js'
+import {
+  claimKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+} from '../../src/engine/api/model.js'
 import {type ObjectRef, refKey, refOfClaim, refOfVolume} from '../../src/engine/simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../../src/engine/simulation/reconcile.js'
 import {stateForSync} from '../../src/engine/simulation/sync-slice.js'
@@ -21,15 +27,31 @@ import {clusterArb, propertyRuns} from '../engine/differential-arbitraries.js'
 import {sourcesOf} from '../engine/sync-sources.js'
 
 function everySync(state: ClusterState): ObjectRef[] {
-  return [...state.volumes.map((v) => refOfVolume(v.metadata.name ?? '')), ...state.claims.map((c) => refOfClaim(c.metadata.namespace ?? '', c.metadata.name ?? ''))]
+  return [
+    ...state.volumes.map((v) => refOfVolume(v.metadata.name ?? '')),
+    ...state.claims.map((c) => refOfClaim(c.metadata.namespace ?? '', c.metadata.name ?? '')),
+  ]
 }
 
 /** What a sync reads of its plan: the loop's audit stream, metrics and executor. */
 function readOf(plan: ReconcileResult): unknown {
-  return {actions: plan.actions, events: plan.events, errors: plan.errors, operationsStarted: plan.operationsStarted, rounds: plan.rounds, converged: plan.converged}
+  return {
+    actions: plan.actions,
+    events: plan.events,
+    errors: plan.errors,
+    operationsStarted: plan.operationsStarted,
+    rounds: plan.rounds,
+    converged: plan.converged,
+  }
 }
 
-const options = (ref: ObjectRef, gates: FeatureGates) => ({gates, targets: [ref], maxRounds: 1, runningOperations: [], matching: 'scan' as const})
+const options = (ref: ObjectRef, gates: FeatureGates) => ({
+  gates,
+  targets: [ref],
+  maxRounds: 1,
+  runningOperations: [],
+  matching: 'scan' as const,
+})
 
 /** The slot of each sync's kept plan, by sync, per KeptPlans (loop mode keeps it with the object's queue key). */
 const slotsOf = new WeakMap<KeptPlans, Map<string, KeptSlot>>()
@@ -43,7 +65,8 @@ function slotOf(kept: KeptPlans, sync: string): KeptSlot {
 }
 
 /** The plans kept. */
-const keptCount = (kept: KeptPlans) => [...(slotsOf.get(kept)?.values() ?? [])].filter((s) => s.kept !== undefined).length
+const keptCount = (kept: KeptPlans) =>
+  [...(slotsOf.get(kept)?.values() ?? [])].filter((s) => s.kept !== undefined).length
 
 /** One pass of the loop over every object: KeptPlans' plan of each sync beside a fresh reconcile of its slice. */
 function pass(kept: KeptPlans, state: ClusterState, gates = defaultFeatureGates): {replayed: Set<string>} {
@@ -68,11 +91,16 @@ function pass(kept: KeptPlans, state: ClusterState, gates = defaultFeatureGates)
 
 const bumped = <T extends PersistentVolume | PersistentVolumeClaim>(o: T, change: (o: T) => T): T => {
   const next = change(o)
-  return {...next, metadata: {...next.metadata, resourceVersion: String(Number(o.metadata.resourceVersion ?? '0') + 100000)}}
+  return {
+    ...next,
+    metadata: {...next.metadata, resourceVersion: String(Number(o.metadata.resourceVersion ?? '0') + 100000)},
+  }
 }
 
-const generated = (volumes: number, seed: number) => parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state
-const example = (name: string) => parseSnapshotText(readFileSync(new URL(`../../examples/${name}`, import.meta.url), 'utf8'), `examples/${name}`).state
+const generated = (volumes: number, seed: number) =>
+  parseSnapshotText(clusterJson(generateCluster(volumes, seed)), `generated-${volumes}-${seed}`).state
+const example = (name: string) =>
+  parseSnapshotText(readFileSync(new URL(`../../examples/${name}`, import.meta.url), 'utf8'), `examples/${name}`).state
 
 const STATES: Array<{id: string; state: () => ClusterState}> = [
   {id: 'generated, 300 volumes, seed 1', state: () => generated(300, 1)},
@@ -101,10 +129,20 @@ test('kept plans, generated: a change to a member of a slice plans that sync aga
   const sources = sourcesOf(state)
   const sliceOf = (ref: ObjectRef) => stateForSync(sources, ref, defaultFeatureGates)
   // Whose slices hold an object: the syncs that must be planned again when it changes.
-  const readers = (has: (s: ClusterState) => boolean) => new Set(everySync(state).filter((ref) => has(sliceOf(ref))).map(refKey))
-  const unboundClaim = state.claims.find((c) => (c.spec.volumeName ?? '') === '' && c.spec.selector == null && (c.spec.storageClassName ?? '') === 'standard')!
+  const readers = (has: (s: ClusterState) => boolean) =>
+    new Set(
+      everySync(state)
+        .filter((ref) => has(sliceOf(ref)))
+        .map(refKey),
+    )
+  const unboundClaim = state.claims.find(
+    (c) =>
+      (c.spec.volumeName ?? '') === '' && c.spec.selector == null && (c.spec.storageClassName ?? '') === 'standard',
+  )!
   const boundVolume = state.volumes.find((v) => v.status?.phase === 'Bound' && v.spec.claimRef != null)!
-  const mounts = (p: Pod, c: PersistentVolumeClaim) => p.metadata.namespace === c.metadata.namespace && (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === c.metadata.name)
+  const mounts = (p: Pod, c: PersistentVolumeClaim) =>
+    p.metadata.namespace === c.metadata.namespace &&
+    (p.spec?.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === c.metadata.name)
   const podClaim = state.claims.find((c) => state.pods.some((p) => mounts(p, c)))!
 
   // A volume of just the size asked, first by name: the pick of an unbound claim that has no volume pre-bound.
@@ -112,12 +150,22 @@ test('kept plans, generated: a change to a member of a slice plans that sync aga
     apiVersion: 'v1',
     kind: 'PersistentVolume',
     metadata: {name: 'pv-0', uid: 'uid-pv-0-new', resourceVersion: '999998'},
-    spec: {storageClassName: c.spec.storageClassName ?? undefined, accessModes: c.spec.accessModes, capacity: {storage: c.spec.resources?.requests?.storage ?? '1Gi'}, persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem'},
+    spec: {
+      storageClassName: c.spec.storageClassName ?? undefined,
+      accessModes: c.spec.accessModes,
+      capacity: {storage: c.spec.resources?.requests?.storage ?? '1Gi'},
+      persistentVolumeReclaimPolicy: 'Retain',
+      volumeMode: 'Filesystem',
+    },
     status: {phase: 'Available'},
   })
   const picker = state.claims.find((c) => {
     if ((c.spec.volumeName ?? '') !== '' || c.spec.selector != null) return false
-    const after = stateForSync(sourcesOf({...state, volumes: [...state.volumes, newVolumeFor(c)]}), refOfClaim(c.metadata.namespace ?? '', c.metadata.name ?? ''), defaultFeatureGates)
+    const after = stateForSync(
+      sourcesOf({...state, volumes: [...state.volumes, newVolumeFor(c)]}),
+      refOfClaim(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+      defaultFeatureGates,
+    )
     return after.volumes.some((v) => v.metadata.name === 'pv-0')
   })
   assert.ok(picker !== undefined, 'an unbound claim that would pick a new volume')
@@ -125,9 +173,24 @@ test('kept plans, generated: a change to a member of a slice plans that sync aga
   const provisioning = state.claims.find((c) => (c.spec.volumeName ?? '') === '' && c.spec.storageClassName === 'ebs')!
   const onNode: ClusterState = {
     ...state,
-    claims: state.claims.map((c) => (c === provisioning ? {...c, metadata: {...c.metadata, annotations: {...c.metadata.annotations, 'volume.kubernetes.io/selected-node': 'node-1'}}} : c)),
+    claims: state.claims.map((c) =>
+      c === provisioning
+        ? {
+            ...c,
+            metadata: {
+              ...c.metadata,
+              annotations: {...c.metadata.annotations, 'volume.kubernetes.io/selected-node': 'node-1'},
+            },
+          }
+        : c,
+    ),
   }
-  const rows: Array<{name: string; base?: ClusterState; change: (s: ClusterState) => ClusterState; replanned: (s: ClusterState) => Set<string>}> = [
+  const rows: Array<{
+    name: string
+    base?: ClusterState
+    change: (s: ClusterState) => ClusterState
+    replanned: (s: ClusterState) => Set<string>
+  }> = [
     {
       name: "a claim's selected node deleted",
       base: onNode,
@@ -137,22 +200,42 @@ test('kept plans, generated: a change to a member of a slice plans that sync aga
     {
       name: "a claim's selected node at a new version",
       base: onNode,
-      change: (s) => ({...s, nodes: s.nodes.map((n) => (n.metadata.name === 'node-1' ? {...n, metadata: {...n.metadata, resourceVersion: '999996'}} : n))}),
+      change: (s) => ({
+        ...s,
+        nodes: s.nodes.map((n) =>
+          n.metadata.name === 'node-1' ? {...n, metadata: {...n.metadata, resourceVersion: '999996'}} : n,
+        ),
+      }),
       replanned: () => new Set([`pvc/${claimKey(provisioning)}`]),
     },
     {
       name: "a bound volume's new version",
-      change: (s) => ({...s, volumes: s.volumes.map((v) => (v === boundVolume ? bumped(v, (o) => ({...o, status: {phase: 'Released'}})) : v))}),
+      change: (s) => ({
+        ...s,
+        volumes: s.volumes.map((v) =>
+          v === boundVolume ? bumped(v, (o) => ({...o, status: {phase: 'Released'}})) : v,
+        ),
+      }),
       replanned: () => readers((sl) => sl.volumes.some((v) => v.metadata.name === boundVolume.metadata.name)),
     },
     {
       name: "an unbound claim's new version",
-      change: (s) => ({...s, claims: s.claims.map((c) => (c === unboundClaim ? bumped(c, (o) => ({...o, spec: {...o.spec, accessModes: ['ReadWriteMany']}})) : c))}),
+      change: (s) => ({
+        ...s,
+        claims: s.claims.map((c) =>
+          c === unboundClaim ? bumped(c, (o) => ({...o, spec: {...o.spec, accessModes: ['ReadWriteMany']}})) : c,
+        ),
+      }),
       replanned: () => readers((sl) => sl.claims.some((c) => claimKey(c) === claimKey(unboundClaim))),
     },
     {
       name: "a class's new version: every sync",
-      change: (s) => ({...s, classes: s.classes.map((c, i) => (i === 0 ? {...c, metadata: {...c.metadata, resourceVersion: '999999'}, reclaimPolicy: 'Delete'} : c))}),
+      change: (s) => ({
+        ...s,
+        classes: s.classes.map((c, i) =>
+          i === 0 ? {...c, metadata: {...c.metadata, resourceVersion: '999999'}, reclaimPolicy: 'Delete'} : c,
+        ),
+      }),
       replanned: () => new Set(everySync(state).map(refKey)),
     },
     {
@@ -162,7 +245,18 @@ test('kept plans, generated: a change to a member of a slice plans that sync aga
     },
     {
       name: 'a pod of a claim at a new version (scheduled)',
-      change: (s) => ({...s, pods: s.pods.map((p) => (mounts(p, podClaim) ? {...p, metadata: {...p.metadata, resourceVersion: '999997'}, spec: {...p.spec, nodeName: 'node-elsewhere'}} : p))}),
+      change: (s) => ({
+        ...s,
+        pods: s.pods.map((p) =>
+          mounts(p, podClaim)
+            ? {
+                ...p,
+                metadata: {...p.metadata, resourceVersion: '999997'},
+                spec: {...p.spec, nodeName: 'node-elsewhere'},
+              }
+            : p,
+        ),
+      }),
       replanned: () => readers((sl) => sl.pods.some((p) => mounts(p, podClaim))),
     },
     {
@@ -206,7 +300,7 @@ test('kept plans: a sync while operations run is planned afresh and not kept; an
   assert.equal(runs, 5, 'the slot emptied (its object gone, and back): planned again')
 })
 
-test('kept plans, random clusters changed between passes: every plan is a fresh reconcile\'s', () => {
+test("kept plans, random clusters changed between passes: every plan is a fresh reconcile's", () => {
   fc.assert(
     fc.property(clusterArb(10, 8), clusterArb(10, 8), fc.nat(), (a, b, pick) => {
       const kept = new KeptPlans()
@@ -214,10 +308,25 @@ test('kept plans, random clusters changed between passes: every plan is a fresh 
       pass(kept, a)
       // Some of b's objects in place of a's, under a's names, at versions of their own (the API server's
       // promise the fingerprint goes by: another object, another version).
-      const newVersion = <T extends {metadata: {resourceVersion?: string}}>(o: T, i: number): T => ({...o, metadata: {...o.metadata, resourceVersion: String(100000 + i)}})
-      const mix = <T extends {metadata: {name?: string; resourceVersion?: string}}>(xs: readonly T[], ys: readonly T[]) =>
-        xs.map((x, i) => (i % 3 === pick % 3 && ys[i] !== undefined ? newVersion({...ys[i], metadata: {...ys[i].metadata, name: x.metadata.name}}, i) : x))
-      const {replayed} = pass(kept, {...a, volumes: mix(a.volumes, b.volumes), claims: mix(a.claims, b.claims), pods: pick % 2 === 0 ? b.pods.map(newVersion) : a.pods})
+      const newVersion = <T extends {metadata: {resourceVersion?: string}}>(o: T, i: number): T => ({
+        ...o,
+        metadata: {...o.metadata, resourceVersion: String(100000 + i)},
+      })
+      const mix = <T extends {metadata: {name?: string; resourceVersion?: string}}>(
+        xs: readonly T[],
+        ys: readonly T[],
+      ) =>
+        xs.map((x, i) =>
+          i % 3 === pick % 3 && ys[i] !== undefined
+            ? newVersion({...ys[i], metadata: {...ys[i].metadata, name: x.metadata.name}}, i)
+            : x,
+        )
+      const {replayed} = pass(kept, {
+        ...a,
+        volumes: mix(a.volumes, b.volumes),
+        claims: mix(a.claims, b.claims),
+        pods: pick % 2 === 0 ? b.pods.map(newVersion) : a.pods,
+      })
       return replayed.size <= everySync(a).length
     }),
     {numRuns: propertyRuns(150)},

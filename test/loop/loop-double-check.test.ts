@@ -17,18 +17,40 @@ test('a claim whose event reaches the claim informer late: its freshly provision
   // until the volume's sync has run.
   let provisioned!: () => void
   const appeared = new Promise<void>((resolve) => (provisioned = resolve))
-  api.faults.add({verb: 'list', resource: 'pvc', count: 1, effect: {type: 'afterAnswer', run: () => {
-    api.create(claim('team-a', 'fresh', {uid: 'uid-fresh', volumeName: 'pvc-uid-fresh'}) as never)
-    const volumeOfClaim = volume('pvc-uid-fresh', {claimRef: {namespace: 'team-a', name: 'fresh', uid: 'uid-fresh'}, phase: 'Bound'})
-    volumeOfClaim.spec.persistentVolumeReclaimPolicy = 'Delete'
-    volumeOfClaim.metadata.annotations = {...volumeOfClaim.metadata.annotations, 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path'}
-    api.create(volumeOfClaim as never)
-    provisioned()
-  }}})
+  api.faults.add({
+    verb: 'list',
+    resource: 'pvc',
+    count: 1,
+    effect: {
+      type: 'afterAnswer',
+      run: () => {
+        api.create(claim('team-a', 'fresh', {uid: 'uid-fresh', volumeName: 'pvc-uid-fresh'}) as never)
+        const volumeOfClaim = volume('pvc-uid-fresh', {
+          claimRef: {namespace: 'team-a', name: 'fresh', uid: 'uid-fresh'},
+          phase: 'Bound',
+        })
+        volumeOfClaim.spec.persistentVolumeReclaimPolicy = 'Delete'
+        volumeOfClaim.metadata.annotations = {
+          ...volumeOfClaim.metadata.annotations,
+          'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path',
+        }
+        api.create(volumeOfClaim as never)
+        provisioned()
+      },
+    },
+  })
   api.faults.add({verb: 'list', resource: 'pv', count: 1, effect: {type: 'hook', run: () => appeared}})
-  api.faults.add({verb: 'watch', resource: 'pvc', count: 1, effect: {type: 'hook', run: async () => {
-    await pvctl!.lineAt(/"Synced" sync="pv\/pvc-uid-fresh"/).catch(() => {})
-  }}})
+  api.faults.add({
+    verb: 'watch',
+    resource: 'pvc',
+    count: 1,
+    effect: {
+      type: 'hook',
+      run: async () => {
+        await pvctl!.lineAt(/"Synced" sync="pv\/pvc-uid-fresh"/).catch(() => {})
+      },
+    },
+  })
   pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--enable-hostpath-provisioner', ...FAST, DISABLED, '-v', '4'])
   try {
     await pvctl.line(/Caches are synced/, {stream: 'err'})
@@ -40,8 +62,15 @@ test('a claim whose event reaches the claim informer late: its freshly provision
     assert.equal(api.countRequests({verb: 'delete', resource: 'pv', name: 'pvc-uid-fresh'}), 0, 'never deleted')
     assert.equal(getVolume(api, 'pvc-uid-fresh')?.status?.phase, 'Bound')
     assert.equal(api.countRequests({verb: 'create', resource: 'pods'}), 0, 'no cleanup pod')
-    assert.ok(api.countRequests({verb: 'get', resource: 'pvc', name: 'fresh'}) > 0, 'the claim was asked of the API server')
-    assert.equal(pvctl.err.filter((l) => /Double-check stopped/.test(l)).length, 0, 'a claim found is a re-plan, as in syncVolume, not a refusal')
+    assert.ok(
+      api.countRequests({verb: 'get', resource: 'pvc', name: 'fresh'}) > 0,
+      'the claim was asked of the API server',
+    )
+    assert.equal(
+      pvctl.err.filter((l) => /Double-check stopped/.test(l)).length,
+      0,
+      'a claim found is a re-plan, as in syncVolume, not a refusal',
+    )
   } finally {
     await pvctl.stop()
     await api.stop()

@@ -14,7 +14,14 @@ import {tempDir} from '../temp-dir.js'
 export const dir = tempDir('loop')
 
 /** Lease settings short enough for tests (validated as kube-controller-manager's: 2s > 1.5s > 1.2 × 0.25s). */
-export const SHORT_LEASE = ['--leader-elect-lease-duration', '2s', '--leader-elect-renew-deadline', '1500ms', '--leader-elect-retry-period', '250ms']
+export const SHORT_LEASE = [
+  '--leader-elect-lease-duration',
+  '2s',
+  '--leader-elect-renew-deadline',
+  '1500ms',
+  '--leader-elect-retry-period',
+  '250ms',
+]
 
 /** Requests per second high enough that the client-side limit never paces a test. */
 export const FAST = ['--qps', '200', '--burst', '400']
@@ -24,8 +31,16 @@ export interface Cluster {
   kubeconfig(token?: string): string
 }
 
-export async function cluster(objects: unknown[], tokens: Record<string, {user: string; deny?: DenyRule[]}> = {'loop-token': {user: 'pvctl'}}): Promise<Cluster> {
-  const api = await startEmulator({tls: true, listItemTypeMeta: false, objects: structuredClone(objects) as never, tokens})
+export async function cluster(
+  objects: unknown[],
+  tokens: Record<string, {user: string; deny?: DenyRule[]}> = {'loop-token': {user: 'pvctl'}},
+): Promise<Cluster> {
+  const api = await startEmulator({
+    tls: true,
+    listItemTypeMeta: false,
+    objects: structuredClone(objects) as never,
+    tokens,
+  })
   return {
     api,
     kubeconfig(token = Object.keys(tokens)[0]) {
@@ -45,7 +60,10 @@ export class Pvctl {
   exitCode: number | null | undefined
 
   constructor(kubeconfig: string, args: readonly string[]) {
-    this.child = spawn(process.execPath, [bin, 'sync', '--kubeconfig', kubeconfig, ...args], {env: cleanEnv({HOME: dir}), stdio: ['pipe', 'pipe', 'pipe']})
+    this.child = spawn(process.execPath, [bin, 'sync', '--kubeconfig', kubeconfig, ...args], {
+      env: cleanEnv({HOME: dir}),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     this.child.stdin.end()
     const lines = (into: string[]) => {
       let rest = ''
@@ -85,8 +103,10 @@ export class Pvctl {
     for (;;) {
       const found = lines.findIndex((l, i) => i >= from && re.test(l))
       if (found !== -1) return found
-      if (this.exitCode !== undefined) throw new Error(`pvctl exited (${this.exitCode}) before printing ${re}:\n${this.err.join('\n')}`)
-      if (Date.now() > deadline) throw new Error(`no line ${re} within ${opts.timeoutMs ?? 15_000} ms:\n${this.err.join('\n')}`)
+      if (this.exitCode !== undefined)
+        throw new Error(`pvctl exited (${this.exitCode}) before printing ${re}:\n${this.err.join('\n')}`)
+      if (Date.now() > deadline)
+        throw new Error(`no line ${re} within ${opts.timeoutMs ?? 15_000} ms:\n${this.err.join('\n')}`)
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 50)
         this.waiters.push(() => {
@@ -119,7 +139,11 @@ export class Pvctl {
   }
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const v = await probe()
@@ -131,10 +155,21 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | fals
 
 /** Waits until `n` watch streams have opened since request number `since` (the informers are watching). */
 export function watching(api: Emulator, n: number, since = 0): Promise<true> {
-  return waitFor(`${n} open watches`, () => api.requests.slice(since).filter((r) => r.verb === 'watch').length >= n || undefined)
+  return waitFor(
+    `${n} open watches`,
+    () => api.requests.slice(since).filter((r) => r.verb === 'watch').length >= n || undefined,
+  )
 }
 
-export function volume(name: string, opts: {storage?: string; className?: string; claimRef?: {namespace: string; name: string; uid?: string}; phase?: string} = {}): PersistentVolume {
+export function volume(
+  name: string,
+  opts: {
+    storage?: string
+    className?: string
+    claimRef?: {namespace: string; name: string; uid?: string}
+    phase?: string
+  } = {},
+): PersistentVolume {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolume',
@@ -152,7 +187,11 @@ export function volume(name: string, opts: {storage?: string; className?: string
   }
 }
 
-export function claim(namespace: string, name: string, opts: {storage?: string; className?: string; volumeName?: string; uid?: string; phase?: string} = {}): PersistentVolumeClaim {
+export function claim(
+  namespace: string,
+  name: string,
+  opts: {storage?: string; className?: string; volumeName?: string; uid?: string; phase?: string} = {},
+): PersistentVolumeClaim {
   const bound = opts.volumeName !== undefined
   return {
     apiVersion: 'v1',
@@ -161,7 +200,9 @@ export function claim(namespace: string, name: string, opts: {storage?: string; 
       name,
       namespace,
       ...(opts.uid ? {uid: opts.uid} : {}),
-      ...(bound ? {annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}} : {}),
+      ...(bound
+        ? {annotations: {'pv.kubernetes.io/bind-completed': 'yes', 'pv.kubernetes.io/bound-by-controller': 'yes'}}
+        : {}),
     },
     spec: {
       accessModes: ['ReadWriteOnce'],
@@ -170,13 +211,18 @@ export function claim(namespace: string, name: string, opts: {storage?: string; 
       volumeMode: 'Filesystem',
       ...(bound ? {volumeName: opts.volumeName} : {}),
     },
-    status: bound ? {phase: opts.phase ?? 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: opts.storage ?? '1Gi'}} : {phase: 'Pending'},
+    status: bound
+      ? {phase: opts.phase ?? 'Bound', accessModes: ['ReadWriteOnce'], capacity: {storage: opts.storage ?? '1Gi'}}
+      : {phase: 'Pending'},
   }
 }
 
-export const getClaim = (api: Emulator, namespace: string, name: string) => api.get('pvc', namespace, name) as unknown as PersistentVolumeClaim | undefined
-export const getVolume = (api: Emulator, name: string) => api.get('pv', null, name) as unknown as PersistentVolume | undefined
-export const getLease = (api: Emulator, namespace: string, name: string) => api.get('lease', namespace, name) as unknown as Lease | undefined
+export const getClaim = (api: Emulator, namespace: string, name: string) =>
+  api.get('pvc', namespace, name) as unknown as PersistentVolumeClaim | undefined
+export const getVolume = (api: Emulator, name: string) =>
+  api.get('pv', null, name) as unknown as PersistentVolume | undefined
+export const getLease = (api: Emulator, namespace: string, name: string) =>
+  api.get('lease', namespace, name) as unknown as Lease | undefined
 
 /** Writes to the objects the binder manages (PV, PVC, events), optionally by one user. */
 export const binderWrites = (api: Emulator, user?: string) =>

@@ -19,7 +19,12 @@ function kcmLease(renewed: Date, seconds: number): unknown {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
     metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
-    spec: {holderIdentity: 'control-plane-0_5e1c', leaseDurationSeconds: seconds, acquireTime: microTime(renewed), renewTime: microTime(renewed)},
+    spec: {
+      holderIdentity: 'control-plane-0_5e1c',
+      leaseDurationSeconds: seconds,
+      acquireTime: microTime(renewed),
+      renewTime: microTime(renewed),
+    },
   }
 }
 
@@ -32,7 +37,9 @@ test('--watch --dry-run writes nothing and streams each planned action once, as 
     await pvctl.line(/Resyncing PV controller/)
     const resyncs = () => pvctl.err.filter((l) => /"Resyncing PV controller"/.test(l)).length
     await waitFor('three resyncs', () => resyncs() >= 3, 5000)
-    const lines = pvctl.out.map((l) => JSON.parse(l) as {action: string; object: {name: string}; outcome: string; sync: string; time: string})
+    const lines = pvctl.out.map(
+      (l) => JSON.parse(l) as {action: string; object: {name: string}; outcome: string; sync: string; time: string},
+    )
     assert.ok(lines.length > 0 && lines.every((l) => l.outcome === 'planned' && typeof l.time === 'string'))
     const keys = lines.map((l) => `${l.sync} ${l.action} ${l.object.name}`)
     assert.equal(new Set(keys).size, keys.length, `no repeats:\n${keys.join('\n')}`)
@@ -43,7 +50,10 @@ test('--watch --dry-run writes nothing and streams each planned action once, as 
     // A change is news: the claim's plan changes, and is printed.
     const before = pvctl.out.length
     api.create(claim('shop', 'fresh', {storage: '1Gi', className: 'standard'}) as never)
-    await waitFor('the new claim\'s plan', () => pvctl.out.slice(before).some((l) => /"sync":"pvc\/shop\/fresh"/.test(l)) || undefined)
+    await waitFor(
+      "the new claim's plan",
+      () => pvctl.out.slice(before).some((l) => /"sync":"pvc\/shop\/fresh"/.test(l)) || undefined,
+    )
   } finally {
     await pvctl.stop()
     await api.stop()
@@ -56,10 +66,16 @@ test('a live kube-controller-manager Lease: no writes, an audit stream, and why;
   const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', '--resync', '500ms', ...FAST])
   try {
     const why = await pvctl.line(/Not writing: running as an audit stream/)
-    assert.match(why, /kube-controller-manager is running \(Lease kube-system\/kube-controller-manager held by control-plane-0_5e1c\)/)
+    assert.match(
+      why,
+      /kube-controller-manager is running \(Lease kube-system\/kube-controller-manager held by control-plane-0_5e1c\)/,
+    )
     assert.match(why, /--controllers=\*,-persistentvolume-binder-controller/)
     await pvctl.line(/bind-claim/, {stream: 'out'})
-    assert.ok(pvctl.out.every((l) => /\bplanned\b/.test(l)), pvctl.out.join('\n'))
+    assert.ok(
+      pvctl.out.every((l) => /\bplanned\b/.test(l)),
+      pvctl.out.join('\n'),
+    )
     assert.equal(binderWrites(api), 0, 'nothing written while kube-controller-manager may bind')
     // The Lease is not renewed: at a resync after it expires, pvctl becomes the binder.
     await pvctl.line(/Writing as the PersistentVolume binder.*has expired/, {timeoutMs: 12000})
@@ -83,7 +99,7 @@ test('--controllers disabling the built-in binder: pvctl writes next to a live k
   }
 })
 
-test('/metrics (the controller\'s metric names, as the server\'s release names them), /healthz and /readyz; JSON logs', async () => {
+test("/metrics (the controller's metric names, as the server's release names them), /healthz and /readyz; JSON logs", async () => {
   const {api, kubeconfig} = await cluster([
     volume('pv-a', {className: 'fast'}),
     volume('pv-b', {className: 'fast'}),
@@ -92,10 +108,22 @@ test('/metrics (the controller\'s metric names, as the server\'s release names t
   ])
   // A v1.36 control plane: its kube-controller-manager serves the renamed operation error counter beside the deprecated one.
   api.setVersion('v1.36.1')
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, ...FAST, '--metrics-bind-address', '127.0.0.1:0', '--log-format', 'json'])
+  const pvctl = new Pvctl(kubeconfig(), [
+    '--watch',
+    '--yes',
+    DISABLED,
+    ...FAST,
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '--log-format',
+    'json',
+  ])
   try {
     const deciding = JSON.parse(await pvctl.line(/Deciding as Kubernetes/)) as {msg: string; source: string}
-    assert.deepEqual([deciding.msg, deciding.source], ['Deciding as Kubernetes v1.36', "the API server's /version, v1.36.1"])
+    assert.deepEqual(
+      [deciding.msg, deciding.source],
+      ['Deciding as Kubernetes v1.36', "the API server's /version, v1.36.1"],
+    )
     const serving = JSON.parse(await pvctl.line(/Serving metrics/)) as {address: string; level: string; ts: string}
     assert.equal(serving.level, 'info')
     const base = `http://${serving.address}`
@@ -103,7 +131,11 @@ test('/metrics (the controller\'s metric names, as the server\'s release names t
     await waitFor('ready', async () => (await fetch(`${base}/readyz`)).status === 200)
     const text = await waitFor('the bound counts', async () => {
       const body = await (await fetch(`${base}/metrics`)).text()
-      return body.includes('pv_collector_bound_pvc_count{namespace="app",storage_class="fast",volume_attributes_class=""} 1') ? body : undefined
+      return body.includes(
+        'pv_collector_bound_pvc_count{namespace="app",storage_class="fast",volume_attributes_class=""} 1',
+      )
+        ? body
+        : undefined
     })
     for (const line of [
       'pv_collector_bound_pv_count{storage_class="fast"} 1',
@@ -135,7 +167,11 @@ test('--interval: a full sync every interval', async () => {
   try {
     await pvctl.line(/Starting periodic sync/)
     api.create(claim('app', 'data') as never)
-    await waitFor('the claim to be bound at the next interval', () => getClaim(api, 'app', 'data')?.status?.phase === 'Bound', 5000)
+    await waitFor(
+      'the claim to be bound at the next interval',
+      () => getClaim(api, 'app', 'data')?.status?.phase === 'Bound',
+      5000,
+    )
     assert.equal(api.countRequests({verb: 'watch'}), 0, 'no watches: lists every interval')
     await pvctl.line(/written\s+bind-claim\s+pvc\/app\/data/, {stream: 'out'})
   } finally {
@@ -145,17 +181,29 @@ test('--interval: a full sync every interval', async () => {
 })
 
 const usage: Array<{args: string[]; stderr: RegExp}> = [
-  {args: ['--watch'], stderr: /loop mode writes to the cluster for as long as it runs: pass --yes to consent, or --dry-run/},
+  {
+    args: ['--watch'],
+    stderr: /loop mode writes to the cluster for as long as it runs: pass --yes to consent, or --dry-run/,
+  },
   {args: ['--watch', '--dry-run', '-o', 'diff'], stderr: /-o diff does not stream/},
-  {args: ['--watch', '--dry-run', '-f', 'examples/cluster.yaml'], stderr: /--watch and --interval run against a live cluster/},
+  {
+    args: ['--watch', '--dry-run', '-f', 'examples/cluster.yaml'],
+    stderr: /--watch and --interval run against a live cluster/,
+  },
   {args: ['--watch', '--dry-run', 'pvc/data'], stderr: /name none/},
   {args: ['--watch', '--interval', '1m', '--dry-run'], stderr: /cannot also be provided|--interval/},
   {args: ['--watch', '--dry-run', '--resync', 'soon'], stderr: /--resync: invalid duration "soon"/},
   {args: ['--watch', '--dry-run', '--relist-period', 'soon'], stderr: /--relist-period: invalid duration "soon"/},
   {args: ['--dry-run', '--relist-period', '1m'], stderr: /--relist-period/},
-  {args: ['--watch', '--dry-run', '--leader-elect', '--leader-elect-renew-deadline', '20s'], stderr: /--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline/},
+  {
+    args: ['--watch', '--dry-run', '--leader-elect', '--leader-elect-renew-deadline', '20s'],
+    stderr: /--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline/,
+  },
   {args: ['--watch', '--dry-run', '--controllers', 'a b'], stderr: /--controllers: invalid entry/},
-  {args: ['--watch', '--dry-run', '--metrics-bind-address', 'nowhere'], stderr: /--metrics-bind-address: invalid address/},
+  {
+    args: ['--watch', '--dry-run', '--metrics-bind-address', 'nowhere'],
+    stderr: /--metrics-bind-address: invalid address/,
+  },
 ]
 
 for (const row of usage) {
@@ -166,16 +214,23 @@ for (const row of usage) {
   })
 }
 
-test("the operation error counters of each release (pv metrics.go): renamed in v1.36, the old name hidden from v1.37", () => {
+test('the operation error counters of each release (pv metrics.go): renamed in v1.36, the old name hidden from v1.37', () => {
   const names = (minor: number) => {
     const metrics = new LoopMetrics(defaultGatesAt(minor))
     metrics.operationFailed('kubernetes.io/host-path', 'delete')
-    return metrics.render().split('\n').filter((l) => /^volume_operation_(total_errors|errors_total)\{/.test(l))
+    return metrics
+      .render()
+      .split('\n')
+      .filter((l) => /^volume_operation_(total_errors|errors_total)\{/.test(l))
   }
-  assert.deepEqual(names(35), ['volume_operation_total_errors{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1'])
+  assert.deepEqual(names(35), [
+    'volume_operation_total_errors{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1',
+  ])
   assert.deepEqual(names(36), [
     'volume_operation_total_errors{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1',
     'volume_operation_errors_total{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1',
   ])
-  assert.deepEqual(names(37), ['volume_operation_errors_total{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1'])
+  assert.deepEqual(names(37), [
+    'volume_operation_errors_total{plugin_name="kubernetes.io/host-path",operation_name="delete"} 1',
+  ])
 })

@@ -15,7 +15,10 @@ const {state: example} = await loadSnapshot('examples/cluster.yaml')
 const exampleObjects = [...example.classes, ...example.volumes, ...example.claims, ...example.pods, ...example.nodes]
 
 const pluginPods = (api: {list(resource: string): unknown[]}) =>
-  (api.list('pods') as Array<{metadata: {name: string}}>).map((p) => p.metadata.name).filter((n) => /^(recycler|deleter)-for-/.test(n)).sort()
+  (api.list('pods') as Array<{metadata: {name: string}}>)
+    .map((p) => p.metadata.name)
+    .filter((n) => /^(recycler|deleter)-for-/.test(n))
+    .sort()
 
 interface AuditLine {
   action: string
@@ -25,7 +28,20 @@ interface AuditLine {
 
 test('--watch --yes: the recycle and the delete run side by side in the background, each once, then their follow-up writes', async () => {
   const {api, kubeconfig} = await cluster(exampleObjects)
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--resync', '300ms', ...FAST, '-o', 'json', '--metrics-bind-address', '127.0.0.1:0', '-v', '4'])
+  const pvctl = new Pvctl(kubeconfig(), [
+    '--watch',
+    '--yes',
+    DISABLED,
+    '--resync',
+    '300ms',
+    ...FAST,
+    '-o',
+    'json',
+    '--metrics-bind-address',
+    '127.0.0.1:0',
+    '-v',
+    '4',
+  ])
   let stopKubelet = () => {}
   try {
     // No kubelet yet: both pods wait. Had the first operation held the volume worker, the second volume's
@@ -37,11 +53,19 @@ test('--watch --yes: the recycle and the delete run side by side in the backgrou
     const third = await pvctl.resyncs(3)
     await pvctl.lineAt(/"Synced" sync="pv\/pv-0005"/, {from: third})
     await pvctl.lineAt(/"Synced" sync="pv\/pv-0006"/, {from: third})
-    assert.equal(api.countRequests({verb: 'create', resource: 'pods'}), 2, `each pod created once:\n${pvctl.out.join('\n')}\n${pvctl.err.join('\n')}`)
+    assert.equal(
+      api.countRequests({verb: 'create', resource: 'pods'}),
+      2,
+      `each pod created once:\n${pvctl.out.join('\n')}\n${pvctl.err.join('\n')}`,
+    )
 
     const seen: string[] = []
     stopKubelet = kubelet(api, 'Succeeded', seen)
-    await waitFor('pv-0005 recycled', () => getVolume(api, 'pv-0005')?.status?.phase === 'Available' || undefined, 20_000)
+    await waitFor(
+      'pv-0005 recycled',
+      () => getVolume(api, 'pv-0005')?.status?.phase === 'Available' || undefined,
+      20_000,
+    )
     assert.equal(getVolume(api, 'pv-0005')!.spec.claimRef, undefined)
     await waitFor('pv-0006 deleted', () => getVolume(api, 'pv-0006') === undefined || undefined, 20_000)
     await waitFor('the pods cleaned up', () => pluginPods(api).length === 0 || undefined, 20_000)
@@ -49,7 +73,8 @@ test('--watch --yes: the recycle and the delete run side by side in the backgrou
     await pvctl.line(/"action":"recycle".*"outcome":"executed"/, {stream: 'out', timeoutMs: 20_000})
     await pvctl.line(/"action":"delete".*"outcome":"executed"/, {stream: 'out', timeoutMs: 20_000})
     const audit = pvctl.out.map((l) => JSON.parse(l) as AuditLine)
-    const outcome = (action: string, name: string) => audit.filter((a) => a.action === action && a.object.name === name).map((a) => a.outcome)
+    const outcome = (action: string, name: string) =>
+      audit.filter((a) => a.action === action && a.object.name === name).map((a) => a.outcome)
     const shown = `${pvctl.out.join('\n')}\n${pvctl.err.join('\n')}`
     assert.deepEqual(outcome('recycle', 'pv-0005'), ['executed'], shown)
     assert.deepEqual(outcome('delete', 'pv-0006'), ['executed'], shown)
@@ -58,7 +83,9 @@ test('--watch --yes: the recycle and the delete run side by side in the backgrou
     // at least the two resync periods between the first and the third resync the pod waited through.
     const address = (/address="([^"]+)"/.exec(await pvctl.line(/Serving metrics/)) ?? [])[1]
     const sum = await waitFor('the delete in the metrics', async () => {
-      const m = /^volume_operation_total_seconds_sum\{plugin_name="[^"]*",operation_name="delete"\} (\S+)$/m.exec(await (await fetch(`http://${address}/metrics`)).text())
+      const m = /^volume_operation_total_seconds_sum\{plugin_name="[^"]*",operation_name="delete"\} (\S+)$/m.exec(
+        await (await fetch(`http://${address}/metrics`)).text(),
+      )
       return m === null ? undefined : Number(m[1])
     })
     assert.ok(sum >= 2 * 0.3, `the delete took ${sum} s, but its pod waited through three resyncs 300 ms apart`)
@@ -122,10 +149,26 @@ test('--interval --yes: each pass carries the operations out, as one-shot sync d
 
 test('--watch --yes --enable-hostpath-provisioner: a claim of a host-path class gets a provisioned volume, bound to it', async () => {
   const {api, kubeconfig} = await cluster([HOSTPATH_CLASS, SCRATCH_CLAIM])
-  const pvctl = new Pvctl(kubeconfig(), ['--watch', '--yes', DISABLED, '--enable-hostpath-provisioner', '--resync', '300ms', ...FAST, '-o', 'json', '-v', '4'])
+  const pvctl = new Pvctl(kubeconfig(), [
+    '--watch',
+    '--yes',
+    DISABLED,
+    '--enable-hostpath-provisioner',
+    '--resync',
+    '300ms',
+    ...FAST,
+    '-o',
+    'json',
+    '-v',
+    '4',
+  ])
   try {
     const name = SCRATCH_VOLUME
-    await waitFor('the claim bound to its provisioned volume', () => getClaim(api, 'shop', 'scratch')?.status?.phase === 'Bound' || undefined, 20_000)
+    await waitFor(
+      'the claim bound to its provisioned volume',
+      () => getClaim(api, 'shop', 'scratch')?.status?.phase === 'Bound' || undefined,
+      20_000,
+    )
     assert.equal(getClaim(api, 'shop', 'scratch')!.spec.volumeName, name)
     const pv = getVolume(api, name)!
     assert.equal(pv.spec.claimRef?.name, 'scratch')

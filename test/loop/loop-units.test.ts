@@ -44,17 +44,27 @@ test('the binder check: a live kube-controller-manager Lease forbids writing; ex
   const now = new Date(Date.UTC(2026, 10, 30, 10))
   const lease = (renewedAgoMs: number, holder = 'cp-0'): Lease => ({
     metadata: {name: 'kube-controller-manager', namespace: 'kube-system'},
-    spec: {holderIdentity: holder, leaseDurationSeconds: 15, renewTime: microTime(new Date(now.getTime() - renewedAgoMs))},
+    spec: {
+      holderIdentity: holder,
+      leaseDurationSeconds: 15,
+      renewTime: microTime(new Date(now.getTime() - renewedAgoMs)),
+    },
   })
   const target = {verb: 'get' as const, resource: 'leases'}
   assert.equal((await checkBuiltinBinder(leases(lease(3_000)), ['*'], now)).write, false)
   assert.equal((await checkBuiltinBinder(leases(lease(20_000)), ['*'], now)).write, true)
   assert.equal((await checkBuiltinBinder(leases(lease(3_000, '')), ['*'], now)).write, true, 'released')
-  assert.equal((await checkBuiltinBinder(leases(new NotFoundError('x', target, 404, 'NotFound')), ['*'], now)).write, true)
+  assert.equal(
+    (await checkBuiltinBinder(leases(new NotFoundError('x', target, 404, 'NotFound')), ['*'], now)).write,
+    true,
+  )
   const forbidden = await checkBuiltinBinder(leases(new ForbiddenError('nope', target, 403, 'Forbidden')), ['*'], now)
   assert.equal(forbidden.write, false, 'cannot tell: do not write')
   assert.match(forbidden.reason, /cannot read the Lease kube-system\/kube-controller-manager/)
-  assert.equal((await checkBuiltinBinder(leases(lease(3_000)), ['*', '-persistentvolume-binder-controller'], now)).write, true)
+  assert.equal(
+    (await checkBuiltinBinder(leases(lease(3_000)), ['*', '-persistentvolume-binder-controller'], now)).write,
+    true,
+  )
 })
 
 test('storeObjectUpdate: an older resourceVersion never replaces a newer one; the same one passes (periodic syncs)', () => {
@@ -79,7 +89,11 @@ const action = (name: string, patchValue: string): Action => ({
 
 test('the audit stream prints a plan when it appears or changes, and every write', () => {
   const lines: string[] = []
-  const audit = new AuditStream('json', (l) => lines.push(l), () => new Date(0))
+  const audit = new AuditStream(
+    'json',
+    (l) => lines.push(l),
+    () => new Date(0),
+  )
   audit.planned('pv/a', [action('a', 'Released')])
   audit.planned('pv/a', [action('a', 'Released')])
   assert.equal(lines.length, 1)
@@ -91,15 +105,28 @@ test('the audit stream prints a plan when it appears or changes, and every write
   audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
   audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
   assert.equal(lines.length, 5, 'writes are always news')
-  assert.deepEqual(JSON.parse(lines[0]), {time: '1970-01-01T00:00:00.000Z', ...action('a', 'Released'), outcome: 'planned'})
+  assert.deepEqual(JSON.parse(lines[0]), {
+    time: '1970-01-01T00:00:00.000Z',
+    ...action('a', 'Released'),
+    outcome: 'planned',
+  })
 })
 
 test('the audit stream, batched, writes the very text of its lines unbatched, in batches of about 64 KiB', () => {
   for (const format of ['json', 'text'] as const) {
     const lines: string[] = []
     const batches: string[] = []
-    const one = new AuditStream(format, (l) => lines.push(l), () => new Date(0))
-    const batched = new AuditStream(format, (chunk) => batches.push(chunk), () => new Date(0), true)
+    const one = new AuditStream(
+      format,
+      (l) => lines.push(l),
+      () => new Date(0),
+    )
+    const batched = new AuditStream(
+      format,
+      (chunk) => batches.push(chunk),
+      () => new Date(0),
+      true,
+    )
     for (let i = 0; i < 2000; i++) {
       const planned = [action(`vol-${i}-é☃`, 'Released')]
       const executed = [{...action(`w-${i}`, 'Bound'), outcome: 'written' as const}]
@@ -112,21 +139,32 @@ test('the audit stream, batched, writes the very text of its lines unbatched, in
     assert.ok(batches.length > 1, `${format}: more than one batch`)
     // A batch is written when a line takes it to BATCH_CHARS: at most one line longer.
     const longest = Math.max(...lines.map((l) => l.length))
-    assert.ok(batches.every((b) => b.length < BATCH_CHARS + longest), `${format}: no batch past ${BATCH_CHARS} characters and a line`)
+    assert.ok(
+      batches.every((b) => b.length < BATCH_CHARS + longest),
+      `${format}: no batch past ${BATCH_CHARS} characters and a line`,
+    )
     assert.equal(batches.join(''), lines.join(''), format)
   }
 })
 
 test('the audit stream, batched, writes the lines of many syncs at once: at the next turn, or at flush()', async () => {
   const writes: string[] = []
-  const audit = new AuditStream('json', (l) => writes.push(l), () => new Date(0), true)
+  const audit = new AuditStream(
+    'json',
+    (l) => writes.push(l),
+    () => new Date(0),
+    true,
+  )
   audit.planned('pv/a', [action('a', 'Released')])
   audit.executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
   assert.equal(writes.length, 0, 'not before the event loop turns')
   await new Promise((resolve) => setImmediate(resolve))
   assert.equal(writes.length, 1)
   assert.deepEqual(
-    writes[0].trimEnd().split('\n').map((l) => JSON.parse(l)),
+    writes[0]
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
     [
       {time: '1970-01-01T00:00:00.000Z', ...action('a', 'Released'), outcome: 'planned'},
       {time: '1970-01-01T00:00:00.000Z', ...action('b', 'Bound'), outcome: 'written'},
@@ -141,30 +179,72 @@ test('the audit stream, batched, writes the lines of many syncs at once: at the 
 
 test('the audit stream: a planned plan made again (the same writes, new objects) is not news; its JSON line keeps the keys in order', () => {
   const lines: string[] = []
-  const audit = new AuditStream('json', (l) => lines.push(l), () => new Date(0))
+  const audit = new AuditStream(
+    'json',
+    (l) => lines.push(l),
+    () => new Date(0),
+  )
   const plan = [action('a', 'Released'), {...action('a', 'Released'), action: 'set-claim-phase' as const}]
   audit.planned('pv/a', plan)
   audit.planned('pv/a', plan)
-  audit.planned('pv/a', plan.map((a) => ({...a, patch: a.patch.map((p) => ({...p}))})))
+  audit.planned(
+    'pv/a',
+    plan.map((a) => ({...a, patch: a.patch.map((p) => ({...p}))})),
+  )
   assert.equal(lines.length, 2)
   audit.planned('pv/a', [plan[1], plan[0]])
   assert.equal(lines.length, 4, 'the same writes in another order are a new plan')
-  audit.executed('pv/a', plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})))
+  audit.executed(
+    'pv/a',
+    plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})),
+  )
   assert.equal(lines.length, 6, 'not carried out is news after planned')
-  audit.executed('pv/a', plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})))
+  audit.executed(
+    'pv/a',
+    plan.map((a) => ({...a, outcome: 'not-written: dry run' as const})),
+  )
   assert.equal(lines.length, 6)
-  assert.deepEqual(Object.keys(JSON.parse(lines[0])), ['time', 'action', 'object', 'reason', 'patch', 'subresource', 'round', 'sync', 'outcome'])
+  assert.deepEqual(Object.keys(JSON.parse(lines[0])), [
+    'time',
+    'action',
+    'object',
+    'reason',
+    'patch',
+    'subresource',
+    'round',
+    'sync',
+    'outcome',
+  ])
   const printed: string[] = []
-  new AuditStream('text', (l) => printed.push(l), () => new Date(0)).executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
-  assert.equal(printed[0], `1970-01-01T00:00:00.000Z  written   set-volume-phase       ${'pv/b'.padEnd(30)} (sync pv/b) -> Bound\n`)
+  new AuditStream(
+    'text',
+    (l) => printed.push(l),
+    () => new Date(0),
+  ).executed('pv/b', [{...action('b', 'Bound'), outcome: 'written'}])
+  assert.equal(
+    printed[0],
+    `1970-01-01T00:00:00.000Z  written   set-volume-phase       ${'pv/b'.padEnd(30)} (sync pv/b) -> Bound\n`,
+  )
 })
 
 test('the pv_collector gauges are counted again when the cache has changed (its generation), not at every scrape', () => {
-  const volumes = new Map<string, PersistentVolume>([['a', {metadata: {name: 'a'}, spec: {storageClassName: 'gold'}, status: {phase: 'Bound'}}]])
-  const source = {volumes, claims: new Map<string, PersistentVolumeClaim>(), claimQueue: {depth: 0, name: 'claims'}, volumeQueue: {depth: 0, name: 'volumes'}, generation: 1}
+  const volumes = new Map<string, PersistentVolume>([
+    ['a', {metadata: {name: 'a'}, spec: {storageClassName: 'gold'}, status: {phase: 'Bound'}}],
+  ])
+  const source = {
+    volumes,
+    claims: new Map<string, PersistentVolumeClaim>(),
+    claimQueue: {depth: 0, name: 'claims'},
+    volumeQueue: {depth: 0, name: 'volumes'},
+    generation: 1,
+  }
   const metrics = new LoopMetrics()
   metrics.collect(source)
-  const bound = () => metrics.render().split('\n').find((l) => l.startsWith('pv_collector_bound_pv_count{'))
+  const bound = () =>
+    metrics
+      .render()
+      .split('\n')
+      .find((l) => l.startsWith('pv_collector_bound_pv_count{'))
   assert.equal(bound(), 'pv_collector_bound_pv_count{storage_class="gold"} 1')
   volumes.set('b', {metadata: {name: 'b'}, spec: {storageClassName: 'gold'}, status: {phase: 'Bound'}})
   assert.equal(bound(), 'pv_collector_bound_pv_count{storage_class="gold"} 1', 'the same generation: the last count')
@@ -183,7 +263,14 @@ test('the event sink counts repeats on one Event, drops a storm beyond 25 per ob
     },
     {now: () => new Date(t), lruSize: 8},
   )
-  const event = (name: string, message = 'no volume'): PlannedEvent => ({object: {kind: 'PersistentVolumeClaim', namespace: 'app', name}, type: 'Normal', reason: 'FailedBinding', message, count: 1, sync: `pvc/app/${name}`})
+  const event = (name: string, message = 'no volume'): PlannedEvent => ({
+    object: {kind: 'PersistentVolumeClaim', namespace: 'app', name},
+    type: 'Normal',
+    reason: 'FailedBinding',
+    message,
+    count: 1,
+    sync: `pvc/app/${name}`,
+  })
   for (let i = 0; i < 30; i++) {
     await sink.record(event('data'), {uid: 'u'})
     t += 1000
@@ -269,6 +356,14 @@ test('logs: klog-like text and JSON lines, -v gates detail', () => {
     'E1130 10:15:02.123000      42] "Failed" err="boom"\n',
   ])
   out.length = 0
-  createLogger({format: 'json', verbosity: 0, write: (l) => out.push(l), now: at}).info('Bound claim', {claim: 'shop/orders'})
-  assert.deepEqual(JSON.parse(out[0]), {ts: '2026-11-30T10:15:02.123Z', level: 'info', v: 0, msg: 'Bound claim', claim: 'shop/orders'})
+  createLogger({format: 'json', verbosity: 0, write: (l) => out.push(l), now: at}).info('Bound claim', {
+    claim: 'shop/orders',
+  })
+  assert.deepEqual(JSON.parse(out[0]), {
+    ts: '2026-11-30T10:15:02.123Z',
+    level: 'info',
+    v: 0,
+    msg: 'Bound claim',
+    claim: 'shop/orders',
+  })
 })

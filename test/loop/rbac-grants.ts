@@ -38,17 +38,24 @@ function documentsOf(file: string): Array<Record<string, any>> {
 /** What the bindings of `file` grant `subject`; every binding in the file must bind it. */
 export function boundGrantsOf(file: string, subject: Subject): Grant[] {
   const docs = documentsOf(file)
-  const roles = new Map(docs.filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role').map((d) => [`${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`, d]))
+  const roles = new Map(
+    docs
+      .filter((d) => d.kind === 'ClusterRole' || d.kind === 'Role')
+      .map((d) => [`${d.kind}/${d.metadata.namespace ?? ''}/${d.metadata.name}`, d]),
+  )
   const grants: Grant[] = []
   for (const b of docs.filter((d) => d.kind === 'ClusterRoleBinding' || d.kind === 'RoleBinding')) {
     assert.ok(
-      b.subjects.some((s: Subject) => s.kind === subject.kind && s.name === subject.name && s.namespace === subject.namespace),
+      b.subjects.some(
+        (s: Subject) => s.kind === subject.kind && s.name === subject.name && s.namespace === subject.namespace,
+      ),
       `${b.metadata.name} binds ${subject.kind} ${subject.name}`,
     )
     const roleNs = b.roleRef.kind === 'Role' ? b.metadata.namespace : ''
     const role = roles.get(`${b.roleRef.kind}/${roleNs}/${b.roleRef.name}`)
     assert.ok(role, `${b.metadata.name}: role ${b.roleRef.name} exists`)
-    for (const r of role.rules) grants.push({...r, namespace: b.kind === 'RoleBinding' ? b.metadata.namespace : undefined})
+    for (const r of role.rules)
+      grants.push({...r, namespace: b.kind === 'RoleBinding' ? b.metadata.namespace : undefined})
   }
   return grants
 }
@@ -64,7 +71,8 @@ export function allows(g: Grant, a: ResourceAttributes, opts: {ignoreNames?: boo
   const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource
   if (!g.verbs.includes(a.verb) || !g.apiGroups.includes(a.group) || !g.resources.includes(resource)) return false
   if (g.namespace !== undefined && g.namespace !== (a.namespace ?? '')) return false
-  if (!opts.ignoreNames && g.resourceNames !== undefined && !(a.name !== undefined && g.resourceNames.includes(a.name))) return false
+  if (!opts.ignoreNames && g.resourceNames !== undefined && !(a.name !== undefined && g.resourceNames.includes(a.name)))
+    return false
   return true
 }
 
@@ -98,11 +106,18 @@ export function denyAllBut(grants: readonly Grant[]): DenyRule[] {
     if (def.virtual) continue // SelfSubjectAccessReviews: every authenticated user may create them
     for (const subresource of ['', ...def.subresources]) {
       for (const verb of VERBS) {
-        const attrs = (namespace: string): ResourceAttributes => ({verb, group: def.group, resource: def.plural, ...(subresource ? {subresource} : {}), namespace})
+        const attrs = (namespace: string): ResourceAttributes => ({
+          verb,
+          group: def.group,
+          resource: def.plural,
+          ...(subresource ? {subresource} : {}),
+          namespace,
+        })
         const where = NAMESPACES.filter((ns) => grants.some((g) => allows(g, attrs(ns), {ignoreNames: true})))
         const rule = {verb, resource: def.plural, group: def.group, ...(subresource ? {subresource} : {})}
         if (where.length === 0) deny.push(rule)
-        else if (where.length < NAMESPACES.length) for (const ns of NAMESPACES.filter((n) => !where.includes(n))) deny.push({...rule, namespace: ns})
+        else if (where.length < NAMESPACES.length)
+          for (const ns of NAMESPACES.filter((n) => !where.includes(n))) deny.push({...rule, namespace: ns})
       }
     }
   }

@@ -9,13 +9,21 @@ import {test} from 'node:test'
 
 import {cleanEnv, repoRoot, tempDir} from '../cli/run-cli.js'
 
-test('the build says nothing of a newer oclif, even when the cache of the update check holds one', {timeout: 300_000}, () => {
-  const cache = tempDir('oclif-cache')
-  mkdirSync(path.join(cache, 'oclif'))
-  // What the update check's background job leaves behind when the registry has a newer oclif.
-  writeFileSync(path.join(cache, 'oclif', 'version'), JSON.stringify({latest: '99.0.0'}))
-  const run = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.js')], {cwd: repoRoot, encoding: 'utf8', env: cleanEnv({XDG_CACHE_HOME: cache, OCLIF_SKIP_NEW_VERSION_CHECK: undefined})})
-  assert.equal(run.status, 0, run.stderr)
-  assert.doesNotMatch(run.stdout + run.stderr, /update available/i)
-  assert.match(run.stdout + run.stderr, /wrote manifest/)
-})
+test(
+  'the build says nothing of a newer oclif, even when the cache of the update check holds one',
+  {timeout: 300_000},
+  () => {
+    const cache = tempDir('oclif-cache')
+    mkdirSync(path.join(cache, 'oclif'))
+    // What the update check's background job leaves behind when the registry has a newer oclif.
+    writeFileSync(path.join(cache, 'oclif', 'version'), JSON.stringify({latest: '99.0.0'}))
+    const run = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.js')], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      env: cleanEnv({XDG_CACHE_HOME: cache, OCLIF_SKIP_NEW_VERSION_CHECK: undefined}),
+    })
+    assert.equal(run.status, 0, run.stderr)
+    assert.doesNotMatch(run.stdout + run.stderr, /update available/i)
+    assert.match(run.stdout + run.stderr, /wrote manifest/)
+  },
+)

@@ -30,7 +30,8 @@ const count = Number(values.clusters)
 const seed = Number(values.seed)
 const first = Number(values.first)
 const parallel = Number(values.parallel)
-if (!Number.isInteger(parallel) || parallel < 1) throw new Error(`--parallel ${values.parallel}: expected a positive integer`)
+if (!Number.isInteger(parallel) || parallel < 1)
+  throw new Error(`--parallel ${values.parallel}: expected a positive integer`)
 if (!Number.isInteger(count) || count < 1) throw new Error(`--clusters ${values.clusters}: expected a positive integer`)
 if (!Number.isInteger(seed)) throw new Error(`--seed ${values.seed}: expected an integer`)
 
@@ -53,7 +54,9 @@ const tally = {agree: 0, 'order-dependent': 0, disagree: 0}
 const started = Date.now()
 let refusedObjects = 0
 try {
-  process.stdout.write(`differential: Kubernetes ${binaries.release.kubernetes}, ${count} generated clusters (seed ${seed}${first > 0 ? `, from #${first}` : ''}); differences written to ${out}\n`)
+  process.stdout.write(
+    `differential: Kubernetes ${binaries.release.kubernetes}, ${count} generated clusters (seed ${seed}${first > 0 ? `, from #${first}` : ''}); differences written to ${out}\n`,
+  )
   await Promise.all(
     planes.map(async (plane, worker) => {
       const options = {plane, api: clients(plane.kubeconfig), gates, syncPeriod: values['sync-period']}
@@ -63,7 +66,9 @@ try {
         refusedObjects += outcome.refused.length
         if (outcome.verdict !== 'agree') {
           const folder = writeOutcome(out, outcome)
-          process.stdout.write(`cluster #${outcome.index}: ${outcome.verdict} (${outcome.differences.length} differences): ${folder}\n${outcome.differences.map((d) => `  ${d}`).join('\n')}\n`)
+          process.stdout.write(
+            `cluster #${outcome.index}: ${outcome.verdict} (${outcome.differences.length} differences): ${folder}\n${outcome.differences.map((d) => `  ${d}`).join('\n')}\n`,
+          )
         }
       }
     }),
@@ -71,6 +76,8 @@ try {
 } finally {
   await stopAll()
 }
-process.stdout.write(`${tally.agree} agree, ${tally['order-dependent']} differ only in order-dependent choices; ${refusedObjects} generated objects the API server refused were left out; ${((Date.now() - started) / 1000).toFixed(0)} s\n`)
+process.stdout.write(
+  `${tally.agree} agree, ${tally['order-dependent']} differ only in order-dependent choices; ${refusedObjects} generated objects the API server refused were left out; ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+)
 process.stdout.write(`differential: ${count} clusters, ${tally.disagree} disagreements\n`)
 process.exit(tally.disagree > 0 ? 1 : 0)

@@ -50,19 +50,41 @@ export interface ClusterOutcome {
   pvctl: EndState
 }
 
-const claimRefText = (ref: {namespace?: string; name?: string; uid?: string} | null | undefined) => (ref == null ? null : `${ref.namespace ?? ''}/${ref.name ?? ''} ${ref.uid ?? ''}`)
+const claimRefText = (ref: {namespace?: string; name?: string; uid?: string} | null | undefined) =>
+  ref == null ? null : `${ref.namespace ?? ''}/${ref.name ?? ''} ${ref.uid ?? ''}`
 
-export function endState(volumes: readonly PersistentVolume[], claims: readonly PersistentVolumeClaim[], events: Iterable<{kind: string; namespace?: string; name: string; reason: string}>): EndState {
+export function endState(
+  volumes: readonly PersistentVolume[],
+  claims: readonly PersistentVolumeClaim[],
+  events: Iterable<{kind: string; namespace?: string; name: string; reason: string}>,
+): EndState {
   return {
-    volumes: new Map(volumes.map((v) => [v.metadata.name ?? '', {phase: v.status?.phase ?? '', claimRef: claimRefText(v.spec.claimRef), annotations: {...v.metadata.annotations}}])),
-    claims: new Map(claims.map((c) => [`${c.metadata.namespace}/${c.metadata.name}`, {phase: c.status?.phase ?? '', volumeName: c.spec.volumeName ?? null, annotations: {...c.metadata.annotations}}])),
+    volumes: new Map(
+      volumes.map((v) => [
+        v.metadata.name ?? '',
+        {
+          phase: v.status?.phase ?? '',
+          claimRef: claimRefText(v.spec.claimRef),
+          annotations: {...v.metadata.annotations},
+        },
+      ]),
+    ),
+    claims: new Map(
+      claims.map((c) => [
+        `${c.metadata.namespace}/${c.metadata.name}`,
+        {phase: c.status?.phase ?? '', volumeName: c.spec.volumeName ?? null, annotations: {...c.metadata.annotations}},
+      ]),
+    ),
     events: new Set([...events].map((e) => `${e.kind} ${e.namespace ?? ''}/${e.name} ${e.reason}`)),
   }
 }
 
 function stableJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value)
-  return `{${Object.keys(value as object).sort().map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`).join(',')}}`
+  return `{${Object.keys(value as object)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+    .join(',')}}`
 }
 
 /** Every difference between two end states, one line each ("pv/pv-a phase: controller Bound, pvctl Available"). */
@@ -73,7 +95,9 @@ export function differencesOf(controller: EndState, pvctl: EndState): string[] {
       const x = a.get(name)
       const y = b.get(name)
       if (x === undefined || y === undefined) {
-        out.push(`${kind}/${name}: ${x === undefined ? 'gone' : 'present'} after the controller, ${y === undefined ? 'gone' : 'present'} after pvctl`)
+        out.push(
+          `${kind}/${name}: ${x === undefined ? 'gone' : 'present'} after the controller, ${y === undefined ? 'gone' : 'present'} after pvctl`,
+        )
         continue
       }
       for (const field of Object.keys(x) as Array<keyof T>) {
@@ -98,7 +122,10 @@ function objectOf(line: string): string {
 }
 
 /** The annotations a provisioning attempt leaves on a claim (setClaimProvisioner): kept after a later binding. */
-const PROVISIONER_ANNOTATIONS = ['volume.kubernetes.io/storage-provisioner', 'volume.beta.kubernetes.io/storage-provisioner']
+const PROVISIONER_ANNOTATIONS = [
+  'volume.kubernetes.io/storage-provisioner',
+  'volume.beta.kubernetes.io/storage-provisioner',
+]
 
 /**
  * Whether every difference comes from the order the syncs ran in (the controller's is its informers' and
@@ -115,12 +142,18 @@ const PROVISIONER_ANNOTATIONS = ['volume.kubernetes.io/storage-provisioner', 'vo
  * one that fitted it, of equal candidates the other one): what makes either end state one the controller
  * could reach is that each side accepts the other's, checked apart (compareOne).
  */
-export function onlyOrderDependent(start: EndState, controller: EndState, pvctl: EndState, differences: readonly string[]): boolean {
+export function onlyOrderDependent(
+  start: EndState,
+  controller: EndState,
+  pvctl: EndState,
+  differences: readonly string[],
+): boolean {
   const contended = new Set<string>()
   for (const [name, a] of controller.volumes) if (pvctl.volumes.get(name)?.claimRef !== a.claimRef) contended.add(name)
   for (const [key, a] of controller.claims) {
     const b = pvctl.claims.get(key)
-    if (b !== undefined && a.volumeName !== b.volumeName) for (const v of [a.volumeName, b.volumeName]) if (v !== null) contended.add(v)
+    if (b !== undefined && a.volumeName !== b.volumeName)
+      for (const v of [a.volumeName, b.volumeName]) if (v !== null) contended.add(v)
   }
   const involved = new Set([...contended].map((v) => `pv/${v}`))
   for (const side of [controller, pvctl]) {
@@ -128,15 +161,27 @@ export function onlyOrderDependent(start: EndState, controller: EndState, pvctl:
       const ref = side.volumes.get(v)?.claimRef
       if (ref != null) involved.add(`pvc/${ref.split(' ')[0]}`)
     }
-    for (const [key, c] of side.claims) if (c.volumeName !== null && contended.has(c.volumeName)) involved.add(`pvc/${key}`)
+    for (const [key, c] of side.claims)
+      if (c.volumeName !== null && contended.has(c.volumeName)) involved.add(`pvc/${key}`)
   }
-  const withoutProvisioner = (c: {annotations: Record<string, string>}) => ({...c, annotations: Object.fromEntries(Object.entries(c.annotations).filter(([k]) => !PROVISIONER_ANNOTATIONS.includes(k)))})
+  const withoutProvisioner = (c: {annotations: Record<string, string>}) => ({
+    ...c,
+    annotations: Object.fromEntries(
+      Object.entries(c.annotations).filter(([k]) => !PROVISIONER_ANNOTATIONS.includes(k)),
+    ),
+  })
   const passing = (object: string, line: string): boolean => {
     const [kind, ...rest] = object.split('/')
     const key = rest.join('/')
     if (kind === 'pv') {
       const [s, a, b] = [start.volumes, controller.volumes, pvctl.volumes].map((m) => m.get(key))
-      return line.startsWith('event ') && a !== undefined && b !== undefined && stableJson(a) === stableJson(b) && stableJson(a) !== stableJson(s)
+      return (
+        line.startsWith('event ') &&
+        a !== undefined &&
+        b !== undefined &&
+        stableJson(a) === stableJson(b) &&
+        stableJson(a) !== stableJson(s)
+      )
     }
     const [s, a, b] = [start.claims, controller.claims, pvctl.claims].map((m) => m.get(key))
     if (a === undefined || b === undefined || s === undefined) return false
@@ -160,18 +205,36 @@ async function liveState(kubeconfig: string): Promise<ClusterState> {
 }
 
 async function controllerEndState(api: ApiClients): Promise<EndState> {
-  const [volumes, claims, events] = await Promise.all([api.core.listPersistentVolume(), api.core.listPersistentVolumeClaimForAllNamespaces(), api.core.listEventForAllNamespaces()])
+  const [volumes, claims, events] = await Promise.all([
+    api.core.listPersistentVolume(),
+    api.core.listPersistentVolumeClaimForAllNamespaces(),
+    api.core.listEventForAllNamespaces(),
+  ])
   return endState(
     volumes.items as unknown as PersistentVolume[],
     claims.items as unknown as PersistentVolumeClaim[],
-    events.items.map((e) => ({kind: e.involvedObject.kind ?? '', namespace: e.involvedObject.namespace, name: e.involvedObject.name ?? '', reason: e.reason ?? ''})),
+    events.items.map((e) => ({
+      kind: e.involvedObject.kind ?? '',
+      namespace: e.involvedObject.namespace,
+      name: e.involvedObject.name ?? '',
+      reason: e.reason ?? '',
+    })),
   )
 }
 
 function planEndState(report: SyncReport): EndState {
   const volumes = report.objects.filter((o): o is PersistentVolume => o.kind === 'PersistentVolume')
   const claims = report.objects.filter((o): o is PersistentVolumeClaim => o.kind === 'PersistentVolumeClaim')
-  return endState(volumes, claims, report.events.map((e) => ({kind: e.object.kind, namespace: e.object.namespace, name: e.object.name, reason: e.reason})))
+  return endState(
+    volumes,
+    claims,
+    report.events.map((e) => ({
+      kind: e.object.kind,
+      namespace: e.object.namespace,
+      name: e.object.name,
+      reason: e.reason,
+    })),
+  )
 }
 
 /**
@@ -200,14 +263,22 @@ async function controllerAcceptsPvctl(o: DifferentialOptions, cluster: ClusterSt
   const stopKubelet = standInKubelet(o.api)
   const write = await runCli(['sync', '--yes', '--kubeconfig', o.plane.kubeconfig, '-o', 'json']).finally(stopKubelet)
   if (write.code !== 0) return `pvctl sync --yes exited ${write.code}: ${write.stderr.trim()}`
-  const volumesAndClaims = async () => (await writtenFingerprint(o.api)).split('\n').filter((l) => !l.startsWith('event ')).join('\n')
+  const volumesAndClaims = async () =>
+    (await writtenFingerprint(o.api))
+      .split('\n')
+      .filter((l) => !l.startsWith('event '))
+      .join('\n')
   const before = await volumesAndClaims()
   await runController(o)
   return (await volumesAndClaims()) === before ? undefined : 'the real controller changed the state pvctl wrote'
 }
 
 /** One generated cluster through both; the API server is left holding the controller's end state. */
-export async function compareOne(o: DifferentialOptions, cluster: ClusterState, index: number): Promise<ClusterOutcome> {
+export async function compareOne(
+  o: DifferentialOptions,
+  cluster: ClusterState,
+  index: number,
+): Promise<ClusterOutcome> {
   await wipe(o.api)
   const {refused} = await seed(o.api, cluster)
   const start = await liveState(o.plane.kubeconfig)
@@ -217,10 +288,18 @@ export async function compareOne(o: DifferentialOptions, cluster: ClusterState, 
   const controller = await controllerEndState(o.api)
   const differences = differencesOf(controller, pvctl)
   let verdict: Verdict = differences.length === 0 ? 'agree' : 'disagree'
-  if (verdict === 'disagree' && onlyOrderDependent(endState(start.volumes, start.claims, []), controller, pvctl, differences)) {
+  if (
+    verdict === 'disagree' &&
+    onlyOrderDependent(endState(start.volumes, start.claims, []), controller, pvctl, differences)
+  ) {
     // The controller's end state must be one pvctl has nothing to add to, and pvctl's one the controller leaves.
-    const onControllers = planSync(await liveState(o.plane.kubeconfig), {dryRun: true, gates: o.gates}).actions.filter((a) => !isOperation(a))
-    const rejected = onControllers.length > 0 ? `pvctl plans ${onControllers.length} writes on the controller's end state` : await controllerAcceptsPvctl(o, cluster)
+    const onControllers = planSync(await liveState(o.plane.kubeconfig), {dryRun: true, gates: o.gates}).actions.filter(
+      (a) => !isOperation(a),
+    )
+    const rejected =
+      onControllers.length > 0
+        ? `pvctl plans ${onControllers.length} writes on the controller's end state`
+        : await controllerAcceptsPvctl(o, cluster)
     if (rejected === undefined) verdict = 'order-dependent'
     else differences.push(rejected)
   }
@@ -241,7 +320,11 @@ export function writeOutcome(dir: string, outcome: ClusterOutcome): string {
   writeFileSync(path.join(folder, 'controller.yaml'), stringify(asObject(outcome.controller)))
   writeFileSync(path.join(folder, 'pvctl.yaml'), stringify(asObject(outcome.pvctl)))
   writeFileSync(path.join(folder, 'differences.txt'), `${outcome.differences.join('\n')}\n`)
-  if (outcome.refused.length > 0) writeFileSync(path.join(folder, 'refused.txt'), outcome.refused.map((r) => `${r.object}: ${r.message}`).join('\n') + '\n')
+  if (outcome.refused.length > 0)
+    writeFileSync(
+      path.join(folder, 'refused.txt'),
+      outcome.refused.map((r) => `${r.object}: ${r.message}`).join('\n') + '\n',
+    )
   return folder
 }
 

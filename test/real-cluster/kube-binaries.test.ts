@@ -15,7 +15,10 @@ test('a version names the module of its minor: the release and the etcd it build
 })
 
 test('a version without a module, or another patch than the module builds, is refused with what there is', () => {
-  assert.throws(() => kubeRelease('1.30'), /no module for Kubernetes 1\.30 under test\/real-cluster\/go\/ \(there are: 1\.31, 1\.37\)/)
+  assert.throws(
+    () => kubeRelease('1.30'),
+    /no module for Kubernetes 1\.30 under test\/real-cluster\/go\/ \(there are: 1\.31, 1\.37\)/,
+  )
   assert.throws(() => kubeRelease('1.31.13'), /the module for 1\.31 builds v1\.31\.14/)
   assert.throws(() => kubeRelease('latest'), /expected a Kubernetes version such as 1\.31/)
 })
@@ -30,7 +33,10 @@ test('without Go on the PATH the reason says so, for the scripts to print and sk
   const path = process.env.PATH
   process.env.PATH = '/nonexistent'
   try {
-    assert.match((await goMissing()) ?? '', /^Go is not installed \(`go version`: ENOENT\): the real-cluster suites need it/)
+    assert.match(
+      (await goMissing()) ?? '',
+      /^Go is not installed \(`go version`: ENOENT\): the real-cluster suites need it/,
+    )
   } finally {
     process.env.PATH = path
   }

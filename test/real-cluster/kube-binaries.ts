@@ -48,10 +48,14 @@ export function supportedMinors(): string[] {
 export function kubeRelease(version: string): KubeRelease {
   const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(version)
   const minors = supportedMinors()
-  if (m === null) throw new Error(`--version ${version}: expected a Kubernetes version such as 1.31 (one of ${minors.join(', ')})`)
+  if (m === null)
+    throw new Error(`--version ${version}: expected a Kubernetes version such as 1.31 (one of ${minors.join(', ')})`)
   const minor = `${m[1]}.${m[2]}`
   const moduleDir = path.join(goRoot, minor)
-  if (!minors.includes(minor)) throw new Error(`--version ${version}: no module for Kubernetes ${minor} under test/real-cluster/go/ (there are: ${minors.join(', ')})`)
+  if (!minors.includes(minor))
+    throw new Error(
+      `--version ${version}: no module for Kubernetes ${minor} under test/real-cluster/go/ (there are: ${minors.join(', ')})`,
+    )
   const goMod = readFileSync(path.join(moduleDir, 'go.mod'), 'utf8')
   const required = (module: string): string => {
     const found = new RegExp(`^\\s*(?:require\\s+)?${module.replaceAll('.', '\\.')} (v\\S+)`, 'm').exec(goMod)
@@ -99,7 +103,13 @@ function moduleDigest(release: KubeRelease): string {
   return hash.digest('hex')
 }
 
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, log: (line: string) => void): Promise<void> {
+function run(
+  cmd: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {cwd, env, stdio: ['ignore', 'pipe', 'pipe']})
     let tail = ''
@@ -124,12 +134,16 @@ function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, l
  * kube-apiserver and kube-controller-manager are built in one `go build` (they share most packages),
  * stamped with the release's version (what /version answers), and -trimpath keeps the cache reusable.
  */
-export async function kubeBinaries(release: KubeRelease, log: (line: string) => void = () => {}): Promise<KubeBinaries> {
+export async function kubeBinaries(
+  release: KubeRelease,
+  log: (line: string) => void = () => {},
+): Promise<KubeBinaries> {
   const dir = path.join(cacheRoot(), release.kubernetes)
   const stampFile = path.join(dir, 'module.sha256')
   const digest = moduleDigest(release)
   const present = BINARIES.every((b) => existsSync(path.join(dir, b)))
-  if (present && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === digest) return binariesIn(release, dir, 0)
+  if (present && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === digest)
+    return binariesIn(release, dir, 0)
 
   const started = process.hrtime.bigint()
   const staging = `${dir}.building-${process.pid}`
@@ -137,12 +151,41 @@ export async function kubeBinaries(release: KubeRelease, log: (line: string) => 
   mkdirSync(staging, {recursive: true})
   const [major, minor] = release.kubernetes.replace(/^v/, '').split('.')
   const version = 'k8s.io/component-base/version'
-  const ldflags = ['-s', '-w', `-X ${version}.gitVersion=${release.kubernetes}`, `-X ${version}.gitMajor=${major}`, `-X ${version}.gitMinor=${minor}`, `-X ${version}.gitTreeState=clean`].join(' ')
+  const ldflags = [
+    '-s',
+    '-w',
+    `-X ${version}.gitVersion=${release.kubernetes}`,
+    `-X ${version}.gitMajor=${major}`,
+    `-X ${version}.gitMinor=${minor}`,
+    `-X ${version}.gitTreeState=clean`,
+  ].join(' ')
   const env = {...process.env, GOFLAGS: [process.env.GOFLAGS, '-mod=readonly'].filter(Boolean).join(' ')}
-  log(`building Kubernetes ${release.kubernetes} (kube-apiserver, kube-controller-manager) and etcd ${release.etcd} with Go into ${dir} (once per machine)`)
+  log(
+    `building Kubernetes ${release.kubernetes} (kube-apiserver, kube-controller-manager) and etcd ${release.etcd} with Go into ${dir} (once per machine)`,
+  )
   try {
-    await run('go', ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', staging + path.sep, 'k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kube-controller-manager'], release.moduleDir, env, log)
-    await run('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', path.join(staging, 'etcd'), 'go.etcd.io/etcd/server/v3'], release.moduleDir, env, log)
+    await run(
+      'go',
+      [
+        'build',
+        '-trimpath',
+        `-ldflags=${ldflags}`,
+        '-o',
+        staging + path.sep,
+        'k8s.io/kubernetes/cmd/kube-apiserver',
+        'k8s.io/kubernetes/cmd/kube-controller-manager',
+      ],
+      release.moduleDir,
+      env,
+      log,
+    )
+    await run(
+      'go',
+      ['build', '-trimpath', '-ldflags=-s -w', '-o', path.join(staging, 'etcd'), 'go.etcd.io/etcd/server/v3'],
+      release.moduleDir,
+      env,
+      log,
+    )
     writeFileSync(path.join(staging, 'module.sha256'), `${digest}\n`)
     rmSync(dir, {recursive: true, force: true})
     renameSync(staging, dir)

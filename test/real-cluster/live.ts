@@ -18,7 +18,9 @@ const descriptor = process.env.PVCTL_REAL_CLUSTER
 
 /** The skip reason of every live test when no real control plane is there, or false. */
 export const noRealCluster: string | false =
-  descriptor === undefined || descriptor === '' ? 'PVCTL_REAL_CLUSTER is not set: the real kube-apiserver suites did not run (`npm run test:real-cluster` starts one; it needs Go)' : false
+  descriptor === undefined || descriptor === ''
+    ? 'PVCTL_REAL_CLUSTER is not set: the real kube-apiserver suites did not run (`npm run test:real-cluster` starts one; it needs Go)'
+    : false
 
 export interface RealCluster {
   plane: ControlPlane
@@ -60,7 +62,8 @@ export function realCluster(): RealCluster {
   const plane = attachControlPlane(descriptor as string)
   const api = clients(plane.kubeconfig)
   const dir = tempDir('real-cluster')
-  const pvctlAs = (kubeconfig: string, ...args: string[]) => runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
+  const pvctlAs = (kubeconfig: string, ...args: string[]) =>
+    runCli([...args, '--kubeconfig', kubeconfig], {env: {HOME: dir}})
   let asPvctl: Promise<string> | undefined
   const notFound = (e: unknown) => {
     if (e instanceof k8s.ApiException && e.code === 404) return undefined
@@ -76,17 +79,30 @@ export function realCluster(): RealCluster {
     fresh: async (state = {}) => {
       await wipe(api)
       const {refused} = await seed(api, state)
-      if (refused.length > 0) throw new Error(`the API server refused: ${refused.map((r) => `${r.object}: ${r.message}`).join('; ')}`)
+      if (refused.length > 0)
+        throw new Error(`the API server refused: ${refused.map((r) => `${r.object}: ${r.message}`).join('; ')}`)
     },
     volume: (name) => api.core.readPersistentVolume({name}).then((v) => plain<PersistentVolume>(v), notFound),
-    claim: (namespace, name) => api.core.readNamespacedPersistentVolumeClaim({namespace, name}).then((c) => plain<PersistentVolumeClaim>(c), notFound),
+    claim: (namespace, name) =>
+      api.core
+        .readNamespacedPersistentVolumeClaim({namespace, name})
+        .then((c) => plain<PersistentVolumeClaim>(c), notFound),
     writesBy: (user) =>
       readFileSync(path.join(plane.dir, 'audit.log'), 'utf8')
         .split('\n')
         .filter((line) => line.includes(`"username":"${user}"`))
         .map((line) => JSON.parse(line) as AuditEvent)
-        .filter((e) => e.stage === 'ResponseComplete' && WRITES.includes(e.verb) && (e.responseStatus?.code ?? 0) < 300 && e.objectRef?.resource !== 'selfsubjectaccessreviews')
-        .map((e) => `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.objectRef?.namespace ? `${e.objectRef.namespace}/` : ''}${e.objectRef?.name ?? ''}`),
+        .filter(
+          (e) =>
+            e.stage === 'ResponseComplete' &&
+            WRITES.includes(e.verb) &&
+            (e.responseStatus?.code ?? 0) < 300 &&
+            e.objectRef?.resource !== 'selfsubjectaccessreviews',
+        )
+        .map(
+          (e) =>
+            `${e.verb} ${e.objectRef?.resource}${e.objectRef?.subresource ? `/${e.objectRef.subresource}` : ''} ${e.objectRef?.namespace ? `${e.objectRef.namespace}/` : ''}${e.objectRef?.name ?? ''}`,
+        ),
   }
 }
 

@@ -35,28 +35,46 @@ function commandOf(pid: number): string {
 }
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  test(`npm run real-cluster: on ${signal} every process it started ends, and its state folder goes`, {skip: noRealCluster, timeout: 120_000}, async () => {
-    const version = realCluster().plane.kubernetes
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'test', 'real-cluster', 'main.ts'), '--version', version, '--empty', '--controller-manager'], {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']})
-    let out = ''
-    child.stdout.on('data', (b: Buffer) => (out += b.toString()))
-    const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
-    try {
-      await waitFor('the KUBECONFIG line', () => /export KUBECONFIG=/.test(out) || undefined, 90_000)
-      const dir = /State, certificates and logs in (\S+);/.exec(out)?.[1]
-      assert.ok(dir !== undefined && existsSync(dir), out)
-      const started = childrenOf(child.pid!)
-      assert.ok(started.length >= 4, `etcd, kube-apiserver and two kube-controller-managers: ${started.join(', ')}`)
-      child.kill(signal)
-      assert.equal(await exited, 0)
-      // tsx's esbuild service, a child too, ends when the pipe to its parent closes, just after the parent:
-      // wait for every process to be gone rather than look once.
-      const left = () => started.filter((pid) => existsSync(`/proc/${pid}`))
-      await waitFor('every process it started to end', () => (left().length === 0 ? true : undefined), 15_000).catch(() => undefined)
-      assert.deepEqual(left(), [], `no process left: ${left().map(commandOf).join(', ')}`)
-      assert.equal(existsSync(dir), false, 'the state folder is removed')
-    } finally {
-      child.kill('SIGKILL')
-    }
-  })
+  test(
+    `npm run real-cluster: on ${signal} every process it started ends, and its state folder goes`,
+    {skip: noRealCluster, timeout: 120_000},
+    async () => {
+      const version = realCluster().plane.kubernetes
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          path.join(repoRoot, 'test', 'real-cluster', 'main.ts'),
+          '--version',
+          version,
+          '--empty',
+          '--controller-manager',
+        ],
+        {cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe']},
+      )
+      let out = ''
+      child.stdout.on('data', (b: Buffer) => (out += b.toString()))
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve))
+      try {
+        await waitFor('the KUBECONFIG line', () => /export KUBECONFIG=/.test(out) || undefined, 90_000)
+        const dir = /State, certificates and logs in (\S+);/.exec(out)?.[1]
+        assert.ok(dir !== undefined && existsSync(dir), out)
+        const started = childrenOf(child.pid!)
+        assert.ok(started.length >= 4, `etcd, kube-apiserver and two kube-controller-managers: ${started.join(', ')}`)
+        child.kill(signal)
+        assert.equal(await exited, 0)
+        // tsx's esbuild service, a child too, ends when the pipe to its parent closes, just after the parent:
+        // wait for every process to be gone rather than look once.
+        const left = () => started.filter((pid) => existsSync(`/proc/${pid}`))
+        await waitFor('every process it started to end', () => (left().length === 0 ? true : undefined), 15_000).catch(
+          () => undefined,
+        )
+        assert.deepEqual(left(), [], `no process left: ${left().map(commandOf).join(', ')}`)
+        assert.equal(existsSync(dir), false, 'the state folder is removed')
+      } finally {
+        child.kill('SIGKILL')
+      }
+    },
+  )
 }

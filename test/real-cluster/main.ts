@@ -40,7 +40,9 @@ const releases = (values.version ?? ['1.31']).map(kubeRelease)
 if (values['build-only']) {
   for (const release of releases) {
     const binaries = await kubeBinaries(release, log)
-    process.stdout.write(`real-cluster: Kubernetes ${release.kubernetes} binaries in ${binaries.dir} (${binaries.buildSeconds === 0 ? 'cached' : `built in ${binaries.buildSeconds.toFixed(0)} s`})\n`)
+    process.stdout.write(
+      `real-cluster: Kubernetes ${release.kubernetes} binaries in ${binaries.dir} (${binaries.buildSeconds === 0 ? 'cached' : `built in ${binaries.buildSeconds.toFixed(0)} s`})\n`,
+    )
   }
   process.exit(0)
 }
@@ -59,14 +61,17 @@ if (files.length > 0) {
 }
 // What a cluster runs beside the PV controller (default ServiceAccounts, the protection controllers).
 await plane.startControllerManager({controllers: CLUSTER_SERVICES})
-const manager = values['controller-manager'] ? await plane.startControllerManager({syncPeriod: values['sync-period']}) : undefined
+const manager = values['controller-manager']
+  ? await plane.startControllerManager({syncPeriod: values['sync-period']})
+  : undefined
 let kubeconfig = plane.kubeconfig
 if (values['kubeconfig-out'] !== undefined) {
   copyFileSync(plane.kubeconfig, values['kubeconfig-out'])
   kubeconfig = values['kubeconfig-out']
 }
 
-process.stdout.write(`pvctl real-cluster: Kubernetes ${binaries.release.kubernetes} at ${plane.server} (etcd ${binaries.release.etcd}; ${binaries.buildSeconds === 0 ? 'binaries from the cache' : `binaries built in ${binaries.buildSeconds.toFixed(0)} s`}),
+process.stdout
+  .write(`pvctl real-cluster: Kubernetes ${binaries.release.kubernetes} at ${plane.server} (etcd ${binaries.release.etcd}; ${binaries.buildSeconds === 0 ? 'binaries from the cache' : `binaries built in ${binaries.buildSeconds.toFixed(0)} s`}),
 ${manager ? `with a kube-controller-manager running only the PV controller (metrics at ${manager.url}/metrics)` : 'without the PV controller of kube-controller-manager: pvctl is the PV controller (--controller-manager starts the real one)'};
 another runs what a cluster runs beside it (the service-account and volume protection controllers).
 ${files.length > 0 ? `It holds ${files.map((f) => path.relative(process.cwd(), f) || f).join(', ')}, status included. ` : ''}State, certificates and logs in ${plane.dir}; the admin is a client certificate in system:masters.

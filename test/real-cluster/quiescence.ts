@@ -29,7 +29,12 @@ export async function writtenFingerprint(api: ApiClients): Promise<string> {
   const parts = [
     ...volumes.items.map((v) => `pv ${v.metadata?.name} ${v.metadata?.resourceVersion}`),
     ...claims.items.map((c) => `pvc ${c.metadata?.namespace}/${c.metadata?.name} ${c.metadata?.resourceVersion}`),
-    ...new Set(events.items.map((e) => `event ${e.involvedObject.kind} ${e.involvedObject.namespace ?? ''}/${e.involvedObject.name} ${e.reason}`)),
+    ...new Set(
+      events.items.map(
+        (e) =>
+          `event ${e.involvedObject.kind} ${e.involvedObject.namespace ?? ''}/${e.involvedObject.name} ${e.reason}`,
+      ),
+    ),
   ]
   return parts.sort().join('\n')
 }
@@ -50,7 +55,11 @@ export function listedSettling(api: ApiClients, metrics: () => Promise<string>):
     observed: async () => {
       const fingerprint = await writtenFingerprint(api)
       const lines = fingerprint.split('\n')
-      return {fingerprint, volumes: lines.filter((l) => l.startsWith('pv ')).length, claims: lines.filter((l) => l.startsWith('pvc ')).length}
+      return {
+        fingerprint,
+        volumes: lines.filter((l) => l.startsWith('pv ')).length,
+        claims: lines.filter((l) => l.startsWith('pvc ')).length,
+      }
     },
   }
 }
@@ -59,7 +68,10 @@ export function listedSettling(api: ApiClients, metrics: () => Promise<string>):
  * Waits until the controller is quiescent (see above); throws NotQuiescent after the deadline. Works on
  * kube-controller-manager's metrics and on pvctl's loop mode's, which keep the same workqueue names.
  */
-export async function waitForQuiescence(settling: Settling, opts: {deadlineMs?: number; pollMs?: number} = {}): Promise<void> {
+export async function waitForQuiescence(
+  settling: Settling,
+  opts: {deadlineMs?: number; pollMs?: number} = {},
+): Promise<void> {
   const deadlineMs = opts.deadlineMs ?? 60_000
   const deadline = Date.now() + deadlineMs
   let fingerprint: string | undefined
@@ -77,7 +89,10 @@ export async function waitForQuiescence(settling: Settling, opts: {deadlineMs?: 
       // With no object at all nothing is ever queued: the controller's caches are synced once it serves.
       if (idle && resynced && (volumes.adds > 0 || claims.adds > 0 || now.volumes + now.claims === 0)) return
     }
-    if (Date.now() > deadline) throw new NotQuiescent(`the PV controller did not settle in ${deadlineMs / 1000} s (volumes queue ${JSON.stringify(volumes)}, claims queue ${JSON.stringify(claims)})`)
+    if (Date.now() > deadline)
+      throw new NotQuiescent(
+        `the PV controller did not settle in ${deadlineMs / 1000} s (volumes queue ${JSON.stringify(volumes)}, claims queue ${JSON.stringify(claims)})`,
+      )
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 200))
   }
 }

@@ -12,7 +12,11 @@ import {runCli} from '../cli/run-cli.js'
 const kubeconfig = process.env.PVCTL_E2E_KUBECONFIG
 
 if (kubeconfig === undefined || kubeconfig === '') {
-  test('real cluster end-to-end', {skip: 'PVCTL_E2E_KUBECONFIG is not set: the real-cluster suite did not run (set it to a kubeconfig to run it)'}, () => {})
+  test(
+    'real cluster end-to-end',
+    {skip: 'PVCTL_E2E_KUBECONFIG is not set: the real-cluster suite did not run (set it to a kubeconfig to run it)'},
+    () => {},
+  )
 } else {
   const k8s = await import('@kubernetes/client-node')
   const kc = new k8s.KubeConfig()
@@ -47,13 +51,22 @@ if (kubeconfig === undefined || kubeconfig === '') {
 
   test('real cluster: claims bind, pvctl agrees, and a second run has nothing to do', {timeout: 180_000}, async (t) => {
     t.after(async () => {
-      for (const name of ['data', 'pinned']) await core.deleteNamespacedPersistentVolumeClaim({name, namespace: ns}).catch(() => {})
-      for (const name of ['small', 'big', 'reserved']) await core.deletePersistentVolume({name: `${name}-${run}`}).catch(() => {})
+      for (const name of ['data', 'pinned'])
+        await core.deleteNamespacedPersistentVolumeClaim({name, namespace: ns}).catch(() => {})
+      for (const name of ['small', 'big', 'reserved'])
+        await core.deletePersistentVolume({name: `${name}-${run}`}).catch(() => {})
       await storage.deleteStorageClass({name: klass}).catch(() => {})
       await core.deleteNamespace({name: ns}).catch(() => {})
     })
     await core.createNamespace({body: {metadata: {name: ns, labels}}})
-    await storage.createStorageClass({body: {metadata: {name: klass, labels}, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'Immediate', reclaimPolicy: 'Retain'}})
+    await storage.createStorageClass({
+      body: {
+        metadata: {name: klass, labels},
+        provisioner: 'kubernetes.io/no-provisioner',
+        volumeBindingMode: 'Immediate',
+        reclaimPolicy: 'Retain',
+      },
+    })
     await core.createPersistentVolume({body: pv('small', '1Gi') as never})
     await core.createPersistentVolume({body: pv('big', '5Gi') as never})
     await core.createPersistentVolume({body: pv('reserved', '2Gi', {name: 'pinned'}) as never})

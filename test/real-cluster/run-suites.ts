@@ -22,7 +22,16 @@ if (missing !== undefined) {
   process.stdout.write(`test:real-cluster: skipped: ${missing}\n`)
   process.exit(0)
 }
-const files = positionals.length > 0 ? positionals : [...readdirSync(here).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(here, f)), path.join(here, '..', 'emulator', 'admission.test.ts')]
+const files =
+  positionals.length > 0
+    ? positionals
+    : [
+        ...readdirSync(here)
+          .filter((f) => f.endsWith('.test.ts'))
+          .sort()
+          .map((f) => path.join(here, f)),
+        path.join(here, '..', 'emulator', 'admission.test.ts'),
+      ]
 let failed = 0
 for (const release of (values.version ?? supportedMinors()).map(kubeRelease)) {
   const binaries = await kubeBinaries(release, log)
@@ -31,11 +40,17 @@ for (const release of (values.version ?? supportedMinors()).map(kubeRelease)) {
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
   await plane.startControllerManager({controllers: CLUSTER_SERVICES})
-  process.stdout.write(`test:real-cluster: Kubernetes ${release.kubernetes} at ${plane.server} (${binaries.buildSeconds === 0 ? 'binaries from the cache' : `binaries built in ${binaries.buildSeconds.toFixed(0)} s`})\n`)
+  process.stdout.write(
+    `test:real-cluster: Kubernetes ${release.kubernetes} at ${plane.server} (${binaries.buildSeconds === 0 ? 'binaries from the cache' : `binaries built in ${binaries.buildSeconds.toFixed(0)} s`})\n`,
+  )
   try {
     const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
       stdio: 'inherit',
-      env: {...process.env, PVCTL_REAL_CLUSTER: path.join(plane.dir, 'cluster.json'), PVCTL_E2E_KUBECONFIG: plane.kubeconfig},
+      env: {
+        ...process.env,
+        PVCTL_REAL_CLUSTER: path.join(plane.dir, 'cluster.json'),
+        PVCTL_E2E_KUBECONFIG: plane.kubeconfig,
+      },
     })
     if (run.status !== 0) failed++
   } finally {

@@ -9,7 +9,19 @@ import * as k8s from '@kubernetes/client-node'
 
 import type {ClusterState} from '../../src/engine/api/model.js'
 
-type Obj = {apiVersion?: string; kind?: string; metadata?: {name?: string; namespace?: string; uid?: string; deletionTimestamp?: string | null; finalizers?: string[]} & Record<string, unknown>; spec?: Record<string, unknown>; status?: Record<string, unknown>}
+type Obj = {
+  apiVersion?: string
+  kind?: string
+  metadata?: {
+    name?: string
+    namespace?: string
+    uid?: string
+    deletionTimestamp?: string | null
+    finalizers?: string[]
+  } & Record<string, unknown>
+  spec?: Record<string, unknown>
+  status?: Record<string, unknown>
+}
 
 export interface SeedResult {
   /** Objects the API server refused, with its message. */
@@ -64,7 +76,16 @@ export async function inParallel<T>(items: readonly T[], width: number, fn: (ite
 function forCreate<T extends Obj>(o: T): T {
   const copy = structuredClone(o)
   const meta = copy.metadata ?? {}
-  for (const field of ['uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'generation']) delete meta[field]
+  for (const field of [
+    'uid',
+    'resourceVersion',
+    'creationTimestamp',
+    'deletionTimestamp',
+    'deletionGracePeriodSeconds',
+    'managedFields',
+    'generation',
+  ])
+    delete meta[field]
   delete copy.status
   return copy
 }
@@ -91,7 +112,11 @@ export function stateAsList(state: ClusterState): {apiVersion: 'v1'; kind: 'List
 
 const keyOf = (o: Obj) => `${o.metadata?.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata?.name ?? ''}`
 
-export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: {width?: number} = {}): Promise<SeedResult> {
+export async function seed(
+  api: ApiClients,
+  state: Partial<ClusterState>,
+  opts: {width?: number} = {},
+): Promise<SeedResult> {
   const width = opts.width ?? 8
   const refused: SeedResult['refused'] = []
   const claimUids = new Map<string, string>()
@@ -113,10 +138,14 @@ export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: 
   const namespaces = new Set(['default', ...[...claims, ...pods].map((o) => o.metadata?.namespace ?? 'default')])
   for (const name of namespaces) {
     await ignoreConflict(api.core.createNamespace({body: {metadata: {name}}}))
-    await ignoreConflict(api.core.createNamespacedServiceAccount({namespace: name, body: {metadata: {name: 'default'}}}))
+    await ignoreConflict(
+      api.core.createNamespacedServiceAccount({namespace: name, body: {metadata: {name: 'default'}}}),
+    )
   }
-  for (const c of (state.classes ?? []) as unknown as Obj[]) await attempt('storageclass', c, () => api.storage.createStorageClass({body: forCreate(c) as never}))
-  for (const n of (state.nodes ?? []) as unknown as Obj[]) await attempt('node', n, () => api.core.createNode({body: forCreate(n) as never}))
+  for (const c of (state.classes ?? []) as unknown as Obj[])
+    await attempt('storageclass', c, () => api.storage.createStorageClass({body: forCreate(c) as never}))
+  for (const n of (state.nodes ?? []) as unknown as Obj[])
+    await attempt('node', n, () => api.core.createNode({body: forCreate(n) as never}))
 
   await inParallel(claims, width, async (c) => {
     const namespace = c.metadata?.namespace ?? 'default'
@@ -126,12 +155,15 @@ export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: 
       created.push({kind: 'pvc', source: c})
     })
   })
-  const sourceClaimUids = new Map(claims.map((c) => [`${c.metadata?.namespace ?? 'default'}/${c.metadata?.name}`, c.metadata?.uid]))
+  const sourceClaimUids = new Map(
+    claims.map((c) => [`${c.metadata?.namespace ?? 'default'}/${c.metadata?.name}`, c.metadata?.uid]),
+  )
   await inParallel(volumes, width, async (v) => {
     const body = forCreate(v)
     const ref = body.spec?.claimRef as {namespace?: string; name?: string; uid?: string} | undefined
     const key = `${ref?.namespace ?? ''}/${ref?.name ?? ''}`
-    if (ref?.uid !== undefined && ref.uid === sourceClaimUids.get(key) && claimUids.has(key)) ref.uid = claimUids.get(key)
+    if (ref?.uid !== undefined && ref.uid === sourceClaimUids.get(key) && claimUids.has(key))
+      ref.uid = claimUids.get(key)
     await attempt('pv', v, async () => {
       await api.core.createPersistentVolume({body: body as never})
       created.push({kind: 'pv', source: v})
@@ -161,7 +193,11 @@ export async function seed(api: ApiClients, state: Partial<ClusterState>, opts: 
     }
     if (source.metadata?.deletionTimestamp != null) {
       await attempt(`${kind} delete`, source, () =>
-        kind === 'pv' ? api.core.deletePersistentVolume({name}) : kind === 'pvc' ? api.core.deleteNamespacedPersistentVolumeClaim({name, namespace}) : api.core.deleteNamespacedPod({name, namespace, gracePeriodSeconds: 0}),
+        kind === 'pv'
+          ? api.core.deletePersistentVolume({name})
+          : kind === 'pvc'
+            ? api.core.deleteNamespacedPersistentVolumeClaim({name, namespace})
+            : api.core.deleteNamespacedPod({name, namespace, gracePeriodSeconds: 0}),
       )
     }
   })
@@ -183,11 +219,25 @@ export async function wipe(api: ApiClients, opts: {width?: number; deadlineMs?: 
     })
   }
   const pods = (await api.core.listPodForAllNamespaces()).items
-  await inParallel(pods, width, (p) => gone(api.core.deleteNamespacedPod({name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', gracePeriodSeconds: 0})))
+  await inParallel(pods, width, (p) =>
+    gone(
+      api.core.deleteNamespacedPod({
+        name: p.metadata?.name ?? '',
+        namespace: p.metadata?.namespace ?? '',
+        gracePeriodSeconds: 0,
+      }),
+    ),
+  )
   for (;;) {
-    const [claims, volumes] = await Promise.all([api.core.listPersistentVolumeClaimForAllNamespaces(), api.core.listPersistentVolume()])
+    const [claims, volumes] = await Promise.all([
+      api.core.listPersistentVolumeClaimForAllNamespaces(),
+      api.core.listPersistentVolume(),
+    ])
     if (claims.items.length === 0 && volumes.items.length === 0) break
-    if (Date.now() > deadline) throw new Error(`wipe: ${claims.items.length} claims and ${volumes.items.length} volumes still there after ${(opts.deadlineMs ?? 60_000) / 1000} s`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `wipe: ${claims.items.length} claims and ${volumes.items.length} volumes still there after ${(opts.deadlineMs ?? 60_000) / 1000} s`,
+      )
     await inParallel(claims.items, width, async (c) => {
       const ref = {name: c.metadata?.name ?? '', namespace: c.metadata?.namespace ?? ''}
       if (c.metadata?.deletionTimestamp == null) await gone(api.core.deleteNamespacedPersistentVolumeClaim(ref))

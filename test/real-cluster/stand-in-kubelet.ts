@@ -14,9 +14,16 @@ export function standInKubelet(api: ApiClients, phase: 'Succeeded' | 'Failed' = 
   const mergePatch = k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch)
   const loop = (async () => {
     while (running) {
-      const pods = (await api.core.listPodForAllNamespaces()).items.filter((p) => /^(recycler-for-|deleter-for-)/.test(p.metadata?.name ?? '') && p.status?.phase !== phase)
+      const pods = (await api.core.listPodForAllNamespaces()).items.filter(
+        (p) => /^(recycler-for-|deleter-for-)/.test(p.metadata?.name ?? '') && p.status?.phase !== phase,
+      )
       await inParallel(pods, 4, async (p) => {
-        await api.core.patchNamespacedPodStatus({name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', body: {status: {phase}}}, mergePatch).catch(() => {})
+        await api.core
+          .patchNamespacedPodStatus(
+            {name: p.metadata?.name ?? '', namespace: p.metadata?.namespace ?? '', body: {status: {phase}}},
+            mergePatch,
+          )
+          .catch(() => {})
       })
       await new Promise((r) => setTimeout(r, 100))
     }
@@ -26,4 +33,3 @@ export function standInKubelet(api: ApiClients, phase: 'Succeeded' | 'Failed' = 
     await loop
   }
 }
-

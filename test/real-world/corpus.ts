@@ -70,7 +70,10 @@ export function loadCorpus(): RealWorldCase[] {
     .filter((d) => d.isDirectory())
     .map((d) => d.name)
     .sort()
-    .map((id) => ({id, ...(parse(readFileSync(path.join(corpusDir, id, 'case.yaml'), 'utf8')) as Omit<RealWorldCase, 'id'>)}))
+    .map((id) => ({
+      id,
+      ...(parse(readFileSync(path.join(corpusDir, id, 'case.yaml'), 'utf8')) as Omit<RealWorldCase, 'id'>),
+    }))
 }
 
 export const snapshotOf = (c: RealWorldCase) => path.join(corpusDir, c.id, 'snapshot.yaml')
@@ -85,7 +88,11 @@ export function refOf(subject: string): ObjectRef | undefined {
 }
 
 const short = (o: {kind: string; namespace?: string; name: string}) =>
-  o.kind === 'PersistentVolumeClaim' ? `pvc/${o.namespace ?? ''}/${o.name}` : o.kind === 'PersistentVolume' ? `pv/${o.name}` : `${o.kind.toLowerCase()}/${o.name}`
+  o.kind === 'PersistentVolumeClaim'
+    ? `pvc/${o.namespace ?? ''}/${o.name}`
+    : o.kind === 'PersistentVolume'
+      ? `pv/${o.name}`
+      : `${o.kind.toLowerCase()}/${o.name}`
 
 /** What pvctl says of a case, read as `-f snapshot.yaml` reads it, in the words case.yaml expects. */
 export interface Said {
@@ -102,7 +109,10 @@ export interface Said {
 export async function pvctlOn(c: RealWorldCase): Promise<Said> {
   const file = snapshotOf(c)
   const sourceArgs = ['-f', path.relative(process.cwd(), file)]
-  const loaded = await loadClusterState({filename: [file], stdin: process.stdin, qps: 5, burst: 10}, {notice: () => undefined, spinner: async () => ({text: () => undefined, stop: () => undefined})})
+  const loaded = await loadClusterState(
+    {filename: [file], stdin: process.stdin, qps: 5, burst: 10},
+    {notice: () => undefined, spinner: async () => ({text: () => undefined, stop: () => undefined})},
+  )
   if (loaded.source !== 'snapshot') throw new Error('a snapshot was loaded live')
   const state = loaded.state
   const now = Date.parse(c.now ?? newestTimestamp(readFileSync(file, 'utf8')))
@@ -111,8 +121,17 @@ export async function pvctlOn(c: RealWorldCase): Promise<Said> {
   const plan = planSync(state, {gates, dryRun: true}).actions.map((a) => `${a.action} ${short(a.object)}`)
   const report = auditState(state, {gates, failOn: 'warning', ignore: new Set(), evidence, sourceArgs})
   const target = refOf(c.subject)
-  const explanation = target === undefined ? undefined : (explainState(state, {gates, onlyRelevant: false, target, evidence, pods: podsRead(loaded), sourceArgs}).document as ClaimExplanation | VolumeExplanation)
-  const verdict = explanation === undefined ? undefined : explanation.kind === 'ClaimExplanation' ? explanation.verdict : explanation.state
+  const explanation =
+    target === undefined
+      ? undefined
+      : (explainState(state, {gates, onlyRelevant: false, target, evidence, pods: podsRead(loaded), sourceArgs})
+          .document as ClaimExplanation | VolumeExplanation)
+  const verdict =
+    explanation === undefined
+      ? undefined
+      : explanation.kind === 'ClaimExplanation'
+        ? explanation.verdict
+        : explanation.state
   const subjectFindings = report.findings.filter((f) => short(f.object) === c.subject)
   return {
     plan,

@@ -57,7 +57,11 @@ const findings: Finding[] = [
 ]
 
 const audited = [
-  ...['carts', 'logs', 'search', 'sessions'].map((name) => ({kind: 'PersistentVolumeClaim' as const, namespace: 'shop', name})),
+  ...['carts', 'logs', 'search', 'sessions'].map((name) => ({
+    kind: 'PersistentVolumeClaim' as const,
+    namespace: 'shop',
+    name,
+  })),
   ...['pv-0001', 'pv-0004', 'pv-kept'].map((name) => ({kind: 'PersistentVolume' as const, name})),
 ]
 
@@ -65,7 +69,21 @@ const audited = [
 export function fullReport(context?: string): AuditReport {
   const report = buildAuditReport(
     findings,
-    {claims: 4, volumes: 3, plannedChanges: {binds: 1, releases: 0, recycles: 0, deletions: 0, provisions: 0, lostClaims: 0, phaseChanges: 1, writes: 2}, audited},
+    {
+      claims: 4,
+      volumes: 3,
+      plannedChanges: {
+        binds: 1,
+        releases: 0,
+        recycles: 0,
+        deletions: 0,
+        provisions: 0,
+        lostClaims: 0,
+        phaseChanges: 1,
+        writes: 2,
+      },
+      audited,
+    },
     new Set(['MultipleDefaultStorageClasses']),
     new Map([['PersistentVolume//pv-kept', new Set(['VolumeReleasedRetained'])]]),
   )
@@ -74,6 +92,10 @@ export function fullReport(context?: string): AuditReport {
 
 /** A healthy cluster in sync: every case passes. */
 export function cleanReport(context?: string): AuditReport {
-  const report = buildAuditReport([], {claims: 1, volumes: 1, plannedChanges: {writes: 0}, audited: [audited[0], audited[4]]}, new Set())
+  const report = buildAuditReport(
+    [],
+    {claims: 1, volumes: 1, plannedChanges: {writes: 0}, audited: [audited[0], audited[4]]},
+    new Set(),
+  )
   return context === undefined ? report : {...report, context}
 }

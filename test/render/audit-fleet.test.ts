@@ -22,7 +22,17 @@ const opts = {gates: defaultFeatureGates, failOn: 'warning' as const, ignore: ne
 const flags = (context: string) => ['--context', context]
 const shop = aimFixes({...auditState(state, {...opts, sourceArgs: flags('shop')}), context: 'shop'}, flags('shop'))
 const empty = {...auditState({...state, volumes: [], claims: [], pods: []}, opts), context: 'empty'}
-const down = unreadClusterReport({context: 'down', server: 'https://<redacted>@10.0.0.9:6443', cause: 'unreachable', status: 0, error: 'cannot reach the API server at https://<redacted>@10.0.0.9:6443: ECONNREFUSED', kubeconfigArgs: []}, new Set())
+const down = unreadClusterReport(
+  {
+    context: 'down',
+    server: 'https://<redacted>@10.0.0.9:6443',
+    cause: 'unreachable',
+    status: 0,
+    error: 'cannot reach the API server at https://<redacted>@10.0.0.9:6443: ECONNREFUSED',
+    kubeconfigArgs: [],
+  },
+  new Set(),
+)
 const fleet = [shop, down, empty]
 
 describe('fleet audit renderers', () => {
@@ -36,7 +46,11 @@ describe('fleet audit renderers', () => {
   })
   it('capacity bars in the section of each cluster read, none for one that was not', () => {
     const out = renderAuditFleetTable(fleet, plain, {}, 'namespace')
-    assert.equal((out.match(/^Capacity by class:/gm) ?? []).length, 1, 'shop has rows; down was not read and empty has none')
+    assert.equal(
+      (out.match(/^Capacity by class:/gm) ?? []).length,
+      1,
+      'shop has rows; down was not read and empty has none',
+    )
     assert.ok(out.indexOf('Capacity by namespace:') > out.indexOf('=== context shop ==='))
     assert.ok(out.indexOf('Capacity by namespace:') < out.indexOf('=== context down ==='))
     assert.equal(renderAuditFleetTable(fleet, plain, {}, 'none'), renderAuditFleetTable(fleet, plain))

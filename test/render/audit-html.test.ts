@@ -28,13 +28,17 @@ describe('audit -o html', () => {
 
   it('the time is the one passed in, and the page is the same for the same report', () => {
     assert.equal(count(html, /2026-03-01T12:00:00\.000Z/g), 2, 'the <time> element, its datetime and its text')
-    assert.equal(renderAuditHtml([example], {generatedAt: 'T', origin: 'snapshot examples/cluster.yaml'}), html.replaceAll(GENERATED_AT, 'T'))
+    assert.equal(
+      renderAuditHtml([example], {generatedAt: 'T', origin: 'snapshot examples/cluster.yaml'}),
+      html.replaceAll(GENERATED_AT, 'T'),
+    )
   })
 
-  it('a finding an article, each with its fix; the summary counts are the report\'s', () => {
+  it("a finding an article, each with its fix; the summary counts are the report's", () => {
     assert.equal(count(html, /<article class="finding"/g), example.findings.length)
     assert.equal(count(html, /<div class="fix">/g), example.findings.length)
-    for (const sev of ['error', 'warning', 'info'] as const) assert.match(html, new RegExp(`<span data-count="${sev}">${example.summary.findings[sev]}</span>`))
+    for (const sev of ['error', 'warning', 'info'] as const)
+      assert.match(html, new RegExp(`<span data-count="${sev}">${example.summary.findings[sev]}</span>`))
     assert.match(html, /<span data-count="claims">7<\/span> \(3 healthy\): 3 Bound, 2 Lost, 2 Pending/)
   })
 
@@ -45,7 +49,9 @@ describe('audit -o html', () => {
       ['pvc.shop.logs', 0, 1],
       ['pv.pv-0004', 1, 0],
     ] as const) {
-      const article = new RegExp(`<article class="finding" id="${anchor.replace(/\./g, '\\.')}"[^]*?</article>`).exec(html)?.[0]
+      const article = new RegExp(`<article class="finding" id="${anchor.replace(/\./g, '\\.')}"[^]*?</article>`).exec(
+        html,
+      )?.[0]
       assert.ok(article !== undefined, `an article with the anchor ${anchor}`)
       assert.equal(count(article, /<figure class="pointers">/g), 1, anchor)
       assert.equal(count(article, /data-state="broken"/g), broken, `${anchor}: broken arrows`)
@@ -60,10 +66,16 @@ describe('audit -o html', () => {
 
   it('paged: past the first page a finding is `later` (not displayed), and so is a section holding only such', () => {
     const paged = renderAuditHtml([example], {generatedAt: GENERATED_AT, pageSize: 2})
-    assert.deepEqual([...paged.matchAll(/<article class="finding( later)?" id="([^"]+)"/g)].map((m) => `${m[2]}${m[1] ?? ''}`), ['pvc.shop.logs', 'pvc.shop.reports-b', 'pvc.shop.sessions later', 'pv.pv-0004 later', 'pvc.shop.search later'])
+    assert.deepEqual(
+      [...paged.matchAll(/<article class="finding( later)?" id="([^"]+)"/g)].map((m) => `${m[2]}${m[1] ?? ''}`),
+      ['pvc.shop.logs', 'pvc.shop.reports-b', 'pvc.shop.sessions later', 'pv.pv-0004 later', 'pvc.shop.search later'],
+    )
     assert.match(paged, /<section class="severity sev-block-warning later" data-severity="warning">/)
     assert.match(paged, /<section class="severity sev-block-error" data-severity="error">/)
-    assert.match(paged, /<noscript><p>3 more findings: the page shows them with its script, and prints them all\.<\/p><\/noscript>/)
+    assert.match(
+      paged,
+      /<noscript><p>3 more findings: the page shows them with its script, and prints them all\.<\/p><\/noscript>/,
+    )
     assert.doesNotMatch(html, /<noscript>|class="finding later"/, 'one page holds the example')
   })
 
@@ -76,18 +88,34 @@ describe('audit -o html', () => {
 
 describe('audit -o html: a fleet', () => {
   const shop = {...example, context: 'shop'}
-  const down = unreadClusterReport({context: 'down', server: 'https://10.0.0.9:6443', cause: 'unreachable', status: 0, error: 'ECONNREFUSED', kubeconfigArgs: []}, new Set())
+  const down = unreadClusterReport(
+    {
+      context: 'down',
+      server: 'https://10.0.0.9:6443',
+      cause: 'unreachable',
+      status: 0,
+      error: 'ECONNREFUSED',
+      kubeconfigArgs: [],
+    },
+    new Set(),
+  )
   const html = renderAuditHtml([shop, down], {generatedAt: GENERATED_AT})
 
   it('a table of clusters first, then a section per cluster, anchors prefixed by the context', () => {
     assert.ok(html.indexOf('<section id="clusters">') < html.indexOf('<section class="cluster"'))
     assert.equal(count(html, /<section class="cluster"/g), 2)
     assert.match(html, /<td><a href="#cluster-shop">shop<\/a><\/td><td data-label="State">read<\/td>/)
-    assert.match(html, /<td><a href="#cluster-down">down<\/a><\/td><td data-label="State"><span class="sev-error">ClusterUnreachable<\/span>/)
+    assert.match(
+      html,
+      /<td><a href="#cluster-down">down<\/a><\/td><td data-label="State"><span class="sev-error">ClusterUnreachable<\/span>/,
+    )
     assert.match(html, /id="shop\/pvc\.shop\.sessions"/)
     assert.match(html, /id="down\/cluster\.down"/)
     const downSection = html.slice(html.indexOf('<section class="cluster" id="cluster-down"'))
-    assert.match(downSection, /<p class="line">Audit: the cluster could not be read, nothing of it was audited; 1 error, 0 warnings, 0 info\.<\/p>/)
+    assert.match(
+      downSection,
+      /<p class="line">Audit: the cluster could not be read, nothing of it was audited; 1 error, 0 warnings, 0 info\.<\/p>/,
+    )
     assert.doesNotMatch(downSection, /Capacity by storage class/)
   })
 })
@@ -103,11 +131,18 @@ describe('audit -o html: escaping', () => {
   const html = renderAuditHtml([report, {...fullReport(), context: `c"<u>`}], {generatedAt: '<now>'})
 
   it('names, messages, evidence and contexts cannot inject markup', () => {
-    assert.ok(report.findings.some((f) => f.object.name === NAME), 'the hostile claim has a finding')
-    assert.equal(count(html, /<script/g), 1, 'only the page\'s own script')
-    for (const tag of ['<img', '<svg onload', '<b>', '<i>', '<u>', '<now>']) assert.ok(!html.includes(tag), `${tag} is escaped`)
+    assert.ok(
+      report.findings.some((f) => f.object.name === NAME),
+      'the hostile claim has a finding',
+    )
+    assert.equal(count(html, /<script/g), 1, "only the page's own script")
+    for (const tag of ['<img', '<svg onload', '<b>', '<i>', '<u>', '<now>'])
+      assert.ok(!html.includes(tag), `${tag} is escaped`)
     assert.ok(html.includes(escapeHtml(NAME)))
-    assert.ok(!HOSTILE.split('\n').some((line) => line.includes('<') && html.includes(line)), 'the fixture\'s tags are escaped')
+    assert.ok(
+      !HOSTILE.split('\n').some((line) => line.includes('<') && html.includes(line)),
+      "the fixture's tags are escaped",
+    )
   })
 
   it('an anchor holds no character that needs quoting', () => {

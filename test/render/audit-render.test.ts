@@ -17,7 +17,10 @@ describe('audit -o junit', () => {
     {name: 'audit-junit-full', render: () => renderAuditJunit([fullReport()], {failOn: 'warning'})},
     {name: 'audit-junit-fail-on-error', render: () => renderAuditJunit([fullReport()], {failOn: 'error'})},
     {name: 'audit-junit-clean', render: () => renderAuditJunit([cleanReport()], {failOn: 'warning'})},
-    {name: 'audit-junit-fleet', render: () => renderAuditJunit([fullReport('prod'), cleanReport('staging')], {failOn: 'warning'})},
+    {
+      name: 'audit-junit-fleet',
+      render: () => renderAuditJunit([fullReport('prod'), cleanReport('staging')], {failOn: 'warning'}),
+    },
   ]
   for (const row of rows) test(row.name, () => golden(row.name, row.render()))
 
@@ -25,19 +28,38 @@ describe('audit -o junit', () => {
     const xml = renderAuditJunit([fullReport()], {failOn: 'warning'})
     // 7 objects audited, the class only a finding names, the plan; pv-kept and the class are silenced.
     assert.match(xml, /<testsuite name="pvctl audit" tests="9" failures="4" errors="0" skipped="2">/)
-    assert.match(xml, /<testcase classname="PersistentVolume" name="pv\/pv-kept">\n {6}<skipped message="silenced: VolumeReleasedRetained \(pvctl.io\/audit-ignore\)"\/>/)
-    assert.match(xml, /<testcase classname="StorageClass" name="storageclass\/fast">\n {6}<skipped message="silenced: MultipleDefaultStorageClasses \(--ignore\)"\/>/)
-    assert.match(xml, /<testcase classname="PersistentVolumeClaim" name="pvc\/shop\/carts"\/>/, 'a healthy object passes')
+    assert.match(
+      xml,
+      /<testcase classname="PersistentVolume" name="pv\/pv-kept">\n {6}<skipped message="silenced: VolumeReleasedRetained \(pvctl.io\/audit-ignore\)"\/>/,
+    )
+    assert.match(
+      xml,
+      /<testcase classname="StorageClass" name="storageclass\/fast">\n {6}<skipped message="silenced: MultipleDefaultStorageClasses \(--ignore\)"\/>/,
+    )
+    assert.match(
+      xml,
+      /<testcase classname="PersistentVolumeClaim" name="pvc\/shop\/carts"\/>/,
+      'a healthy object passes',
+    )
   })
   test('--fail-on decides failure or system-out, --fail-on none fails nothing (the plan told in its case)', () => {
-    const failures = (failOn: 'error' | 'warning' | 'info' | 'none') => (renderAuditJunit([fullReport()], {failOn}).match(/<failure /g) ?? []).length
+    const failures = (failOn: 'error' | 'warning' | 'info' | 'none') =>
+      (renderAuditJunit([fullReport()], {failOn}).match(/<failure /g) ?? []).length
     assert.deepEqual([failures('info'), failures('warning'), failures('error'), failures('none')], [5, 4, 2, 0])
-    assert.match(renderAuditJunit([fullReport()], {failOn: 'none'}), /name="the controller has nothing to change">\n {6}<system-out>the controller would make \d+ writes? first/)
+    assert.match(
+      renderAuditJunit([fullReport()], {failOn: 'none'}),
+      /name="the controller has nothing to change">\n {6}<system-out>the controller would make \d+ writes? first/,
+    )
   })
-  test('a report in sync and healthy has no failure', () => assert.doesNotMatch(renderAuditJunit([cleanReport()], {failOn: 'info'}), /<failure/))
+  test('a report in sync and healthy has no failure', () =>
+    assert.doesNotMatch(renderAuditJunit([cleanReport()], {failOn: 'info'}), /<failure/))
   test('text is escaped: no raw markup, no character XML cannot hold', () => {
     const xml = renderAuditJunit([fullReport()], {failOn: 'warning'})
-    assert.ok(xml.includes('message="a | pipe, a `tick`, &lt;b&gt;tags&lt;/b&gt; &amp; &quot;quotes&quot;&#10;and a second line\uFFFD"'))
+    assert.ok(
+      xml.includes(
+        'message="a | pipe, a `tick`, &lt;b&gt;tags&lt;/b&gt; &amp; &quot;quotes&quot;&#10;and a second line\uFFFD"',
+      ),
+    )
     assert.doesNotMatch(xml, /\u0007|<b>/)
   })
 })
@@ -55,9 +77,16 @@ describe('audit -o markdown', () => {
   test('a table per severity, four cells in every row, the row count of each severity', () => {
     const report = fullReport()
     const found = tables(renderAuditMarkdown([report]))
-    assert.deepEqual(found.map((t) => t.rows.length), [1, 2, 1], 'errors, warnings, info')
+    assert.deepEqual(
+      found.map((t) => t.rows.length),
+      [1, 2, 1],
+      'errors, warnings, info',
+    )
     for (const t of found) {
-      assert.deepEqual(t.header.map((h) => h.text), ['Code', 'Object', 'Message', 'Fix'])
+      assert.deepEqual(
+        t.header.map((h) => h.text),
+        ['Code', 'Object', 'Message', 'Fix'],
+      )
       for (const r of t.rows) assert.equal(r.length, 4)
     }
   })
@@ -65,8 +94,14 @@ describe('audit -o markdown', () => {
     const warnings = tables(renderAuditMarkdown([fullReport()]))[1]
     const logs = warnings.rows.find((r) => r[1].text.includes('pvc/shop/logs'))!
     const html = marked.parseInline(logs[2].text, {gfm: true}) as string
-    assert.equal(html, 'a | pipe, a `tick`, &lt;b&gt;tags&lt;/b&gt; &amp; &quot;quotes&quot;<br>and a second line\uFFFD')
-    assert.equal(marked.parseInline(logs[3].text, {gfm: true}), `<code>pvctl explain pvc/logs -n shop -f &#39;a|b.yaml&#39;</code>`)
+    assert.equal(
+      html,
+      'a | pipe, a `tick`, &lt;b&gt;tags&lt;/b&gt; &amp; &quot;quotes&quot;<br>and a second line\uFFFD',
+    )
+    assert.equal(
+      marked.parseInline(logs[3].text, {gfm: true}),
+      `<code>pvctl explain pvc/logs -n shop -f &#39;a|b.yaml&#39;</code>`,
+    )
     assert.ok(HOSTILE.includes('|'))
   })
   test('one section per report, named by its context', () => {

@@ -13,7 +13,14 @@ import {explainClaim, explainVolume} from '../../src/engine/explain/explainer.js
 import {EXPLAIN_API_VERSION, type ExplainDocument} from '../../src/engine/explain/model.js'
 import {defaultFeatureGates} from '../../src/engine/api/feature-gates.js'
 import {ansi, plain} from '../../src/render/color.js'
-import {explainJsonChunks, explainTextChunks, explainYamlChunks, renderExplainJson, renderExplainText, renderExplainYaml} from '../../src/render/explain-doc.js'
+import {
+  explainJsonChunks,
+  explainTextChunks,
+  explainYamlChunks,
+  renderExplainJson,
+  renderExplainText,
+  renderExplainYaml,
+} from '../../src/render/explain-doc.js'
 import {bound, pvc, pv, sc, state} from '../engine/builders.js'
 import {ago, csiDriver, event, evidence, lease, volumeAttachment} from '../engine/evidence-builders.js'
 import {golden} from './golden.js'
@@ -34,23 +41,42 @@ const terminating = state({
       finalizers: ['kubernetes.io/pv-protection', 'external-attacher/ebs.csi.aws.com'],
     }),
   ],
-  claims: [pvc('data', 'c1', {namespace: 'app', className: '', volumeName: 'pv-data', phase: 'Bound', annotations: bound})],
+  claims: [
+    pvc('data', 'c1', {namespace: 'app', className: '', volumeName: 'pv-data', phase: 'Bound', annotations: bound}),
+  ],
 })
 
 const defaulted = state({
   volumes: [pv('pv-gold', {capacity: '5Gi', className: 'gold'})],
   claims: [pvc('data', 'c1', {namespace: 'app'})],
-  classes: [sc('gold', 'ebs.csi.aws.com', {isDefault: true, created: '2026-01-01T00:00:00Z'}), sc('silver', 'ebs.csi.aws.com', {isDefault: true, created: '2025-01-01T00:00:00Z'})],
+  classes: [
+    sc('gold', 'ebs.csi.aws.com', {isDefault: true, created: '2026-01-01T00:00:00Z'}),
+    sc('silver', 'ebs.csi.aws.com', {isDefault: true, created: '2025-01-01T00:00:00Z'}),
+  ],
 })
 
 // A claim handed to an external provisioner that nothing shows running, with kube-controller-manager's events.
 const handedOff = state({
-  claims: [{...pvc('data', 'c1', {namespace: 'app', className: 'gp3', request: '20Gi'}), metadata: {name: 'data', namespace: 'app', uid: 'c1', creationTimestamp: ago(2400)}}],
+  claims: [
+    {
+      ...pvc('data', 'c1', {namespace: 'app', className: 'gp3', request: '20Gi'}),
+      metadata: {name: 'data', namespace: 'app', uid: 'c1', creationTimestamp: ago(2400)},
+    },
+  ],
   classes: [sc('gp3', 'ebs.csi.aws.com')],
 })
 const handedOffEvidence = evidence({
   events: [
-    event({namespace: 'app', name: 'data', reason: 'ExternalProvisioning', component: 'persistentvolume-controller', lastSeconds: 8, count: 162, message: "Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered."}),
+    event({
+      namespace: 'app',
+      name: 'data',
+      reason: 'ExternalProvisioning',
+      component: 'persistentvolume-controller',
+      lastSeconds: 8,
+      count: 162,
+      message:
+        "Waiting for a volume to be created either by the external provisioner 'ebs.csi.aws.com' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.",
+    }),
   ],
   csiDrivers: [csiDriver('efs.csi.aws.com')],
   leases: [],
@@ -58,10 +84,20 @@ const handedOffEvidence = evidence({
 
 // The terminating volume, still attached on a node, its attacher running.
 const attachedEvidence = evidence({
-  volumeAttachments: [volumeAttachment('csi-5d0c7e', {attacher: 'ebs.csi.aws.com', volume: 'pv-data', node: 'ip-10-0-1-7'})],
+  volumeAttachments: [
+    volumeAttachment('csi-5d0c7e', {attacher: 'ebs.csi.aws.com', volume: 'pv-data', node: 'ip-10-0-1-7'}),
+  ],
   csiDrivers: [csiDriver('ebs.csi.aws.com')],
   leases: [lease('kube-system', 'external-attacher-leader-ebs-csi-aws-com', 'ebs-csi-controller-6f9c-lq2', 4)],
-  events: [event({kind: 'VolumeAttachment', name: 'csi-5d0c7e', reason: 'AttachSucceeded', component: 'csi-attacher ebs.csi.aws.com', lastSeconds: 5400})],
+  events: [
+    event({
+      kind: 'VolumeAttachment',
+      name: 'csi-5d0c7e',
+      reason: 'AttachSucceeded',
+      component: 'csi-attacher ebs.csi.aws.com',
+      lastSeconds: 5400,
+    }),
+  ],
 })
 
 const cases: Array<[string, ExplainDocument]> = [
@@ -91,22 +127,44 @@ describe('explain renderers (golden)', () => {
   for (const [name, doc] of cases) {
     it(`${name}: text`, () => golden(`explain-${name}`, renderExplainText(doc, plain)))
   }
-  it('claim-no-matching-volume: text with colour', () => golden('explain-claim-no-matching-volume-ansi', renderExplainText(claim('logs'), ansi)))
+  it('claim-no-matching-volume: text with colour', () =>
+    golden('explain-claim-no-matching-volume-ansi', renderExplainText(claim('logs'), ansi)))
   it('claim-misbound: json', () => golden('explain-claim-misbound-json', renderExplainJson(claim('reports-b'))))
-  it('volume-terminating: yaml', () => golden('explain-volume-terminating-yaml', renderExplainYaml(explainVolume(terminating, 'pv-data', opts)!)))
+  it('volume-terminating: yaml', () =>
+    golden('explain-volume-terminating-yaml', renderExplainYaml(explainVolume(terminating, 'pv-data', opts)!)))
 
   it('the JSON document leads with the contract fields, in its order', () => {
     const keys = Object.keys(JSON.parse(renderExplainJson(claim('logs'))))
-    assert.deepEqual(keys.slice(0, 9), ['apiVersion', 'kind', 'claim', 'phase', 'verdict', 'volume', 'summary', 'candidates', 'suggestions'])
+    assert.deepEqual(keys.slice(0, 9), [
+      'apiVersion',
+      'kind',
+      'claim',
+      'phase',
+      'verdict',
+      'volume',
+      'summary',
+      'candidates',
+      'suggestions',
+    ])
     const candidate = JSON.parse(renderExplainJson(claim('logs'))).candidates[0]
     assert.deepEqual(Object.keys(candidate).slice(0, 3), ['volume', 'eligible', 'reasons'])
   })
 
   it('the Events block keeps the newest ten on screen and says how many more -o yaml has', () => {
-    const many = evidence({events: Array.from({length: 12}, (_, i) => event({namespace: 'app', name: 'data', reason: `R${i}`, component: 'c', lastSeconds: 10 * (i + 1)}))})
+    const many = evidence({
+      events: Array.from({length: 12}, (_, i) =>
+        event({namespace: 'app', name: 'data', reason: `R${i}`, component: 'c', lastSeconds: 10 * (i + 1)}),
+      ),
+    })
     const text = renderExplainText(explainClaim(handedOff, 'app', 'data', {...opts, evidence: many})!, plain)
-    const block = text.slice(text.indexOf('\nEvents:\n') + 1).trimEnd().split('\n')
-    assert.deepEqual(block.slice(2).map((l) => l.split(/\s+/)[1]), [...Array.from({length: 10}, (_, i) => `R${i}`), 'older'])
+    const block = text
+      .slice(text.indexOf('\nEvents:\n') + 1)
+      .trimEnd()
+      .split('\n')
+    assert.deepEqual(
+      block.slice(2).map((l) => l.split(/\s+/)[1]),
+      [...Array.from({length: 10}, (_, i) => `R${i}`), 'older'],
+    )
     assert.equal(block.at(-1), '(2 older not shown: -o yaml lists them all)')
   })
 
@@ -141,7 +199,11 @@ describe('explain on a terminal: tables fitted to its width, nothing cut', () =>
       const piped = renderExplainText(doc, plain)
       // Longer only as the pipe prints it: a table whose other columns leave its text less than
       // MIN_TEXT_WIDTH is not wrapped at all, and a command is never broken.
-      for (const line of narrow.split('\n')) assert.ok(line.length <= 80 || piped.split('\n').includes(line) || /(kubectl|pvctl) /.test(line), `too long (${line.length}): ${line}`)
+      for (const line of narrow.split('\n'))
+        assert.ok(
+          line.length <= 80 || piped.split('\n').includes(line) || /(kubectl|pvctl) /.test(line),
+          `too long (${line.length}): ${line}`,
+        )
       assert.deepEqual(words(narrow), words(piped))
     })
   }
@@ -149,7 +211,12 @@ describe('explain on a terminal: tables fitted to its width, nothing cut', () =>
     const text = renderExplainText(claim('logs'), plain, undefined, {noHeaders: true})
     assert.doesNotMatch(text, /^VOLUME +CAPACITY/m)
     assert.match(text, /^pv-0002 +10Gi +RWO/m)
-    const list = renderExplainText({apiVersion: EXPLAIN_API_VERSION, kind: 'List', items: ['carts', 'logs'].map(claim)}, plain, undefined, {noHeaders: true})
+    const list = renderExplainText(
+      {apiVersion: EXPLAIN_API_VERSION, kind: 'List', items: ['carts', 'logs'].map(claim)},
+      plain,
+      undefined,
+      {noHeaders: true},
+    )
     assert.match(list, /^shop +carts +Pending/)
     assert.doesNotMatch(list, /NAMESPACE +NAME/)
   })
@@ -166,7 +233,8 @@ describe('explain output in chunks (what the command writes) is byte for byte th
         it(`${name}: ${r.format}, ${perChunk} item(s) a chunk`, () => {
           const chunks = [...r.chunks(doc, perChunk)]
           assert.equal(chunks.join(''), r.whole(doc))
-          if (doc.kind === 'List' && doc.items.length > perChunk) assert.ok(chunks.length > 1, 'a List goes out in pieces')
+          if (doc.kind === 'List' && doc.items.length > perChunk)
+            assert.ok(chunks.length > 1, 'a List goes out in pieces')
         })
       }
     }

@@ -14,13 +14,32 @@ import {FIT_MAX_ROWS, GAP, kubectlTable, MIN_TEXT_WIDTH, NONE} from '../../src/r
 function wholeTable(head: string[], rows: string[][]): string {
   const t = new Table({
     head,
-    chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-      left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP)},
+    chars: {
+      top: '',
+      'top-mid': '',
+      'top-left': '',
+      'top-right': '',
+      bottom: '',
+      'bottom-mid': '',
+      'bottom-left': '',
+      'bottom-right': '',
+      left: '',
+      'left-mid': '',
+      mid: '',
+      'mid-mid': '',
+      right: '',
+      'right-mid': '',
+      middle: ' '.repeat(GAP),
+    },
     style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
     wordWrap: false,
   })
   for (const row of rows) t.push(row.map((cell) => (cell === '' ? NONE : cell)))
-  return t.toString().split('\n').map((line) => line.trimEnd()).join('\n')
+  return t
+    .toString()
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
 }
 
 /** Rows of every kind of cell, the widest of all in the last row. */
@@ -28,7 +47,13 @@ function rows(count: number, palette: typeof plain): string[][] {
   return Array.from({length: count}, (_, i) => [
     i % 3 === 0 ? palette.green('bind-volume') : palette.red('delete'),
     `pvc/ns-${i % 17}/claim-${'x'.repeat(i % 41)}${i === count - 1 ? '-the-longest-name-of-all'.repeat(4) : ''}`,
-    i % 97 === 0 ? '' : i % 89 === 0 ? `first line ${i}\nsecond, longer line ${i}` : i % 53 === 0 ? `ボリューム ${i}…` : `reason ${i}`,
+    i % 97 === 0
+      ? ''
+      : i % 89 === 0
+        ? `first line ${i}\nsecond, longer line ${i}`
+        : i % 53 === 0
+          ? `ボリューム ${i}…`
+          : `reason ${i}`,
   ])
 }
 
@@ -68,7 +93,11 @@ describe('kubectlTable options: --no-headers and fitting a terminal', () => {
     {
       name: '60 columns: the message wraps at spaces within what TYPE and OBJECT leave',
       width: 60,
-      want: ['Normal    pvc/shop/logs   no persistent volumes available', '                          for this claim and no storage', '                          class is set'],
+      want: [
+        'Normal    pvc/shop/logs   no persistent volumes available',
+        '                          for this claim and no storage',
+        '                          class is set',
+      ],
     },
     {
       name: 'too narrow to read: nothing wraps, the lines run as in a pipe (the terminal folds them)',
@@ -96,14 +125,33 @@ describe('kubectlTable fitted to a terminal: through cli-table3, every line with
   function cliTable3(rows: string[][], colWidths: number[]): string {
     const t = new Table({
       head,
-      chars: {top: '', 'top-mid': '', 'top-left': '', 'top-right': '', bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-        left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '', middle: ' '.repeat(GAP)},
+      chars: {
+        top: '',
+        'top-mid': '',
+        'top-left': '',
+        'top-right': '',
+        bottom: '',
+        'bottom-mid': '',
+        'bottom-left': '',
+        'bottom-right': '',
+        left: '',
+        'left-mid': '',
+        mid: '',
+        'mid-mid': '',
+        right: '',
+        'right-mid': '',
+        middle: ' '.repeat(GAP),
+      },
       style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
       colWidths,
       wordWrap: true,
     })
     for (const row of rows) t.push(row)
-    return t.toString().split('\n').map((line) => line.trimEnd()).join('\n')
+    return t
+      .toString()
+      .split('\n')
+      .map((line) => line.trimEnd())
+      .join('\n')
   }
   const reasons = [
     'volumeName -> pv-0003: pre-bound to shop/carts',
@@ -116,16 +164,27 @@ describe('kubectlTable fitted to a terminal: through cli-table3, every line with
     for (const width of [60, 56, 52]) {
       it(`${palette === plain ? 'plain' : 'coloured'}, ${width} columns: what cli-table3 prints, no visible line wider than ${width}`, () => {
         const table = kubectlTable(head, rows, {width, wrap: 2})
-        for (const line of table.split('\n')) assert.ok(stringWidth(line) <= width, `${stringWidth(line)} columns: ${line}`)
+        for (const line of table.split('\n'))
+          assert.ok(stringWidth(line) <= width, `${stringWidth(line)} columns: ${line}`)
         // Long words are what cli-table3 would cut: the oracle gets them split as kubectlTable splits them.
         const budget = width - 'bind-claim'.length - 'pvc/shop/claim-0'.length - 2 * GAP
-        const split = rows.map((row) => [row[0], row[1], row[2].replace('nfs.example.internal:/exports/media', (w) => w.match(new RegExp(`.{1,${budget}}`, 'g'))!.join(' '))])
+        const split = rows.map((row) => [
+          row[0],
+          row[1],
+          row[2].replace('nfs.example.internal:/exports/media', (w) =>
+            w.match(new RegExp(`.{1,${budget}}`, 'g'))!.join(' '),
+          ),
+        ])
         assert.equal(table, cliTable3(split, ['bind-claim'.length, 'pvc/shop/claim-0'.length, budget]))
       })
     }
   }
   it('a coloured cell keeps its colour on every line it wraps to', () => {
-    const table = kubectlTable(head, [['bind', 'pv/a', ansi.red('one two three four five six seven eight nine ten eleven')]], {width: 40, wrap: 2, noHeaders: true})
+    const table = kubectlTable(
+      head,
+      [['bind', 'pv/a', ansi.red('one two three four five six seven eight nine ten eleven')]],
+      {width: 40, wrap: 2, noHeaders: true},
+    )
     const lines = table.split('\n')
     assert.ok(lines.length > 1)
     for (const line of lines) assert.match(line, /\u001b\[31m[^\u001b]+\u001b\[39m$/, line)

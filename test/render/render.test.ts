@@ -40,7 +40,12 @@ function volume(name: string, rv: string, extra: Partial<PersistentVolume> = {})
   }
 }
 
-function claim(namespace: string, name: string, rv: string, extra: Partial<PersistentVolumeClaim> = {}): PersistentVolumeClaim {
+function claim(
+  namespace: string,
+  name: string,
+  rv: string,
+  extra: Partial<PersistentVolumeClaim> = {},
+): PersistentVolumeClaim {
   return {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
@@ -185,7 +190,14 @@ const full: SyncReport = {
       count: 3,
       sync: 'pvc/default/pending-claim',
     },
-    {object: refOfVolume('pv-old'), type: 'Normal', reason: 'VolumeRecycled', message: 'Volume recycled', count: 1, sync: 'pv/pv-old'},
+    {
+      object: refOfVolume('pv-old'),
+      type: 'Normal',
+      reason: 'VolumeRecycled',
+      message: 'Volume recycled',
+      count: 1,
+      sync: 'pv/pv-old',
+    },
   ],
   errors: [
     {
@@ -252,23 +264,36 @@ const unstable: SyncReport = {
 // ---------------------------------------------------------------------------------------------------------
 
 describe('renderSyncTable', () => {
-  it('full plan, narrow', () => golden('table-full-narrow', renderSyncTable(full, {wide: false, palette: plain, width: 80})))
+  it('full plan, narrow', () =>
+    golden('table-full-narrow', renderSyncTable(full, {wide: false, palette: plain, width: 80})))
   it('full plan, wide', () => golden('table-full-wide', renderSyncTable(full, {wide: true, palette: plain})))
-  it('full plan, narrow, colour', () => golden('table-full-narrow-ansi', renderSyncTable(full, {wide: false, palette: ansi, width: 80})))
+  it('full plan, narrow, colour', () =>
+    golden('table-full-narrow-ansi', renderSyncTable(full, {wide: false, palette: ansi, width: 80})))
   it('empty report', () => golden('table-empty', renderSyncTable(empty, {wide: false, palette: plain})))
   it('no changes but events', () => golden('table-quiet', renderSyncTable(quiet, {wide: false, palette: plain})))
-  it('not converged, narrow', () => golden('table-unstable-narrow', renderSyncTable(unstable, {wide: false, palette: plain, width: 80})))
-  it('not converged, wide', () => golden('table-unstable-wide', renderSyncTable(unstable, {wide: true, palette: plain})))
+  it('not converged, narrow', () =>
+    golden('table-unstable-narrow', renderSyncTable(unstable, {wide: false, palette: plain, width: 80})))
+  it('not converged, wide', () =>
+    golden('table-unstable-wide', renderSyncTable(unstable, {wide: true, palette: plain})))
 
   it('after a run that wrote: each action\'s OUTCOME, never cut, and a "Done" line', () => {
     const outcomes = ['written', 'executed', 'conflict-replanned', 'failed: persistentvolumes "pv-1" is forbidden']
-    const ran: SyncReport = {...full, dryRun: false, actions: full.actions.map((a, i) => ({...a, outcome: outcomes[i % outcomes.length]}))}
+    const ran: SyncReport = {
+      ...full,
+      dryRun: false,
+      actions: full.actions.map((a, i) => ({...a, outcome: outcomes[i % outcomes.length]})),
+    }
     for (const wide of [false, true]) {
       const [actionTable, ...rest] = renderSyncTable(ran, {wide, palette: plain, width: 80}).split('\n\n')
       const lines = actionTable.split('\n')
       assert.match(lines[0], /^ACTION +OBJECT +OUTCOME +REASON/)
       // Whole, however narrow the table: the reason is what gets cut.
-      ran.actions.forEach((_a, i) => assert.ok(lines.some((l) => l.includes(`   ${outcomes[i % outcomes.length]}   `)), outcomes[i % outcomes.length]))
+      ran.actions.forEach((_a, i) =>
+        assert.ok(
+          lines.some((l) => l.includes(`   ${outcomes[i % outcomes.length]}   `)),
+          outcomes[i % outcomes.length],
+        ),
+      )
       assert.match(rest.at(-1)!, /^Done: /)
     }
     assert.match(renderSyncTable(full, {wide: false, palette: plain}), /\nPlan: /)
@@ -302,7 +327,9 @@ describe('renderSyncTable', () => {
       assert.ok(!renderSyncTable(r, {wide: false, palette: plain}).includes('\u001b'))
       assert.ok(!renderSyncTable(r, {wide: true, palette: plain}).includes('\u001b'))
     }
-    assert.ok(renderSyncTable(unstable, {wide: false, palette: ansi}).includes('\u001b[33mnot converged after 10 rounds'))
+    assert.ok(
+      renderSyncTable(unstable, {wide: false, palette: ansi}).includes('\u001b[33mnot converged after 10 rounds'),
+    )
   })
 })
 
@@ -337,9 +364,15 @@ describe('renderSyncDiff', () => {
     const deleted = sections.findIndex((s) => s.startsWith('# delete pv/pv-0006: '))
     assert.ok(deleted >= 0, out)
     assert.match(sections[deleted], /the data is gone\)\n$/)
-    assert.match(sections[deleted + 1], /^diff -u -N live\/pv\/pv-0006 planned\/pv\/pv-0006\n--- live\/pv\/pv-0006\n\+\+\+ planned\/pv\/pv-0006\n@@ -1,\d+ \+0,0 @@\n-apiVersion: v1\n/)
+    assert.match(
+      sections[deleted + 1],
+      /^diff -u -N live\/pv\/pv-0006 planned\/pv\/pv-0006\n--- live\/pv\/pv-0006\n\+\+\+ planned\/pv\/pv-0006\n@@ -1,\d+ \+0,0 @@\n-apiVersion: v1\n/,
+    )
     assert.ok(!/^\+/m.test(sections[deleted + 1].split('\n').slice(3).join('\n')), 'nothing added to a deleted volume')
-    assert.ok(sections.some((s) => s.startsWith('# recycle pv/pv-0005: ')), 'the recycle is named')
+    assert.ok(
+      sections.some((s) => s.startsWith('# recycle pv/pv-0005: ')),
+      'the recycle is named',
+    )
   })
 
   it('refuses a report without `before`', () => {

@@ -26,7 +26,8 @@ const empty: SyncReport = {...report, rounds: 1, actions: [], events: [], errors
 /** What the renderers printed before they were chunked: the whole document, as one string. */
 function wholeDocument(r: SyncReport): object {
   const {before: _before, ...rest} = r
-  const {apiVersion, kind, kubernetesVersion, dryRun, rounds, converged, summary, actions, events, errors, objects} = rest
+  const {apiVersion, kind, kubernetesVersion, dryRun, rounds, converged, summary, actions, events, errors, objects} =
+    rest
   return {apiVersion, kind, kubernetesVersion, dryRun, rounds, converged, summary, actions, events, errors, objects}
 }
 
@@ -43,7 +44,10 @@ describe('reportJsonChunks / reportYamlChunks', () => {
   })
 
   for (const format of formats) {
-    for (const [label, r] of [['planned', report], ['empty', empty]] as const) {
+    for (const [label, r] of [
+      ['planned', report],
+      ['empty', empty],
+    ] as const) {
       for (const itemsPerChunk of [1, 2, 7, 10_000]) {
         it(`${format.name}, ${label} report, ${itemsPerChunk} per chunk: joined, the whole document`, () => {
           assert.equal([...format.chunks(r, itemsPerChunk)].join(''), format.whole(r))

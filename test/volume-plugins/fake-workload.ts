@@ -21,21 +21,29 @@ export class FakeWorkloadApi implements WorkloadApi {
   async createPod(pod: Pod): Promise<Pod> {
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`
     this.calls.push(`create pod/${key}`)
-    if (this.pods.has(key)) throw new ApiError(`pods "${pod.metadata.name}" already exists`, {verb: 'create', resource: 'pods', name: pod.metadata.name}, 409, 'AlreadyExists')
+    if (this.pods.has(key))
+      throw new ApiError(
+        `pods "${pod.metadata.name}" already exists`,
+        {verb: 'create', resource: 'pods', name: pod.metadata.name},
+        409,
+        'AlreadyExists',
+      )
     const created = {...structuredClone(pod), status: {phase: 'Pending'}}
     this.pods.set(key, created)
     return created
   }
   async readPod(namespace: string, name: string): Promise<Pod> {
     const pod = this.pods.get(`${namespace}/${name}`)
-    if (pod === undefined) throw new NotFoundError(`pods "${name}" not found`, {verb: 'get', resource: 'pods', name}, 404, 'NotFound')
+    if (pod === undefined)
+      throw new NotFoundError(`pods "${name}" not found`, {verb: 'get', resource: 'pods', name}, 404, 'NotFound')
     const read = structuredClone(pod)
     this.afterRead?.(pod, ++this.reads)
     return read
   }
   async deletePod(namespace: string, name: string): Promise<void> {
     this.calls.push(`delete pod/${namespace}/${name}`)
-    if (!this.pods.delete(`${namespace}/${name}`)) throw new NotFoundError(`pods "${name}" not found`, {verb: 'delete', resource: 'pods', name}, 404, 'NotFound')
+    if (!this.pods.delete(`${namespace}/${name}`))
+      throw new NotFoundError(`pods "${name}" not found`, {verb: 'delete', resource: 'pods', name}, 404, 'NotFound')
   }
   async podEvents(_namespace: string, _name: string): Promise<PodEvent[]> {
     return []

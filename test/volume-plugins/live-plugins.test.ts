@@ -5,7 +5,12 @@ import {test} from 'node:test'
 import type {WorkloadApi} from '../../src/cluster/workload-api.js'
 import {hostPathDeleteRefusal} from '../../src/engine/controller/volume-plugins.js'
 import {LiveVolumePlugins} from '../../src/volume-plugins/live-plugins.js'
-import {hostPathCleanupPod, recyclerPod, SCRUB_COMMAND, timeoutForVolume} from '../../src/volume-plugins/pod-templates.js'
+import {
+  hostPathCleanupPod,
+  recyclerPod,
+  SCRUB_COMMAND,
+  timeoutForVolume,
+} from '../../src/volume-plugins/pod-templates.js'
 import {pv, pvc, sc} from '../engine/builders.js'
 
 const timeouts: Array<{name: string; capacity: string; minimum: number; increment: number; want: number}> = [
@@ -40,26 +45,35 @@ test('the host-path cleanup pod removes the directory from its mounted parent', 
 })
 
 const noApi = {} as WorkloadApi
-test('host-path delete refuses a path without /tmp/.+ in it, as the in-tree deleter\'s Delete does', async () => {
+test("host-path delete refuses a path without /tmp/.+ in it, as the in-tree deleter's Delete does", async () => {
   const plugins = new LiveVolumePlugins(noApi)
   for (const path of ['/var/lib/data', '/tmp', '/tmp/', '/tmpfoo/x']) {
     const r = await plugins.delete('kubernetes.io/host-path', pv('v', {source: {hostPath: {path}}}))
     assert.deepEqual(r, {deleteError: `host_path deleter only supports /tmp/.+ but received provided ${path}`})
   }
   // Go's regexp.MatchString("/tmp/.+", path) is not anchored: these pass its check.
-  for (const path of ['/tmp/x', '/var/tmp/x', '/data/tmp/pv-1']) assert.equal(hostPathDeleteRefusal(pv('v', {source: {hostPath: {path}}})), undefined, path)
+  for (const path of ['/tmp/x', '/var/tmp/x', '/data/tmp/pv-1'])
+    assert.equal(hostPathDeleteRefusal(pv('v', {source: {hostPath: {path}}})), undefined, path)
 })
 
 test('host-path provisioning: the claim size and modes, a path named after the claim, the class policy', async () => {
   const plugins = new LiveVolumePlugins(noApi)
   const claim = pvc('c', 'uid-7', {request: '3Gi', modes: ['ReadWriteOnce']})
-  const r = await plugins.provision('kubernetes.io/host-path', {pvName: 'pvc-uid-7', claim, storageClass: {...sc('hp', 'kubernetes.io/host-path'), reclaimPolicy: 'Retain'}})
+  const r = await plugins.provision('kubernetes.io/host-path', {
+    pvName: 'pvc-uid-7',
+    claim,
+    storageClass: {...sc('hp', 'kubernetes.io/host-path'), reclaimPolicy: 'Retain'},
+  })
   assert.deepEqual(r.volume?.spec, {
     persistentVolumeReclaimPolicy: 'Retain',
     accessModes: ['ReadWriteOnce'],
     capacity: {storage: '3Gi'},
     hostPath: {path: '/tmp/hostpath_pv/uid-7', type: 'DirectoryOrCreate'},
   })
-  const block = await plugins.provision('kubernetes.io/host-path', {pvName: 'x', claim: pvc('b', 'u', {volumeMode: 'Block'}), storageClass: sc('hp', 'kubernetes.io/host-path')})
+  const block = await plugins.provision('kubernetes.io/host-path', {
+    pvName: 'x',
+    claim: pvc('b', 'u', {volumeMode: 'Block'}),
+    storageClass: sc('hp', 'kubernetes.io/host-path'),
+  })
   assert.match(block.provisionError ?? '', /does not support block volume provisioning/)
 })

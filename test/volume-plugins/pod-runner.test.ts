@@ -7,7 +7,12 @@ import type {Pod} from '../../src/engine/api/model.js'
 import {PodRunInterrupted, runPodToCompletion} from '../../src/volume-plugins/pod-runner.js'
 import {FakeWorkloadApi} from './fake-workload.js'
 
-const pod: Pod = {apiVersion: 'v1', kind: 'Pod', metadata: {name: 'recycler-for-v', namespace: 'default'}, spec: {containers: []} as unknown as Pod['spec']}
+const pod: Pod = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: {name: 'recycler-for-v', namespace: 'default'},
+  spec: {containers: []} as unknown as Pod['spec'],
+}
 const created = 'create pod/default/recycler-for-v'
 const deleted = 'delete pod/default/recycler-for-v'
 
@@ -19,11 +24,36 @@ const rows: Array<{
   phase: string
   want: {result?: string; interrupted?: {left: boolean}; calls: string[]}
 }> = [
-  {name: 'aborted before the run: no pod is made', abort: 'before', phase: 'Running', want: {interrupted: {left: false}, calls: []}},
-  {name: 'aborted as a read says Running: the pod is left', abort: {read: 2}, phase: 'Running', want: {interrupted: {left: true}, calls: [created]}},
-  {name: 'aborted during the sleep between polls: the pod is left', abort: 'sleeping', phase: 'Running', want: {interrupted: {left: true}, calls: [created]}},
-  {name: 'the pod finished as the signal came: finished, and cleaned up', abort: {read: 2}, phase: 'Succeeded', want: {result: undefined, calls: [created, deleted]}},
-  {name: 'the pod failed as the signal came: failed, and cleaned up', abort: {read: 2}, phase: 'Failed', want: {result: 'pod default/recycler-for-v failed', calls: [created, deleted]}},
+  {
+    name: 'aborted before the run: no pod is made',
+    abort: 'before',
+    phase: 'Running',
+    want: {interrupted: {left: false}, calls: []},
+  },
+  {
+    name: 'aborted as a read says Running: the pod is left',
+    abort: {read: 2},
+    phase: 'Running',
+    want: {interrupted: {left: true}, calls: [created]},
+  },
+  {
+    name: 'aborted during the sleep between polls: the pod is left',
+    abort: 'sleeping',
+    phase: 'Running',
+    want: {interrupted: {left: true}, calls: [created]},
+  },
+  {
+    name: 'the pod finished as the signal came: finished, and cleaned up',
+    abort: {read: 2},
+    phase: 'Succeeded',
+    want: {result: undefined, calls: [created, deleted]},
+  },
+  {
+    name: 'the pod failed as the signal came: failed, and cleaned up',
+    abort: {read: 2},
+    phase: 'Failed',
+    want: {result: 'pod default/recycler-for-v failed', calls: [created, deleted]},
+  },
 ]
 
 for (const row of rows) {

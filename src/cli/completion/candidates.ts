@@ -87,17 +87,24 @@ export function complete(words: readonly string[], commands: readonly Completion
   const current = words.length === 0 ? '' : words[words.length - 1]
   const before = words.slice(0, -1)
   // oclif lists an alias (why) as a command of its own: offered once, as its command.
-  const visible = commands.filter((c) => c.hidden !== true && !commands.some((o) => o.aliases.includes(c.id))).sort((a, b) => (a.id < b.id ? -1 : 1))
+  const visible = commands
+    .filter((c) => c.hidden !== true && !commands.some((o) => o.aliases.includes(c.id)))
+    .sort((a, b) => (a.id < b.id ? -1 : 1))
   // Flags may come before the command, as kubectl's do (`pvctl -n shop explain pvc/<TAB>`).
   const takesValue = valueFlags(commands)
   const at = commandIndex(before, takesValue)
   if (at === undefined) {
     // The value of a flag before any command (`pvctl -n <TAB>`): as a command that has the flag completes it.
     const flag = before.at(-1)
-    const holder = flag !== undefined && takesValue(flag) ? visible.find((c) => findFlag(c, flag) !== undefined) : undefined
+    const holder =
+      flag !== undefined && takesValue(flag) ? visible.find((c) => findFlag(c, flag) !== undefined) : undefined
     if (holder !== undefined) return completeCommand(holder, before, current, visible)
     if (current.startsWith('-')) return byPrefix(ROOT_FLAGS, current, Directive.NoFileComp)
-    return byPrefix(visible.map((c) => ({value: c.id, description: c.summary})), current, Directive.NoFileComp)
+    return byPrefix(
+      visible.map((c) => ({value: c.id, description: c.summary})),
+      current,
+      Directive.NoFileComp,
+    )
   }
   const command = commands.find((c) => c.id === before[at] || c.aliases.includes(before[at]))
   if (command === undefined) return {candidates: [], directive: Directive.NoFileComp}
@@ -111,11 +118,19 @@ interface LineState {
   pending?: CompletionFlag
 }
 
-function completeCommand(command: CompletionCommand, before: readonly string[], current: string, visible: readonly CompletionCommand[]): Answer {
+function completeCommand(
+  command: CompletionCommand,
+  before: readonly string[],
+  current: string,
+  visible: readonly CompletionCommand[],
+): Answer {
   const line = readLine(command, before)
   const source: NameSource = {
     // -f a.yaml,b.yaml is two files, as the commands read it.
-    filename: line.given.get('filename')?.flatMap((f) => f.split(',')).filter((f) => f !== ''),
+    filename: line.given
+      .get('filename')
+      ?.flatMap((f) => f.split(','))
+      .filter((f) => f !== ''),
     kubeconfig: last(line.given.get('kubeconfig')),
     context: last(line.given.get('context')),
     requestTimeout: last(line.given.get('request-timeout')),
@@ -189,7 +204,12 @@ function flagNames(command: CompletionCommand, line: LineState, withShort: boole
 
 /** The value of `flag`, given as `prefix` + `partial` (`--output=` + `js`, or '' + `js` after `-o`). */
 function flagValue(flag: CompletionFlag, partial: string, prefix: string, line: LineState, source: NameSource): Answer {
-  if (flag.options !== undefined) return byPrefix(flag.options.map((o) => ({value: `${prefix}${o}`})), prefix + partial, Directive.NoFileComp)
+  if (flag.options !== undefined)
+    return byPrefix(
+      flag.options.map((o) => ({value: `${prefix}${o}`})),
+      prefix + partial,
+      Directive.NoFileComp,
+    )
   if (FILE_FLAGS.has(flag.name)) {
     // The shell completes file names; `--kubeconfig=PATH` cannot be split for it, so nothing then.
     return {candidates: [], directive: prefix === '' ? Directive.Default : Directive.NoFileComp}
@@ -199,13 +219,30 @@ function flagValue(flag: CompletionFlag, partial: string, prefix: string, line: 
   return {candidates: [], directive: Directive.NoFileComp}
 }
 
-function positional(command: CompletionCommand, line: LineState, current: string, source: NameSource, visible: readonly CompletionCommand[]): Answer {
+function positional(
+  command: CompletionCommand,
+  line: LineState,
+  current: string,
+  source: NameSource,
+  visible: readonly CompletionCommand[],
+): Answer {
   const index = line.positionals.length
   const spec = command.args.length === 0 ? undefined : command.args[Math.min(index, command.args.length - 1)]
-  if (spec === undefined || (command.strict && index >= command.args.length)) return {candidates: [], directive: Directive.NoFileComp}
+  if (spec === undefined || (command.strict && index >= command.args.length))
+    return {candidates: [], directive: Directive.NoFileComp}
   // `pvctl help <TAB>`: the commands.
-  if (command.id === 'help') return byPrefix(visible.map((c) => ({value: c.id, description: c.summary})), current, Directive.NoFileComp)
-  if (spec.options !== undefined) return byPrefix(spec.options.map((o) => ({value: o})), current, Directive.NoFileComp)
+  if (command.id === 'help')
+    return byPrefix(
+      visible.map((c) => ({value: c.id, description: c.summary})),
+      current,
+      Directive.NoFileComp,
+    )
+  if (spec.options !== undefined)
+    return byPrefix(
+      spec.options.map((o) => ({value: o})),
+      current,
+      Directive.NoFileComp,
+    )
   if (!OBJECT_ARGS.has(command.args[0]?.name ?? '')) return {candidates: [], directive: Directive.NoFileComp}
   return objectWord(command, line, current, source)
 }
@@ -230,7 +267,10 @@ function objectWord(command: CompletionCommand, line: LineState, current: string
   if (command.strict && line.positionals.length > 0) return {candidates: [], directive: Directive.NoFileComp}
   // After TYPE/NAME objects, only more TYPE/NAME ones: the type words offer `pvc/`, as kubectl offers it.
   const slashed = line.positionals.length > 0
-  const types = OFFERED_TYPES.map((t) => ({value: slashed ? `${t}/` : t, description: t === 'pvc' ? 'PersistentVolumeClaim' : 'PersistentVolume'}))
+  const types = OFFERED_TYPES.map((t) => ({
+    value: slashed ? `${t}/` : t,
+    description: t === 'pvc' ? 'PersistentVolumeClaim' : 'PersistentVolume',
+  }))
   return byPrefix(types, current, slashed ? Directive.NoSpace | Directive.NoFileComp : Directive.NoFileComp)
 }
 
@@ -240,12 +280,31 @@ function kindOfType(word: string): 'claims' | 'volumes' | undefined {
   return undefined
 }
 
-function wanted(kind: NameKind, line: LineState, source: NameSource, prefix: string, partial: string, exclude: readonly string[]): NamesWanted {
-  return {kind, source, namespace: last(line.given.get('namespace')), allNamespaces: line.given.has('all-namespaces'), prefix, partial, exclude}
+function wanted(
+  kind: NameKind,
+  line: LineState,
+  source: NameSource,
+  prefix: string,
+  partial: string,
+  exclude: readonly string[],
+): NamesWanted {
+  return {
+    kind,
+    source,
+    namespace: last(line.given.get('namespace')),
+    allNamespaces: line.given.has('all-namespaces'),
+    prefix,
+    partial,
+    exclude,
+  }
 }
 
 /** The candidates once the names are read: sorted, once each, those that start with what was typed. */
-export function withNames(want: NamesWanted, found: NamesFound, namespace: string): {candidates: Candidate[]; directive: number} {
+export function withNames(
+  want: NamesWanted,
+  found: NamesFound,
+  namespace: string,
+): {candidates: Candidate[]; directive: number} {
   let names: string[]
   switch (want.kind) {
     case 'claims':
@@ -266,7 +325,11 @@ export function withNames(want: NamesWanted, found: NamesFound, namespace: strin
   return {candidates: values.map((n) => ({value: `${want.prefix}${n}`})), directive: Directive.NoFileComp}
 }
 
-function byPrefix(candidates: readonly Candidate[], current: string, directive: number): {candidates: Candidate[]; directive: number} {
+function byPrefix(
+  candidates: readonly Candidate[],
+  current: string,
+  directive: number,
+): {candidates: Candidate[]; directive: number} {
   return {candidates: candidates.filter((c) => c.value.startsWith(current)), directive}
 }
 
@@ -276,7 +339,9 @@ function last(values: readonly string[] | undefined): string | undefined {
 
 /** cobra's output: one candidate a line (a tab, then its description), then `:DIRECTIVE`. */
 export function formatAnswer(answer: {candidates: readonly Candidate[]; directive: number}): string {
-  const lines = answer.candidates.map((c) => (c.description !== undefined && c.description !== '' ? `${c.value}\t${oneLine(c.description)}` : c.value))
+  const lines = answer.candidates.map((c) =>
+    c.description !== undefined && c.description !== '' ? `${c.value}\t${oneLine(c.description)}` : c.value,
+  )
   return [...lines, `:${answer.directive}`].join('\n') + '\n'
 }
 

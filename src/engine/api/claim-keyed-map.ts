@@ -44,7 +44,9 @@ export class ClaimKeyIndex<V> {
   private byKey: Map<string, V> | undefined
 
   get(namespace: string, name: string): V | undefined {
-    return this.byNamespace !== undefined ? this.byNamespace.get(namespace)?.get(name) : this.keyed().get(`${namespace}/${name}`)
+    return this.byNamespace !== undefined
+      ? this.byNamespace.get(namespace)?.get(name)
+      : this.keyed().get(`${namespace}/${name}`)
   }
 
   set(namespace: string, name: string, value: V): void {

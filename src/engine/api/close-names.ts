@@ -15,7 +15,8 @@ export function editDistance(a: string, b: string, limit = Infinity): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1
       current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], beforePrevious[j - 2] + 1)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        current[j] = Math.min(current[j], beforePrevious[j - 2] + 1)
       rowMin = Math.min(rowMin, current[j])
     }
     if (rowMin > limit) return limit + 1

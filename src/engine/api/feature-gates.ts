@@ -114,7 +114,12 @@ export function defaultGatesAt(minor: number): FeatureGates {
   for (const gate of knownFeatureGates) {
     const history: GateHistory = GATE_HISTORY[gate]
     const spec = gateSpecAt(gate, minor)
-    values[gate] = spec !== undefined ? spec.default : minor >= (history.removedIn ?? Infinity) ? history.specs[history.specs.length - 1].default : false
+    values[gate] =
+      spec !== undefined
+        ? spec.default
+        : minor >= (history.removedIn ?? Infinity)
+          ? history.specs[history.specs.length - 1].default
+          : false
   }
   return Object.freeze(values) as FeatureGates
 }
@@ -147,7 +152,9 @@ export function readFeatureGates(spec: string | undefined): GateSettings {
     const value = item.slice(eq + 1).trim()
     const enabled = PARSE_BOOL.get(value)
     if (enabled === undefined) {
-      throw new FeatureGateError(`invalid value of ${name}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`)
+      throw new FeatureGateError(
+        `invalid value of ${name}=${value}, err: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`,
+      )
     } else {
       values.set(name, enabled)
     }
@@ -175,11 +182,17 @@ export function setGates(settings: GateSettings, base: FeatureGates): FeatureGat
     const history: GateHistory = GATE_HISTORY[gate]
     const spec = gateSpecAt(gate, base.version)
     if (history.removedIn !== undefined && base.version >= history.removedIn) {
-      throw new FeatureGateError(`unrecognized feature gate: ${name} (removed in ${kubeVersionText(history.removedIn)}; pvctl decides as ${at})`)
+      throw new FeatureGateError(
+        `unrecognized feature gate: ${name} (removed in ${kubeVersionText(history.removedIn)}; pvctl decides as ${at})`,
+      )
     } else if (spec === undefined) {
-      throw new FeatureGateError(`cannot set feature gate ${name} to ${enabled}, feature is PreAlpha at emulated version ${at.slice(1)}`)
+      throw new FeatureGateError(
+        `cannot set feature gate ${name} to ${enabled}, feature is PreAlpha at emulated version ${at.slice(1)}`,
+      )
     } else if (spec.lockToDefault === true && spec.default !== enabled) {
-      throw new FeatureGateError(`cannot set feature gate ${name} to ${enabled}, feature is locked to ${spec.default} in ${at}`)
+      throw new FeatureGateError(
+        `cannot set feature gate ${name} to ${enabled}, feature is locked to ${spec.default} in ${at}`,
+      )
     } else {
       gates[gate] = enabled
     }

@@ -73,9 +73,15 @@ export function nearestKnown(minor: number, read: string): {minor: number; notic
   if (isKnownMinor(minor)) {
     return {minor}
   } else if (minor > NEWEST_MINOR) {
-    return {minor: NEWEST_MINOR, notice: `the cluster runs ${read}, newer than the newest release pvctl knows: deciding as ${kubeVersionText(NEWEST_MINOR)}`}
+    return {
+      minor: NEWEST_MINOR,
+      notice: `the cluster runs ${read}, newer than the newest release pvctl knows: deciding as ${kubeVersionText(NEWEST_MINOR)}`,
+    }
   } else {
-    return {minor: OLDEST_MINOR, notice: `the cluster runs ${read}, older than the oldest release pvctl knows: deciding as ${kubeVersionText(OLDEST_MINOR)}`}
+    return {
+      minor: OLDEST_MINOR,
+      notice: `the cluster runs ${read}, older than the oldest release pvctl knows: deciding as ${kubeVersionText(OLDEST_MINOR)}`,
+    }
   }
 }
 

@@ -40,12 +40,20 @@ export function checkNodeAffinity(nodeAffinity: unknown, node: NodeInfo): string
  */
 export function affinityHostnames(nodeAffinity: unknown): string[] {
   const terms = (nodeAffinity as VolumeNodeAffinity | null | undefined)?.required?.nodeSelectorTerms ?? []
-  return terms.flatMap((t) => (t.matchExpressions ?? []).filter((r) => r.key === 'kubernetes.io/hostname' && r.operator === 'In').flatMap((r) => r.values ?? []))
+  return terms.flatMap((t) =>
+    (t.matchExpressions ?? [])
+      .filter((r) => r.key === 'kubernetes.io/hostname' && r.operator === 'In')
+      .flatMap((r) => r.values ?? []),
+  )
 }
 
 /** Whether a volume has a required node affinity and none of `nodes` satisfies it (false without nodes: not seen). */
 export function admitsNoNode(nodeAffinity: unknown, nodes: readonly NodeInfo[]): boolean {
-  return (nodeAffinity as VolumeNodeAffinity | null | undefined)?.required != null && nodes.length > 0 && nodes.every((n) => checkNodeAffinity(nodeAffinity, n) !== undefined)
+  return (
+    (nodeAffinity as VolumeNodeAffinity | null | undefined)?.required != null &&
+    nodes.length > 0 &&
+    nodes.every((n) => checkNodeAffinity(nodeAffinity, n) !== undefined)
+  )
 }
 
 /** Terms are ORed; within a term, requirements are ANDed; an empty term matches nothing. */

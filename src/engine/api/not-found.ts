@@ -14,8 +14,14 @@ export function claimNotFound(state: ClusterState, namespace: string, name: stri
   if (close.length > 0) {
     hints.push(`did you mean ${close.map((n) => `pvc/${n}`).join(', ')}?`)
   } else if (elsewhere.length === 0) {
-    const anywhere = closeNames(name, state.claims.map((c) => c.metadata.name ?? ''))
-    const keys = state.claims.filter((c) => anywhere.includes(c.metadata.name ?? '')).map(claimKey).sort()
+    const anywhere = closeNames(
+      name,
+      state.claims.map((c) => c.metadata.name ?? ''),
+    )
+    const keys = state.claims
+      .filter((c) => anywhere.includes(c.metadata.name ?? ''))
+      .map(claimKey)
+      .sort()
     if (keys.length > 0) hints.push(`did you mean ${keys.join(', ')}?`)
   }
   const message = `persistentvolumeclaim "${name}" not found in namespace "${namespace}"${hints.length > 0 ? `; ${hints.join('; ')}` : ''}`
@@ -23,7 +29,14 @@ export function claimNotFound(state: ClusterState, namespace: string, name: stri
 }
 
 export function volumeNotFound(state: ClusterState, name: string): RequestError {
-  const close = closeNames(name, state.volumes.map((v) => v.metadata.name ?? ''))
+  const close = closeNames(
+    name,
+    state.volumes.map((v) => v.metadata.name ?? ''),
+  )
   const hint = close.length > 0 ? `did you mean ${close.map((n) => `pv/${n}`).join(', ')}?` : undefined
-  return new RequestError(`persistentvolume "${name}" not found${hint !== undefined ? `; ${hint}` : ''}`, 'NotFound', hint !== undefined ? [hint] : [])
+  return new RequestError(
+    `persistentvolume "${name}" not found${hint !== undefined ? `; ${hint}` : ''}`,
+    'NotFound',
+    hint !== undefined ? [hint] : [],
+  )
 }

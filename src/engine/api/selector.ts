@@ -117,7 +117,8 @@ function isQualifiedName(value: string): string[] {
     ]
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`)
-  else if (utf8Length(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`)
+  else if (utf8Length(name) > QUALIFIED_NAME_MAX_LENGTH)
+    errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`)
   if (!QUALIFIED_NAME_RE.test(name)) {
     errs.push(`name part ${regexError(QUALIFIED_NAME_ERR_MSG, QUALIFIED_NAME_FMT, 'MyName', 'my.name', '123-abc')}`)
   }
@@ -127,7 +128,8 @@ function isQualifiedName(value: string): string[] {
 function isValidLabelValue(value: string): string[] {
   const errs: string[] = []
   if (utf8Length(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH))
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_ERR_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'))
+  if (!LABEL_VALUE_RE.test(value))
+    errs.push(regexError(LABEL_VALUE_ERR_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'))
   return errs
 }
 
@@ -165,7 +167,9 @@ function requirementError(key: string, op: RequirementOperator, vals: readonly s
     case 'In':
     case 'NotIn':
       if (vals.length === 0) {
-        errs.push(`values: Invalid value: ${goStringSlice(vals)}: for 'in', 'notin' operators, values set can't be empty`)
+        errs.push(
+          `values: Invalid value: ${goStringSlice(vals)}: for 'in', 'notin' operators, values set can't be empty`,
+        )
       }
       break
     case 'Equals':
@@ -176,7 +180,9 @@ function requirementError(key: string, op: RequirementOperator, vals: readonly s
     case 'Exists':
     case 'DoesNotExist':
       if (vals.length !== 0) {
-        errs.push(`values: Invalid value: ${goStringSlice(vals)}: values set must be empty for exists and does not exist`)
+        errs.push(
+          `values: Invalid value: ${goStringSlice(vals)}: values set must be empty for exists and does not exist`,
+        )
       }
       break
   }
@@ -305,18 +311,24 @@ export function compileLabelSelector(sel: LabelSelector | null | undefined): Com
     const field = `matchExpressions[${i}]`
     if (!isPlainObject(expr)) throw new SelectorError(field, undefined, `must be an object, got ${describeType(expr)}`)
     const {key = '', operator = '', values} = expr as {key?: unknown; operator?: unknown; values?: unknown}
-    if (typeof key !== 'string') throw new SelectorError(field, undefined, `key must be a string, got ${describeType(key)}`)
+    if (typeof key !== 'string')
+      throw new SelectorError(field, undefined, `key must be a string, got ${describeType(key)}`)
     if (typeof operator !== 'string') {
       throw new SelectorError(field, key, `operator must be a string, got ${describeType(operator)}`)
     }
-    if (values !== null && values !== undefined && !(Array.isArray(values) && values.every((v) => typeof v === 'string'))) {
+    if (
+      values !== null &&
+      values !== undefined &&
+      !(Array.isArray(values) && values.every((v) => typeof v === 'string'))
+    ) {
       // JSON.stringify gives undefined for what JSON cannot hold, whatever its declared type says.
       const shown = JSON.stringify(values) as string | undefined
       throw new SelectorError(field, key, `values must be a list of strings, got ${shown ?? describeType(values)}`)
     }
     const op = OPERATORS.get(operator)
-    if (op === undefined) throw new SelectorError(field, key, `${goQuote(operator)} is not a valid label selector operator`)
-    const vals: string[] = [...((values) ?? [])]
+    if (op === undefined)
+      throw new SelectorError(field, key, `${goQuote(operator)} is not a valid label selector operator`)
+    const vals: string[] = [...(values ?? [])]
     const err = requirementError(key, op, vals)
     if (err !== undefined) throw new SelectorError(field, key, err)
     requirements.push({key, operator: op, values: vals})
@@ -346,7 +358,9 @@ export function describeSelectorMismatch(sel: LabelSelector | null | undefined, 
         break
       case 'In':
         out.push(
-          present ? `label ${actual} not in (${valueList(r.values)})` : `labels lack ${r.key}, want ${r.key} in (${valueList(r.values)})`,
+          present
+            ? `label ${actual} not in (${valueList(r.values)})`
+            : `labels lack ${r.key}, want ${r.key} in (${valueList(r.values)})`,
         )
         break
       case 'NotIn':

@@ -73,7 +73,10 @@ export function isVolumeBoundToClaim(volume: PersistentVolume, claim: Persistent
  * CheckVolumeModeMismatches: true when the modes differ. An unset mode is Filesystem, because in HA
  * upgrades the API server may be older than the controller and not default the field.
  */
-export function checkVolumeModeMismatches(claimSpec: PersistentVolumeClaimSpec, volumeSpec: PersistentVolumeSpec): boolean {
+export function checkVolumeModeMismatches(
+  claimSpec: PersistentVolumeClaimSpec,
+  volumeSpec: PersistentVolumeSpec,
+): boolean {
   const requested = claimSpec.volumeMode ?? 'Filesystem'
   const offered = volumeSpec.volumeMode ?? 'Filesystem'
   return requested !== offered
@@ -100,7 +103,10 @@ export function getAccessModesAsString(modes: readonly PersistentVolumeAccessMod
   // Most volumes have one mode: its name, or none for a mode Kubernetes does not know (it is skipped).
   if (modes.length === 1) return shortNameOf.get(modes[0]) ?? ''
   const present = new Set(modes)
-  return accessModeShortNames.filter(([mode]) => present.has(mode)).map(([, short]) => short).join(',')
+  return accessModeShortNames
+    .filter(([mode]) => present.has(mode))
+    .map(([, short]) => short)
+    .join(',')
 }
 
 /** v1helper.GetAccessModesFromString */
@@ -128,7 +134,10 @@ export function isDelayBindingProvisioning(claim: PersistentVolumeClaim): boolea
 export function isDefaultStorageClass(klass: StorageClass): boolean {
   const annotations = klass.metadata.annotations
   if (annotations == null) return false
-  return annotations[IsDefaultStorageClassAnnotation] === 'true' || annotations[BetaIsDefaultStorageClassAnnotation] === 'true'
+  return (
+    annotations[IsDefaultStorageClassAnnotation] === 'true' ||
+    annotations[BetaIsDefaultStorageClassAnnotation] === 'true'
+  )
 }
 
 /**
@@ -141,7 +150,12 @@ export function getDefaultClass(classes: readonly StorageClass[]): StorageClass 
   const sorted = [...defaults].sort((a, b) => {
     const ta = timestampOrder(a.metadata.creationTimestamp)
     const tb = timestampOrder(b.metadata.creationTimestamp)
-    if (ta === tb) return (a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0
+    if (ta === tb)
+      return (a.metadata.name ?? '') < (b.metadata.name ?? '')
+        ? -1
+        : (a.metadata.name ?? '') > (b.metadata.name ?? '')
+          ? 1
+          : 0
     return ta > tb ? -1 : 1
   })
   return sorted[0]
@@ -236,7 +250,8 @@ function copyJson(value: unknown): unknown {
     const v = object[key]
     const copy = typeof v === 'object' && v !== null ? copyJson(v) : v
     // A "__proto__" key read from JSON is a plain key: keep it one (assignment would set the prototype).
-    if (key === '__proto__') Object.defineProperty(out, key, {value: copy, enumerable: true, writable: true, configurable: true})
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {value: copy, enumerable: true, writable: true, configurable: true})
     else out[key] = copy
   }
   return out
@@ -252,7 +267,8 @@ export function shallowCopy<T extends object>(obj: T): T {
   const out: Record<string, unknown> = {}
   for (const key in source) {
     // A "__proto__" key read from JSON is a plain key: keep it one (assignment would set the prototype).
-    if (key === '__proto__') Object.defineProperty(out, key, {value: source[key], enumerable: true, writable: true, configurable: true})
+    if (key === '__proto__')
+      Object.defineProperty(out, key, {value: source[key], enumerable: true, writable: true, configurable: true})
     else out[key] = source[key]
   }
   return out as T
@@ -297,7 +313,10 @@ export function copyForStatusWrite<T extends PersistentVolume | PersistentVolume
  * copy is never written nor returned, so skipping it changes nothing but the time (a full plan is mostly
  * such syncs). Callers read the original and write only through clone().
  */
-export function copyOnWrite<T extends PersistentVolume | PersistentVolumeClaim>(original: T, copyOf: (obj: T) => T = copyForWrite): () => T {
+export function copyOnWrite<T extends PersistentVolume | PersistentVolumeClaim>(
+  original: T,
+  copyOf: (obj: T) => T = copyForWrite,
+): () => T {
   let copy: T | undefined
   return () => (copy ??= copyOf(original))
 }

@@ -8,7 +8,13 @@ import {Explainer} from '../explain/explainer.js'
 import type {ClaimExplanationFacts, Verdict} from '../explain/model.js'
 import {relinkPort} from '../repair/explain-state.js'
 import {withPlanApplied} from '../simulation/plan-applied.js'
-import {checkTargetsExist, defaultDecided, planSyncKeepingCache, summarize, type SyncOptions} from '../simulation/plan-sync.js'
+import {
+  checkTargetsExist,
+  defaultDecided,
+  planSyncKeepingCache,
+  summarize,
+  type SyncOptions,
+} from '../simulation/plan-sync.js'
 import {scopePredicate} from '../simulation/reconcile.js'
 import type {SimulatedCluster} from '../simulation/simulated-cluster.js'
 import type {SyncReport} from '../simulation/sync-report.js'
@@ -60,9 +66,16 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   // answer without its candidates, which no finding reads: every claim weighed against every volume would
   // make the audit claims × volumes) of those whose finding words what blocks them.
   function* claimFacts(): Generator<ClaimExplanationFacts> {
-    for (const c of s.after.claims) yield explained((e) => present(e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
+    for (const c of s.after.claims)
+      yield explained((e) =>
+        present(
+          e.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+          'the explainer explains every claim of its state',
+        ),
+      )
   }
-  const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) => explained((e) => present(e.claimBrief(namespace, name), 'the explainer explains every claim of its state'))
+  const explainClaim = ({namespace, name}: ClaimExplanationFacts['claim']) =>
+    explained((e) => present(e.claimBrief(namespace, name), 'the explainer explains every claim of its state'))
   const explainVolume = (name: string) => withEvidence.volume(name, {wantedBy: false})
   const phaseAsRead = phasesOf(state.volumes)
   const findings = judge({
@@ -81,7 +94,12 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
   })
   const views = opts.views ?? new Set<AuditView>(['capacity', 'pointers', 'audited'])
   const audited = views.has('audited') ? [...sortedByKey(s.claimObjects), ...sortedByKey(s.volumeObjects)] : undefined
-  const report = buildAuditReport(findings, {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited}, opts.ignore, s.annotated)
+  const report = buildAuditReport(
+    findings,
+    {claims: s.claims.length, volumes: s.volumes.length, plannedChanges: s.plannedChanges, audited},
+    opts.ignore,
+    s.annotated,
+  )
   return {
     ...report,
     kubernetesVersion: opts.kubernetesVersion ?? defaultDecided(opts.gates),
@@ -98,13 +116,35 @@ export function auditState(state: ClusterState, opts: AuditOptions, extras: Audi
 export function auditProblemCount(state: ClusterState, opts: AuditOptions, plan: SyncReport): number {
   const s = auditScope(state, opts, {plan})
   const claimCodes = s.claims.flatMap((c, i) => {
-    const code = claimCode(present(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
+    const code = claimCode(
+      present(
+        s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+        'the explainer explains every claim of its state',
+      ),
+    )
     return code === undefined ? [] : [{code, object: s.claimObjects[i]}]
   })
   // Every claim's facts, none judged again: the class findings count claims of any namespace.
-  const facts = s.after.claims.map((c) => present(s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
-  const rest = judge({after: s.after, lookup: s.explainer.lookup, claims: facts, reported: () => false, explainClaim: ({namespace, name}) => present(s.explainer.claimBrief(namespace, name), 'the explainer explains every claim of its state'), volumes: s.volumes, classes: s.classes, gates: opts.gates})
-  return [...claimCodes, ...rest].filter((f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined).length
+  const facts = s.after.claims.map((c) =>
+    present(
+      s.explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+      'the explainer explains every claim of its state',
+    ),
+  )
+  const rest = judge({
+    after: s.after,
+    lookup: s.explainer.lookup,
+    claims: facts,
+    reported: () => false,
+    explainClaim: ({namespace, name}) =>
+      present(s.explainer.claimBrief(namespace, name), 'the explainer explains every claim of its state'),
+    volumes: s.volumes,
+    classes: s.classes,
+    gates: opts.gates,
+  })
+  return [...claimCodes, ...rest].filter(
+    (f) => FINDING_CODES[f.code].severity !== 'info' && silencedBy(f, opts.ignore, s.annotated) === undefined,
+  ).length
 }
 
 /** Since when each volume Released as read has been Released (its lastPhaseTransitionTime, where it has one). */
@@ -125,34 +165,81 @@ function releasedSinceAsRead(state: ClusterState): Map<string, string> {
 function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateExtras) {
   const targets = opts.targets ?? []
   checkTargetsExist(state, targets)
-  const inScope = scopePredicate(targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector})
-  const named = new Set(targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`))
+  const inScope = scopePredicate(
+    targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector},
+  )
+  const named = new Set(
+    targets.map((t) => `${t.kind}/${t.kind === 'PersistentVolume' ? '' : (t.namespace ?? 'default')}/${t.name}`),
+  )
   // A plan made with a scope (sync's pointer to audit under -n) is not the controller's over the whole state.
   const whole = targets.length === 0 && inScope.everything
   const {after, report, cache} = planned(state, opts, whole ? extras.plan : undefined)
-  const claims = after.claims.filter((c) => (targets.length > 0 ? named.has(`PersistentVolumeClaim/${claimKey(c)}`) : inScope.claim(c)))
-  const volumes = after.volumes.filter((v) => (targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v)))
-  const shownKeys = new Set([...claims.map((c) => `PersistentVolumeClaim/${claimKey(c)}`), ...volumes.map((v) => `PersistentVolume//${v.metadata.name ?? ''}`)])
-  const reported = whole ? undefined : ({namespace, name}: {namespace: string; name: string}) => shownKeys.has(`PersistentVolumeClaim/${namespace}/${name}`)
+  const claims = after.claims.filter((c) =>
+    targets.length > 0 ? named.has(`PersistentVolumeClaim/${claimKey(c)}`) : inScope.claim(c),
+  )
+  const volumes = after.volumes.filter((v) =>
+    targets.length > 0 ? named.has(`PersistentVolume//${v.metadata.name ?? ''}`) : inScope.volume(v),
+  )
+  const shownKeys = new Set([
+    ...claims.map((c) => `PersistentVolumeClaim/${claimKey(c)}`),
+    ...volumes.map((v) => `PersistentVolume//${v.metadata.name ?? ''}`),
+  ])
+  const reported = whole
+    ? undefined
+    : ({namespace, name}: {namespace: string; name: string}) =>
+        shownKeys.has(`PersistentVolumeClaim/${namespace}/${name}`)
   // The writes of the plan to the objects reported: another namespace's pending bind fails no audit of this one.
-  const plannedChanges = whole ? {...report.summary} : {...summarize(report.actions.filter((a) => shownKeys.has(`${a.object.kind}/${a.object.namespace ?? ''}/${a.object.name}`)))}
+  const plannedChanges = whole
+    ? {...report.summary}
+    : {
+        ...summarize(
+          report.actions.filter((a) => shownKeys.has(`${a.object.kind}/${a.object.namespace ?? ''}/${a.object.name}`)),
+        ),
+      }
   // Classes are judged unless objects are named (the audit is then about those objects).
   const classes = targets.length === 0
   // The Explainer of `pvctl explain pvc/NAME`: the same verdict, by construction; over the plan's own
   // informer caches when they hold `after`, not cached and indexed again.
   const plugins = defaultVolumePluginMgr(opts)
-  const explainer = new Explainer(after, {gates: opts.gates, plugins, relink: relinkPort(after, opts.gates, plugins, opts.sourceArgs), ...(cache === undefined ? {} : {cache})})
-  const claimObjects = claims.map((c): FindingObject => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''}))
+  const explainer = new Explainer(after, {
+    gates: opts.gates,
+    plugins,
+    relink: relinkPort(after, opts.gates, plugins, opts.sourceArgs),
+    ...(cache === undefined ? {} : {cache}),
+  })
+  const claimObjects = claims.map((c): FindingObject => ({
+    kind: 'PersistentVolumeClaim',
+    namespace: c.metadata.namespace ?? '',
+    name: c.metadata.name ?? '',
+  }))
   const volumeObjects = volumes.map((v): FindingObject => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''}))
   const annotated = annotationIgnores([
     ...claims.map((c, i) => ({object: claimObjects[i], metadata: c.metadata})),
     ...volumes.map((v, i) => ({object: volumeObjects[i], metadata: v.metadata})),
-    ...(classes ? after.classes.map((c) => ({object: {kind: 'StorageClass' as const, name: c.metadata.name ?? ''}, metadata: c.metadata})) : []),
+    ...(classes
+      ? after.classes.map((c) => ({
+          object: {kind: 'StorageClass' as const, name: c.metadata.name ?? ''},
+          metadata: c.metadata,
+        }))
+      : []),
   ])
   for (const {object, names} of annotated.unknown) {
-    extras.notice?.(`${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: pvctl audit --help)`)
+    extras.notice?.(
+      `${objectName(object)}: ${AUDIT_IGNORE_ANNOTATION} names ${names.join(', ')}, not a finding code: ${names.length === 1 ? 'it silences' : 'they silence'} nothing (the codes: pvctl audit --help)`,
+    )
   }
-  return {plannedChanges, after, claims, volumes, reported, classes, explainer, claimObjects, volumeObjects, annotated: annotated.codes}
+  return {
+    plannedChanges,
+    after,
+    claims,
+    volumes,
+    reported,
+    classes,
+    explainer,
+    claimObjects,
+    volumeObjects,
+    annotated: annotated.codes,
+  }
 }
 
 /**
@@ -160,10 +247,18 @@ function auditScope(state: ClusterState, opts: AuditOptions, extras: AuditStateE
  * events and the objects before it, a few hundred MB at 100k + 100k) is garbage before the explaining
  * starts. A plan made here leaves its informer caches too, when they hold that state (planSyncKeepingCache).
  */
-function planned(state: ClusterState, opts: AuditOptions, made?: SyncReport): {after: ClusterState; report: Pick<SyncReport, 'actions' | 'summary'>; cache: SimulatedCluster | undefined} {
+function planned(
+  state: ClusterState,
+  opts: AuditOptions,
+  made?: SyncReport,
+): {after: ClusterState; report: Pick<SyncReport, 'actions' | 'summary'>; cache: SimulatedCluster | undefined} {
   const whole = {...opts, dryRun: true, targets: undefined, namespace: undefined, labelSelector: undefined}
   const {report, cache} = made !== undefined ? {report: made, cache: undefined} : planSyncKeepingCache(state, whole)
-  return {after: withPlanApplied(state, report.objects), report: {actions: report.actions, summary: report.summary}, cache}
+  return {
+    after: withPlanApplied(state, report.objects),
+    report: {actions: report.actions, summary: report.summary},
+    cache,
+  }
 }
 
 /** The volumes' phases as read (null: none written), looked up by name. */

@@ -38,7 +38,10 @@ const PHASE_MEASURE: Partial<Record<string, CapacityMeasure>> = {
 }
 
 /** The capacity of the claims and volumes audited, each table sorted by name. */
-export function auditCapacity(claims: readonly PersistentVolumeClaim[], volumes: readonly PersistentVolume[]): AuditCapacity {
+export function auditCapacity(
+  claims: readonly PersistentVolumeClaim[],
+  volumes: readonly PersistentVolume[],
+): AuditCapacity {
   const byClass = new Map<string, CapacityRow>()
   const byNamespace = new Map<string, CapacityRow>()
   const rowOf = (rows: Map<string, CapacityRow>, name: string): CapacityRow => {
@@ -57,7 +60,10 @@ export function auditCapacity(claims: readonly PersistentVolumeClaim[], volumes:
     const phase = c.status?.phase ?? ''
     claimPhases[phase] = (claimPhases[phase] ?? 0) + 1
     const requested = bytes(c.spec.resources?.requests?.storage)
-    for (const row of [rowOf(byClass, getPersistentVolumeClaimClass(c)), rowOf(byNamespace, c.metadata.namespace ?? '')]) {
+    for (const row of [
+      rowOf(byClass, getPersistentVolumeClaimClass(c)),
+      rowOf(byNamespace, c.metadata.namespace ?? ''),
+    ]) {
       row.claims++
       row.requested += requested
     }
@@ -82,9 +88,16 @@ export function auditCapacity(claims: readonly PersistentVolumeClaim[], volumes:
       }
     }
   }
-  const sorted = (rows: Map<string, CapacityRow>) => [...rows.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const byName = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-  return {byClass: sorted(byClass), byNamespace: sorted(byNamespace), claimPhases: byName(claimPhases), volumePhases: byName(volumePhases)}
+  const sorted = (rows: Map<string, CapacityRow>) =>
+    [...rows.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  const byName = (counts: Record<string, number>) =>
+    Object.fromEntries(Object.entries(counts).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  return {
+    byClass: sorted(byClass),
+    byNamespace: sorted(byNamespace),
+    claimPhases: byName(claimPhases),
+    volumePhases: byName(volumePhases),
+  }
 }
 
 /** A storage quantity in bytes; 0 when absent or not a quantity (the judges report a malformed one). */

@@ -20,8 +20,12 @@ export function auditEvidenceQuery(state: ClusterState): EvidenceQuery {
   }
   let attachers = false
   for (const v of state.volumes) {
-    const deleter = v.metadata.annotations?.[AnnMigratedTo] ?? v.spec.csi?.driver ?? v.metadata.annotations?.[AnnDynamicallyProvisioned]
-    if (v.spec.persistentVolumeReclaimPolicy === 'Delete' && deleter !== undefined && deleter !== '') leases.add(provisionerLeaseName(deleter))
+    const deleter =
+      v.metadata.annotations?.[AnnMigratedTo] ??
+      v.spec.csi?.driver ??
+      v.metadata.annotations?.[AnnDynamicallyProvisioned]
+    if (v.spec.persistentVolumeReclaimPolicy === 'Delete' && deleter !== undefined && deleter !== '')
+      leases.add(provisionerLeaseName(deleter))
     for (const f of v.metadata.deletionTimestamp == null ? [] : (v.metadata.finalizers ?? [])) {
       if (f.startsWith(EXTERNAL_ATTACHER_PREFIX)) {
         leases.add(attacherLeaseName(f.slice(EXTERNAL_ATTACHER_PREFIX.length)))

@@ -45,7 +45,8 @@ const CLUSTER_SCOPED = new Set(['persistentvolumes', 'storageclasses', 'nodes', 
 
 /** The finding that stands for a cluster not read. */
 export function unreadClusterFinding(c: UnreadCluster): Finding {
-  const code: FindingCode = c.cause === 'unauthorized' || c.cause === 'forbidden' ? 'ClusterForbidden' : 'ClusterUnreachable'
+  const code: FindingCode =
+    c.cause === 'unauthorized' || c.cause === 'forbidden' ? 'ClusterForbidden' : 'ClusterUnreachable'
   const flags = [...c.kubeconfigArgs, '--context', c.context].join(' ')
   const fixes: Record<UnreadCause, () => string> = {
     kubeconfig: () => `kubectl config view --minify ${flags}`,
@@ -58,21 +59,40 @@ export function unreadClusterFinding(c: UnreadCluster): Finding {
     severity: 'error',
     object: {kind: 'Cluster', name: c.context},
     message: `The cluster of context ${c.context} could not be audited: ${c.error.replace(/\.$/, '')}.`,
-    evidence: {context: c.context, server: c.server === '' ? null : c.server, cause: c.cause, status: c.status, error: c.error},
+    evidence: {
+      context: c.context,
+      server: c.server === '' ? null : c.server,
+      cause: c.cause,
+      status: c.status,
+      error: c.error,
+    },
     fix: fixes[c.cause](),
   }
 }
 
 function canIArgs(request: UnreadCluster['request']): string {
   const r = request ?? {verb: 'list', resource: 'persistentvolumeclaims'}
-  const where = r.namespace !== undefined ? ` -n ${r.namespace}` : CLUSTER_SCOPED.has(r.resource) ? '' : ' --all-namespaces'
+  const where =
+    r.namespace !== undefined ? ` -n ${r.namespace}` : CLUSTER_SCOPED.has(r.resource) ? '' : ' --all-namespaces'
   return `${r.verb} ${r.resource}${where}`
 }
 
 /** The report of a cluster not read: nothing counted, the one finding (which --ignore may silence). */
 export function unreadClusterReport(c: UnreadCluster, ignore: ReadonlySet<string>): AuditReport {
-  const nothingPlanned = {binds: 0, releases: 0, recycles: 0, deletions: 0, provisions: 0, lostClaims: 0, phaseChanges: 0, writes: 0}
-  return {...buildAuditReport([unreadClusterFinding(c)], {claims: 0, volumes: 0, plannedChanges: nothingPlanned}, ignore), context: c.context}
+  const nothingPlanned = {
+    binds: 0,
+    releases: 0,
+    recycles: 0,
+    deletions: 0,
+    provisions: 0,
+    lostClaims: 0,
+    phaseChanges: 0,
+    writes: 0,
+  }
+  return {
+    ...buildAuditReport([unreadClusterFinding(c)], {claims: 0, volumes: 0, plannedChanges: nothingPlanned}, ignore),
+    context: c.context,
+  }
 }
 
 /**
@@ -84,7 +104,9 @@ export function aimFixes(report: AuditReport, flags: readonly string[]): AuditRe
   const aim = (fix: string) =>
     fix
       .split(' && ')
-      .map((command) => (command.startsWith('kubectl ') && !/ --context /.test(command) ? `${command} ${flags.join(' ')}` : command))
+      .map((command) =>
+        command.startsWith('kubectl ') && !/ --context /.test(command) ? `${command} ${flags.join(' ')}` : command,
+      )
       .join(' && ')
   return {...report, findings: report.findings.map((f) => ({...f, fix: aim(f.fix)}))}
 }
@@ -95,7 +117,10 @@ export function auditReportList(items: readonly AuditReport[]): AuditReportList 
 
 /** Whether a report is of a cluster not read (its finding kept or silenced). */
 export function isUnread(r: AuditReport): boolean {
-  return r.findings.some((f) => CLUSTER_CODES.includes(f.code)) || CLUSTER_CODES.some((code) => (r.summary.ignored[code] ?? 0) > 0)
+  return (
+    r.findings.some((f) => CLUSTER_CODES.includes(f.code)) ||
+    CLUSTER_CODES.some((code) => (r.summary.ignored[code] ?? 0) > 0)
+  )
 }
 
 /**
@@ -104,5 +129,9 @@ export function isUnread(r: AuditReport): boolean {
  * --fail-on none), else 0.
  */
 export function fleetOutcome(reports: readonly AuditReport[], failOn: FailOn): 'unread' | 'fails' | 'passes' {
-  return reports.length > 0 && reports.every(isUnread) ? 'unread' : reports.some((r) => auditFails(r, failOn)) ? 'fails' : 'passes'
+  return reports.length > 0 && reports.every(isUnread)
+    ? 'unread'
+    : reports.some((r) => auditFails(r, failOn))
+      ? 'fails'
+      : 'passes'
 }

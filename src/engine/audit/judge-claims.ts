@@ -47,7 +47,13 @@ export const CLAIM_EVIDENCE_VERDICT_CODES: Partial<Record<FindingCode, readonly 
   ClaimConsumerBypassesScheduler: ['WaitForFirstConsumer', 'WaitForPodScheduled'],
   ClaimConsumerUnschedulable: ['WaitForPodScheduled'],
   ClaimSelectedNodeGone: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
-  ClaimDefaultClassSkipsVolume: ['WaitForFirstConsumer', 'WaitForPodScheduled', 'ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
+  ClaimDefaultClassSkipsVolume: [
+    'WaitForFirstConsumer',
+    'WaitForPodScheduled',
+    'ExternalProvisioning',
+    'WillProvision',
+    'ProvisioningNotSupported',
+  ],
   ClaimProvisionedVolumeUnfit: ['ExternalProvisioning', 'WillProvision', 'ProvisioningNotSupported'],
   ClaimConsumerVolumeNodeConflict: ['Bound'],
 }
@@ -104,7 +110,9 @@ function usage(claim: PersistentVolumeClaim): Finding['evidence'] {
   const evidence: Finding['evidence'] = {}
   const owners = (claim.metadata.ownerReferences ?? []) as Array<{kind?: string; name?: string}>
   if (owners.length > 0) evidence.ownedBy = owners.map((o) => `${o.kind ?? '?'}/${o.name ?? '?'}`)
-  const unused = ((claim.status?.conditions ?? []) as Array<ClaimCondition & {lastTransitionTime?: string}>).find((c) => c.type === 'Unused' && c.status === 'True')
+  const unused = ((claim.status?.conditions ?? []) as Array<ClaimCondition & {lastTransitionTime?: string}>).find(
+    (c) => c.type === 'Unused' && c.status === 'True',
+  )
   if (unused !== undefined) evidence.unusedSince = unused.lastTransitionTime ?? null
   return evidence
 }
@@ -115,7 +123,12 @@ function objectOf(e: ClaimExplanationFacts): FindingObject {
 
 /** What every claim finding's evidence starts with: explain's verdict and the fields it rests on. */
 function baseEvidence(e: ClaimExplanationFacts): Finding['evidence'] {
-  const evidence: Finding['evidence'] = {verdict: e.verdict, phase: e.phase, 'spec.volumeName': e.request.volumeName, storageClass: e.storageClass.name}
+  const evidence: Finding['evidence'] = {
+    verdict: e.verdict,
+    phase: e.phase,
+    'spec.volumeName': e.request.volumeName,
+    storageClass: e.storageClass.name,
+  }
   if (e.error !== null) evidence.controllerError = e.error
   return evidence
 }
@@ -146,7 +159,15 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       evidence.lease = l.leaseName
       evidence.csiDriver = l.csiDriver
       evidence.livenessEvidence = l.summary
-      return [finding('ClaimProvisionerNotRunning', object, `The claim waits for external provisioner '${l.name}', and nothing shows it running (${l.summary}): deploy or restart the CSI driver's controller with its csi-provisioner sidecar.`, evidence, explain)]
+      return [
+        finding(
+          'ClaimProvisionerNotRunning',
+          object,
+          `The claim waits for external provisioner '${l.name}', and nothing shows it running (${l.summary}): deploy or restart the CSI driver's controller with its csi-provisioner sidecar.`,
+          evidence,
+          explain,
+        ),
+      ]
     } else {
       // It runs, has acted on the claim, or whether it runs cannot be seen: the wait is not judged a fault.
       return []
@@ -159,15 +180,38 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
-      return [lostFinding(code, ctx.explain(e.claim), evidence, ctx.relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}))]
+      return [
+        lostFinding(
+          code,
+          ctx.explain(e.claim),
+          evidence,
+          ctx.relink({kind: 'PersistentVolumeClaim', namespace: e.claim.namespace, name: e.claim.name}),
+        ),
+      ]
     case 'ClaimWaitingForConsumer': {
-      const unseen = ctx.podsRead ? '' : ' No Pods were read: whether a pod uses it, or names its node itself and so never lets it bind, could not be seen.'
-      return [finding(code, object, `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.${unseen}`, evidence, explain)]
+      const unseen = ctx.podsRead
+        ? ''
+        : ' No Pods were read: whether a pod uses it, or names its node itself and so never lets it bind, could not be seen.'
+      return [
+        finding(
+          code,
+          object,
+          `The claim waits for a pod that uses it (class ${e.storageClass.name} binds on first consumer); nothing to do unless a pod should exist.${unseen}`,
+          evidence,
+          explain,
+        ),
+      ]
     }
     case 'ClaimWaitingForScheduling': {
       const pods = ctx.explain(e.claim).pods.map((x) => x.name)
       return [
-        finding(code, object, `The claim waits for its pod (${pods.join(', ')}) to be scheduled (class ${e.storageClass.name} binds on first consumer); look at the pod if it stays unscheduled.`, evidence, `kubectl get pods -n ${namespace} ${pods.join(' ')} -o wide`),
+        finding(
+          code,
+          object,
+          `The claim waits for its pod (${pods.join(', ')}) to be scheduled (class ${e.storageClass.name} binds on first consumer); look at the pod if it stays unscheduled.`,
+          evidence,
+          `kubectl get pods -n ${namespace} ${pods.join(' ')} -o wide`,
+        ),
       ]
     }
     case 'ClaimRequestedVolumeBoundElsewhere': {
@@ -176,7 +220,8 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
       const brief = ctx.explain(e.claim)
       evidence.suggestions = brief.suggestions
       const volume = e.request.volumeName ?? ''
-      const fix = ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? ctx.reclaim(volume, e.claim) ?? explain
+      const fix =
+        ctx.relink({kind: 'PersistentVolumeClaim', namespace, name}) ?? ctx.reclaim(volume, e.claim) ?? explain
       return [finding(code, object, brief.summary, evidence, fix)]
     }
     default: {
@@ -191,7 +236,10 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
 /** The fix of a note's finding: the one command that does it, or explain, which says the change to make. */
 function noteFix(code: FindingCode, e: ClaimExplanationFacts, explain: string): string {
   const {namespace, name} = e.claim
-  const pod = e.notes?.find((n) => n.code === 'PodUnschedulable')?.objects[0]?.split('/').at(-1)
+  const pod = e.notes
+    ?.find((n) => n.code === 'PodUnschedulable')
+    ?.objects[0]?.split('/')
+    .at(-1)
   switch (code) {
     case 'ClaimSelectedNodeGone':
       return `kubectl annotate pvc ${name} -n ${namespace} ${AnnSelectedNode}-`
@@ -207,7 +255,12 @@ function noteFix(code: FindingCode, e: ClaimExplanationFacts, explain: string): 
  * the volume's claimRef holding another uid (Misbound). The finding names the cause and what still points
  * at the claim's namespace/name, since that decides whether its data can be reached again.
  */
-function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBrief, evidence: Finding['evidence'], relinked: string | undefined): Finding {
+function lostFinding(
+  code: 'ClaimLost' | 'ClaimMisbound',
+  e: ClaimExplanationBrief,
+  evidence: Finding['evidence'],
+  relinked: string | undefined,
+): Finding {
   const {namespace, name} = e.claim
   const key = `${namespace}/${name}`
   const p = e.pointers
@@ -219,7 +272,9 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
   if (code === 'ClaimMisbound') {
     evidence.cause = 'ClaimRefUidMismatch'
     evidence.volume = p?.volume?.name ?? null
-    evidence['volume.spec.claimRef'] = p?.volume?.claimRef ? `${p.volume.claimRef.namespace}/${p.volume.claimRef.name} uid ${p.volume.claimRef.uid ?? '<none>'}` : null
+    evidence['volume.spec.claimRef'] = p?.volume?.claimRef
+      ? `${p.volume.claimRef.namespace}/${p.volume.claimRef.name} uid ${p.volume.claimRef.uid ?? '<none>'}`
+      : null
     const ref = p?.volume?.claimRef
     const volume = p?.volume?.name ?? e.request.volumeName
     cause =
@@ -262,15 +317,24 @@ function lostFinding(code: 'ClaimLost' | 'ClaimMisbound', e: ClaimExplanationBri
 }
 
 /** Being deleted and held by pvc-protection: the pods that still use it, as that controller counts them. */
-function terminating(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, {lookup, podsRead}: ClaimContext): Finding[] {
+function terminating(
+  e: ClaimExplanationFacts,
+  claim: PersistentVolumeClaim,
+  {lookup, podsRead}: ClaimContext,
+): Finding[] {
   const since = claim.metadata.deletionTimestamp
   const finalizers = claim.metadata.finalizers ?? []
   if (since == null || !finalizers.includes(PVCProtectionFinalizer)) return []
   const {namespace, name} = e.claim
   // The pvc-protection controller counts a pod that is scheduled and not finished (a Terminating pod too:
   // its node may still have the volume mounted); a pod never scheduled cannot have started with it.
-  const holding = lookup.podsUsing(`${namespace}/${name}`).filter((pod) => (pod.spec?.nodeName ?? '') !== '' && !isFinished(pod))
-  const pods = holding.map((pod) => `${pod.metadata.name ?? ''} (${pod.metadata.deletionTimestamp != null ? 'Terminating' : (pod.status?.phase ?? 'Unknown')} on node ${pod.spec?.nodeName ?? ''})`)
+  const holding = lookup
+    .podsUsing(`${namespace}/${name}`)
+    .filter((pod) => (pod.spec?.nodeName ?? '') !== '' && !isFinished(pod))
+  const pods = holding.map(
+    (pod) =>
+      `${pod.metadata.name ?? ''} (${pod.metadata.deletionTimestamp != null ? 'Terminating' : (pod.status?.phase ?? 'Unknown')} on node ${pod.spec?.nodeName ?? ''})`,
+  )
   const evidence = {...baseEvidence(e), 'metadata.deletionTimestamp': since, finalizers: [...finalizers], pods}
   const stuck = holding.filter((pod) => pod.metadata.deletionTimestamp != null)
   const running = holding.filter((pod) => pod.metadata.deletionTimestamp == null)
@@ -308,18 +372,30 @@ const RESIZE_FAILED_CONDITIONS = new Set(['ControllerResizeError', 'NodeResizeEr
 const RESIZE_PENDING_CONDITIONS = new Set(['Resizing', 'FileSystemResizePending'])
 
 /** A resize as status shows it: conditions, allocatedResourceStatuses, and the request against the capacity. */
-function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, gates: Pick<FeatureGates, 'RecoverVolumeExpansionFailure'>): Finding[] {
+function resizing(
+  e: ClaimExplanationFacts,
+  claim: PersistentVolumeClaim,
+  gates: Pick<FeatureGates, 'RecoverVolumeExpansionFailure'>,
+): Finding[] {
   if (claim.status?.phase !== 'Bound') return []
   const shown = (claim.status.conditions ?? []) as ClaimCondition[]
-  const allocation = ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string | undefined>).storage ?? null
+  const allocation =
+    ((claim.status.allocatedResourceStatuses ?? {}) as Record<string, string | undefined>).storage ?? null
   const requested = claim.spec.resources?.requests?.storage ?? null
   const capacity = claim.status.capacity?.storage ?? null
   // Most Bound claims of a cluster: no condition, no allocation status, and what they asked for.
-  if (shown.length === 0 && allocation === null && (requested === null || capacity === null || requested === capacity)) return []
+  if (shown.length === 0 && allocation === null && (requested === null || capacity === null || requested === capacity))
+    return []
   const {namespace, name} = e.claim
   const conditions = shown.filter((c) => (c.status ?? 'True') === 'True')
   // The same text is the same quantity (most claims have what they asked for): nothing to parse.
-  const larger = requested !== null && capacity !== null && requested !== capacity && isValidQuantity(requested) && isValidQuantity(capacity) && compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
+  const larger =
+    requested !== null &&
+    capacity !== null &&
+    requested !== capacity &&
+    isValidQuantity(requested) &&
+    isValidQuantity(capacity) &&
+    compareQuantities(parseQuantity(requested), parseQuantity(capacity)) > 0
   const failed = conditions.filter((c) => RESIZE_FAILED_CONDITIONS.has(c.type ?? ''))
   const pending = conditions.filter((c) => RESIZE_PENDING_CONDITIONS.has(c.type ?? ''))
   const allocationFailed = allocation !== null && (allocation.endsWith('Failed') || allocation.endsWith('Infeasible'))
@@ -334,10 +410,22 @@ function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, gates:
   })
   const describe = `kubectl describe pvc ${name} -n ${namespace}`
   if (failed.length > 0 || allocationFailed) {
-    const why = failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') || (allocation ?? '')
+    const why =
+      failed.map((c) => `${c.type}${(c.message ?? '') !== '' ? ` (${c.message})` : ''}`).join(', ') ||
+      (allocation ?? '')
     // RecoverVolumeExpansionFailure (on from v1.32) lets the request be lowered again, to no less than the capacity.
-    const undo = gates.RecoverVolumeExpansionFailure ? `, or the request is lowered back to no less than ${capacity ?? 'its capacity'}` : ''
-    return [finding('ClaimResizeFailed', objectOf(e), `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed${undo}.`, evidence(), describe)]
+    const undo = gates.RecoverVolumeExpansionFailure
+      ? `, or the request is lowered back to no less than ${capacity ?? 'its capacity'}`
+      : ''
+    return [
+      finding(
+        'ClaimResizeFailed',
+        objectOf(e),
+        `Expanding the claim to ${requested ?? '?'} failed: ${why}; it stays at ${capacity ?? 'its old size'} until the cause is fixed${undo}.`,
+        evidence(),
+        describe,
+      ),
+    ]
   } else if (pending.length > 0 || allocationPending || larger) {
     const lowered = requested !== null && capacity !== null && !larger && requested !== capacity
     const state = lowered
@@ -347,7 +435,15 @@ function resizing(e: ClaimExplanationFacts, claim: PersistentVolumeClaim, gates:
         : pending.length > 0 || allocationPending
           ? `the resizer is expanding the volume (${[...pending.map((c) => c.type ?? ''), ...(allocation === null ? [] : [allocation])].join(', ')})`
           : 'no condition shows a resizer working on it: check that the class allows expansion and its CSI driver runs csi-resizer'
-    return [finding('ClaimResizePending', objectOf(e), `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`, evidence(), describe)]
+    return [
+      finding(
+        'ClaimResizePending',
+        objectOf(e),
+        `The claim asks for ${requested ?? '?'} and has ${capacity ?? '?'}: ${state}.`,
+        evidence(),
+        describe,
+      ),
+    ]
   } else {
     // No resize shown: the request is what the claim has.
     return []

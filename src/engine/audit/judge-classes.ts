@@ -29,7 +29,9 @@ function multipleDefaults(after: ClusterState): Finding[] {
       {kind: 'StorageClass', name: winner},
       `${names.length} StorageClasses are marked default (${names.join(', ')}): the controller gives claims without a class '${winner}', the newest; unmark the others.`,
       {defaultClasses: names, picked: winner},
-      others.map((o) => `kubectl annotate storageclass ${o} ${IsDefaultStorageClassAnnotation}=false --overwrite`).join(' && '),
+      others
+        .map((o) => `kubectl annotate storageclass ${o} ${IsDefaultStorageClassAnnotation}=false --overwrite`)
+        .join(' && '),
     ),
   ]
 }
@@ -41,18 +43,28 @@ function multipleDefaults(after: ClusterState): Finding[] {
  */
 function noDefault(after: ClusterState, claims: readonly ClaimExplanationFacts[]): Finding[] {
   if (defaultClassesNewestFirst(after.classes).length > 0) return []
-  const waiting = claims.filter((e) => e.verdict === 'NoMatchingVolume' && e.storageClass.selection === 'Unset').map((e) => `${e.claim.namespace}/${e.claim.name}`)
+  const waiting = claims
+    .filter((e) => e.verdict === 'NoMatchingVolume' && e.storageClass.selection === 'Unset')
+    .map((e) => `${e.claim.namespace}/${e.claim.name}`)
   if (waiting.length === 0) return []
   // The class to make default, when the choice is plain: the only one that provisions.
-  const provisioning = after.classes.filter((c) => (c.provisioner ?? '') !== NotSupportedProvisioner).map((c) => c.metadata.name ?? '')
+  const provisioning = after.classes
+    .filter((c) => (c.provisioner ?? '') !== NotSupportedProvisioner)
+    .map((c) => c.metadata.name ?? '')
   const named = waiting.slice(0, NAMED_CLAIMS).join(', ') + (waiting.length > NAMED_CLAIMS ? ', …' : '')
   return [
     finding(
       'NoDefaultStorageClass',
       {kind: 'StorageClass', name: '<none>'},
       `${waiting.length} claim${waiting.length === 1 ? '' : 's'} without a class wait${waiting.length === 1 ? 's' : ''} for a default StorageClass and none is marked default (${named}): mark one default and the controller gives it to them.`,
-      {waitingClaims: waiting.slice(0, NAMED_CLAIMS), waiting: waiting.length, classes: after.classes.map((c) => c.metadata.name ?? '')},
-      provisioning.length === 1 ? `kubectl annotate storageclass ${provisioning[0]} ${IsDefaultStorageClassAnnotation}=true` : 'kubectl get storageclass',
+      {
+        waitingClaims: waiting.slice(0, NAMED_CLAIMS),
+        waiting: waiting.length,
+        classes: after.classes.map((c) => c.metadata.name ?? ''),
+      },
+      provisioning.length === 1
+        ? `kubectl annotate storageclass ${provisioning[0]} ${IsDefaultStorageClassAnnotation}=true`
+        : 'kubectl get storageclass',
     ),
   ]
 }

@@ -8,7 +8,14 @@
 import type {ClusterLookup} from '../explain/lookup.js'
 import {claimRefKey, type PersistentVolume} from '../api/model.js'
 import type {RelinkFix} from './relink-fix.js'
-import {finding, isRestored, removeClaimRefFix, removeClaimRefUidFix, VeleroRestoreNameLabel, type Finding} from './findings.js'
+import {
+  finding,
+  isRestored,
+  removeClaimRefFix,
+  removeClaimRefUidFix,
+  VeleroRestoreNameLabel,
+  type Finding,
+} from './findings.js'
 
 /** Velero's annotation on a renamed (velero-clone-*) volume: the name of the volume it copies. */
 export const VeleroOriginalPVNameAnnotation = 'velero.io/original-pv-name'
@@ -38,7 +45,12 @@ function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup, relink: Re
         removeClaimRefFix(name),
       ),
     ]
-  } else if (uid !== '' && claim !== undefined && (claim.metadata.uid ?? '') !== uid && (isRestored(v) || isRestored(claim))) {
+  } else if (
+    uid !== '' &&
+    claim !== undefined &&
+    (claim.metadata.uid ?? '') !== uid &&
+    (isRestored(v) || isRestored(claim))
+  ) {
     const restored = isRestored(v) ? `volume (restore ${restoreName(v)})` : `claim (restore ${restoreName(claim)})`
     // The relink where its checks and proof hold; else the claimRef's uid dropped (a pre-binding by name).
     const relinked = relink({kind: 'PersistentVolume', name})
@@ -46,8 +58,15 @@ function claimRefFindings(v: PersistentVolume, lookup: ClusterLookup, relink: Re
       finding(
         'RestoredUidMismatch',
         {kind: 'PersistentVolume', name},
-        `The restored ${restored} and its other side do not close: spec.claimRef names ${key} with uid ${uid}, that claim has uid ${claim.metadata.uid ?? '<none>'}; ${relinked === undefined ? 'drop the claimRef uid so the claim of that name binds it' : 'relink them (the claimRef gets the claim\'s uid) and the controller binds them'}.`,
-        {restore: restoreName(v) ?? restoreName(claim), 'spec.claimRef': key, 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, 'claim.spec.volumeName': claim.spec.volumeName ?? null, phase: v.status?.phase ?? null},
+        `The restored ${restored} and its other side do not close: spec.claimRef names ${key} with uid ${uid}, that claim has uid ${claim.metadata.uid ?? '<none>'}; ${relinked === undefined ? 'drop the claimRef uid so the claim of that name binds it' : "relink them (the claimRef gets the claim's uid) and the controller binds them"}.`,
+        {
+          restore: restoreName(v) ?? restoreName(claim),
+          'spec.claimRef': key,
+          'spec.claimRef.uid': uid,
+          claimUid: claim.metadata.uid ?? null,
+          'claim.spec.volumeName': claim.spec.volumeName ?? null,
+          phase: v.status?.phase ?? null,
+        },
         relinked ?? removeClaimRefUidFix(name),
       ),
     ]
@@ -74,7 +93,14 @@ function cloneFindings(clone: PersistentVolume, lookup: ClusterLookup): Finding[
         'RestoredCloneBesideUnboundOriginal',
         {kind: 'PersistentVolume', name: originalName},
         `Restore ${restoreName(clone)} copied this volume as ${cloneName}${ref ? ` for ${claimRefKey(ref)}` : ''}, and this original is not bound (${original.status?.phase ?? 'no phase'}, ${policy}): compare the two, then delete the original or bind it again.`,
-        {restore: restoreName(clone), clone: cloneName, original: originalName, phase: original.status?.phase ?? null, persistentVolumeReclaimPolicy: policy, 'clone.spec.claimRef': ref ? claimRefKey(ref) : null},
+        {
+          restore: restoreName(clone),
+          clone: cloneName,
+          original: originalName,
+          phase: original.status?.phase ?? null,
+          persistentVolumeReclaimPolicy: policy,
+          'clone.spec.claimRef': ref ? claimRefKey(ref) : null,
+        },
         `kubectl describe pv ${originalName} ${cloneName}`,
       ),
     ]

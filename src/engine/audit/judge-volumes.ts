@@ -37,7 +37,12 @@ export interface VolumeContext extends ReleaseSteps {
 const EXTERNAL_ATTACHER_PREFIX = 'external-attacher/'
 
 export function judgeVolume(v: PersistentVolume, ctx: VolumeContext): Finding[] {
-  return [...reclaimFindings(v, ctx), ...claimRefFindings(v, ctx), ...deletionFindings(v, ctx), ...unusableFindings(v, ctx)]
+  return [
+    ...reclaimFindings(v, ctx),
+    ...claimRefFindings(v, ctx),
+    ...deletionFindings(v, ctx),
+    ...unusableFindings(v, ctx),
+  ]
 }
 
 function objectOf(v: PersistentVolume): FindingObject {
@@ -87,7 +92,13 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         'VolumeReleasedRetained',
         object,
         `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain), and a claim of that name exists again (another uid): relink them and the controller binds them; reclaimed, its data would go to another claim.`,
-        {phase, ...releasedSince(v, ctx), persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
+        {
+          phase,
+          ...releasedSince(v, ctx),
+          persistentVolumeReclaimPolicy: policy,
+          'spec.claimRef': refText(v),
+          capacity: v.spec.capacity?.storage ?? null,
+        },
         relinked,
       ),
     )
@@ -95,7 +106,10 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
     // Being deleted: not to be reclaimed (reclaim refuses it); VolumeTerminating says what holds it.
   } else if (phase === 'Released' && policy === 'Retain') {
     const fits = ctx.reclaimFits(v, 2)
-    const asking = fits.length === 1 && ctx.lookup.claimNamed(fits[0].namespace, fits[0].name)?.spec.volumeName === name ? `${fits[0].namespace}/${fits[0].name}` : undefined
+    const asking =
+      fits.length === 1 && ctx.lookup.claimNamed(fits[0].namespace, fits[0].name)?.spec.volumeName === name
+        ? `${fits[0].namespace}/${fits[0].name}`
+        : undefined
     found.push(
       finding(
         'VolumeReleasedRetained',
@@ -103,7 +117,13 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         asking !== undefined
           ? `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain), its data on it, and claim ${asking} asks for it (spec.volumeName): reclaim it for that claim, the data with it.`
           : `Released by ${refText(v) ?? 'its claim'}${sinceText(v, ctx)} and kept (Retain), its data on it: nothing will happen to it; reclaim it for a new claim (the data kept, not wiped), or delete it.`,
-        {phase, ...releasedSince(v, ctx), persistentVolumeReclaimPolicy: policy, 'spec.claimRef': refText(v), capacity: v.spec.capacity?.storage ?? null},
+        {
+          phase,
+          ...releasedSince(v, ctx),
+          persistentVolumeReclaimPolicy: policy,
+          'spec.claimRef': refText(v),
+          capacity: v.spec.capacity?.storage ?? null,
+        },
         reclaimFix(v, fits, ctx),
       ),
     )
@@ -114,7 +134,15 @@ function reclaimFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   }
   if (phase === 'Failed') {
     const message = v.status?.message ?? ''
-    found.push(finding('VolumeFailed', object, `The volume is Failed${message ? `: ${message}` : ''}; find the cause, then delete it or fix and re-create it.`, {phase, 'status.message': message || null, persistentVolumeReclaimPolicy: policy}, `kubectl describe pv ${name}`))
+    found.push(
+      finding(
+        'VolumeFailed',
+        object,
+        `The volume is Failed${message ? `: ${message}` : ''}; find the cause, then delete it or fix and re-create it.`,
+        {phase, 'status.message': message || null, persistentVolumeReclaimPolicy: policy},
+        `kubectl describe pv ${name}`,
+      ),
+    )
   } else {
     // Not failed.
   }
@@ -133,34 +161,69 @@ function releasedDeleteFindings(v: PersistentVolume, ctx: VolumeContext): Findin
   const e = ctx.explainVolume(name)
   const deleter = e?.controllers.find((c) => c.role === 'provisioner')
   const terms = requiredTerms(v.spec.nodeAffinity)
-  if (e?.reclaim?.action === 'external' && ctx.nodes !== undefined && terms !== undefined && !ctx.nodes.admitsAny(terms)) {
+  if (
+    e?.reclaim?.action === 'external' &&
+    ctx.nodes !== undefined &&
+    terms !== undefined &&
+    !ctx.nodes.admitsAny(terms)
+  ) {
     // Local storage on a node that is gone: no provisioner reaches it, whether it runs or not.
     return [
       finding(
         'VolumeDeleteNodeGone',
         object,
         `Released by ${refText(v) ?? 'its claim'} with Delete left to '${e.reclaim.by ?? 'its provisioner'}', but its required node affinity admits none of the ${ctx.nodes.size} nodes: its storage was on a node that is gone, and the provisioner can never delete it; delete the PersistentVolume by hand (nothing left on it to lose: the storage went with the node).`,
-        {phase, persistentVolumeReclaimPolicy: policy, provisioner: e.reclaim.by, 'spec.nodeAffinity.required': JSON.stringify(terms), nodes: ctx.nodes.size},
+        {
+          phase,
+          persistentVolumeReclaimPolicy: policy,
+          provisioner: e.reclaim.by,
+          'spec.nodeAffinity.required': JSON.stringify(terms),
+          nodes: ctx.nodes.size,
+        },
         `kubectl delete pv ${name}`,
       ),
     ]
-  } else if (e?.reclaim?.action === 'external' && deleter !== undefined && deleter.verdict === 'NoSignOfLife' && deleter.actedOn === null) {
+  } else if (
+    e?.reclaim?.action === 'external' &&
+    deleter !== undefined &&
+    deleter.verdict === 'NoSignOfLife' &&
+    deleter.actedOn === null
+  ) {
     return [
       finding(
         'VolumeReleasedProvisionerNotRunning',
         object,
         `Released by ${refText(v) ?? 'its claim'} with Delete left to '${deleter.name}', and nothing shows it running (${deleter.summary}): the storage will not be freed until its csi-provisioner runs again.`,
-        {phase, persistentVolumeReclaimPolicy: policy, provisioner: deleter.name, liveness: deleter.verdict, lease: deleter.leaseName, csiDriver: deleter.csiDriver, livenessEvidence: deleter.summary},
+        {
+          phase,
+          persistentVolumeReclaimPolicy: policy,
+          provisioner: deleter.name,
+          liveness: deleter.verdict,
+          lease: deleter.leaseName,
+          csiDriver: deleter.csiDriver,
+          livenessEvidence: deleter.summary,
+        },
         `pvctl explain pv/${name}${ctx.source}`,
       ),
     ]
-  } else if (e !== undefined && unowned(v) && (e.reclaim?.action === 'external' || e.reclaim?.action === 'fail') && deleter?.actedOn == null) {
+  } else if (
+    e !== undefined &&
+    unowned(v) &&
+    (e.reclaim?.action === 'external' || e.reclaim?.action === 'fail') &&
+    deleter?.actedOn == null
+  ) {
     return [
       finding(
         'VolumeDeleteUnowned',
         object,
         `Released by ${refText(v) ?? 'its claim'} with Delete, but no provisioner made it (no pv.kubernetes.io/provisioned-by): only a csi-provisioner of '${v.spec.csi?.driver ?? ''}' that handles statically provisioned volumes deletes it, and nothing shows one has; if none does, delete the PersistentVolume and its storage (volumeHandle ${volumeHandleOf(v) ?? '<none>'}) by hand, the old data with them.`,
-        {phase, persistentVolumeReclaimPolicy: policy, driver: v.spec.csi?.driver ?? null, volumeHandle: volumeHandleOf(v) ?? null, 'pv.kubernetes.io/provisioned-by': null},
+        {
+          phase,
+          persistentVolumeReclaimPolicy: policy,
+          driver: v.spec.csi?.driver ?? null,
+          volumeHandle: volumeHandleOf(v) ?? null,
+          'pv.kubernetes.io/provisioned-by': null,
+        },
         `kubectl delete pv ${name}`,
       ),
     ]
@@ -189,7 +252,12 @@ function claimRefFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         'VolumeClaimRefUidMismatch',
         objectOf(v),
         `spec.claimRef names claim ${refText(v)} with uid ${uid}, but that claim has uid ${claim.metadata.uid ?? '<none>'} (re-created): to give it this volume, ${relinked === undefined ? 'drop the uid from the claimRef' : "relink them (the claimRef gets the claim's uid)"}.`,
-        {'spec.claimRef': refText(v), 'spec.claimRef.uid': uid, claimUid: claim.metadata.uid ?? null, phase: v.status?.phase ?? null},
+        {
+          'spec.claimRef': refText(v),
+          'spec.claimRef.uid': uid,
+          claimUid: claim.metadata.uid ?? null,
+          phase: v.status?.phase ?? null,
+        },
         relinked ?? removeClaimRefUidFix(name),
       ),
     ]
@@ -214,13 +282,22 @@ function deletionFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
     }
   }
   const policy = v.spec.persistentVolumeReclaimPolicy ?? 'Retain'
-  if (policy === 'Delete' && !finalizers.includes(PVDeletionInTreeProtectionFinalizer) && !finalizers.includes(PVDeletionProtectionFinalizer)) {
+  if (
+    policy === 'Delete' &&
+    !finalizers.includes(PVDeletionInTreeProtectionFinalizer) &&
+    !finalizers.includes(PVDeletionProtectionFinalizer)
+  ) {
     found.push(
       finding(
         'VolumeDeletionUnprotected',
         objectOf(v),
         `Being deleted since ${since} with reclaimPolicy Delete but neither ${PVDeletionInTreeProtectionFinalizer} nor ${PVDeletionProtectionFinalizer}: the object can go before its storage is deleted; record the storage it names now, to delete it by hand if it leaks.`,
-        {'metadata.deletionTimestamp': since, persistentVolumeReclaimPolicy: policy, finalizers: [...finalizers], phase: v.status?.phase ?? null},
+        {
+          'metadata.deletionTimestamp': since,
+          persistentVolumeReclaimPolicy: policy,
+          finalizers: [...finalizers],
+          phase: v.status?.phase ?? null,
+        },
         `kubectl get pv ${name} -o yaml`,
       ),
     )
@@ -230,14 +307,31 @@ function deletionFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
   return found
 }
 
-function finalizerFinding(v: PersistentVolume, since: string, f: FinalizerWait, e: VolumeExplanation, source: string): Finding {
+function finalizerFinding(
+  v: PersistentVolume,
+  since: string,
+  f: FinalizerWait,
+  e: VolumeExplanation,
+  source: string,
+): Finding {
   const name = v.metadata.name ?? ''
   const ref = v.spec.claimRef
   // The external controller this finalizer waits for, with whether it runs (explain's liveness).
   const driver = f.name.startsWith(EXTERNAL_ATTACHER_PREFIX) ? f.name.slice(EXTERNAL_ATTACHER_PREFIX.length) : null
   const controller =
-    driver !== null ? e.controllers.find((c) => c.role === 'attacher' && c.name === driver) : f.name === PVDeletionProtectionFinalizer ? e.controllers.find((c) => c.role === 'provisioner') : undefined
-  const evidence: Finding['evidence'] = {'metadata.deletionTimestamp': since, finalizer: f.name, owner: f.owner, waitsFor: f.waitsFor, phase: v.status?.phase ?? null, 'spec.claimRef': refText(v)}
+    driver !== null
+      ? e.controllers.find((c) => c.role === 'attacher' && c.name === driver)
+      : f.name === PVDeletionProtectionFinalizer
+        ? e.controllers.find((c) => c.role === 'provisioner')
+        : undefined
+  const evidence: Finding['evidence'] = {
+    'metadata.deletionTimestamp': since,
+    finalizer: f.name,
+    owner: f.owner,
+    waitsFor: f.waitsFor,
+    phase: v.status?.phase ?? null,
+    'spec.claimRef': refText(v),
+  }
   if (controller !== undefined) {
     evidence.liveness = controller.verdict
     evidence.livenessEvidence = controller.summary
@@ -245,7 +339,9 @@ function finalizerFinding(v: PersistentVolume, since: string, f: FinalizerWait, 
     // Not an external controller's finalizer, or none named.
   }
   if (driver !== null && e.attachments.available) {
-    evidence.volumeAttachments = e.attachments.items.filter((a) => a.attacher === driver).map((a) => `${a.name} (node ${a.node}, ${a.attached ? 'attached' : 'not attached'})`)
+    evidence.volumeAttachments = e.attachments.items
+      .filter((a) => a.attacher === driver)
+      .map((a) => `${a.name} (node ${a.node}, ${a.attached ? 'attached' : 'not attached'})`)
   } else {
     // VolumeAttachments not seen, or not an attacher's finalizer.
   }
@@ -257,7 +353,13 @@ function finalizerFinding(v: PersistentVolume, since: string, f: FinalizerWait, 
       : f.name === PVDeletionProtectionFinalizer && keeps
         ? removeFinalizerPatch(v, f.name)
         : `pvctl explain pv/${name}${source}`
-  return finding('VolumeTerminating', objectOf(v), `Being deleted since ${since}, held by ${f.name}: ${f.owner} removes it once ${f.waitsFor}${dead}.`, evidence, fix)
+  return finding(
+    'VolumeTerminating',
+    objectOf(v),
+    `Being deleted since ${since}, held by ${f.name}: ${f.owner} removes it once ${f.waitsFor}${dead}.`,
+    evidence,
+    fix,
+  )
 }
 
 /** Available but unusable: node affinity that admits no node, a class that does not exist. */
@@ -288,7 +390,9 @@ function unusableFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
         objectOf(v),
         `Available with storageClassName '${className}', which names no StorageClass: only a claim naming '${className}' exactly binds it (a typo, or a class deleted): ${near === undefined ? 'set the class it should have, or create the class' : `set '${near}', the close name, if that is the one`}.`,
         {phase: 'Available', storageClassName: className, closeClass: near ?? null},
-        near === undefined ? 'kubectl get storageclass' : `kubectl patch pv ${name} -p '{"spec":{"storageClassName":"${near}"}}'`,
+        near === undefined
+          ? 'kubectl get storageclass'
+          : `kubectl patch pv ${name} -p '{"spec":{"storageClassName":"${near}"}}'`,
       ),
     )
   } else {
@@ -300,7 +404,9 @@ function unusableFindings(v: PersistentVolume, ctx: VolumeContext): Finding[] {
 type NodeSelectorTerm = Parameters<typeof matchNodeSelectorTerms>[1][number]
 
 function requiredTerms(nodeAffinity: unknown): NodeSelectorTerm[] | undefined {
-  const required = (nodeAffinity as {required?: {nodeSelectorTerms?: NodeSelectorTerm[] | null} | null} | null | undefined)?.required
+  const required = (
+    nodeAffinity as {required?: {nodeSelectorTerms?: NodeSelectorTerm[] | null} | null} | null | undefined
+  )?.required
   // Without a required part the affinity admits every node (CheckNodeAffinity).
   return required == null ? undefined : (required.nodeSelectorTerms ?? [])
 }
@@ -332,7 +438,10 @@ export class NodeIndex {
   admitsAny(terms: readonly NodeSelectorTerm[]): boolean {
     return terms.some((term) => {
       const narrowing = (term.matchExpressions ?? []).find((r) => r.operator === 'In' && (r.values ?? []).length > 0)
-      const candidates = narrowing === undefined ? this.nodes : (narrowing.values ?? []).flatMap((value) => this.byLabel.get(`${narrowing.key}=${value}`) ?? [])
+      const candidates =
+        narrowing === undefined
+          ? this.nodes
+          : (narrowing.values ?? []).flatMap((value) => this.byLabel.get(`${narrowing.key}=${value}`) ?? [])
       return candidates.some((n) => matchNodeSelectorTerms({labels: n.metadata.labels}, [term]))
     })
   }

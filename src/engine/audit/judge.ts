@@ -69,7 +69,6 @@ export interface AuditInput {
   releasedSince?: ReadonlyMap<string, string>
 }
 
-
 /** The finding a claim's facts stand for, or undefined for a healthy (or soon healthy) claim. */
 export {claimCode} from './judge-claims.js'
 
@@ -78,7 +77,10 @@ export {claimCode} from './judge-claims.js'
  * is about a claim's other fields (being deleted, a resize), which carries the verdict in its evidence.
  */
 export function verdictsOfCode(code: FindingCode): readonly Verdict[] {
-  return CLAIM_EVIDENCE_VERDICT_CODES[code] ?? (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).filter((v) => CLAIM_VERDICT_CODES[v] === code)
+  return (
+    CLAIM_EVIDENCE_VERDICT_CODES[code] ??
+    (Object.keys(CLAIM_VERDICT_CODES) as Verdict[]).filter((v) => CLAIM_VERDICT_CODES[v] === code)
+  )
 }
 
 export function judge(input: AuditInput): Finding[] {
@@ -88,7 +90,15 @@ export function judge(input: AuditInput): Finding[] {
   const relink = relinkFixOn(after, input.gates ?? defaultFeatureGates, source, lookup)
   const phaseAsRead = input.phaseAsRead ?? ((name: string) => lookup.volumeByName(name)?.status?.phase)
   const reclaim = reclaimFixOn(after, lookup, input.gates ?? defaultFeatureGates, {phaseAsRead, source})
-  const claimContext = {lookup, podsRead: after.pods.length > 0, source, relink, reclaim, explain: input.explainClaim, gates: input.gates ?? defaultFeatureGates}
+  const claimContext = {
+    lookup,
+    podsRead: after.pods.length > 0,
+    source,
+    relink,
+    reclaim,
+    explain: input.explainClaim,
+    gates: input.gates ?? defaultFeatureGates,
+  }
   const volumeBase = {
     lookup,
     explainVolume: input.explainVolume ?? (() => undefined),
@@ -123,7 +133,10 @@ export function judge(input: AuditInput): Finding[] {
       // Bound, binding or waiting: no reclaimed volume is offered to it.
     }
   }
-  const volumeContext = {...volumeBase, reclaimFits: reclaimFits(lookup, reclaimable, input.gates ?? defaultFeatureGates)}
+  const volumeContext = {
+    ...volumeBase,
+    reclaimFits: reclaimFits(lookup, reclaimable, input.gates ?? defaultFeatureGates),
+  }
   for (const v of input.volumes) found.push(...judgeVolume(v, volumeContext), ...judgeRestoredVolume(v, lookup, relink))
   if (input.classes) {
     found.push(...judgeClasses(after, counted))

@@ -3,7 +3,14 @@
 // pod's volumes — each marked whether it closes. PURE. Read from the state after the plan, as the
 // findings are; only for the html renderer: the JSON AuditReport does not carry it.
 import {podClaimKeys} from '../api/storage-helpers.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim, type Pod} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+} from '../api/model.js'
 import {objectKey, type Finding, type FindingObject} from './findings.js'
 
 export interface PointerNode {
@@ -51,7 +58,10 @@ export const NO_VOLUME_ID = 'pv/'
  * One picture per claim or volume with a finding (classes and clusters have no pointers), keyed by
  * objectKey, in the findings' order.
  */
-export function pointerPictures(state: Pick<ClusterState, 'claims' | 'volumes' | 'pods'>, findings: readonly Finding[]): Map<string, PointerPicture> {
+export function pointerPictures(
+  state: Pick<ClusterState, 'claims' | 'volumes' | 'pods'>,
+  findings: readonly Finding[],
+): Map<string, PointerPicture> {
   const world = indexed(state)
   const pictures = new Map<string, PointerPicture>()
   for (const f of findings) {
@@ -116,7 +126,15 @@ class Picture {
     const id = `pvc/${namespace}/${name}`
     if (!this.nodes.has(id)) {
       const c = this.world.claims.get(`${namespace}/${name}`)
-      this.nodes.set(id, {id, kind: 'PersistentVolumeClaim', namespace, name, exists: c !== undefined, ...(c?.metadata.uid !== undefined ? {uid: c.metadata.uid} : {}), ...(c?.status?.phase !== undefined ? {phase: c.status.phase} : {})})
+      this.nodes.set(id, {
+        id,
+        kind: 'PersistentVolumeClaim',
+        namespace,
+        name,
+        exists: c !== undefined,
+        ...(c?.metadata.uid !== undefined ? {uid: c.metadata.uid} : {}),
+        ...(c?.status?.phase !== undefined ? {phase: c.status.phase} : {}),
+      })
     } else {
       // Drawn once, however many arrows reach it.
     }
@@ -127,7 +145,14 @@ class Picture {
     const id = `pv/${name}`
     if (!this.nodes.has(id)) {
       const v = this.world.volumes.get(name)
-      this.nodes.set(id, {id, kind: 'PersistentVolume', name, exists: v !== undefined && name !== '', ...(v?.metadata.uid !== undefined ? {uid: v.metadata.uid} : {}), ...(v?.status?.phase !== undefined ? {phase: v.status.phase} : {})})
+      this.nodes.set(id, {
+        id,
+        kind: 'PersistentVolume',
+        name,
+        exists: v !== undefined && name !== '',
+        ...(v?.metadata.uid !== undefined ? {uid: v.metadata.uid} : {}),
+        ...(v?.status?.phase !== undefined ? {phase: v.status.phase} : {}),
+      })
     } else {
       // As for a claim.
     }
@@ -142,10 +167,25 @@ class Picture {
       if (this.nodes.has(id)) continue
       const phase = pod.status?.phase
       const nodeName = pod.spec?.nodeName
-      this.nodes.set(id, {id, kind: 'Pod', namespace, name: podName, exists: true, ...(phase !== undefined ? {phase} : {}), ...(nodeName !== undefined && nodeName !== '' ? {nodeName} : {})})
+      this.nodes.set(id, {
+        id,
+        kind: 'Pod',
+        namespace,
+        name: podName,
+        exists: true,
+        ...(phase !== undefined ? {phase} : {}),
+        ...(nodeName !== undefined && nodeName !== '' ? {nodeName} : {}),
+      })
       // claimId is a node already: the claim's (see claimPicture).
       const claimExists = this.nodes.get(claimId)?.exists === true
-      this.arrows.push({from: id, to: claimId, field: 'spec.volumes', label: name, state: claimExists ? 'ok' : 'broken', ...(claimExists ? {} : {why: 'the claim does not exist'})})
+      this.arrows.push({
+        from: id,
+        to: claimId,
+        field: 'spec.volumes',
+        label: name,
+        state: claimExists ? 'ok' : 'broken',
+        ...(claimExists ? {} : {why: 'the claim does not exist'}),
+      })
     }
   }
 
@@ -166,7 +206,14 @@ class Picture {
         : uid !== '' && uid !== (claim.metadata.uid ?? '')
           ? `uid ${uid} is not the claim's (${claim.metadata.uid ?? 'none'})`
           : undefined
-    this.arrows.push({from, to, field: 'spec.claimRef', label, state: why === undefined ? 'ok' : 'broken', ...(why !== undefined ? {why} : {})})
+    this.arrows.push({
+      from,
+      to,
+      field: 'spec.claimRef',
+      label,
+      state: why === undefined ? 'ok' : 'broken',
+      ...(why !== undefined ? {why} : {}),
+    })
   }
 
   /** claim.spec.volumeName, and whether the volume it names holds this claim. */
@@ -177,7 +224,14 @@ class Picture {
       this.nodes.set(NO_VOLUME_ID, {id: NO_VOLUME_ID, kind: 'PersistentVolume', name: '', exists: false})
       // A Bound or Lost claim had a volume once; a Pending one waits for its first.
       const phase = claim.status?.phase ?? ''
-      this.arrows.push({from, to: NO_VOLUME_ID, field: 'spec.volumeName', label: '', state: 'unset', why: phase === 'Pending' || phase === '' ? 'no volume chosen yet' : 'spec.volumeName is empty'})
+      this.arrows.push({
+        from,
+        to: NO_VOLUME_ID,
+        field: 'spec.volumeName',
+        label: '',
+        state: 'unset',
+        why: phase === 'Pending' || phase === '' ? 'no volume chosen yet' : 'spec.volumeName is empty',
+      })
       return undefined
     }
     const to = this.volume(name)
@@ -193,7 +247,14 @@ class Picture {
             : (ref.uid ?? '') !== '' && ref.uid !== claim.metadata.uid
               ? "the volume's claimRef holds another uid"
               : undefined
-    this.arrows.push({from, to, field: 'spec.volumeName', label: name, state: why === undefined ? 'ok' : 'broken', ...(why !== undefined ? {why} : {})})
+    this.arrows.push({
+      from,
+      to,
+      field: 'spec.volumeName',
+      label: name,
+      state: why === undefined ? 'ok' : 'broken',
+      ...(why !== undefined ? {why} : {}),
+    })
     return volume !== undefined ? name : undefined
   }
 
@@ -233,7 +294,11 @@ function volumePicture(object: FindingObject, volume: PersistentVolume, world: W
     else {
       // The claim names no volume yet (pre-bound, not bound): only the claimRef is drawn.
     }
-    p.pods(claim.metadata.namespace ?? '', claim.metadata.name ?? '', p.claim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''))
+    p.pods(
+      claim.metadata.namespace ?? '',
+      claim.metadata.name ?? '',
+      p.claim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''),
+    )
   } else {
     // No claimRef, or a claim that is gone (the claimRef arrow says so): nothing more to follow.
   }

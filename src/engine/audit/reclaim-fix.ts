@@ -12,15 +12,30 @@ export type ReclaimFix = (volume: string, target: ClaimName | undefined) => stri
  * The VolumeAttachments are not read here (the reclaim reads them when it is run, and its guard again before
  * it writes); the pods are judged when the state holds any.
  */
-export function reclaimFixOn(state: ClusterState, lookup: ClusterLookup, gates: FeatureGates, steps: ReleaseSteps): ReclaimFix {
-  const pods = state.pods.length > 0 ? {observed: true as const} : {observed: false as const, reason: 'the state holds no Pod'}
+export function reclaimFixOn(
+  state: ClusterState,
+  lookup: ClusterLookup,
+  gates: FeatureGates,
+  steps: ReleaseSteps,
+): ReclaimFix {
+  const pods =
+    state.pods.length > 0 ? {observed: true as const} : {observed: false as const, reason: 'the state holds no Pod'}
   let decided = 0
   return (volume, target) => {
     // Each decision plans the whole edited cluster: only for a volume a stale claimRef holds, and a few of them.
     const v = lookup.volumeByName(volume)
     if (v === undefined || !heldByStaleClaimRef(lookup, v) || decided >= MAX_RECLAIMS_DECIDED) return undefined
     decided++
-    const d = decideReclaim({state, volumeName: volume, target, force: new Set(), attachments: {observed: false, reason: 'not read by audit'}, pods, gates, source: steps.source})
+    const d = decideReclaim({
+      state,
+      volumeName: volume,
+      target,
+      force: new Set(),
+      attachments: {observed: false, reason: 'not read by audit'},
+      pods,
+      gates,
+      source: steps.source,
+    })
     return d?.allowed === true ? afterRelease(volume, steps, reclaimCommand(volume, target, steps.source)) : undefined
   }
 }
@@ -35,7 +50,13 @@ export const MAX_RECLAIMS_DECIDED = 16
 function heldByStaleClaimRef(lookup: ClusterLookup, v: PersistentVolume): boolean {
   const ref = v.spec.claimRef
   const phase = v.status?.phase
-  if (ref == null || (ref.uid ?? '') === '' || v.metadata.deletionTimestamp != null || (phase !== 'Released' && phase !== 'Failed')) return false
+  if (
+    ref == null ||
+    (ref.uid ?? '') === '' ||
+    v.metadata.deletionTimestamp != null ||
+    (phase !== 'Released' && phase !== 'Failed')
+  )
+    return false
   return lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')?.metadata.uid !== ref.uid
 }
 

@@ -9,6 +9,12 @@ import {decideRelink, relinkCommand, type RelinkTarget} from '../repair/relink.j
 export type RelinkFix = (target: RelinkTarget) => string | undefined
 
 /** `lookup`: the state indexed once for every fix asked of it (audit asks for every Released volume and Lost claim). */
-export function relinkFixOn(state: ClusterState, gates: FeatureGates, source: string, lookup: ClusterLookup = clusterLookup(state)): RelinkFix {
-  return (target) => (decideRelink({state, target, gates, lookup})?.allowed === true ? relinkCommand(target, source) : undefined)
+export function relinkFixOn(
+  state: ClusterState,
+  gates: FeatureGates,
+  source: string,
+  lookup: ClusterLookup = clusterLookup(state),
+): RelinkFix {
+  return (target) =>
+    decideRelink({state, target, gates, lookup})?.allowed === true ? relinkCommand(target, source) : undefined
 }

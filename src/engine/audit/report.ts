@@ -2,7 +2,15 @@
 import type {DecidedVersion} from '../api/kube-version.js'
 import type {AuditCapacity} from './capacity.js'
 import type {PointerPicture} from './pointers.js'
-import {FINDING_CODES, objectKey, SEVERITIES, type Finding, type FindingCode, type FindingObject, type Severity} from './findings.js'
+import {
+  FINDING_CODES,
+  objectKey,
+  SEVERITIES,
+  type Finding,
+  type FindingCode,
+  type FindingObject,
+  type Severity,
+} from './findings.js'
 
 export const AUDIT_API_VERSION = 'pvctl/v1alpha1'
 
@@ -65,7 +73,12 @@ export interface AuditTotals {
  * Orders findings by severity (error first), then kind, namespace, name, code: a stable report. `ignore` is
  * --ignore; `annotated` the codes each object's pvctl.io/audit-ignore silences, by objectKey.
  */
-export function buildAuditReport(all: readonly Finding[], totals: AuditTotals, ignore: ReadonlySet<string>, annotated: ReadonlyMap<string, ReadonlySet<string>> = new Map()): AuditReport {
+export function buildAuditReport(
+  all: readonly Finding[],
+  totals: AuditTotals,
+  ignore: ReadonlySet<string>,
+  annotated: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
+): AuditReport {
   const ignored: Partial<Record<FindingCode, number>> = {}
   const ignoredByAnnotation: Partial<Record<FindingCode, number>> = {}
   const findings: Finding[] = []
@@ -124,8 +137,16 @@ function inReportOrder<T>(items: readonly T[], findingOf: (item: T) => Finding):
 }
 
 /** What silences a finding: --ignore (`ignore`) first, then its object's annotation (`annotated`), or nothing. */
-export function silencedBy(f: Pick<Finding, 'code' | 'object'>, ignore: ReadonlySet<string>, annotated: ReadonlyMap<string, ReadonlySet<string>>): SilencedFinding['by'] | undefined {
-  return ignore.has(f.code) ? 'ignore' : annotated.get(objectKey(f.object))?.has(f.code) === true ? 'annotation' : undefined
+export function silencedBy(
+  f: Pick<Finding, 'code' | 'object'>,
+  ignore: ReadonlySet<string>,
+  annotated: ReadonlyMap<string, ReadonlySet<string>>,
+): SilencedFinding['by'] | undefined {
+  return ignore.has(f.code)
+    ? 'ignore'
+    : annotated.get(objectKey(f.object))?.has(f.code) === true
+      ? 'annotation'
+      : undefined
 }
 
 function key(f: Finding): string {

@@ -26,7 +26,10 @@ export function annotationIgnores(objects: Iterable<AnnotatedObject>): Annotatio
   for (const {object, metadata} of objects) {
     const value = metadata.annotations?.[AUDIT_IGNORE_ANNOTATION]
     if (value !== undefined) {
-      const names = value.split(',').map((c) => c.trim()).filter((c) => c !== '')
+      const names = value
+        .split(',')
+        .map((c) => c.trim())
+        .filter((c) => c !== '')
       const unknown = names.filter((c) => !(c in FINDING_CODES))
       result.codes.set(objectKey(object), new Set(names.filter((c) => c in FINDING_CODES)))
       if (unknown.length > 0) result.unknown.push({object, names: unknown})

@@ -87,7 +87,12 @@ export interface ClusterClient {
 
   /** kubeClient's Update / UpdateStatus, then the cache's update. Throws ApiError where the API server refuses the write. */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume
-  updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim
+  updateClaim(
+    type: ActionType,
+    claim: PersistentVolumeClaim,
+    reason: string,
+    subresource?: 'status',
+  ): PersistentVolumeClaim
   createVolume(volume: PersistentVolume, reason: string): PersistentVolume
   deleteVolume(name: string, reason: string): void
   /** An asynchronous operation (recycle, delete, provision) handed to `plugin`. */

@@ -82,10 +82,14 @@ export function migrationAnnotationChange(
     return undefined
   }
   const provisionerKey = claim ? AnnStorageProvisioner : AnnDynamicallyProvisioned
-  let provisioner: string | undefined = Object.prototype.hasOwnProperty.call(ann, provisionerKey) ? ann[provisionerKey] : undefined
+  let provisioner: string | undefined = Object.prototype.hasOwnProperty.call(ann, provisionerKey)
+    ? ann[provisionerKey]
+    : undefined
   if (provisioner === undefined) {
     if (claim) {
-      provisioner = Object.prototype.hasOwnProperty.call(ann, AnnBetaStorageProvisioner) ? ann[AnnBetaStorageProvisioner] : undefined
+      provisioner = Object.prototype.hasOwnProperty.call(ann, AnnBetaStorageProvisioner)
+        ? ann[AnnBetaStorageProvisioner]
+        : undefined
       if (provisioner === undefined) return undefined
     } else {
       // Volume statically provisioned.

@@ -36,9 +36,22 @@ import {
 import type {FeatureGates} from '../api/feature-gates.js'
 import {hasChange, vacMatching} from '../api/releases.js'
 import {jsonEqual} from '../api/json-equal.js'
-import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+} from '../api/model.js'
 import {compareQuantities, isValidQuantity, quantityValue} from '../api/quantity.js'
-import {type ActionType, ApiError, type CachedObject, claimRefOf, type ClusterClient, volumeRef} from './cluster-client.js'
+import {
+  type ActionType,
+  ApiError,
+  type CachedObject,
+  claimRefOf,
+  type ClusterClient,
+  volumeRef,
+} from './cluster-client.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -206,7 +219,12 @@ export class PersistentVolumeController {
           this.provisionClaim(claim)
           return
         } else {
-          this.cluster.recordEvent(claimRefOf(claim), 'Normal', Events.FailedBinding, 'no persistent volumes available for this claim and no storage class is set')
+          this.cluster.recordEvent(
+            claimRefOf(claim),
+            'Normal',
+            Events.FailedBinding,
+            'no persistent volumes available for this claim and no storage class is set',
+          )
         }
 
         // Mark the claim as Pending and try to find a match in the next periodic syncClaim
@@ -248,7 +266,11 @@ export class PersistentVolumeController {
           // User asked for a PV that is claimed by this PVC
           // OBSERVATION: pvc is "Pending", pv is "Bound"
           // Finish the volume binding by adding claim UID.
-          this.bind(volume, claim, () => `finish the binding: ${volume.metadata.name} already points at ${claimKey(claim)}`)
+          this.bind(
+            volume,
+            claim,
+            () => `finish the binding: ${volume.metadata.name} already points at ${claimKey(claim)}`,
+          )
           // OBSERVATION: pvc is "Bound", pv is "Bound"
           return
         } else {
@@ -281,7 +303,14 @@ export class PersistentVolumeController {
     // [Unit test set 3]
     if ((claim.spec.volumeName ?? '') === '') {
       // Claim was bound before but not any more.
-      this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimLost, 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!')
+      this.updateClaimStatusWithEvent(
+        claim,
+        'Lost',
+        undefined,
+        'Warning',
+        Events.ClaimLost,
+        'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!',
+      )
       return
     } else {
       // The claim names its volume; look at the other end of the pointer.
@@ -289,7 +318,14 @@ export class PersistentVolumeController {
     const volume = this.cluster.volume(claim.spec.volumeName ?? '')
     if (volume === undefined) {
       // Claim is bound to a non-existing volume.
-      this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimLost, 'Bound claim has lost its PersistentVolume. Data on the volume is lost!')
+      this.updateClaimStatusWithEvent(
+        claim,
+        'Lost',
+        undefined,
+        'Warning',
+        Events.ClaimLost,
+        'Bound claim has lost its PersistentVolume. Data on the volume is lost!',
+      )
       return
     } else {
       if (volume.spec.claimRef == null) {
@@ -308,7 +344,14 @@ export class PersistentVolumeController {
       } else {
         // Claim is bound but volume has a different claimant.
         // Set the claim phase to 'Lost', which is a terminal phase.
-        this.updateClaimStatusWithEvent(claim, 'Lost', undefined, 'Warning', Events.ClaimMisbound, 'Two claims are bound to the same volume, this one is bound incorrectly')
+        this.updateClaimStatusWithEvent(
+          claim,
+          'Lost',
+          undefined,
+          'Warning',
+          Events.ClaimMisbound,
+          'Two claims are bound to the same volume, this one is bound incorrectly',
+        )
         return
       }
     }
@@ -398,14 +441,22 @@ export class PersistentVolumeController {
         return
       } else {
         // Volume is bound to a claim, but the claim is bound elsewhere
-        if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned) && volume.spec.persistentVolumeReclaimPolicy === 'Delete') {
+        if (
+          hasAnnotation(volume.metadata, AnnDynamicallyProvisioned) &&
+          volume.spec.persistentVolumeReclaimPolicy === 'Delete'
+        ) {
           // This volume was dynamically provisioned for this claim. The
           // claim got bound elsewhere, and thus this volume is not
           // needed. Delete it.
           // Mark the volume as Released for external deleters and to let
           // the user know. Don't overwrite existing Failed status!
           if (volume.status?.phase !== 'Released' && volume.status?.phase !== 'Failed') {
-            volume = this.updateVolumePhase(volume, 'Released', '', `provisioned for ${claimKey(claim)}, which is bound to ${claim.spec.volumeName}`)
+            volume = this.updateVolumePhase(
+              volume,
+              'Released',
+              '',
+              `provisioned for ${claimKey(claim)}, which is bound to ${claim.spec.volumeName}`,
+            )
           } else {
             // Already Released or Failed.
           }
@@ -425,7 +476,10 @@ export class PersistentVolumeController {
             // This just updates the volume phase and clears
             // volume.Spec.ClaimRef.UID. It leaves the volume pre-bound
             // to the claim.
-            this.unbindVolume(volume, `clear claimRef.uid (pre-bound by a user): ${claimKey(claim)} is bound to ${claim.spec.volumeName}`)
+            this.unbindVolume(
+              volume,
+              `clear claimRef.uid (pre-bound by a user): ${claimKey(claim)} is bound to ${claim.spec.volumeName}`,
+            )
             return
           }
         }
@@ -441,7 +495,12 @@ export class PersistentVolumeController {
    * only when the phase changes (a discrepancy may be intentional: filesystem vs block size), and from
    * the pre-resize-capacity annotation when a resize is pending.
    */
-  updateClaimStatus(claim: PersistentVolumeClaim, phase: string, volume: PersistentVolume | undefined, reason?: Reason): PersistentVolumeClaim {
+  updateClaimStatus(
+    claim: PersistentVolumeClaim,
+    phase: string,
+    volume: PersistentVolume | undefined,
+    reason?: Reason,
+  ): PersistentVolumeClaim {
     let dirty = false
     // claim.DeepCopy(), made on the first change (copyOnWrite): a claim whose status is already right is
     // not copied. Only the status is written; the copy always has one to write into.
@@ -474,7 +533,10 @@ export class PersistentVolumeController {
         // Already unset.
       }
       // RELEASE volumeAttributesClassBinding
-      if (hasChange(this.opts.gates, 'volumeAttributesClassBinding') && status.currentVolumeAttributesClassName != null) {
+      if (
+        hasChange(this.opts.gates, 'volumeAttributesClassBinding') &&
+        status.currentVolumeAttributesClassName != null
+      ) {
         delete claimClone().status.currentVolumeAttributesClassName
         dirty = true
       } else {
@@ -506,7 +568,10 @@ export class PersistentVolumeController {
           const preQty = isValidQuantity(pre) ? pre : volumeCap
           claimClone().status.capacity = {...(claimClone().status.capacity ?? {}), storage: preQty}
           dirty = true
-        } else if (claimCap === undefined || compareQuantities(storageQuantity(volume.spec.capacity), storageQuantity(status.capacity)) !== 0) {
+        } else if (
+          claimCap === undefined ||
+          compareQuantities(storageQuantity(volume.spec.capacity), storageQuantity(status.capacity)) !== 0
+        ) {
           claimClone().status.capacity = deepCopy(volume.spec.capacity)
           dirty = true
         } else {
@@ -521,7 +586,11 @@ export class PersistentVolumeController {
         // The controller sets the current VolumeAttributesClass of a statically provisioned volume while
         // binding only: afterwards the external resizer (or an admin) owns the field.
         const volumeVACName = volume.spec.volumeAttributesClassName ?? undefined
-        if (status.phase === 'Pending' && phase === 'Bound' && (status.currentVolumeAttributesClassName ?? undefined) !== volumeVACName) {
+        if (
+          status.phase === 'Pending' &&
+          phase === 'Bound' &&
+          (status.currentVolumeAttributesClassName ?? undefined) !== volumeVACName
+        ) {
           if (volumeVACName === undefined) delete claimClone().status.currentVolumeAttributesClassName
           else claimClone().status.currentVolumeAttributesClassName = volumeVACName
           dirty = true
@@ -540,7 +609,11 @@ export class PersistentVolumeController {
       return this.cluster.updateClaim(
         'set-claim-phase',
         claimClone(),
-        reason !== undefined ? reasonText(reason) : (status.phase !== phase ? `${status.phase ?? '<none>'} -> ${phase}` : `refresh status (${phase})`),
+        reason !== undefined
+          ? reasonText(reason)
+          : status.phase !== phase
+            ? `${status.phase ?? '<none>'} -> ${phase}`
+            : `refresh status (${phase})`,
         'status',
       )
     }
@@ -559,7 +632,12 @@ export class PersistentVolumeController {
       // Nothing to do.
       return claim
     } else {
-      const newClaim = this.updateClaimStatus(claim, phase, volume, `${claim.status?.phase ?? '<none>'} -> ${phase} (${reason})`)
+      const newClaim = this.updateClaimStatus(
+        claim,
+        phase,
+        volume,
+        `${claim.status?.phase ?? '<none>'} -> ${phase} (${reason})`,
+      )
       // Emit the event only when the status change happens, not every time syncClaim is called.
       this.cluster.recordEvent(claimRefOf(newClaim), eventtype, reason, message)
       return newClaim
@@ -587,7 +665,13 @@ export class PersistentVolumeController {
   }
 
   /** updateVolumePhaseWithEvent: only on a real phase change, and then with the event. */
-  updateVolumePhaseWithEvent(volume: PersistentVolume, phase: string, eventtype: 'Normal' | 'Warning', reason: string, message: string): PersistentVolume {
+  updateVolumePhaseWithEvent(
+    volume: PersistentVolume,
+    phase: string,
+    eventtype: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): PersistentVolume {
     if (volume.status?.phase === phase) {
       // Nothing to do.
       return volume
@@ -620,7 +704,9 @@ export class PersistentVolumeController {
     } else {
       const claimClone = copyForWrite(claim)
       claimClone.spec.storageClassName = klass.metadata.name
-      const defaults = [...this.cluster.classes.values()].filter((c) => c !== klass && getDefaultClass([c]) !== undefined).length
+      const defaults = [...this.cluster.classes.values()].filter(
+        (c) => c !== klass && getDefaultClass([c]) !== undefined,
+      ).length
       this.cluster.updateClaim(
         'assign-storage-class',
         claimClone,
@@ -692,10 +778,23 @@ export class PersistentVolumeController {
    */
   bind(volume: PersistentVolume, claim: PersistentVolumeClaim, reason: Reason): void {
     // Each step's result in a const of its own: a reason, made later if at all, reads the objects of its step.
-    const boundVolume = this.bindVolumeToClaim(volume, claim, () => `claimRef -> ${claimKey(claim)}: ${reasonText(reason)}`)
+    const boundVolume = this.bindVolumeToClaim(
+      volume,
+      claim,
+      () => `claimRef -> ${claimKey(claim)}: ${reasonText(reason)}`,
+    )
     const savedVolume = this.updateVolumePhase(boundVolume, 'Bound', '', () => `claim ${claimKey(claim)}`)
-    const boundClaim = this.bindClaimToVolume(claim, savedVolume, () => `volumeName -> ${savedVolume.metadata.name}: ${reasonText(reason)}`)
-    this.updateClaimStatus(boundClaim, 'Bound', savedVolume, () => `${boundClaim.status?.phase ?? '<none>'} -> Bound: volume ${savedVolume.metadata.name}`)
+    const boundClaim = this.bindClaimToVolume(
+      claim,
+      savedVolume,
+      () => `volumeName -> ${savedVolume.metadata.name}: ${reasonText(reason)}`,
+    )
+    this.updateClaimStatus(
+      boundClaim,
+      'Bound',
+      savedVolume,
+      () => `${boundClaim.status?.phase ?? '<none>'} -> Bound: volume ${savedVolume.metadata.name}`,
+    )
   }
 
   /**
@@ -754,7 +853,13 @@ export class PersistentVolumeController {
       }
       default:
         // Unknown PersistentVolumeReclaimPolicy
-        this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeUnknownReclaimPolicy, 'Volume has unrecognized PersistentVolumeReclaimPolicy')
+        this.updateVolumePhaseWithEvent(
+          volume,
+          'Failed',
+          'Warning',
+          Events.VolumeUnknownReclaimPolicy,
+          'Volume has unrecognized PersistentVolumeReclaimPolicy',
+        )
     }
   }
 
@@ -812,7 +917,13 @@ export class PersistentVolumeController {
       // No recycler found. Emit an event and mark the volume Failed.
       // Despite the volume being Failed, the controller will retry recycling the volume in every
       // syncVolume() call.
-      this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedRecycle, 'No recycler plugin found for the volume!')
+      this.updateVolumePhaseWithEvent(
+        volume,
+        'Failed',
+        'Warning',
+        Events.VolumeFailedRecycle,
+        'No recycler plugin found for the volume!',
+      )
       return false
     } else if (this.opts.operations === undefined) {
       // Plugin found: the recycle itself is the plugin's (and the executor's) work.
@@ -826,12 +937,24 @@ export class PersistentVolumeController {
       return true
     } else {
       // Plugin found: recycle through it now.
-      this.cluster.planOperation('recycle', volumeRef(volume), found.plugin.name, `Recycle policy: scrub${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
+      this.cluster.planOperation(
+        'recycle',
+        volumeRef(volume),
+        found.plugin.name,
+        `Recycle policy: scrub${describeSource(volume)} with ${found.plugin.name}`,
+        volume.metadata.resourceVersion,
+      )
       const recycleError = this.opts.operations.recycle(found.plugin.name, volume)
       if (recycleError !== undefined) {
         // Recycler failed. Despite the volume being Failed, the controller will retry recycling the
         // volume in every syncVolume() call.
-        this.updateVolumePhaseWithEvent(volume, 'Failed', 'Warning', Events.VolumeFailedRecycle, `Recycle failed: ${recycleError}`)
+        this.updateVolumePhaseWithEvent(
+          volume,
+          'Failed',
+          'Warning',
+          Events.VolumeFailedRecycle,
+          `Recycle failed: ${recycleError}`,
+        )
         return false
       } else {
         this.cluster.recordEvent(volumeRef(volume), 'Normal', Events.VolumeRecycled, 'Volume recycled')
@@ -912,7 +1035,13 @@ export class PersistentVolumeController {
       )
       return true
     } else {
-      this.cluster.planOperation('delete', volumeRef(volume), found.plugin.name, `Delete policy: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`, volume.metadata.resourceVersion)
+      this.cluster.planOperation(
+        'delete',
+        volumeRef(volume),
+        found.plugin.name,
+        `Delete policy: delete ${volume.spec.capacity?.storage ?? '?'}${describeSource(volume)} with ${found.plugin.name}`,
+        volume.metadata.resourceVersion,
+      )
       const pluginError = this.doDeleteVolume(this.opts.operations, volume, found.plugin.name)
       if (pluginError !== undefined) {
         if (pluginError.inUse) {
@@ -961,7 +1090,11 @@ export class PersistentVolumeController {
         const rest = (clone.metadata.finalizers ?? []).filter((f) => f !== PVDeletionInTreeProtectionFinalizer)
         if (rest.length > 0) clone.metadata.finalizers = rest
         else delete clone.metadata.finalizers
-        this.cluster.updateVolume('remove-finalizer', clone, `the storage asset was deleted: remove ${PVDeletionInTreeProtectionFinalizer}`)
+        this.cluster.updateVolume(
+          'remove-finalizer',
+          clone,
+          `the storage asset was deleted: remove ${PVDeletionInTreeProtectionFinalizer}`,
+        )
       } else {
         // No in-tree finalizer to remove.
       }
@@ -975,7 +1108,10 @@ export class PersistentVolumeController {
    * findDeletablePlugin: the plugin that provisioned the volume, else none when an external deleter
    * is in charge (external provisioner, migrated or CSI volume), else the plugin for its source.
    */
-  findDeletablePlugin(volume: PersistentVolume): {plugin?: Pick<VolumePlugin, 'name' | 'deleteRefusal'>; error?: string} {
+  findDeletablePlugin(volume: PersistentVolume): {
+    plugin?: Pick<VolumePlugin, 'name' | 'deleteRefusal'>
+    error?: string
+  } {
     // Find a plugin. Try to find the same plugin that provisioned the volume
     if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned)) {
       const provisionPluginName = volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? ''
@@ -1130,10 +1266,12 @@ export class PersistentVolumeController {
    * findProvisionablePlugin: the plugin for the class's provisioner, or none for an external one. An
    * answer without an error has the class; an error has it unless the class is not found.
    */
-  findProvisionablePlugin(
-    claim: PersistentVolumeClaim,
-  ):
-    | {plugin?: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>; storageClass: StorageClass; error?: undefined}
+  findProvisionablePlugin(claim: PersistentVolumeClaim):
+    | {
+        plugin?: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>
+        storageClass: StorageClass
+        error?: undefined
+      }
     | {plugin?: undefined; storageClass?: StorageClass; error: string} {
     // provisionClaim() which leads here is never called with claimClass=="".
     const claimClass = getPersistentVolumeClaimClass(claim)
@@ -1169,7 +1307,11 @@ export class PersistentVolumeController {
    * the claim with its provisioner, skips a volume that already exists. Returns true when a
    * provisioning is planned.
    */
-  provisionClaimOperation(claim: PersistentVolumeClaim, plugin: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>, storageClass: StorageClass): boolean {
+  provisionClaimOperation(
+    claim: PersistentVolumeClaim,
+    plugin: Pick<VolumePlugin, 'name' | 'supportsMountOption' | 'newProvisionerError'>,
+    storageClass: StorageClass,
+  ): boolean {
     const pluginName = plugin.name
     if (pluginName !== 'kubernetes.io/csi' && claim.spec.dataSource != null) {
       // Only CSI plugin can have a DataSource. Fail the operation.
@@ -1203,7 +1345,12 @@ export class PersistentVolumeController {
     }
     if (plugin.newProvisionerError !== undefined) {
       // NewProvisioner fails by the plugin's configuration alone: known before any plugin work.
-      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to create provisioner: ${plugin.newProvisionerError}`)
+      this.cluster.recordEvent(
+        claimRefOf(claim),
+        'Warning',
+        Events.ProvisioningFailed,
+        `Failed to create provisioner: ${plugin.newProvisionerError}`,
+      )
       return false
     } else {
       // The plugin provisions.
@@ -1234,15 +1381,36 @@ export class PersistentVolumeController {
     const claimClass = getPersistentVolumeClaimClass(claim)
     const selectedNode = claim.metadata.annotations?.[AnnSelectedNode]
     if (selectedNode !== undefined && !this.cluster.nodes.has(selectedNode)) {
-      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to get target node: node "${selectedNode}" not found`)
+      this.cluster.recordEvent(
+        claimRefOf(claim),
+        'Warning',
+        Events.ProvisioningFailed,
+        `Failed to get target node: node "${selectedNode}" not found`,
+      )
       return
     } else {
       // No node selected, or it exists.
     }
-    this.cluster.planOperation('provision', claimRefOf(claim), pluginName, `provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`, claim.metadata.resourceVersion)
-    const result = operations.provision(pluginName, {pvName, claim, storageClass, ...(selectedNode !== undefined ? {selectedNode} : {})})
+    this.cluster.planOperation(
+      'provision',
+      claimRefOf(claim),
+      pluginName,
+      `provision ${pvName} with ${pluginName} (class ${storageClass.metadata.name})`,
+      claim.metadata.resourceVersion,
+    )
+    const result = operations.provision(pluginName, {
+      pvName,
+      claim,
+      storageClass,
+      ...(selectedNode !== undefined ? {selectedNode} : {}),
+    })
     if (result.newProvisionerError !== undefined) {
-      this.cluster.recordEvent(claimRefOf(claim), 'Warning', Events.ProvisioningFailed, `Failed to create provisioner: ${result.newProvisionerError}`)
+      this.cluster.recordEvent(
+        claimRefOf(claim),
+        'Warning',
+        Events.ProvisioningFailed,
+        `Failed to create provisioner: ${result.newProvisionerError}`,
+      )
       return
     } else if (result.provisionError !== undefined || result.volume === undefined) {
       // Only a failure of the provisioning itself asks the scheduler to pick another node.
@@ -1310,7 +1478,10 @@ export class PersistentVolumeController {
           break
         } else {
           const r = operations.delete(found.plugin.name, volume)
-          deleteError = r.newDeleterError !== undefined ? `failed to create deleter for volume "${volume.metadata.name}": ${r.newDeleterError}` : r.deleteError
+          deleteError =
+            r.newDeleterError !== undefined
+              ? `failed to create deleter for volume "${volume.metadata.name}": ${r.newDeleterError}`
+              : r.deleteError
           if (deleteError === undefined) break
           // Delete failed, try again after a while (Go waits createProvisionedPVInterval).
         }
@@ -1323,7 +1494,12 @@ export class PersistentVolumeController {
         // Cleaned up.
       }
     } else {
-      this.cluster.recordEvent(claimRefOf(claim), 'Normal', Events.ProvisioningSucceeded, `Successfully provisioned volume ${volume.metadata.name} using ${pluginName}`)
+      this.cluster.recordEvent(
+        claimRefOf(claim),
+        'Normal',
+        Events.ProvisioningSucceeded,
+        `Successfully provisioned volume ${volume.metadata.name} using ${pluginName}`,
+      )
     }
   }
 
@@ -1337,7 +1513,11 @@ export class PersistentVolumeController {
       // The claim has the annotation (its copy's own map): Go's delete() on it.
       Reflect.deleteProperty(clone.metadata.annotations ?? {}, AnnSelectedNode)
       const node = claim.metadata.annotations?.[AnnSelectedNode] ?? ''
-      this.cluster.updateClaim('reschedule-provisioning', clone, `provisioning failed on node ${node}: let the scheduler pick again`)
+      this.cluster.updateClaim(
+        'reschedule-provisioning',
+        clone,
+        `provisioning failed on node ${node}: let the scheduler pick again`,
+      )
     }
   }
 
@@ -1399,7 +1579,11 @@ export class PersistentVolumeController {
       const claimClone = copyForWrite(claim)
       // A change implies annotations (it is read from them).
       applyMigrationAnnotationChange((claimClone.metadata.annotations ??= {}), change)
-      return this.cluster.updateClaim('set-migration-annotation', claimClone, migrationReason(claimClone.metadata.annotations))
+      return this.cluster.updateClaim(
+        'set-migration-annotation',
+        claimClone,
+        migrationReason(claimClone.metadata.annotations),
+      )
     }
   }
 
@@ -1443,7 +1627,10 @@ export class PersistentVolumeController {
       } catch (err) {
         // The one write of the controller the API server refuses (a finalizer added to a volume being
         // deleted): nothing was saved, and every sync of the volume stops here, as in Go.
-        if (err instanceof ApiError) throw new ControllerError(`persistent Volume Controller can't anneal migration annotations or finalizer: ${err.message}`)
+        if (err instanceof ApiError)
+          throw new ControllerError(
+            `persistent Volume Controller can't anneal migration annotations or finalizer: ${err.message}`,
+          )
         else throw err
       }
     }
@@ -1476,7 +1663,11 @@ export class PersistentVolumeController {
  * checkVolumeSatisfyClaim: why a volume the claim asked for by name cannot be bound to it, or
  * undefined when it can. The texts are Go's.
  */
-export function checkVolumeSatisfyClaim(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates): string | undefined {
+export function checkVolumeSatisfyClaim(
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  gates: FeatureGates,
+): string | undefined {
   // Go compares Value()s here (whole units, rounded up), not the exact quantities as matching does.
   const requestedSize = quantityValue(storageQuantity(claim.spec.resources?.requests))
   // check if PV's DeletionTimeStamp is set, if so, return error.
@@ -1551,7 +1742,25 @@ function migrationReason(annotations: Record<string, string> | null | undefined)
   return to !== undefined ? `CSI migration: migrated-to ${to}` : 'CSI migration rolled back: remove migrated-to'
 }
 
-const volumeSources = ['nfs', 'hostPath', 'local', 'csi', 'iscsi', 'fc', 'gcePersistentDisk', 'awsElasticBlockStore', 'azureDisk', 'azureFile', 'cinder', 'rbd', 'cephfs', 'glusterfs', 'vsphereVolume', 'portworxVolume', 'flexVolume']
+const volumeSources = [
+  'nfs',
+  'hostPath',
+  'local',
+  'csi',
+  'iscsi',
+  'fc',
+  'gcePersistentDisk',
+  'awsElasticBlockStore',
+  'azureDisk',
+  'azureFile',
+  'cinder',
+  'rbd',
+  'cephfs',
+  'glusterfs',
+  'vsphereVolume',
+  'portworxVolume',
+  'flexVolume',
+]
 
 /** The fields of a volume source describeSource reads: strings in core/v1 (a template prints any value as String() does). */
 type SourceFields = {server?: string; path?: string; driver?: string; volumeHandle?: string}

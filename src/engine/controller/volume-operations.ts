@@ -18,9 +18,15 @@ export interface VolumeOperations {
   /** plugin.Recycle: undefined on success, else the error text. */
   recycle(pluginName: string, volume: PersistentVolume): string | undefined
   /** plugin.NewDeleter then Delete(). `newDeleter` errors and `delete` errors are told apart, as Go does. */
-  delete(pluginName: string, volume: PersistentVolume): {newDeleterError?: string; deleteError?: string; inUse?: boolean}
+  delete(
+    pluginName: string,
+    volume: PersistentVolume,
+  ): {newDeleterError?: string; deleteError?: string; inUse?: boolean}
   /** plugin.NewProvisioner then Provision(): the new volume, or the error of either step. */
-  provision(pluginName: string, options: ProvisionOptions): {newProvisionerError?: string; provisionError?: string; volume?: PersistentVolume}
+  provision(
+    pluginName: string,
+    options: ProvisionOptions,
+  ): {newProvisionerError?: string; provisionError?: string; volume?: PersistentVolume}
 }
 
 /** An API error injected into a write the controller makes (the Go tests' reactor errors). */
@@ -30,4 +36,7 @@ export interface ApiFault {
   reason?: string
 }
 
-export type ApiFaults = (verb: 'create' | 'update' | 'delete', resource: 'persistentvolumes' | 'persistentvolumeclaims') => ApiFault | undefined
+export type ApiFaults = (
+  verb: 'create' | 'update' | 'delete',
+  resource: 'persistentvolumes' | 'persistentvolumeclaims',
+) => ApiFault | undefined

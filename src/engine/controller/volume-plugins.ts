@@ -108,10 +108,38 @@ export function hostPathDeleteRefusal(volume: PersistentVolume): string | undefi
 /** The plugins of kube-controller-manager v1.31's PV controller, by the volume source they support. */
 export const controllerVolumePlugins: readonly VolumePlugin[] = [
   hostPathPlugin,
-  {name: 'kubernetes.io/nfs', canSupport: hasSource('nfs'), recycler: true, deleter: false, provisioner: false, supportsMountOption: true},
-  {name: 'kubernetes.io/fc', canSupport: hasSource('fc'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
-  {name: 'kubernetes.io/iscsi', canSupport: hasSource('iscsi'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
-  {name: 'kubernetes.io/csi', canSupport: hasSource('csi'), recycler: false, deleter: false, provisioner: false, supportsMountOption: true},
+  {
+    name: 'kubernetes.io/nfs',
+    canSupport: hasSource('nfs'),
+    recycler: true,
+    deleter: false,
+    provisioner: false,
+    supportsMountOption: true,
+  },
+  {
+    name: 'kubernetes.io/fc',
+    canSupport: hasSource('fc'),
+    recycler: false,
+    deleter: false,
+    provisioner: false,
+    supportsMountOption: true,
+  },
+  {
+    name: 'kubernetes.io/iscsi',
+    canSupport: hasSource('iscsi'),
+    recycler: false,
+    deleter: false,
+    provisioner: false,
+    supportsMountOption: true,
+  },
+  {
+    name: 'kubernetes.io/csi',
+    canSupport: hasSource('csi'),
+    recycler: false,
+    deleter: false,
+    provisioner: false,
+    supportsMountOption: true,
+  },
 ]
 
 /**
@@ -139,7 +167,9 @@ export interface VolumePluginOptions {
 
 export function defaultVolumePluginMgr(opts: VolumePluginOptions = {}): VolumePluginMgr {
   const plugins = opts.hostPathProvisioning
-    ? controllerVolumePlugins.map((p) => (p === hostPathPlugin ? {...hostPathPlugin, newProvisionerError: undefined} : p))
+    ? controllerVolumePlugins.map((p) =>
+        p === hostPathPlugin ? {...hostPathPlugin, newProvisionerError: undefined} : p,
+      )
     : [...controllerVolumePlugins]
   if (opts.localVolumeDeleter) plugins.push(localVolumeDeleterPlugin)
   return new VolumePluginMgr(plugins)

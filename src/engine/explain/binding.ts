@@ -29,9 +29,13 @@ export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeC
   let explanation: string
   if (volumeName === '') {
     authoritative = 'None'
-    explanation = 'the claim completed binding once and has lost spec.volumeName: Lost is final, the controller never binds it again'
+    explanation =
+      'the claim completed binding once and has lost spec.volumeName: Lost is final, the controller never binds it again'
     if (volumesPointingHere.some((v) => v.uidMatches)) {
-      explanation += `, even though ${volumesPointingHere.filter((v) => v.uidMatches).map((v) => v.name).join(', ')} still points at it`
+      explanation += `, even though ${volumesPointingHere
+        .filter((v) => v.uidMatches)
+        .map((v) => v.name)
+        .join(', ')} still points at it`
     }
   } else if (volume === undefined) {
     authoritative = 'None'
@@ -46,14 +50,22 @@ export function bindingPointers(cluster: ClusterLookup, claim: PersistentVolumeC
     explanation = `claim and volume point at each other${(ref.uid ?? '') === '' ? ' (the volume is pre-bound: its claimRef has no uid yet)' : ''}; the volume's claimRef with the claim's uid is the binding`
   } else {
     authoritative = 'PersistentVolume'
-    const whose = claimRefKey(ref) !== key ? '' : (ref.uid ?? '') === '' ? ' (its claimRef has no uid, which a claim that completed binding never has)' : ' (an earlier claim of this name)'
+    const whose =
+      claimRefKey(ref) !== key
+        ? ''
+        : (ref.uid ?? '') === ''
+          ? ' (its claimRef has no uid, which a claim that completed binding never has)'
+          : ' (an earlier claim of this name)'
     explanation = `the volume's claimRef wins: ${volumeName} belongs to ${claimRefKey(ref)}${whose}, ${completed ? 'and this claim is misbound' : 'so this claim cannot have it'}`
   }
 
   return {
     claimUid: uid === '' ? null : uid,
     claimVolumeName: volumeName === '' ? null : volumeName,
-    volume: volume === undefined && volumeName === '' ? null : {name: volumeName, exists: volume !== undefined, claimRef: ref == null ? null : pointerOf(ref), pointsBack},
+    volume:
+      volume === undefined && volumeName === ''
+        ? null
+        : {name: volumeName, exists: volume !== undefined, claimRef: ref == null ? null : pointerOf(ref), pointsBack},
     volumesPointingHere,
     authoritative,
     explanation,

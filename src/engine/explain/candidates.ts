@@ -18,7 +18,13 @@ import type {ClusterLookup, VolumeFacts} from './lookup.js'
 import type {PersistentVolume, PersistentVolumeClaim} from '../api/model.js'
 import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
 import {compareQuantities, QuantityError, quantityValue, type Quantity} from '../api/quantity.js'
-import {type CompiledSelector, describeSelectorMismatch, type Labels, requirementMatches, SelectorError} from '../api/selector.js'
+import {
+  type CompiledSelector,
+  describeSelectorMismatch,
+  type Labels,
+  requirementMatches,
+  SelectorError,
+} from '../api/selector.js'
 import {
   checkAccessModes,
   checkVolumeModeMismatches,
@@ -64,11 +70,18 @@ class UnwordedReason implements Reason {
 
 /** The candidate with its reasons as plain data, worded: what is printed. */
 export function describeReasons(c: Candidate): Candidate {
-  return c.reasons.every((reason) => !(reason instanceof UnwordedReason)) ? c : {...c, reasons: c.reasons.map(({code, message}) => ({code, message}))}
+  return c.reasons.every((reason) => !(reason instanceof UnwordedReason))
+    ? c
+    : {...c, reasons: c.reasons.map(({code, message}) => ({code, message}))}
 }
 
 /** Every volume of the state as a candidate, in the state's order. */
-export function describeCandidates(cluster: ClusterLookup, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Candidate[] {
+export function describeCandidates(
+  cluster: ClusterLookup,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+): Candidate[] {
   return cluster.allFacts().map((facts) => candidateOf(facts, judge(cluster, facts, claim, path, gates, describedNow)))
 }
 
@@ -79,7 +92,9 @@ export function describeCandidates(cluster: ClusterLookup, claim: PersistentVolu
  */
 export function isRelevant(cluster: ClusterLookup, claim: PersistentVolumeClaim, candidate: Candidate): boolean {
   const volume = cluster.volumeByName(candidate.volume)
-  return volume === undefined ? candidate.volume === claim.spec.volumeName || !candidate.reasons.some((r) => r.code === 'NotConsidered') : relevant(cluster.factsOf(volume), candidate.reasons, claim)
+  return volume === undefined
+    ? candidate.volume === claim.spec.volumeName || !candidate.reasons.some((r) => r.code === 'NotConsidered')
+    : relevant(cluster.factsOf(volume), candidate.reasons, claim)
 }
 
 function relevant(facts: VolumeFacts, reasons: readonly Reason[], claim: PersistentVolumeClaim): boolean {
@@ -89,7 +104,11 @@ function relevant(facts: VolumeFacts, reasons: readonly Reason[], claim: Persist
 }
 
 /** The volume is bound (with a uid) to another claim that exists under that uid. */
-export function inUseByAnotherClaim(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
+export function inUseByAnotherClaim(
+  cluster: ClusterLookup,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): boolean {
   return heldByAnotherClaim(cluster.factsOf(volume), claim)
 }
 
@@ -117,12 +136,24 @@ function candidateOf(facts: VolumeFacts, reasons: Reason[]): Candidate {
  * One volume judged for the claim in full (the words when first read), and whether --only-relevant keeps
  * it: what rankCandidates does with each volume it does not drop.
  */
-export function judgeCandidate(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): {candidate: Candidate; relevant: boolean} {
+export function judgeCandidate(
+  cluster: ClusterLookup,
+  facts: VolumeFacts,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+): {candidate: Candidate; relevant: boolean} {
   const reasons = judge(cluster, facts, claim, path, gates, describedLater)
   return {candidate: candidateOf(facts, reasons), relevant: relevant(facts, reasons, claim)}
 }
 
-export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates): Reason[] {
+export function reasonsFor(
+  cluster: ClusterLookup,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+): Reason[] {
   return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedNow)
 }
 
@@ -130,7 +161,14 @@ export function reasonsFor(cluster: ClusterLookup, volume: PersistentVolume, cla
  * The volume's refusals worded only when read, and on the index path cut short past `cap` as rankCandidates
  * cuts them: for a caller that weighs the codes of many pairs and words none of them.
  */
-export function refusalsWithin(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, cap: number): Reason[] {
+export function refusalsWithin(
+  cluster: ClusterLookup,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+  cap: number,
+): Reason[] {
   return judge(cluster, cluster.factsOf(volume), claim, path, gates, describedLater, cap)
 }
 
@@ -138,7 +176,15 @@ export function refusalsWithin(cluster: ClusterLookup, volume: PersistentVolume,
  * The volume's reasons; with a `cap`, the index path may stop as soon as there are more than that (the
  * words of each only when read, with describedLater).
  */
-function judge(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, r: ReasonOf, cap = Infinity): Reason[] {
+function judge(
+  cluster: ClusterLookup,
+  facts: VolumeFacts,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+  r: ReasonOf,
+  cap = Infinity,
+): Reason[] {
   const volume = facts.volume
   switch (path.kind) {
     case 'index':
@@ -190,14 +236,22 @@ function indexRefusals(
     return reasons
   }
   if (path.delayBinding) {
-    reasons.push(r('DelayBinding', () => `class '${path.claimClass}' binds on first consumer: the scheduler picks the volume`))
+    reasons.push(
+      r('DelayBinding', () => `class '${path.claimClass}' binds on first consumer: the scheduler picks the volume`),
+    )
     const node = path.node
     if (node !== undefined && checkNodeAffinity(volume.spec.nodeAffinity, node) !== undefined) {
       reasons.push(r('NodeAffinityMismatch', () => `its node affinity excludes node ${node.name ?? ''}`))
     }
   }
   if (volume.status?.phase !== 'Available') {
-    reasons.push(r('VolumeNotAvailable', () => volume.status?.phase === undefined ? 'no phase yet, not Available' : `phase ${volume.status.phase}, not Available`))
+    reasons.push(
+      r('VolumeNotAvailable', () =>
+        volume.status?.phase === undefined
+          ? 'no phase yet, not Available'
+          : `phase ${volume.status.phase}, not Available`,
+      ),
+    )
   }
   if (claim.spec.selector != null) reasons.push(...selectorReasons(cluster, volume, claim, r))
   const volumeClass = getPersistentVolumeClass(volume)
@@ -208,7 +262,13 @@ function indexRefusals(
 }
 
 /** checkVolumeSatisfyClaim's checks for the volume a claim asks for by name, every one of them. */
-function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason[] {
+function requestedVolumeRefusals(
+  cluster: ClusterLookup,
+  facts: VolumeFacts,
+  claim: PersistentVolumeClaim,
+  gates: FeatureGates,
+  r: ReasonOf,
+): Reason[] {
   const volume = facts.volume
   if (volume.spec.claimRef != null) {
     // Claimed already: by this claim (the binding is finished), or by another one.
@@ -221,7 +281,8 @@ function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, cla
   if (capacity !== undefined) reasons.push(capacity)
   const volumeClass = getPersistentVolumeClass(volume)
   const claimClass = getPersistentVolumeClaimClass(claim)
-  if (volumeClass !== claimClass) reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
+  if (volumeClass !== claimClass)
+    reasons.push(r('StorageClassMismatch', () => `class '${volumeClass}' ≠ '${claimClass}'`))
   if (checkVolumeModeMismatches(claim.spec, volume.spec)) reasons.push(volumeModeReason(volume, claim, r))
   if (!checkAccessModes(claim, volume)) reasons.push(accessModesReason(facts, claim, r))
   const unsupported = claimVACRefusal(claim, gates, r)
@@ -232,7 +293,13 @@ function requestedVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, cla
 }
 
 /** syncBoundClaim: only the claim's own volume counts, and only its claimRef decides. */
-function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: PersistentVolumeClaim, volumeName: string, r: ReasonOf): Reason[] {
+function boundVolumeRefusals(
+  cluster: ClusterLookup,
+  facts: VolumeFacts,
+  claim: PersistentVolumeClaim,
+  volumeName: string,
+  r: ReasonOf,
+): Reason[] {
   const volume = facts.volume
   if (volumeName === '') {
     return [r('NotConsidered', () => 'the claim completed binding once: the controller never matches it again')]
@@ -252,39 +319,68 @@ function boundVolumeRefusals(cluster: ClusterLookup, facts: VolumeFacts, claim: 
 /** A claim that names a VolumeAttributesClass while the gate is off (v1.31+): refused whatever the volume. */
 function claimVACRefusal(claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
   const name = claimVAC(claim)
-  return vacMatching(gates) === 'none' && name !== '' ? r('VolumeAttributesClassUnsupported', () => `the claim names VolumeAttributesClass '${name}', refused while the VolumeAttributesClass gate is off`) : undefined
+  return vacMatching(gates) === 'none' && name !== ''
+    ? r(
+        'VolumeAttributesClassUnsupported',
+        () => `the claim names VolumeAttributesClass '${name}', refused while the VolumeAttributesClass gate is off`,
+      )
+    : undefined
 }
 
 /** The VolumeAttributesClass filter (FindMatchingVolume, checkVolumeSatisfyClaim) against this volume. */
-function volumeVACReason(volume: PersistentVolume, claim: PersistentVolumeClaim, gates: FeatureGates, r: ReasonOf): Reason | undefined {
+function volumeVACReason(
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  gates: FeatureGates,
+  r: ReasonOf,
+): Reason | undefined {
   const vac = vacMatching(gates)
   if (volumeVACAdmitted(claim, volume, vac)) {
     return undefined
   } else if (vac === 'equal') {
-    return r('VolumeAttributesClassMismatch', () => `VolumeAttributesClass '${volumeVAC(volume)}' ≠ '${claimVAC(claim)}'`)
+    return r(
+      'VolumeAttributesClassMismatch',
+      () => `VolumeAttributesClass '${volumeVAC(volume)}' ≠ '${claimVAC(claim)}'`,
+    )
   } else {
-    return r('VolumeAttributesClassMismatch', () => `has VolumeAttributesClass '${volumeVAC(volume)}': never bound while the VolumeAttributesClass gate is off`)
+    return r(
+      'VolumeAttributesClassMismatch',
+      () => `has VolumeAttributesClass '${volumeVAC(volume)}': never bound while the VolumeAttributesClass gate is off`,
+    )
   }
 }
 
-function capacityReason(volume: PersistentVolume, claim: PersistentVolumeClaim, cmp: (a: Quantity, b: Quantity) => number, r: ReasonOf): Reason | undefined {
+function capacityReason(
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  cmp: (a: Quantity, b: Quantity) => number,
+  r: ReasonOf,
+): Reason | undefined {
   const offered = storageQuantity(volume.spec.capacity)
   const requested = storageQuantity(claim.spec.resources?.requests)
   if (cmp(offered, requested) >= 0) return undefined
-  return r('CapacityTooSmall', () => `${volume.spec.capacity?.storage ?? '0'} < requested ${claim.spec.resources?.requests?.storage ?? '0'}`)
+  return r(
+    'CapacityTooSmall',
+    () => `${volume.spec.capacity?.storage ?? '0'} < requested ${claim.spec.resources?.requests?.storage ?? '0'}`,
+  )
 }
 
 function accessModesReason(facts: VolumeFacts, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
   return r('AccessModesMismatch', () => {
     const offered = facts.accessModes || 'none'
     const offeredSet = new Set(facts.volume.spec.accessModes ?? [])
-    const missing = (claim.spec.accessModes ?? []).filter((m) => !offeredSet.has(m) || getAccessModesAsString([m]) === '')
+    const missing = (claim.spec.accessModes ?? []).filter(
+      (m) => !offeredSet.has(m) || getAccessModesAsString([m]) === '',
+    )
     return `offers ${offered}, claim needs ${missing.map((m) => getAccessModesAsString([m]) || m).join(',')}`
   })
 }
 
 function volumeModeReason(volume: PersistentVolume, claim: PersistentVolumeClaim, r: ReasonOf): Reason {
-  return r('VolumeModeMismatch', () => `volumeMode ${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}`)
+  return r(
+    'VolumeModeMismatch',
+    () => `volumeMode ${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}`,
+  )
 }
 
 function beingDeletedReason(volume: PersistentVolume, r: ReasonOf): Reason {
@@ -296,7 +392,9 @@ function claimRefReason(cluster: ClusterLookup, facts: VolumeFacts, claim: Persi
   const ref = facts.volume.spec.claimRef
   const key = facts.claimRefKey
   if (ref == null || key === null) {
-    throw new Error(`invariant: a claimRef reason for volume ${facts.volume.metadata.name ?? ''}, which has no claimRef`)
+    throw new Error(
+      `invariant: a claimRef reason for volume ${facts.volume.metadata.name ?? ''}, which has no claimRef`,
+    )
   }
   const uid = ref.uid ?? ''
   if (uid === '') {
@@ -312,9 +410,15 @@ function claimRefReason(cluster: ClusterLookup, facts: VolumeFacts, claim: Persi
   }
 }
 
-function selectorReasons(cluster: ClusterLookup, volume: PersistentVolume, claim: PersistentVolumeClaim, r: ReasonOf): Reason[] {
+function selectorReasons(
+  cluster: ClusterLookup,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  r: ReasonOf,
+): Reason[] {
   const compiled = cluster.selectorOf(claim)
-  if (compiled instanceof SelectorError) return [r('SelectorMismatch', () => `the claim's selector is invalid: ${compiled.message}`)]
+  if (compiled instanceof SelectorError)
+    return [r('SelectorMismatch', () => `the claim's selector is invalid: ${compiled.message}`)]
   const labels = volume.metadata.labels
   const misses = selectorMisses(compiled, labels)
   if (misses === 0) return []
@@ -324,7 +428,6 @@ function selectorReasons(cluster: ClusterLookup, volume: PersistentVolume, claim
   const message = (i: number) => (messages ??= describeSelectorMismatch(claim.spec.selector, labels))[i]
   return Array.from({length: misses}, (_, i) => r('SelectorMismatch', () => message(i)))
 }
-
 
 /** How many SelectorMismatch reasons a valid selector gives a volume of these labels. */
 export function selectorMisses(compiled: CompiledSelector, labels: Labels): number {
@@ -345,7 +448,14 @@ export function judgedAlikeParts(facts: VolumeFacts): unknown[] {
   const volume = facts.volume
   const ref = volume.spec.claimRef
   // Whom the claimRef names only matters as: nobody, a pre-binding, a claim that holds it, or a stale uid.
-  const held = ref == null ? 'none' : (ref.uid ?? '') === '' ? 'pre-bound' : (facts.holder?.metadata.uid ?? '') === ref.uid ? 'held' : 'stale'
+  const held =
+    ref == null
+      ? 'none'
+      : (ref.uid ?? '') === ''
+        ? 'pre-bound'
+        : (facts.holder?.metadata.uid ?? '') === ref.uid
+          ? 'held'
+          : 'stale'
   return [
     facts.accessModes,
     held,
@@ -437,7 +547,14 @@ export interface NearestPassing {
  * judged when it is sure to rank below them: a list of thousands of claims over thousands of volumes
  * allocates per claim what it keeps, not a candidate per volume.
  */
-export function rankCandidates(cluster: ClusterLookup, claim: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, order: CandidateOrder, opts: RankingOptions): CandidateRanking {
+export function rankCandidates(
+  cluster: ClusterLookup,
+  claim: PersistentVolumeClaim,
+  path: MatchingPath,
+  gates: FeatureGates,
+  order: CandidateOrder,
+  opts: RankingOptions,
+): CandidateRanking {
   const {keep, named} = opts
   const kept: Candidate[] = []
   const extra = new Set<Candidate>()
@@ -451,12 +568,21 @@ export function rankCandidates(cluster: ClusterLookup, claim: PersistentVolumeCl
     const wanted = named.includes(name)
     // Held by another claim that exists: irrelevant (isRelevant), never eligible, never a near miss a fix
     // could free (nearMissTests), and, sure to have more reasons than the farthest kept, it is out.
-    if (path.kind === 'index' && worst !== undefined && !wanted && heldByAnotherClaim(facts, claim) && fewestIndexRefusals(facts) > worst.reasons.length) {
+    if (
+      path.kind === 'index' &&
+      worst !== undefined &&
+      !wanted &&
+      heldByAnotherClaim(facts, claim) &&
+      fewestIndexRefusals(facts) > worst.reasons.length
+    ) {
       if (!opts.onlyRelevant) total++
       continue
     }
     // More reasons than the farthest of every kind kept: out of all of them (fewer reasons ranks first).
-    const cap = wanted || worst === undefined ? Infinity : Math.max(worst.reasons.length, fewestToKeep(passing, opts.nearestPassing))
+    const cap =
+      wanted || worst === undefined
+        ? Infinity
+        : Math.max(worst.reasons.length, fewestToKeep(passing, opts.nearestPassing))
     const reasons = judge(cluster, facts, claim, path, gates, describedLater, cap)
     if (reasons.length > cap) {
       if (!opts.onlyRelevant || relevant(facts, reasons, claim)) total++
@@ -515,7 +641,11 @@ function fewestToKeep(passing: ReadonlyArray<readonly Candidate[]>, wanted: Rank
 }
 
 /** The first of the candidates sorted by candidateOrder that `test` accepts, without sorting them. */
-export function firstCandidate(candidates: readonly Candidate[], order: CandidateOrder, test: (c: Candidate) => boolean): Candidate | undefined {
+export function firstCandidate(
+  candidates: readonly Candidate[],
+  order: CandidateOrder,
+  test: (c: Candidate) => boolean,
+): Candidate | undefined {
   let best: Candidate | undefined
   for (const c of candidates) {
     // Strictly better only: of equals the earlier wins, as in the stable sort.

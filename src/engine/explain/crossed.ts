@@ -14,7 +14,11 @@ import type {ReasonCode, Verdict} from './model.js'
 import type {Decision} from './verdict.js'
 
 /** The verdicts of a claim nothing binds or provisions: a crossed volume is what it lacks. */
-const NEVER_BOUND: ReadonlySet<Verdict> = new Set<Verdict>(['NoMatchingVolume', 'StorageClassNotFound', 'ProvisioningNotSupported'])
+const NEVER_BOUND: ReadonlySet<Verdict> = new Set<Verdict>([
+  'NoMatchingVolume',
+  'StorageClassNotFound',
+  'ProvisioningNotSupported',
+])
 
 /** The refusals a binding to another claim gives a volume that would otherwise fit. */
 const HELD: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['BoundToOtherClaim', 'VolumeNotAvailable'])
@@ -57,7 +61,11 @@ export class CrossedVolumes {
       const h = held[i]
       if (h.holder === claim || compareQuantities(h.holderRequest, requested) >= 0) continue
       if (reasonsFor(this.lookup, h.volume, d.claim, d.path, this.gates).every((r) => HELD.has(r.code))) {
-        return {volume: h.volume, holder: claimKey(h.holder), holderRequest: h.holder.spec.resources?.requests?.storage ?? '0'}
+        return {
+          volume: h.volume,
+          holder: claimKey(h.holder),
+          holderRequest: h.holder.spec.resources?.requests?.storage ?? '0',
+        }
       }
     }
     return undefined
@@ -72,10 +80,18 @@ export class CrossedVolumes {
         if (ref == null || (ref.uid ?? '') === '') continue
         const holder = this.lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
         if (holder === undefined || holder.metadata.uid !== ref.uid) continue
-        held.push({volume, capacity: storageQuantity(volume.spec.capacity), holder, holderRequest: storageQuantity(holder.spec.resources?.requests)})
+        held.push({
+          volume,
+          capacity: storageQuantity(volume.spec.capacity),
+          holder,
+          holderRequest: storageQuantity(holder.spec.resources?.requests),
+        })
       }
       // By size, then name: the first that passes is the nearest, as candidateOrder ranks them.
-      held.sort((a, b) => compareQuantities(a.capacity, b.capacity) || compareNames(a.volume.metadata.name, b.volume.metadata.name))
+      held.sort(
+        (a, b) =>
+          compareQuantities(a.capacity, b.capacity) || compareNames(a.volume.metadata.name, b.volume.metadata.name),
+      )
       this.heldByClass.set(className, held)
     }
     return held

@@ -25,7 +25,9 @@ export function evidenceQuery(explainer: Explainer, req: EvidenceScope): Evidenc
   const awaited =
     target === undefined
       ? // As the List decides them: a claim whose only volume an earlier claim takes may wait for a provisioner.
-        claimsInScope(explainer, req).map((c) => explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true))
+        claimsInScope(explainer, req).map((c) =>
+          explainer.awaitedLease(c.metadata.namespace ?? '', c.metadata.name ?? '', true),
+        )
       : [explainer.awaitedLease(target.namespace ?? 'default', target.name)]
   if (awaited.includes(undefined)) return undefined
   // Claims' events of every namespace, whatever the scope: a provisioner's last event, on a claim of any

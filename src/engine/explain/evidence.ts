@@ -34,15 +34,29 @@ export interface CSIDriverObject {
 /** A coordination.k8s.io/v1 Lease (times are RFC 3339 MicroTime strings). */
 export interface LeaseObject {
   metadata: ObjectMeta
-  spec?: {holderIdentity?: string | null; leaseDurationSeconds?: number | null; renewTime?: string | null; [field: string]: unknown} | null
+  spec?: {
+    holderIdentity?: string | null
+    leaseDurationSeconds?: number | null
+    renewTime?: string | null
+    [field: string]: unknown
+  } | null
   [field: string]: unknown
 }
 
 /** A storage.k8s.io/v1 VolumeAttachment. */
 export interface VolumeAttachmentObject {
   metadata: ObjectMeta
-  spec?: {attacher?: string; nodeName?: string; source?: {persistentVolumeName?: string | null; [field: string]: unknown}} | null
-  status?: {attached?: boolean; attachError?: {message?: string; [field: string]: unknown} | null; detachError?: {message?: string; [field: string]: unknown} | null; [field: string]: unknown} | null
+  spec?: {
+    attacher?: string
+    nodeName?: string
+    source?: {persistentVolumeName?: string | null; [field: string]: unknown}
+  } | null
+  status?: {
+    attached?: boolean
+    attachError?: {message?: string; [field: string]: unknown} | null
+    detachError?: {message?: string; [field: string]: unknown} | null
+    [field: string]: unknown
+  } | null
   [field: string]: unknown
 }
 

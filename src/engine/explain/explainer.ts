@@ -4,9 +4,30 @@
 // summary.ts and suggestions.ts.
 import {bindingPointers} from './binding.js'
 import type {ClusterLookup} from './lookup.js'
-import {type CandidateOrder, candidateOrder, describeCandidates, type MatchingPath, describeReasons, isRelevant, type NearestPassing, rankCandidates} from './candidates.js'
+import {
+  type CandidateOrder,
+  candidateOrder,
+  describeCandidates,
+  type MatchingPath,
+  describeReasons,
+  isRelevant,
+  type NearestPassing,
+  rankCandidates,
+} from './candidates.js'
 import {ControllerQueries, type ExplainOptions} from './controller-queries.js'
-import {EXPLAIN_API_VERSION, type Candidate, type Reason, type ClaimExplanation, type ClaimExplanationBrief, type ClaimExplanationFacts, type ClaimPod, type ClaimRequest, type PartyNote, type Verdict, type VolumeExplanation} from './model.js'
+import {
+  EXPLAIN_API_VERSION,
+  type Candidate,
+  type Reason,
+  type ClaimExplanation,
+  type ClaimExplanationBrief,
+  type ClaimExplanationFacts,
+  type ClaimPod,
+  type ClaimRequest,
+  type PartyNote,
+  type Verdict,
+  type VolumeExplanation,
+} from './model.js'
 import {ageSeconds, type ExplainEvidence, eventsOf, noEvidence, NOT_READ, type ObjectKey} from './evidence.js'
 import {controllerLiveness, provisionerLeaseName} from './liveness.js'
 import {summarizeClaim} from './summary.js'
@@ -100,7 +121,14 @@ export class Explainer {
   claimFacts(namespace: string, name: string): ClaimExplanationFacts | undefined {
     const claim = this.q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
-    return decisionFacts(this.q, this.state, {namespace, name}, claim, decideClaim(this.q, this.state, claim, undefined), this.opts.evidence ?? noEvidence(NOT_READ))
+    return decisionFacts(
+      this.q,
+      this.state,
+      {namespace, name},
+      claim,
+      decideClaim(this.q, this.state, claim, undefined),
+      this.opts.evidence ?? noEvidence(NOT_READ),
+    )
   }
 
   /** The state looked up as the explanations look it up (claims, volumes, pods and claimRefs by name). */
@@ -109,7 +137,12 @@ export class Explainer {
   }
 
   /** `limit`: how many candidates to list, 0 for all, 'unlisted' for none (claimBrief). */
-  private explain(namespace: string, name: string, limit: number | 'unlisted', inPass: boolean): ClaimExplanation | undefined {
+  private explain(
+    namespace: string,
+    name: string,
+    limit: number | 'unlisted',
+    inPass: boolean,
+  ): ClaimExplanation | undefined {
     const {q, state, opts} = this
     const claim = q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
@@ -139,13 +172,18 @@ export class Explainer {
       const ranked = {
         keep,
         onlyRelevant: opts.onlyRelevant ?? false,
-        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName, takenFirst].filter((n): n is string => (n ?? '') !== ''),
+        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName, takenFirst].filter(
+          (n): n is string => (n ?? '') !== '',
+        ),
       }
       // The near misses only for the verdicts whose suggestions name them.
       const wantNearMisses = NEAR_MISS_VERDICTS.has(decision.verdict)
       const ranking =
         opts.ranking === 'per-claim'
-          ? rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {...ranked, nearestPassing: wantNearMisses ? nearMisses(q.lookup, claim) : []})
+          ? rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {
+              ...ranked,
+              nearestPassing: wantNearMisses ? nearMisses(q.lookup, claim) : [],
+            })
           : this.groups.rank(decision.claim, decision.path, order, {...ranked, nearestPassing: wantNearMisses})
       pool = ranking.nearest
       let eligible = ranking.eligible
@@ -160,7 +198,9 @@ export class Explainer {
       candidates = limit === 'unlisted' ? [] : pool.slice(0, keep).map(describeReasons)
       bounded = {candidatesTotal: ranking.total, eligible}
     } else {
-      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter((c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c))
+      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter(
+        (c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c),
+      )
       if (turn !== undefined) pool = pool.map((c) => takenAtTurn(c, turn, decision.path))
       pool.sort(turn === undefined ? order : passOrder(order, chosen, takenFirst))
       candidates = pool
@@ -169,7 +209,10 @@ export class Explainer {
     // A volume that fits, held by a claim asking for less: looked for in one claim's explanation (and audit's
     // brief of it), not in each item of a List, which stays linear in the cluster.
     const crossed = inPass ? undefined : this.crossed.of(claim, decision)
-    const waiting = {liveness: provisionerLiveness, claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now)}
+    const waiting = {
+      liveness: provisionerLiveness,
+      claimAgeSeconds: ageSeconds(claim.metadata.creationTimestamp, evidence.now),
+    }
     return {
       apiVersion: EXPLAIN_API_VERSION,
       kind: 'ClaimExplanation',
@@ -177,7 +220,13 @@ export class Explainer {
       phase: facts.phase,
       verdict: facts.verdict,
       volume: chosen,
-      summary: withNotes([summarizeClaim(decision, claim, pool, waiting, bounded?.eligible), ...(crossed === undefined ? [] : [crossedSentence(crossed)])].join(' '), facts.notes ?? []),
+      summary: withNotes(
+        [
+          summarizeClaim(decision, claim, pool, waiting, bounded?.eligible),
+          ...(crossed === undefined ? [] : [crossedSentence(crossed)]),
+        ].join(' '),
+        facts.notes ?? [],
+      ),
       candidates,
       ...(bounded === undefined ? {} : {candidatesTotal: bounded.candidatesTotal}),
       suggestions: suggestionsWith(facts.notes ?? [], claim, decision, () => [
@@ -206,7 +255,9 @@ export class Explainer {
     const claim = this.q.claim(`${namespace}/${name}`)
     if (claim === undefined) return undefined
     const decision = decideClaim(this.q, this.state, claim, inPass ? this.syncPass().turnOf(claim) : undefined)
-    return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? provisionerLeaseName(decision.provisioner) : null
+    return decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null
+      ? provisionerLeaseName(decision.provisioner)
+      : null
   }
 
   /**
@@ -245,9 +296,19 @@ export class Explainer {
  * Bound or WillBind claim, the class, the provisioner and, for ExternalProvisioning, whether the evidence
  * shows the provisioner running.
  */
-function decisionFacts(q: ControllerQueries, state: ClusterState, key: {namespace: string; name: string}, claim: PersistentVolumeClaim, decision: Decision, evidence: ExplainEvidence): ClaimExplanationFacts {
+function decisionFacts(
+  q: ControllerQueries,
+  state: ClusterState,
+  key: {namespace: string; name: string},
+  claim: PersistentVolumeClaim,
+  decision: Decision,
+  evidence: ExplainEvidence,
+): ClaimExplanationFacts {
   const bound = decision.verdict === 'Bound' || decision.verdict === 'WillBind'
-  const provisionerLiveness = decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [claimObject(key, claim)]) : null
+  const provisionerLiveness =
+    decision.verdict === 'ExternalProvisioning' && decision.provisioner !== null
+      ? controllerLiveness(evidence, 'provisioner', decision.provisioner, [claimObject(key, claim)])
+      : null
   // A kind the state holds none of was not read: no node is judged gone then.
   const notes = partyNotes(q, claim, decision, state.nodes.length > 0)
   return {
@@ -271,10 +332,17 @@ function claimObject(key: {namespace: string; name: string}, claim: PersistentVo
 }
 
 /** The notes' suggestions first; the verdict's own after them, unless a note shows its wait never ends. */
-function suggestionsWith(notes: readonly PartyNote[], claim: PersistentVolumeClaim, d: Decision, verdicts: () => string[]): string[] {
+function suggestionsWith(
+  notes: readonly PartyNote[],
+  claim: PersistentVolumeClaim,
+  d: Decision,
+  verdicts: () => string[],
+): string[] {
   const first = noteSuggestions(notes, claim, d)
   // A command a note's suggestion gives already is not given again by the verdict's (the same patch, other words).
-  const commands = first.map((s) => s.slice(s.lastIndexOf(': ') + 2)).filter((c) => c.startsWith('kubectl ') || c.startsWith('pvctl '))
+  const commands = first
+    .map((s) => s.slice(s.lastIndexOf(': ') + 2))
+    .filter((c) => c.startsWith('kubectl ') || c.startsWith('pvctl '))
   const rest = decisiveNote(notes) === undefined ? verdicts().filter((s) => !commands.some((c) => s.includes(c))) : []
   return [...new Set([...first, ...rest])]
 }
@@ -287,12 +355,22 @@ function suggestionsWith(notes: readonly PartyNote[], claim: PersistentVolumeCla
 function takenAtTurn(c: Candidate, turn: ClaimTurn, path: MatchingPath): Candidate {
   const by = c.claimRef === null ? turn.takenBy(c.volume) : undefined
   if (by === undefined || c.reasons.some((r) => r.code === 'NotConsidered')) return c
-  const reason: Reason = {code: 'BoundToOtherClaim', message: `the next sync binds it to ${by} first, an earlier claim of this pass`}
+  const reason: Reason = {
+    code: 'BoundToOtherClaim',
+    message: `the next sync binds it to ${by} first, an earlier claim of this pass`,
+  }
   // Where the claimRef check stands: after the claim's own refusal (a VolumeAttributesClass with the gate
   // off) and the access-mode index for a claim matched by the index; a claim that names the volume checks
   // nothing else once it is bound.
-  const at = c.reasons.findIndex((r) => r.code !== 'VolumeAttributesClassUnsupported' && r.code !== 'AccessModesMismatch')
-  const reasons = path.kind !== 'index' ? [reason] : at < 0 ? [...c.reasons, reason] : [...c.reasons.slice(0, at), reason, ...c.reasons.slice(at)]
+  const at = c.reasons.findIndex(
+    (r) => r.code !== 'VolumeAttributesClassUnsupported' && r.code !== 'AccessModesMismatch',
+  )
+  const reasons =
+    path.kind !== 'index'
+      ? [reason]
+      : at < 0
+        ? [...c.reasons, reason]
+        : [...c.reasons.slice(0, at), reason, ...c.reasons.slice(at)]
   return {...c, eligible: false, reasons}
 }
 
@@ -311,7 +389,11 @@ function passOrder(order: CandidateOrder, chosen: string | null, takenFirst: str
  * count of matching volumes, the near misses, the reasons of the volume the claim names. The words of every
  * other verdict come from the decision alone.
  */
-const READS_CANDIDATES: ReadonlySet<Verdict> = new Set<Verdict>([...NEAR_MISS_VERDICTS, 'WillBind', 'RequestedVolumeMismatch'])
+const READS_CANDIDATES: ReadonlySet<Verdict> = new Set<Verdict>([
+  ...NEAR_MISS_VERDICTS,
+  'WillBind',
+  'RequestedVolumeMismatch',
+])
 
 /** What nearMisses (explain-suggestions.ts) picks from: the nearest fixable volume, the nearest two Released ones. */
 function nearMisses(cluster: ClusterLookup, claim: PersistentVolumeClaim): NearestPassing[] {
@@ -323,7 +405,12 @@ function nearMisses(cluster: ClusterLookup, claim: PersistentVolumeClaim): Neare
 }
 
 /** The explanation of claim namespace/name, or undefined when the state has no such claim. */
-export function explainClaim(state: ClusterState, namespace: string, name: string, opts: ExplainOptions): ClaimExplanation | undefined {
+export function explainClaim(
+  state: ClusterState,
+  namespace: string,
+  name: string,
+  opts: ExplainOptions,
+): ClaimExplanation | undefined {
   return new Explainer(state, opts).claim(namespace, name)
 }
 
@@ -340,12 +427,17 @@ export function explainVolume(state: ClusterState, name: string, opts: ExplainOp
  */
 export function claimsToExplain(explainer: Explainer): PersistentVolumeClaim[] {
   return explainer.state.claims
-    .filter((c) => c.status?.phase !== 'Bound' || !explainer.healthyBound(c.metadata.namespace ?? '', c.metadata.name ?? ''))
+    .filter(
+      (c) => c.status?.phase !== 'Bound' || !explainer.healthyBound(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+    )
     .sort((a, b) => (claimKey(a) < claimKey(b) ? -1 : claimKey(a) > claimKey(b) ? 1 : 0))
 }
 
 /** claimsToExplain in scope (-n, -l): the list and the picker show these. */
-export function claimsInScope(explainer: Explainer, scope: {namespace?: string; labelSelector?: LabelSelector}): PersistentVolumeClaim[] {
+export function claimsInScope(
+  explainer: Explainer,
+  scope: {namespace?: string; labelSelector?: LabelSelector},
+): PersistentVolumeClaim[] {
   const inScope = scopePredicate({namespace: scope.namespace, labelSelector: scope.labelSelector})
   return claimsToExplain(explainer).filter((claim) => inScope.claim(claim))
 }
@@ -378,7 +470,13 @@ function podsUsing(cluster: ClusterLookup, claim: PersistentVolumeClaim): ClaimP
     .map((pod) => {
       const nodeName = pod.spec?.nodeName ?? ''
       const node = nodeName === '' ? null : nodeName
-      return {name: pod.metadata.name ?? '', node, scheduled: node !== null, terminated: isPodTerminated(pod), phase: pod.status?.phase ?? null}
+      return {
+        name: pod.metadata.name ?? '',
+        node,
+        scheduled: node !== null,
+        terminated: isPodTerminated(pod),
+        phase: pod.status?.phase ?? null,
+      }
     })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }

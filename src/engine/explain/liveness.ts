@@ -2,7 +2,17 @@
 // external provisioner and a volume's detach to a CSI external-attacher, then waits without knowing
 // whether they exist. Three things can show that one runs: a CSIDriver object of its name (installed,
 // not proof of life), the Lease its leader election holds, and the events it records. PURE.
-import {ageSeconds, eventSource, type ExplainEvidence, humanDuration, isAbout, objectEvent, type ObjectKey, type CoreEventObject, type LeaseObject} from './evidence.js'
+import {
+  ageSeconds,
+  eventSource,
+  type ExplainEvidence,
+  humanDuration,
+  isAbout,
+  objectEvent,
+  type ObjectKey,
+  type CoreEventObject,
+  type LeaseObject,
+} from './evidence.js'
 import type {ControllerLiveness, ObjectEvent} from './model.js'
 
 /** An event within this many seconds counts as recent; a claim waiting longer with none is a silence. */
@@ -44,7 +54,12 @@ function recordedBy(role: ControllerLiveness['role'], name: string): (component:
   return role === 'provisioner' ? (c) => c === name || c.startsWith(`${name}_`) : (c) => c === `csi-attacher ${name}`
 }
 
-export function controllerLiveness(evidence: ExplainEvidence, role: ControllerLiveness['role'], name: string, explained: readonly ObjectKey[]): ControllerLiveness {
+export function controllerLiveness(
+  evidence: ExplainEvidence,
+  role: ControllerLiveness['role'],
+  name: string,
+  explained: readonly ObjectKey[],
+): ControllerLiveness {
   const {now} = evidence
   const unavailable: string[] = []
   const facts: string[] = []
@@ -66,9 +81,18 @@ export function controllerLiveness(evidence: ExplainEvidence, role: ControllerLi
     if (best !== undefined) {
       const held = isLeaseHeld(best, now)
       const renewedSecondsAgo = ageSeconds(best.spec?.renewTime, now)
-      lease = {namespace: best.metadata.namespace ?? '', holder: (best.spec?.holderIdentity ?? '') || null, held, renewedSecondsAgo}
+      lease = {
+        namespace: best.metadata.namespace ?? '',
+        holder: (best.spec?.holderIdentity ?? '') || null,
+        held,
+        renewedSecondsAgo,
+      }
       const where = `Lease ${lease.namespace}/${leaseName}`
-      facts.push(held ? `${where} held by ${lease.holder} (renewed ${humanDuration(renewedSecondsAgo)} ago)` : `${where} not held (last renewed ${humanDuration(renewedSecondsAgo)} ago)`)
+      facts.push(
+        held
+          ? `${where} held by ${lease.holder} (renewed ${humanDuration(renewedSecondsAgo)} ago)`
+          : `${where} not held (last renewed ${humanDuration(renewedSecondsAgo)} ago)`,
+      )
     } else {
       facts.push(`no Lease ${leaseName}`)
     }
@@ -81,22 +105,45 @@ export function controllerLiveness(evidence: ExplainEvidence, role: ControllerLi
   if (evidence.events.observed) {
     const mine = recordedBy(role, name)
     const events = evidence.events.items.filter((e) => mine(eventSource(e))).map((e) => ({e, seen: located(e, now)}))
-    events.sort((a, b) => (b.seen.ageSeconds === null ? -1 : a.seen.ageSeconds === null ? 1 : a.seen.ageSeconds - b.seen.ageSeconds))
+    events.sort((a, b) =>
+      b.seen.ageSeconds === null ? -1 : a.seen.ageSeconds === null ? 1 : a.seen.ageSeconds - b.seen.ageSeconds,
+    )
     lastEvent = events.at(0)?.seen ?? null
     actedOn = events.find(({e}) => explained.some((o) => isAbout(e, o)))?.seen ?? null
-    facts.push(lastEvent === null ? 'no event from it' : `its last event: ${lastEvent.reason} on ${lastEvent.object} ${humanDuration(lastEvent.ageSeconds)} ago`)
+    facts.push(
+      lastEvent === null
+        ? 'no event from it'
+        : `its last event: ${lastEvent.reason} on ${lastEvent.object} ${humanDuration(lastEvent.ageSeconds)} ago`,
+    )
   } else {
     unavailable.push(`events: ${evidence.events.reason}`)
   }
 
   const recentEvent = lastEvent !== null && lastEvent.ageSeconds !== null && lastEvent.ageSeconds <= SILENCE_SECONDS
   const verdict: ControllerLiveness['verdict'] =
-    lease?.held === true || recentEvent ? 'Active' : evidence.events.observed && evidence.leases.observed ? 'NoSignOfLife' : 'Unknown'
+    lease?.held === true || recentEvent
+      ? 'Active'
+      : evidence.events.observed && evidence.leases.observed
+        ? 'NoSignOfLife'
+        : 'Unknown'
   // One line per reason: "cannot see csidrivers, leases: forbidden ..." rather than the same reason thrice.
   const byReason = new Map<string, string[]>()
-  for (const [kind, reason] of unavailable.map((u) => u.split(/: (.*)/s))) byReason.set(reason, [...(byReason.get(reason) ?? []), kind])
+  for (const [kind, reason] of unavailable.map((u) => u.split(/: (.*)/s)))
+    byReason.set(reason, [...(byReason.get(reason) ?? []), kind])
   for (const [reason, kinds] of byReason) facts.push(`cannot see ${kinds.join(', ')}: ${reason}`)
-  return {name, role, verdict, csiDriver, leaseName, lease, eventsVisible: evidence.events.observed, lastEvent, actedOn, unavailable, summary: facts.join('; ')}
+  return {
+    name,
+    role,
+    verdict,
+    csiDriver,
+    leaseName,
+    lease,
+    eventsVisible: evidence.events.observed,
+    lastEvent,
+    actedOn,
+    unavailable,
+    summary: facts.join('; '),
+  }
 }
 
 function renewedAt(l: LeaseObject): number {
@@ -105,7 +152,11 @@ function renewedAt(l: LeaseObject): number {
 }
 
 /** kubectl's short names for the kinds these controllers record events on. */
-const SHORT_KIND: Readonly<Record<string, string>> = {PersistentVolumeClaim: 'pvc', PersistentVolume: 'pv', VolumeAttachment: 'volumeattachment'}
+const SHORT_KIND: Readonly<Record<string, string>> = {
+  PersistentVolumeClaim: 'pvc',
+  PersistentVolume: 'pv',
+  VolumeAttachment: 'volumeattachment',
+}
 
 function located(e: CoreEventObject, now: number): ObjectEvent & {object: string} {
   const o = e.involvedObject
@@ -119,15 +170,21 @@ function located(e: CoreEventObject, now: number): ObjectEvent & {object: string
 export function livenessAdvice(l: ControllerLiveness, what: string): string[] {
   const sidecar = l.role === 'provisioner' ? 'csi-provisioner' : 'csi-attacher'
   if (l.actedOn !== null && l.actedOn.type === 'Warning') {
-    return [`fix what '${l.name}' reports on ${what}, and it retries by itself: ${l.actedOn.reason}: ${l.actedOn.message}`]
+    return [
+      `fix what '${l.name}' reports on ${what}, and it retries by itself: ${l.actedOn.reason}: ${l.actedOn.message}`,
+    ]
   } else if (l.actedOn !== null) {
     return []
   } else if (l.verdict === 'Active' && l.lease?.holder != null) {
-    return [`'${l.name}' runs but has not acted on ${what}: read its log, e.g. kubectl logs -n ${l.lease.namespace} ${l.lease.holder} -c ${sidecar}`]
+    return [
+      `'${l.name}' runs but has not acted on ${what}: read its log, e.g. kubectl logs -n ${l.lease.namespace} ${l.lease.holder} -c ${sidecar}`,
+    ]
   } else if (l.verdict === 'Active') {
     return [`'${l.name}' runs but has not acted on ${what}: read the log of its ${sidecar} container`]
   } else if (l.verdict === 'NoSignOfLife') {
-    return [`nothing shows '${l.name}' running (${l.summary}): deploy or restart the CSI driver's controller with its ${sidecar} sidecar`]
+    return [
+      `nothing shows '${l.name}' running (${l.summary}): deploy or restart the CSI driver's controller with its ${sidecar} sidecar`,
+    ]
   } else {
     return []
   }

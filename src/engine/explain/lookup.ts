@@ -2,10 +2,26 @@
 // claimRefs by claim, and what judging a volume needs that is the same for every claim. A list of every
 // pending claim of a large cluster judges each volume once per distinct request (explain-request-groups.ts);
 // nothing here is redone per request.
-import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
+import {
+  claimRefKey,
+  type ClusterState,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeAccessMode,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from '../api/model.js'
 import {ClaimKeyIndex} from '../api/claim-keyed-map.js'
 import {compileLabelSelector, type CompiledSelector, SelectorError} from '../api/selector.js'
-import {getAccessModesAsString, getAccessModesFromString, getDefaultClass, getPersistentVolumeClass, isDefaultStorageClass, podClaimKeys} from '../api/storage-helpers.js'
+import {
+  getAccessModesAsString,
+  getAccessModesFromString,
+  getDefaultClass,
+  getPersistentVolumeClass,
+  isDefaultStorageClass,
+  podClaimKeys,
+} from '../api/storage-helpers.js'
 
 /** A volume as every claim sees it: its access modes (as the index keys them) and whom its claimRef names. */
 export interface VolumeFacts {
@@ -83,7 +99,14 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
         // Made for an earlier volume offering the same modes.
       }
       const key = ref == null ? null : claimRefKey(ref)
-      f = {volume, accessModes, indexModes: modes.indexModes, indexModeSet: modes.indexModeSet, claimRefKey: key, holder: ref == null ? undefined : claims.get(ref.namespace ?? '', ref.name ?? '')}
+      f = {
+        volume,
+        accessModes,
+        indexModes: modes.indexModes,
+        indexModeSet: modes.indexModeSet,
+        claimRefKey: key,
+        holder: ref == null ? undefined : claims.get(ref.namespace ?? '', ref.name ?? ''),
+      }
       facts.set(volume, f)
     }
     return f
@@ -137,7 +160,22 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
   const classNamed = (name: string) => (classes ??= firstByName(state.classes)).get(name)
   const defaultClasses = () => (defaults ??= defaultClassesNewestFirst(state.classes))
   const nodeNamed = (name: string) => (nodes ??= firstByName(state.nodes)).get(name)
-  return {volumes: state.volumes, claimNamed: (namespace, name) => claims.get(namespace, name), volumeByName: (name) => volumes.get(name), volumeNamesUnique: volumes.size === state.volumes.length, factsOf, allFacts, selectorOf, podsUsing, volumesClaiming, claimsNaming, volumesOfClass, classNamed, defaultClasses, nodeNamed}
+  return {
+    volumes: state.volumes,
+    claimNamed: (namespace, name) => claims.get(namespace, name),
+    volumeByName: (name) => volumes.get(name),
+    volumeNamesUnique: volumes.size === state.volumes.length,
+    factsOf,
+    allFacts,
+    selectorOf,
+    podsUsing,
+    volumesClaiming,
+    claimsNaming,
+    volumesOfClass,
+    classNamed,
+    defaultClasses,
+    nodeNamed,
+  }
 }
 
 /** The values by their key (none: left out), each group in the order given; one pass, no entry made per value. */

@@ -14,17 +14,25 @@ export function withMissingKindCaveats<D extends ExplainDocument>(doc: D, missin
   if (missing.size === 0) return doc
   const mark = (e: ClaimExplanation): ClaimExplanation => {
     const caveats: string[] = []
-    if (missing.has('StorageClass') && (e.verdict === 'StorageClassNotFound' || (e.verdict === 'NoMatchingVolume' && e.storageClass.selection === 'Unset'))) {
+    if (
+      missing.has('StorageClass') &&
+      (e.verdict === 'StorageClassNotFound' ||
+        (e.verdict === 'NoMatchingVolume' && e.storageClass.selection === 'Unset'))
+    ) {
       caveats.push('the snapshot holds no StorageClass: the class may exist in the cluster')
     }
     if (missing.has('Pod') && (e.verdict === 'WaitForFirstConsumer' || e.verdict === 'WaitForPodScheduled')) {
-      caveats.push('the snapshot holds no Pod: a pod may use the claim in the cluster, and whether one names its node itself (bypassing the scheduler) could not be seen')
+      caveats.push(
+        'the snapshot holds no Pod: a pod may use the claim in the cluster, and whether one names its node itself (bypassing the scheduler) could not be seen',
+      )
     }
     if (missing.has('Node') && e.candidates.some((c) => c.reasons.some((r) => r.code === 'NodeAffinityMismatch'))) {
       caveats.push("the snapshot holds no Node: volumes' node affinity was checked against no node")
     }
     if (missing.has('Node') && e.selectedNode !== null && e.phase !== 'Bound') {
-      caveats.push(`the snapshot holds no Node: whether node ${e.selectedNode}, the claim's selected-node, still exists could not be seen`)
+      caveats.push(
+        `the snapshot holds no Node: whether node ${e.selectedNode}, the claim's selected-node, still exists could not be seen`,
+      )
     }
     return caveats.length === 0 ? e : {...e, caveats}
   }

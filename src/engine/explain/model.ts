@@ -137,7 +137,14 @@ export interface ClaimPod {
 }
 
 /** What a note about the parties around the binder (parties.ts) is about: stable ids, as reason codes are. */
-export const PARTY_NOTE_CODES = ['PodBypassesScheduler', 'PodUnschedulable', 'SelectedNodeGone', 'DefaultClassFromAdmission', 'ProvisionedVolumeUnfit', 'PodVolumeNodeConflict'] as const
+export const PARTY_NOTE_CODES = [
+  'PodBypassesScheduler',
+  'PodUnschedulable',
+  'SelectedNodeGone',
+  'DefaultClassFromAdmission',
+  'ProvisionedVolumeUnfit',
+  'PodVolumeNodeConflict',
+] as const
 export type PartyNoteCode = (typeof PARTY_NOTE_CODES)[number]
 
 /**
@@ -293,14 +300,32 @@ export type ClaimExplanationBrief = Omit<ClaimExplanation, 'candidates' | 'candi
  * volume judged, a word written or a pod and claimRef looked up (Explainer.claimFacts): what `pvctl audit`
  * judges every claim by, asking for the rest (claimBrief) of the few whose finding reads it.
  */
-export type ClaimExplanationFacts = Pick<ClaimExplanation, 'claim' | 'phase' | 'verdict' | 'volume' | 'request' | 'storageClass' | 'selectedNode' | 'provisioner' | 'error' | 'provisionerLiveness' | 'notes'>
+export type ClaimExplanationFacts = Pick<
+  ClaimExplanation,
+  | 'claim'
+  | 'phase'
+  | 'verdict'
+  | 'volume'
+  | 'request'
+  | 'storageClass'
+  | 'selectedNode'
+  | 'provisioner'
+  | 'error'
+  | 'provisionerLiveness'
+  | 'notes'
+>
 
 /** What the controller does with a volume, as syncVolume decides it. */
 export const VOLUME_STATES = ['Available', 'PreBound', 'Binding', 'Bound', 'Unbinding', 'Released', 'Failed'] as const
 export type VolumeState = (typeof VOLUME_STATES)[number]
 
 /** Volume states after which nothing is stuck: `explain pv/NAME` exits 0. */
-export const SETTLED_VOLUME_STATES: ReadonlySet<VolumeState> = new Set<VolumeState>(['Available', 'PreBound', 'Binding', 'Bound'])
+export const SETTLED_VOLUME_STATES: ReadonlySet<VolumeState> = new Set<VolumeState>([
+  'Available',
+  'PreBound',
+  'Binding',
+  'Bound',
+])
 
 export interface ReclaimPlan {
   policy: string
@@ -359,4 +384,5 @@ export interface ExplanationList {
 }
 
 /** The document `pvctl explain` prints: the top level also names the release it was decided as. */
-export type ExplainDocument = ((ClaimExplanation | VolumeExplanation) & {kubernetesVersion?: DecidedVersion}) | ExplanationList
+export type ExplainDocument =
+  ((ClaimExplanation | VolumeExplanation) & {kubernetesVersion?: DecidedVersion}) | ExplanationList

@@ -25,7 +25,9 @@ interface ManagedFieldsEntry {
  */
 export function writtenBy(metadata: ObjectMeta, path: readonly string[]): string | undefined {
   const entries = Array.isArray(metadata.managedFields) ? (metadata.managedFields as ManagedFieldsEntry[]) : []
-  const owner = entries.find((e) => (e.manager ?? '') !== '' && !(e.manager ?? '').startsWith(ControllerManager) && owns(e.fieldsV1, path))
+  const owner = entries.find(
+    (e) => (e.manager ?? '') !== '' && !(e.manager ?? '').startsWith(ControllerManager) && owns(e.fieldsV1, path),
+  )
   if (owner !== undefined) return `field manager '${owner.manager ?? ''}' (${owner.operation ?? 'Update'})`
   return lastApplied(metadata, path) !== undefined ? 'kubectl apply' : undefined
 }
@@ -41,7 +43,8 @@ export function lastApplied(metadata: ObjectMeta, path: readonly string[]): unkn
     // Not JSON: kubectl wrote it, so something else did; it says nothing.
     return undefined
   }
-  for (const key of path) value = value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null
+  for (const key of path)
+    value = value !== null && typeof value === 'object' ? ((value as Record<string, unknown>)[key] ?? null) : null
   return value
 }
 

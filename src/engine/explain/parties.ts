@@ -24,7 +24,12 @@ const NOTED_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>([
 ])
 
 /** What the parties around the binder show about the claim decided `d` (none for most claims: Bound ones). */
-export function partyNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision, nodesRead: boolean): PartyNote[] {
+export function partyNotes(
+  q: ControllerQueries,
+  claim: PersistentVolumeClaim,
+  d: Decision,
+  nodesRead: boolean,
+): PartyNote[] {
   if (d.verdict === 'Bound' && nodesRead) return volumeNodeConflicts(q, claim, d)
   if (!NOTED_VERDICTS.has(d.verdict)) return []
   return [...schedulerNotes(q, claim, d, nodesRead), ...provisionedUnfit(q, claim, d), ...defaultClassNote(q, claim, d)]
@@ -37,7 +42,12 @@ export function partyNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d
  * scheduler cannot place says why in its PodScheduled condition. A selected-node naming a node that is gone
  * leaves the provisioner nowhere to create the volume.
  */
-function schedulerNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision, nodesRead: boolean): PartyNote[] {
+function schedulerNotes(
+  q: ControllerQueries,
+  claim: PersistentVolumeClaim,
+  d: Decision,
+  nodesRead: boolean,
+): PartyNote[] {
   const notes: PartyNote[] = []
   const selected = claim.metadata.annotations?.[AnnSelectedNode]
   const delayed = d.path.kind === 'index' && d.path.delayBinding
@@ -45,7 +55,9 @@ function schedulerNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: D
   if (delayed && selected === undefined) {
     const bypassing = pods.filter((p) => (p.spec?.nodeName ?? '') !== '' && scheduledCondition(p)?.status !== 'True')
     if (bypassing.length > 0) {
-      const named = bypassing.map((p) => `${p.metadata.name ?? ''} (spec.nodeName ${p.spec?.nodeName ?? ''})`).join(', ')
+      const named = bypassing
+        .map((p) => `${p.metadata.name ?? ''} (spec.nodeName ${p.spec?.nodeName ?? ''})`)
+        .join(', ')
       notes.push({
         code: 'PodBypassesScheduler',
         party: 'scheduler',
@@ -56,7 +68,12 @@ function schedulerNotes(q: ControllerQueries, claim: PersistentVolumeClaim, d: D
     for (const p of pods.filter((x) => (x.spec?.nodeName ?? '') === '')) {
       const c = scheduledCondition(p)
       if (c?.status === 'False' && c.reason === 'Unschedulable') {
-        notes.push({code: 'PodUnschedulable', party: 'scheduler', objects: [`pod/${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`], message: `the scheduler cannot place pod ${p.metadata.name ?? ''}: ${(c.message ?? 'Unschedulable').trim().replace(/\.$/, '')}`})
+        notes.push({
+          code: 'PodUnschedulable',
+          party: 'scheduler',
+          objects: [`pod/${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`],
+          message: `the scheduler cannot place pod ${p.metadata.name ?? ''}: ${(c.message ?? 'Unschedulable').trim().replace(/\.$/, '')}`,
+        })
       }
     }
   } else if (selected !== undefined && nodesRead && q.lookup.nodeNamed(selected) === undefined) {
@@ -82,7 +99,9 @@ function volumeNodeConflicts(q: ControllerQueries, claim: PersistentVolumeClaim,
   const volume = d.volume
   if (volume == null || (volume.spec.nodeAffinity as {required?: unknown} | undefined)?.required == null) return []
   // Most Bound claims' pods run on a node already: the nodes are read only for one that waits for its node.
-  const waiting = q.lookup.podsUsing(claimKey(claim)).filter((p) => !isPodTerminated(p) && (p.spec?.nodeName ?? '') === '')
+  const waiting = q.lookup
+    .podsUsing(claimKey(claim))
+    .filter((p) => !isPodTerminated(p) && (p.spec?.nodeName ?? '') === '')
   if (waiting.length === 0) return []
   const nodes = q.nodes.map((n) => ({name: n.metadata.name, labels: n.metadata.labels}))
   const mountable = nodes.filter((n) => checkNodeAffinity(volume.spec.nodeAffinity, n) === undefined)
@@ -96,7 +115,10 @@ function volumeNodeConflicts(q: ControllerQueries, claim: PersistentVolumeClaim,
       return {
         code: 'PodVolumeNodeConflict',
         party: 'scheduler',
-        objects: [`pod/${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`, ...mountable.map((n) => `node/${n.name ?? ''}`)],
+        objects: [
+          `pod/${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`,
+          ...mountable.map((n) => `node/${n.name ?? ''}`),
+        ],
         message: `pod ${p.metadata.name ?? ''} can run on no node its volume ${volume.metadata.name ?? ''} can be mounted on: the volume's node affinity admits ${mountable.map((n) => n.name ?? '').join(', ')}, and the pod's ${own} admits none of them, so the scheduler never places it (volume node affinity conflict)`,
       }
     })
@@ -106,7 +128,15 @@ function volumeNodeConflicts(q: ControllerQueries, claim: PersistentVolumeClaim,
 function podAdmits(pod: Pod, node: {labels?: Record<string, string> | null}): boolean {
   const labels = node.labels ?? {}
   const selector = Object.entries(nodeSelectorOf(pod)).every(([k, v]) => labels[k] === v)
-  const affinity = pod.spec?.affinity as {nodeAffinity?: {requiredDuringSchedulingIgnoredDuringExecution?: {nodeSelectorTerms?: Parameters<typeof matchNodeSelectorTerms>[1]}}} | undefined
+  const affinity = pod.spec?.affinity as
+    | {
+        nodeAffinity?: {
+          requiredDuringSchedulingIgnoredDuringExecution?: {
+            nodeSelectorTerms?: Parameters<typeof matchNodeSelectorTerms>[1]
+          }
+        }
+      }
+    | undefined
   const terms = affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms
   return selector && (terms == null || matchNodeSelectorTerms({labels}, terms))
 }
@@ -161,7 +191,8 @@ function provisionedUnfit(q: ControllerQueries, claim: PersistentVolumeClaim, d:
  */
 function defaultClassNote(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision): PartyNote[] {
   const cls = d.storageClass
-  if (cls.selection !== 'Explicit' || !cls.defaultClasses.includes(cls.name) || (claim.spec.volumeName ?? '') !== '') return []
+  if (cls.selection !== 'Explicit' || !cls.defaultClasses.includes(cls.name) || (claim.spec.volumeName ?? '') !== '')
+    return []
   const classless = deepCopy(claim)
   classless.spec.storageClassName = ''
   const applied = lastApplied(claim.metadata, ['spec', 'storageClassName'])
@@ -188,7 +219,11 @@ function describe(v: PersistentVolume): string {
 }
 
 /** The notes that change what the verdict means: the wait it names never ends. The summary leads with them. */
-const DECISIVE: ReadonlySet<PartyNote['code']> = new Set<PartyNote['code']>(['PodBypassesScheduler', 'ProvisionedVolumeUnfit', 'PodVolumeNodeConflict'])
+const DECISIVE: ReadonlySet<PartyNote['code']> = new Set<PartyNote['code']>([
+  'PodBypassesScheduler',
+  'ProvisionedVolumeUnfit',
+  'PodVolumeNodeConflict',
+])
 
 /** A note that makes the verdict's own advice wrong (a wait that never ends): it stands in its place. */
 export function decisiveNote(notes: readonly PartyNote[]): PartyNote | undefined {
@@ -217,14 +252,19 @@ export function noteSuggestions(notes: readonly PartyNote[], claim: PersistentVo
         // The verdict's own suggestion names the pod to describe.
         return []
       case 'SelectedNodeGone':
-        return [`remove the stale annotation, and the scheduler picks a node that exists: kubectl annotate pvc ${name} -n ${ns} ${AnnSelectedNode}-`]
+        return [
+          `remove the stale annotation, and the scheduler picks a node that exists: kubectl annotate pvc ${name} -n ${ns} ${AnnSelectedNode}-`,
+        ]
       case 'DefaultClassFromAdmission':
         return [
           `to bind ${target} and its data, create the claim again with storageClassName: "" (the field cannot be changed; deleting this Pending claim loses nothing, it holds no data)`,
           `or give ${target} the class instead: kubectl patch pv ${target} -p '{"spec":{"storageClassName":"${d.storageClass.name}"}}'`,
         ]
       case 'PodVolumeNodeConflict': {
-        const where = n.objects.slice(1).map((o) => o.split('/').at(-1)).join(', ')
+        const where = n.objects
+          .slice(1)
+          .map((o) => o.split('/').at(-1))
+          .join(', ')
         return [
           `let pod ${target} run where its volume is: make its nodeSelector (or node affinity) admit ${where} and create it again (the volume and its data stay; the pod holds none), or move the data to a volume on a node the pod may run on`,
         ]

@@ -52,14 +52,20 @@ export class SyncPass {
     // reconcile's first round, its claim syncs only: volume syncs come after every claim's and change
     // nothing a claim of that round reads.
     const cluster = new SimulatedCluster(state)
-    const ctrl = new PersistentVolumeController(cluster, {gates: q.gates, plugins: q.plugins, enableDynamicProvisioning: q.enableDynamicProvisioning})
+    const ctrl = new PersistentVolumeController(cluster, {
+      gates: q.gates,
+      plugins: q.plugins,
+      enableDynamicProvisioning: q.enableDynamicProvisioning,
+    })
     cluster.round = 1
-    for (const slot of cluster.claims.filledSlots().sort((a, b) => compareClaims(filledObject(a), filledObject(b)))) ctrl.syncClaimIn(slot)
+    for (const slot of cluster.claims.filledSlots().sort((a, b) => compareClaims(filledObject(a), filledObject(b))))
+      ctrl.syncClaimIn(slot)
     for (const [claim, volume] of bindings(cluster.actions, 1)) {
       if (!this.bound.has(claim)) this.bound.set(claim, volume)
       const by = cluster.claims.get(claim)
       const after = cluster.volumes.get(volume)
-      if (by !== undefined && after !== undefined && !this.taken.has(volume)) this.taken.set(volume, {by, volume: after})
+      if (by !== undefined && after !== undefined && !this.taken.has(volume))
+        this.taken.set(volume, {by, volume: after})
     }
   }
 
@@ -90,17 +96,28 @@ export class SyncPass {
    */
   private secondRoundBindings(): Map<string, string> {
     if (this.secondRound === undefined) {
-      const r = reconcile(this.state, {maxRounds: 2, gates: this.q.gates, plugins: this.q.plugins, enableDynamicProvisioning: this.q.enableDynamicProvisioning})
+      const r = reconcile(this.state, {
+        maxRounds: 2,
+        gates: this.q.gates,
+        plugins: this.q.plugins,
+        enableDynamicProvisioning: this.q.enableDynamicProvisioning,
+      })
       this.secondRound = new Map()
-      for (const [claim, volume] of bindings(r.actions, 2)) if (!this.secondRound.has(claim)) this.secondRound.set(claim, volume)
+      for (const [claim, volume] of bindings(r.actions, 2))
+        if (!this.secondRound.has(claim)) this.secondRound.set(claim, volume)
     }
     return this.secondRound
   }
 }
 
 /** [claim key, volume name] of every volume a claim's sync of `round` binds (writes its claimRef), in order. */
-function bindings(actions: ReadonlyArray<{action: string; object: {name: string}; round: number; sync: string}>, round: number): Array<[string, string]> {
-  return actions.filter((a) => a.round === round && a.action === 'bind-volume' && a.sync.startsWith('pvc/')).map((a) => [a.sync.slice('pvc/'.length), a.object.name])
+function bindings(
+  actions: ReadonlyArray<{action: string; object: {name: string}; round: number; sync: string}>,
+  round: number,
+): Array<[string, string]> {
+  return actions
+    .filter((a) => a.round === round && a.action === 'bind-volume' && a.sync.startsWith('pvc/'))
+    .map((a) => [a.sync.slice('pvc/'.length), a.object.name])
 }
 
 /** reconcile's order of claims: by namespace, then name (not by "namespace/name" as one string). */

@@ -72,16 +72,27 @@ export class RequestGroups {
    * The same ranking rankCandidates gives `claim` (as the deciding sync sees it) with the near-miss tests of
    * nearestPassingOf(claim) when opts.nearestPassing.
    */
-  rank(claim: PersistentVolumeClaim, path: MatchingPath, order: CandidateOrder, opts: GroupRankingOptions): CandidateRanking {
+  rank(
+    claim: PersistentVolumeClaim,
+    path: MatchingPath,
+    order: CandidateOrder,
+    opts: GroupRankingOptions,
+  ): CandidateRanking {
     const tests = opts.nearestPassing ? this.nearestPassingOf(claim) : []
     const group = this.groupOf(claim, path, opts)
     const own = this.ownVolumes(claim, opts.named)
     const ownNames = new Set(own.map((f) => f.volume.metadata.name ?? ''))
     const shared = (c: Candidate) => !ownNames.has(c.volume)
     // Volume names outside ownNames are unique (ownVolumes), so the name finds the volume again.
-    const asClaimSees = group.reworded ? (c: Candidate) => judgeCandidate(this.cluster, this.volumesNamed(c.volume)[0], claim, path, this.gates).candidate : (c: Candidate) => c
+    const asClaimSees = group.reworded
+      ? (c: Candidate) =>
+          judgeCandidate(this.cluster, this.volumesNamed(c.volume)[0], claim, path, this.gates).candidate
+      : (c: Candidate) => c
     const kept = group.ranking.nearest.slice(0, group.keep)
-    if (!covers(kept, group.keep, opts.keep, shared) || tests.some((t, i) => !covers(group.passing[i], t.count + GROUP_SLACK, t.count, shared))) {
+    if (
+      !covers(kept, group.keep, opts.keep, shared) ||
+      tests.some((t, i) => !covers(group.passing[i], t.count + GROUP_SLACK, t.count, shared))
+    ) {
       // The claim's own volumes take so many places among the group's nearest that fewer than the claim
       // keeps are left, and what the group did not keep is unknown: rank this claim alone. A safeguard: its
       // own volumes rank for a claim as high as for the stand-in (a claimRef naming it takes reasons away),
@@ -122,7 +133,9 @@ export class RequestGroups {
     if (group === undefined) {
       const {standIn, path: standInPath} = this.standInFor(claim, path)
       const keep = opts.keep + GROUP_SLACK
-      const tests = opts.nearestPassing ? this.nearestPassingOf(standIn).map((t) => ({test: t.test, count: t.count + GROUP_SLACK})) : []
+      const tests = opts.nearestPassing
+        ? this.nearestPassingOf(standIn).map((t) => ({test: t.test, count: t.count + GROUP_SLACK}))
+        : []
       const rankingOpts = {keep, onlyRelevant: opts.onlyRelevant, named: [], nearestPassing: tests}
       const order = candidateOrder(standIn, null)
       const classes = this.volumeClasses()
@@ -142,9 +155,13 @@ export class RequestGroups {
    * The claim's request under a name that no claimRef and no volume in the state bears: judged as every
    * other claim would be. A claim that names a volume is stood in for by one naming no volume (that name).
    */
-  private standInFor(claim: PersistentVolumeClaim, path: MatchingPath): {standIn: PersistentVolumeClaim; path: MatchingPath} {
+  private standInFor(
+    claim: PersistentVolumeClaim,
+    path: MatchingPath,
+  ): {standIn: PersistentVolumeClaim; path: MatchingPath} {
     let name = 'pvctl-request-group'
-    for (let i = 2; this.cluster.volumesClaiming(`/${name}`).length > 0 || this.volumesNamed(name).length > 0; i++) name = `pvctl-request-group-${i}`
+    for (let i = 2; this.cluster.volumesClaiming(`/${name}`).length > 0 || this.volumesNamed(name).length > 0; i++)
+      name = `pvctl-request-group-${i}`
     const {uid: _uid, ...metadata} = claim.metadata
     const standIn = {...claim, metadata: {...metadata, namespace: '', name}}
     if (path.kind === 'index' || path.volumeName === '') return {standIn, path}
@@ -176,14 +193,18 @@ export class RequestGroups {
     } else {
       // Two volumes of one name: the lookup finds one of them.
     }
-    this.byName ??= groupBy(this.cluster.allFacts().map((f): [string, VolumeFacts] => [f.volume.metadata.name ?? '', f]))
+    this.byName ??= groupBy(
+      this.cluster.allFacts().map((f): [string, VolumeFacts] => [f.volume.metadata.name ?? '', f]),
+    )
     return this.byName.get(name) ?? []
   }
 
   /** The names more than one volume bears (the informer cache would keep one; a snapshot may hold both). */
   private sharedNames(): string[] {
     if (this.cluster.volumeNamesUnique) return []
-    return (this.duplicated ??= this.cluster.volumes.map((v) => v.metadata.name ?? '').filter((name) => this.volumesNamed(name).length > 1))
+    return (this.duplicated ??= this.cluster.volumes
+      .map((v) => v.metadata.name ?? '')
+      .filter((name) => this.volumesNamed(name).length > 1))
   }
 }
 
@@ -196,7 +217,18 @@ function requestKey(claim: PersistentVolumeClaim, path: MatchingPath): unknown[]
   switch (path.kind) {
     case 'index': {
       const {accessModes, volumeMode, selector, volumeAttributesClassName, volumeName} = claim.spec
-      return [path.kind, path.claimClass, path.delayBinding, path.node?.name, storage, accessModes, volumeMode, selector, volumeAttributesClassName, volumeName]
+      return [
+        path.kind,
+        path.claimClass,
+        path.delayBinding,
+        path.node?.name,
+        storage,
+        accessModes,
+        volumeMode,
+        selector,
+        volumeAttributesClassName,
+        volumeName,
+      ]
     }
     case 'requested':
     case 'bound':

@@ -9,7 +9,13 @@ import type {ClusterLookup} from './lookup.js'
 import {livenessAdvice} from './liveness.js'
 import type {Candidate, ControllerLiveness, Reason} from './model.js'
 import {boundClaimRef, type Decision, decidedVolume} from './verdict.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from '../api/model.js'
 import {deepCopy, getAccessModesAsString} from '../api/storage-helpers.js'
 
 export function suggestFixes(
@@ -50,19 +56,26 @@ export function suggestFixes(
           `make a class the default and the controller gives it to this claim: kubectl annotate storageclass ${pick} ${IsDefaultStorageClassAnnotation}=true${state.classes.length > 1 ? ` (CLASS one of: ${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
         )
       } else {
-        out.push('create a StorageClass and mark it default (storageclass.kubernetes.io/is-default-class: "true"), or create a matching PersistentVolume without a class')
+        out.push(
+          'create a StorageClass and mark it default (storageclass.kubernetes.io/is-default-class: "true"), or create a matching PersistentVolume without a class',
+        )
       }
       break
     case 'ProvisioningNotSupported':
       out.push(...nearMisses(ctx, candidates))
       if (d.provisioner === NotSupportedProvisioner) {
-        out.push(`create a PersistentVolume of class '${cls.name}' with ${describeNeed(claim)}, or recreate the claim with a class that provisions`)
+        out.push(
+          `create a PersistentVolume of class '${cls.name}' with ${describeNeed(claim)}, or recreate the claim with a class that provisions`,
+        )
       } else {
         out.push(`fix what the controller reports ("${d.error}"): the claim is retried on every sync`)
       }
       break
     case 'StorageClassNotFound': {
-      const close = closeNames(cls.name, state.classes.map((c) => c.metadata.name ?? ''))
+      const close = closeNames(
+        cls.name,
+        state.classes.map((c) => c.metadata.name ?? ''),
+      )
       out.push(...nearMisses(ctx, candidates))
       const labelled = q.lookup.volumesOfClass(cls.name).length
       if (labelled > 0) {
@@ -92,15 +105,23 @@ export function suggestFixes(
     case 'WillProvision':
       break
     case 'WaitForFirstConsumer':
-      out.push(`nothing is wrong: start a pod that mounts the claim and the scheduler picks a node, then a volume (or asks '${cls.provisioner ?? cls.name}' for one)`)
+      out.push(
+        `nothing is wrong: start a pod that mounts the claim and the scheduler picks a node, then a volume (or asks '${cls.provisioner ?? cls.name}' for one)`,
+      )
       break
     case 'WaitForPodScheduled':
       out.push(`see why the scheduler cannot place it: kubectl describe pod ${d.unscheduledPods[0]} -n ${ns}`)
       break
     case 'RequestedVolumeNotFound': {
-      const close = closeNames(d.claim.spec.volumeName ?? '', state.volumes.map((v) => v.metadata.name ?? ''))
-      if (close.length > 0) out.push(`did you mean ${close.join(' or ')}? spec.volumeName cannot be changed once set: recreate the claim`)
-      out.push(`create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`)
+      const close = closeNames(
+        d.claim.spec.volumeName ?? '',
+        state.volumes.map((v) => v.metadata.name ?? ''),
+      )
+      if (close.length > 0)
+        out.push(`did you mean ${close.join(' or ')}? spec.volumeName cannot be changed once set: recreate the claim`)
+      out.push(
+        `create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`,
+      )
       break
     }
     case 'RequestedVolumeBoundElsewhere': {
@@ -117,7 +138,9 @@ export function suggestFixes(
           `${v} still names ${claimRefKey(boundClaimRef(volume))}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
         )
       } else {
-        out.push(`${v} is in use by ${claimRefKey(boundClaimRef(volume))}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`)
+        out.push(
+          `${v} is in use by ${claimRefKey(boundClaimRef(volume))}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`,
+        )
       }
       break
     }
@@ -170,12 +193,20 @@ function relinkWay(q: ControllerQueries, claim: PersistentVolumeClaim): string |
 function relinkSuggestion(volume: PersistentVolume, way: string): string {
   const v = volume.metadata.name ?? ''
   const uid = volume.spec.claimRef?.uid ?? ''
-  const names = uid === '' ? 'names this claim but its claimRef lost the uid' : `names this claim with the uid of an older claim of that name (uid ${uid})`
+  const names =
+    uid === ''
+      ? 'names this claim but its claimRef lost the uid'
+      : `names this claim with the uid of an older claim of that name (uid ${uid})`
   return `${v} ${names}: relink them (the claimRef gets this claim's uid), and the controller binds them with ${v}'s data: ${way}`
 }
 
 /** The verdicts whose suggestions name near misses (nearMisses): a bounded explanation ranks for them. */
-export const NEAR_MISS_VERDICTS: ReadonlySet<Decision['verdict']> = new Set(['NoMatchingVolume', 'ProvisioningNotSupported', 'StorageClassNotFound', 'ExternalProvisioning'])
+export const NEAR_MISS_VERDICTS: ReadonlySet<Decision['verdict']> = new Set([
+  'NoMatchingVolume',
+  'ProvisioningNotSupported',
+  'StorageClassNotFound',
+  'ExternalProvisioning',
+])
 
 /** The kubectl patch that removes a volume's claimRef by hand (engine/repair offers the guarded reclaim instead, where it is allowed). */
 export function removeClaimRefPatch(volume: string): string {
@@ -186,9 +217,16 @@ export function removeClaimRefPatch(volume: string): string {
  * The candidates nearMisses picks: the nearest of each test (of the second, the nearest two, since the
  * first of those may be the nearest of the first). A bounded explanation keeps them whatever they rank.
  */
-export function nearMissTests(cluster: ClusterLookup, claim: PersistentVolumeClaim): {fixable: (c: Candidate) => boolean; released: (c: Candidate) => boolean} {
-  const fixable = (c: Candidate) => !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim({cluster, claim}, c)
-  const released = (c: Candidate) => c.phase === 'Released' && c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable') && fixable(c)
+export function nearMissTests(
+  cluster: ClusterLookup,
+  claim: PersistentVolumeClaim,
+): {fixable: (c: Candidate) => boolean; released: (c: Candidate) => boolean} {
+  const fixable = (c: Candidate) =>
+    !c.eligible && !c.reasons.some((r) => r.code === 'NotConsidered') && !heldByLiveClaim({cluster, claim}, c)
+  const released = (c: Candidate) =>
+    c.phase === 'Released' &&
+    c.reasons.every((r) => r.code === 'BoundToOtherClaim' || r.code === 'VolumeNotAvailable') &&
+    fixable(c)
   return {fixable, released}
 }
 
@@ -204,7 +242,9 @@ function nearMisses(ctx: Context, candidates: readonly Candidate[]): string[] {
     const what = nearest.reasons.map((r) => r.message).join('; ')
     const fixes = nearest.reasons.flatMap((r) => fixFor(ctx, nearest, r))
     if (nearest.reasons.length === 1) {
-      out.push(`the nearest volume, ${nearest.volume}, is kept out only by: ${what}${fixes.length > 0 ? ` — ${fixes.join('; ')}` : ''}`)
+      out.push(
+        `the nearest volume, ${nearest.volume}, is kept out only by: ${what}${fixes.length > 0 ? ` — ${fixes.join('; ')}` : ''}`,
+      )
     } else {
       out.push(`the nearest volume, ${nearest.volume}, is kept out by ${nearest.reasons.length} things: ${what}`)
     }
@@ -220,19 +260,27 @@ function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
   const v = c.volume
   switch (r.code) {
     case 'CapacityTooSmall':
-      return [`a claim requesting at most ${c.capacity} fits ${v}; else create or expand a volume to ${claim.spec.resources?.requests?.storage}`]
+      return [
+        `a claim requesting at most ${c.capacity} fits ${v}; else create or expand a volume to ${claim.spec.resources?.requests?.storage}`,
+      ]
     case 'StorageClassMismatch': {
       const want = /≠ '(.*)'$/.exec(r.message)?.[1] ?? ''
       return [`give ${v} the class '${want}': kubectl patch pv ${v} -p '{"spec":{"storageClassName":"${want}"}}'`]
     }
     case 'SelectorMismatch': {
       const lack = /^labels lack ([^,]+)$/.exec(r.message) ?? /^label \S+, want (\S+)$/.exec(r.message)
-      return lack !== null ? [`label it: kubectl label pv ${v} ${lack[1]}${r.message.startsWith('label ') ? ' --overwrite' : ''}`] : []
+      return lack !== null
+        ? [`label it: kubectl label pv ${v} ${lack[1]}${r.message.startsWith('label ') ? ' --overwrite' : ''}`]
+        : []
     }
     case 'AccessModesMismatch':
-      return [`${v} offers ${c.accessModes || 'no access mode'}: a claim that asks for ${c.accessModes || 'none'} (or a volume that offers ${getAccessModesAsString(claim.spec.accessModes)}) would fit`]
+      return [
+        `${v} offers ${c.accessModes || 'no access mode'}: a claim that asks for ${c.accessModes || 'none'} (or a volume that offers ${getAccessModesAsString(claim.spec.accessModes)}) would fit`,
+      ]
     case 'VolumeModeMismatch':
-      return [`volumeMode cannot change on either side: a claim with volumeMode ${cluster.volumeByName(v)?.spec.volumeMode ?? 'Filesystem'} would fit ${v}`]
+      return [
+        `volumeMode cannot change on either side: a claim with volumeMode ${cluster.volumeByName(v)?.spec.volumeMode ?? 'Filesystem'} would fit ${v}`,
+      ]
     case 'BoundToOtherClaim':
       // No claimRef: an earlier claim of the pass takes it (a List), and no patch gives it back.
       return c.claimRef !== null && !heldByLiveClaim(ctx, c)
@@ -241,7 +289,9 @@ function fixFor(ctx: Context, c: Candidate, r: Reason): string[] {
           ]
         : []
     case 'PreBoundToOtherClaim':
-      return [`${v} is reserved for ${c.claimRef} (claimRef without uid): if that claim will not come, kubectl patch pv ${v} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`]
+      return [
+        `${v} is reserved for ${c.claimRef} (claimRef without uid): if that claim will not come, kubectl patch pv ${v} --type json -p '[{"op":"remove","path":"/spec/claimRef"}]'`,
+      ]
     case 'VolumeNotAvailable':
       if (c.claimRef === null && (c.phase === null || c.phase === 'Pending')) {
         return [`${v} becomes Available on its next sync; the claim's sync after that can bind it`]
@@ -286,7 +336,8 @@ export function describeNeed(claim: PersistentVolumeClaim): string {
     getAccessModesAsString(claim.spec.accessModes) || 'any access mode',
     claim.spec.volumeMode ?? 'Filesystem',
   ]
-  if (claim.metadata.annotations?.[AnnSelectedNode] !== undefined) parts.push(`usable on node ${claim.metadata.annotations[AnnSelectedNode]}`)
+  if (claim.metadata.annotations?.[AnnSelectedNode] !== undefined)
+    parts.push(`usable on node ${claim.metadata.annotations[AnnSelectedNode]}`)
   return parts.join(', ')
 }
 

@@ -30,14 +30,23 @@ export function summarizeClaim(
   return `${sentence.replace(/\.$/, '')}; ${d.takenFirst.volume}, which it would get alone, goes to ${d.takenFirst.by}, synced before it in this pass.`
 }
 
-function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonly Candidate[], wait: ProvisionerWait, eligible: number): string {
+function nextSync(
+  d: Decision,
+  claim: PersistentVolumeClaim,
+  candidates: readonly Candidate[],
+  wait: ProvisionerWait,
+  eligible: number,
+): string {
   const cls = d.storageClass
   const className = `'${cls.name}'`
   const volumeName = d.volume?.metadata.name ?? claim.spec.volumeName ?? ''
   const defaultFirst = cls.assignedByNextSync
     ? `The next sync gives the claim the default class ${className}${cls.selection === 'NewestDefault' ? ` (the newest of ${cls.defaultClasses.length} default classes)` : ''}; then `
     : ''
-  const then = (s: string) => (defaultFirst === '' ? s.charAt(0).toUpperCase() + s.slice(1) : defaultFirst + s.replace(/^the next sync/, 'the sync after that'))
+  const then = (s: string) =>
+    defaultFirst === ''
+      ? s.charAt(0).toUpperCase() + s.slice(1)
+      : defaultFirst + s.replace(/^the next sync/, 'the sync after that')
 
   switch (d.verdict) {
     case 'Bound':
@@ -46,8 +55,12 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
       switch (d.route) {
         case 'prebound':
           return (decidedVolume(d).spec.claimRef?.uid ?? '') === ''
-            ? then(`the next sync binds it to ${describeVolume(decidedVolume(d))}, which is pre-bound to it (spec.claimRef).`)
-            : then(`the next sync finishes binding it to ${describeVolume(decidedVolume(d))}, which already points at it (a binding the controller started).`)
+            ? then(
+                `the next sync binds it to ${describeVolume(decidedVolume(d))}, which is pre-bound to it (spec.claimRef).`,
+              )
+            : then(
+                `the next sync finishes binding it to ${describeVolume(decidedVolume(d))}, which already points at it (a binding the controller started).`,
+              )
         case 'requested':
           return `The next sync binds it to ${describeVolume(decidedVolume(d))}, the volume it asks for (spec.volumeName), which is free and fits.`
         case 'finish':
@@ -68,23 +81,33 @@ function nextSync(d: Decision, claim: PersistentVolumeClaim, candidates: readonl
       return `No volume matches and none will be provisioned: the claim names no class and the cluster has no default class.`
     case 'ProvisioningNotSupported':
       if (d.provisioner === NotSupportedProvisioner) {
-        return then(`no volume matches, and class ${className} uses ${NotSupportedProvisioner}: nothing will be provisioned, a matching volume must be created by hand.`)
+        return then(
+          `no volume matches, and class ${className} uses ${NotSupportedProvisioner}: nothing will be provisioned, a matching volume must be created by hand.`,
+        )
       }
       return then(`no volume matches and provisioning fails: ${d.error}.`)
     case 'WillProvision':
       if (d.alreadyProvisioned !== null) {
-        return then(`no volume matches; ${d.alreadyProvisioned} was already provisioned for it by ${d.plugin} but does not match it yet, so the claim waits.`)
+        return then(
+          `no volume matches; ${d.alreadyProvisioned} was already provisioned for it by ${d.plugin} but does not match it yet, so the claim waits.`,
+        )
       }
-      return then(`no volume matches: the next sync provisions one with ${d.plugin} (class ${className})${selectedNode(claim)}.`)
+      return then(
+        `no volume matches: the next sync provisions one with ${d.plugin} (class ${className})${selectedNode(claim)}.`,
+      )
     case 'ExternalProvisioning':
       return then(externalProvisioning(d, claim, className, wait))
     case 'StorageClassNotFound':
       return then(`the claim asks for class ${className}, which does not exist, and no volume of that class matches.`)
     case 'WaitForFirstConsumer':
-      return then(`class ${className} binds on first consumer and no pod uses the claim yet: an expected wait, not a fault; it binds once a pod that uses it is scheduled.`)
+      return then(
+        `class ${className} binds on first consumer and no pod uses the claim yet: an expected wait, not a fault; it binds once a pod that uses it is scheduled.`,
+      )
     case 'WaitForPodScheduled': {
       const pods = d.unscheduledPods
-      return then(`class ${className} binds on first consumer: waiting for ${pods.length === 1 ? `pod ${pods[0]}` : `pods ${pods.join(', ')}`} to be scheduled.`)
+      return then(
+        `class ${className} binds on first consumer: waiting for ${pods.length === 1 ? `pod ${pods[0]}` : `pods ${pods.join(', ')}`} to be scheduled.`,
+      )
     }
     case 'RequestedVolumeNotFound':
       return `The claim asks for volume ${volumeName} (spec.volumeName), which does not exist: it stays Pending until that volume is created.`
@@ -141,7 +164,12 @@ function selectedNode(claim: PersistentVolumeClaim): string {
  * on this claim (its last word is a Warning), it is working on it, or nothing named so has acted on the
  * claim since it was created, for longer than an attempt takes (SILENCE_SECONDS).
  */
-function externalProvisioning(d: Decision, claim: PersistentVolumeClaim, className: string, wait: ProvisionerWait): string {
+function externalProvisioning(
+  d: Decision,
+  claim: PersistentVolumeClaim,
+  className: string,
+  wait: ProvisionerWait,
+): string {
   const where = selectedNode(claim)
   const l = wait.liveness
   const acted = l?.actedOn ?? null
@@ -149,8 +177,18 @@ function externalProvisioning(d: Decision, claim: PersistentVolumeClaim, classNa
     return `no volume matches, and the external provisioner '${d.provisioner}' failed to create one${where} (${acted.reason}, ${humanDuration(acted.ageSeconds)} ago): ${acted.message.replace(/\.$/, '')}.`
   } else if (acted !== null) {
     return `no volume matches: the external provisioner '${d.provisioner}' (class ${className}) is working on it${where} (${acted.reason}, ${humanDuration(acted.ageSeconds)} ago).`
-  } else if (l !== null && l.eventsVisible && wait.claimAgeSeconds !== null && wait.claimAgeSeconds >= SILENCE_SECONDS) {
-    const why = l.verdict === 'Active' ? `yet it runs (${l.summary})` : l.verdict === 'NoSignOfLife' ? `and nothing shows it running (${l.summary})` : `and whether it runs cannot be seen (${l.summary})`
+  } else if (
+    l !== null &&
+    l.eventsVisible &&
+    wait.claimAgeSeconds !== null &&
+    wait.claimAgeSeconds >= SILENCE_SECONDS
+  ) {
+    const why =
+      l.verdict === 'Active'
+        ? `yet it runs (${l.summary})`
+        : l.verdict === 'NoSignOfLife'
+          ? `and nothing shows it running (${l.summary})`
+          : `and whether it runs cannot be seen (${l.summary})`
     return `no volume matches, and no controller named '${d.provisioner}' has acted on this claim in the ${humanDuration(wait.claimAgeSeconds)} since it was created${where}, ${why}.`
   } else {
     return `no volume matches: waiting for the external provisioner '${d.provisioner}' (class ${className}) to create one${where}; if none appears, check that it is running.`

@@ -12,7 +12,14 @@ import type {ClaimTurn} from './pass.js'
 import type {ClassSelection, StorageClassInPlay, Verdict} from './model.js'
 import type {MatchingPath} from './candidates.js'
 import type {ClusterLookup} from './lookup.js'
-import {claimKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type StorageClass} from '../api/model.js'
+import {
+  claimKey,
+  type ClusterState,
+  type ObjectReference,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type StorageClass,
+} from '../api/model.js'
 import type {NodeInfo} from '../api/node-affinity.js'
 import {checkVolumeSatisfyClaim, getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
 import {
@@ -76,7 +83,8 @@ export function decidedVolume(d: Decision): PersistentVolume {
 /** The claimRef of a volume found with one (bound elsewhere, misbound, released by its claim): its absence is a bug. */
 export function boundClaimRef(volume: PersistentVolume): ObjectReference {
   const ref = volume.spec.claimRef
-  if (ref == null) throw new Error(`invariant: volume ${volume.metadata.name ?? ''} was found bound and has no claimRef`)
+  if (ref == null)
+    throw new Error(`invariant: volume ${volume.metadata.name ?? ''} was found bound and has no claimRef`)
   return ref
 }
 
@@ -84,7 +92,12 @@ export function boundClaimRef(volume: PersistentVolume): ObjectReference {
  * syncClaim: split by whether binding ever completed. With a `turn`, the sync of the claim in a pass, after
  * the syncs of the claims before it (explain-pass.ts); without, its sync on the state as it is.
  */
-export function decideClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, turn?: ClaimTurn): Decision {
+export function decideClaim(
+  q: ControllerQueries,
+  state: ClusterState,
+  claim: PersistentVolumeClaim,
+  turn?: ClaimTurn,
+): Decision {
   if (!hasAnnotation(claim.metadata, AnnBindCompleted)) {
     return decideUnboundClaim(q, state, claim, turn)
   } else {
@@ -93,12 +106,23 @@ export function decideClaim(q: ControllerQueries, state: ClusterState, claim: Pe
 }
 
 /** syncUnboundClaim */
-function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, turn: ClaimTurn | undefined, assigned?: StorageClass): Decision {
+function decideUnboundClaim(
+  q: ControllerQueries,
+  state: ClusterState,
+  claim: PersistentVolumeClaim,
+  turn: ClaimTurn | undefined,
+  assigned?: StorageClass,
+): Decision {
   const base = baseDecision(q, claim, assigned)
   if ((claim.spec.volumeName ?? '') === '') {
     // [Unit test set 1] The user did not care which volume they get.
     const delay = q.isDelayBindingMode(claim)
-    const path: MatchingPath = {kind: 'index', claimClass: getPersistentVolumeClaimClass(claim), delayBinding: delay.value ?? false, node: nodeOfInterest(q, state, claim)}
+    const path: MatchingPath = {
+      kind: 'index',
+      claimClass: getPersistentVolumeClaimClass(claim),
+      delayBinding: delay.value ?? false,
+      node: nodeOfInterest(q, state, claim),
+    }
     if (delay.error !== undefined) {
       return decided(base, path, 'SyncError', {error: delay.error})
     } else {
@@ -116,7 +140,9 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
       // Alone, or still free at its turn: fewer volumes left never make another one the best.
     }
     if (match.error !== undefined) {
-      return decided(base, path, 'SyncError', {error: `error finding PV for claim "${claimKey(claim)}": ${match.error}`})
+      return decided(base, path, 'SyncError', {
+        error: `error finding PV for claim "${claimKey(claim)}": ${match.error}`,
+      })
     } else if (found !== undefined) {
       // Found a volume: the next sync binds it.
       const route: BindingRoute = isVolumeBoundToClaim(found, claim) ? 'prebound' : 'match'
@@ -142,12 +168,16 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
     if (delay.value && !isDelayBindingProvisioning(claim)) {
       // The scheduler has not picked a node: no consumer yet, or consumers not scheduled.
       const pods = q.findNonScheduledPodsByPVC(claim)
-      return decided(base, path, pods.length > 0 ? 'WaitForPodScheduled' : 'WaitForFirstConsumer', {unscheduledPods: pods})
+      return decided(base, path, pods.length > 0 ? 'WaitForPodScheduled' : 'WaitForFirstConsumer', {
+        unscheduledPods: pods,
+      })
     } else if (getPersistentVolumeClaimClass(claim) !== '') {
       const provisioning = decideProvisioning(q, claim)
       return decided(base, path, provisioning.verdict, provisioning)
     } else {
-      return decided(base, path, 'NoMatchingVolume', {error: 'no persistent volumes available for this claim and no storage class is set'})
+      return decided(base, path, 'NoMatchingVolume', {
+        error: 'no persistent volumes available for this claim and no storage class is set',
+      })
     }
   } else {
     // [Unit test set 2] The user asked for a specific volume.
@@ -159,7 +189,10 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
     } else if (volume.spec.claimRef == null) {
       const mismatch = checkVolumeSatisfyClaim(volume, claim, q.gates)
       if (mismatch !== undefined) {
-        return decided(base, path, 'RequestedVolumeMismatch', {volume, error: `Cannot bind to requested volume "${volumeName}": ${mismatch}`})
+        return decided(base, path, 'RequestedVolumeMismatch', {
+          volume,
+          error: `Cannot bind to requested volume "${volumeName}": ${mismatch}`,
+        })
       } else {
         return decided(base, path, 'WillBind', {volume, route: 'requested'})
       }
@@ -167,29 +200,44 @@ function decideUnboundClaim(q: ControllerQueries, state: ClusterState, claim: Pe
       // The volume points at the claim already: bind() finishes the job (or there is nothing left to do).
       return decided(base, path, isSettled(volume, claim) ? 'Bound' : 'WillBind', {volume, route: 'finish'})
     } else {
-      return decided(base, path, 'RequestedVolumeBoundElsewhere', {volume, error: `volume "${volumeName}" already bound to a different claim.`})
+      return decided(base, path, 'RequestedVolumeBoundElsewhere', {
+        volume,
+        error: `volume "${volumeName}" already bound to a different claim.`,
+      })
     }
   }
 }
 
 /** syncBoundClaim: [Unit test set 3] */
-function decideBoundClaim(q: ControllerQueries, state: ClusterState, claim: PersistentVolumeClaim, turn: ClaimTurn | undefined): Decision {
+function decideBoundClaim(
+  q: ControllerQueries,
+  state: ClusterState,
+  claim: PersistentVolumeClaim,
+  turn: ClaimTurn | undefined,
+): Decision {
   const base = baseDecision(q, claim, undefined)
   const volumeName = claim.spec.volumeName ?? ''
   const path: MatchingPath = {kind: 'bound', volumeName}
   if (volumeName === '') {
-    return decided(base, path, 'Lost', {error: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!'})
+    return decided(base, path, 'Lost', {
+      error: 'Bound claim has lost reference to PersistentVolume. Data on the volume is lost!',
+    })
   }
   const volume = volumeAtTurn(q, turn, volumeName, base)
   if (volume === undefined) {
-    return decided(base, path, 'Lost', {error: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!'})
+    return decided(base, path, 'Lost', {
+      error: 'Bound claim has lost its PersistentVolume. Data on the volume is lost!',
+    })
   } else if (volume.spec.claimRef == null) {
     // The volume came unbound (or the cache is behind): the controller binds it again.
     return decided(base, path, 'WillBind', {volume, route: 'rebind'})
   } else if ((volume.spec.claimRef.uid ?? '') === (claim.metadata.uid ?? '')) {
     return decided(base, path, isSettled(volume, claim) ? 'Bound' : 'WillBind', {volume, route: 'complete'})
   } else {
-    return decided(base, path, 'Misbound', {volume, error: 'Two claims are bound to the same volume, this one is bound incorrectly'})
+    return decided(base, path, 'Misbound', {
+      volume,
+      error: 'Two claims are bound to the same volume, this one is bound incorrectly',
+    })
   }
 }
 
@@ -211,7 +259,10 @@ function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim):
     if (q.migration.isMigrationEnabledForPlugin(name)) {
       const csiName = q.migration.getCSINameFromInTreeName(name)
       if (csiName === undefined) {
-        return provisioningOf('ProvisioningNotSupported', {provisioner, error: `error getting CSI name for In tree plugin ${name}: could not find CSI Driver name for plugin ${name}`})
+        return provisioningOf('ProvisioningNotSupported', {
+          provisioner,
+          error: `error getting CSI name for In tree plugin ${name}: could not find CSI Driver name for plugin ${name}`,
+        })
       } else {
         return provisioningOf('ExternalProvisioning', {provisioner: csiName})
       }
@@ -221,7 +272,11 @@ function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim):
   } else {
     const plugin = found.plugin.name
     if (plugin !== 'kubernetes.io/csi' && claim.spec.dataSource != null) {
-      return provisioningOf('ProvisioningNotSupported', {provisioner, plugin, error: `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`})
+      return provisioningOf('ProvisioningNotSupported', {
+        provisioner,
+        plugin,
+        error: `plugin "${plugin}" is not a CSI plugin. Only CSI plugin can provision a claim with a datasource`,
+      })
     }
     const pvName = getProvisionedVolumeNameForClaim(claim)
     if (q.volume(pvName) !== undefined) {
@@ -237,7 +292,11 @@ function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim):
       })
     }
     if (found.plugin.newProvisionerError !== undefined) {
-      return provisioningOf('ProvisioningNotSupported', {provisioner, plugin, error: `Failed to create provisioner: ${found.plugin.newProvisionerError}`})
+      return provisioningOf('ProvisioningNotSupported', {
+        provisioner,
+        plugin,
+        error: `Failed to create provisioner: ${found.plugin.newProvisionerError}`,
+      })
     }
     return provisioningOf('WillProvision', {provisioner, plugin})
   }
@@ -247,11 +306,22 @@ function decideProvisioning(q: ControllerQueries, claim: PersistentVolumeClaim):
 type Provisioning = Pick<Decision, 'verdict' | 'provisioner' | 'plugin' | 'error' | 'alreadyProvisioned'>
 
 function provisioningOf(verdict: Verdict, found: Partial<Omit<Provisioning, 'verdict'>> = {}): Provisioning {
-  return {verdict, provisioner: found.provisioner ?? null, plugin: found.plugin ?? null, error: found.error ?? null, alreadyProvisioned: found.alreadyProvisioned ?? null}
+  return {
+    verdict,
+    provisioner: found.provisioner ?? null,
+    plugin: found.plugin ?? null,
+    error: found.error ?? null,
+    alreadyProvisioned: found.alreadyProvisioned ?? null,
+  }
 }
 
 /** The volume a claim names, as its sync finds it: taken by an earlier claim of the pass (noted in `base`), or as it is. */
-function volumeAtTurn(q: ControllerQueries, turn: ClaimTurn | undefined, name: string, base: Pick<Decision, 'takenFirst'>): PersistentVolume | undefined {
+function volumeAtTurn(
+  q: ControllerQueries,
+  turn: ClaimTurn | undefined,
+  name: string,
+  base: Pick<Decision, 'takenFirst'>,
+): PersistentVolume | undefined {
   const taken = turn?.volume(name)
   // Read from the same record as the volume: a volume taken has the claim that took it.
   const by = turn?.takenBy(name)
@@ -262,14 +332,21 @@ function volumeAtTurn(q: ControllerQueries, turn: ClaimTurn | undefined, name: s
 
 /** The contract's Bound: the claim's phase is Bound and its volume points back at it with its uid. */
 function isSettled(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
-  return claim.status?.phase === 'Bound' && claim.spec.volumeName === volume.metadata.name && (volume.spec.claimRef?.uid ?? '') !== '' && isVolumeBoundToClaim(volume, claim)
+  return (
+    claim.status?.phase === 'Bound' &&
+    claim.spec.volumeName === volume.metadata.name &&
+    (volume.spec.claimRef?.uid ?? '') !== '' &&
+    isVolumeBoundToClaim(volume, claim)
+  )
 }
 
 /** A decision's fields that every verdict has, before the sync's branch sets what it found. */
 type DecisionBase = Omit<Decision, 'verdict' | 'path'>
 
 /** What a branch of the sync found, beyond its verdict: the rest of its decision is the base's. */
-type Outcome = Partial<Pick<Decision, 'volume' | 'route' | 'provisioner' | 'plugin' | 'alreadyProvisioned' | 'error' | 'unscheduledPods'>>
+type Outcome = Partial<
+  Pick<Decision, 'volume' | 'route' | 'provisioner' | 'plugin' | 'alreadyProvisioned' | 'error' | 'unscheduledPods'>
+>
 
 /**
  * The decision, field by field rather than `{...base, ...outcome}`: V8 makes a spread that adds properties a
@@ -292,7 +369,11 @@ function decided(base: DecisionBase, path: MatchingPath, verdict: Verdict, outco
   }
 }
 
-function baseDecision(q: ControllerQueries, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): DecisionBase {
+function baseDecision(
+  q: ControllerQueries,
+  claim: PersistentVolumeClaim,
+  assigned: StorageClass | undefined,
+): DecisionBase {
   return {
     volume: undefined,
     route: undefined,
@@ -308,7 +389,11 @@ function baseDecision(q: ControllerQueries, claim: PersistentVolumeClaim, assign
 }
 
 /** The class the decision is made with, and how it came to be that one. */
-export function classInPlay(lookup: ClusterLookup, claim: PersistentVolumeClaim, assigned: StorageClass | undefined): StorageClassInPlay {
+export function classInPlay(
+  lookup: ClusterLookup,
+  claim: PersistentVolumeClaim,
+  assigned: StorageClass | undefined,
+): StorageClassInPlay {
   const defaults = lookup.defaultClasses()
   const name = assigned?.metadata.name ?? getPersistentVolumeClaimClass(claim)
   const klass = name === '' ? undefined : lookup.classNamed(name)

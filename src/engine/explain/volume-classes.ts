@@ -16,7 +16,15 @@
 // apart (two of one name, none, an unreadable capacity) is left to rankCandidates.
 import TinyQueue from 'tinyqueue'
 
-import {type CandidateOrder, type CandidateRanking, judgeCandidate, judgedAlikeParts, type MatchingPath, type RankingOptions, selectorMisses} from './candidates.js'
+import {
+  type CandidateOrder,
+  type CandidateRanking,
+  judgeCandidate,
+  judgedAlikeParts,
+  type MatchingPath,
+  type RankingOptions,
+  selectorMisses,
+} from './candidates.js'
 import type {ClusterLookup, VolumeFacts} from './lookup.js'
 import type {Candidate} from './model.js'
 import type {FeatureGates} from '../api/feature-gates.js'
@@ -145,7 +153,10 @@ export class VolumeClasses {
       if (labelClass === undefined) cls.byLabels.set(labelKey, (labelClass = {labels, index: cls.byLabels.size}))
       cls.members.push({facts, nanos, size: Number(nanos), name, labels: labelClass})
     }
-    const classes = [...byKey.values()].map((c) => ({members: c.members.sort(bySizeThenName), byLabels: [...c.byLabels.values()]}))
+    const classes = [...byKey.values()].map((c) => ({
+      members: c.members.sort(bySizeThenName),
+      byLabels: [...c.byLabels.values()],
+    }))
     return new VolumeClasses(cluster, classes)
   }
 
@@ -153,13 +164,23 @@ export class VolumeClasses {
    * What rankCandidates(cluster, standIn, path, gates, order, opts) returns, `standIn` being a claim that no
    * claimRef names and that names no volume, and opts.named empty.
    */
-  rank(standIn: PersistentVolumeClaim, path: MatchingPath, gates: FeatureGates, order: CandidateOrder, opts: RankingOptions): CandidateRanking {
+  rank(
+    standIn: PersistentVolumeClaim,
+    path: MatchingPath,
+    gates: FeatureGates,
+    order: CandidateOrder,
+    opts: RankingOptions,
+  ): CandidateRanking {
     const requested = storageQuantity(standIn.spec.resources?.requests).nanos
     const judge = (m: Member) => judgeCandidate(this.cluster, m.facts, standIn, path, gates)
-    const compiled = path.kind === 'index' && standIn.spec.selector != null ? this.cluster.selectorOf(standIn) : undefined
+    const compiled =
+      path.kind === 'index' && standIn.spec.selector != null ? this.cluster.selectorOf(standIn) : undefined
     // Labels only count for a selector with requirements: an invalid one, or one matching everything or
     // nothing, says the same of every volume.
-    const selector = compiled instanceof SelectorError || compiled === undefined || compiled.kind !== 'requirements' ? undefined : compiled
+    const selector =
+      compiled instanceof SelectorError || compiled === undefined || compiled.kind !== 'requirements'
+        ? undefined
+        : compiled
     const all = selector?.requirements.length ?? 0
     // The selector's splits, looked up once for the ranking, not for every side of every tier.
     const splits = selector === undefined ? undefined : this.splitsBy(selector)
@@ -176,11 +197,13 @@ export class VolumeClasses {
         if (opts.onlyRelevant && !judged.relevant) continue
         const size = sideSize(cls.members, requested, fits)
         total += size
-        const base = judged.candidate.reasons.length - (selector === undefined ? 0 : selectorMisses(selector, first.labels.labels))
+        const base =
+          judged.candidate.reasons.length - (selector === undefined ? 0 : selectorMisses(selector, first.labels.labels))
         sides.push({cls, fits, base})
         most = Math.max(most, base + all)
         if (base === 0) {
-          const matching = selector === undefined || splits === undefined ? cls.members : split(selector, splits, cls)[0]
+          const matching =
+            selector === undefined || splits === undefined ? cls.members : split(selector, splits, cls)[0]
           eligible += matching === undefined ? 0 : sideSize(matching, requested, fits)
         }
       }
@@ -194,7 +217,8 @@ export class VolumeClasses {
         for (const {cls, fits, base} of sides) {
           const misses = reasons - base
           if (misses < 0 || misses > all) continue
-          const members = selector === undefined || splits === undefined ? cls.members : split(selector, splits, cls)[misses]
+          const members =
+            selector === undefined || splits === undefined ? cls.members : split(selector, splits, cls)[misses]
           if (members !== undefined) streams.push(new Stream(members, requested, fits, reasons))
         }
         tiers.set(reasons, streams)
@@ -206,7 +230,8 @@ export class VolumeClasses {
       let c = judged.get(m)
       if (c === undefined) {
         c = judge(m).candidate
-        if (c.reasons.length !== s.reasons) throw new Error(`invariant: volume ${m.name} has ${c.reasons.length} reasons, its class ${s.reasons}`)
+        if (c.reasons.length !== s.reasons)
+          throw new Error(`invariant: volume ${m.name} has ${c.reasons.length} reasons, its class ${s.reasons}`)
         judged.set(m, c)
       }
       return c
@@ -332,7 +357,12 @@ class Stream {
  * The `limit` nearest members of the streams that `accept`, with their streams: a reason count at a time
  * (`tier`, up to `most`), the streams of one count merged by distance from the request, then name.
  */
-function nearest(tier: (reasons: number) => readonly Stream[], most: number, limit: number, accept: (s: Stream) => boolean): Array<[Member, Stream]> {
+function nearest(
+  tier: (reasons: number) => readonly Stream[],
+  most: number,
+  limit: number,
+  accept: (s: Stream) => boolean,
+): Array<[Member, Stream]> {
   const out: Array<[Member, Stream]> = []
   for (let reasons = 0; reasons <= most && out.length < limit; reasons++) {
     let heads: TinyQueue<Head> | undefined

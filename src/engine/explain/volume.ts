@@ -1,14 +1,34 @@
 // `pvctl explain pv/NAME`: what the controller does with a volume and why — syncVolume's decision path
 // (and reclaimVolume's, for a released volume) walked without writing, plus what holds a volume that is
 // being deleted. PURE: state in, a VolumeExplanation out.
-import {AnnBoundByController, AnnDynamicallyProvisioned, AnnMigratedTo, PVDeletionInTreeProtectionFinalizer, PVDeletionProtectionFinalizer} from '../api/constants.js'
+import {
+  AnnBoundByController,
+  AnnDynamicallyProvisioned,
+  AnnMigratedTo,
+  PVDeletionInTreeProtectionFinalizer,
+  PVDeletionProtectionFinalizer,
+} from '../api/constants.js'
 import {pointerOf} from './binding.js'
 import type {ControllerQueries} from './controller-queries.js'
 import {eventsOf, type ExplainEvidence, type ObjectKey} from './evidence.js'
 import {controllerLiveness, livenessAdvice} from './liveness.js'
-import {EXPLAIN_API_VERSION, type AttachmentsSeen, type ControllerLiveness, type FinalizerWait, type ReclaimPlan, type VolumeExplanation, type VolumeState} from './model.js'
+import {
+  EXPLAIN_API_VERSION,
+  type AttachmentsSeen,
+  type ControllerLiveness,
+  type FinalizerWait,
+  type ReclaimPlan,
+  type VolumeExplanation,
+  type VolumeState,
+} from './model.js'
 import {boundClaimRef, decideClaim} from './verdict.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from '../api/model.js'
 import {admitsNoNode, affinityHostnames, type NodeInfo} from '../api/node-affinity.js'
 import {quantityValue} from '../api/quantity.js'
 import {checkVolumeModeMismatches, hasAnnotation, isPodTerminated} from '../api/storage-helpers.js'
@@ -33,7 +53,13 @@ interface VolumeDecision {
  * The explanation of volume `name`, or undefined when the state has no such volume. `wantedBy: false`
  * leaves out the claims whose next sync binds it (a look at every claim): audit asks many volumes.
  */
-export function describeVolume(q: ControllerQueries, state: ClusterState, name: string, evidence: ExplainEvidence, {wantedBy = true} = {}): VolumeExplanation | undefined {
+export function describeVolume(
+  q: ControllerQueries,
+  state: ClusterState,
+  name: string,
+  evidence: ExplainEvidence,
+  {wantedBy = true} = {},
+): VolumeExplanation | undefined {
   const volume = q.volume(name)
   if (volume === undefined) return undefined
   const ref = volume.spec.claimRef
@@ -42,11 +68,17 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
   const decision = decideVolume(q, state, volume)
   const attachments = attachmentsOf(evidence, name)
   const controllers = externalControllers(volume, decision, attachments, evidence)
-  const terminating = volume.metadata.deletionTimestamp == null ? null : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
+  const terminating =
+    volume.metadata.deletionTimestamp == null
+      ? null
+      : {since: volume.metadata.deletionTimestamp, finalizers: finalizerWaits(volume, decision, attachments)}
   // A volume being deleted is not reused (its deletion cannot be called off): its reclaim's advice is for one
   // that stays. What holds the object (its finalizers' owners) comes first: that is what keeps it Terminating.
   const reclaimSuggestions = terminating === null || decision.reclaim?.action !== 'retain' ? decision.suggestions : []
-  const suggestions = terminating === null ? [...reclaimSuggestions] : [...terminatingAdvice(q, state, volume, terminating.finalizers, attachments), ...reclaimSuggestions]
+  const suggestions =
+    terminating === null
+      ? [...reclaimSuggestions]
+      : [...terminatingAdvice(q, state, volume, terminating.finalizers, attachments), ...reclaimSuggestions]
   for (const c of controllers) suggestions.push(...livenessAdvice(c, `pv/${name}`))
   return {
     apiVersion: EXPLAIN_API_VERSION,
@@ -55,7 +87,10 @@ export function describeVolume(q: ControllerQueries, state: ClusterState, name: 
     phase: volume.status?.phase ?? null,
     state: decision.state,
     claim: ref == null ? null : {...pointerOf(ref), exists: sameClaim},
-    summary: terminating === null ? decision.summary : `${decision.summary} It is being deleted (since ${terminating.since}); ${describeBlocking(terminating.finalizers)}.`,
+    summary:
+      terminating === null
+        ? decision.summary
+        : `${decision.summary} It is being deleted (since ${terminating.since}); ${describeBlocking(terminating.finalizers)}.`,
     reclaim: decision.reclaim,
     failure: decision.failure,
     terminating,
@@ -89,14 +124,21 @@ function attachmentsOf(evidence: ExplainEvidence, name: string): AttachmentsSeen
  * The controllers outside kube-controller-manager that this volume waits for, with whether they run: the
  * CSI attacher of each external-attacher finalizer, and the external provisioner that is to delete it.
  */
-function externalControllers(volume: PersistentVolume, d: VolumeDecision, attachments: AttachmentsSeen, evidence: ExplainEvidence): ControllerLiveness[] {
+function externalControllers(
+  volume: PersistentVolume,
+  d: VolumeDecision,
+  attachments: AttachmentsSeen,
+  evidence: ExplainEvidence,
+): ControllerLiveness[] {
   const self: ObjectKey = {kind: 'PersistentVolume', name: volume.metadata.name ?? '', uid: volume.metadata.uid}
   const out: ControllerLiveness[] = []
   const finalizers = volume.metadata.finalizers ?? []
   for (const f of finalizers) {
     if (!f.startsWith(ExternalAttacherFinalizerPrefix)) continue
     const driver = f.slice(ExternalAttacherFinalizerPrefix.length)
-    const mine = attachments.items.filter((a) => a.attacher === driver).map((a): ObjectKey => ({kind: 'VolumeAttachment', name: a.name}))
+    const mine = attachments.items
+      .filter((a) => a.attacher === driver)
+      .map((a): ObjectKey => ({kind: 'VolumeAttachment', name: a.name}))
     out.push(controllerLiveness(evidence, 'attacher', driver, [self, ...mine]))
   }
   const deleter = externalDeleter(volume)
@@ -118,8 +160,13 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
     const claim = q.claim(key)
     if (claim === undefined) {
       return {
-        ...settled('PreBound', `Pre-bound to ${key}, which does not exist: it stays Available for that claim alone until it is created.`),
-        suggestions: [`create claim ${key}, or drop the pre-binding so any claim can have it: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
+        ...settled(
+          'PreBound',
+          `Pre-bound to ${key}, which does not exist: it stays Available for that claim alone until it is created.`,
+        ),
+        suggestions: [
+          `create claim ${key}, or drop the pre-binding so any claim can have it: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`,
+        ],
       }
     }
     const d = decideClaim(q, state, claim)
@@ -127,7 +174,10 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
       return settled('PreBound', `Pre-bound to ${key}: the claim's next sync binds them.`)
     }
     return {
-      ...settled('PreBound', `Pre-bound to ${key}, but that claim does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): it stays Available for that claim alone.`),
+      ...settled(
+        'PreBound',
+        `Pre-bound to ${key}, but that claim does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): it stays Available for that claim alone.`,
+      ),
       suggestions: [`pvctl explain pvc/${claim.metadata.name} -n ${claim.metadata.namespace} says why`],
     }
   }
@@ -146,29 +196,46 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
         summary: `Bound to ${key}, which cannot take it: their volume modes differ (${volume.spec.volumeMode ?? 'Filesystem'} ≠ ${claim.spec.volumeMode ?? 'Filesystem'}); the controller warns (VolumeMismatch) and neither side moves.`,
         reclaim: null,
         failure: 'incompatible volumeMode',
-        suggestions: [`recreate the claim with volumeMode ${volume.spec.volumeMode ?? 'Filesystem'}, or unbind the volume: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`],
+        suggestions: [
+          `recreate the claim with volumeMode ${volume.spec.volumeMode ?? 'Filesystem'}, or unbind the volume: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`,
+        ],
       }
     }
     // The claim's sync takes a volume pre-bound to it only if it fits (FindMatchingVolume): a promise to finish
     // the binding is the claim's decision's, or none.
     const d = decideClaim(q, state, claim)
     if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
-      return settled('Binding', `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`)
+      return settled(
+        'Binding',
+        `Bound to ${key}, which does not know it yet: the claim's next sync finishes the binding.`,
+      )
     }
     return {
-      ...settled('Binding', `Bound to ${key}, which does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): neither side moves.`),
+      ...settled(
+        'Binding',
+        `Bound to ${key}, which does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): neither side moves.`,
+      ),
       suggestions: [`pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`],
     }
   } else if (claim.spec.volumeName === name) {
     return settled('Bound', `Bound to ${key}, which points back at it.`)
   } else {
     // The claim is bound elsewhere.
-    if (hasAnnotation(volume.metadata, AnnDynamicallyProvisioned) && volume.spec.persistentVolumeReclaimPolicy === 'Delete') {
+    if (
+      hasAnnotation(volume.metadata, AnnDynamicallyProvisioned) &&
+      volume.spec.persistentVolumeReclaimPolicy === 'Delete'
+    ) {
       return released(q, volume, `it was provisioned for ${key}, which is bound to ${claim.spec.volumeName} instead`)
     } else if (hasAnnotation(volume.metadata, AnnBoundByController)) {
-      return settled('Unbinding', `The controller bound it to ${key}, which is bound to ${claim.spec.volumeName}: the next sync rolls back (claimRef removed) and makes it Available.`)
+      return settled(
+        'Unbinding',
+        `The controller bound it to ${key}, which is bound to ${claim.spec.volumeName}: the next sync rolls back (claimRef removed) and makes it Available.`,
+      )
     } else {
-      return settled('Unbinding', `Pre-bound by a user to ${key}, which is bound to ${claim.spec.volumeName}: the next sync clears claimRef.uid and leaves it Available, pre-bound to that claim.`)
+      return settled(
+        'Unbinding',
+        `Pre-bound by a user to ${key}, which is bound to ${claim.spec.volumeName}: the next sync clears claimRef.uid and leaves it Available, pre-bound to that claim.`,
+      )
     }
   }
 }
@@ -179,8 +246,17 @@ function released(q: ControllerQueries, volume: PersistentVolume, why: string): 
   const wasFailed = volume.status?.phase === 'Failed'
   const failure = reclaim.action === 'fail' ? reclaim.detail : wasFailed ? (volume.status?.message ?? null) : null
   const state: VolumeState = reclaim.action === 'fail' || wasFailed ? 'Failed' : 'Released'
-  const head = state === 'Failed' ? `Failed: ${why}, and reclaiming it fails${failure !== null ? ` (${failure})` : ''}; the controller retries on every sync.` : `Released: ${why}.`
-  return {state, summary: `${head} ${capitalize(reclaim.detail)}.`, reclaim, failure, suggestions: reclaimAdvice(volume, reclaim, stateNodes(q))}
+  const head =
+    state === 'Failed'
+      ? `Failed: ${why}, and reclaiming it fails${failure !== null ? ` (${failure})` : ''}; the controller retries on every sync.`
+      : `Released: ${why}.`
+  return {
+    state,
+    summary: `${head} ${capitalize(reclaim.detail)}.`,
+    reclaim,
+    failure,
+    suggestions: reclaimAdvice(volume, reclaim, stateNodes(q)),
+  }
 }
 
 /** reclaimVolume, and the checks of the recycle and delete operations it schedules. */
@@ -188,26 +264,52 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
   const policy = volume.spec.persistentVolumeReclaimPolicy ?? ''
   const migratedTo = volume.metadata.annotations?.[AnnMigratedTo] ?? ''
   if (migratedTo !== '') {
-    return {policy, action: 'none', by: migratedTo, detail: `the volume is migrated to CSI driver ${migratedTo}: the controller stands down and that driver's provisioner applies the ${policy} policy`}
+    return {
+      policy,
+      action: 'none',
+      by: migratedTo,
+      detail: `the volume is migrated to CSI driver ${migratedTo}: the controller stands down and that driver's provisioner applies the ${policy} policy`,
+    }
   }
   switch (policy) {
     case 'Retain':
-      return {policy, action: 'retain', by: null, detail: 'the Retain policy keeps it, with its data, until an administrator deletes it or removes its claimRef'}
+      return {
+        policy,
+        action: 'retain',
+        by: null,
+        detail: 'the Retain policy keeps it, with its data, until an administrator deletes it or removes its claimRef',
+      }
     case 'Recycle': {
       const {pods, used} = q.isVolumeUsed(volume)
       const claimCached = q.claim(claimRefKey(boundClaimRef(volume))) !== undefined
       if (used && !claimCached) {
-        return {policy, action: 'blocked', by: null, detail: `recycling waits: the volume is used by pods ${pods.join(', ')}`}
+        return {
+          policy,
+          action: 'blocked',
+          by: null,
+          detail: `recycling waits: the volume is used by pods ${pods.join(', ')}`,
+        }
       }
       const found = q.plugins.findRecyclablePluginBySpec(volume)
       if (found.plugin === undefined) {
         return {policy, action: 'fail', by: null, detail: 'No recycler plugin found for the volume!'}
       }
-      return {policy, action: 'recycle', by: found.plugin.name, detail: `the next sync has ${found.plugin.name} scrub it (delete every file on it), then it becomes Available again`}
+      return {
+        policy,
+        action: 'recycle',
+        by: found.plugin.name,
+        detail: `the next sync has ${found.plugin.name} scrub it (delete every file on it), then it becomes Available again`,
+      }
     }
     case 'Delete': {
       if (!q.gates.HonorPVReclaimPolicy && volume.metadata.deletionTimestamp != null) {
-        return {policy, action: 'none', by: null, detail: 'the volume object is already being deleted; without HonorPVReclaimPolicy the controller does not delete its storage'}
+        return {
+          policy,
+          action: 'none',
+          by: null,
+          detail:
+            'the volume object is already being deleted; without HonorPVReclaimPolicy the controller does not delete its storage',
+        }
       }
       const found = q.findDeletablePlugin(volume)
       if (found.error !== undefined) {
@@ -223,7 +325,12 @@ function reclaimPlan(q: ControllerQueries, volume: PersistentVolume): ReclaimPla
             : `deleting it is left to ${by === null ? 'an external provisioner' : `'${by}'`}: the controller does nothing, and the volume goes away only when that provisioner deletes the storage and the PersistentVolume; if it stays Released, the provisioner is not running or cannot delete it`,
         }
       } else {
-        return {policy, action: 'delete', by: found.plugin.name, detail: `the next sync has ${found.plugin.name} delete the storage, then the PersistentVolume`}
+        return {
+          policy,
+          action: 'delete',
+          by: found.plugin.name,
+          detail: `the next sync has ${found.plugin.name} delete the storage, then the PersistentVolume`,
+        }
       }
     }
     default:
@@ -261,18 +368,26 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan, nodes: re
   const name = volume.metadata.name ?? ''
   switch (reclaim.action) {
     case 'retain':
-      return [`to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it, its old data with them`]
+      return [
+        `to reuse it (its old data stays on it): kubectl patch pv ${name} ${REMOVE_CLAIM_REF}; to free the storage: delete the PersistentVolume and the storage behind it, its old data with them`,
+      ]
     case 'external':
       if (unowned(volume)) return [unownedDeleteAdvice(volume)]
       if (admitsNoNode(volume.spec.nodeAffinity, nodes)) return [nodeGoneAdvice(volume, reclaim.by, nodes.length)]
       return reclaim.by === null
         ? ['find the provisioner that owns it (pv.kubernetes.io/provisioned-by) and check that it is running']
-        : [`check that '${reclaim.by}' is running: kubectl get csidriver ${reclaim.by}, and look for its controller pods and their logs`]
+        : [
+            `check that '${reclaim.by}' is running: kubectl get csidriver ${reclaim.by}, and look for its controller pods and their logs`,
+          ]
     case 'fail':
       if (unowned(volume) && reclaim.policy === 'Delete') return [unownedDeleteAdvice(volume)]
       return reclaim.detail === 'Volume has unrecognized PersistentVolumeReclaimPolicy'
-        ? [`set a known policy: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' (or Delete, Recycle)`]
-        : [`the controller retries on every sync; to stop it, keep the volume: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`]
+        ? [
+            `set a known policy: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}' (or Delete, Recycle)`,
+          ]
+        : [
+            `the controller retries on every sync; to stop it, keep the volume: kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`,
+          ]
     case 'blocked':
       return ['stop the pods that use it; recycling starts on the next sync after that']
     case 'recycle':
@@ -287,7 +402,11 @@ function reclaimAdvice(volume: PersistentVolume, reclaim: ReclaimPlan, nodes: re
  * csi-provisioner deletes it only where it handles statically provisioned volumes; an older one never does.
  */
 export function unowned(volume: PersistentVolume): boolean {
-  return volume.spec.csi != null && (volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? '') === '' && (volume.metadata.annotations?.[AnnMigratedTo] ?? '') === ''
+  return (
+    volume.spec.csi != null &&
+    (volume.metadata.annotations?.[AnnDynamicallyProvisioned] ?? '') === '' &&
+    (volume.metadata.annotations?.[AnnMigratedTo] ?? '') === ''
+  )
 }
 
 /** spec.csi.volumeHandle: the storage a CSI volume names. */
@@ -312,7 +431,10 @@ function finalizerWaits(volume: PersistentVolume, d: VolumeDecision, attachments
       return {
         name,
         owner: 'the pv-protection controller (kube-controller-manager)',
-        waitsFor: inUse && ref != null ? `claim ${claimRefKey(ref)}, which is bound to it, is deleted` : 'the volume is no longer Bound to a claim',
+        waitsFor:
+          inUse && ref != null
+            ? `claim ${claimRefKey(ref)}, which is bound to it, is deleted`
+            : 'the volume is no longer Bound to a claim',
         blocking: inUse,
       }
     } else if (name === PVDeletionInTreeProtectionFinalizer) {
@@ -322,11 +444,24 @@ function finalizerWaits(volume: PersistentVolume, d: VolumeDecision, attachments
           : d.reclaim === null
             ? 'the volume is released (its claim deleted) and its in-tree deleter has deleted the storage'
             : `its in-tree deleter has deleted the storage, which it cannot do: ${d.reclaim.detail}`
-      return {name, owner: 'the PersistentVolume controller (in-tree deleter, HonorPVReclaimPolicy)', waitsFor: waits, blocking: true}
+      return {
+        name,
+        owner: 'the PersistentVolume controller (in-tree deleter, HonorPVReclaimPolicy)',
+        waitsFor: waits,
+        blocking: true,
+      }
     } else if (name === PVDeletionProtectionFinalizer) {
-      const owner = provisioner === null ? 'the external provisioner that provisioned it' : `the external provisioner '${provisioner}'`
+      const owner =
+        provisioner === null
+          ? 'the external provisioner that provisioned it'
+          : `the external provisioner '${provisioner}'`
       return (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') === 'Delete'
-        ? {name, owner, waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating', blocking: true}
+        ? {
+            name,
+            owner,
+            waitsFor: 'that provisioner has deleted the storage; if it is not running, the volume stays Terminating',
+            blocking: true,
+          }
         : {
             name,
             owner,
@@ -336,49 +471,82 @@ function finalizerWaits(volume: PersistentVolume, d: VolumeDecision, attachments
           }
     } else if (name.startsWith(ExternalAttacherFinalizerPrefix)) {
       const driver = name.slice(ExternalAttacherFinalizerPrefix.length)
-      return {name, owner: `the CSI external-attacher of ${driver}`, waitsFor: attachmentWait(driver, attachments), blocking: true}
+      return {
+        name,
+        owner: `the CSI external-attacher of ${driver}`,
+        waitsFor: attachmentWait(driver, attachments),
+        blocking: true,
+      }
     } else {
-      return {name, owner: 'not a Kubernetes storage finalizer: whoever added it', waitsFor: 'its owner removes it', blocking: true}
+      return {
+        name,
+        owner: 'not a Kubernetes storage finalizer: whoever added it',
+        waitsFor: 'its owner removes it',
+        blocking: true,
+      }
     }
   })
 }
 
 /** What an external-attacher finalizer waits for, naming the VolumeAttachments when they could be read. */
 function attachmentWait(driver: string, attachments: AttachmentsSeen): string {
-  if (!attachments.available) return `the volume is detached from every node (its VolumeAttachments deleted; VolumeAttachments not seen: ${attachments.unavailableReason})`
+  if (!attachments.available)
+    return `the volume is detached from every node (its VolumeAttachments deleted; VolumeAttachments not seen: ${attachments.unavailableReason})`
   const mine = attachments.items.filter((a) => a.attacher === driver)
-  if (mine.length === 0) return `its attacher notices that no VolumeAttachment of the volume is left and removes it; if it stays, the attacher of ${driver} is not running`
-  const each = mine.map((a) => `${a.name} (node ${a.node}, ${a.attached ? 'attached' : 'not attached'}${a.deleting ? ', being detached' : ''}${a.error !== null ? `, error: ${a.error}` : ''})`)
+  if (mine.length === 0)
+    return `its attacher notices that no VolumeAttachment of the volume is left and removes it; if it stays, the attacher of ${driver} is not running`
+  const each = mine.map(
+    (a) =>
+      `${a.name} (node ${a.node}, ${a.attached ? 'attached' : 'not attached'}${a.deleting ? ', being detached' : ''}${a.error !== null ? `, error: ${a.error}` : ''})`,
+  )
   return `VolumeAttachment${mine.length > 1 ? 's' : ''} ${each.join(', ')} ${mine.length > 1 ? 'are' : 'is'} detached and deleted`
 }
 
 function describeBlocking(finalizers: readonly FinalizerWait[]): string {
   const blocking = finalizers.filter((f) => f.blocking)
   if (finalizers.length === 0) return 'no finalizer holds it: it is about to disappear'
-  if (blocking.length === 0) return `no finalizer holds it any more (${finalizers.map((f) => f.name).join(', ')} can go)`
+  if (blocking.length === 0)
+    return `no finalizer holds it any more (${finalizers.map((f) => f.name).join(', ')} can go)`
   return `held by ${blocking.map((f) => `${f.name} until ${f.waitsFor}`).join('; and by ')}`
 }
 
-function terminatingAdvice(q: ControllerQueries, state: ClusterState, volume: PersistentVolume, finalizers: readonly FinalizerWait[], attachments: AttachmentsSeen): string[] {
+function terminatingAdvice(
+  q: ControllerQueries,
+  state: ClusterState,
+  volume: PersistentVolume,
+  finalizers: readonly FinalizerWait[],
+  attachments: AttachmentsSeen,
+): string[] {
   const ref = volume.spec.claimRef
   const protection = finalizers.find((f) => f.name === PVProtectionFinalizer)
   if (protection !== undefined && finalizers.every((f) => !f.blocking)) {
     // Nothing binds the volume: the pv-protection controller lets it go; where it stays, that controller does not run.
-    return [`no claim is bound to it, so kube-controller-manager's pv-protection controller removes ${PVProtectionFinalizer} on its next sync; if it stays, remove it by hand (nothing uses the volume): ${removeFinalizerPatch(volume, PVProtectionFinalizer)}`]
+    return [
+      `no claim is bound to it, so kube-controller-manager's pv-protection controller removes ${PVProtectionFinalizer} on its next sync; if it stays, remove it by hand (nothing uses the volume): ${removeFinalizerPatch(volume, PVProtectionFinalizer)}`,
+    ]
   }
   return finalizers
     .filter((f) => f.blocking)
     .flatMap((f) => {
       if (f.name === PVProtectionFinalizer && ref != null) return [claimHoldsIt(q, state, volume, claimRefKey(ref))]
-      if (f.name === PVDeletionProtectionFinalizer && (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete') {
+      if (
+        f.name === PVDeletionProtectionFinalizer &&
+        (volume.spec.persistentVolumeReclaimPolicy ?? 'Retain') !== 'Delete'
+      ) {
         // The provisioner deletes nothing here: where it does not remove its finalizer, removing it is the way out.
-        return [`no storage is to be deleted (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}): if ${f.owner} has not removed its finalizer, remove it by hand and the object goes, the storage and its data staying where they are: ${removeFinalizerPatch(volume, f.name)}`]
+        return [
+          `no storage is to be deleted (reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'}): if ${f.owner} has not removed its finalizer, remove it by hand and the object goes, the storage and its data staying where they are: ${removeFinalizerPatch(volume, f.name)}`,
+        ]
       }
       if (f.name.startsWith(ExternalAttacherFinalizerPrefix)) {
-        if (!attachments.available) return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
+        if (!attachments.available)
+          return [`see what still attaches it: kubectl get volumeattachments | grep ${volume.metadata.name}`]
         // A VolumeAttachment goes when the pod using the volume leaves its node (the attach-detach controller deletes it).
         const attached = attachments.items.filter((a) => !a.deleting)
-        return attached.map((a) => `stop the pods that use it on node ${a.node} (kubectl get pods -A --field-selector spec.nodeName=${a.node}); the attach-detach controller then deletes VolumeAttachment ${a.name}`)
+        return attached.map(
+          (a) =>
+            `stop the pods that use it on node ${a.node} (kubectl get pods -A --field-selector spec.nodeName=${a.node}); the attach-detach controller then deletes VolumeAttachment ${a.name}`,
+        )
       }
       return []
     })
@@ -397,7 +565,12 @@ function claimHoldsIt(q: ControllerQueries, state: ClusterState, volume: Persist
     .podsUsing(key)
     .filter((p) => !isPodTerminated(p))
     .map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`)
-  const using = state.pods.length === 0 ? ' (no Pod was read: whether pods use it could not be seen)' : pods.length === 0 ? ' (no pod uses it)' : `, and pod${pods.length === 1 ? '' : 's'} ${pods.join(', ')} use${pods.length === 1 ? 's' : ''} it`
+  const using =
+    state.pods.length === 0
+      ? ' (no Pod was read: whether pods use it could not be seen)'
+      : pods.length === 0
+        ? ' (no pod uses it)'
+        : `, and pod${pods.length === 1 ? '' : 's'} ${pods.join(', ')} use${pods.length === 1 ? 's' : ''} it`
   const deleteClaim = `kubectl delete pvc ${claim} -n ${namespace}`
   const policy = volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'
   return policy === 'Retain'

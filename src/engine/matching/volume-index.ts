@@ -12,7 +12,12 @@
 // first wins and every plan is reproducible.
 import type {FeatureGates} from '../api/feature-gates.js'
 import {type VACMatching, vacMatching} from '../api/releases.js'
-import {claimKey, type PersistentVolume, type PersistentVolumeAccessMode, type PersistentVolumeClaim} from '../api/model.js'
+import {
+  claimKey,
+  type PersistentVolume,
+  type PersistentVolumeAccessMode,
+  type PersistentVolumeClaim,
+} from '../api/model.js'
 import {checkNodeAffinity, type NodeInfo} from '../api/node-affinity.js'
 import {compareQuantities, parseQuantity, type Quantity} from '../api/quantity.js'
 import {compileLabelSelector, type CompiledSelector} from '../api/selector.js'
@@ -53,7 +58,9 @@ export function compileClaimSelector(claim: PersistentVolumeClaim): CompiledSele
     // Compiled for this claim, or for the claim it was copied from.
   }
   if (compiled instanceof Error) {
-    throw new MatchError(`error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${compiled.message}`)
+    throw new MatchError(
+      `error creating internal label selector for claim: ${claim.metadata.namespace}/${claim.metadata.name}: ${compiled.message}`,
+    )
   }
   return compiled
 }
@@ -79,7 +86,11 @@ export function storageQuantity(list: Record<string, string> | null | undefined)
  * (volume-match-index.ts), which answers from indexes. ReconcileOptions.matching picks one.
  */
 export interface VolumeIndex {
-  findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined
+  findBestMatchForClaim(
+    claim: PersistentVolumeClaim,
+    delayBinding: boolean,
+    gates: FeatureGates,
+  ): PersistentVolume | undefined
   /** A volume was created or changed: index this version of it (replacing any other of that name). */
   store(volume: PersistentVolume): void
   /** The volume of this name was deleted. */
@@ -289,7 +300,9 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
    * allPossibleMatchingAccessModes: every indexed mode set that contains all requested modes, fewest
    * modes first, so a claim gets the volume with the least extra capability.
    */
-  allPossibleMatchingAccessModes(requestedModes: readonly PersistentVolumeAccessMode[] | null | undefined): PersistentVolumeAccessMode[][] {
+  allPossibleMatchingAccessModes(
+    requestedModes: readonly PersistentVolumeAccessMode[] | null | undefined,
+  ): PersistentVolumeAccessMode[][] {
     return this.matchingKeys(requestedModes).map((key) => [...modesOfKey(key)])
   }
 
@@ -310,7 +323,11 @@ export class PersistentVolumeOrderedIndex implements VolumeIndex {
   }
 
   /** findBestMatchForClaim / findByClaim: the first mode set (fewest modes) that yields a match wins. */
-  findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
+  findBestMatchForClaim(
+    claim: PersistentVolumeClaim,
+    delayBinding: boolean,
+    gates: FeatureGates,
+  ): PersistentVolume | undefined {
     for (const key of this.matchingKeys(claim.spec.accessModes)) {
       // listByAccessModes of the key's modes: the key is GetAccessModesAsString's, which gives it back.
       const volumes = this.bucket(key)

@@ -26,9 +26,25 @@ import {ClaimKeyedMap} from '../api/claim-keyed-map.js'
 import {type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
 import {present} from '../api/invariant.js'
 import {SortedList} from './sorted-list.js'
-import {getAccessModesAsString, getAccessModesFromString, getPersistentVolumeClaimClass, getPersistentVolumeClass, isVolumeBoundToClaim} from '../api/storage-helpers.js'
+import {
+  getAccessModesAsString,
+  getAccessModesFromString,
+  getPersistentVolumeClaimClass,
+  getPersistentVolumeClass,
+  isVolumeBoundToClaim,
+} from '../api/storage-helpers.js'
 import type {CompiledSelector} from '../api/selector.js'
-import {claimVAC, compareNames, compileClaimSelector, findMatchingVolume, MatchError, storageQuantity, unsupportedClaimVAC, type VolumeIndex, volumeVACAdmitted} from './volume-index.js'
+import {
+  claimVAC,
+  compareNames,
+  compileClaimSelector,
+  findMatchingVolume,
+  MatchError,
+  storageQuantity,
+  unsupportedClaimVAC,
+  type VolumeIndex,
+  volumeVACAdmitted,
+} from './volume-index.js'
 
 /**
  * A volume and where it is filed. A write that leaves the filing as it was (most writes: the phase or
@@ -93,7 +109,9 @@ const knownModes = new Set(getAccessModesFromString('RWO,ROX,RWX,RWOP'))
 
 // GetAccessModesAsString by bit set: the key of each of the 16 mode sets, computed once.
 const modeBits = new Map([...knownModes].map((mode, i) => [mode, 1 << i]))
-const keysByBits = Array.from({length: 16}, (_, bits) => getAccessModesAsString([...knownModes].filter((_, i) => (bits & (1 << i)) !== 0)))
+const keysByBits = Array.from({length: 16}, (_, bits) =>
+  getAccessModesAsString([...knownModes].filter((_, i) => (bits & (1 << i)) !== 0)),
+)
 
 /** getAccessModesAsString without building a set: this runs for every volume write. */
 function bucketKey(modes: readonly string[] | null | undefined): string {
@@ -102,7 +120,9 @@ function bucketKey(modes: readonly string[] | null | undefined): string {
   return keysByBits[bits]
 }
 
-function isKeyedByName(volumes: Iterable<PersistentVolume> | ReadonlyMap<string, PersistentVolume>): volumes is ReadonlyMap<string, PersistentVolume> {
+function isKeyedByName(
+  volumes: Iterable<PersistentVolume> | ReadonlyMap<string, PersistentVolume>,
+): volumes is ReadonlyMap<string, PersistentVolume> {
   return typeof (volumes as Partial<ReadonlyMap<string, PersistentVolume>>).get === 'function'
 }
 
@@ -167,7 +187,11 @@ export class IndexedVolumeIndex implements VolumeIndex {
     }
   }
 
-  findBestMatchForClaim(claim: PersistentVolumeClaim, delayBinding: boolean, gates: FeatureGates): PersistentVolume | undefined {
+  findBestMatchForClaim(
+    claim: PersistentVolumeClaim,
+    delayBinding: boolean,
+    gates: FeatureGates,
+  ): PersistentVolume | undefined {
     const keys = this.allPossibleMatchingAccessModes(claim.spec.accessModes)
     if (keys.length === 0) return undefined
     // findMatchingVolume's preamble, in its order. The scan repeats it for every bucket with the same
@@ -232,7 +256,13 @@ export class IndexedVolumeIndex implements VolumeIndex {
   }
 
   /** Rule 1 in one bucket: the first (by name) usable volume of `found`, those pre-bound to the claim. */
-  private preboundIn(bucket: string, claim: PersistentVolumeClaim, requested: bigint, vac: VACMatching, found: Entry | Entry[] | undefined): Entry | undefined {
+  private preboundIn(
+    bucket: string,
+    claim: PersistentVolumeClaim,
+    requested: bigint,
+    vac: VACMatching,
+    found: Entry | Entry[] | undefined,
+  ): Entry | undefined {
     if (found === undefined) {
       return undefined
     } else if (!Array.isArray(found)) {
@@ -240,7 +270,11 @@ export class IndexedVolumeIndex implements VolumeIndex {
     } else {
       let best: Entry | undefined
       for (const e of found) {
-        if (usablePrebound(e, bucket, claim, requested, vac) && (best === undefined || compareNames(e.name, best.name) < 0)) best = e
+        if (
+          usablePrebound(e, bucket, claim, requested, vac) &&
+          (best === undefined || compareNames(e.name, best.name) < 0)
+        )
+          best = e
       }
       return best
     }
@@ -288,10 +322,16 @@ export class IndexedVolumeIndex implements VolumeIndex {
       }
       size = nanos === undefined ? Number.NaN : Number(nanos)
     }
-    const bucket = previous !== undefined && previous.volume.spec.accessModes === volume.spec.accessModes ? previous.bucket : bucketKey(volume.spec.accessModes)
+    const bucket =
+      previous !== undefined && previous.volume.spec.accessModes === volume.spec.accessModes
+        ? previous.bucket
+        : bucketKey(volume.spec.accessModes)
     const ref = volume.spec.claimRef
     const pooled =
-      nanos !== undefined && ref == null && volume.metadata.deletionTimestamp == null && volume.status?.phase === 'Available'
+      nanos !== undefined &&
+      ref == null &&
+      volume.metadata.deletionTimestamp == null &&
+      volume.status?.phase === 'Available'
     const labelKeys: string[] = []
     const labels = volume.metadata.labels
     if (pooled && labels != null) {
@@ -319,7 +359,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
   private groupFor(bucket: string, volume: PersistentVolume): PoolGroup {
     // Map by map, written out: no closure made for each volume filed.
     let byClass = this.pool.get(bucket)
-    if (byClass === undefined) this.pool.set(bucket, (byClass = new Map<unknown, Map<unknown, Map<unknown, PoolGroup>>>()))
+    if (byClass === undefined)
+      this.pool.set(bucket, (byClass = new Map<unknown, Map<unknown, Map<unknown, PoolGroup>>>()))
     const volumeClass = getPersistentVolumeClass(volume)
     let byMode = byClass.get(volumeClass)
     if (byMode === undefined) byClass.set(volumeClass, (byMode = new Map<unknown, Map<unknown, PoolGroup>>()))
@@ -328,7 +369,8 @@ export class IndexedVolumeIndex implements VolumeIndex {
     if (byVAC === undefined) byMode.set(mode, (byVAC = new Map<unknown, PoolGroup>()))
     const vac = volumeVAC(volume)
     let group = byVAC.get(vac)
-    if (group === undefined) byVAC.set(vac, (group = {all: new SortedList<Entry>(byCapacityThenName), byLabel: new Map()}))
+    if (group === undefined)
+      byVAC.set(vac, (group = {all: new SortedList<Entry>(byCapacityThenName), byLabel: new Map()}))
     return group
   }
 
@@ -377,7 +419,10 @@ export class IndexedVolumeIndex implements VolumeIndex {
       // The mode set keeps other volumes.
     }
     if (e.claimName !== undefined) {
-      const found = present(this.prebound.get(e.claimNamespace, e.claimName), 'a pre-bound volume is filed under its claim')
+      const found = present(
+        this.prebound.get(e.claimNamespace, e.claimName),
+        'a pre-bound volume is filed under its claim',
+      )
       if (!Array.isArray(found)) {
         this.prebound.delete(e.claimNamespace, e.claimName)
       } else {
@@ -415,7 +460,13 @@ function fileIn(list: SortedList<Entry>, e: Entry, unsorted: Map<SortedList<Entr
  * The scan's checks of a pre-bound volume: in the bucket, bound to this claim, big enough, same mode,
  * VolumeAttributesClass admitted, not deleted.
  */
-function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, requested: bigint, vac: VACMatching): boolean {
+function usablePrebound(
+  e: Entry,
+  bucket: string,
+  claim: PersistentVolumeClaim,
+  requested: bigint,
+  vac: VACMatching,
+): boolean {
   const volume = e.volume
   return (
     e.bucket === bucket &&
@@ -432,7 +483,12 @@ function usablePrebound(e: Entry, bucket: string, claim: PersistentVolumeClaim, 
  * The first volume of the group, in (capacity, name) order, that is big enough and matched by the
  * selector; undefined if there is none or none before `bound` (a better one found already).
  */
-function firstInGroup(group: PoolGroup, requested: bigint, selector: CompiledSelector | undefined, bound: Entry | undefined): Entry | undefined {
+function firstInGroup(
+  group: PoolGroup,
+  requested: bigint,
+  selector: CompiledSelector | undefined,
+  bound: Entry | undefined,
+): Entry | undefined {
   const bigEnough = (e: Entry) => e.nanos !== undefined && e.nanos >= requested
   if (selector === undefined || selector.kind === 'everything') {
     return group.all.first(bigEnough)
@@ -445,7 +501,9 @@ function firstInGroup(group: PoolGroup, requested: bigint, selector: CompiledSel
     let size = group.all.size
     for (const r of selector.requirements) {
       if (r.operator !== 'Equals' && r.operator !== 'In') continue
-      const found = r.values.map((v) => group.byLabel.get(labelKey(r.key, v))).filter((l): l is SortedList<Entry> => l !== undefined)
+      const found = r.values
+        .map((v) => group.byLabel.get(labelKey(r.key, v)))
+        .filter((l): l is SortedList<Entry> => l !== undefined)
       const total = found.reduce((n, l) => n + l.size, 0)
       if (total < size) {
         lists = found
@@ -477,7 +535,11 @@ function firstInGroup(group: PoolGroup, requested: bigint, selector: CompiledSel
  * value (a write copies the objects it changes, and shares the rest). False says nothing: then entryOf.
  */
 function sameFilingInputs(a: PersistentVolume, b: PersistentVolume): boolean {
-  if (a.spec.capacity !== b.spec.capacity || a.spec.accessModes !== b.spec.accessModes || a.spec.claimRef !== b.spec.claimRef) {
+  if (
+    a.spec.capacity !== b.spec.capacity ||
+    a.spec.accessModes !== b.spec.accessModes ||
+    a.spec.claimRef !== b.spec.claimRef
+  ) {
     return false
   } else if (a.spec.claimRef != null) {
     // A volume with a claimRef is in no pool group and filed under no label: nothing else is read.

@@ -53,14 +53,20 @@ export interface RepairWay {
 }
 
 /** The plan's first action on volume `name` that `what` matches. */
-export function volumeAction(actions: readonly Action[], name: string, what: (a: Action) => boolean): Action | undefined {
+export function volumeAction(
+  actions: readonly Action[],
+  name: string,
+  what: (a: Action) => boolean,
+): Action | undefined {
   return actions.find((a) => a.object.kind === 'PersistentVolume' && a.object.name === name && what(a))
 }
 
 /** Whether a volume is being deleted, in the words of a check: [ok, message]. */
 export function volumeDeleting(volume: PersistentVolume): [boolean, string] {
   const since = volume.metadata.deletionTimestamp
-  return since == null ? [true, 'not being deleted'] : [false, `${volume.metadata.name ?? ''} is being deleted (since ${since})`]
+  return since == null
+    ? [true, 'not being deleted']
+    : [false, `${volume.metadata.name ?? ''} is being deleted (since ${since})`]
 }
 
 /** The restore that made the object (the value of its first restore label), or null: not restored. */

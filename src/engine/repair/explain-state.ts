@@ -11,7 +11,13 @@ import {defaultVolumePluginMgr, type VolumePluginMgr, type VolumePluginOptions} 
 import type {EvidenceScope, ExplainEvidence} from '../explain/evidence.js'
 import {claimsInScope, Explainer} from '../explain/explainer.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type ClaimExplanation, EXPLAIN_API_VERSION, type ExplainDocument, SETTLED_VERDICTS, SETTLED_VOLUME_STATES} from '../explain/model.js'
+import {
+  type ClaimExplanation,
+  EXPLAIN_API_VERSION,
+  type ExplainDocument,
+  SETTLED_VERDICTS,
+  SETTLED_VOLUME_STATES,
+} from '../explain/model.js'
 import {type ClaimName, sourceText} from './checks.js'
 import {type ReclaimOffer, reclaimOffers, withReclaimOffers} from './offers.js'
 import type {PodsRead} from './reclaim.js'
@@ -61,12 +67,24 @@ export interface ExplainAnswer {
  * explain's relink port: `pvctl relink pvc/NAME` as relink's own decision on `state` takes it (relinkWay),
  * with the flags that read the same state; undefined where relink refuses it.
  */
-export function relinkPort(state: ClusterState, gates: FeatureGates, plugins: VolumePluginMgr, sourceArgs: readonly string[] | undefined): (claim: ClaimName) => string | undefined {
+export function relinkPort(
+  state: ClusterState,
+  gates: FeatureGates,
+  plugins: VolumePluginMgr,
+  sourceArgs: readonly string[] | undefined,
+): (claim: ClaimName) => string | undefined {
   // Indexed once, when a relink is first asked for (most explanations never ask).
   let lookup: ClusterLookup | undefined
   return ({namespace, name}) => {
     lookup ??= clusterLookup(state)
-    return relinkWay({state, target: {kind: 'PersistentVolumeClaim', namespace, name}, gates, plugins, lookup, source: sourceText(sourceArgs)})?.way
+    return relinkWay({
+      state,
+      target: {kind: 'PersistentVolumeClaim', namespace, name},
+      gates,
+      plugins,
+      lookup,
+      source: sourceText(sourceArgs),
+    })?.way
   }
 }
 
@@ -76,11 +94,19 @@ export function relinkPort(state: ClusterState, gates: FeatureGates, plugins: Vo
  */
 export function controllerExplainer(state: ClusterState, req: ExplainRequest): Explainer {
   const plugins = defaultVolumePluginMgr(req)
-  return new Explainer(state, {gates: req.gates, plugins, relink: relinkPort(state, req.gates, plugins, req.sourceArgs)})
+  return new Explainer(state, {
+    gates: req.gates,
+    plugins,
+    relink: relinkPort(state, req.gates, plugins, req.sourceArgs),
+  })
 }
 
 /** `base`: the controller's view of `state` already made for `req` (controllerExplainer), its pass reused. */
-export function explainState(state: ClusterState, req: ExplainRequest, base = controllerExplainer(state, req)): ExplainAnswer {
+export function explainState(
+  state: ClusterState,
+  req: ExplainRequest,
+  base = controllerExplainer(state, req),
+): ExplainAnswer {
   const target = req.target
   const explainer = base.with({
     onlyRelevant: req.onlyRelevant,
@@ -98,7 +124,12 @@ export function explainState(state: ClusterState, req: ExplainRequest, base = co
       )
     }
     // Each item is the claim's sync in the controller's pass, after the claims before it (listItem).
-    const items = claims.map((c) => present(explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? ''), 'the explainer explains every claim of its state'))
+    const items = claims.map((c) =>
+      present(
+        explainer.listItem(c.metadata.namespace ?? '', c.metadata.name ?? ''),
+        'the explainer explains every claim of its state',
+      ),
+    )
     const settled = items.every((e) => SETTLED_VERDICTS.has(e.verdict))
     return {document: {apiVersion: EXPLAIN_API_VERSION, kind: 'List', ...versionOf(req), items}, settled}
   } else if (target.kind === 'PersistentVolumeClaim') {
@@ -123,7 +154,11 @@ function versionOf(req: ExplainRequest): {kubernetesVersion?: DecidedVersion} {
  * in its suggestions, with the flags that read the same state. Only for one claim: each offer is decided on
  * the whole cluster, too much for every claim of a List.
  */
-export function withRepairOffers(state: ClusterState, req: ExplainRequest, e: ClaimExplanation): {explanation: ClaimExplanation; offers: ReclaimOffer[]} {
+export function withRepairOffers(
+  state: ClusterState,
+  req: ExplainRequest,
+  e: ClaimExplanation,
+): {explanation: ClaimExplanation; offers: ReclaimOffer[]} {
   const offers = reclaimOffers(e, {
     state,
     gates: req.gates,

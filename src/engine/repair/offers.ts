@@ -3,7 +3,13 @@
 // suggestions stay advice; here they meet the repair's own decision. Each kind of repair has its offer:
 // a reclaim (a Released or Failed volume held back from a claim only by its stale claimRef).
 import type {FeatureGates} from '../api/feature-gates.js'
-import {claimKey, claimRefKey, type ClusterState, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from '../api/model.js'
 import {getPersistentVolumeClass} from '../api/storage-helpers.js'
 import type {VolumePluginMgr} from '../controller/volume-plugins.js'
 import {type MatchingPath, refusalsWithin} from '../explain/candidates.js'
@@ -51,7 +57,10 @@ export const MAX_RECLAIM_OFFERS = 3
  * The verdicts of a claim that nothing will bind as it is: the only ones a volume is reclaimed for. A claim
  * that names a volume held by a stale claimRef (RequestedVolumeBoundElsewhere) asks for that one alone.
  */
-export const RECLAIM_FOR_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>([...NEAR_MISS_VERDICTS, 'RequestedVolumeBoundElsewhere'])
+export const RECLAIM_FOR_VERDICTS: ReadonlySet<Verdict> = new Set<Verdict>([
+  ...NEAR_MISS_VERDICTS,
+  'RequestedVolumeBoundElsewhere',
+])
 
 /** The refusals a reclaim removes: the stale claimRef, and the phase (Released, Failed) it leaves behind. */
 const LIFTED_BY_RECLAIM: ReadonlySet<ReasonCode> = new Set<ReasonCode>(['BoundToOtherClaim', 'VolumeNotAvailable'])
@@ -91,7 +100,17 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
     .filter(heldOnlyByStaleClaimRef)
     .slice(0, MAX_RECLAIM_OFFERS)
     .flatMap((c) => {
-      const d = decideReclaim({state: ctx.state, volumeName: c.volume, target, force: new Set(), attachments: ctx.attachments, pods: ctx.pods, gates: ctx.gates, plugins: ctx.plugins, source})
+      const d = decideReclaim({
+        state: ctx.state,
+        volumeName: c.volume,
+        target,
+        force: new Set(),
+        attachments: ctx.attachments,
+        pods: ctx.pods,
+        gates: ctx.gates,
+        plugins: ctx.plugins,
+        source,
+      })
       if (d === undefined || d.already !== null) {
         // No such volume, or it is this claim's already (pre-bound or bound to it): nothing to offer.
         return []
@@ -103,8 +122,21 @@ export function reclaimOffers(e: ClaimExplanation, ctx: OfferContext): ReclaimOf
       const held = `${c.volume} (${c.phase}, reclaim policy ${policy}) would fit but for its stale claimRef to ${c.claimRef}`
       const suggestion = d.allowed
         ? `${held}: give it to this claim, its old data with it: ${command}`
-        : `${held}, and it is not safe to reuse: ${d.checks.filter((k) => !k.ok).map((k) => `${k.name}: ${k.message}`).join('; ')}`
-      return [{kind: 'reclaim' as const, allowed: d.allowed, volume: c.volume, target, command, suggestion, next: d.next ?? ''}]
+        : `${held}, and it is not safe to reuse: ${d.checks
+            .filter((k) => !k.ok)
+            .map((k) => `${k.name}: ${k.message}`)
+            .join('; ')}`
+      return [
+        {
+          kind: 'reclaim' as const,
+          allowed: d.allowed,
+          volume: c.volume,
+          target,
+          command,
+          suggestion,
+          next: d.next ?? '',
+        },
+      ]
     })
 }
 
@@ -154,7 +186,11 @@ interface Asking {
  * the claims its claimRef names (whose refusals may differ) each for themselves. Each answer stops at
  * `most` (audit asks whether exactly one fits).
  */
-export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplanationFacts[], gates: FeatureGates): (volume: PersistentVolume, most?: number) => ClaimName[] {
+export function reclaimFits(
+  lookup: ClusterLookup,
+  claims: readonly ClaimExplanationFacts[],
+  gates: FeatureGates,
+): (volume: PersistentVolume, most?: number) => ClaimName[] {
   const asking: Asking[] = []
   // Volume name → the claims that name it (spec.volumeName) and that its stale claimRef keeps out.
   const naming = new Map<string, ClaimName[]>()
@@ -169,16 +205,28 @@ export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplana
     }
   }
   const byKey = groupBy(asking.map((a): [string, Asking] => [claimKey(a.claim), a]))
-  const byClass = new Map([...groupBy(asking.map((a): [string, Asking] => [a.e.storageClass.name, a]))].map(([name, of]) => [name, groupBy(of.map((a): [string, Asking] => [requestKeyText(a.claim, a.path), a]))]))
+  const byClass = new Map(
+    [...groupBy(asking.map((a): [string, Asking] => [a.e.storageClass.name, a]))].map(([name, of]) => [
+      name,
+      groupBy(of.map((a): [string, Asking] => [requestKeyText(a.claim, a.path), a])),
+    ]),
+  )
   return (volume, most = 2) => {
     // A claim that names the volume asks for it alone, and the controller binds a volume pre-bound to the
     // claim that names it without weighing the fit: those claims are its, before any that would match it.
     const asked = naming.get(volume.metadata.name ?? '')
     if (asked !== undefined) return asked.slice(0, most)
-    const fits = (a: Asking) => refusalsWithin(lookup, volume, a.claim, a.path, gates, CLAIM_REF_REFUSALS).every((r) => LIFTED_BY_RECLAIM.has(r.code))
+    const fits = (a: Asking) =>
+      refusalsWithin(lookup, volume, a.claim, a.path, gates, CLAIM_REF_REFUSALS).every((r) =>
+        LIFTED_BY_RECLAIM.has(r.code),
+      )
     const volumeClass = getPersistentVolumeClass(volume)
-    const own = volume.spec.claimRef == null ? [] : (byKey.get(claimRefKey(volume.spec.claimRef)) ?? []).filter((a) => a.e.storageClass.name === volumeClass)
-    const others = (members: readonly Asking[]) => (own.length === 0 ? members : members.filter((a) => !own.includes(a)))
+    const own =
+      volume.spec.claimRef == null
+        ? []
+        : (byKey.get(claimRefKey(volume.spec.claimRef)) ?? []).filter((a) => a.e.storageClass.name === volumeClass)
+    const others = (members: readonly Asking[]) =>
+      own.length === 0 ? members : members.filter((a) => !own.includes(a))
     const fit: Asking[] = own.filter(fits)
     for (const members of byClass.get(volumeClass)?.values() ?? []) {
       const alike = others(members)
@@ -197,5 +245,9 @@ export function reclaimFits(lookup: ClusterLookup, claims: readonly ClaimExplana
 
 /** The claim as syncUnboundClaim matches it: against the class in play (a delayed binding waits for a node, and fits no volume yet). */
 function pathOf(e: ClaimExplanationFacts): MatchingPath {
-  return {kind: 'index', claimClass: e.storageClass.name, delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer'}
+  return {
+    kind: 'index',
+    claimClass: e.storageClass.name,
+    delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer',
+  }
 }

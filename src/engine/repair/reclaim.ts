@@ -16,7 +16,14 @@
 // re-read are the executor's guard's.
 import type {FeatureGates} from '../api/feature-gates.js'
 import {AnnBoundByController} from '../api/constants.js'
-import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type ObjectReference,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from '../api/model.js'
 import {copyForWrite, isPodTerminated} from '../api/storage-helpers.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
 import {ControllerQueries} from '../explain/controller-queries.js'
@@ -27,7 +34,15 @@ import {diffJson} from '../simulation/json-patch.js'
 import type {Action, JsonPatchOp} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
-import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, restoredBy, volumeAction, volumeDeleting} from './checks.js'
+import {
+  type ClaimName,
+  type RepairCheck,
+  repairCheckResult,
+  type RepairWay,
+  restoredBy,
+  volumeAction,
+  volumeDeleting,
+} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 import {relinkWay, type RelinkTarget} from './relink.js'
 
@@ -36,22 +51,51 @@ import {relinkWay, type RelinkTarget} from './relink.js'
  * otherwise; docs/usage.md lists them).
  */
 export const RECLAIM_CHECKS = {
-  VolumeReleased: {overridable: false, meaning: 'the volume is Released or Failed: its claim is gone and the controller will not bind it again'},
+  VolumeReleased: {
+    overridable: false,
+    meaning: 'the volume is Released or Failed: its claim is gone and the controller will not bind it again',
+  },
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   OldClaimGone: {overridable: false, meaning: 'the claim of spec.claimRef (namespace, name and uid) no longer exists'},
   OldNameFree: {
-    overridable: 'only a claim re-created under that name that names no volume and was not restored, and only if it is not the owner of the data',
+    overridable:
+      'only a claim re-created under that name that names no volume and was not restored, and only if it is not the owner of the data',
     flag: '--not-owner',
-    meaning: "no other claim has spec.claimRef's namespace and name (any uid): a claim of the old name may be the data's owner come back",
+    meaning:
+      "no other claim has spec.claimRef's namespace and name (any uid): a claim of the old name may be the data's owner come back",
   },
-  NoOtherClaim: {overridable: false, meaning: 'no claim but the --for claim names the volume in spec.volumeName: a claim that does asks for this volume, its data with it'},
-  NoRestoredOwner: {overridable: false, meaning: "no claim restored from a backup (label velero.io/restore-name) points at the volume: names it in spec.volumeName, or has spec.claimRef's namespace and name"},
-  OldClaimUnused: {overridable: 'only when no such pod is on a node', meaning: 'no pod that is not terminated mounts the old claim (in its namespace)'},
+  NoOtherClaim: {
+    overridable: false,
+    meaning:
+      'no claim but the --for claim names the volume in spec.volumeName: a claim that does asks for this volume, its data with it',
+  },
+  NoRestoredOwner: {
+    overridable: false,
+    meaning:
+      "no claim restored from a backup (label velero.io/restore-name) points at the volume: names it in spec.volumeName, or has spec.claimRef's namespace and name",
+  },
+  OldClaimUnused: {
+    overridable: 'only when no such pod is on a node',
+    meaning: 'no pod that is not terminated mounts the old claim (in its namespace)',
+  },
   VolumeDetached: {overridable: true, meaning: 'no VolumeAttachment names the volume (it is attached to no node)'},
-  ReclaimPolicyKeepsData: {overridable: false, meaning: 'neither the controller nor an external provisioner will recycle or delete the volume (reclaimPolicy Retain, or a plugin that cannot)'},
-  TargetClaimFree: {overridable: false, meaning: 'the claim of --for is not bound to, and does not name, another volume'},
-  TargetClaimFits: {overridable: false, meaning: "the claim of --for fits the volume: the controller's checks, with explain's reasons"},
-  Proof: {overridable: false, meaning: "the controller's plan on the edited state does what the reclaim promises and destroys nothing"},
+  ReclaimPolicyKeepsData: {
+    overridable: false,
+    meaning:
+      'neither the controller nor an external provisioner will recycle or delete the volume (reclaimPolicy Retain, or a plugin that cannot)',
+  },
+  TargetClaimFree: {
+    overridable: false,
+    meaning: 'the claim of --for is not bound to, and does not name, another volume',
+  },
+  TargetClaimFits: {
+    overridable: false,
+    meaning: "the claim of --for fits the volume: the controller's checks, with explain's reasons",
+  },
+  Proof: {
+    overridable: false,
+    meaning: "the controller's plan on the edited state does what the reclaim promises and destroys nothing",
+  },
 } as const
 
 export type ReclaimCheckName = keyof typeof RECLAIM_CHECKS
@@ -159,7 +203,10 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     // The volume exists: judge it.
   }
   const plugins = input.plugins ?? defaultVolumePluginMgr()
-  const targetClaim = target === undefined ? undefined : state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
+  const targetClaim =
+    target === undefined
+      ? undefined
+      : state.claims.find((c) => c.metadata.namespace === target.namespace && c.metadata.name === target.name)
   const targetFound = target === undefined ? null : {...target, exists: targetClaim !== undefined}
   const done = alreadyReclaimed(volume, target, targetClaim)
   if (done !== undefined) {
@@ -167,7 +214,18 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     const plan = proveReclaim(reconcile(state, {gates: input.gates, plugins}), volumeName, target, targetClaim)
     const boundAlready = volume.status?.phase === 'Bound' && targetClaim?.spec.volumeName === volumeName
     const next = plan.actions.length === 0 || boundAlready ? '' : `: ${plan.next}`
-    return {volume, edited: volume, patch: [], target: targetFound, checks: [], allowed: false, next: plan.next, nextActions: plan.actions, already: `already reclaimed: ${done}${next}`, way: null}
+    return {
+      volume,
+      edited: volume,
+      patch: [],
+      target: targetFound,
+      checks: [],
+      allowed: false,
+      next: plan.next,
+      nextActions: plan.actions,
+      already: `already reclaimed: ${done}${next}`,
+      way: null,
+    }
   } else {
     // Not yet reclaimed: judge the edit.
   }
@@ -180,8 +238,15 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   const command = reclaimCommand(volumeName, target, input.source)
   // Released by the next sync: the reclaim decided on the state that sync leaves, for the steps in order.
   const afterSync =
-    volumeAction(unedited.actions, volumeName, releases) === undefined || ways === undefined ? undefined : decideReclaim({...input, state: {...state, volumes: unedited.volumes, claims: unedited.claims}, nested: ways.nested})
-  const syncFirst = afterSync?.allowed === true ? `pvctl sync pv/${volumeName}${input.source ?? ''} && ${command}` : null
+    volumeAction(unedited.actions, volumeName, releases) === undefined || ways === undefined
+      ? undefined
+      : decideReclaim({
+          ...input,
+          state: {...state, volumes: unedited.volumes, claims: unedited.claims},
+          nested: ways.nested,
+        })
+  const syncFirst =
+    afterSync?.allowed === true ? `pvctl sync pv/${volumeName}${input.source ?? ''} && ${command}` : null
   const judged: Judged[] = [
     releasedCheck(volume, unedited, input.source ?? '', afterSync, syncFirst),
     deletingCheck(volume),
@@ -197,7 +262,10 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   const notOwner = input.notOwner === undefined ? undefined : `${input.notOwner.namespace}/${input.notOwner.name}`
   const checks = judged.map(({name, ok, overridable, message, read}): ReclaimCheck => {
     // OldNameFree is overridden by --not-owner naming the claim of the old name; every other by --force.
-    const override = name === 'OldNameFree' ? notOwner !== undefined && notOwner === oldName(volume) : input.force.has(name) && overridingFlag(name) === '--force'
+    const override =
+      name === 'OldNameFree'
+        ? notOwner !== undefined && notOwner === oldName(volume)
+        : input.force.has(name) && overridingFlag(name) === '--force'
     const forced = !ok && overridable && override
     return {name, result: repairCheckResult({ok, read, forced}), ok, overridable, forced, message}
   })
@@ -209,8 +277,22 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   }
   const proof = proveReclaim(reconcile(editedState, {gates: input.gates, plugins}), volumeName, target, targetClaim)
   const proved = proof.problem === undefined
-  const proofCheck: ReclaimCheck = {name: 'Proof', result: proved ? 'ok' : 'blocked', ok: proved, overridable: false, forced: false, message: proof.problem ?? `the plan on the edited state: ${proof.next}`}
-  return {...base, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions, way: proofCheck.ok ? command : null}
+  const proofCheck: ReclaimCheck = {
+    name: 'Proof',
+    result: proved ? 'ok' : 'blocked',
+    ok: proved,
+    overridable: false,
+    forced: false,
+    message: proof.problem ?? `the plan on the edited state: ${proof.next}`,
+  }
+  return {
+    ...base,
+    checks: [...checks, proofCheck],
+    allowed: proofCheck.ok,
+    next: proof.next,
+    nextActions: proof.actions,
+    way: proofCheck.ok ? command : null,
+  }
 }
 
 /**
@@ -234,7 +316,11 @@ function waysOf(input: ReclaimInput, plugins: VolumePluginMgr): Ways | undefined
       const d = decideReclaim({...input, target, notOwner: undefined, force: new Set(), nested})
       return {way: d?.way ?? undefined, refusedBy: refusedBy(d?.checks ?? [])}
     },
-    relink: (target) => relinkWay({state: input.state, target, gates: input.gates, plugins, source: input.source}) ?? {way: undefined, refusedBy: []},
+    relink: (target) =>
+      relinkWay({state: input.state, target, gates: input.gates, plugins, source: input.source}) ?? {
+        way: undefined,
+        refusedBy: [],
+      },
   }
 }
 
@@ -243,12 +329,20 @@ function waysOf(input: ReclaimInput, plugins: VolumePluginMgr): Ways | undefined
  * with --for, its claimRef names that claim, with no uid (the pre-binding the reclaim writes) or with the
  * claim's own (the controller bound them since). Undefined when it is not.
  */
-function alreadyReclaimed(volume: PersistentVolume, target: ClaimName | undefined, claim: PersistentVolumeClaim | undefined): string | undefined {
+function alreadyReclaimed(
+  volume: PersistentVolume,
+  target: ClaimName | undefined,
+  claim: PersistentVolumeClaim | undefined,
+): string | undefined {
   const name = volume.metadata.name ?? ''
   const ref = volume.spec.claimRef
   const phase = volume.status?.phase ?? 'no phase'
   if (target === undefined) {
-    return ref != null ? undefined : phase === 'Available' ? `${name} has no claimRef and is Available for any matching claim` : `${name} has no claimRef (${phase})`
+    return ref != null
+      ? undefined
+      : phase === 'Available'
+        ? `${name} has no claimRef and is Available for any matching claim`
+        : `${name} has no claimRef (${phase})`
   } else if (ref == null || ref.namespace !== target.namespace || ref.name !== target.name) {
     return undefined
   } else if ((ref.uid ?? '') === '') {
@@ -271,7 +365,12 @@ export function reclaimedVolume(volume: PersistentVolume, target: ClaimName | un
     delete edited.spec.claimRef
   } else {
     // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
-    const ref: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: target.name, namespace: target.namespace}
+    const ref: ObjectReference = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      name: target.name,
+      namespace: target.namespace,
+    }
     edited.spec.claimRef = ref
   }
   const annotations = edited.metadata.annotations
@@ -288,7 +387,12 @@ export function reclaimedVolume(volume: PersistentVolume, target: ClaimName | un
   return edited
 }
 
-function check(name: ReclaimCheckName, ok: boolean, message: string, overridable: boolean = RECLAIM_CHECKS[name].overridable === true): Judged {
+function check(
+  name: ReclaimCheckName,
+  ok: boolean,
+  message: string,
+  overridable: boolean = RECLAIM_CHECKS[name].overridable === true,
+): Judged {
   return {name, ok, overridable, message, read: true}
 }
 
@@ -300,12 +404,17 @@ function notRead(name: ReclaimCheckName, message: string): Judged {
   return {...check(name, true, message), read: false}
 }
 
-
 /**
  * A volume the next sync releases is reclaimed after that sync: the steps in order where the reclaim is
  * allowed on the state it leaves (`syncFirst`), else what still refuses it then (`afterSync`).
  */
-function releasedCheck(volume: PersistentVolume, unedited: ReconcileResult, source: string, afterSync: ReclaimDecision | undefined, syncFirst: string | null): Judged {
+function releasedCheck(
+  volume: PersistentVolume,
+  unedited: ReconcileResult,
+  source: string,
+  afterSync: ReclaimDecision | undefined,
+  syncFirst: string | null,
+): Judged {
   const name = volume.metadata.name ?? ''
   const phase = volume.status?.phase ?? '<none>'
   if (phase === 'Released' || phase === 'Failed') {
@@ -342,10 +451,21 @@ function oldClaimCheck(lookup: ClusterLookup, volume: PersistentVolume): Judged 
     return check('OldClaimGone', true, `claim ${key} is gone`)
   } else if ((ref.uid ?? '') === '' || claim.metadata.uid === ref.uid) {
     const policy = volume.spec.persistentVolumeReclaimPolicy ?? 'Retain'
-    const stays = policy === 'Retain' ? 'the volume keeps its data: reclaimPolicy Retain' : `with reclaimPolicy ${policy} the volume's data goes with it: set Retain first`
-    return check('OldClaimGone', false, `claim ${key} still exists (uid ${claim.metadata.uid ?? '<none>'}): the volume is still its; delete the claim first if its data is to go to another (${stays})`)
+    const stays =
+      policy === 'Retain'
+        ? 'the volume keeps its data: reclaimPolicy Retain'
+        : `with reclaimPolicy ${policy} the volume's data goes with it: set Retain first`
+    return check(
+      'OldClaimGone',
+      false,
+      `claim ${key} still exists (uid ${claim.metadata.uid ?? '<none>'}): the volume is still its; delete the claim first if its data is to go to another (${stays})`,
+    )
   } else {
-    return check('OldClaimGone', true, `claim ${key} of uid ${ref.uid} is gone (a claim of that name has uid ${claim.metadata.uid ?? '<none>'}: OldNameFree)`)
+    return check(
+      'OldClaimGone',
+      true,
+      `claim ${key} of uid ${ref.uid} is gone (a claim of that name has uid ${claim.metadata.uid ?? '<none>'}: OldNameFree)`,
+    )
   }
 }
 
@@ -355,28 +475,41 @@ function oldName(volume: PersistentVolume): string | undefined {
   return ref == null ? undefined : claimRefKey(ref)
 }
 
-const claimName = (c: PersistentVolumeClaim): ClaimName => ({namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''})
+const claimName = (c: PersistentVolumeClaim): ClaimName => ({
+  namespace: c.metadata.namespace ?? '',
+  name: c.metadata.name ?? '',
+})
 
 /** The names of the checks that refuse a repair (not ok, not forced). */
-const refusedBy = (checks: ReadonlyArray<RepairCheck<string>>) => checks.filter((c) => !c.ok && !c.forced).map((c) => c.name)
+const refusedBy = (checks: ReadonlyArray<RepairCheck<string>>) =>
+  checks.filter((c) => !c.ok && !c.forced).map((c) => c.name)
 
-const isTarget = (claim: PersistentVolumeClaim, target: ClaimName | undefined) => target !== undefined && claim.metadata.namespace === target.namespace && claim.metadata.name === target.name
+const isTarget = (claim: PersistentVolumeClaim, target: ClaimName | undefined) =>
+  target !== undefined && claim.metadata.namespace === target.namespace && claim.metadata.name === target.name
 
 /**
  * The relink that gives the volume back to the claim of its old name, as relink's decision allows it: by
  * the claim where that claim names the volume (spec.volumeName decides its pair), else by the volume (whose
  * claimRef names the claim). Refused (or past MAX_NESTED): which of relink's checks refuse it now.
  */
-function relinkBack(claim: PersistentVolumeClaim, volumeName: string, ways: Ways | undefined, reunites: string): string {
+function relinkBack(
+  claim: PersistentVolumeClaim,
+  volumeName: string,
+  ways: Ways | undefined,
+  reunites: string,
+): string {
   const target: RelinkTarget =
-    (claim.spec.volumeName ?? '') === volumeName ? {kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''} : {kind: 'PersistentVolume', name: volumeName}
+    (claim.spec.volumeName ?? '') === volumeName
+      ? {kind: 'PersistentVolumeClaim', namespace: claim.metadata.namespace ?? '', name: claim.metadata.name ?? ''}
+      : {kind: 'PersistentVolume', name: volumeName}
   return wayText(ways?.relink(target), reunites, 'a relink')
 }
 
 /** A repair's way and what it does (`gives it the volume`), or, refused, which of its checks refuse it now. */
 function wayText(found: RepairWay | undefined, does: string, repair: string): string {
   if (found?.way !== undefined) return `${found.way} ${does}`
-  const refused = found === undefined || found.refusedBy.length === 0 ? '' : ` (refused as things are: ${found.refusedBy.join(', ')})`
+  const refused =
+    found === undefined || found.refusedBy.length === 0 ? '' : ` (refused as things are: ${found.refusedBy.join(', ')})`
   return `${repair} ${does} once its checks hold${refused}`
 }
 
@@ -385,7 +518,13 @@ function wayText(found: RepairWay | undefined, does: string, repair: string): st
  * the data's owner come back (relink reunites them); re-created naming no volume, it may be: the reclaim
  * goes on only where --not-owner says it is not.
  */
-function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined, notOwner: ClaimName | undefined, ways: Ways | undefined): Judged {
+function oldNameCheck(
+  lookup: ClusterLookup,
+  volume: PersistentVolume,
+  target: ClaimName | undefined,
+  notOwner: ClaimName | undefined,
+  ways: Ways | undefined,
+): Judged {
   const ref = volume.spec.claimRef
   const name = volume.metadata.name ?? ''
   if (ref == null) {
@@ -401,21 +540,44 @@ function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: C
   if (claim === undefined) {
     return check('OldNameFree', true, `no claim is named ${key}`)
   } else if ((ref.uid ?? '') === '' || claim.metadata.uid === ref.uid) {
-    return check('OldNameFree', true, `pvc/${key} is the claim of the claimRef itself (uid ${uid}): OldClaimGone judges it`)
+    return check(
+      'OldNameFree',
+      true,
+      `pvc/${key} is the claim of the claimRef itself (uid ${uid}): OldClaimGone judges it`,
+    )
   } else if (isTarget(claim, target)) {
-    return check('OldNameFree', true, `pvc/${key} (uid ${uid}; the volume held ${ref.uid}) is the --for claim: the volume goes back to its name`)
+    return check(
+      'OldNameFree',
+      true,
+      `pvc/${key} (uid ${uid}; the volume held ${ref.uid}) is the --for claim: the volume goes back to its name`,
+    )
   } else if (named !== '' && named !== name) {
     return check('OldNameFree', true, `pvc/${key} (uid ${uid}) names volume ${named}: it does not ask for this one`)
   } else if (restore !== null || named === name) {
-    const how = [...(restore === null ? [] : [`restored by ${restore}`]), ...(named === name ? [`names ${name}`] : [])].join(', ')
-    return check('OldNameFree', false, `pvc/${key} is back (uid ${uid}; the volume held ${ref.uid}), ${how}: it is the data's owner; ${relinkBack(claim, name, ways, 'reunites them')}`)
+    const how = [
+      ...(restore === null ? [] : [`restored by ${restore}`]),
+      ...(named === name ? [`names ${name}`] : []),
+    ].join(', ')
+    return check(
+      'OldNameFree',
+      false,
+      `pvc/${key} is back (uid ${uid}; the volume held ${ref.uid}), ${how}: it is the data's owner; ${relinkBack(claim, name, ways, 'reunites them')}`,
+    )
   } else {
     // Re-created under the old name, naming no volume: its owner coming back, or a new claim of an old name.
   }
   const disowned = notOwner !== undefined && `${notOwner.namespace}/${notOwner.name}` === key
-  const other = notOwner !== undefined && !disowned ? ` (--not-owner names ${notOwner.namespace}/${notOwner.name}, not this claim)` : ''
+  const other =
+    notOwner !== undefined && !disowned
+      ? ` (--not-owner names ${notOwner.namespace}/${notOwner.name}, not this claim)`
+      : ''
   return disowned
-    ? check('OldNameFree', false, `pvc/${key} was re-created (uid ${uid}; the volume held ${ref.uid}) and names no volume: --not-owner says it is not the owner of the data`, true)
+    ? check(
+        'OldNameFree',
+        false,
+        `pvc/${key} was re-created (uid ${uid}; the volume held ${ref.uid}) and names no volume: --not-owner says it is not the owner of the data`,
+        true,
+      )
     : check(
         'OldNameFree',
         false,
@@ -425,15 +587,25 @@ function oldNameCheck(lookup: ClusterLookup, volume: PersistentVolume, target: C
 }
 
 /** A claim that names the volume in spec.volumeName asks for it, its data with it: only the --for claim may. */
-function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target: ClaimName | undefined, ways: Ways | undefined): Judged {
+function otherClaimCheck(
+  lookup: ClusterLookup,
+  volume: PersistentVolume,
+  target: ClaimName | undefined,
+  ways: Ways | undefined,
+): Judged {
   const name = volume.metadata.name ?? ''
   const old = oldName(volume)
   // The old claim itself (the claimRef's uid) is OldClaimGone's.
   const ref = volume.spec.claimRef
-  const own = (c: PersistentVolumeClaim) => ref != null && (ref.uid ?? '') !== '' && c.metadata.uid === ref.uid && claimKey(c) === old
+  const own = (c: PersistentVolumeClaim) =>
+    ref != null && (ref.uid ?? '') !== '' && c.metadata.uid === ref.uid && claimKey(c) === old
   const others = lookup.claimsNaming(name).filter((c) => !isTarget(c, target) && !own(c))
   if (others.length === 0) {
-    return check('NoOtherClaim', true, `no claim${target === undefined ? '' : ` but pvc/${target.namespace}/${target.name}`} names ${name} (spec.volumeName)`)
+    return check(
+      'NoOtherClaim',
+      true,
+      `no claim${target === undefined ? '' : ` but pvc/${target.namespace}/${target.name}`} names ${name} (spec.volumeName)`,
+    )
   } else {
     const each = others.map((c) => {
       const key = claimKey(c)
@@ -454,7 +626,12 @@ function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, target
  * A claim restored from a backup that points at the volume (names it, or has the old claim's namespace and
  * name and names no other volume) is the data's owner: the repair is the one that reunites them.
  */
-function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, target: ClaimName | undefined, ways: Ways | undefined): Judged {
+function restoredOwnerCheck(
+  state: ClusterState,
+  volume: PersistentVolume,
+  target: ClaimName | undefined,
+  ways: Ways | undefined,
+): Judged {
   const name = volume.metadata.name ?? ''
   const old = oldName(volume)
   const pointing = (c: PersistentVolumeClaim) => {
@@ -471,7 +648,10 @@ function restoredOwnerCheck(state: ClusterState, volume: PersistentVolume, targe
     const each = restored.map(({c, by}) => {
       const key = claimKey(c)
       const how = (c.spec.volumeName ?? '') === name ? `names ${name}` : `has the name of ${name}'s claimRef`
-      const way = key === old ? relinkBack(c, name, ways, 'reunites them') : wayText(ways?.reclaim(claimName(c)), 'gives it the volume', 'a reclaim for it')
+      const way =
+        key === old
+          ? relinkBack(c, name, ways, 'reunites them')
+          : wayText(ways?.reclaim(claimName(c)), 'gives it the volume', 'a reclaim for it')
       return `pvc/${key}, restored by ${by} (uid ${c.metadata.uid ?? '<none>'}), ${how}: it is the data's owner; ${way}`
     })
     return check('NoRestoredOwner', false, each.join('; '))
@@ -491,9 +671,7 @@ function oldClaimPodsCheck(lookup: ClusterLookup, read: PodsRead, volume: Persis
   } else {
     // Read: look for the old claim's.
   }
-  const pods = lookup
-    .podsUsing(key)
-    .filter((p) => !isPodTerminated(p))
+  const pods = lookup.podsUsing(key).filter((p) => !isPodTerminated(p))
   if (pods.length === 0) {
     return check('OldClaimUnused', true, `no pod mounts ${key}`)
   } else {
@@ -504,7 +682,12 @@ function oldClaimPodsCheck(lookup: ClusterLookup, read: PodsRead, volume: Persis
     const node = p.spec?.nodeName ?? ''
     return `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}${node === '' ? ' (not scheduled)' : ` (on ${node})`}`
   })
-  return check('OldClaimUnused', false, `pod${pods.length === 1 ? '' : 's'} ${names.join(', ')} still use${pods.length === 1 ? 's' : ''} ${key}`, onNode.length === 0)
+  return check(
+    'OldClaimUnused',
+    false,
+    `pod${pods.length === 1 ? '' : 's'} ${names.join(', ')} still use${pods.length === 1 ? 's' : ''} ${key}`,
+    onNode.length === 0,
+  )
 }
 
 function attachmentsCheck(attachments: Observed<VolumeAttachmentObject>, name: string): Judged {
@@ -513,8 +696,12 @@ function attachmentsCheck(attachments: Observed<VolumeAttachmentObject>, name: s
   } else {
     // Read: look for this volume's.
   }
-  const mine = attachments.items.filter((va) => va.spec?.source?.persistentVolumeName === name).map((va) => `${va.metadata.name ?? ''} (node ${va.spec?.nodeName ?? '<none>'})`)
-  return mine.length === 0 ? check('VolumeDetached', true, 'no VolumeAttachment names it') : check('VolumeDetached', false, `VolumeAttachment ${mine.join(', ')} still attaches it`)
+  const mine = attachments.items
+    .filter((va) => va.spec?.source?.persistentVolumeName === name)
+    .map((va) => `${va.metadata.name ?? ''} (node ${va.spec?.nodeName ?? '<none>'})`)
+  return mine.length === 0
+    ? check('VolumeDetached', true, 'no VolumeAttachment names it')
+    : check('VolumeDetached', false, `VolumeAttachment ${mine.join(', ')} still attaches it`)
 }
 
 const KEEP_THE_DATA = 'to keep its data, set persistentVolumeReclaimPolicy: Retain first'
@@ -524,17 +711,33 @@ function policyCheck(q: ControllerQueries, volume: PersistentVolume, unedited: R
   const policy = volume.spec.persistentVolumeReclaimPolicy ?? ''
   const acting = volumeAction(unedited.actions, name, destroys)
   if (acting !== undefined) {
-    return check('ReclaimPolicyKeepsData', false, `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${KEEP_THE_DATA}`)
+    return check(
+      'ReclaimPolicyKeepsData',
+      false,
+      `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${KEEP_THE_DATA}`,
+    )
   } else if (policy === 'Delete' && q.isVolumeReleased(volume)) {
     const found = q.findDeletablePlugin(volume)
     return found.error === undefined && found.plugin === undefined
-      ? check('ReclaimPolicyKeepsData', false, `reclaimPolicy Delete: its external provisioner deletes the storage; ${KEEP_THE_DATA}`)
-      : check('ReclaimPolicyKeepsData', true, `reclaimPolicy Delete, which the controller cannot carry out (${found.error ?? 'no deleter'}); reclaimed, the volume keeps the policy`)
+      ? check(
+          'ReclaimPolicyKeepsData',
+          false,
+          `reclaimPolicy Delete: its external provisioner deletes the storage; ${KEEP_THE_DATA}`,
+        )
+      : check(
+          'ReclaimPolicyKeepsData',
+          true,
+          `reclaimPolicy Delete, which the controller cannot carry out (${found.error ?? 'no deleter'}); reclaimed, the volume keeps the policy`,
+        )
   } else if (policy === 'Retain') {
     return check('ReclaimPolicyKeepsData', true, 'reclaimPolicy Retain: nothing recycles or deletes it')
   } else {
     // Recycle or Delete that the controller does not carry out now (its plan shows none).
-    return check('ReclaimPolicyKeepsData', true, `reclaimPolicy ${policy || '<none>'}: the controller plans no recycle or delete of it now; reclaimed, the volume keeps the policy`)
+    return check(
+      'ReclaimPolicyKeepsData',
+      true,
+      `reclaimPolicy ${policy || '<none>'}: the controller plans no recycle or delete of it now; reclaimed, the volume keeps the policy`,
+    )
   }
 }
 
@@ -561,19 +764,36 @@ function targetChecks(
   if (e === undefined) throw new Error(`invariant: pvc/${key} exists, so the edited state explains it`)
   const fits = (e.verdict === 'WillBind' || e.verdict === 'Bound') && e.volume === name
   const reasons = e.candidates.find((c) => c.volume === name)?.reasons ?? []
-  const why = reasons.length > 0 ? reasons.map((r) => `${r.code}: ${r.message}`).join('; ') : `${e.verdict}: ${e.summary}`
-  return [check('TargetClaimFree', true, `pvc/${key} is ${claim.status?.phase ?? 'Pending'} and names no other volume`), check('TargetClaimFits', fits, fits ? `pvc/${key} fits ${name}` : `pvc/${key} does not fit ${name}: ${why}`)]
+  const why =
+    reasons.length > 0 ? reasons.map((r) => `${r.code}: ${r.message}`).join('; ') : `${e.verdict}: ${e.summary}`
+  return [
+    check('TargetClaimFree', true, `pvc/${key} is ${claim.status?.phase ?? 'Pending'} and names no other volume`),
+    check('TargetClaimFits', fits, fits ? `pvc/${key} fits ${name}` : `pvc/${key} does not fit ${name}: ${why}`),
+  ]
 }
 
 /** What the plan on the edited state does with the volume, and why it breaks the reclaim's promise if it does. */
-function proveReclaim(plan: ReconcileResult, volumeName: string, target: ClaimName | undefined, claim: PersistentVolumeClaim | undefined): {next: string; problem?: string; actions: Action[]} {
+function proveReclaim(
+  plan: ReconcileResult,
+  volumeName: string,
+  target: ClaimName | undefined,
+  claim: PersistentVolumeClaim | undefined,
+): {next: string; problem?: string; actions: Action[]} {
   const claimRef = target === undefined ? undefined : refOfClaim(target.namespace, target.name)
   const after = plan.volumes.find((v) => v.metadata.name === volumeName)
   const ref = after?.spec.claimRef
-  const boundTo = ref != null && (ref.uid ?? '') !== '' ? plan.claims.find((c) => claimKey(c) === claimRefKey(ref) && c.metadata.uid === ref.uid && c.spec.volumeName === volumeName) : undefined
+  const boundTo =
+    ref != null && (ref.uid ?? '') !== ''
+      ? plan.claims.find(
+          (c) => claimKey(c) === claimRefKey(ref) && c.metadata.uid === ref.uid && c.spec.volumeName === volumeName,
+        )
+      : undefined
   const touched = (a: Action) =>
     (a.object.kind === 'PersistentVolume' && a.object.name === volumeName) ||
-    (a.object.kind === 'PersistentVolumeClaim' && boundTo !== undefined && a.object.namespace === boundTo.metadata.namespace && a.object.name === boundTo.metadata.name)
+    (a.object.kind === 'PersistentVolumeClaim' &&
+      boundTo !== undefined &&
+      a.object.namespace === boundTo.metadata.namespace &&
+      a.object.name === boundTo.metadata.name)
   const actions = plan.actions.filter(touched)
   const next =
     after === undefined
@@ -584,15 +804,39 @@ function proveReclaim(plan: ReconcileResult, volumeName: string, target: ClaimNa
   const destroyed = actions.find(destroys)
   const phase = after?.status?.phase
   if (after === undefined || destroyed !== undefined || phase === 'Released' || phase === 'Failed') {
-    return {next, actions, problem: `the plan on the edited state would not keep the volume: ${destroyed?.reason ?? next}; nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state would not keep the volume: ${destroyed?.reason ?? next}; nothing is written`,
+    }
   } else if (!plan.converged) {
-    return {next, actions, problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`,
+    }
   } else if (claim !== undefined && (boundTo === undefined || claimKey(boundTo) !== claimKey(claim))) {
-    return {next, actions, problem: `the plan on the edited state does not bind pvc/${claimKey(claim)} to ${volumeName} (${next}); nothing is written`}
-  } else if (claimRef !== undefined && claim === undefined && (phase !== 'Available' || ref == null || claimRefKey(ref) !== `${claimRef.namespace}/${claimRef.name}`)) {
-    return {next, actions, problem: `the plan on the edited state does not leave ${volumeName} Available and pre-bound to ${claimRef.namespace}/${claimRef.name} (${next}); nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state does not bind pvc/${claimKey(claim)} to ${volumeName} (${next}); nothing is written`,
+    }
+  } else if (
+    claimRef !== undefined &&
+    claim === undefined &&
+    (phase !== 'Available' || ref == null || claimRefKey(ref) !== `${claimRef.namespace}/${claimRef.name}`)
+  ) {
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state does not leave ${volumeName} Available and pre-bound to ${claimRef.namespace}/${claimRef.name} (${next}); nothing is written`,
+    }
   } else if (target === undefined && boundTo === undefined && phase !== 'Available') {
-    return {next, actions, problem: `the plan on the edited state does not make ${volumeName} Available (${next}); nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state does not make ${volumeName} Available (${next}); nothing is written`,
+    }
   } else {
     return {next, actions}
   }

@@ -9,8 +9,22 @@ import {RECLAIM_API_VERSION, type RepairOutcome, type RepairSync} from './report
 export interface RelinkPair {
   /** The command that relinks this pair alone (`pvctl relink pv/NAME`, `pvctl relink pvc/NAME -n NS`). */
   command: string
-  volume: {name: string; exists: boolean; phase: string | null; claimRef: string | null; claimRefUid: string | null; reclaimPolicy: string | null} | null
-  claim: {namespace: string; name: string; exists: boolean; uid: string | null; phase: string | null; volumeName: string | null} | null
+  volume: {
+    name: string
+    exists: boolean
+    phase: string | null
+    claimRef: string | null
+    claimRefUid: string | null
+    reclaimPolicy: string | null
+  } | null
+  claim: {
+    namespace: string
+    name: string
+    exists: boolean
+    uid: string | null
+    phase: string | null
+    volumeName: string | null
+  } | null
   /** Every check holds, the proof included. */
   allowed: boolean
   checks: RelinkCheck[]
@@ -40,7 +54,8 @@ export interface RelinkReport {
   sync?: RepairSync
 }
 
-export const RELINK_DATA_SAFETY = "No data is moved or wiped: the volume's data becomes reachable again through the claim that names it."
+export const RELINK_DATA_SAFETY =
+  "No data is moved or wiped: the volume's data becomes reachable again through the claim that names it."
 
 export function relinkPair(d: RelinkDecision, outcome: RepairOutcome): RelinkPair {
   const v = d.volume?.object ?? null
@@ -62,17 +77,32 @@ export function relinkPair(d: RelinkDecision, outcome: RepairOutcome): RelinkPai
     claim:
       d.claim === null
         ? null
-        : {namespace: d.claim.namespace, name: d.claim.name, exists: c !== null, uid: c?.metadata.uid ?? null, phase: c?.status?.phase ?? null, volumeName: c?.spec.volumeName ?? null},
+        : {
+            namespace: d.claim.namespace,
+            name: d.claim.name,
+            exists: c !== null,
+            uid: c?.metadata.uid ?? null,
+            phase: c?.status?.phase ?? null,
+            volumeName: c?.spec.volumeName ?? null,
+          },
     allowed: d.allowed,
     checks: d.checks,
-    writes: d.writes.map((w) => ({object: w.object, patch: w.patch, resourceVersion: w.before.metadata.resourceVersion ?? null, outcome: d.allowed ? outcome : 'refused'})),
+    writes: d.writes.map((w) => ({
+      object: w.object,
+      patch: w.patch,
+      resourceVersion: w.before.metadata.resourceVersion ?? null,
+      outcome: d.allowed ? outcome : 'refused',
+    })),
     next: d.next,
     nextActions: d.nextActions ?? [],
     ...(d.already === null ? {} : {already: d.already}),
   }
 }
 
-export function buildRelinkReport(pairs: RelinkPair[], opts: {dryRun: boolean; simulation: boolean; all: boolean; kubernetesVersion?: DecidedVersion}): RelinkReport {
+export function buildRelinkReport(
+  pairs: RelinkPair[],
+  opts: {dryRun: boolean; simulation: boolean; all: boolean; kubernetesVersion?: DecidedVersion},
+): RelinkReport {
   return {
     apiVersion: RECLAIM_API_VERSION,
     kind: 'RelinkReport',

@@ -18,7 +18,14 @@
 // No check is overridable: each guards the volume's data or another claim's binding.
 import type {FeatureGates} from '../api/feature-gates.js'
 import {AnnBindCompleted} from '../api/constants.js'
-import {claimKey, claimRefKey, type ClusterState, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
+import {
+  claimKey,
+  claimRefKey,
+  type ClusterState,
+  type ObjectReference,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+} from '../api/model.js'
 import {claimNotFound, volumeNotFound} from '../api/not-found.js'
 import {copyForWrite, hasAnnotation} from '../api/storage-helpers.js'
 import {defaultVolumePluginMgr, type VolumePluginMgr} from '../controller/volume-plugins.js'
@@ -27,27 +34,55 @@ import type {Action, JsonPatchOp, ObjectRef} from '../simulation/plan.js'
 import {refOfClaim, refOfVolume} from '../simulation/plan.js'
 import {reconcile, type ReconcileResult} from '../simulation/reconcile.js'
 import {type ClusterLookup, clusterLookup} from '../explain/lookup.js'
-import {type ClaimName, type RepairCheck, repairCheckResult, type RepairWay, restoredBy, volumeAction, volumeDeleting} from './checks.js'
+import {
+  type ClaimName,
+  type RepairCheck,
+  repairCheckResult,
+  type RepairWay,
+  restoredBy,
+  volumeAction,
+  volumeDeleting,
+} from './checks.js'
 import {destroys, releases} from '../simulation/plan.js'
 
 /** The checks (docs/usage.md lists them); none is overridable. */
 export const RELINK_CHECKS = {
-  PairNamed: {overridable: false, meaning: "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty"},
-  VolumeExists: {overridable: false, meaning: 'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)'},
+  PairNamed: {
+    overridable: false,
+    meaning:
+      "the volume's spec.claimRef names the claim by namespace and name, and the claim's spec.volumeName is that volume or empty",
+  },
+  VolumeExists: {
+    overridable: false,
+    meaning:
+      'the volume the claim names exists (a Lost claim whose volume is gone is not relinked: restore the volume, or recreate the claim)',
+  },
   ClaimExists: {overridable: false, meaning: 'the claim the volume names exists'},
-  PointersBroken: {overridable: false, meaning: 'what is broken: the claimRef holds another uid (or none, while the claim completed binding to the volume), or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)'},
+  PointersBroken: {
+    overridable: false,
+    meaning:
+      'what is broken: the claimRef holds another uid (or none, while the claim completed binding to the volume), or a claim that completed binding lost its spec.volumeName (a pair whose pointers close is relinked already: nothing is judged or written)',
+  },
   NoOtherClaim: {overridable: false, meaning: 'no other claim names the volume in spec.volumeName'},
   VolumeNotDeleting: {overridable: false, meaning: 'the volume is not being deleted'},
   ClaimNotDeleting: {overridable: false, meaning: 'the claim is not being deleted'},
-  VolumeKept: {overridable: false, meaning: 'the controller is not about to recycle or delete the volume, and no external provisioner may delete it (a volume that is, or is about to be, Released keeps its data only with reclaimPolicy Retain)'},
-  Proof: {overridable: false, meaning: "the controller's plan on the edited state binds exactly this pair and writes nothing else"},
+  VolumeKept: {
+    overridable: false,
+    meaning:
+      'the controller is not about to recycle or delete the volume, and no external provisioner may delete it (a volume that is, or is about to be, Released keeps its data only with reclaimPolicy Retain)',
+  },
+  Proof: {
+    overridable: false,
+    meaning: "the controller's plan on the edited state binds exactly this pair and writes nothing else",
+  },
 } as const
 
 export type RelinkCheckName = keyof typeof RELINK_CHECKS
 export type RelinkCheck = RepairCheck<RelinkCheckName>
 
 /** What to relink: a volume (its claim is the one its claimRef names) or a claim (its volume, or the one volume naming it). */
-export type RelinkTarget = {kind: 'PersistentVolume'; name: string} | {kind: 'PersistentVolumeClaim'; namespace: string; name: string}
+export type RelinkTarget =
+  {kind: 'PersistentVolume'; name: string} | {kind: 'PersistentVolumeClaim'; namespace: string; name: string}
 
 export interface RelinkInput {
   state: ClusterState
@@ -104,8 +139,20 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   if (pair === undefined) return undefined
   const plugins = input.plugins ?? defaultVolumePluginMgr()
   const {volume, claim} = pair
-  const base = {target, volume: pair.volumeName === null ? null : {name: pair.volumeName, object: volume ?? null}, claim: pair.claimName === null ? null : {...pair.claimName, object: claim ?? null}, already: null}
-  const refused = (checks: RelinkCheck[]): RelinkDecision => ({...base, writes: [], checks, allowed: false, next: null, nextActions: null})
+  const base = {
+    target,
+    volume: pair.volumeName === null ? null : {name: pair.volumeName, object: volume ?? null},
+    claim: pair.claimName === null ? null : {...pair.claimName, object: claim ?? null},
+    already: null,
+  }
+  const refused = (checks: RelinkCheck[]): RelinkDecision => ({
+    ...base,
+    writes: [],
+    checks,
+    allowed: false,
+    next: null,
+    nextActions: null,
+  })
   const checks: RelinkCheck[] = [pair.named]
   if (volume === undefined || claim === undefined || !pair.named.ok) {
     return refused([...checks, ...existenceChecks(pair)])
@@ -113,7 +160,10 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
     // Both ends exist and name each other: judge the pair.
   }
   const writes = relinkWrites(volume, claim)
-  const targets = [refOfVolume(volume.metadata.name ?? ''), refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? '')]
+  const targets = [
+    refOfVolume(volume.metadata.name ?? ''),
+    refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''),
+  ]
   const unedited = reconcile(state, {gates: input.gates, plugins, targets})
   if (writes.length === 0) {
     // The pointers close: nothing to write; what the controller does next with the pair as it is.
@@ -126,7 +176,13 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
     brokenCheck(volume, claim, writes),
     otherClaimCheck(lookup, volume, claim),
     check('VolumeNotDeleting', ...volumeDeleting(volume)),
-    claim.metadata.deletionTimestamp == null ? check('ClaimNotDeleting', true, 'not being deleted') : check('ClaimNotDeleting', false, `pvc/${claimKey(claim)} is being deleted (since ${claim.metadata.deletionTimestamp})`),
+    claim.metadata.deletionTimestamp == null
+      ? check('ClaimNotDeleting', true, 'not being deleted')
+      : check(
+          'ClaimNotDeleting',
+          false,
+          `pvc/${claimKey(claim)} is being deleted (since ${claim.metadata.deletionTimestamp})`,
+        ),
     keptCheck(volume, unedited),
   )
   if (!checks.every((c) => c.ok)) {
@@ -136,8 +192,19 @@ export function decideRelink(input: RelinkInput): RelinkDecision | undefined {
   }
   const edited = editedState(state, writes)
   const proof = proveRelink(reconcile(edited, {gates: input.gates, plugins, targets}), volume, claim)
-  const proofCheck = check('Proof', proof.problem === undefined, proof.problem ?? `the plan on the edited state: ${proof.next}`)
-  return {...base, writes, checks: [...checks, proofCheck], allowed: proofCheck.ok, next: proof.next, nextActions: proof.actions}
+  const proofCheck = check(
+    'Proof',
+    proof.problem === undefined,
+    proof.problem ?? `the plan on the edited state: ${proof.next}`,
+  )
+  return {
+    ...base,
+    writes,
+    checks: [...checks, proofCheck],
+    allowed: proofCheck.ok,
+    next: proof.next,
+    nextActions: proof.actions,
+  }
 }
 
 /**
@@ -152,7 +219,12 @@ export function relinkWay(input: RelinkInput): RepairWay | undefined {
   const command = relinkCommand(input.target, input.source)
   if (d.allowed) {
     return {way: command, refusedBy: []}
-  } else if (d.already !== null || d.volume?.object == null || blocking.length === 0 || blocking.some((name) => name !== 'VolumeKept')) {
+  } else if (
+    d.already !== null ||
+    d.volume?.object == null ||
+    blocking.length === 0 ||
+    blocking.some((name) => name !== 'VolumeKept')
+  ) {
     return {way: undefined, refusedBy: blocking}
   } else {
     // Only the reclaim policy stands in the way: decided again as it is once Retain is set.
@@ -162,7 +234,9 @@ export function relinkWay(input: RelinkInput): RepairWay | undefined {
   retained.spec.persistentVolumeReclaimPolicy = 'Retain'
   const state = {...input.state, volumes: input.state.volumes.map((v) => (v === volume ? retained : v))}
   const after = decideRelink({...input, state, lookup: undefined})
-  return after?.allowed === true ? {way: `${retainPatch(volume.metadata.name ?? '')} && ${command}`, refusedBy: blocking} : {way: undefined, refusedBy: blocking}
+  return after?.allowed === true
+    ? {way: `${retainPatch(volume.metadata.name ?? '')} && ${command}`, refusedBy: blocking}
+    : {way: undefined, refusedBy: blocking}
 }
 
 /**
@@ -177,14 +251,18 @@ export function relinkTargets(
   if (t === undefined && opts.allNamespace !== undefined) {
     const ns = opts.allNamespace
     const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
-    const inNamespace = (c: RelinkTarget) => (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns
+    const inNamespace = (c: RelinkTarget) =>
+      (c.kind === 'PersistentVolumeClaim' ? c.namespace : volumes.get(c.name)?.spec.claimRef?.namespace) === ns
     const all = relinkCandidates(state, opts.owners)
     return {targets: all.targets.filter(inNamespace), held: all.held.filter((h) => inNamespace(h.target))}
   } else if (t === undefined) {
     return relinkCandidates(state, opts.owners)
   } else if (t.kind === 'PersistentVolume' && !state.volumes.some((v) => v.metadata.name === t.name)) {
     throw volumeNotFound(state, t.name)
-  } else if (t.kind === 'PersistentVolumeClaim' && !state.claims.some((c) => c.metadata.namespace === t.namespace && c.metadata.name === t.name)) {
+  } else if (
+    t.kind === 'PersistentVolumeClaim' &&
+    !state.claims.some((c) => c.metadata.namespace === t.namespace && c.metadata.name === t.name)
+  ) {
     throw claimNotFound(state, t.namespace, t.name)
   } else {
     return {targets: [t], held: []}
@@ -205,7 +283,10 @@ export interface HeldPair {
  * the data's owner, as reclaim's OldNameFree weighs it: --all leaves its pair out (`held`) unless `owners`
  * names it; relinked by name (pv/NAME, pvc/NAME), it is the operator's choice.
  */
-export function relinkCandidates(state: ClusterState, owners: readonly ClaimName[] = []): {targets: RelinkTarget[]; held: HeldPair[]} {
+export function relinkCandidates(
+  state: ClusterState,
+  owners: readonly ClaimName[] = [],
+): {targets: RelinkTarget[]; held: HeldPair[]} {
   const claims = new Map(state.claims.map((c) => [claimKey(c), c]))
   const owner = new Set(owners.map((o) => `${o.namespace}/${o.name}`))
   const held: HeldPair[] = []
@@ -218,7 +299,12 @@ export function relinkCandidates(state: ClusterState, owners: readonly ClaimName
     naming.set(key, [...(naming.get(key) ?? []), v])
     const claim = claims.get(key)
     const target: RelinkTarget = {kind: 'PersistentVolume', name: v.metadata.name ?? ''}
-    if (claim !== undefined && uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '') && recreated(claim) && !owner.has(key)) {
+    if (
+      claim !== undefined &&
+      uidBroken(ref.uid ?? '', claim, v.metadata.name ?? '') &&
+      recreated(claim) &&
+      !owner.has(key)
+    ) {
       held.push({
         target,
         reason: `pvc/${key} was re-created under the name pv/${target.name}'s claimRef holds (uid ${claim.metadata.uid ?? '<none>'}; the volume held ${ref.uid ?? '<none>'}), names no volume and was not restored: it may be a new claim, not the owner of the data; if it is the owner, relink it by name (${relinkCommand(target)}) or add --owner ${key}`,
@@ -241,12 +327,18 @@ export function relinkCandidates(state: ClusterState, owners: readonly ClaimName
  * bound (a claim that completed binding and lost its spec.volumeName is the pair's own, broken).
  */
 function recreated(claim: PersistentVolumeClaim): boolean {
-  return (claim.spec.volumeName ?? '') === '' && restoredBy(claim) === null && !hasAnnotation(claim.metadata, AnnBindCompleted)
+  return (
+    (claim.spec.volumeName ?? '') === '' &&
+    restoredBy(claim) === null &&
+    !hasAnnotation(claim.metadata, AnnBindCompleted)
+  )
 }
 
 /** "pvctl relink pv/NAME" or "pvctl relink pvc/NAME -n NS": the command of a target, as audit and explain print it. */
 export function relinkCommand(target: RelinkTarget, source = ''): string {
-  return target.kind === 'PersistentVolume' ? `pvctl relink pv/${target.name}${source}` : `pvctl relink pvc/${target.name} -n ${target.namespace}${source}`
+  return target.kind === 'PersistentVolume'
+    ? `pvctl relink pv/${target.name}${source}`
+    : `pvctl relink pvc/${target.name} -n ${target.namespace}${source}`
 }
 
 /** The state with the writes made. */
@@ -276,16 +368,32 @@ export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeCl
   if (ref != null && uidBroken(ref.uid ?? '', claim, volume.metadata.name ?? '')) {
     const after = copyForWrite(volume)
     // In the order kubectl prints a claimRef, so that a diff of the edit reads field against field.
-    const relinked: ObjectReference = {apiVersion: 'v1', kind: 'PersistentVolumeClaim', name: claim.metadata.name, namespace: claim.metadata.namespace, uid: claim.metadata.uid}
+    const relinked: ObjectReference = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      name: claim.metadata.name,
+      namespace: claim.metadata.namespace,
+      uid: claim.metadata.uid,
+    }
     after.spec.claimRef = relinked
-    writes.push({object: refOfVolume(volume.metadata.name ?? ''), before: volume, after, patch: diffJson(volume, after)})
+    writes.push({
+      object: refOfVolume(volume.metadata.name ?? ''),
+      before: volume,
+      after,
+      patch: diffJson(volume, after),
+    })
   } else {
     // Pre-bound by name (no uid) or already the claim's uid: the volume's side closes.
   }
   if (hasAnnotation(claim.metadata, AnnBindCompleted) && (claim.spec.volumeName ?? '') === '') {
     const after = copyForWrite(claim)
     after.spec.volumeName = volume.metadata.name
-    writes.push({object: refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''), before: claim, after, patch: diffJson(claim, after)})
+    writes.push({
+      object: refOfClaim(claim.metadata.namespace ?? '', claim.metadata.name ?? ''),
+      before: claim,
+      after,
+      patch: diffJson(claim, after),
+    })
   } else {
     // A claim that never completed binding is bound by its next sync (syncUnboundClaim finds the volume
     // that names it); one that names the volume already closes its side.
@@ -295,7 +403,14 @@ export function relinkWrites(volume: PersistentVolume, claim: PersistentVolumeCl
 
 function check(name: RelinkCheckName, ok: boolean, message: string): RelinkCheck {
   // Every relink check reads the volume and the claim it judges, and none is overridable: ok or blocked.
-  return {name, result: repairCheckResult({ok, read: true, forced: false}), ok, overridable: false, forced: false, message}
+  return {
+    name,
+    result: repairCheckResult({ok, read: true, forced: false}),
+    ok,
+    overridable: false,
+    forced: false,
+    message,
+  }
 }
 
 interface Pair {
@@ -313,7 +428,17 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
     if (volume === undefined) return undefined
     const ref = volume.spec.claimRef
     if (ref == null) {
-      return {volumeName: target.name, volume, claimName: null, claim: undefined, named: check('PairNamed', false, `pv/${target.name} has no claimRef: there is no pair to relink (pvctl reclaim pv/${target.name} --for NS/CLAIM gives it to a claim)`)}
+      return {
+        volumeName: target.name,
+        volume,
+        claimName: null,
+        claim: undefined,
+        named: check(
+          'PairNamed',
+          false,
+          `pv/${target.name} has no claimRef: there is no pair to relink (pvctl reclaim pv/${target.name} --for NS/CLAIM gives it to a claim)`,
+        ),
+      }
     } else {
       // The claim of the pair is the one the claimRef names.
     }
@@ -327,8 +452,16 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
       claim,
       named:
         named !== '' && named !== target.name
-          ? check('PairNamed', false, `pvc/${claimRefKey(ref)} names volume ${named}, not ${target.name} (spec.volumeName cannot be changed once set): relink pvc/${claimName.name} -n ${claimName.namespace} instead, or recreate the claim`)
-          : check('PairNamed', true, `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`),
+          ? check(
+              'PairNamed',
+              false,
+              `pvc/${claimRefKey(ref)} names volume ${named}, not ${target.name} (spec.volumeName cannot be changed once set): relink pvc/${claimName.name} -n ${claimName.namespace} instead, or recreate the claim`,
+            )
+          : check(
+              'PairNamed',
+              true,
+              `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`,
+            ),
     }
   }
   const claim = lookup.claimNamed(target.namespace, target.name)
@@ -347,8 +480,16 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
       claim,
       named:
         volume === undefined || back === key
-          ? check('PairNamed', true, `pvc/${key} names volume ${volumeName}${volume === undefined ? '' : ', which names it back'}`)
-          : check('PairNamed', false, `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the claim asks for it; whether the next sync binds them, pvctl explain pvc/${target.name} -n ${target.namespace} says)` : ''}`),
+          ? check(
+              'PairNamed',
+              true,
+              `pvc/${key} names volume ${volumeName}${volume === undefined ? '' : ', which names it back'}`,
+            )
+          : check(
+              'PairNamed',
+              false,
+              `pvc/${key} names volume ${volumeName}, whose claimRef ${back === undefined ? 'is empty' : `names ${back}`}: the volume is not this claim's to relink${back === undefined ? ` (the claim asks for it; whether the next sync binds them, pvctl explain pvc/${target.name} -n ${target.namespace} says)` : ''}`,
+            ),
     }
   } else {
     // No spec.volumeName: the pair's volume is the one volume that names this claim.
@@ -356,10 +497,25 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
   const naming = lookup.volumesClaiming(key)
   if (naming.length === 1) {
     const volume = naming[0]
-    return {volumeName: volume.metadata.name ?? '', volume, claimName, claim, named: check('PairNamed', true, `pv/${volume.metadata.name ?? ''} names pvc/${key}, which names no volume`)}
+    return {
+      volumeName: volume.metadata.name ?? '',
+      volume,
+      claimName,
+      claim,
+      named: check('PairNamed', true, `pv/${volume.metadata.name ?? ''} names pvc/${key}, which names no volume`),
+    }
   } else {
-    const why = naming.length === 0 ? 'no volume names it (spec.claimRef)' : `several volumes name it (${naming.map((v) => v.metadata.name ?? '').join(', ')}): relink one of them by pv/NAME`
-    return {volumeName: null, volume: undefined, claimName, claim, named: check('PairNamed', false, `pvc/${key} names no volume and ${why}`)}
+    const why =
+      naming.length === 0
+        ? 'no volume names it (spec.claimRef)'
+        : `several volumes name it (${naming.map((v) => v.metadata.name ?? '').join(', ')}): relink one of them by pv/NAME`
+    return {
+      volumeName: null,
+      volume: undefined,
+      claimName,
+      claim,
+      named: check('PairNamed', false, `pvc/${key} names no volume and ${why}`),
+    }
   }
 }
 
@@ -369,11 +525,21 @@ function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
  */
 function existenceChecks({volumeName: v, volume, claimName: c, claim}: Pair): RelinkCheck[] {
   const found: RelinkCheck[] = []
-  if (v !== null) found.push(volume !== undefined ? check('VolumeExists', true, `pv/${v} exists`) : check('VolumeExists', false, volumeGone(v, namingEnd(c))))
+  if (v !== null)
+    found.push(
+      volume !== undefined
+        ? check('VolumeExists', true, `pv/${v} exists`)
+        : check('VolumeExists', false, volumeGone(v, namingEnd(c))),
+    )
   else {
     // No volume could be named: PairNamed says why.
   }
-  if (c !== null) found.push(claim !== undefined ? check('ClaimExists', true, `pvc/${claimKey(claim)} exists (uid ${claim.metadata.uid ?? '<none>'})`) : check('ClaimExists', false, claimGone(c, namingEnd(v))))
+  if (c !== null)
+    found.push(
+      claim !== undefined
+        ? check('ClaimExists', true, `pvc/${claimKey(claim)} exists (uid ${claim.metadata.uid ?? '<none>'})`)
+        : check('ClaimExists', false, claimGone(c, namingEnd(v))),
+    )
   else {
     // No claim could be named: PairNamed says why.
   }
@@ -395,7 +561,11 @@ function claimGone({namespace, name}: ClaimName, v: string): string {
 }
 
 /** What a broken pair's writes mend (decideRelink judges a pair whose pointers close as already relinked). */
-function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, writes: readonly RelinkWrite[]): RelinkCheck {
+function brokenCheck(
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+  writes: readonly RelinkWrite[],
+): RelinkCheck {
   const uid = volume.spec.claimRef?.uid ?? ''
   const broken: string[] = []
   if (writes.some((w) => w.object.kind === 'PersistentVolume')) {
@@ -405,17 +575,25 @@ function brokenCheck(volume: PersistentVolume, claim: PersistentVolumeClaim, wri
         : `the claimRef holds uid ${uid}, the claim has ${claim.metadata.uid ?? '<none>'}`,
     )
   }
-  if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim')) broken.push('the claim completed binding and lost its spec.volumeName')
+  if (writes.some((w) => w.object.kind === 'PersistentVolumeClaim'))
+    broken.push('the claim completed binding and lost its spec.volumeName')
   return check('PointersBroken', true, broken.join('; '))
 }
 
 /** Whether an action or event is on the pair: the volume `name` or the claim `key` (namespace/name). */
 function ofPair(name: string, key: string): (a: {object: ObjectRef}) => boolean {
-  return (a) => (a.object.kind === 'PersistentVolume' ? a.object.name === name : `${a.object.namespace ?? ''}/${a.object.name}` === key)
+  return (a) =>
+    a.object.kind === 'PersistentVolume'
+      ? a.object.name === name
+      : `${a.object.namespace ?? ''}/${a.object.name}` === key
 }
 
 /** A pair whose pointers close, in words: "already relinked: …", and what the controller does next with it. */
-function alreadyRelinked(plan: ReconcileResult, volume: PersistentVolume, claim: PersistentVolumeClaim): {already: string; next: string; nextActions: Action[]} {
+function alreadyRelinked(
+  plan: ReconcileResult,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): {already: string; next: string; nextActions: Action[]} {
   const name = volume.metadata.name ?? ''
   const key = claimKey(claim)
   const ref = volume.spec.claimRef
@@ -428,8 +606,15 @@ function alreadyRelinked(plan: ReconcileResult, volume: PersistentVolume, claim:
   const bound = v?.status?.phase === 'Bound' && c?.status?.phase === 'Bound' && c.spec.volumeName === name
   // What the sync does with them is the plan's to say, not a promise: a pair that points at each other may
   // still not bind (a volume made for the claim that does not fit it).
-  const why = bound ? '' : `: pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`
-  const next = actions.length === 0 ? `the controller leaves ${phases}${why}` : bound ? `the next sync binds pvc/${key} to ${name}` : `the next sync leaves ${phases}${why}`
+  const why = bound
+    ? ''
+    : `: pvctl explain pvc/${claim.metadata.name ?? ''} -n ${claim.metadata.namespace ?? ''} says why`
+  const next =
+    actions.length === 0
+      ? `the controller leaves ${phases}${why}`
+      : bound
+        ? `the next sync binds pvc/${key} to ${name}`
+        : `the next sync leaves ${phases}${why}`
   return {already: `already relinked: ${closed}: ${next}`, next, nextActions: actions}
 }
 
@@ -441,21 +626,31 @@ function otherClaimCheck(lookup: ClusterLookup, volume: PersistentVolume, claim:
   } else {
     const which = others.map((c) => `pvc/${claimKey(c)} (${c.status?.phase ?? 'Pending'})`).join(', ')
     const lost = others.map((c) => `deleting pvc/${claimKey(c)} ${whatDeletingLoses(c, volume, claim)}`).join('; ')
-    return check('NoOtherClaim', false, `${which} name${others.length === 1 ? 's' : ''} ${name} too: one claim keeps the volume; ${lost}`)
+    return check(
+      'NoOtherClaim',
+      false,
+      `${which} name${others.length === 1 ? 's' : ''} ${name} too: one claim keeps the volume; ${lost}`,
+    )
   }
 }
 
 /** The kubectl command that sets a volume's reclaimPolicy to Retain. */
-export const retainPatch = (name: string) => `kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`
+export const retainPatch = (name: string) =>
+  `kubectl patch pv ${name} -p '{"spec":{"persistentVolumeReclaimPolicy":"Retain"}}'`
 
 /**
  * What deleting `other`, a claim that names the volume the pair's claimRef gives to `claim`, loses: never the
  * volume's data (the volume is not its: deleting it releases nothing), only the claim object, and where it
  * is in use or was bound, the pods' way to the volume through it.
  */
-function whatDeletingLoses(other: PersistentVolumeClaim, volume: PersistentVolume, claim: PersistentVolumeClaim): string {
+function whatDeletingLoses(
+  other: PersistentVolumeClaim,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): string {
   const name = volume.metadata.name ?? ''
-  const bound = hasAnnotation(other.metadata, AnnBindCompleted) || other.status?.phase === 'Bound' || other.status?.phase === 'Lost'
+  const bound =
+    hasAnnotation(other.metadata, AnnBindCompleted) || other.status?.phase === 'Bound' || other.status?.phase === 'Lost'
   return bound
     ? `loses that claim object and its pods' access to ${name}, not ${name}'s data (its claimRef names pvc/${claimKey(claim)}: the volume stays, and is relinked to it)`
     : `loses only that claim object: it never bound, so it holds no data (${name} keeps its data for pvc/${claimKey(claim)})`
@@ -469,22 +664,46 @@ function keptCheck(volume: PersistentVolume, unedited: ReconcileResult): RelinkC
   const phase = volume.status?.phase ?? '<none>'
   const acting = volumeAction(unedited.actions, name, destroys)
   if (acting !== undefined) {
-    return check('VolumeKept', false, `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${RETAIN_FIRST(name)}`)
+    return check(
+      'VolumeKept',
+      false,
+      `reclaimPolicy ${policy}: the next sync will ${acting.action} it (${acting.reason}); ${RETAIN_FIRST(name)}`,
+    )
   } else if ((phase === 'Released' || phase === 'Failed') && policy !== 'Retain') {
-    return check('VolumeKept', false, `${name} is ${phase} with reclaimPolicy ${policy}: its reclaim may run before the relink is seen; ${RETAIN_FIRST(name)}`)
+    return check(
+      'VolumeKept',
+      false,
+      `${name} is ${phase} with reclaimPolicy ${policy}: its reclaim may run before the relink is seen; ${RETAIN_FIRST(name)}`,
+    )
   } else if (volumeAction(unedited.actions, name, releases) !== undefined && policy !== 'Retain') {
     // Released, the volume is its reclaim policy's: a deleter or recycler of the controller's, or an
     // external provisioner, may act before the relink is seen.
-    return check('VolumeKept', false, `as things are, the next sync releases ${name} (its claim taken for gone), and reclaimPolicy ${policy} then reclaims it; ${RETAIN_FIRST(name)}`)
+    return check(
+      'VolumeKept',
+      false,
+      `as things are, the next sync releases ${name} (its claim taken for gone), and reclaimPolicy ${policy} then reclaims it; ${RETAIN_FIRST(name)}`,
+    )
   } else if (volumeAction(unedited.actions, name, releases) !== undefined) {
-    return check('VolumeKept', true, `as things are, the next sync releases ${name} (reclaimPolicy ${policy}, its claim taken for gone); relinked, it binds instead`)
+    return check(
+      'VolumeKept',
+      true,
+      `as things are, the next sync releases ${name} (reclaimPolicy ${policy}, its claim taken for gone); relinked, it binds instead`,
+    )
   } else {
-    return check('VolumeKept', true, `${name} is ${phase}, reclaimPolicy ${policy}: the controller plans no recycle or delete of it`)
+    return check(
+      'VolumeKept',
+      true,
+      `${name} is ${phase}, reclaimPolicy ${policy}: the controller plans no recycle or delete of it`,
+    )
   }
 }
 
 /** What the plan on the edited state does with the pair, and why it breaks the relink's promise if it does. */
-function proveRelink(plan: ReconcileResult, volume: PersistentVolume, claim: PersistentVolumeClaim): {next: string; problem?: string; actions: Action[]} {
+function proveRelink(
+  plan: ReconcileResult,
+  volume: PersistentVolume,
+  claim: PersistentVolumeClaim,
+): {next: string; problem?: string; actions: Action[]} {
   const name = volume.metadata.name ?? ''
   const key = claimKey(claim)
   const ours = ofPair(name, key)
@@ -492,7 +711,11 @@ function proveRelink(plan: ReconcileResult, volume: PersistentVolume, claim: Per
   const others = plan.actions.filter((a) => !ours(a))
   const v = plan.volumes.find((x) => x.metadata.name === name)
   const c = plan.claims.find((x) => claimKey(x) === key)
-  const boundPair = v?.status?.phase === 'Bound' && v.spec.claimRef?.uid === claim.metadata.uid && c?.status?.phase === 'Bound' && c.spec.volumeName === name
+  const boundPair =
+    v?.status?.phase === 'Bound' &&
+    v.spec.claimRef?.uid === claim.metadata.uid &&
+    c?.status?.phase === 'Bound' &&
+    c.spec.volumeName === name
   const next = boundPair
     ? `the next sync binds pvc/${key} to ${name}`
     : `the next sync leaves pv/${name} ${v?.status?.phase ?? 'deleted'} and pvc/${key} ${c?.status?.phase ?? 'deleted'}`
@@ -502,13 +725,29 @@ function proveRelink(plan: ReconcileResult, volume: PersistentVolume, claim: Per
     .join('; ')
   const destroying = actions.find(destroys)
   if (destroying !== undefined) {
-    return {next, actions, problem: `the plan on the edited state would not keep the volume: ${destroying.reason}; nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state would not keep the volume: ${destroying.reason}; nothing is written`,
+    }
   } else if (!plan.converged) {
-    return {next, actions, problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state does not converge in ${plan.rounds} rounds; nothing is written`,
+    }
   } else if (!boundPair) {
-    return {next, actions, problem: `the plan on the edited state does not bind pvc/${key} to ${name} (${next}${why === '' ? '' : `; ${why}`}); nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state does not bind pvc/${key} to ${name} (${next}${why === '' ? '' : `; ${why}`}); nothing is written`,
+    }
   } else if (others.length > 0) {
-    return {next, actions, problem: `the plan on the edited state writes more than the pair: ${others.map((a) => `${a.action} ${a.object.name}`).join(', ')}; nothing is written`}
+    return {
+      next,
+      actions,
+      problem: `the plan on the edited state writes more than the pair: ${others.map((a) => `${a.action} ${a.object.name}`).join(', ')}; nothing is written`,
+    }
   } else {
     return {next, actions}
   }

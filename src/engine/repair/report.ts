@@ -12,7 +12,8 @@ export const RECLAIM_API_VERSION = 'pvctl/v1alpha1'
  * `declined` (not confirmed), `written`, `already-done` (found done: a re-run, or a run after a crash that
  * followed the write; nothing to write), or `not-written: WHY` (the guard's re-read stopped it).
  */
-export type RepairOutcome = 'refused' | 'planned' | 'simulated' | 'declined' | 'written' | 'already-done' | `not-written: ${string}`
+export type RepairOutcome =
+  'refused' | 'planned' | 'simulated' | 'declined' | 'written' | 'already-done' | `not-written: ${string}`
 export type ReclaimOutcome = RepairOutcome
 
 export interface ReclaimReport {
@@ -56,7 +57,10 @@ export interface RepairSync {
   actions: Action[]
 }
 
-export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome; kubernetesVersion?: DecidedVersion}): ReclaimReport {
+export function buildReclaimReport(
+  d: ReclaimDecision,
+  opts: {dryRun: boolean; simulation: boolean; outcome: ReclaimOutcome; kubernetesVersion?: DecidedVersion},
+): ReclaimReport {
   const v = d.volume
   const ref = v.spec.claimRef
   return {
@@ -75,7 +79,12 @@ export function buildReclaimReport(d: ReclaimDecision, opts: {dryRun: boolean; s
     for: d.target,
     allowed: d.allowed,
     checks: d.checks,
-    write: {object: {kind: 'PersistentVolume', name: v.metadata.name ?? ''}, patch: d.patch, resourceVersion: v.metadata.resourceVersion ?? null, outcome: opts.outcome},
+    write: {
+      object: {kind: 'PersistentVolume', name: v.metadata.name ?? ''},
+      patch: d.patch,
+      resourceVersion: v.metadata.resourceVersion ?? null,
+      outcome: opts.outcome,
+    },
     next: d.next,
     nextActions: d.nextActions ?? [],
     dataSafety: dataSafety(d),

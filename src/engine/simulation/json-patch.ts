@@ -53,7 +53,13 @@ export function diffJson(before: unknown, after: unknown, ignoredPath?: string):
 
 // for-in rather than Object.keys: the same keys in the same order for JSON objects (no inherited
 // enumerable keys), without an array per object; this runs for every write of a plan.
-function diffInto(before: unknown, after: unknown, path: string, out: JsonPatchOp[], ignoredPath: string | undefined): void {
+function diffInto(
+  before: unknown,
+  after: unknown,
+  path: string,
+  out: JsonPatchOp[],
+  ignoredPath: string | undefined,
+): void {
   // The same value (a primitive, or an object a write left untouched) differs in nothing.
   if (before === after) return
   if (isObject(before) && isObject(after)) {

@@ -6,7 +6,10 @@ import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../api
  * The state with the plan's objects in place of the ones they were (and the ones it creates added): the
  * classes, pods and nodes the plan does not write stay as read.
  */
-export function withPlanApplied(state: ClusterState, planned: ReadonlyArray<PersistentVolume | PersistentVolumeClaim>): ClusterState {
+export function withPlanApplied(
+  state: ClusterState,
+  planned: ReadonlyArray<PersistentVolume | PersistentVolumeClaim>,
+): ClusterState {
   const volumes = new Map<string, PersistentVolume>()
   const claims = new PlacedClaims()
   // Indexed loops: each runs once over 100k objects, and a for-of makes an iterator result per step until optimized.

@@ -8,7 +8,14 @@ import {claimNotFound, volumeNotFound} from '../api/not-found.js'
 import type {VolumeOperations} from '../controller/volume-operations.js'
 import {defaultVolumePluginMgr, type VolumePluginOptions} from '../controller/volume-plugins.js'
 import type {Action, ObjectRef} from './plan.js'
-import {reconcile, reconcileKeepingCache, type ReconcileOptions, type ReconcileResult, type ReconcileScope, scopePredicate} from './reconcile.js'
+import {
+  reconcile,
+  reconcileKeepingCache,
+  type ReconcileOptions,
+  type ReconcileResult,
+  type ReconcileScope,
+  scopePredicate,
+} from './reconcile.js'
 import type {SimulatedCluster} from './simulated-cluster.js'
 import {API_VERSION, type SyncReport, type SyncSummary} from './sync-report.js'
 
@@ -45,20 +52,27 @@ export function planSync(state: ClusterState, opts: SyncOptions): SyncReport {
  * the report (no -n, -l leaves one out), and no volume came or went (a deleted one stays in that state as
  * read). Otherwise undefined.
  */
-export function planSyncKeepingCache(state: ClusterState, opts: SyncOptions): {report: SyncReport; cache: SimulatedCluster | undefined} {
+export function planSyncKeepingCache(
+  state: ClusterState,
+  opts: SyncOptions,
+): {report: SyncReport; cache: SimulatedCluster | undefined} {
   let cache: SimulatedCluster | undefined
   const report = planWith(state, opts, (s, options) => {
     const kept = reconcileKeepingCache(s, options)
     cache = kept.cache
     return kept.result
   })
-  const whole = scopePredicate(planScope(opts)).everything && present(cache, 'reconcileKeepingCache gave its cache').volumeNamesGeneration === 0
+  const whole =
+    scopePredicate(planScope(opts)).everything &&
+    present(cache, 'reconcileKeepingCache gave its cache').volumeNamesGeneration === 0
   return {report, cache: whole ? cache : undefined}
 }
 
 /** What a plan syncs: the objects named, else those of -n and -l (undefined: every object). */
 function planScope(opts: SyncOptions): ReconcileScope | undefined {
-  return opts.targets !== undefined && opts.targets.length > 0 ? undefined : {namespace: opts.namespace, labelSelector: opts.labelSelector}
+  return opts.targets !== undefined && opts.targets.length > 0
+    ? undefined
+    : {namespace: opts.namespace, labelSelector: opts.labelSelector}
 }
 
 /** Named objects that do not exist are refused: the first one is thrown (RequestError, NotFound). */
@@ -68,14 +82,23 @@ export function checkTargetsExist(state: ClusterState, targets: readonly ObjectR
   const volumeNames = new Set(state.volumes.map((v) => v.metadata.name))
   const claimKeys = new Set(state.claims.map(claimKey))
   for (const target of targets) {
-    const exists = target.kind === 'PersistentVolume' ? volumeNames.has(target.name) : claimKeys.has(`${target.namespace ?? ''}/${target.name}`)
+    const exists =
+      target.kind === 'PersistentVolume'
+        ? volumeNames.has(target.name)
+        : claimKeys.has(`${target.namespace ?? ''}/${target.name}`)
     if (!exists) {
-      throw target.kind === 'PersistentVolume' ? volumeNotFound(state, target.name) : claimNotFound(state, target.namespace ?? 'default', target.name)
+      throw target.kind === 'PersistentVolume'
+        ? volumeNotFound(state, target.name)
+        : claimNotFound(state, target.namespace ?? 'default', target.name)
     }
   }
 }
 
-function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterState, options: ReconcileOptions) => ReconcileResult): SyncReport {
+function planWith(
+  state: ClusterState,
+  opts: SyncOptions,
+  run: (state: ClusterState, options: ReconcileOptions) => ReconcileResult,
+): SyncReport {
   checkTargetsExist(state, opts.targets)
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
   const scope = planScope(opts)
@@ -92,9 +115,16 @@ function planWith(state: ClusterState, opts: SyncOptions, run: (state: ClusterSt
   // The report shows the objects in scope: everything when objects are named (their syncs may touch
   // any volume), else what -n / -l select, judged on each object as it was before the plan.
   const inScope = scopePredicate(scope)
-  const volumes = inScopeWithBefore(result.volumes, result.before.volumes, inScope.everything ? undefined : inScope.volume)
+  const volumes = inScopeWithBefore(
+    result.volumes,
+    result.before.volumes,
+    inScope.everything ? undefined : inScope.volume,
+  )
   const claims = inScopeWithBefore(result.claims, result.before.claims, inScope.everything ? undefined : inScope.claim)
-  const objects: Array<PersistentVolume | PersistentVolumeClaim> = [...volumes.after.map(withKind('PersistentVolume')), ...claims.after.map(withKind('PersistentVolumeClaim'))]
+  const objects: Array<PersistentVolume | PersistentVolumeClaim> = [
+    ...volumes.after.map(withKind('PersistentVolume')),
+    ...claims.after.map(withKind('PersistentVolumeClaim')),
+  ]
   const before: Array<PersistentVolume | PersistentVolumeClaim> = [
     ...volumes.before.map(withKind('PersistentVolume')),
     ...claims.before.map(withKind('PersistentVolumeClaim')),
@@ -126,7 +156,11 @@ export function defaultDecided(gates: FeatureGates): DecidedVersion {
  * The objects (and their before sides, index for index) whose before side is in scope; with no
  * predicate (no scope) the lists themselves, with no filter per object.
  */
-function inScopeWithBefore<T>(after: T[], before: T[], pred: ((o: T) => boolean) | undefined): {after: T[]; before: T[]} {
+function inScopeWithBefore<T>(
+  after: T[],
+  before: T[],
+  pred: ((o: T) => boolean) | undefined,
+): {after: T[]; before: T[]} {
   if (pred === undefined) return {after, before}
   const kept = {after: [] as T[], before: [] as T[]}
   for (let i = 0; i < after.length; i++) {
@@ -141,7 +175,9 @@ function inScopeWithBefore<T>(after: T[], before: T[], pred: ((o: T) => boolean)
 }
 
 /** Objects in a snapshot may lack apiVersion/kind (typed lists); the report always has them. */
-function withKind<T extends PersistentVolume | PersistentVolumeClaim>(kind: 'PersistentVolume' | 'PersistentVolumeClaim') {
+function withKind<T extends PersistentVolume | PersistentVolumeClaim>(
+  kind: 'PersistentVolume' | 'PersistentVolumeClaim',
+) {
   return (obj: T): T => (obj.kind === kind && obj.apiVersion !== undefined ? obj : {apiVersion: 'v1', kind, ...obj})
 }
 
@@ -161,7 +197,16 @@ function phaseSet(a: Action): string | undefined {
 export function summarize(actions: readonly Action[]): SyncSummary {
   // One pass over the actions: a plan of a large cluster has hundreds of thousands. Indexed: see
   // docs/design.md, "Loops that run once".
-  const summary: SyncSummary = {binds: 0, releases: 0, recycles: 0, deletions: 0, provisions: 0, lostClaims: 0, phaseChanges: 0, writes: 0}
+  const summary: SyncSummary = {
+    binds: 0,
+    releases: 0,
+    recycles: 0,
+    deletions: 0,
+    provisions: 0,
+    lostClaims: 0,
+    phaseChanges: 0,
+    writes: 0,
+  }
   for (let i = 0; i < actions.length; i++) {
     const a = actions[i]
     if (a.action === 'bind-claim') summary.binds++

@@ -59,10 +59,12 @@ export interface SyncError {
 }
 
 /** A planned action that recycles or deletes a volume's storage, or deletes the PV object. */
-export const destroys = (a: Action): boolean => a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume'
+export const destroys = (a: Action): boolean =>
+  a.action === 'recycle' || a.action === 'delete' || a.action === 'delete-volume'
 
 /** A planned status write that makes a volume Released. */
-export const releases = (a: Action): boolean => a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
+export const releases = (a: Action): boolean =>
+  a.action === 'set-volume-phase' && a.patch.some((p) => p.path === '/status/phase' && p.value === 'Released')
 
 export function refOfVolume(name: string): ObjectRef {
   return {kind: 'PersistentVolume', name}

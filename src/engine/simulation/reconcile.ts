@@ -93,7 +93,8 @@ export interface ReconcileResult {
 
 export function reconcile(state: ClusterState, options: ReconcileOptions = {}): ReconcileResult {
   const targets = options.targets
-  if (targets !== undefined && targets.length === 1 && options.maxRounds === 1) return syncOnce(state, targets[0], options)
+  if (targets !== undefined && targets.length === 1 && options.maxRounds === 1)
+    return syncOnce(state, targets[0], options)
   return runRounds(state, options).result
 }
 
@@ -102,7 +103,10 @@ export function reconcile(state: ClusterState, options: ReconcileOptions = {}): 
  * cache of the state after the plan, its matching index current, for explaining that state without
  * caching and indexing it again.
  */
-export function reconcileKeepingCache(state: ClusterState, options: ReconcileOptions = {}): {result: ReconcileResult; cache: SimulatedCluster} {
+export function reconcileKeepingCache(
+  state: ClusterState,
+  options: ReconcileOptions = {},
+): {result: ReconcileResult; cache: SimulatedCluster} {
   const {result, cluster} = runRounds(state, options)
   return {result, cache: cluster.informerCache()}
 }
@@ -127,7 +131,12 @@ function controllerOptions(options: ReconcileOptions): ControllerOptions {
  * runRounds' to the last field (test/engine/sync-slice.test.ts holds it so).
  */
 function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOptions): ReconcileResult {
-  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs: false, runningOperations: options.runningOperations, phaseTransitionTime: phaseTransitionTime(options)})
+  const cluster = new SimulatedCluster(state, {
+    matching: options.matching ?? 'indexed',
+    replayQuietSyncs: false,
+    runningOperations: options.runningOperations,
+    phaseTransitionTime: phaseTransitionTime(options),
+  })
   const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
   // The slice as loaded, in list order: the plan's "before" side.
   const volumeSlots = sorted(cluster.volumes.filledSlots(), compareVolumeSlots)
@@ -177,12 +186,24 @@ function syncOnce(state: ClusterState, target: ObjectRef, options: ReconcileOpti
   }
 }
 
-function runRounds(state: ClusterState, options: ReconcileOptions): {result: ReconcileResult; cluster: SimulatedCluster} {
+function runRounds(
+  state: ClusterState,
+  options: ReconcileOptions,
+): {result: ReconcileResult; cluster: SimulatedCluster} {
   const maxRounds = options.maxRounds ?? DEFAULT_MAX_ROUNDS
   // A quiet sync is replayed in a later round: with one round (loop mode's every sync) none comes, and
   // noting what each sync reads would be work for nobody.
-  const replayQuietSyncs = (options.replayQuietSyncs ?? true) && options.operations === undefined && options.apiFaults === undefined && maxRounds > 1
-  const cluster = new SimulatedCluster(state, {matching: options.matching ?? 'indexed', replayQuietSyncs, runningOperations: options.runningOperations, phaseTransitionTime: phaseTransitionTime(options)})
+  const replayQuietSyncs =
+    (options.replayQuietSyncs ?? true) &&
+    options.operations === undefined &&
+    options.apiFaults === undefined &&
+    maxRounds > 1
+  const cluster = new SimulatedCluster(state, {
+    matching: options.matching ?? 'indexed',
+    replayQuietSyncs,
+    runningOperations: options.runningOperations,
+    phaseTransitionTime: phaseTransitionTime(options),
+  })
   const ctrl = new PersistentVolumeController(cluster, controllerOptions(options))
   const targets = options.targets
   // Asked only by a round over every object in scope: named targets are synced whatever the scope, and a
@@ -200,7 +221,8 @@ function runRounds(state: ClusterState, options: ReconcileOptions): {result: Rec
     rounds++
     cluster.round = rounds
     const writesBefore = cluster.actions.length
-    const {claims, volumes} = targets === undefined ? allInScope(order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
+    const {claims, volumes} =
+      targets === undefined ? allInScope(order, inScope) : targetsAndFollowUps(cluster, targets, followUps)
     cluster.clearRequeuedClaims()
     // Indexed: see docs/design.md, "Loops that run once".
     for (let i = 0; i < claims.length; i++) ctrl.syncClaimIn(claims[i])
@@ -325,16 +347,23 @@ type ScopePredicate = {
 
 export function scopePredicate(scope: ReconcileScope | undefined): ScopePredicate {
   const ns = scope?.namespace
-  const selector: CompiledSelector | undefined = scope?.labelSelector !== undefined ? compileLabelSelector(scope.labelSelector) : undefined
+  const selector: CompiledSelector | undefined =
+    scope?.labelSelector !== undefined ? compileLabelSelector(scope.labelSelector) : undefined
   return {
     everything: ns === undefined && selector === undefined,
-    claim: (c) => (ns === undefined || c.metadata.namespace === ns) && (selector === undefined || selector.matches(c.metadata.labels)),
+    claim: (c) =>
+      (ns === undefined || c.metadata.namespace === ns) &&
+      (selector === undefined || selector.matches(c.metadata.labels)),
     volume: (v) =>
-      (ns === undefined || v.spec.claimRef == null || v.spec.claimRef.namespace === ns) && (selector === undefined || selector.matches(v.metadata.labels)),
+      (ns === undefined || v.spec.claimRef == null || v.spec.claimRef.namespace === ns) &&
+      (selector === undefined || selector.matches(v.metadata.labels)),
   }
 }
 
-function allInScope(order: ListOrder, inScope: ScopePredicate): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
+function allInScope(
+  order: ListOrder,
+  inScope: ScopePredicate,
+): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
   if (inScope.everything) return {claims: order.claimSlots(), volumes: order.volumeSlots()}
   return {
     claims: order.claimSlots().filter((slot) => inScope.claim(filledObject(slot))),
@@ -345,7 +374,11 @@ function allInScope(order: ListOrder, inScope: ScopePredicate): {claims: readonl
 /** The follow-ups of the first round: none. */
 const NO_FOLLOW_UPS: ReadonlySet<string> = new Set()
 
-function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly ObjectRef[], followUps: ReadonlySet<string>): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
+function targetsAndFollowUps(
+  cluster: SimulatedCluster,
+  targets: readonly ObjectRef[],
+  followUps: ReadonlySet<string>,
+): {claims: readonly ClaimSlot[]; volumes: readonly VolumeSlot[]} {
   if (targets.length === 1 && followUps.size === 0) {
     // One object and nothing to follow up (loop mode's every sync): its slot, with no sets to sort.
     const t = targets[0]
@@ -370,12 +403,20 @@ function targetsAndFollowUps(cluster: SimulatedCluster, targets: readonly Object
     else if (key.startsWith('pvc/')) claimKeys.add(key.slice(4))
   }
   return {
-    claims: [...claimKeys].filter((k) => cluster.claims.has(k)).sort().map((k) => cluster.claims.slot(k)),
-    volumes: [...volumeNames].filter((n) => cluster.volumes.has(n)).sort().map((n) => cluster.volumes.slot(n)),
+    claims: [...claimKeys]
+      .filter((k) => cluster.claims.has(k))
+      .sort()
+      .map((k) => cluster.claims.slot(k)),
+    volumes: [...volumeNames]
+      .filter((n) => cluster.volumes.has(n))
+      .sort()
+      .map((n) => cluster.volumes.slot(n)),
   }
 }
 
 /** The time the API server stamps phase changes with: `now`, where the gate has it stamp them at all. */
 function phaseTransitionTime(options: ReconcileOptions): string | undefined {
-  return options.now !== undefined && (options.gates ?? defaultFeatureGates).PersistentVolumeLastPhaseTransitionTime ? options.now : undefined
+  return options.now !== undefined && (options.gates ?? defaultFeatureGates).PersistentVolumeLastPhaseTransitionTime
+    ? options.now
+    : undefined
 }

@@ -30,7 +30,10 @@ export class ReleaseBudget {
 
   /** The most volumes that may go at once, for the current count of bound volumes. */
   get ceiling(): number {
-    return Math.max(this.opts.limit ?? DEFAULT_RELEASE_LIMIT, Math.floor((this.opts.share ?? DEFAULT_RELEASE_SHARE) * this.opts.boundVolumes()))
+    return Math.max(
+      this.opts.limit ?? DEFAULT_RELEASE_LIMIT,
+      Math.floor((this.opts.share ?? DEFAULT_RELEASE_SHARE) * this.opts.boundVolumes()),
+    )
   }
 
   /** Whether `volume` may be released (counted if so); undefined when it may, else why not. */
@@ -86,7 +89,10 @@ export function volumesDestroyedBy(actions: readonly Action[]): Set<string> {
  * Why a plan would be refused by the mass-release guard before anything is written (more volumes released,
  * recycled or deleted than the budget of `state` allows), or undefined when it would not.
  */
-export function massReleaseOf(state: {volumes: readonly PersistentVolume[]}, actions: readonly Action[]): string | undefined {
+export function massReleaseOf(
+  state: {volumes: readonly PersistentVolume[]},
+  actions: readonly Action[],
+): string | undefined {
   const bound = countBoundVolumes(state.volumes)
   const ceiling = new ReleaseBudget({boundVolumes: () => bound}).ceiling
   const destroyed = volumesDestroyedBy(actions).size

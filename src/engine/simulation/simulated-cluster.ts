@@ -5,8 +5,28 @@
 import {ApiError, claimRefOf, type ClusterClient, volumeRef} from '../controller/cluster-client.js'
 import {type CacheSlot, CacheStore} from './cache-store.js'
 import {diffJson} from './json-patch.js'
-import {claimKey, type ClusterState, type Node, type ObjectReference, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
-import {type Action, type ActionType, type EventType, type ObjectRef, operationKey, type OperationType, type PlannedEvent, refKey, refOfVolume, type SyncError} from './plan.js'
+import {
+  claimKey,
+  type ClusterState,
+  type Node,
+  type ObjectReference,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from '../api/model.js'
+import {
+  type Action,
+  type ActionType,
+  type EventType,
+  type ObjectRef,
+  operationKey,
+  type OperationType,
+  type PlannedEvent,
+  refKey,
+  refOfVolume,
+  type SyncError,
+} from './plan.js'
 import {podClaimKeys} from '../api/storage-helpers.js'
 import {PersistentVolumeOrderedIndex, type VolumeIndex} from '../matching/volume-index.js'
 import {IndexedVolumeIndex} from '../matching/volume-match-index.js'
@@ -102,8 +122,13 @@ function meet(synced: ClaimSlot | VolumeSlot | undefined, other: ClaimSlot | Vol
  * annealing a volume's deletion finalizers, and a volume already being deleted must not get it. Status
  * writes never change metadata.
  */
-function refusal(kind: 'PersistentVolume' | 'PersistentVolumeClaim', cached: PersistentVolume | PersistentVolumeClaim | undefined, after: PersistentVolume | PersistentVolumeClaim): ApiError | undefined {
-  if (cached?.metadata.deletionTimestamp == null || after.metadata.finalizers === cached.metadata.finalizers) return undefined
+function refusal(
+  kind: 'PersistentVolume' | 'PersistentVolumeClaim',
+  cached: PersistentVolume | PersistentVolumeClaim | undefined,
+  after: PersistentVolume | PersistentVolumeClaim,
+): ApiError | undefined {
+  if (cached?.metadata.deletionTimestamp == null || after.metadata.finalizers === cached.metadata.finalizers)
+    return undefined
   const before = new Set(cached.metadata.finalizers ?? [])
   // sets.NewString(...).Difference(...).List(): sorted, each once.
   const added = [...new Set((after.metadata.finalizers ?? []).filter((f) => !before.has(f)))].sort()
@@ -160,7 +185,10 @@ const NO_CLAIMS: ReadonlySet<string> = new Set()
  * stay the same (sync-slice.ts), and a sync is a cluster of a handful of objects, where a map of every
  * class made again for each would be most of its set-up. Checked member by member, as a list may change.
  */
-const classMaps = new WeakMap<readonly StorageClass[], {members: StorageClass[]; names: string[]; byName: ReadonlyMap<string, StorageClass>}>()
+const classMaps = new WeakMap<
+  readonly StorageClass[],
+  {members: StorageClass[]; names: string[]; byName: ReadonlyMap<string, StorageClass>}
+>()
 
 function classesByName(list: readonly StorageClass[]): ReadonlyMap<string, StorageClass> {
   const cached = classMaps.get(list)
@@ -170,7 +198,11 @@ function classesByName(list: readonly StorageClass[]): ReadonlyMap<string, Stora
   return byName
 }
 
-function sameClasses(members: readonly StorageClass[], names: readonly string[], list: readonly StorageClass[]): boolean {
+function sameClasses(
+  members: readonly StorageClass[],
+  names: readonly string[],
+  list: readonly StorageClass[],
+): boolean {
   if (members.length !== list.length) return false
   for (let i = 0; i < list.length; i++) {
     if (members[i] !== list[i] || names[i] !== (list[i].metadata.name ?? '')) return false
@@ -302,7 +334,10 @@ export class SimulatedCluster implements ClusterClient {
   informerCache(): SimulatedCluster {
     this.volumes.forgetSyncs()
     this.claims.forgetSyncs()
-    return new SimulatedCluster({volumes: [], claims: [], classes: [], pods: [], nodes: []}, {matching: this.matching, caches: this})
+    return new SimulatedCluster(
+      {volumes: [], claims: [], classes: [], pods: [], nodes: []},
+      {matching: this.matching, caches: this},
+    )
   }
 
   /**
@@ -312,7 +347,10 @@ export class SimulatedCluster implements ClusterClient {
   volumeIndex(): VolumeIndex {
     if (this.reading !== undefined) this.reading.index = this.volumeWrites
     if (this.index === undefined) {
-      this.index = this.matching === 'scan' ? new PersistentVolumeOrderedIndex(this.volumes.values()) : new IndexedVolumeIndex(this.volumes)
+      this.index =
+        this.matching === 'scan'
+          ? new PersistentVolumeOrderedIndex(this.volumes.values())
+          : new IndexedVolumeIndex(this.volumes)
     } else {
       // Kept current by the writes.
     }
@@ -544,7 +582,10 @@ export class SimulatedCluster implements ClusterClient {
    */
   updateVolume(type: ActionType, volume: PersistentVolume, reason: string, subresource?: 'status'): PersistentVolume {
     const name = volume.metadata.name ?? ''
-    const slot = this.syncPrefix === 'pv/' && this.slotInSync.key === name ? (this.syncSlot as VolumeSlot) : this.volumeSlotNamed(name)
+    const slot =
+      this.syncPrefix === 'pv/' && this.slotInSync.key === name
+        ? (this.syncSlot as VolumeSlot)
+        : this.volumeSlotNamed(name)
     const refused = subresource === undefined ? refusal('PersistentVolume', slot.object, volume) : undefined
     if (refused !== undefined) throw refused
     const stamped = subresource === 'status' ? this.withPhaseTransitionTime(slot.object, volume) : volume
@@ -566,10 +607,17 @@ export class SimulatedCluster implements ClusterClient {
     const before = old?.status ?? {}
     if (now === undefined) {
       return volume
-    } else if (status.phase === before.phase && status.lastPhaseTransitionTime == null && before.lastPhaseTransitionTime != null) {
+    } else if (
+      status.phase === before.phase &&
+      status.lastPhaseTransitionTime == null &&
+      before.lastPhaseTransitionTime != null
+    ) {
       // phase didn't change, preserve the existing transition time if set
       return {...volume, status: {...status, lastPhaseTransitionTime: before.lastPhaseTransitionTime}}
-    } else if (status.phase !== before.phase && (status.lastPhaseTransitionTime == null || status.lastPhaseTransitionTime === before.lastPhaseTransitionTime)) {
+    } else if (
+      status.phase !== before.phase &&
+      (status.lastPhaseTransitionTime == null || status.lastPhaseTransitionTime === before.lastPhaseTransitionTime)
+    ) {
       // phase changed and client didn't set or didn't change the transition time
       return {...volume, status: {...status, lastPhaseTransitionTime: now}}
     } else {
@@ -579,7 +627,12 @@ export class SimulatedCluster implements ClusterClient {
   }
 
   /** kubeClient.PersistentVolumeClaims(ns).Update / UpdateStatus, then storeClaimUpdate. Throws ApiError as updateVolume. */
-  updateClaim(type: ActionType, claim: PersistentVolumeClaim, reason: string, subresource?: 'status'): PersistentVolumeClaim {
+  updateClaim(
+    type: ActionType,
+    claim: PersistentVolumeClaim,
+    reason: string,
+    subresource?: 'status',
+  ): PersistentVolumeClaim {
     const slot = this.slotOfSyncedClaim(claim) ?? this.claims.slot(claimKey(claim))
     const refused = subresource === undefined ? refusal('PersistentVolumeClaim', slot.object, claim) : undefined
     if (refused !== undefined) throw refused
@@ -596,14 +649,23 @@ export class SimulatedCluster implements ClusterClient {
     if (this.syncPrefix !== 'pvc/') return undefined
     const slot = this.syncSlot as ClaimSlot
     const synced = slot.object?.metadata
-    return synced !== undefined && synced.name === claim.metadata.name && synced.namespace === claim.metadata.namespace ? slot : undefined
+    return synced !== undefined && synced.name === claim.metadata.name && synced.namespace === claim.metadata.namespace
+      ? slot
+      : undefined
   }
 
   /** kubeClient.PersistentVolumes().Create, then storeVolumeUpdate: a provisioned volume. */
   createVolume(volume: PersistentVolume, reason: string): PersistentVolume {
     const name = volume.metadata.name ?? ''
     const saved = {...volume, metadata: {...volume.metadata, resourceVersion: this.nextResourceVersion()}}
-    this.actions.push({action: 'create-volume', object: volumeRef(volume), reason, patch: [], round: this.round, sync: this.currentSync})
+    this.actions.push({
+      action: 'create-volume',
+      object: volumeRef(volume),
+      reason,
+      patch: [],
+      round: this.round,
+      sync: this.currentSync,
+    })
     this.touched.push(volumeRef(volume))
     const slot = this.volumes.slot(name)
     if (slot.object === undefined) this.volumeNamesGeneration++

@@ -31,7 +31,15 @@
 // of its sync over its slice is the plan over the whole state.
 import {AnnSelectedNode} from '../api/constants.js'
 import type {FeatureGates} from '../api/feature-gates.js'
-import {claimRefKey, type ClusterState, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type StorageClass} from '../api/model.js'
+import {
+  claimRefKey,
+  type ClusterState,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type StorageClass,
+} from '../api/model.js'
 import type {ObjectRef} from './plan.js'
 import {getProvisionedVolumeNameForClaim} from '../controller/pv-controller.js'
 import {getPersistentVolumeClaimClass, podClaimKeys} from '../api/storage-helpers.js'
@@ -73,7 +81,11 @@ export class VolumeCache extends Map<string, PersistentVolume> {
    * does not parse). `delayBinding`: how the engine's sync will match (delayBindingOf), undefined when
    * that is not known.
    */
-  bestMatchFor(claim: PersistentVolumeClaim, gates: FeatureGates, delayBinding?: boolean): PersistentVolume | undefined | 'cannot tell' {
+  bestMatchFor(
+    claim: PersistentVolumeClaim,
+    gates: FeatureGates,
+    delayBinding?: boolean,
+  ): PersistentVolume | undefined | 'cannot tell' {
     try {
       // With delayed binding the scan goes on through every later mode set, where it may meet a capacity
       // that does not parse; without, it stops at its pick. Asked both ways, it raises if either would.
@@ -195,7 +207,13 @@ function addListed(volumes: PersistentVolume[], volume: PersistentVolume | undef
  * `claimKey`, given with a claim's `cached`, is its key ("namespace/name") as the caller holds it (its
  * queue's): a key made again would be hashed again at each look-up of the claim's pods and volumes.
  */
-export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: FeatureGates, cached?: PersistentVolume | PersistentVolumeClaim, claimKey?: string): ClusterState {
+export function stateForSync(
+  sources: SyncSources,
+  ref: ObjectRef,
+  gates: FeatureGates,
+  cached?: PersistentVolume | PersistentVolumeClaim,
+  claimKey?: string,
+): ClusterState {
   // One list shared by the slices while the classes stay the same: a slice is read, never changed.
   const classes = classesOf(sources.classes)
   if (ref.kind === 'PersistentVolume') {
@@ -236,7 +254,8 @@ export function stateForSync(sources: SyncSources, ref: ObjectRef, gates: Featur
       addListed(volumes, best)
       // The volume provisioning would create, which it looks for: not when the claim binds at once to the
       // pick (binding not delayed), and never provisions.
-      if (delayBinding !== false || best === undefined) addListed(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
+      if (delayBinding !== false || best === undefined)
+        addListed(volumes, sources.volumes.get(getProvisionedVolumeNameForClaim(claim)))
     }
   }
   const nodeName = claim.metadata.annotations?.[AnnSelectedNode]

@@ -3,7 +3,9 @@ import {claimRefKey, type PersistentVolume} from '../../engine/api/model.js'
 
 /** Whether the fresh volume is another object than the one read (re-created under its name). */
 export function changedObject(read: PersistentVolume, fresh: PersistentVolume): string | undefined {
-  return (fresh.metadata.uid ?? '') === (read.metadata.uid ?? '') ? undefined : `it was re-created (uid ${fresh.metadata.uid ?? '<none>'}, read as ${read.metadata.uid ?? '<none>'})`
+  return (fresh.metadata.uid ?? '') === (read.metadata.uid ?? '')
+    ? undefined
+    : `it was re-created (uid ${fresh.metadata.uid ?? '<none>'}, read as ${read.metadata.uid ?? '<none>'})`
 }
 
 /**
@@ -21,7 +23,10 @@ export function changedSinceRead(read: PersistentVolume, fresh: PersistentVolume
     return `its phase is ${fresh.status?.phase ?? '<none>'} (read as ${read.status?.phase ?? '<none>'})`
   } else if (was != null && now == null) {
     return 'its claimRef was removed'
-  } else if (now != null && (was == null || claimRefKey(now) !== claimRefKey(was) || (now.uid ?? '') !== (was.uid ?? ''))) {
+  } else if (
+    now != null &&
+    (was == null || claimRefKey(now) !== claimRefKey(was) || (now.uid ?? '') !== (was.uid ?? ''))
+  ) {
     return `its claimRef now names ${refText(now)}${was == null ? ' (read without one)' : ''}`
   } else if (fresh.spec.persistentVolumeReclaimPolicy !== read.spec.persistentVolumeReclaimPolicy) {
     return `its reclaim policy is now ${fresh.spec.persistentVolumeReclaimPolicy ?? '<none>'}`

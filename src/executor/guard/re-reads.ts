@@ -33,7 +33,10 @@ export class DestructionGuard {
     if (releasing) {
       const claim = await this.claimStillHolding(desired)
       if (claim !== undefined) {
-        return {refused: `claim ${claimKey(claim)} exists in the API server (uid ${claim.metadata.uid}): the volume is not released`, claim}
+        return {
+          refused: `claim ${claimKey(claim)} exists in the API server (uid ${claim.metadata.uid}): the volume is not released`,
+          claim,
+        }
       } else {
         // The claim is gone (or is another claim of the same name, or is bound elsewhere): released.
       }
@@ -46,14 +49,24 @@ export class DestructionGuard {
   }
 
   /** A recycler pod scrubs the volume, after the fresh volume is checked (recycleVolumeOperation). */
-  async recycle(plugins: LiveVolumePlugins, plugin: string, planned: PersistentVolume, signal?: AbortSignal): Promise<Guarded<string | undefined>> {
+  async recycle(
+    plugins: LiveVolumePlugins,
+    plugin: string,
+    planned: PersistentVolume,
+    signal?: AbortSignal,
+  ): Promise<Guarded<string | undefined>> {
     const fresh = await this.stillReleased(planned, 'recycle')
     if (isRefusal(fresh)) return fresh
     return {done: await plugins.recycle(plugin, fresh.done, signal)}
   }
 
   /** A deleter removes the volume's storage, after the fresh volume is checked (deleteVolumeOperation). */
-  async deleteStorage(plugins: LiveVolumePlugins, plugin: string, planned: PersistentVolume, signal?: AbortSignal): Promise<Guarded<DeleteOutcome>> {
+  async deleteStorage(
+    plugins: LiveVolumePlugins,
+    plugin: string,
+    planned: PersistentVolume,
+    signal?: AbortSignal,
+  ): Promise<Guarded<DeleteOutcome>> {
     const fresh = await this.stillReleased(planned, 'delete')
     if (isRefusal(fresh)) return fresh
     return {done: await plugins.delete(plugin, fresh.done, signal)}
@@ -86,10 +99,15 @@ export class DestructionGuard {
       else throw err
     }
     const why = changedSinceRead(planned, fresh) ?? notReleased(fresh)
-    if (why !== undefined) return {refused: `volume ${name} changed since it was planned to ${op}: ${why}`, volume: fresh}
+    if (why !== undefined)
+      return {refused: `volume ${name} changed since it was planned to ${op}: ${why}`, volume: fresh}
     const claim = await this.claimStillHolding(fresh)
     if (claim !== undefined) {
-      return {refused: `volume ${name} is not released: claim ${claimKey(claim)} exists in the API server (uid ${claim.metadata.uid})`, volume: fresh, claim}
+      return {
+        refused: `volume ${name} is not released: claim ${claimKey(claim)} exists in the API server (uid ${claim.metadata.uid})`,
+        volume: fresh,
+        claim,
+      }
     } else {
       // isVolumeReleased on the fresh volume and the fresh claim: it still needs reclaiming.
     }

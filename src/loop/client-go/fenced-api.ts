@@ -21,7 +21,9 @@ export function fenceWrites<T extends object>(api: T, why: () => string | undefi
       return (...args: unknown[]) => {
         const reason = why()
         if (reason !== undefined) {
-          return Promise.reject(new WritesFencedError(`${prop} not sent: ${reason}`, {verb: 'update', resource: prop}, 0, 'Fenced'))
+          return Promise.reject(
+            new WritesFencedError(`${prop} not sent: ${reason}`, {verb: 'update', resource: prop}, 0, 'Fenced'),
+          )
         }
         return (member as (...a: unknown[]) => unknown).apply(target, args)
       }

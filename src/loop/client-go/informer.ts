@@ -159,7 +159,10 @@ export class Informer<T extends WireObject> {
       }
       if (!valid) {
         // A page without comparable resourceVersions came: relisted at the end, nothing more merged.
-      } else if (!Number.isFinite(listRv) || page.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))) {
+      } else if (
+        !Number.isFinite(listRv) ||
+        page.items.some((o) => !Number.isFinite(Number(o.metadata.resourceVersion)))
+      ) {
         valid = false // the merge compares resourceVersions: relisted instead
       } else if (current()) {
         await this.mergeItems(page.items, listRv, deleted, seen, current)
@@ -171,7 +174,11 @@ export class Informer<T extends WireObject> {
     let listed: {resourceVersion?: string}
     try {
       try {
-        listed = await listKind(mergePage, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
+        listed = await listKind(mergePage, {
+          chunkSize: this.opts.chunkSize,
+          labelSelector: this.opts.labelSelector,
+          signal: this.stopAbort.signal,
+        })
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() sets it while this awaits
         if (this.stopped) return
@@ -210,7 +217,9 @@ export class Informer<T extends WireObject> {
           const reason = this.listReason
           await this.list()
           this.opts.metrics?.relisted(resource, reason)
-          log.v(reason === 'initial' || reason === 'relist-period' ? 4 : 2).info('Listed', {resource, reason, resourceVersion: this.lastRv, objects: this.store.size})
+          log
+            .v(reason === 'initial' || reason === 'relist-period' ? 4 : 2)
+            .info('Listed', {resource, reason, resourceVersion: this.lastRv, objects: this.store.size})
           this.failures = 0
           for (const w of this.relistWaiters.splice(0)) w()
           if (!this.synced) {
@@ -230,7 +239,11 @@ export class Informer<T extends WireObject> {
         if (events === 0 && performance.now() - started < 1000) {
           this.failures++
           const wait = Math.min(backOff.max, backOff.initial * 2 ** (this.failures - 1))
-          log.v(2).info('Very short watch; resuming after a back-off', {resource, resourceVersion: this.lastRv, retryInMs: wait})
+          log.v(2).info('Very short watch; resuming after a back-off', {
+            resource,
+            resourceVersion: this.lastRv,
+            retryInMs: wait,
+          })
           await abortableSleep(wait, this.stopAbort.signal)
         } else {
           this.failures = 0
@@ -263,7 +276,11 @@ export class Informer<T extends WireObject> {
 
   private async list(): Promise<void> {
     // Paged as a one-shot load is (--chunk-size), a 410 on a continue token relisting the kind whole.
-    const listed = await listKind(this.opts.list, {chunkSize: this.opts.chunkSize, labelSelector: this.opts.labelSelector, signal: this.stopAbort.signal})
+    const listed = await listKind(this.opts.list, {
+      chunkSize: this.opts.chunkSize,
+      labelSelector: this.opts.labelSelector,
+      signal: this.stopAbort.signal,
+    })
     if (this.stopped) return
     this.replaced++
     this.replace(listed.items)
@@ -297,7 +314,13 @@ export class Informer<T extends WireObject> {
    * on the store as it is when its slice runs, `deletedAfter` holding every deletion the watch has brought
    * so far. Stops when `current()` turns false (the informer stopped, or a list replaced the store).
    */
-  private async mergeItems(items: readonly T[], listRv: number, deletedAfter: ReadonlyMap<string, number>, seen: Set<string>, current: () => boolean): Promise<void> {
+  private async mergeItems(
+    items: readonly T[],
+    listRv: number,
+    deletedAfter: ReadonlyMap<string, number>,
+    seen: Set<string>,
+    current: () => boolean,
+  ): Promise<void> {
     const h = this.opts.handlers
     for (let from = 0; from < items.length; from += MERGE_SLICE) {
       if (from > 0) {
@@ -353,7 +376,13 @@ export class Informer<T extends WireObject> {
     try {
       await this.opts.watchApi.watch(
         this.opts.resource,
-        {resourceVersion: this.lastRv, namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, timeoutSeconds, signal: abort.signal},
+        {
+          resourceVersion: this.lastRv,
+          namespace: this.opts.namespace,
+          labelSelector: this.opts.labelSelector,
+          timeoutSeconds,
+          signal: abort.signal,
+        },
         (event) => {
           if (failure !== undefined || abort.signal.aborted) return
           events++
@@ -366,7 +395,8 @@ export class Informer<T extends WireObject> {
         },
       )
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone')) throw new Gone()
+      if (err instanceof ApiError && (err.status === 410 || err.reason === 'Expired' || err.reason === 'Gone'))
+        throw new Gone()
       throw err
     }
     if (failure !== undefined) throw failure
@@ -379,12 +409,22 @@ export class Informer<T extends WireObject> {
     if (event.type === 'ERROR') {
       const status = event.object
       if (status.code === 410 || status.reason === 'Expired' || status.reason === 'Gone') throw new Gone()
-      throw new ApiError(`watch ${resource}: ${status.message ?? 'error event'}`, {verb: 'list', resource}, status.code ?? 500, status.reason ?? 'WatchError')
+      throw new ApiError(
+        `watch ${resource}: ${status.message ?? 'error event'}`,
+        {verb: 'list', resource},
+        status.code ?? 500,
+        status.reason ?? 'WatchError',
+      )
     }
     const malformed = malformedEvent(event)
     if (malformed !== undefined) {
       // As the reflector on an event it cannot decode: end the watch; the informer lists afresh (checked).
-      throw new MalformedAnswerError(`watch ${resource}: ${malformed}`, {verb: 'list', resource}, 200, 'MalformedAnswer')
+      throw new MalformedAnswerError(
+        `watch ${resource}: ${malformed}`,
+        {verb: 'list', resource},
+        200,
+        'MalformedAnswer',
+      )
     }
     const rv = event.object.metadata?.resourceVersion
     if (event.type === 'BOOKMARK') {
@@ -413,7 +453,11 @@ export class Informer<T extends WireObject> {
 
 /** The listed copy of an object the store holds at the same resourceVersion: the held one stays. */
 function unchanged<T extends WireObject>(held: T | undefined, listed: T): held is T {
-  return held !== undefined && held.metadata.resourceVersion !== undefined && held.metadata.resourceVersion === listed.metadata.resourceVersion
+  return (
+    held !== undefined &&
+    held.metadata.resourceVersion !== undefined &&
+    held.metadata.resourceVersion === listed.metadata.resourceVersion
+  )
 }
 
 /**
@@ -422,13 +466,17 @@ function unchanged<T extends WireObject>(held: T | undefined, listed: T): held i
  * or a volume whose claim the cache never holds.
  */
 function malformedEvent(event: WatchEvent): string | undefined {
-  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type)) return `an event of type ${(JSON.stringify(event.type) as string | undefined)?.slice(0, 40)}`
+  if (!['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK'].includes(event.type))
+    return `an event of type ${(JSON.stringify(event.type) as string | undefined)?.slice(0, 40)}`
   const an = /^[AEIOU]/.test(event.type) ? `an ${event.type}` : `a ${event.type}`
   const obj = event.object as unknown
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) return `${an} event without an object`
   const meta = (obj as {metadata?: unknown}).metadata as {name?: unknown; resourceVersion?: unknown} | null | undefined
-  if (meta !== undefined && (typeof meta !== 'object' || meta === null)) return `${an} event whose object's metadata is no object`
-  if (meta?.resourceVersion !== undefined && typeof meta.resourceVersion !== 'string') return `${an} event whose resourceVersion is no string`
-  if (event.type !== 'BOOKMARK' && typeof meta?.name !== 'string') return `${an} event whose object has no metadata.name`
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null))
+    return `${an} event whose object's metadata is no object`
+  if (meta?.resourceVersion !== undefined && typeof meta.resourceVersion !== 'string')
+    return `${an} event whose resourceVersion is no string`
+  if (event.type !== 'BOOKMARK' && typeof meta?.name !== 'string')
+    return `${an} event whose object has no metadata.name`
   return undefined
 }

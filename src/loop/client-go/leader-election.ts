@@ -53,10 +53,15 @@ export const systemClock: Clock = {
 }
 
 /** NewLeaderElector's validation. */
-export function validateLeaderElection(c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>): void {
-  if (c.leaseDurationMs <= c.renewDeadlineMs) throw new UsageError('--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline')
+export function validateLeaderElection(
+  c: Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>,
+): void {
+  if (c.leaseDurationMs <= c.renewDeadlineMs)
+    throw new UsageError('--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline')
   if (c.renewDeadlineMs <= JITTER_FACTOR * c.retryPeriodMs) {
-    throw new UsageError(`--leader-elect-renew-deadline must be greater than ${JITTER_FACTOR} × --leader-elect-retry-period`)
+    throw new UsageError(
+      `--leader-elect-renew-deadline must be greater than ${JITTER_FACTOR} × --leader-elect-retry-period`,
+    )
   }
   if (c.retryPeriodMs < 1) throw new UsageError('--leader-elect-retry-period must be positive')
 }
@@ -180,7 +185,10 @@ export class LeaderElector {
         }
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
         if (this.clock.monotonic() >= deadline || signal.aborted) break
-        await this.clock.sleep(Math.min(this.config.retryPeriodMs, Math.max(0, deadline - this.clock.monotonic())), signal)
+        await this.clock.sleep(
+          Math.min(this.config.retryPeriodMs, Math.max(0, deadline - this.clock.monotonic())),
+          signal,
+        )
       }
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal aborts while this awaits
       if (signal.aborted) break
@@ -201,7 +209,13 @@ export class LeaderElector {
     if (!this.leading || this.lease === undefined || this.observed === undefined) return false
     this.leading = false
     const now = microTime(this.clock.wall())
-    const record: LeaderRecord = {holderIdentity: '', leaseDurationSeconds: 1, acquireTime: now, renewTime: now, leaseTransitions: this.observed.leaseTransitions}
+    const record: LeaderRecord = {
+      holderIdentity: '',
+      leaseDurationSeconds: 1,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: this.observed.leaseTransitions,
+    }
     try {
       this.lease = await this.api.replaceLease(this.withRecord(this.lease, record))
       this.observed = record
@@ -239,7 +253,8 @@ export class LeaderElector {
     if (record.holderIdentity !== this.reportedLeader) {
       this.reportedLeader = record.holderIdentity
       if (record.holderIdentity !== '') {
-        if (record.holderIdentity !== this.config.identity) this.log.info('New leader elected', {lease: this.lockName, leader: record.holderIdentity})
+        if (record.holderIdentity !== this.config.identity)
+          this.log.info('New leader elected', {lease: this.lockName, leader: record.holderIdentity})
         this.events.onNewLeader?.(record.holderIdentity)
       }
     }
@@ -250,7 +265,13 @@ export class LeaderElector {
     const started = this.clock.monotonic()
     const now = microTime(this.clock.wall())
     const durationSeconds = Math.ceil(this.config.leaseDurationMs / 1000)
-    const desired: LeaderRecord = {holderIdentity: this.config.identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0}
+    const desired: LeaderRecord = {
+      holderIdentity: this.config.identity,
+      leaseDurationSeconds: durationSeconds,
+      acquireTime: now,
+      renewTime: now,
+      leaseTransitions: 0,
+    }
 
     let current: Lease
     try {
@@ -262,7 +283,9 @@ export class LeaderElector {
         return false
       }
       try {
-        this.lease = await this.api.createLease(this.withRecord({metadata: {name: this.config.name, namespace: this.config.namespace}}, desired))
+        this.lease = await this.api.createLease(
+          this.withRecord({metadata: {name: this.config.name, namespace: this.config.namespace}}, desired),
+        )
       } catch (createErr) {
         this.log.error('Error initially creating leader election record', {lease: this.lockName, err: createErr})
         return false
@@ -277,7 +300,9 @@ export class LeaderElector {
     if (this.observed === undefined || !sameRecord(old, this.observed)) this.observe(old, this.clock.monotonic())
     const heldByOther = old.holderIdentity !== '' && old.holderIdentity !== this.config.identity
     if (heldByOther && this.observedAt + old.leaseDurationSeconds * 1000 > this.clock.monotonic()) {
-      this.log.v(4).info('Lease is held by another and has not yet expired', {lease: this.lockName, holder: old.holderIdentity})
+      this.log
+        .v(4)
+        .info('Lease is held by another and has not yet expired', {lease: this.lockName, holder: old.holderIdentity})
       return false
     }
     if (old.holderIdentity === this.config.identity) {

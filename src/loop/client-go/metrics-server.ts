@@ -33,7 +33,8 @@ export function parseBindAddress(text: string): {host: string; port: number} | u
   const s = text.trim()
   if (s === '' || s === '0') return undefined
   const m = /^(?:(\[[0-9a-fA-F:]+\]|[^:]*):)?(\d{1,5})$/.exec(s)
-  if (m === null || Number(m[2]) > 65535) throw new UsageError(`--metrics-bind-address: invalid address "${text}" (use HOST:PORT, :PORT, or 0 to disable)`)
+  if (m === null || Number(m[2]) > 65535)
+    throw new UsageError(`--metrics-bind-address: invalid address "${text}" (use HOST:PORT, :PORT, or 0 to disable)`)
   const host = ((m[1] as string | undefined) ?? '').replace(/^\[|\]$/g, '')
   return {host: host === '' ? '0.0.0.0' : host, port: Number(m[2])}
 }

@@ -137,7 +137,9 @@ export class Histogram {
   samples(): Sample[] {
     const out: Sample[] = []
     for (const s of this.byLabels.values()) {
-      this.buckets.forEach((le, i) => out.push({labels: {...s.labels, le: String(le)}, value: s.counts[i], suffix: '_bucket'}))
+      this.buckets.forEach((le, i) =>
+        out.push({labels: {...s.labels, le: String(le)}, value: s.counts[i], suffix: '_bucket'}),
+      )
       out.push({labels: {...s.labels, le: '+Inf'}, value: s.count, suffix: '_bucket'})
       out.push({labels: s.labels, value: s.sum, suffix: '_sum'})
       out.push({labels: s.labels, value: s.count, suffix: '_count'})

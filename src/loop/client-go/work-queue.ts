@@ -162,7 +162,17 @@ export class WorkQueue<M = never> {
     const item = this.items.get(key)
     if (item === undefined) {
       this.metrics?.added()
-      const added: Item<M> = {key, state: 'idle', memo: undefined, lane, ticket: NO_TICKET, addedAt: this.now(), startedAt: 0, readded: undefined, readdedAt: 0}
+      const added: Item<M> = {
+        key,
+        state: 'idle',
+        memo: undefined,
+        lane,
+        ticket: NO_TICKET,
+        addedAt: this.now(),
+        startedAt: 0,
+        readded: undefined,
+        readdedAt: 0,
+      }
       this.items.set(key, added)
       this.push(added, lane)
     } else if (item.state === 'idle') {

@@ -27,7 +27,11 @@ function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[
   const report = auditState(state, {gates, failOn: 'warning', ignore: new Set(), evidence})
   const plan = planSync(state, {gates, dryRun: true})
   const after = withPlanApplied(state, plan.objects)
-  const written = new Set(plan.actions.filter((a) => a.object.kind === 'PersistentVolumeClaim').map((a) => `${a.object.namespace ?? ''}/${a.object.name}`))
+  const written = new Set(
+    plan.actions
+      .filter((a) => a.object.kind === 'PersistentVolumeClaim')
+      .map((a) => `${a.object.namespace ?? ''}/${a.object.name}`),
+  )
   // A claim may have several findings (its verdict's, being deleted, a resize): each carries explain's
   // verdict, and at most one stands for a verdict, which must be explain's.
   const claimFindings = new Map<string, Finding[]>()
@@ -51,7 +55,10 @@ function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[
         said.length > 1 ||
         (said.length === 0 ? e !== undefined && claimCode(e) !== undefined : !said[0].v.includes(verdict!)) ||
         found.some((f) => f.evidence.verdict !== verdict)
-      if (wrong) problems.push(`${key}: audit ${found.map((f) => f.code).join(', ') || 'no finding'}, explain ${when} ${verdict}`)
+      if (wrong)
+        problems.push(
+          `${key}: audit ${found.map((f) => f.code).join(', ') || 'no finding'}, explain ${when} ${verdict}`,
+        )
     }
     check(after, 'after the plan')
     if (!written.has(key) && state.claims.some((o) => claimKey(o) === key)) check(state, 'as read')
@@ -59,7 +66,8 @@ function disagreements(state: ClusterState, evidence?: ExplainEvidence): string[
   // explain without objects lists every claim audit reports an error on.
   const listed = new Set(claimsToExplain(new Explainer(after, opts)).map(claimKey))
   for (const [key, found] of claimFindings) {
-    if (found.some((f) => f.severity === 'error') && !listed.has(key)) problems.push(`${key}: audit ${found.map((f) => f.code).join(', ')}, left out of explain's List`)
+    if (found.some((f) => f.severity === 'error') && !listed.has(key))
+      problems.push(`${key}: audit ${found.map((f) => f.code).join(', ')}, left out of explain's List`)
   }
   return problems
 }
@@ -71,7 +79,11 @@ async function bundledExample(): Promise<ClusterState> {
 describe('audit agrees with explain on every claim', () => {
   test('the bundled example', async () => assert.deepEqual(disagreements(await bundledExample()), []))
   test('the states of the finding table, with their evidence (a claim with several findings among them)', () => {
-    const problems = rows.flatMap((r) => [...disagreements(r.raises, r.evidence), ...disagreements(r.near, r.nearEvidence ?? r.evidence)].map((p) => `${r.code}: ${p}`))
+    const problems = rows.flatMap((r) =>
+      [...disagreements(r.raises, r.evidence), ...disagreements(r.near, r.nearEvidence ?? r.evidence)].map(
+        (p) => `${r.code}: ${p}`,
+      ),
+    )
     assert.deepEqual(problems, [])
   })
   for (const {file, cases} of loadCases('cases')) {

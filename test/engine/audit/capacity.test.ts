@@ -6,9 +6,25 @@ import {auditCapacity, formatBytes, type CapacityRow} from '../../../src/engine/
 import {pv, pvc} from '../builders.js'
 
 const GI = 1024 ** 3
-const row = (name: string, o: Partial<CapacityRow>): CapacityRow => ({name, claims: 0, volumes: 0, requested: 0, bound: 0, available: 0, released: 0, failed: 0, ...o})
+const row = (name: string, o: Partial<CapacityRow>): CapacityRow => ({
+  name,
+  claims: 0,
+  volumes: 0,
+  requested: 0,
+  bound: 0,
+  available: 0,
+  released: 0,
+  failed: 0,
+  ...o,
+})
 
-const cases: Array<{name: string; claims: ReturnType<typeof pvc>[]; volumes: ReturnType<typeof pv>[]; byClass: CapacityRow[]; byNamespace: CapacityRow[]}> = [
+const cases: Array<{
+  name: string
+  claims: ReturnType<typeof pvc>[]
+  volumes: ReturnType<typeof pv>[]
+  byClass: CapacityRow[]
+  byNamespace: CapacityRow[]
+}> = [
   {name: 'nothing: no rows', claims: [], volumes: [], byClass: [], byNamespace: []},
   {
     name: 'a claim adds its request to its class and its namespace',
@@ -34,7 +50,10 @@ const cases: Array<{name: string; claims: ReturnType<typeof pvc>[]; volumes: Ret
   },
   {
     name: 'no class is the class "", rows sorted by name; a malformed size counts as 0',
-    claims: [pvc('a', 'u1', {namespace: 'b', request: 'lots'}), pvc('c', 'u2', {namespace: 'a', className: 'z', request: '500M'})],
+    claims: [
+      pvc('a', 'u1', {namespace: 'b', request: 'lots'}),
+      pvc('c', 'u2', {namespace: 'a', className: 'z', request: '500M'}),
+    ],
     volumes: [],
     byClass: [row('', {claims: 1}), row('z', {claims: 1, requested: 500_000_000})],
     byNamespace: [row('a', {claims: 1, requested: 500_000_000}), row('b', {claims: 1})],
@@ -53,8 +72,14 @@ test('auditCapacity: claims and volumes counted per phase, phases in order of na
     [pvc('a', 'u1', {phase: 'Pending'}), pvc('b', 'u2', {phase: 'Bound'}), pvc('c', 'u3', {phase: 'Pending'})],
     [pv('x', {phase: 'Released'}), pv('y', {phase: 'Available'})],
   )
-  assert.deepEqual(Object.entries(claimPhases), [['Bound', 1], ['Pending', 2]])
-  assert.deepEqual(Object.entries(volumePhases), [['Available', 1], ['Released', 1]])
+  assert.deepEqual(Object.entries(claimPhases), [
+    ['Bound', 1],
+    ['Pending', 2],
+  ])
+  assert.deepEqual(Object.entries(volumePhases), [
+    ['Available', 1],
+    ['Released', 1],
+  ])
 })
 
 for (const [bytes, text] of [

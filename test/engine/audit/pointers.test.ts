@@ -11,12 +11,22 @@ const claimObject = (name: string): FindingObject => ({kind: 'PersistentVolumeCl
 const volumeObject = (name: string): FindingObject => ({kind: 'PersistentVolume', name})
 type Arrow = Pick<PointerArrow, 'from' | 'to' | 'state'> & {why?: string}
 
-const cases: Array<{name: string; code: FindingCode; object: FindingObject; state: ClusterState; arrows: Arrow[]; missing: string[]}> = [
+const cases: Array<{
+  name: string
+  code: FindingCode
+  object: FindingObject
+  state: ClusterState
+  arrows: Arrow[]
+  missing: string[]
+}> = [
   {
     name: 'a Lost claim whose volume is gone: volumeName broken, its pod drawn',
     code: 'ClaimLost',
     object: claimObject('sessions'),
-    state: state({claims: [pvc('sessions', 'u1', {namespace: 'shop', phase: 'Lost', volumeName: 'pv-7'})], pods: [pod('web', 'sessions', {namespace: 'shop'})]}),
+    state: state({
+      claims: [pvc('sessions', 'u1', {namespace: 'shop', phase: 'Lost', volumeName: 'pv-7'})],
+      pods: [pod('web', 'sessions', {namespace: 'shop'})],
+    }),
     arrows: [
       {from: 'pvc/shop/sessions', to: 'pv/pv-7', state: 'broken', why: 'the volume does not exist'},
       {from: 'pod/shop/web', to: 'pvc/shop/sessions', state: 'ok'},
@@ -28,7 +38,10 @@ const cases: Array<{name: string; code: FindingCode; object: FindingObject; stat
     code: 'ClaimMisbound',
     object: claimObject('b'),
     state: state({
-      claims: [pvc('a', 'ua', {namespace: 'shop', phase: 'Bound', volumeName: 'pv-8'}), pvc('b', 'ub', {namespace: 'shop', phase: 'Lost', volumeName: 'pv-8'})],
+      claims: [
+        pvc('a', 'ua', {namespace: 'shop', phase: 'Bound', volumeName: 'pv-8'}),
+        pvc('b', 'ub', {namespace: 'shop', phase: 'Lost', volumeName: 'pv-8'}),
+      ],
       volumes: [pv('pv-8', {phase: 'Bound', claim: {namespace: 'shop', name: 'a', uid: 'ua'}})],
     }),
     arrows: [
@@ -41,7 +54,10 @@ const cases: Array<{name: string; code: FindingCode; object: FindingObject; stat
     name: "a recreated claim: the volume's claimRef holds the old uid",
     code: 'VolumeClaimRefUidMismatch',
     object: volumeObject('pv-1'),
-    state: state({claims: [pvc('db', 'new', {namespace: 'shop'})], volumes: [pv('pv-1', {phase: 'Released', claim: {namespace: 'shop', name: 'db', uid: 'old'}})]}),
+    state: state({
+      claims: [pvc('db', 'new', {namespace: 'shop'})],
+      volumes: [pv('pv-1', {phase: 'Released', claim: {namespace: 'shop', name: 'db', uid: 'old'}})],
+    }),
     arrows: [{from: 'pv/pv-1', to: 'pvc/shop/db', state: 'broken', why: "uid old is not the claim's (new)"}],
     missing: [],
   },
@@ -94,16 +110,29 @@ for (const c of cases) {
     assert.equal(pictures.size, 1, 'one picture per object, however many findings')
     const picture = [...pictures.values()][0]
     assert.deepEqual(
-      picture.arrows.map((a) => ({from: a.from, to: a.to, state: a.state, ...(a.why !== undefined ? {why: a.why} : {})})),
+      picture.arrows.map((a) => ({
+        from: a.from,
+        to: a.to,
+        state: a.state,
+        ...(a.why !== undefined ? {why: a.why} : {}),
+      })),
       c.arrows,
     )
-    assert.deepEqual(picture.nodes.filter((n) => !n.exists).map((n) => n.id), c.missing)
+    assert.deepEqual(
+      picture.nodes.filter((n) => !n.exists).map((n) => n.id),
+      c.missing,
+    )
   })
 }
 
 test("pointerPictures: a pod's node says its phase and where it runs", () => {
-  const s = state({claims: [pvc('db', 'u1', {namespace: 'shop'})], pods: [pod('a', 'db', {namespace: 'shop', phase: 'Running', nodeName: 'n1'}), pod('b', 'db', {namespace: 'shop'})]})
-  const picture = [...pointerPictures(s, [finding('ClaimNoMatchingVolume', claimObject('db'), 'm', {}, 'fix')]).values()][0]
+  const s = state({
+    claims: [pvc('db', 'u1', {namespace: 'shop'})],
+    pods: [pod('a', 'db', {namespace: 'shop', phase: 'Running', nodeName: 'n1'}), pod('b', 'db', {namespace: 'shop'})],
+  })
+  const picture = [
+    ...pointerPictures(s, [finding('ClaimNoMatchingVolume', claimObject('db'), 'm', {}, 'fix')]).values(),
+  ][0]
   assert.deepEqual(
     picture.nodes.filter((n) => n.kind === 'Pod').map((n) => [n.name, n.phase, n.nodeName]),
     [

@@ -30,7 +30,13 @@ interface Scope {
   targets?: ObjectRef[]
 }
 
-const options = (gates: FeatureGates, scope: Scope = {}): AuditOptions => ({gates, failOn: 'warning', ignore: new Set(), views: new Set(['audited']), ...scope})
+const options = (gates: FeatureGates, scope: Scope = {}): AuditOptions => ({
+  gates,
+  failOn: 'warning',
+  ignore: new Set(),
+  views: new Set(['audited']),
+  ...scope,
+})
 
 const byObject = (findings: readonly Finding[]) => {
   const map = new Map<string, Finding[]>()
@@ -54,7 +60,8 @@ function auditDisagreements(state: ClusterState, gates: FeatureGates, scope: Sco
   const shown = new Set((scoped.audited ?? []).map(objectKey))
   for (const f of scoped.findings) {
     if (f.object.kind === 'StorageClass') {
-      if (!whole.findings.some((w) => JSON.stringify(w) === JSON.stringify(f))) problems.push(`${objectKey(f.object)}: ${f.code} not in the unscoped audit`)
+      if (!whole.findings.some((w) => JSON.stringify(w) === JSON.stringify(f)))
+        problems.push(`${objectKey(f.object)}: ${f.code} not in the unscoped audit`)
     } else if (!shown.has(objectKey(f.object))) {
       problems.push(`${objectKey(f.object)}: a finding on an object not audited`)
     }
@@ -72,15 +79,27 @@ function listDisagreements(state: ClusterState, gates: FeatureGates, scope: Omit
   const inScope = new Set(state.claims.filter(scopePredicate(scope).claim).map(claimKey))
   const want = list({}).filter((e) => inScope.has(`${e.claim.namespace}/${e.claim.name}`))
   const got = list(scope)
-  const named = (items: ClaimExplanation[]) => items.map((e) => `${e.claim.namespace}/${e.claim.name} ${e.verdict}`).join(', ')
-  return JSON.stringify(got) === JSON.stringify(want) ? [] : [`${JSON.stringify(scope)}: the List holds ${named(got)}; unscoped ${named(want)}`]
+  const named = (items: ClaimExplanation[]) =>
+    items.map((e) => `${e.claim.namespace}/${e.claim.name} ${e.verdict}`).join(', ')
+  return JSON.stringify(got) === JSON.stringify(want)
+    ? []
+    : [`${JSON.stringify(scope)}: the List holds ${named(got)}; unscoped ${named(want)}`]
 }
 
 /** The claims audit reports a verdict of (a finding standing for one) that the unscoped List leaves out. */
 function uncovered(state: ClusterState, gates: FeatureGates): string[] {
-  const listed = new Set(((explainState(state, {gates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items).map((e) => `${e.claim.namespace}/${e.claim.name}`))
+  const listed = new Set(
+    (explainState(state, {gates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items.map(
+      (e) => `${e.claim.namespace}/${e.claim.name}`,
+    ),
+  )
   return auditState(state, options(gates))
-    .findings.filter((f) => f.object.kind === 'PersistentVolumeClaim' && verdictsOfCode(f.code).length > 0 && !listed.has(`${f.object.namespace}/${f.object.name}`))
+    .findings.filter(
+      (f) =>
+        f.object.kind === 'PersistentVolumeClaim' &&
+        verdictsOfCode(f.code).length > 0 &&
+        !listed.has(`${f.object.namespace}/${f.object.name}`),
+    )
     .map((f) => `${f.code} ${f.object.namespace}/${f.object.name} is not in explain's List`)
 }
 
@@ -88,9 +107,14 @@ function uncovered(state: ClusterState, gates: FeatureGates): string[] {
 function scopesOf(state: ClusterState): Scope[] {
   const namespaces = [...new Set(state.claims.map((c) => c.metadata.namespace ?? ''))]
   const labels = new Map<string, LabelSelector>()
-  for (const o of [...state.claims, ...state.volumes]) for (const [k, v] of Object.entries(o.metadata.labels ?? {})) labels.set(`${k}=${v}`, {matchLabels: {[k]: v}})
+  for (const o of [...state.claims, ...state.volumes])
+    for (const [k, v] of Object.entries(o.metadata.labels ?? {})) labels.set(`${k}=${v}`, {matchLabels: {[k]: v}})
   const objects: ObjectRef[] = [
-    ...state.claims.map((c): ObjectRef => ({kind: 'PersistentVolumeClaim', namespace: c.metadata.namespace ?? '', name: c.metadata.name ?? ''})),
+    ...state.claims.map((c): ObjectRef => ({
+      kind: 'PersistentVolumeClaim',
+      namespace: c.metadata.namespace ?? '',
+      name: c.metadata.name ?? '',
+    })),
     ...state.volumes.map((v): ObjectRef => ({kind: 'PersistentVolume', name: v.metadata.name ?? ''})),
   ]
   return [
@@ -115,7 +139,8 @@ async function example(file: string): Promise<ClusterState> {
 
 describe('a scope chooses what audit and explain show, never what they say of an object', () => {
   for (const file of ['cluster.yaml', 'reclaim.yaml', 'relink.yaml']) {
-    test(`examples/${file}`, async () => assert.deepEqual(allDisagreements(await example(file), defaultFeatureGates), []))
+    test(`examples/${file}`, async () =>
+      assert.deepEqual(allDisagreements(await example(file), defaultFeatureGates), []))
   }
 
   test('audit -l app=db after reclaim --for pre-bound a volume to the labelled claim: it binds, as without -l', async () => {
@@ -124,7 +149,16 @@ describe('a scope chooses what audit and explain show, never what they say of an
     // What `pvctl reclaim pv/pv-0004 --for shop/db` writes: a claimRef by namespace and name, no uid.
     const prebound: ClusterState = {
       ...state,
-      volumes: [{...volume, metadata: {...volume.metadata, annotations: {}}, spec: {...volume.spec, claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'db'}}}],
+      volumes: [
+        {
+          ...volume,
+          metadata: {...volume.metadata, annotations: {}},
+          spec: {
+            ...volume.spec,
+            claimRef: {apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: 'shop', name: 'db'},
+          },
+        },
+      ],
       claims: state.claims.map((c) => ({...c, metadata: {...c.metadata, labels: {app: 'db'}}})),
     }
     const scoped = auditState(prebound, options(defaultFeatureGates, {labelSelector: {matchLabels: {app: 'db'}}}))
@@ -135,8 +169,12 @@ describe('a scope chooses what audit and explain show, never what they say of an
     assert.deepEqual(auditDisagreements(prebound, defaultFeatureGates, {labelSelector: {matchLabels: {app: 'db'}}}), [])
   })
 
-  test('explain with no object lists the bundled example\'s Lost and Misbound claims, which audit reports as errors', async () => {
-    const items = (explainState(await example('cluster.yaml'), {gates: defaultFeatureGates, onlyRelevant: false}).document as {items: ClaimExplanation[]}).items
+  test("explain with no object lists the bundled example's Lost and Misbound claims, which audit reports as errors", async () => {
+    const items = (
+      explainState(await example('cluster.yaml'), {gates: defaultFeatureGates, onlyRelevant: false}).document as {
+        items: ClaimExplanation[]
+      }
+    ).items
     assert.deepEqual(
       items.filter((e) => e.phase === 'Bound').map((e) => `${e.claim.name} ${e.verdict}`),
       ['reports-b Misbound', 'sessions Lost'],
@@ -145,7 +183,9 @@ describe('a scope chooses what audit and explain show, never what they say of an
 
   for (const {file, cases} of loadCases('cases')) {
     test(`conformance cases of ${file}`, () => {
-      const problems = cases.flatMap((c) => allDisagreements(stateOf(c), {...defaultFeatureGates, ...(c.featureGates ?? {})}).map((p) => `${c.name}: ${p}`))
+      const problems = cases.flatMap((c) =>
+        allDisagreements(stateOf(c), {...defaultFeatureGates, ...(c.featureGates ?? {})}).map((p) => `${c.name}: ${p}`),
+      )
       assert.deepEqual(problems, [])
     })
   }

@@ -17,7 +17,12 @@ export interface CheckRow<N extends string, A extends unknown[]> {
 }
 
 /** A test per row, and one that every check but the proof has a row. */
-export function checkRowTests<N extends string, A extends unknown[], D extends Decided<N>>(rows: ReadonlyArray<CheckRow<N, A>>, decide: (...args: A) => D, checks: readonly N[], also: (blocked: D) => void = () => {}): void {
+export function checkRowTests<N extends string, A extends unknown[], D extends Decided<N>>(
+  rows: ReadonlyArray<CheckRow<N, A>>,
+  decide: (...args: A) => D,
+  checks: readonly N[],
+  also: (blocked: D) => void = () => {},
+): void {
   const checkOf = (d: D, name: N) => d.checks.find((c) => c.name === name)
   for (const row of rows) {
     test(row.check, () => {

@@ -26,22 +26,43 @@ const LIFTED = new Set(['BoundToOtherClaim', 'VolumeNotAvailable'])
  * The definition: the claims that name the volume and that its claimRef keeps out (they ask for it alone),
  * else each claim nothing binds, of the volume's class, in order, until `most` fit.
  */
-function fitsOneByOne(explainer: Explainer, claims: readonly ClaimExplanationFacts[], gates: FeatureGates, volume: PersistentVolume, most: number): ClaimName[] {
-  const asking = claims.filter((e) => e.verdict === 'RequestedVolumeBoundElsewhere' && e.request.volumeName === volume.metadata.name).map((e) => e.claim)
+function fitsOneByOne(
+  explainer: Explainer,
+  claims: readonly ClaimExplanationFacts[],
+  gates: FeatureGates,
+  volume: PersistentVolume,
+  most: number,
+): ClaimName[] {
+  const asking = claims
+    .filter((e) => e.verdict === 'RequestedVolumeBoundElsewhere' && e.request.volumeName === volume.metadata.name)
+    .map((e) => e.claim)
   if (asking.length > 0) return asking.slice(0, most)
   const fit: ClaimName[] = []
   for (const e of claims) {
     const claim = explainer.lookup.claimNamed(e.claim.namespace, e.claim.name)
-    if (fit.length >= most || claim === undefined || !RECLAIM_FOR_VERDICTS.has(e.verdict) || (claim.spec.volumeName ?? '') !== '') continue
+    if (
+      fit.length >= most ||
+      claim === undefined ||
+      !RECLAIM_FOR_VERDICTS.has(e.verdict) ||
+      (claim.spec.volumeName ?? '') !== ''
+    )
+      continue
     if (e.storageClass.name !== getPersistentVolumeClass(volume)) continue
-    const path = {kind: 'index' as const, claimClass: e.storageClass.name, delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer'}
+    const path = {
+      kind: 'index' as const,
+      claimClass: e.storageClass.name,
+      delayBinding: e.storageClass.volumeBindingMode === 'WaitForFirstConsumer',
+    }
     if (reasonsFor(explainer.lookup, volume, claim, path, gates).every((r) => LIFTED.has(r.code))) fit.push(e.claim)
   }
   return fit
 }
 
 /** What the two answer differently, and how many volumes some claim fits (so that a test shows it asked something). */
-function differences(s: ClusterState, gates: FeatureGates = defaultFeatureGates): {problems: string[]; fitting: number} {
+function differences(
+  s: ClusterState,
+  gates: FeatureGates = defaultFeatureGates,
+): {problems: string[]; fitting: number} {
   const explainer = new Explainer(s, {gates})
   const claims = s.claims.map((c) => explainer.claimFacts(c.metadata.namespace ?? '', c.metadata.name ?? '')!)
   const fits = reclaimFits(explainer.lookup, claims, gates)
@@ -52,7 +73,10 @@ function differences(s: ClusterState, gates: FeatureGates = defaultFeatureGates)
       const want = fitsOneByOne(explainer, claims, gates, volume, most)
       const got = fits(volume, most)
       if (want.length > 0) fitting++
-      if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`pv/${volume.metadata.name} (most ${most}): ${JSON.stringify(got)}, by definition ${JSON.stringify(want)}`)
+      if (JSON.stringify(got) !== JSON.stringify(want))
+        problems.push(
+          `pv/${volume.metadata.name} (most ${most}): ${JSON.stringify(got)}, by definition ${JSON.stringify(want)}`,
+        )
     }
   }
   return {problems, fitting}
@@ -60,7 +84,9 @@ function differences(s: ClusterState, gates: FeatureGates = defaultFeatureGates)
 
 describe('reclaimFits answers as every claim checked in turn', () => {
   test('the conformance cases', () => {
-    const results = loadCases('cases').flatMap(({cases}) => cases.map((c) => ({name: c.name, ...differences(stateOf(c))})))
+    const results = loadCases('cases').flatMap(({cases}) =>
+      cases.map((c) => ({name: c.name, ...differences(stateOf(c))})),
+    )
     assert.deepEqual(
       results.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`)),
       [],
@@ -85,11 +111,31 @@ describe('reclaimFits answers as every claim checked in turn', () => {
     )
   })
   // A restore: the volume's claimRef names a claim that exists again under another uid, asking as others do.
-  const releasedTo = (name: string, o: Parameters<typeof pv>[1] = {}) => pv(name, {phase: 'Released', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, ...o})
+  const releasedTo = (name: string, o: Parameters<typeof pv>[1] = {}) =>
+    pv(name, {phase: 'Released', className: '', claim: {name: 'db', uid: 'u-old'}, annotations: byController, ...o})
   const rows: Array<{name: string; s: ClusterState}> = [
-    {name: 'the re-created claim and another asking alike', s: state({volumes: [releasedTo('pv-1')], claims: [pvc('db', 'u-new', {className: ''}), pvc('web', 'u-web', {className: ''})]})},
-    {name: 'the re-created claim alone', s: state({volumes: [releasedTo('pv-1')], claims: [pvc('db', 'u-new', {className: ''})]})},
-    {name: 'claims asking alike, one too big for the volume', s: state({volumes: [releasedTo('pv-1', {claim: {name: 'old', uid: 'u-old'}})], claims: [pvc('a', 'u-a', {className: ''}), pvc('b', 'u-b', {className: '', request: '5Gi'}), pvc('c', 'u-c', {className: ''})]})},
+    {
+      name: 'the re-created claim and another asking alike',
+      s: state({
+        volumes: [releasedTo('pv-1')],
+        claims: [pvc('db', 'u-new', {className: ''}), pvc('web', 'u-web', {className: ''})],
+      }),
+    },
+    {
+      name: 'the re-created claim alone',
+      s: state({volumes: [releasedTo('pv-1')], claims: [pvc('db', 'u-new', {className: ''})]}),
+    },
+    {
+      name: 'claims asking alike, one too big for the volume',
+      s: state({
+        volumes: [releasedTo('pv-1', {claim: {name: 'old', uid: 'u-old'}})],
+        claims: [
+          pvc('a', 'u-a', {className: ''}),
+          pvc('b', 'u-b', {className: '', request: '5Gi'}),
+          pvc('c', 'u-c', {className: ''}),
+        ],
+      }),
+    },
   ]
   for (const row of rows) {
     test(row.name, () => {

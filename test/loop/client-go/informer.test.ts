@@ -9,10 +9,13 @@ import {createLogger} from '../../../src/log.js'
 import {Informer, MERGE_SLICE, type WireObject} from '../../../src/loop/client-go/informer.js'
 
 const obj = (name: string, rv: number): WireObject => ({metadata: {name, resourceVersion: String(rv)}})
-const rvs = (store: Map<string, WireObject>) => Object.fromEntries([...store].map(([k, o]) => [k, o.metadata.resourceVersion]))
+const rvs = (store: Map<string, WireObject>) =>
+  Object.fromEntries([...store].map(([k, o]) => [k, o.metadata.resourceVersion]))
 
 test('a resync list beside the watch: the watch goes on; objects newer than the snapshot, or deleted after it, stay as the watch left them', async () => {
-  const pages: Array<Page<WireObject> | Promise<Page<WireObject>>> = [{items: [obj('a', 1), obj('b', 2), obj('e', 1)], resourceVersion: '2'}]
+  const pages: Array<Page<WireObject> | Promise<Page<WireObject>>> = [
+    {items: [obj('a', 1), obj('b', 2), obj('e', 1)], resourceVersion: '2'},
+  ]
   let emit: ((e: WatchEvent) => void) | undefined
   let watches = 0
   const calls: string[] = []
@@ -28,7 +31,8 @@ test('a resync list beside the watch: the watch goes on; objects newer than the 
     },
     handlers: {
       onAdd: (o) => calls.push(`add ${o.metadata.name}@${o.metadata.resourceVersion}`),
-      onUpdate: (old, o) => calls.push(`update ${o.metadata.name}@${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`),
+      onUpdate: (old, o) =>
+        calls.push(`update ${o.metadata.name}@${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`),
       onDelete: (o) => calls.push(`delete ${o.metadata.name}`),
     },
     log: createLogger({format: 'text', verbosity: 0, write: () => {}}),
@@ -88,10 +92,17 @@ async function informerOver(first: WireObject[], firstRv: number, afterUpdate?: 
   while (emit === undefined) await new Promise((r) => setImmediate(r))
   calls.length = 0
   updates.length = 0
-  return {informer, calls, updates, emit: (e: WatchEvent) => emit!(e), nextList: (p: Page<WireObject> | Promise<Page<WireObject>>) => pages.push(p)}
+  return {
+    informer,
+    calls,
+    updates,
+    emit: (e: WatchEvent) => emit!(e),
+    nextList: (p: Page<WireObject> | Promise<Page<WireObject>>) => pages.push(p),
+  }
 }
 
-const named = (prefix: string, n: number, rv: number) => Array.from({length: n}, (_, i) => obj(`${prefix}-${String(i).padStart(5, '0')}`, rv))
+const named = (prefix: string, n: number, rv: number) =>
+  Array.from({length: n}, (_, i) => obj(`${prefix}-${String(i).padStart(5, '0')}`, rv))
 
 test('a resync list is merged in slices: watch events between them are applied at once, and the merge does not undo them', async () => {
   // Three slices of listed objects, all at resourceVersion 1; the list's snapshot is at 10.
@@ -103,22 +114,29 @@ test('a resync list is merged in slices: watch events between them are applied a
   const inFirst = listed[0].metadata.name!
   // When the first slice's last object is merged, the watch's events are due: they run before the next slice.
   let storeAtEvents: string | undefined
-  const {informer, calls, emit, nextList} = await informerOver(listed.map((o) => structuredClone(o)), 1, (o) => {
-    if (o.metadata.name !== lastOfFirst || o.metadata.resourceVersion !== '10') return
-    setImmediate(() => {
-      storeAtEvents = informer.store.get(firstOfSecond)?.metadata.resourceVersion
-      emit({type: 'MODIFIED', object: obj(last, 11)} as never)
-      emit({type: 'DELETED', object: obj(inThird, 12)} as never)
-      emit({type: 'DELETED', object: obj(inFirst, 13)} as never)
-      emit({type: 'ADDED', object: obj('pv-created', 14)} as never)
-    })
-  })
+  const {informer, calls, emit, nextList} = await informerOver(
+    listed.map((o) => structuredClone(o)),
+    1,
+    (o) => {
+      if (o.metadata.name !== lastOfFirst || o.metadata.resourceVersion !== '10') return
+      setImmediate(() => {
+        storeAtEvents = informer.store.get(firstOfSecond)?.metadata.resourceVersion
+        emit({type: 'MODIFIED', object: obj(last, 11)} as never)
+        emit({type: 'DELETED', object: obj(inThird, 12)} as never)
+        emit({type: 'DELETED', object: obj(inFirst, 13)} as never)
+        emit({type: 'ADDED', object: obj('pv-created', 14)} as never)
+      })
+    },
+  )
   const page = {items: listed.map((o) => ({metadata: {...o.metadata, resourceVersion: '10'}})), resourceVersion: '10'}
   nextList(page)
   await informer.listBesideWatch('resync')
   assert.equal(storeAtEvents, '1', 'the events came while the second slice was still to be merged')
   const at = (c: string) => calls.indexOf(c)
-  assert.ok(at(`update ${lastOfFirst}`) < at(`update ${last}`) && at(`update ${last}`) < at(`update ${firstOfSecond}`), 'the watch event was handled between the slices')
+  assert.ok(
+    at(`update ${lastOfFirst}`) < at(`update ${last}`) && at(`update ${last}`) < at(`update ${firstOfSecond}`),
+    'the watch event was handled between the slices',
+  )
   const table: Array<[string, string | undefined, string]> = [
     [last, '11', 'modified by the watch after the snapshot, before its slice: the watch version stays'],
     [inThird, undefined, 'deleted by the watch after the snapshot, before its slice: not listed back in'],
@@ -126,8 +144,13 @@ test('a resync list is merged in slices: watch events between them are applied a
     ['pv-created', '14', 'created after the snapshot: kept by the deletion pass'],
     [firstOfSecond, '10', 'merged from the list'],
   ]
-  for (const [name, rv, why] of table) assert.equal(informer.store.get(name)?.metadata.resourceVersion, rv, `${name}: ${why}`)
-  assert.equal(calls.filter((c) => c === `update ${last}`).length, 1, 'the listed copy of the modified object was not merged')
+  for (const [name, rv, why] of table)
+    assert.equal(informer.store.get(name)?.metadata.resourceVersion, rv, `${name}: ${why}`)
+  assert.equal(
+    calls.filter((c) => c === `update ${last}`).length,
+    1,
+    'the listed copy of the modified object was not merged',
+  )
   assert.equal(calls.filter((c) => c.startsWith('delete ')).length, 2, 'only the watch deleted')
   await informer.stop()
 })
@@ -176,9 +199,13 @@ test('a list that replaces the store during a merge (the watch expired) stops th
   const lastOfFirst = listed[MERGE_SLICE - 1].metadata.name!
   const gone = listed.at(-1)!.metadata.name!
   let relisting: Promise<void> | undefined
-  const {informer, calls, nextList} = await informerOver(listed.map((o) => structuredClone(o)), 1, (o) => {
-    if (o.metadata.name === lastOfFirst && relisting === undefined) relisting = informer.relist('expired')
-  })
+  const {informer, calls, nextList} = await informerOver(
+    listed.map((o) => structuredClone(o)),
+    1,
+    (o) => {
+      if (o.metadata.name === lastOfFirst && relisting === undefined) relisting = informer.relist('expired')
+    },
+  )
   // The resync's snapshot at 10 holds every object; the relist's at 20 no longer holds the last one.
   nextList({items: listed.map((o) => obj(o.metadata.name!, 10)), resourceVersion: '10'})
   nextList({items: listed.slice(0, -1).map((o) => obj(o.metadata.name!, 10)), resourceVersion: '20'})

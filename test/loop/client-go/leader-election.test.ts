@@ -8,7 +8,12 @@ import type {Lease, LeaseApi} from '../../../src/cluster/live-api.js'
 import type {Page} from '../../../src/cluster/page.js'
 import {createLogger, silentLogger} from '../../../src/log.js'
 import {
-  type Clock, KCM_LEADER_ELECTION, type LeaderEvents, LeaderElector, microTime, validateLeaderElection,
+  type Clock,
+  KCM_LEADER_ELECTION,
+  type LeaderEvents,
+  LeaderElector,
+  microTime,
+  validateLeaderElection,
 } from '../../../src/loop/client-go/leader-election.js'
 import {UsageError} from '../../../src/errors.js'
 
@@ -39,10 +44,14 @@ class VirtualClock implements Clock {
       if (signal?.aborted) return resolve()
       const s = {at: this.now + ms, resolve}
       this.sleepers.push(s)
-      signal?.addEventListener('abort', () => {
-        this.sleepers = this.sleepers.filter((x) => x !== s)
-        resolve()
-      }, {once: true})
+      signal?.addEventListener(
+        'abort',
+        () => {
+          this.sleepers = this.sleepers.filter((x) => x !== s)
+          resolve()
+        },
+        {once: true},
+      )
     })
   }
 
@@ -76,13 +85,20 @@ class MemoryLeases implements LeaseApi {
   async readLease(namespace: string, name: string): Promise<Lease> {
     await flush()
     await this.gate
-    if (this.lease === undefined) throw new NotFoundError(`leases "${name}" not found`, {verb: 'get', resource: 'leases', namespace, name}, 404, 'NotFound')
+    if (this.lease === undefined)
+      throw new NotFoundError(
+        `leases "${name}" not found`,
+        {verb: 'get', resource: 'leases', namespace, name},
+        404,
+        'NotFound',
+      )
     return structuredClone(this.lease)
   }
 
   async createLease(lease: Lease): Promise<Lease> {
     await flush()
-    if (this.lease !== undefined) throw new ConflictError('exists', {verb: 'create', resource: 'leases'}, 409, 'AlreadyExists')
+    if (this.lease !== undefined)
+      throw new ConflictError('exists', {verb: 'create', resource: 'leases'}, 409, 'AlreadyExists')
     this.writes.push(lease.spec?.holderIdentity ?? '')
     this.lease = {...structuredClone(lease), metadata: {...lease.metadata, resourceVersion: String(++this.rv)}}
     return structuredClone(this.lease)
@@ -91,8 +107,10 @@ class MemoryLeases implements LeaseApi {
   async replaceLease(lease: Lease): Promise<Lease> {
     await flush()
     const who = lease.spec?.holderIdentity ?? ''
-    if (this.failing.has(who) || (who === '' && this.failing.size > 0)) throw new TransientApiError('unreachable', {verb: 'update', resource: 'leases'}, 503, 'ServiceUnavailable')
-    if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw new ConflictError('conflict', {verb: 'update', resource: 'leases'}, 409, 'Conflict')
+    if (this.failing.has(who) || (who === '' && this.failing.size > 0))
+      throw new TransientApiError('unreachable', {verb: 'update', resource: 'leases'}, 503, 'ServiceUnavailable')
+    if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion)
+      throw new ConflictError('conflict', {verb: 'update', resource: 'leases'}, 409, 'Conflict')
     this.writes.push(who)
     this.lease = {...structuredClone(lease), metadata: {...lease.metadata, resourceVersion: String(++this.rv)}}
     return structuredClone(this.lease)
@@ -112,15 +130,28 @@ function candidates(n: number, events: LeaderEvents = {}) {
   const api = new MemoryLeases()
   const log = (i: number) =>
     process.env.DBG
-      ? createLogger({format: 'text', verbosity: 9, write: (l) => process.stderr.write(`[${clock.now}] node-${i} ${l}`)})
+      ? createLogger({
+          format: 'text',
+          verbosity: 9,
+          write: (l) => process.stderr.write(`[${clock.now}] node-${i} ${l}`),
+        })
       : silentLogger
-  const config = (i: number) => ({namespace: 'kube-system', name: 'pvctl', identity: `node-${i}_uuid`, ...KCM_LEADER_ELECTION})
+  const config = (i: number) => ({
+    namespace: 'kube-system',
+    name: 'pvctl',
+    identity: `node-${i}_uuid`,
+    ...KCM_LEADER_ELECTION,
+  })
   const electors = Array.from({length: n}, (_, i) => new LeaderElector(config(i), api, log(i), events, clock))
   return {clock, api, electors}
 }
 
 test('the first candidate acquires; the second stands by and never writes the lease', async () => {
-  const {clock, api, electors: [a, b]} = candidates(2)
+  const {
+    clock,
+    api,
+    electors: [a, b],
+  } = candidates(2)
   const stop = new AbortController()
   assert.equal(await a.acquire(stop.signal), true)
   const renewing = a.renewLoop(stop.signal)
@@ -136,7 +167,11 @@ test('the first candidate acquires; the second stands by and never writes the le
 })
 
 test('the leader gone (killed, no release): the standby takes over one lease duration after the last renewal it saw', async () => {
-  const {clock, api, electors: [a, b]} = candidates(2)
+  const {
+    clock,
+    api,
+    electors: [a, b],
+  } = candidates(2)
   const killA = new AbortController()
   await a.acquire(killA.signal)
   void a.renewLoop(killA.signal)
@@ -149,11 +184,18 @@ test('the leader gone (killed, no release): the standby takes over one lease dur
   assert.equal(api.holder, 'node-1_uuid')
   const waited = takeover - lastRenewal
   assert.ok(waited >= KCM_LEADER_ELECTION.leaseDurationMs, `took over ${waited} ms after the last renewal`)
-  assert.ok(waited <= KCM_LEADER_ELECTION.leaseDurationMs + 2 * 2_000 * 2.2, `took over ${waited} ms after the last renewal`)
+  assert.ok(
+    waited <= KCM_LEADER_ELECTION.leaseDurationMs + 2 * 2_000 * 2.2,
+    `took over ${waited} ms after the last renewal`,
+  )
 })
 
 test('a leader that cannot renew stops writing before any standby may take over, then reports the loss', async () => {
-  const {clock, api, electors: [a, b]} = candidates(2)
+  const {
+    clock,
+    api,
+    electors: [a, b],
+  } = candidates(2)
   const stop = new AbortController()
   await a.acquire(stop.signal)
   const renewing = a.renewLoop(stop.signal)
@@ -173,7 +215,10 @@ test('a leader that cannot renew stops writing before any standby may take over,
   })
   assert.ok(fenced > 0 && takeover > 0 && lostAt > 0)
   assert.ok(fenced < takeover, `fenced at ${fenced}, taken over at ${takeover}`)
-  assert.ok(takeover - fenced >= KCM_LEADER_ELECTION.leaseDurationMs - KCM_LEADER_ELECTION.renewDeadlineMs, 'at least lease - deadline of margin')
+  assert.ok(
+    takeover - fenced >= KCM_LEADER_ELECTION.leaseDurationMs - KCM_LEADER_ELECTION.renewDeadlineMs,
+    'at least lease - deadline of margin',
+  )
   assert.ok(fenced - partitioned <= KCM_LEADER_ELECTION.renewDeadlineMs, 'the fence closes within the renew deadline')
   assert.ok(lostAt <= partitioned + KCM_LEADER_ELECTION.renewDeadlineMs + KCM_LEADER_ELECTION.retryPeriodMs)
   assert.equal(a.isLeader(), false)
@@ -182,7 +227,11 @@ test('a leader that cannot renew stops writing before any standby may take over,
 })
 
 test('release: an empty holder and a 1 s lease, and the standby takes over at its next attempt', async () => {
-  const {clock, api, electors: [a, b]} = candidates(2)
+  const {
+    clock,
+    api,
+    electors: [a, b],
+  } = candidates(2)
   const stop = new AbortController()
   await a.acquire(stop.signal)
   let takeover = -1
@@ -193,12 +242,19 @@ test('release: an empty holder and a 1 s lease, and the standby takes over at it
   assert.equal(api.holder, '')
   assert.equal(a.mayWrite(), false)
   await clock.advance(10_000)
-  assert.ok(takeover > 0 && takeover - released <= 2_000 * 2.2 + 1_000, `took over ${takeover - released} ms after the release`)
+  assert.ok(
+    takeover > 0 && takeover - released <= 2_000 * 2.2 + 1_000,
+    `took over ${takeover - released} ms after the release`,
+  )
   stop.abort()
 })
 
 test('release waits for a renewal still in flight: the lease ends released, not renewed over the release', async () => {
-  const {clock, api, electors: [a]} = candidates(1)
+  const {
+    clock,
+    api,
+    electors: [a],
+  } = candidates(1)
   const stop = new AbortController()
   await a.acquire(stop.signal)
   const renewing = a.renewLoop(stop.signal)
@@ -219,8 +275,14 @@ test('release waits for a renewal still in flight: the lease ends released, not 
 
 test('timing is validated as client-go validates it', () => {
   validateLeaderElection(KCM_LEADER_ELECTION)
-  assert.throws(() => validateLeaderElection({leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000}), UsageError)
-  assert.throws(() => validateLeaderElection({leaseDurationMs: 15_000, renewDeadlineMs: 2_000, retryPeriodMs: 2_000}), UsageError)
+  assert.throws(
+    () => validateLeaderElection({leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000}),
+    UsageError,
+  )
+  assert.throws(
+    () => validateLeaderElection({leaseDurationMs: 15_000, renewDeadlineMs: 2_000, retryPeriodMs: 2_000}),
+    UsageError,
+  )
 })
 
 test('Lease times are MicroTime: six fractional digits', () => {
@@ -232,8 +294,20 @@ test('a candidate that cannot read or write the lease says so at the default ver
   const api = new MemoryLeases()
   const lines: string[] = []
   const log = createLogger({format: 'json', verbosity: 0, write: (l) => lines.push(l)})
-  const elector = new LeaderElector({namespace: 'kube-system', name: 'pvctl', identity: 'node-0_uuid', ...KCM_LEADER_ELECTION}, api, log, {}, clock)
-  const unreachable = () => new TransientApiError('connect ECONNREFUSED 127.0.0.1:6443', {verb: 'get', resource: 'leases'}, 503, 'ServiceUnavailable')
+  const elector = new LeaderElector(
+    {namespace: 'kube-system', name: 'pvctl', identity: 'node-0_uuid', ...KCM_LEADER_ELECTION},
+    api,
+    log,
+    {},
+    clock,
+  )
+  const unreachable = () =>
+    new TransientApiError(
+      'connect ECONNREFUSED 127.0.0.1:6443',
+      {verb: 'get', resource: 'leases'},
+      503,
+      'ServiceUnavailable',
+    )
   // Reads fail: "error retrieving resource lock", once per retry period (2 s).
   const read = api.readLease.bind(api)
   api.readLease = async () => {
@@ -243,17 +317,25 @@ test('a candidate that cannot read or write the lease says so at the default ver
   const stop = new AbortController()
   void elector.acquire(stop.signal)
   await clock.advance(7_000)
-  const errors = lines.map((l) => JSON.parse(l) as {level: string; msg: string; err?: string}).filter((e) => e.msg !== 'Attempting to acquire leader lease')
+  const errors = lines
+    .map((l) => JSON.parse(l) as {level: string; msg: string; err?: string})
+    .filter((e) => e.msg !== 'Attempting to acquire leader lease')
   assert.ok(errors.length >= 3, `one line per attempt: ${lines.join('')}`)
   for (const e of errors) assert.deepEqual([e.level, e.msg], ['error', 'Error retrieving resource lock'])
   assert.match(String(errors[0]!.err), /ECONNREFUSED/)
   // Reads work again but updates fail (another holder expired, this one cannot write): "Failed to update lock".
   lines.length = 0
   api.readLease = read
-  await api.createLease({metadata: {name: 'pvctl', namespace: 'kube-system'}, spec: {holderIdentity: 'gone_uuid', leaseDurationSeconds: 15, renewTime: microTime(clock.wall())}})
+  await api.createLease({
+    metadata: {name: 'pvctl', namespace: 'kube-system'},
+    spec: {holderIdentity: 'gone_uuid', leaseDurationSeconds: 15, renewTime: microTime(clock.wall())},
+  })
   api.failing.add('node-0_uuid')
   await clock.advance(40_000)
-  assert.ok(lines.some((l) => /"level":"error".*"msg":"Failed to update lock"/.test(l)), lines.join(''))
+  assert.ok(
+    lines.some((l) => /"level":"error".*"msg":"Failed to update lock"/.test(l)),
+    lines.join(''),
+  )
   stop.abort()
   await clock.advance(2_000)
 })
@@ -263,18 +345,47 @@ const advanceTo = (clock: VirtualClock, at: number) => clock.advance(at - clock.
 
 // A standby's decision on a Lease another holds: expired only a lease duration (the record's) after it
 // OBSERVED the record change, by its own clock; a released lease (holder "") at once.
-const standbyRows: Array<{name: string; record: {holder: string; seconds: number}; renewedAt?: number; expiresAt: number}> = [
-  {name: 'never renewed: expires a lease duration after the first read', record: {holder: 'other_uuid', seconds: 15}, expiresAt: 15_000},
-  {name: 'the record\'s duration counts, not the candidate\'s own', record: {holder: 'other_uuid', seconds: 40}, expiresAt: 40_000},
-  {name: 'a renewal seen at 6 s restarts the count', record: {holder: 'other_uuid', seconds: 15}, renewedAt: 6_000, expiresAt: 21_000},
+const standbyRows: Array<{
+  name: string
+  record: {holder: string; seconds: number}
+  renewedAt?: number
+  expiresAt: number
+}> = [
+  {
+    name: 'never renewed: expires a lease duration after the first read',
+    record: {holder: 'other_uuid', seconds: 15},
+    expiresAt: 15_000,
+  },
+  {
+    name: "the record's duration counts, not the candidate's own",
+    record: {holder: 'other_uuid', seconds: 40},
+    expiresAt: 40_000,
+  },
+  {
+    name: 'a renewal seen at 6 s restarts the count',
+    record: {holder: 'other_uuid', seconds: 15},
+    renewedAt: 6_000,
+    expiresAt: 21_000,
+  },
   {name: 'released (holder ""): free at once', record: {holder: '', seconds: 1}, expiresAt: 0},
 ]
 
 for (const row of standbyRows) {
   test(`standby: ${row.name}`, async () => {
-    const {clock, api, electors: [b]} = candidates(1)
-    const spec = (renewTime: string) => ({holderIdentity: row.record.holder, leaseDurationSeconds: row.record.seconds, renewTime})
-    const lease = await api.createLease({metadata: {name: 'pvctl', namespace: 'kube-system'}, spec: spec(microTime(clock.wall()))})
+    const {
+      clock,
+      api,
+      electors: [b],
+    } = candidates(1)
+    const spec = (renewTime: string) => ({
+      holderIdentity: row.record.holder,
+      leaseDurationSeconds: row.record.seconds,
+      renewTime,
+    })
+    const lease = await api.createLease({
+      metadata: {name: 'pvctl', namespace: 'kube-system'},
+      spec: spec(microTime(clock.wall())),
+    })
     if (row.expiresAt > 0) assert.equal(await b.tryAcquireOrRenew(), false, 'the first read observes the holder')
     if (row.renewedAt !== undefined) {
       await advanceTo(clock, row.renewedAt)
@@ -297,7 +408,11 @@ test('standby: acquire() retries every jittered retry period and wins at the fir
   // random() is 0.5: each wait is 2 s × (1 + 0.5 × 1.2) = 3.2 s; the lease (15 s, first seen at 0) expires
   // at 15 s; the attempts fall at 0, 3.2, 6.4, 9.6, 12.8 and 16 s.
   const started: number[] = []
-  const {clock, api, electors: [b]} = candidates(1, {onStartedLeading: () => started.push(clock.now)})
+  const {
+    clock,
+    api,
+    electors: [b],
+  } = candidates(1, {onStartedLeading: () => started.push(clock.now)})
   const spec = {holderIdentity: 'gone_uuid', leaseDurationSeconds: 15, renewTime: microTime(clock.wall())}
   await api.createLease({metadata: {name: 'pvctl', namespace: 'kube-system'}, spec})
   const stop = new AbortController()
@@ -325,7 +440,11 @@ const leaderRows: Array<{name: string; failsAt: number; how: 'refused' | 'unansw
 for (const row of leaderRows) {
   test(`leader: renewals ${row.name}: the fence closes, then the loss is reported, exactly when`, async () => {
     let lostAt = -1
-    const {clock, api, electors: [a]} = candidates(1, {onStoppedLeading: () => (lostAt = clock.now)})
+    const {
+      clock,
+      api,
+      electors: [a],
+    } = candidates(1, {onStoppedLeading: () => (lostAt = clock.now)})
     const {renewDeadlineMs, retryPeriodMs, leaseDurationMs} = KCM_LEADER_ELECTION
     const stop = new AbortController()
     assert.equal(await a.acquire(stop.signal), true)

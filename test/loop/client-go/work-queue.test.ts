@@ -45,7 +45,10 @@ test('a waiting worker gets the next key as soon as it is added; shutDown releas
 
 test('per-key exponential back-off: 5 ms doubling, capped, reset by forget()', () => {
   const b = new ItemExponentialBackOff(BACK_OFF)
-  assert.deepEqual([1, 2, 3, 4, 5].map(() => b.when('a')), [5, 10, 20, 40, 80])
+  assert.deepEqual(
+    [1, 2, 3, 4, 5].map(() => b.when('a')),
+    [5, 10, 20, 40, 80],
+  )
   assert.equal(b.when('b'), 5, 'per key')
   for (let i = 0; i < 20; i++) b.when('a')
   assert.equal(b.when('a'), 1000, 'capped')
@@ -58,7 +61,11 @@ test('addRateLimited brings the key back after its back-off, counted as a retry'
   // The back-off's timer on a mock clock: the key is back when the clock reaches 20 ms, not before.
   t.mock.timers.enable({apis: ['setTimeout']})
   let retries = 0
-  const q = new WorkQueue('claims', {baseMs: 20, maxMs: 1000}, {added: () => {}, retried: () => retries++, waited: () => {}, worked: () => {}})
+  const q = new WorkQueue(
+    'claims',
+    {baseMs: 20, maxMs: 1000},
+    {added: () => {}, retried: () => retries++, waited: () => {}, worked: () => {}},
+  )
   q.addRateLimited('ns/a')
   q.addRateLimited('ns/a') // already due: not queued twice
   assert.equal(q.depth, 0)
@@ -77,23 +84,99 @@ test('addRateLimited brings the key back after its back-off, counted as a retry'
 type Op = ['add', string, Lane?] | ['take'] | ['done', string]
 
 const LANE_ROWS: Array<{name: string; ops: Op[]; order: string[]; depth?: number}> = [
-  {name: 'one lane alone is a FIFO', ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'c', 'bulk']], order: ['a', 'b', 'c']},
-  {name: 'event keys before bulk keys, each lane in its order', ops: [['add', 'b1', 'bulk'], ['add', 'b2', 'bulk'], ['add', 'e1'], ['add', 'e2', 'event']], order: ['e1', 'e2', 'b1', 'b2']},
-  {name: 'a bulk key added as an event moves up, and is handed out once', ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'b', 'event']], order: ['b', 'a'], depth: 2},
-  {name: 'an event key added to bulk keeps its place', ops: [['add', 'a', 'bulk'], ['add', 'b', 'event'], ['add', 'b', 'bulk']], order: ['b', 'a'], depth: 2},
-  {name: 'a bulk key added again keeps its place in the FIFO', ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'a', 'bulk']], order: ['a', 'b'], depth: 2},
   {
-    name: 'a key moved up, taken, and added to bulk again waits at its new place, not its stale one',
-    ops: [['add', 'a', 'bulk'], ['add', 'b', 'bulk'], ['add', 'a', 'event'], ['take'], ['done', 'a'], ['add', 'a', 'bulk']],
+    name: 'one lane alone is a FIFO',
+    ops: [
+      ['add', 'a', 'bulk'],
+      ['add', 'b', 'bulk'],
+      ['add', 'c', 'bulk'],
+    ],
+    order: ['a', 'b', 'c'],
+  },
+  {
+    name: 'event keys before bulk keys, each lane in its order',
+    ops: [
+      ['add', 'b1', 'bulk'],
+      ['add', 'b2', 'bulk'],
+      ['add', 'e1'],
+      ['add', 'e2', 'event'],
+    ],
+    order: ['e1', 'e2', 'b1', 'b2'],
+  },
+  {
+    name: 'a bulk key added as an event moves up, and is handed out once',
+    ops: [
+      ['add', 'a', 'bulk'],
+      ['add', 'b', 'bulk'],
+      ['add', 'b', 'event'],
+    ],
     order: ['b', 'a'],
     depth: 2,
   },
-  {name: 're-added while processing, it comes back in the better lane asked for', ops: [['add', 'a', 'bulk'], ['add', 'x', 'bulk'], ['take'], ['add', 'a', 'bulk'], ['add', 'a', 'event'], ['done', 'a']], order: ['a', 'x']},
-  {name: 're-added to bulk while processing, it comes back behind the bulk keys', ops: [['add', 'a'], ['add', 'x', 'bulk'], ['take'], ['add', 'a', 'bulk'], ['done', 'a']], order: ['x', 'a']},
+  {
+    name: 'an event key added to bulk keeps its place',
+    ops: [
+      ['add', 'a', 'bulk'],
+      ['add', 'b', 'event'],
+      ['add', 'b', 'bulk'],
+    ],
+    order: ['b', 'a'],
+    depth: 2,
+  },
+  {
+    name: 'a bulk key added again keeps its place in the FIFO',
+    ops: [
+      ['add', 'a', 'bulk'],
+      ['add', 'b', 'bulk'],
+      ['add', 'a', 'bulk'],
+    ],
+    order: ['a', 'b'],
+    depth: 2,
+  },
+  {
+    name: 'a key moved up, taken, and added to bulk again waits at its new place, not its stale one',
+    ops: [
+      ['add', 'a', 'bulk'],
+      ['add', 'b', 'bulk'],
+      ['add', 'a', 'event'],
+      ['take'],
+      ['done', 'a'],
+      ['add', 'a', 'bulk'],
+    ],
+    order: ['b', 'a'],
+    depth: 2,
+  },
+  {
+    name: 're-added while processing, it comes back in the better lane asked for',
+    ops: [
+      ['add', 'a', 'bulk'],
+      ['add', 'x', 'bulk'],
+      ['take'],
+      ['add', 'a', 'bulk'],
+      ['add', 'a', 'event'],
+      ['done', 'a'],
+    ],
+    order: ['a', 'x'],
+  },
+  {
+    name: 're-added to bulk while processing, it comes back behind the bulk keys',
+    ops: [['add', 'a'], ['add', 'x', 'bulk'], ['take'], ['add', 'a', 'bulk'], ['done', 'a']],
+    order: ['x', 'a'],
+  },
   {
     name: 'after EVENT_BURST event keys in a row, one bulk key gets its turn',
-    ops: [['add', 'bulk-1', 'bulk'], ['add', 'bulk-2', 'bulk'], ...Array.from({length: EVENT_BURST + 2}, (_, i): Op => ['add', `e${i}`])],
-    order: [...Array.from({length: EVENT_BURST}, (_, i) => `e${i}`), 'bulk-1', `e${EVENT_BURST}`, `e${EVENT_BURST + 1}`, 'bulk-2'],
+    ops: [
+      ['add', 'bulk-1', 'bulk'],
+      ['add', 'bulk-2', 'bulk'],
+      ...Array.from({length: EVENT_BURST + 2}, (_, i): Op => ['add', `e${i}`]),
+    ],
+    order: [
+      ...Array.from({length: EVENT_BURST}, (_, i) => `e${i}`),
+      'bulk-1',
+      `e${EVENT_BURST}`,
+      `e${EVENT_BURST + 1}`,
+      'bulk-2',
+    ],
   },
 ]
 
@@ -144,7 +227,10 @@ test('lanes: a key is never handed to two workers, whichever lanes it is added t
   assert.deepEqual([q.laneDepth('event'), q.laneDepth('bulk')], [1, 0], 'once, in the event lane')
 })
 
-for (const [from, other] of [['bulk', 'event'], ['event', 'bulk']] as const) {
+for (const [from, other] of [
+  ['bulk', 'event'],
+  ['event', 'bulk'],
+] as const) {
   test(`lanes: a failed ${from} key comes back after its back-off into the ${from} lane`, async () => {
     const q = new WorkQueue('claims', {baseMs: 10, maxMs: 1000})
     q.add('a', from)
@@ -208,7 +294,11 @@ test('memos: a key keeps its memo after done(), waits again when added, in no de
   assert.equal(q.depth, 1)
   assert.equal(q.inFlight, 0)
   assert.deepEqual(q.memo('ns/a'), {plan: 'bind'}, 'kept after done()')
-  assert.throws(() => q.setMemo('ns/a', {plan: 'x'}), /no worker holds/, 'only the worker that holds the key sets its memo')
+  assert.throws(
+    () => q.setMemo('ns/a', {plan: 'x'}),
+    /no worker holds/,
+    'only the worker that holds the key sets its memo',
+  )
   assert.equal(await q.get(), 'ns/b')
   q.done('ns/b')
   assert.equal(q.memo('ns/b'), undefined)
