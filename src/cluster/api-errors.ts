@@ -73,63 +73,74 @@ export class RetryAfterRefusedError extends ApiError {}
 /** Maps client-node's failures to pvctl's API errors: one line, the request named, no secrets. */
 export function toApiError(err: unknown, target: ApiTarget, server: string): Error {
   if (err instanceof ApiError) return err
-  const e = err as {
-    code?: unknown
-    body?: unknown
-    headers?: Record<string, string>
-    message?: string
-    type?: string
-    name?: string
+  const e = err as ClientFailure
+  if (typeof e.code === 'number') return httpStatusError(e, e.code, target, server)
+  return connectionError(err, e, target, server)
+}
+
+/** The fields of a client-node failure that say what went wrong: an HTTP answer's, or a socket's. */
+interface ClientFailure {
+  code?: unknown
+  body?: unknown
+  headers?: Record<string, string>
+  message?: string
+  type?: string
+  name?: string
+}
+
+/** An HTTP answer that is an error: its Status's reason and message, and whether a retry may help. */
+function httpStatusError(e: ClientFailure, code: number, target: ApiTarget, server: string): ApiError {
+  let status: {reason?: string; message?: string} = {}
+  try {
+    status = (typeof e.body === 'string' ? JSON.parse(e.body) : (e.body ?? {})) as typeof status
+  } catch {
+    // A body that is not a Status (a proxy's HTML page): keep the code alone.
   }
-  if (typeof e.code === 'number') {
-    let status: {reason?: string; message?: string} = {}
-    try {
-      status = (typeof e.body === 'string' ? JSON.parse(e.body) : (e.body ?? {})) as typeof status
-    } catch {
-      // A body that is not a Status (a proxy's HTML page): keep the code alone.
-    }
-    const reason = status.reason ?? ''
-    const text = `${describeTarget(target)}: ${status.message ?? `HTTP ${e.code}`}`
-    if ((e.code === 404 || e.code === 405 || e.code === 501) && (status as {kind?: unknown}).kind !== 'Status') {
-      // An API server says why in a Status; a web server that is not one (a wrong port, a proxy) does not.
-      return new UnreachableError(
-        `${server} does not answer as a Kubernetes API server (HTTP ${e.code} to ${describeTarget(target)})`,
+  const reason = status.reason ?? ''
+  const text = `${describeTarget(target)}: ${status.message ?? `HTTP ${code}`}`
+  if ((code === 404 || code === 405 || code === 501) && (status as {kind?: unknown}).kind !== 'Status') {
+    // An API server says why in a Status; a web server that is not one (a wrong port, a proxy) does not.
+    return new UnreachableError(
+      `${server} does not answer as a Kubernetes API server (HTTP ${code} to ${describeTarget(target)})`,
+      target,
+      code,
+      'NotKubernetes',
+      ['check the server address of the kubeconfig cluster'],
+    )
+  }
+  switch (code) {
+    case 409:
+      return new ConflictError(text, target, 409, reason || 'Conflict')
+    case 404:
+      return new NotFoundError(text, target, 404, reason || 'NotFound')
+    case 401:
+      return new ForbiddenError(
+        `${describeTarget(target)}: Unauthorized (the credentials were refused)`,
         target,
-        e.code,
-        'NotKubernetes',
-        ['check the server address of the kubeconfig cluster'],
+        401,
+        'Unauthorized',
+        ['check that the kubeconfig credentials are current (kubectl auth whoami)'],
       )
+    case 403:
+      return new ForbiddenError(text, target, 403, reason || 'Forbidden', [
+        'ask for the permission, or run pvctl sync --dry-run',
+      ])
+    case 429:
+    case 500:
+    case 502:
+    case 503:
+    case 504: {
+      const header = e.headers?.['retry-after'] ?? e.headers?.['Retry-After']
+      const retryAfter = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
+      return new TransientApiError(text, target, code, reason || 'ServerError', retryAfter)
     }
-    switch (e.code) {
-      case 409:
-        return new ConflictError(text, target, 409, reason || 'Conflict')
-      case 404:
-        return new NotFoundError(text, target, 404, reason || 'NotFound')
-      case 401:
-        return new ForbiddenError(
-          `${describeTarget(target)}: Unauthorized (the credentials were refused)`,
-          target,
-          401,
-          'Unauthorized',
-          ['check that the kubeconfig credentials are current (kubectl auth whoami)'],
-        )
-      case 403:
-        return new ForbiddenError(text, target, 403, reason || 'Forbidden', [
-          'ask for the permission, or run pvctl sync --dry-run',
-        ])
-      case 429:
-      case 500:
-      case 502:
-      case 503:
-      case 504: {
-        const header = e.headers?.['retry-after'] ?? e.headers?.['Retry-After']
-        const retryAfter = header !== undefined && /^\d+$/.test(header) ? Number(header) : undefined
-        return new TransientApiError(text, target, e.code, reason || 'ServerError', retryAfter)
-      }
-      default:
-        return new ApiError(text, target, e.code, reason)
-    }
+    default:
+      return new ApiError(text, target, code, reason)
   }
+}
+
+/** A request that got no HTTP answer: a dropped connection (transient), a refused certificate, no server. */
+function connectionError(err: unknown, e: ClientFailure, target: ApiTarget, server: string): ApiError {
   const code = (err as {code?: string}).code ?? (err as {errno?: string}).errno
   const message = (e.message ?? String(err)).split('\n')[0]
   if (
