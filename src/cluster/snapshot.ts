@@ -595,6 +595,13 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
   const meta = obj.metadata
   if (meta === undefined || meta === null) return {message: 'metadata.name is required'}
   if (!isMap(meta)) return {message: `metadata must be an object, got ${describe(meta)}`}
+  const badMetadata = validateMetadata(meta, kind, info)
+  if (badMetadata !== undefined) return badMetadata
+  return validateSpecAndStatus(obj, kind, info, meta)
+}
+
+/** Checks the metadata the controller reads: name, namespace (defaulted), uid, resourceVersion, labels, annotations. */
+function validateMetadata(meta: Obj, kind: string, info: KindInfo): Invalid | undefined {
   for (let i = 0; i < METADATA_STRING_KEYS.length; i++) asString(meta, METADATA_STRING_KEYS[i])
   if (meta.name === undefined || meta.name === null || meta.name === '') return {message: 'metadata.name is required'}
   if (typeof meta.name !== 'string') return {message: `metadata.name must be a string, got ${describe(meta.name)}`}
@@ -633,7 +640,11 @@ function validate(obj: Obj, kind: string, info: KindInfo): Invalid | undefined {
         return invalidField(kind, info, meta, `metadata.${f}${fieldKey(k)}`, `must be a string, got ${describe(v)}`)
     }
   }
+  return undefined
+}
 
+/** Checks spec and status of a named object: their shapes, quantities and a claim's label selector. */
+function validateSpecAndStatus(obj: Obj, kind: string, info: KindInfo, meta: Obj): Invalid | undefined {
   if (kind === 'PersistentVolume' || kind === 'PersistentVolumeClaim' || kind === 'Pod') {
     // The engine reads spec unconditionally: a missing PV/PVC spec is an empty one. No status is added.
     if ((obj.spec === undefined || obj.spec === null) && kind !== 'Pod') obj.spec = {}
