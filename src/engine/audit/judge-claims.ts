@@ -152,31 +152,54 @@ function verdictFindings(e: ClaimExplanationFacts, ctx: ClaimContext): Finding[]
     evidence.suggestions = brief.suggestions
     return [finding(code, object, brief.summary, evidence, noteFix(code, e, explain))]
   } else if (e.verdict === 'ExternalProvisioning') {
-    const l = e.provisionerLiveness
-    if (l !== null && l.verdict === 'NoSignOfLife' && l.actedOn === null) {
-      evidence.provisioner = l.name
-      evidence.liveness = l.verdict
-      evidence.lease = l.leaseName
-      evidence.csiDriver = l.csiDriver
-      evidence.livenessEvidence = l.summary
-      return [
-        finding(
-          'ClaimProvisionerNotRunning',
-          object,
-          `The claim waits for external provisioner '${l.name}', and nothing shows it running (${l.summary}): deploy or restart the CSI driver's controller with its csi-provisioner sidecar.`,
-          evidence,
-          explain,
-        ),
-      ]
-    } else {
-      // It runs, has acted on the claim, or whether it runs cannot be seen: the wait is not judged a fault.
-      return []
-    }
+    return provisionerFindings(e, object, evidence, explain)
   } else if (code === undefined) {
     return []
   } else {
     // The verdict's own code.
+    return verdictCodeFindings(code, e, ctx, object, evidence, explain)
   }
+}
+
+/** An external provisioner's wait: a finding only when nothing shows the provisioner running. */
+function provisionerFindings(
+  e: ClaimExplanationFacts,
+  object: FindingObject,
+  evidence: Finding['evidence'],
+  explain: string,
+): Finding[] {
+  const l = e.provisionerLiveness
+  if (l !== null && l.verdict === 'NoSignOfLife' && l.actedOn === null) {
+    evidence.provisioner = l.name
+    evidence.liveness = l.verdict
+    evidence.lease = l.leaseName
+    evidence.csiDriver = l.csiDriver
+    evidence.livenessEvidence = l.summary
+    return [
+      finding(
+        'ClaimProvisionerNotRunning',
+        object,
+        `The claim waits for external provisioner '${l.name}', and nothing shows it running (${l.summary}): deploy or restart the CSI driver's controller with its csi-provisioner sidecar.`,
+        evidence,
+        explain,
+      ),
+    ]
+  } else {
+    // It runs, has acted on the claim, or whether it runs cannot be seen: the wait is not judged a fault.
+    return []
+  }
+}
+
+/** The finding of a verdict's own code: the fix each verdict of a stuck or lost claim points to. */
+function verdictCodeFindings(
+  code: FindingCode,
+  e: ClaimExplanationFacts,
+  ctx: ClaimContext,
+  object: FindingObject,
+  evidence: Finding['evidence'],
+  explain: string,
+): Finding[] {
+  const {namespace, name} = e.claim
   switch (code) {
     case 'ClaimLost':
     case 'ClaimMisbound':
