@@ -211,21 +211,7 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
   const done = alreadyReclaimed(volume, target, targetClaim)
   if (done !== undefined) {
     // Nothing to write: what the controller does next with the volume as it is.
-    const plan = proveReclaim(reconcile(state, {gates: input.gates, plugins}), volumeName, target, targetClaim)
-    const boundAlready = volume.status?.phase === 'Bound' && targetClaim?.spec.volumeName === volumeName
-    const next = plan.actions.length === 0 || boundAlready ? '' : `: ${plan.next}`
-    return {
-      volume,
-      edited: volume,
-      patch: [],
-      target: targetFound,
-      checks: [],
-      allowed: false,
-      next: plan.next,
-      nextActions: plan.actions,
-      already: `already reclaimed: ${done}${next}`,
-      way: null,
-    }
+    return alreadyReclaimedDecision(input, plugins, volume, targetClaim, targetFound, done)
   } else {
     // Not yet reclaimed: judge the edit.
   }
@@ -259,16 +245,7 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     policyCheck(new ControllerQueries(state, {gates: input.gates, plugins}), volume, unedited),
     ...(target === undefined ? [] : targetChecks(editedState, edited, target, targetClaim, input.gates, plugins)),
   ]
-  const notOwner = input.notOwner === undefined ? undefined : `${input.notOwner.namespace}/${input.notOwner.name}`
-  const checks = judged.map(({name, ok, overridable, message, read}): ReclaimCheck => {
-    // OldNameFree is overridden by --not-owner naming the claim of the old name; every other by --force.
-    const override =
-      name === 'OldNameFree'
-        ? notOwner !== undefined && notOwner === oldName(volume)
-        : input.force.has(name) && overridingFlag(name) === '--force'
-    const forced = !ok && overridable && override
-    return {name, result: repairCheckResult({ok, read, forced}), ok, overridable, forced, message}
-  })
+  const checks = overriddenChecks(judged, input, volume)
   const base = {volume, edited, patch: diffJson(volume, edited), target: targetFound, already: null}
   if (!checks.every((c) => c.ok || c.forced)) {
     return {...base, checks, allowed: false, next: null, nextActions: null, way: syncFirst}
@@ -293,6 +270,47 @@ export function decideReclaim(input: ReclaimInput): ReclaimDecision | undefined 
     nextActions: proof.actions,
     way: proofCheck.ok ? command : null,
   }
+}
+
+/** The decision on a volume already as the reclaim leaves it: nothing to write, and what the controller does next. */
+function alreadyReclaimedDecision(
+  input: ReclaimInput,
+  plugins: VolumePluginMgr,
+  volume: PersistentVolume,
+  targetClaim: PersistentVolumeClaim | undefined,
+  targetFound: ReclaimDecision['target'],
+  done: string,
+): ReclaimDecision {
+  const {state, volumeName, target} = input
+  const plan = proveReclaim(reconcile(state, {gates: input.gates, plugins}), volumeName, target, targetClaim)
+  const boundAlready = volume.status?.phase === 'Bound' && targetClaim?.spec.volumeName === volumeName
+  const next = plan.actions.length === 0 || boundAlready ? '' : `: ${plan.next}`
+  return {
+    volume,
+    edited: volume,
+    patch: [],
+    target: targetFound,
+    checks: [],
+    allowed: false,
+    next: plan.next,
+    nextActions: plan.actions,
+    already: `already reclaimed: ${done}${next}`,
+    way: null,
+  }
+}
+
+/** The judged checks, each forced where its flag overrides it and it fails. */
+function overriddenChecks(judged: Judged[], input: ReclaimInput, volume: PersistentVolume): ReclaimCheck[] {
+  const notOwner = input.notOwner === undefined ? undefined : `${input.notOwner.namespace}/${input.notOwner.name}`
+  return judged.map(({name, ok, overridable, message, read}): ReclaimCheck => {
+    // OldNameFree is overridden by --not-owner naming the claim of the old name; every other by --force.
+    const override =
+      name === 'OldNameFree'
+        ? notOwner !== undefined && notOwner === oldName(volume)
+        : input.force.has(name) && overridingFlag(name) === '--force'
+    const forced = !ok && overridable && override
+    return {name, result: repairCheckResult({ok, read, forced}), ok, overridable, forced, message}
+  })
 }
 
 /**
