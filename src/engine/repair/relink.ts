@@ -413,6 +413,9 @@ function check(name: RelinkCheckName, ok: boolean, message: string): RelinkCheck
   }
 }
 
+type VolumeTarget = Extract<RelinkTarget, {kind: 'PersistentVolume'}>
+type ClaimTarget = Extract<RelinkTarget, {kind: 'PersistentVolumeClaim'}>
+
 interface Pair {
   volumeName: string | null
   volume: PersistentVolume | undefined
@@ -424,46 +427,57 @@ interface Pair {
 /** The pair of a target, and whether its two ends name each other; undefined when the target object does not exist. */
 function pairOf(lookup: ClusterLookup, target: RelinkTarget): Pair | undefined {
   if (target.kind === 'PersistentVolume') {
-    const volume = lookup.volumeByName(target.name)
-    if (volume === undefined) return undefined
-    const ref = volume.spec.claimRef
-    if (ref == null) {
-      return {
-        volumeName: target.name,
-        volume,
-        claimName: null,
-        claim: undefined,
-        named: check(
-          'PairNamed',
-          false,
-          `pv/${target.name} has no claimRef: there is no pair to relink (pvctl reclaim pv/${target.name} --for NS/CLAIM gives it to a claim)`,
-        ),
-      }
-    } else {
-      // The claim of the pair is the one the claimRef names.
-    }
-    const claimName = {namespace: ref.namespace ?? '', name: ref.name ?? ''}
-    const claim = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
-    const named = claim?.spec.volumeName ?? ''
+    return pairOfVolume(lookup, target)
+  } else {
+    return pairOfClaim(lookup, target)
+  }
+}
+
+/** The pair of a volume: the claim its claimRef names, and whether that claim names it back. */
+function pairOfVolume(lookup: ClusterLookup, target: VolumeTarget): Pair | undefined {
+  const volume = lookup.volumeByName(target.name)
+  if (volume === undefined) return undefined
+  const ref = volume.spec.claimRef
+  if (ref == null) {
     return {
       volumeName: target.name,
       volume,
-      claimName,
-      claim,
-      named:
-        named !== '' && named !== target.name
-          ? check(
-              'PairNamed',
-              false,
-              `pvc/${claimRefKey(ref)} names volume ${named}, not ${target.name} (spec.volumeName cannot be changed once set): relink pvc/${claimName.name} -n ${claimName.namespace} instead, or recreate the claim`,
-            )
-          : check(
-              'PairNamed',
-              true,
-              `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`,
-            ),
+      claimName: null,
+      claim: undefined,
+      named: check(
+        'PairNamed',
+        false,
+        `pv/${target.name} has no claimRef: there is no pair to relink (pvctl reclaim pv/${target.name} --for NS/CLAIM gives it to a claim)`,
+      ),
     }
+  } else {
+    // The claim of the pair is the one the claimRef names.
   }
+  const claimName = {namespace: ref.namespace ?? '', name: ref.name ?? ''}
+  const claim = lookup.claimNamed(ref.namespace ?? '', ref.name ?? '')
+  const named = claim?.spec.volumeName ?? ''
+  return {
+    volumeName: target.name,
+    volume,
+    claimName,
+    claim,
+    named:
+      named !== '' && named !== target.name
+        ? check(
+            'PairNamed',
+            false,
+            `pvc/${claimRefKey(ref)} names volume ${named}, not ${target.name} (spec.volumeName cannot be changed once set): relink pvc/${claimName.name} -n ${claimName.namespace} instead, or recreate the claim`,
+          )
+        : check(
+            'PairNamed',
+            true,
+            `pv/${target.name} names pvc/${claimRefKey(ref)}${claim === undefined ? '' : named === '' ? ', which names no volume' : ', which names it back'}`,
+          ),
+  }
+}
+
+/** The pair of a claim: the volume it names, or else the one volume that names it. */
+function pairOfClaim(lookup: ClusterLookup, target: ClaimTarget): Pair | undefined {
   const claim = lookup.claimNamed(target.namespace, target.name)
   if (claim === undefined) return undefined
   const key = claimKey(claim)
