@@ -10,7 +10,7 @@ import type {VolumeOperations} from '../engine/controller/volume-operations.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {BINDER_CONTROLLER, builtinBinderState, KCM_LEASE_KEY} from '../loop/builtin-binder.js'
 import {countBoundVolumes, massReleaseOf, ReleaseBudget, volumesDestroyedBy} from '../executor/destruction-guard.js'
-import {type ExecutedAction, executeSync} from '../executor/executor.js'
+import {type ExecutedAction, type ExecuteResult, executeSync} from '../executor/executor.js'
 import {LiveVolumePlugins} from '../volume-plugins/live-plugins.js'
 import type {PodWait} from '../volume-plugins/pod-runner.js'
 import {permissionsFor, requirePermissions} from '../executor/permissions.js'
@@ -101,32 +101,15 @@ export async function applySync(
   if (!hasChanges(plan)) {
     return {report: {...plan, dryRun: false}, exitCode: ExitCode.Ok}
   }
-  // Before anyone is asked: a plan that releases much of the cluster at once rests, likelier than not, on
-  // a list that lost claims. The executor's budget holds the same bound as the plan grows while it runs.
-  const mass = massReleaseOf(state, plan.actions)
-  if (!opts.allowMassRelease && mass !== undefined) {
-    throw new UsageError(`refusing to write: ${mass}`, [
-      'check that the claims are all there (kubectl get pvc -A), and pvctl sync --dry-run',
-      'if these volumes are to go, pass --allow-mass-release',
-    ])
-  }
+  refuseMassRelease(state, plan, opts)
   await checkBuiltinBinderBeside(plan, opts)
   const budget = new ReleaseBudget({
     boundVolumes: () => countBoundVolumes(state.volumes),
     unlimited: opts.allowMassRelease,
   })
   if (!opts.yes) {
-    if (opts.confirm === undefined) {
-      throw new UsageError(
-        'refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only',
-      )
-    }
-    // The plan is shown only to the person asked to consent; with --yes the final report says it all.
-    showPlan(plan)
-    const predicted = planSync(state, {...opts, dryRun: true, operations: SUCCEEDING})
-    if (!(await opts.confirm(consentQuestion(plan, predicted, opts.target ?? 'the cluster'), destroys(plan)))) {
-      return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)', declined: true}
-    }
+    const declined = await askConsent(state, plan, opts, showPlan)
+    if (declined !== undefined) return declined
   }
   const recyclerNamespace = opts.recyclerTemplate?.metadata.namespace ?? 'default'
   await requirePermissions(
@@ -138,22 +121,7 @@ export async function applySync(
   const hasTargets = opts.targets !== undefined && opts.targets.length > 0
   // Pod events of recyclers, relayed on the volume as the controller's recycler event recorder does.
   const podEvents: PlannedEvent[] = []
-  const plugins =
-    opts.workload === undefined
-      ? undefined
-      : new LiveVolumePlugins(opts.workload, {
-          recyclerTemplate: opts.recyclerTemplate,
-          onWaiting: opts.onWaiting,
-          onPodEvent: (volume, e) =>
-            podEvents.push({
-              object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''},
-              type: e.type === 'Warning' ? 'Warning' : 'Normal',
-              reason: 'RecyclerPod',
-              message: `Recycler pod: ${e.message}`,
-              count: 1,
-              sync: `pv/${volume.metadata.name}`,
-            }),
-        })
+  const plugins = livePlugins(opts, podEvents)
   const signal = await opts.writing?.()
   const result = await executeSync(api, state, {
     plugins,
@@ -171,9 +139,69 @@ export async function applySync(
     onProgress: opts.onProgress,
     budget,
   })
+  const report = reportOf(plan, result, podEvents, opts)
+  return outcomeOf(plan, result, report)
+}
+
+/**
+ * Before anyone is asked: a plan that releases much of the cluster at once rests, likelier than not, on
+ * a list that lost claims. The executor's budget holds the same bound as the plan grows while it runs.
+ */
+function refuseMassRelease(state: ClusterState, plan: SyncReport, opts: ApplyOptions): void {
+  const mass = massReleaseOf(state, plan.actions)
+  if (!opts.allowMassRelease && mass !== undefined) {
+    throw new UsageError(`refusing to write: ${mass}`, [
+      'check that the claims are all there (kubectl get pvc -A), and pvctl sync --dry-run',
+      'if these volumes are to go, pass --allow-mass-release',
+    ])
+  }
+}
+
+/** Asks for consent to the plan, shown first: the result of a declined run, or undefined when consent is given. */
+async function askConsent(
+  state: ClusterState,
+  plan: SyncReport,
+  opts: ApplyOptions,
+  showPlan: (plan: SyncReport) => void,
+): Promise<ApplyResult | undefined> {
+  if (opts.confirm === undefined) {
+    throw new UsageError(
+      'refusing to write without confirmation: no terminal to ask on; pass --yes to write, or --dry-run to plan only',
+    )
+  }
+  // The plan is shown only to the person asked to consent; with --yes the final report says it all.
+  showPlan(plan)
+  const predicted = planSync(state, {...opts, dryRun: true, operations: SUCCEEDING})
+  if (!(await opts.confirm(consentQuestion(plan, predicted, opts.target ?? 'the cluster'), destroys(plan)))) {
+    return {report: plan, exitCode: ExitCode.Changes, notice: 'nothing written (not confirmed)', declined: true}
+  }
+  return undefined
+}
+
+/** The volume plugins that run pods (recycle, delete, provision), each recycler pod's events kept in `podEvents`. */
+function livePlugins(opts: ApplyOptions, podEvents: PlannedEvent[]): LiveVolumePlugins | undefined {
+  return opts.workload === undefined
+    ? undefined
+    : new LiveVolumePlugins(opts.workload, {
+        recyclerTemplate: opts.recyclerTemplate,
+        onWaiting: opts.onWaiting,
+        onPodEvent: (volume, e) =>
+          podEvents.push({
+            object: {kind: 'PersistentVolume', name: volume.metadata.name ?? ''},
+            type: e.type === 'Warning' ? 'Warning' : 'Normal',
+            reason: 'RecyclerPod',
+            message: `Recycler pod: ${e.message}`,
+            count: 1,
+            sync: `pv/${volume.metadata.name}`,
+          }),
+      })
+}
+
+/** The report of the run: the final state as planSync scopes it, and what was written, in the order written. */
+function reportOf(plan: SyncReport, result: ExecuteResult, podEvents: PlannedEvent[], opts: ApplyOptions): SyncReport {
   // planSync's `before` of the final state is that state, scoped and sorted as the report wants it.
   const after = planSync(result.state, {...opts, dryRun: false, maxRounds: 1})
-  const report: SyncReport = {
+  return {
     ...after,
     dryRun: false,
     rounds: result.rounds,
@@ -190,6 +218,10 @@ export async function applySync(
     objects: after.before ?? after.objects,
     before: plan.before,
   }
+}
+
+/** The exit code and the notice of a run: done, interrupted, stopped by the double-check, or with failed writes. */
+function outcomeOf(plan: SyncReport, result: ExecuteResult, report: SyncReport): ApplyResult {
   const done = accountFor(plan, result.actions)
   const written = done.written
   if (result.aborted) {
