@@ -3,13 +3,14 @@
 // the volume and the claim again, decides again on them, and PUTs the volume, then the claim, conditional
 // on the resourceVersions just read. With --sync the controller's sync of the pairs follows.
 import {present} from '../engine/api/invariant.js'
-import type {PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
+import type {ClusterState, PersistentVolume, PersistentVolumeClaim} from '../engine/api/model.js'
 import {defaultVolumePluginMgr} from '../engine/controller/volume-plugins.js'
 import {type ClaimName, sourceText} from '../engine/repair/checks.js'
 import {
   decideRelink,
   relinkCommand,
   type RelinkDecision,
+  type RelinkInput,
   relinkTargets,
   type RelinkTarget,
 } from '../engine/repair/relink.js'
@@ -117,6 +118,30 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
     allowed.map((d) => ({...allowedPair(d), writes: d.writes.map((w) => w.object.kind)})),
   )
   await requirePermissions(session.api, wanted, 'grant them (deploy/repair-rbac.yaml is a role for the repairs)')
+  const {pairs, edits: writtenEdits, failed} = await writeGuarded(session, loaded.state, decisions, request, later)
+  const done = report('written', pairs)
+  if (failed || !opts.sync)
+    return {report: done, exitCode: failed ? ExitCode.Cluster : ExitCode.Ok, after, edits: writtenEdits}
+  const targets: ObjectRef[] = allowed
+    .map(allowedPair)
+    .flatMap(({claim, volume}) => [refOfVolume(volume), refOfClaim(claim.namespace, claim.name)])
+  const synced = await syncAfterRepair(opts, targets, ui.syncUi)
+  done.sync = synced.sync
+  after.push(...synced.after)
+  return {report: done, exitCode: synced.exitCode, after, edits: writtenEdits}
+}
+
+/**
+ * Writes each allowed pair through the guard, one pair at a time in the order decided (a refused one is
+ * reported refused), and says through `later` what became of each.
+ */
+async function writeGuarded(
+  session: LiveSession,
+  state: ClusterState,
+  decisions: readonly RelinkDecision[],
+  request: Omit<RelinkInput, 'state' | 'target'>,
+  later: {notice: (line: string) => void},
+): Promise<{pairs: RelinkPair[]; edits: RelinkResult['edits']; failed: boolean}> {
   const {guardedRelink, isRefusal} = await import('../executor/destruction-guard.js')
   const pairs: RelinkPair[] = []
   const writtenEdits: RelinkResult['edits'] = []
@@ -128,7 +153,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
     } else {
       // Allowed: written through the guard, one pair at a time.
     }
-    const written = await guardedRelink(liveRelinkIo(session), loaded.state, d, request)
+    const written = await guardedRelink(liveRelinkIo(session), state, d, request)
     if (isRefusal(written)) {
       failed = true
       later.notice(
@@ -151,16 +176,7 @@ export async function runRelink(opts: RelinkOptions, ui: RelinkUi): Promise<Reli
       )
     }
   }
-  const done = report('written', pairs)
-  if (failed || !opts.sync)
-    return {report: done, exitCode: failed ? ExitCode.Cluster : ExitCode.Ok, after, edits: writtenEdits}
-  const targets: ObjectRef[] = allowed
-    .map(allowedPair)
-    .flatMap(({claim, volume}) => [refOfVolume(volume), refOfClaim(claim.namespace, claim.name)])
-  const synced = await syncAfterRepair(opts, targets, ui.syncUi)
-  done.sync = synced.sync
-  after.push(...synced.after)
-  return {report: done, exitCode: synced.exitCode, after, edits: writtenEdits}
+  return {pairs, edits: writtenEdits, failed}
 }
 
 /** The guard's reads and writes, through the session's clients. */
