@@ -46,6 +46,16 @@ import {getPersistentVolumeClaimClass, isPodTerminated, persistentVolumeClaimHas
 
 export type {ExplainOptions} from './controller-queries.js'
 
+/** The candidates of one claim's explanation (Explainer.judgeCandidates). */
+interface JudgedCandidates {
+  /** What the summary and suggestions read. */
+  pool: Candidate[]
+  /** What the explanation lists. */
+  candidates: Candidate[]
+  /** With a limit: how many candidates there are, and how many of them are eligible. */
+  bounded: {candidatesTotal: number; eligible: number} | undefined
+}
+
 /**
  * Explanations of one state. The controller's view and the indexes are built once and shared by every
  * explanation asked of it: a list of every pending claim of a large cluster stays linear in its size.
@@ -155,56 +165,7 @@ export class Explainer {
     const chosen = facts.volume
     // Reasons are judged against the claim as the deciding sync sees it (with the default class it is given).
     const order = candidateOrder(claim, chosen)
-    // The volume it would get alone, taken by an earlier claim of the pass: listed wherever it ranks.
-    const takenFirst = decision.takenFirst?.volume
-    let pool: Candidate[]
-    let candidates: Candidate[]
-    let bounded: {candidatesTotal: number; eligible: number} | undefined
-    if (limit === 'unlisted' && !READS_CANDIDATES.has(decision.verdict)) {
-      // No candidate is listed, and neither the summary nor the suggestions of this verdict read one.
-      pool = []
-      candidates = []
-    } else if (limit !== 0) {
-      // A list of many claims: the nearest few of every claim, and the candidates its summary and
-      // suggestions read wherever they rank (the volume it gets or names, the near misses). Unlisted: the
-      // nearest one, as a List item of one candidate ranks them.
-      const keep = limit === 'unlisted' ? 1 : limit
-      const ranked = {
-        keep,
-        onlyRelevant: opts.onlyRelevant ?? false,
-        named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName, takenFirst].filter(
-          (n): n is string => (n ?? '') !== '',
-        ),
-      }
-      // The near misses only for the verdicts whose suggestions name them.
-      const wantNearMisses = NEAR_MISS_VERDICTS.has(decision.verdict)
-      const ranking =
-        opts.ranking === 'per-claim'
-          ? rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {
-              ...ranked,
-              nearestPassing: wantNearMisses ? nearMisses(q.lookup, claim) : [],
-            })
-          : this.groups.rank(decision.claim, decision.path, order, {...ranked, nearestPassing: wantNearMisses})
-      pool = ranking.nearest
-      let eligible = ranking.eligible
-      if (turn !== undefined) {
-        // The nearest of the state as it is, each as the claim's sync in the pass finds it. Of the volumes
-        // earlier claims take, those ranked out of the nearest are not looked at (a List stays linear), and
-        // the count of eligible ones is less only those looked at.
-        const atTurn = pool.map((c) => takenAtTurn(c, turn, decision.path))
-        eligible -= atTurn.filter((c, i) => pool[i].eligible && !c.eligible).length
-        pool = atTurn.sort(passOrder(order, chosen, takenFirst))
-      }
-      candidates = limit === 'unlisted' ? [] : pool.slice(0, keep).map(describeReasons)
-      bounded = {candidatesTotal: ranking.total, eligible}
-    } else {
-      pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter(
-        (c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c),
-      )
-      if (turn !== undefined) pool = pool.map((c) => takenAtTurn(c, turn, decision.path))
-      pool.sort(turn === undefined ? order : passOrder(order, chosen, takenFirst))
-      candidates = pool
-    }
+    const {pool, candidates, bounded} = this.judgeCandidates(claim, decision, turn, limit, order, chosen)
     const provisionerLiveness = facts.provisionerLiveness
     // A volume that fits, held by a claim asking for less: looked for in one claim's explanation (and audit's
     // brief of it), not in each item of a List, which stays linear in the cluster.
@@ -244,6 +205,82 @@ export class Explainer {
       provisionerLiveness,
       ...(facts.notes === undefined ? {} : {notes: facts.notes}),
     }
+  }
+
+  /**
+   * The candidates the explanation lists, and the pool its summary and suggestions read; `bounded` when a
+   * limit keeps only the nearest.
+   */
+  private judgeCandidates(
+    claim: PersistentVolumeClaim,
+    decision: Decision,
+    turn: ClaimTurn | undefined,
+    limit: number | 'unlisted',
+    order: CandidateOrder,
+    chosen: string | null,
+  ): JudgedCandidates {
+    // The volume it would get alone, taken by an earlier claim of the pass: listed wherever it ranks.
+    const takenFirst = decision.takenFirst?.volume
+    if (limit === 'unlisted' && !READS_CANDIDATES.has(decision.verdict)) {
+      // No candidate is listed, and neither the summary nor the suggestions of this verdict read one.
+      return {pool: [], candidates: [], bounded: undefined}
+    } else if (limit !== 0) {
+      return this.nearestCandidates(claim, decision, turn, limit, order, chosen, takenFirst)
+    } else {
+      const {q, opts} = this
+      let pool = describeCandidates(q.lookup, decision.claim, decision.path, opts.gates).filter(
+        (c) => !opts.onlyRelevant || isRelevant(q.lookup, claim, c),
+      )
+      if (turn !== undefined) pool = pool.map((c) => takenAtTurn(c, turn, decision.path))
+      pool.sort(turn === undefined ? order : passOrder(order, chosen, takenFirst))
+      return {pool, candidates: pool, bounded: undefined}
+    }
+  }
+
+  /**
+   * A list of many claims: the nearest few of every claim, and the candidates its summary and
+   * suggestions read wherever they rank (the volume it gets or names, the near misses). Unlisted: the
+   * nearest one, as a List item of one candidate ranks them.
+   */
+  private nearestCandidates(
+    claim: PersistentVolumeClaim,
+    decision: Decision,
+    turn: ClaimTurn | undefined,
+    limit: number | 'unlisted',
+    order: CandidateOrder,
+    chosen: string | null,
+    takenFirst: string | undefined,
+  ): JudgedCandidates {
+    const {q, opts} = this
+    const keep = limit === 'unlisted' ? 1 : limit
+    const ranked = {
+      keep,
+      onlyRelevant: opts.onlyRelevant ?? false,
+      named: [chosen, decision.volume?.metadata.name, claim.spec.volumeName, takenFirst].filter(
+        (n): n is string => (n ?? '') !== '',
+      ),
+    }
+    // The near misses only for the verdicts whose suggestions name them.
+    const wantNearMisses = NEAR_MISS_VERDICTS.has(decision.verdict)
+    const ranking =
+      opts.ranking === 'per-claim'
+        ? rankCandidates(q.lookup, decision.claim, decision.path, opts.gates, order, {
+            ...ranked,
+            nearestPassing: wantNearMisses ? nearMisses(q.lookup, claim) : [],
+          })
+        : this.groups.rank(decision.claim, decision.path, order, {...ranked, nearestPassing: wantNearMisses})
+    let pool = ranking.nearest
+    let eligible = ranking.eligible
+    if (turn !== undefined) {
+      // The nearest of the state as it is, each as the claim's sync in the pass finds it. Of the volumes
+      // earlier claims take, those ranked out of the nearest are not looked at (a List stays linear), and
+      // the count of eligible ones is less only those looked at.
+      const atTurn = pool.map((c) => takenAtTurn(c, turn, decision.path))
+      eligible -= atTurn.filter((c, i) => pool[i].eligible && !c.eligible).length
+      pool = atTurn.sort(passOrder(order, chosen, takenFirst))
+    }
+    const candidates = limit === 'unlisted' ? [] : pool.slice(0, keep).map(describeReasons)
+    return {pool, candidates, bounded: {candidatesTotal: ranking.total, eligible}}
   }
 
   /**

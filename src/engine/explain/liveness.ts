@@ -60,64 +60,16 @@ export function controllerLiveness(
   name: string,
   explained: readonly ObjectKey[],
 ): ControllerLiveness {
-  const {now} = evidence
-  const unavailable: string[] = []
-  const facts: string[] = []
-
-  let csiDriver: ControllerLiveness['csiDriver'] = 'Unknown'
-  if (evidence.csiDrivers.observed) {
-    csiDriver = evidence.csiDrivers.items.some((d) => d.metadata.name === name) ? 'Found' : 'NotFound'
-    facts.push(csiDriver === 'Found' ? `CSIDriver ${name} is installed` : `no CSIDriver ${name}`)
-  } else {
-    unavailable.push(`csidrivers: ${evidence.csiDrivers.reason}`)
-  }
-
   const leaseName = role === 'provisioner' ? provisionerLeaseName(name) : attacherLeaseName(name)
-  let lease: ControllerLiveness['lease'] = null
-  if (evidence.leases.observed) {
-    const found = evidence.leases.items.filter((l) => l.metadata.name === leaseName)
-    // Several namespaces may hold one (a copy left behind): the held one, else the latest renewed, tells most.
-    const best = found.find((l) => isLeaseHeld(l, now)) ?? found.sort((a, b) => renewedAt(b) - renewedAt(a)).at(0)
-    if (best !== undefined) {
-      const held = isLeaseHeld(best, now)
-      const renewedSecondsAgo = ageSeconds(best.spec?.renewTime, now)
-      lease = {
-        namespace: best.metadata.namespace ?? '',
-        holder: (best.spec?.holderIdentity ?? '') || null,
-        held,
-        renewedSecondsAgo,
-      }
-      const where = `Lease ${lease.namespace}/${leaseName}`
-      facts.push(
-        held
-          ? `${where} held by ${lease.holder} (renewed ${humanDuration(renewedSecondsAgo)} ago)`
-          : `${where} not held (last renewed ${humanDuration(renewedSecondsAgo)} ago)`,
-      )
-    } else {
-      facts.push(`no Lease ${leaseName}`)
-    }
-  } else {
-    unavailable.push(`leases: ${evidence.leases.reason}`)
-  }
-
-  let lastEvent: ControllerLiveness['lastEvent'] = null
-  let actedOn: ControllerLiveness['actedOn'] = null
-  if (evidence.events.observed) {
-    const mine = recordedBy(role, name)
-    const events = evidence.events.items.filter((e) => mine(eventSource(e))).map((e) => ({e, seen: located(e, now)}))
-    events.sort((a, b) =>
-      b.seen.ageSeconds === null ? -1 : a.seen.ageSeconds === null ? 1 : a.seen.ageSeconds - b.seen.ageSeconds,
-    )
-    lastEvent = events.at(0)?.seen ?? null
-    actedOn = events.find(({e}) => explained.some((o) => isAbout(e, o)))?.seen ?? null
-    facts.push(
-      lastEvent === null
-        ? 'no event from it'
-        : `its last event: ${lastEvent.reason} on ${lastEvent.object} ${humanDuration(lastEvent.ageSeconds)} ago`,
-    )
-  } else {
-    unavailable.push(`events: ${evidence.events.reason}`)
-  }
+  const driverSeen = csiDriverSighting(evidence, name)
+  const leaseSeen = leaseSighting(evidence, leaseName)
+  const eventsSeen = eventSighting(evidence, role, name, explained)
+  const csiDriver = driverSeen.found
+  const lease = leaseSeen.found
+  const {lastEvent, actedOn} = eventsSeen.found
+  const sightings = [driverSeen, leaseSeen, eventsSeen]
+  const facts = sightings.flatMap((s) => (s.fact === undefined ? [] : [s.fact]))
+  const unavailable = sightings.flatMap((s) => (s.unavailable === undefined ? [] : [s.unavailable]))
 
   const recentEvent = lastEvent !== null && lastEvent.ageSeconds !== null && lastEvent.ageSeconds <= SILENCE_SECONDS
   const verdict: ControllerLiveness['verdict'] =
@@ -143,6 +95,82 @@ export function controllerLiveness(
     actedOn,
     unavailable,
     summary: facts.join('; '),
+  }
+}
+
+/** What one kind of evidence shows of a controller: what it found and the fact that says it, or why it cannot be seen. */
+interface Sighting<T> {
+  found: T
+  fact?: string
+  unavailable?: string
+}
+
+/** Whether the controller's CSIDriver is installed. */
+function csiDriverSighting(evidence: ExplainEvidence, name: string): Sighting<ControllerLiveness['csiDriver']> {
+  if (evidence.csiDrivers.observed) {
+    const csiDriver = evidence.csiDrivers.items.some((d) => d.metadata.name === name) ? 'Found' : 'NotFound'
+    return {found: csiDriver, fact: csiDriver === 'Found' ? `CSIDriver ${name} is installed` : `no CSIDriver ${name}`}
+  } else {
+    return {found: 'Unknown', unavailable: `csidrivers: ${evidence.csiDrivers.reason}`}
+  }
+}
+
+/** The controller's leader-election Lease: who holds it, and when it was last renewed. */
+function leaseSighting(evidence: ExplainEvidence, leaseName: string): Sighting<ControllerLiveness['lease']> {
+  const {now} = evidence
+  if (evidence.leases.observed) {
+    const found = evidence.leases.items.filter((l) => l.metadata.name === leaseName)
+    // Several namespaces may hold one (a copy left behind): the held one, else the latest renewed, tells most.
+    const best = found.find((l) => isLeaseHeld(l, now)) ?? found.sort((a, b) => renewedAt(b) - renewedAt(a)).at(0)
+    if (best !== undefined) {
+      const held = isLeaseHeld(best, now)
+      const renewedSecondsAgo = ageSeconds(best.spec?.renewTime, now)
+      const lease = {
+        namespace: best.metadata.namespace ?? '',
+        holder: (best.spec?.holderIdentity ?? '') || null,
+        held,
+        renewedSecondsAgo,
+      }
+      const where = `Lease ${lease.namespace}/${leaseName}`
+      return {
+        found: lease,
+        fact: held
+          ? `${where} held by ${lease.holder} (renewed ${humanDuration(renewedSecondsAgo)} ago)`
+          : `${where} not held (last renewed ${humanDuration(renewedSecondsAgo)} ago)`,
+      }
+    } else {
+      return {found: null, fact: `no Lease ${leaseName}`}
+    }
+  } else {
+    return {found: null, unavailable: `leases: ${evidence.leases.reason}`}
+  }
+}
+
+/** The controller's last event, and the last one on an object explained. */
+function eventSighting(
+  evidence: ExplainEvidence,
+  role: ControllerLiveness['role'],
+  name: string,
+  explained: readonly ObjectKey[],
+): Sighting<Pick<ControllerLiveness, 'lastEvent' | 'actedOn'>> {
+  const {now} = evidence
+  if (evidence.events.observed) {
+    const mine = recordedBy(role, name)
+    const events = evidence.events.items.filter((e) => mine(eventSource(e))).map((e) => ({e, seen: located(e, now)}))
+    events.sort((a, b) =>
+      b.seen.ageSeconds === null ? -1 : a.seen.ageSeconds === null ? 1 : a.seen.ageSeconds - b.seen.ageSeconds,
+    )
+    const lastEvent = events.at(0)?.seen ?? null
+    const actedOn = events.find(({e}) => explained.some((o) => isAbout(e, o)))?.seen ?? null
+    return {
+      found: {lastEvent, actedOn},
+      fact:
+        lastEvent === null
+          ? 'no event from it'
+          : `its last event: ${lastEvent.reason} on ${lastEvent.object} ${humanDuration(lastEvent.ageSeconds)} ago`,
+    }
+  } else {
+    return {found: {lastEvent: null, actedOn: null}, unavailable: `events: ${evidence.events.reason}`}
   }
 }
 

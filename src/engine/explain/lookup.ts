@@ -80,12 +80,64 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
     claims.set(c.metadata.namespace ?? '', c.metadata.name ?? '', c)
   }
   const volumes = new Map(state.volumes.map((v) => [v.metadata.name ?? '', v]))
+  const factsOf = volumeFactsOf(claims)
+  let all: VolumeFacts[] | undefined
+  const allFacts = () => (all ??= state.volumes.map(factsOf))
+  const selectorOf = claimSelectorOf()
+  // Built when first asked: a single explanation that needs neither does not pay for them.
+  let pods: Map<string, Pod[]> | undefined
+  const podsUsing = (key: string): readonly Pod[] => {
+    pods ??= groupBy(state.pods.flatMap((pod) => podClaimKeys(pod).map((k): [string, Pod] => [k, pod])))
+    return pods.get(key) ?? []
+  }
+  let claiming: Map<string, PersistentVolume[]> | undefined
+  const volumesClaiming = (key: string): readonly PersistentVolume[] => {
+    claiming ??= groupByKey(state.volumes, (v) => (v.spec.claimRef == null ? undefined : claimRefKey(v.spec.claimRef)))
+    return claiming.get(key) ?? []
+  }
+  let naming: Map<string, PersistentVolumeClaim[]> | undefined
+  const claimsNaming = (volumeName: string): readonly PersistentVolumeClaim[] => {
+    naming ??= groupByKey(state.claims, (c) => ((c.spec.volumeName ?? '') === '' ? undefined : c.spec.volumeName))
+    return naming.get(volumeName) ?? []
+  }
+  let ofClass: Map<string, PersistentVolume[]> | undefined
+  const volumesOfClass = (name: string): readonly PersistentVolume[] => {
+    ofClass ??= groupByKey(state.volumes, getPersistentVolumeClass)
+    return ofClass.get(name) ?? []
+  }
+  // Asked for by every claim's decision, of a handful of classes and nodes: found once.
+  let classes: Map<string, StorageClass> | undefined
+  let defaults: readonly StorageClass[] | undefined
+  let nodes: Map<string, Node> | undefined
+  const classNamed = (name: string) => (classes ??= firstByName(state.classes)).get(name)
+  const defaultClasses = () => (defaults ??= defaultClassesNewestFirst(state.classes))
+  const nodeNamed = (name: string) => (nodes ??= firstByName(state.nodes)).get(name)
+  return {
+    volumes: state.volumes,
+    claimNamed: (namespace, name) => claims.get(namespace, name),
+    volumeByName: (name) => volumes.get(name),
+    volumeNamesUnique: volumes.size === state.volumes.length,
+    factsOf,
+    allFacts,
+    selectorOf,
+    podsUsing,
+    volumesClaiming,
+    claimsNaming,
+    volumesOfClass,
+    classNamed,
+    defaultClasses,
+    nodeNamed,
+  }
+}
+
+/** The facts of a volume, made once per volume object; the holder of its claimRef found among the claims. */
+function volumeFactsOf(claims: ClaimKeyIndex<PersistentVolumeClaim>): (volume: PersistentVolume) => VolumeFacts {
   // Keyed by object: a list of claims judges every volume once per distinct request. A Map, not a WeakMap:
   // the volumes are the state's, which lives as long as the lookup, and 100k weak entries cost every GC.
   const facts = new Map<PersistentVolume, VolumeFacts>()
   // The modes of each access-mode string, made once: a cluster's volumes offer a handful of mode sets.
   const modesOf = new Map<string, Pick<VolumeFacts, 'indexModes' | 'indexModeSet'>>()
-  const factsOf = (volume: PersistentVolume): VolumeFacts => {
+  return (volume: PersistentVolume): VolumeFacts => {
     let f = facts.get(volume)
     if (f === undefined) {
       const accessModes = getAccessModesAsString(volume.spec.accessModes)
@@ -111,10 +163,12 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
     }
     return f
   }
-  let all: VolumeFacts[] | undefined
-  const allFacts = () => (all ??= state.volumes.map(factsOf))
+}
+
+/** The claim's label selector, compiled once per claim object (or the error that keeps it from compiling). */
+function claimSelectorOf(): (claim: PersistentVolumeClaim) => CompiledSelector | SelectorError {
   const selectors = new WeakMap<PersistentVolumeClaim, CompiledSelector | SelectorError>()
-  const selectorOf = (claim: PersistentVolumeClaim): CompiledSelector | SelectorError => {
+  return (claim: PersistentVolumeClaim): CompiledSelector | SelectorError => {
     let compiled = selectors.get(claim)
     if (compiled === undefined) {
       try {
@@ -127,55 +181,13 @@ export function clusterLookup(state: ClusterState): ClusterLookup {
     }
     return compiled
   }
-  // Built when first asked: a single explanation that needs neither does not pay for them.
-  let pods: Map<string, Pod[]> | undefined
-  const podsUsing = (key: string): readonly Pod[] => {
-    pods ??= groupBy(state.pods.flatMap((pod) => podClaimKeys(pod).map((k): [string, Pod] => [k, pod])))
-    return pods.get(key) ?? []
-  }
-  let claiming: Map<string, PersistentVolume[]> | undefined
-  const volumesClaiming = (key: string): readonly PersistentVolume[] => {
-    claiming ??= groupByKey(state.volumes, (v) => (v.spec.claimRef == null ? undefined : claimRefKey(v.spec.claimRef)))
-    return claiming.get(key) ?? []
-  }
-  let naming: Map<string, PersistentVolumeClaim[]> | undefined
-  const claimsNaming = (volumeName: string): readonly PersistentVolumeClaim[] => {
-    naming ??= groupByKey(state.claims, (c) => ((c.spec.volumeName ?? '') === '' ? undefined : c.spec.volumeName))
-    return naming.get(volumeName) ?? []
-  }
-  let ofClass: Map<string, PersistentVolume[]> | undefined
-  const volumesOfClass = (name: string): readonly PersistentVolume[] => {
-    ofClass ??= groupByKey(state.volumes, getPersistentVolumeClass)
-    return ofClass.get(name) ?? []
-  }
-  // Asked for by every claim's decision, of a handful of classes and nodes: found once.
-  const firstByName = <T extends {metadata: {name?: string}}>(objects: readonly T[]) => {
-    const byName = new Map<string, T>()
-    for (const o of objects) if (!byName.has(o.metadata.name ?? '')) byName.set(o.metadata.name ?? '', o)
-    return byName
-  }
-  let classes: Map<string, StorageClass> | undefined
-  let defaults: readonly StorageClass[] | undefined
-  let nodes: Map<string, Node> | undefined
-  const classNamed = (name: string) => (classes ??= firstByName(state.classes)).get(name)
-  const defaultClasses = () => (defaults ??= defaultClassesNewestFirst(state.classes))
-  const nodeNamed = (name: string) => (nodes ??= firstByName(state.nodes)).get(name)
-  return {
-    volumes: state.volumes,
-    claimNamed: (namespace, name) => claims.get(namespace, name),
-    volumeByName: (name) => volumes.get(name),
-    volumeNamesUnique: volumes.size === state.volumes.length,
-    factsOf,
-    allFacts,
-    selectorOf,
-    podsUsing,
-    volumesClaiming,
-    claimsNaming,
-    volumesOfClass,
-    classNamed,
-    defaultClasses,
-    nodeNamed,
-  }
+}
+
+/** The first object of each name, as a scan of the objects finds it. */
+function firstByName<T extends {metadata: {name?: string}}>(objects: readonly T[]): Map<string, T> {
+  const byName = new Map<string, T>()
+  for (const o of objects) if (!byName.has(o.metadata.name ?? '')) byName.set(o.metadata.name ?? '', o)
+  return byName
 }
 
 /** The values by their key (none: left out), each group in the order given; one pass, no entry made per value. */

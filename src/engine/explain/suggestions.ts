@@ -7,7 +7,7 @@ import type {ControllerQueries} from './controller-queries.js'
 import {type CandidateOrder, firstCandidate, inUseByAnotherClaim} from './candidates.js'
 import type {ClusterLookup} from './lookup.js'
 import {livenessAdvice} from './liveness.js'
-import type {Candidate, ControllerLiveness, Reason} from './model.js'
+import type {Candidate, ControllerLiveness, Reason, StorageClassInPlay} from './model.js'
 import {boundClaimRef, type Decision, decidedVolume} from './verdict.js'
 import {
   claimKey,
@@ -27,157 +27,187 @@ export function suggestFixes(
   order: CandidateOrder,
   provisioner: ControllerLiveness | null = null,
 ): string[] {
-  const ns = claim.metadata.namespace ?? ''
-  const name = claim.metadata.name ?? ''
   const ctx: Context = {cluster: q.lookup, claim, order}
-  const out: string[] = []
-  const cls = d.storageClass
+  const asked: Asked = {q, state, claim, d, candidates, ctx, provisioner}
+  return dedupe([...defaultClassConflict(d.storageClass), ...fixesForVerdict(asked)])
+}
 
+/** What the suggestions for one claim's decision are made from. */
+interface Asked {
+  q: ControllerQueries
+  state: ClusterState
+  claim: PersistentVolumeClaim
+  d: Decision
+  candidates: readonly Candidate[]
+  ctx: Context
+  provisioner: ControllerLiveness | null
+}
+
+/** More than one default class, where the claim gets (or would get) the default: which wins, and how to unmark the rest. */
+function defaultClassConflict(cls: StorageClassInPlay): string[] {
   if (cls.defaultClasses.length > 1 && (cls.selection === 'Unset' || cls.assignedByNextSync)) {
-    out.push(
+    return [
       `${cls.defaultClasses.length} classes are marked default (${cls.defaultClasses.join(', ')}): '${cls.defaultClasses[0]}', the newest, wins; unmark the others with kubectl annotate storageclass NAME ${IsDefaultStorageClassAnnotation}=false --overwrite`,
-    )
+    ]
   }
+  return []
+}
 
+/** The fixes the verdict calls for. */
+function fixesForVerdict(asked: Asked): string[] {
+  const {claim, d, candidates, ctx} = asked
+  const ns = claim.metadata.namespace ?? ''
+  const cls = d.storageClass
   switch (d.verdict) {
     case 'Bound':
     case 'WillBind':
-      break
-    case 'NoMatchingVolume':
-      out.push(...nearMisses(ctx, candidates))
-      if (cls.selection === 'NoClass') {
-        const names = state.classes.map((c) => c.metadata.name ?? '')
-        out.push(
-          `storageClassName "" means "no class": nothing is ever provisioned for it; create a matching PersistentVolume without a class${names.length > 0 ? `, or recreate the claim with a class (${names.join(', ')})` : ''}`,
-        )
-      } else if (state.classes.length > 0) {
-        const pick = state.classes.length === 1 ? state.classes[0].metadata.name : 'CLASS'
-        out.push(
-          `make a class the default and the controller gives it to this claim: kubectl annotate storageclass ${pick} ${IsDefaultStorageClassAnnotation}=true${state.classes.length > 1 ? ` (CLASS one of: ${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
-        )
-      } else {
-        out.push(
-          'create a StorageClass and mark it default (storageclass.kubernetes.io/is-default-class: "true"), or create a matching PersistentVolume without a class',
-        )
-      }
-      break
-    case 'ProvisioningNotSupported':
-      out.push(...nearMisses(ctx, candidates))
-      if (d.provisioner === NotSupportedProvisioner) {
-        out.push(
-          `create a PersistentVolume of class '${cls.name}' with ${describeNeed(claim)}, or recreate the claim with a class that provisions`,
-        )
-      } else {
-        out.push(`fix what the controller reports ("${d.error}"): the claim is retried on every sync`)
-      }
-      break
-    case 'StorageClassNotFound': {
-      const close = closeNames(
-        cls.name,
-        state.classes.map((c) => c.metadata.name ?? ''),
-      )
-      out.push(...nearMisses(ctx, candidates))
-      const labelled = q.lookup.volumesOfClass(cls.name).length
-      if (labelled > 0) {
-        // A class name static volumes bear as a label: they bind by it without a StorageClass object, and
-        // a class made now would not make one of them fit.
-        out.push(
-          `'${cls.name}' names no StorageClass but ${labelled} volume${labelled === 1 ? ' bears' : 's bear'} it, and ${labelled === 1 ? 'it binds' : 'they bind'} by that name alone: creating the class would not bind this claim (none fits it); a volume of class '${cls.name}' with ${describeNeed(claim)} would`,
-        )
-        break
-      }
-      out.push(
-        `create StorageClass '${cls.name}', or recreate the claim with an existing class${close.length > 0 ? ` (did you mean ${close.map((c) => `'${c}'`).join(' or ')}?)` : state.classes.length > 0 ? ` (${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
-      )
-      break
-    }
-    case 'ExternalProvisioning':
-      // Evidence that answers whether it runs (explain-liveness.ts) has its own advice; this is for when none could be read.
-      if (provisioner === null || provisioner.verdict === 'Unknown') {
-        out.push(
-          `check that the provisioner '${d.provisioner}' is running: kubectl get csidriver ${d.provisioner}; a live provisioner reports on the claim: kubectl get events -n ${ns} --field-selector involvedObject.name=${name}`,
-        )
-      } else {
-        out.push(...livenessAdvice(provisioner, 'this claim'))
-      }
-      out.push(...nearMisses(ctx, candidates))
-      break
     case 'WillProvision':
-      break
+      return []
+    case 'NoMatchingVolume':
+      return [...nearMisses(ctx, candidates), noMatchingVolumeFix(asked.state, cls)]
+    case 'ProvisioningNotSupported':
+      return [...nearMisses(ctx, candidates), provisioningNotSupportedFix(claim, d)]
+    case 'StorageClassNotFound':
+      return storageClassNotFoundFixes(asked)
+    case 'ExternalProvisioning':
+      return externalProvisioningFixes(asked)
     case 'WaitForFirstConsumer':
-      out.push(
+      return [
         `nothing is wrong: start a pod that mounts the claim and the scheduler picks a node, then a volume (or asks '${cls.provisioner ?? cls.name}' for one)`,
-      )
-      break
+      ]
     case 'WaitForPodScheduled':
-      out.push(`see why the scheduler cannot place it: kubectl describe pod ${d.unscheduledPods[0]} -n ${ns}`)
-      break
-    case 'RequestedVolumeNotFound': {
-      const close = closeNames(
-        d.claim.spec.volumeName ?? '',
-        state.volumes.map((v) => v.metadata.name ?? ''),
-      )
-      if (close.length > 0)
-        out.push(`did you mean ${close.join(' or ')}? spec.volumeName cannot be changed once set: recreate the claim`)
-      out.push(
-        `create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`,
-      )
-      break
-    }
-    case 'RequestedVolumeBoundElsewhere': {
-      const volume = decidedVolume(d)
-      const v = volume.metadata.name ?? ''
-      const way = relinkWay(q, claim)
-      if (way !== undefined) {
-        out.push(relinkSuggestion(volume, way))
-      } else if (!inUseByAnotherClaim(q.lookup, volume, claim)) {
-        // The claim it names is gone: the volume, its data on it, is what this claim asks for. Freed of its
-        // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
-        // pvctl offers it: engine/repair/offers.ts).
-        out.push(
-          `${v} still names ${claimRefKey(boundClaimRef(volume))}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`,
-        )
-      } else {
-        out.push(
-          `${v} is in use by ${claimRefKey(boundClaimRef(volume))}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`,
-        )
-      }
-      break
-    }
+      return [`see why the scheduler cannot place it: kubectl describe pod ${d.unscheduledPods[0]} -n ${ns}`]
+    case 'RequestedVolumeNotFound':
+      return requestedVolumeNotFoundFixes(asked)
+    case 'RequestedVolumeBoundElsewhere':
+      return [requestedVolumeBoundElsewhereFix(asked.q, claim, d)]
     case 'RequestedVolumeMismatch': {
       const requested = candidates.find((c) => c.volume === d.volume?.metadata.name)
-      if (requested !== undefined) out.push(...requested.reasons.flatMap((r) => fixFor(ctx, requested, r)))
-      break
+      return requested !== undefined ? requested.reasons.flatMap((r) => fixFor(ctx, requested, r)) : []
     }
-    case 'Lost': {
-      // A claim that lost its spec.volumeName, still named by one volume: relink's decision sets it again.
-      const naming = d.claim.spec.volumeName ? [] : q.lookup.volumesClaiming(claimKey(claim))
-      const way = naming.length === 1 ? relinkWay(q, claim) : undefined
-      const namedBy = way === undefined ? undefined : naming[0]
-      out.push(
-        d.claim.spec.volumeName
-          ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, and they bind again; else delete the claim (its data went with ${d.claim.spec.volumeName}) and create a new one`
-          : namedBy !== undefined
-            ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${way}`
-            : `delete the claim and create a new one, empty: a Lost claim never binds again, and no volume names it any more`,
-      )
-      break
-    }
-    case 'Misbound': {
-      const way = relinkWay(q, claim)
-      const volume = decidedVolume(d)
-      out.push(
-        way !== undefined
-          ? relinkSuggestion(volume, way)
-          : `${volume.metadata.name} belongs to ${claimRefKey(boundClaimRef(volume))}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(boundClaimRef(volume))}`,
-      )
-      break
-    }
+    case 'Lost':
+      return [lostClaimFix(asked.q, claim, d)]
+    case 'Misbound':
+      return [misboundFix(asked.q, claim, d)]
     case 'SyncError':
-      out.push(`fix what the controller reports; it retries the claim on every sync`)
-      break
+      return [`fix what the controller reports; it retries the claim on every sync`]
   }
-  return dedupe(out)
+}
+
+/** NoMatchingVolume: a class that would provision for the claim, or a volume without a class. */
+function noMatchingVolumeFix(state: ClusterState, cls: StorageClassInPlay): string {
+  if (cls.selection === 'NoClass') {
+    const names = state.classes.map((c) => c.metadata.name ?? '')
+    return `storageClassName "" means "no class": nothing is ever provisioned for it; create a matching PersistentVolume without a class${names.length > 0 ? `, or recreate the claim with a class (${names.join(', ')})` : ''}`
+  } else if (state.classes.length > 0) {
+    const pick = state.classes.length === 1 ? state.classes[0].metadata.name : 'CLASS'
+    return `make a class the default and the controller gives it to this claim: kubectl annotate storageclass ${pick} ${IsDefaultStorageClassAnnotation}=true${state.classes.length > 1 ? ` (CLASS one of: ${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`
+  } else {
+    return 'create a StorageClass and mark it default (storageclass.kubernetes.io/is-default-class: "true"), or create a matching PersistentVolume without a class'
+  }
+}
+
+/** ProvisioningNotSupported: a class that provisions, or what the controller reports. */
+function provisioningNotSupportedFix(claim: PersistentVolumeClaim, d: Decision): string {
+  if (d.provisioner === NotSupportedProvisioner) {
+    return `create a PersistentVolume of class '${d.storageClass.name}' with ${describeNeed(claim)}, or recreate the claim with a class that provisions`
+  } else {
+    return `fix what the controller reports ("${d.error}"): the claim is retried on every sync`
+  }
+}
+
+/** StorageClassNotFound: the class to create, or the volumes that already bear its name. */
+function storageClassNotFoundFixes({q, state, claim, d, candidates, ctx}: Asked): string[] {
+  const cls = d.storageClass
+  const close = closeNames(
+    cls.name,
+    state.classes.map((c) => c.metadata.name ?? ''),
+  )
+  const out = nearMisses(ctx, candidates)
+  const labelled = q.lookup.volumesOfClass(cls.name).length
+  if (labelled > 0) {
+    // A class name static volumes bear as a label: they bind by it without a StorageClass object, and
+    // a class made now would not make one of them fit.
+    out.push(
+      `'${cls.name}' names no StorageClass but ${labelled} volume${labelled === 1 ? ' bears' : 's bear'} it, and ${labelled === 1 ? 'it binds' : 'they bind'} by that name alone: creating the class would not bind this claim (none fits it); a volume of class '${cls.name}' with ${describeNeed(claim)} would`,
+    )
+    return out
+  }
+  out.push(
+    `create StorageClass '${cls.name}', or recreate the claim with an existing class${close.length > 0 ? ` (did you mean ${close.map((c) => `'${c}'`).join(' or ')}?)` : state.classes.length > 0 ? ` (${state.classes.map((c) => c.metadata.name).join(', ')})` : ''}`,
+  )
+  return out
+}
+
+/** ExternalProvisioning: whether the provisioner runs, then the near misses. */
+function externalProvisioningFixes({claim, d, candidates, ctx, provisioner}: Asked): string[] {
+  const ns = claim.metadata.namespace ?? ''
+  const name = claim.metadata.name ?? ''
+  const out: string[] = []
+  // Evidence that answers whether it runs (explain-liveness.ts) has its own advice; this is for when none could be read.
+  if (provisioner === null || provisioner.verdict === 'Unknown') {
+    out.push(
+      `check that the provisioner '${d.provisioner}' is running: kubectl get csidriver ${d.provisioner}; a live provisioner reports on the claim: kubectl get events -n ${ns} --field-selector involvedObject.name=${name}`,
+    )
+  } else {
+    out.push(...livenessAdvice(provisioner, 'this claim'))
+  }
+  out.push(...nearMisses(ctx, candidates))
+  return out
+}
+
+/** RequestedVolumeNotFound: the volume the claim may have meant, or the one to create. */
+function requestedVolumeNotFoundFixes({q, state, claim, d}: Asked): string[] {
+  const out: string[] = []
+  const close = closeNames(
+    d.claim.spec.volumeName ?? '',
+    state.volumes.map((v) => v.metadata.name ?? ''),
+  )
+  if (close.length > 0)
+    out.push(`did you mean ${close.join(' or ')}? spec.volumeName cannot be changed once set: recreate the claim`)
+  out.push(
+    `create PersistentVolume ${d.claim.spec.volumeName}, or recreate the claim without spec.volumeName${alternative(q, claim)}`,
+  )
+  return out
+}
+
+/** RequestedVolumeBoundElsewhere: relink, free the volume of a gone claim, or leave it to the claim that uses it. */
+function requestedVolumeBoundElsewhereFix(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision): string {
+  const volume = decidedVolume(d)
+  const v = volume.metadata.name ?? ''
+  const way = relinkWay(q, claim)
+  if (way !== undefined) {
+    return relinkSuggestion(volume, way)
+  } else if (!inUseByAnotherClaim(q.lookup, volume, claim)) {
+    // The claim it names is gone: the volume, its data on it, is what this claim asks for. Freed of its
+    // stale claimRef, the claim's next sync binds it (the guarded reclaim takes this patch's place where
+    // pvctl offers it: engine/repair/offers.ts).
+    return `${v} still names ${claimRefKey(boundClaimRef(volume))}, which is gone (phase ${volume.status?.phase ?? '<none>'}, reclaim policy ${volume.spec.persistentVolumeReclaimPolicy ?? '<none>'}, its old data on it): this claim asks for it, so freeing it gives it to this claim: ${removeClaimRefPatch(v)}`
+  } else {
+    return `${v} is in use by ${claimRefKey(boundClaimRef(volume))}: recreate the claim without spec.volumeName${alternative(q, claim)}; deleting it loses nothing, it never held data`
+  }
+}
+
+/** Lost: restore the volume, relink the one that still names the claim, or start over. */
+function lostClaimFix(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision): string {
+  // A claim that lost its spec.volumeName, still named by one volume: relink's decision sets it again.
+  const naming = d.claim.spec.volumeName ? [] : q.lookup.volumesClaiming(claimKey(claim))
+  const way = naming.length === 1 ? relinkWay(q, claim) : undefined
+  const namedBy = way === undefined ? undefined : naming[0]
+  return d.claim.spec.volumeName
+    ? `restore PersistentVolume ${d.claim.spec.volumeName} (from a backup) with spec.claimRef naming ${claimKey(claim)} and uid ${claim.metadata.uid ?? ''}, and they bind again; else delete the claim (its data went with ${d.claim.spec.volumeName}) and create a new one`
+    : namedBy !== undefined
+      ? `${namedBy.metadata.name ?? ''} still names this claim${namedBy.spec.claimRef?.uid === claim.metadata.uid ? '' : ' (with the uid of an older claim of that name)'}, but spec.volumeName was cleared: relink them, and the controller binds them again with its data: ${way}`
+      : `delete the claim and create a new one, empty: a Lost claim never binds again, and no volume names it any more`
+}
+
+/** Misbound: relink, or leave the volume to the claim it belongs to. */
+function misboundFix(q: ControllerQueries, claim: PersistentVolumeClaim, d: Decision): string {
+  const way = relinkWay(q, claim)
+  const volume = decidedVolume(d)
+  return way !== undefined
+    ? relinkSuggestion(volume, way)
+    : `${volume.metadata.name} belongs to ${claimRefKey(boundClaimRef(volume))}: delete this claim and create a new one (without spec.volumeName); the volume and its data stay with ${claimRefKey(boundClaimRef(volume))}`
 }
 
 /**

@@ -1,7 +1,7 @@
 // The one sentence of a claim explanation: what happens next and, when nothing good does, why. Written
 // for the person who has to act on it: the volume, the class, the pod or the provisioner by name.
 import {boundClaimRef, type Decision, decidedVolume} from './verdict.js'
-import type {Candidate, ControllerLiveness} from './model.js'
+import type {Candidate, ControllerLiveness, StorageClassInPlay} from './model.js'
 import {humanDuration} from './evidence.js'
 import {SILENCE_SECONDS} from './liveness.js'
 import {claimKey, claimRefKey, type PersistentVolume, type PersistentVolumeClaim} from '../api/model.js'
@@ -40,40 +40,13 @@ function nextSync(
   const cls = d.storageClass
   const className = `'${cls.name}'`
   const volumeName = d.volume?.metadata.name ?? claim.spec.volumeName ?? ''
-  const defaultFirst = cls.assignedByNextSync
-    ? `The next sync gives the claim the default class ${className}${cls.selection === 'NewestDefault' ? ` (the newest of ${cls.defaultClasses.length} default classes)` : ''}; then `
-    : ''
-  const then = (s: string) =>
-    defaultFirst === ''
-      ? s.charAt(0).toUpperCase() + s.slice(1)
-      : defaultFirst + s.replace(/^the next sync/, 'the sync after that')
+  const then = afterDefaultClass(cls)
 
   switch (d.verdict) {
     case 'Bound':
       return `Bound to ${describeVolume(decidedVolume(d))}, which points back at it.`
     case 'WillBind':
-      switch (d.route) {
-        case 'prebound':
-          return (decidedVolume(d).spec.claimRef?.uid ?? '') === ''
-            ? then(
-                `the next sync binds it to ${describeVolume(decidedVolume(d))}, which is pre-bound to it (spec.claimRef).`,
-              )
-            : then(
-                `the next sync finishes binding it to ${describeVolume(decidedVolume(d))}, which already points at it (a binding the controller started).`,
-              )
-        case 'requested':
-          return `The next sync binds it to ${describeVolume(decidedVolume(d))}, the volume it asks for (spec.volumeName), which is free and fits.`
-        case 'finish':
-          return `${volumeName} already points at it: the next sync finishes the binding.`
-        case 'rebind':
-          return `${volumeName} has lost its claimRef: the next sync binds it to the claim again.`
-        case 'complete':
-          return `Claim and ${volumeName} point at each other: the next sync completes the binding (status and annotations).`
-        default: {
-          const of = eligible > 1 ? `, the best of ${eligible} matching volumes` : ''
-          return then(`the next sync binds it to ${describeVolume(decidedVolume(d))}${of}.`)
-        }
-      }
+      return willBind(d, volumeName, eligible, then)
     case 'NoMatchingVolume':
       if (cls.selection === 'NoClass') {
         return `No volume matches and none will be provisioned: the claim asks for no class (storageClassName: ""), so only an existing volume without a class can bind it.`
@@ -111,14 +84,8 @@ function nextSync(
     }
     case 'RequestedVolumeNotFound':
       return `The claim asks for volume ${volumeName} (spec.volumeName), which does not exist: it stays Pending until that volume is created.`
-    case 'RequestedVolumeBoundElsewhere': {
-      const volume = decidedVolume(d)
-      const ref = claimRefKey(boundClaimRef(volume))
-      const phase = volume.status?.phase
-      return phase === 'Released' || phase === 'Failed'
-        ? `The claim asks for volume ${volumeName} (spec.volumeName), which is ${phase} and still names ${ref}, its old claim: it stays Pending until that stale claimRef goes.`
-        : `The claim asks for volume ${volumeName} (spec.volumeName), which is bound to ${ref}: it stays Pending while that binding lasts.`
-    }
+    case 'RequestedVolumeBoundElsewhere':
+      return requestedVolumeBoundElsewhere(d, volumeName)
     case 'RequestedVolumeMismatch': {
       const reasons = candidates.find((c) => c.volume === volumeName)?.reasons.map((r) => r.message) ?? []
       return `The claim asks for volume ${volumeName} (spec.volumeName), which is free but does not fit: ${reasons.join('; ')}.`
@@ -133,6 +100,57 @@ function nextSync(
     case 'SyncError':
       return `The controller's sync of ${claimKey(claim)} fails and is retried forever, so the claim stays ${claim.status?.phase ?? 'Pending'}: ${d.error}.`
   }
+}
+
+/**
+ * The sentence as the claim's next sync says it: where that sync first gives the claim the default class,
+ * what follows happens on the sync after that.
+ */
+function afterDefaultClass(cls: StorageClassInPlay): (s: string) => string {
+  const className = `'${cls.name}'`
+  const defaultFirst = cls.assignedByNextSync
+    ? `The next sync gives the claim the default class ${className}${cls.selection === 'NewestDefault' ? ` (the newest of ${cls.defaultClasses.length} default classes)` : ''}; then `
+    : ''
+  return (s: string) =>
+    defaultFirst === ''
+      ? s.charAt(0).toUpperCase() + s.slice(1)
+      : defaultFirst + s.replace(/^the next sync/, 'the sync after that')
+}
+
+/** WillBind: how the volume comes to be the claim's, by its binding route. */
+function willBind(d: Decision, volumeName: string, eligible: number, then: (s: string) => string): string {
+  switch (d.route) {
+    case 'prebound':
+      return (decidedVolume(d).spec.claimRef?.uid ?? '') === ''
+        ? then(
+            `the next sync binds it to ${describeVolume(decidedVolume(d))}, which is pre-bound to it (spec.claimRef).`,
+          )
+        : then(
+            `the next sync finishes binding it to ${describeVolume(decidedVolume(d))}, which already points at it (a binding the controller started).`,
+          )
+    case 'requested':
+      return `The next sync binds it to ${describeVolume(decidedVolume(d))}, the volume it asks for (spec.volumeName), which is free and fits.`
+    case 'finish':
+      return `${volumeName} already points at it: the next sync finishes the binding.`
+    case 'rebind':
+      return `${volumeName} has lost its claimRef: the next sync binds it to the claim again.`
+    case 'complete':
+      return `Claim and ${volumeName} point at each other: the next sync completes the binding (status and annotations).`
+    default: {
+      const of = eligible > 1 ? `, the best of ${eligible} matching volumes` : ''
+      return then(`the next sync binds it to ${describeVolume(decidedVolume(d))}${of}.`)
+    }
+  }
+}
+
+/** RequestedVolumeBoundElsewhere: a stale claimRef that must go, or a binding that lasts. */
+function requestedVolumeBoundElsewhere(d: Decision, volumeName: string): string {
+  const volume = decidedVolume(d)
+  const ref = claimRefKey(boundClaimRef(volume))
+  const phase = volume.status?.phase
+  return phase === 'Released' || phase === 'Failed'
+    ? `The claim asks for volume ${volumeName} (spec.volumeName), which is ${phase} and still names ${ref}, its old claim: it stays Pending until that stale claimRef goes.`
+    : `The claim asks for volume ${volumeName} (spec.volumeName), which is bound to ${ref}: it stays Pending while that binding lasts.`
 }
 
 /**

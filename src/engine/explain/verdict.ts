@@ -181,30 +181,40 @@ function decideUnboundClaim(
     }
   } else {
     // [Unit test set 2] The user asked for a specific volume.
-    const volumeName = claim.spec.volumeName ?? ''
-    const path: MatchingPath = {kind: 'requested', volumeName}
-    const volume = volumeAtTurn(q, turn, volumeName, base)
-    if (volume === undefined) {
-      return decided(base, path, 'RequestedVolumeNotFound')
-    } else if (volume.spec.claimRef == null) {
-      const mismatch = checkVolumeSatisfyClaim(volume, claim, q.gates)
-      if (mismatch !== undefined) {
-        return decided(base, path, 'RequestedVolumeMismatch', {
-          volume,
-          error: `Cannot bind to requested volume "${volumeName}": ${mismatch}`,
-        })
-      } else {
-        return decided(base, path, 'WillBind', {volume, route: 'requested'})
-      }
-    } else if (isVolumeBoundToClaim(volume, claim)) {
-      // The volume points at the claim already: bind() finishes the job (or there is nothing left to do).
-      return decided(base, path, isSettled(volume, claim) ? 'Bound' : 'WillBind', {volume, route: 'finish'})
-    } else {
-      return decided(base, path, 'RequestedVolumeBoundElsewhere', {
+    return decideRequestedVolume(q, claim, turn, base)
+  }
+}
+
+/** syncUnboundClaim, [Unit test set 2]: the claim names the volume it wants in spec.volumeName. */
+function decideRequestedVolume(
+  q: ControllerQueries,
+  claim: PersistentVolumeClaim,
+  turn: ClaimTurn | undefined,
+  base: DecisionBase,
+): Decision {
+  const volumeName = claim.spec.volumeName ?? ''
+  const path: MatchingPath = {kind: 'requested', volumeName}
+  const volume = volumeAtTurn(q, turn, volumeName, base)
+  if (volume === undefined) {
+    return decided(base, path, 'RequestedVolumeNotFound')
+  } else if (volume.spec.claimRef == null) {
+    const mismatch = checkVolumeSatisfyClaim(volume, claim, q.gates)
+    if (mismatch !== undefined) {
+      return decided(base, path, 'RequestedVolumeMismatch', {
         volume,
-        error: `volume "${volumeName}" already bound to a different claim.`,
+        error: `Cannot bind to requested volume "${volumeName}": ${mismatch}`,
       })
+    } else {
+      return decided(base, path, 'WillBind', {volume, route: 'requested'})
     }
+  } else if (isVolumeBoundToClaim(volume, claim)) {
+    // The volume points at the claim already: bind() finishes the job (or there is nothing left to do).
+    return decided(base, path, isSettled(volume, claim) ? 'Bound' : 'WillBind', {volume, route: 'finish'})
+  } else {
+    return decided(base, path, 'RequestedVolumeBoundElsewhere', {
+      volume,
+      error: `volume "${volumeName}" already bound to a different claim.`,
+    })
   }
 }
 

@@ -156,30 +156,7 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
   }
   const key = claimRefKey(ref)
   if ((ref.uid ?? '') === '') {
-    // Pre-bound by a user: the claim's sync binds it.
-    const claim = q.claim(key)
-    if (claim === undefined) {
-      return {
-        ...settled(
-          'PreBound',
-          `Pre-bound to ${key}, which does not exist: it stays Available for that claim alone until it is created.`,
-        ),
-        suggestions: [
-          `create claim ${key}, or drop the pre-binding so any claim can have it: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`,
-        ],
-      }
-    }
-    const d = decideClaim(q, state, claim)
-    if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
-      return settled('PreBound', `Pre-bound to ${key}: the claim's next sync binds them.`)
-    }
-    return {
-      ...settled(
-        'PreBound',
-        `Pre-bound to ${key}, but that claim does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): it stays Available for that claim alone.`,
-      ),
-      suggestions: [`pvctl explain pvc/${claim.metadata.name} -n ${claim.metadata.namespace} says why`],
-    }
+    return decidePreBoundVolume(q, state, name, key)
   }
 
   let claim: PersistentVolumeClaim | undefined = q.claim(key)
@@ -237,6 +214,34 @@ function decideVolume(q: ControllerQueries, state: ClusterState, volume: Persist
         `Pre-bound by a user to ${key}, which is bound to ${claim.spec.volumeName}: the next sync clears claimRef.uid and leaves it Available, pre-bound to that claim.`,
       )
     }
+  }
+}
+
+/** syncVolume of a volume whose claimRef has no uid: pre-bound by a user to claim `key`. */
+function decidePreBoundVolume(q: ControllerQueries, state: ClusterState, name: string, key: string): VolumeDecision {
+  // Pre-bound by a user: the claim's sync binds it.
+  const claim = q.claim(key)
+  if (claim === undefined) {
+    return {
+      ...settled(
+        'PreBound',
+        `Pre-bound to ${key}, which does not exist: it stays Available for that claim alone until it is created.`,
+      ),
+      suggestions: [
+        `create claim ${key}, or drop the pre-binding so any claim can have it: kubectl patch pv ${name} ${REMOVE_CLAIM_REF}`,
+      ],
+    }
+  }
+  const d = decideClaim(q, state, claim)
+  if (d.verdict === 'WillBind' && d.volume?.metadata.name === name) {
+    return settled('PreBound', `Pre-bound to ${key}: the claim's next sync binds them.`)
+  }
+  return {
+    ...settled(
+      'PreBound',
+      `Pre-bound to ${key}, but that claim does not take it (${d.verdict}${d.volume !== undefined && d.volume.metadata.name !== name ? `: it gets ${d.volume.metadata.name}` : ''}): it stays Available for that claim alone.`,
+    ),
+    suggestions: [`pvctl explain pvc/${claim.metadata.name} -n ${claim.metadata.namespace} says why`],
   }
 }
 
