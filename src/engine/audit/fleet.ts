@@ -2,6 +2,7 @@
 // an AuditReportList (docs/output-contract.md). A cluster that cannot be read is a finding of its own
 // (ClusterUnreachable, ClusterForbidden), so one cluster down does not end the audit of the others. PURE.
 import type {Finding, FindingCode} from './findings.js'
+import {summarize} from '../simulation/plan-sync.js'
 import {AUDIT_API_VERSION, auditFails, buildAuditReport, type AuditReport, type FailOn} from './report.js'
 
 export interface AuditReportList {
@@ -79,18 +80,8 @@ function canIArgs(request: UnreadCluster['request']): string {
 
 /** The report of a cluster not read: nothing counted, the one finding (which --ignore may silence). */
 export function unreadClusterReport(c: UnreadCluster, ignore: ReadonlySet<string>): AuditReport {
-  const nothingPlanned = {
-    binds: 0,
-    releases: 0,
-    recycles: 0,
-    deletions: 0,
-    provisions: 0,
-    lostClaims: 0,
-    phaseChanges: 0,
-    writes: 0,
-  }
   return {
-    ...buildAuditReport([unreadClusterFinding(c)], {claims: 0, volumes: 0, plannedChanges: nothingPlanned}, ignore),
+    ...buildAuditReport([unreadClusterFinding(c)], {claims: 0, volumes: 0, plannedChanges: {...summarize([])}}, ignore),
     context: c.context,
   }
 }
