@@ -7,28 +7,12 @@
 //                                                    up to 10000 (at 100k it did not finish in 15 minutes)
 import Table from 'cli-table3'
 
-import {FIT_MAX_ROWS, GAP, kubectlTable} from '../src/render/kubectl-table.js'
+import {BORDERLESS, BORDERLESS_STYLE, FIT_MAX_ROWS, GAP, kubectlTable} from '../src/render/kubectl-table.js'
 
 const HEAD = ['ACTION', 'OBJECT', 'REASON']
 const WIDTH = 60
-const chars = {
-  top: '',
-  'top-mid': '',
-  'top-left': '',
-  'top-right': '',
-  bottom: '',
-  'bottom-mid': '',
-  'bottom-left': '',
-  'bottom-right': '',
-  left: '',
-  'left-mid': '',
-  mid: '',
-  'mid-mid': '',
-  right: '',
-  'right-mid': '',
-  middle: ' '.repeat(GAP),
-}
-const style = {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true}
+const chars = BORDERLESS
+const style = BORDERLESS_STYLE
 
 function rows(n: number): string[][] {
   return Array.from({length: n}, (_, i) => [

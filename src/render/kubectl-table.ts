@@ -105,7 +105,8 @@ function fitColumns(columns: readonly number[], wrap: number, width: number, row
   return columns.map((w, i) => (i === wrap ? budget : w))
 }
 
-const BORDERLESS = {
+/** cli-table3's characters and style for kubectl's table: no borders, columns GAP spaces apart. */
+export const BORDERLESS = {
   top: '',
   'top-mid': '',
   'top-left': '',
@@ -123,6 +124,8 @@ const BORDERLESS = {
   middle: SEPARATOR,
 }
 
+export const BORDERLESS_STYLE = {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true}
+
 /**
  * The rows through cli-table3 with these column widths, column `wrap`'s cells wrapped at spaces. One table a
  * row: cli-table3 compares each cell with the rows above it, quadratic in one table of every row, and rows
@@ -134,7 +137,7 @@ function wrappedTable(table: readonly string[][], columns: number[], wrap: numbe
   for (const row of table) {
     const t = new Table({
       chars: BORDERLESS,
-      style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+      style: BORDERLESS_STYLE,
       colWidths: columns,
       wordWrap: true,
     })

@@ -8,30 +8,22 @@ import Table from 'cli-table3'
 import stringWidth from 'string-width'
 
 import {ansi, plain} from '../../src/render/color.js'
-import {FIT_MAX_ROWS, GAP, kubectlTable, MIN_TEXT_WIDTH, NONE} from '../../src/render/kubectl-table.js'
+import {
+  BORDERLESS,
+  BORDERLESS_STYLE,
+  FIT_MAX_ROWS,
+  GAP,
+  kubectlTable,
+  MIN_TEXT_WIDTH,
+  NONE,
+} from '../../src/render/kubectl-table.js'
 
 /** One cli-table3 table of all rows: quadratic in the rows, fine at test sizes. */
 function wholeTable(head: string[], rows: string[][]): string {
   const t = new Table({
     head,
-    chars: {
-      top: '',
-      'top-mid': '',
-      'top-left': '',
-      'top-right': '',
-      bottom: '',
-      'bottom-mid': '',
-      'bottom-left': '',
-      'bottom-right': '',
-      left: '',
-      'left-mid': '',
-      mid: '',
-      'mid-mid': '',
-      right: '',
-      'right-mid': '',
-      middle: ' '.repeat(GAP),
-    },
-    style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+    chars: BORDERLESS,
+    style: BORDERLESS_STYLE,
     wordWrap: false,
   })
   for (const row of rows) t.push(row.map((cell) => (cell === '' ? NONE : cell)))
@@ -125,24 +117,8 @@ describe('kubectlTable fitted to a terminal: through cli-table3, every line with
   function cliTable3(rows: string[][], colWidths: number[]): string {
     const t = new Table({
       head,
-      chars: {
-        top: '',
-        'top-mid': '',
-        'top-left': '',
-        'top-right': '',
-        bottom: '',
-        'bottom-mid': '',
-        'bottom-left': '',
-        'bottom-right': '',
-        left: '',
-        'left-mid': '',
-        mid: '',
-        'mid-mid': '',
-        right: '',
-        'right-mid': '',
-        middle: ' '.repeat(GAP),
-      },
-      style: {head: [], border: [], 'padding-left': 0, 'padding-right': 0, compact: true},
+      chars: BORDERLESS,
+      style: BORDERLESS_STYLE,
       colWidths,
       wordWrap: true,
     })
