@@ -12,6 +12,7 @@ import {
   type LoadStateUi,
   noticeCaveats,
 } from './load-cluster-state.js'
+import type {PodWait} from '../volume-plugins/pod-runner.js'
 import {loadRecyclerPodTemplate} from './recycler-template.js'
 import {asked} from './request-errors.js'
 import {shellArgs} from '../render/explain-claim.js'
@@ -92,11 +93,7 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
   }
 
   const {applySync} = await import('./sync-live.js')
-  let progress = await ui.spinner('planning')
-  let shown = false
-  // On a terminal, the spinner says how far the writes are, and which pod is waited for.
-  let writes = ''
-  const lastWaitLine = new Map<string, number>()
+  const progress = await writeProgress(ui)
   try {
     const result = await applySync(
       session.api,
@@ -105,36 +102,15 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
         ...opts,
         leases: session.leases,
         notice: ui.notice,
-        writing: async () => {
-          // The plan and the question took the terminal's last lines: the spinner starts again below them.
-          if (shown) progress = await ui.spinner('writing')
-          else progress.text('writing')
-          return ui.writing?.()
-        },
+        writing: progress.writing,
         workload: session.workload,
         recyclerTemplate,
         confirm: ui.confirm,
         target: `context ${session.contextName}`,
-        onProgress: (done, known) => {
-          writes = `${done} of ${known} writes made`
-          progress.text(`writing: ${writes}`)
-        },
-        onWaiting: (w) => {
-          const line = `waiting for pod ${w.pod} (${w.phase}, ${seconds(w.elapsedMs)} of at most ${seconds(w.timeoutMs)})`
-          progress.text(writes === '' ? line : `${line}; ${writes}`)
-          // Each pod when first read, then every WAIT_LOG_EVERY_MS while it is still waited for.
-          const last = lastWaitLine.get(w.pod)
-          if (ui.logWaits && (last === undefined || w.elapsedMs - last >= WAIT_LOG_EVERY_MS)) {
-            lastWaitLine.set(w.pod, w.elapsedMs)
-            ui.notice(line)
-          }
-        },
+        onProgress: progress.onProgress,
+        onWaiting: progress.onWaiting,
       },
-      (plan) => {
-        progress.stop()
-        shown = true
-        ui.showPlan(plan)
-      },
+      progress.showPlan,
     )
     if (result.notice !== undefined) later.notice(result.notice)
     return {
@@ -145,6 +121,45 @@ export async function runSync(request: RunSyncOptions, ui: SyncUi): Promise<RunS
     }
   } finally {
     progress.stop()
+  }
+}
+
+/**
+ * The spinner of a live sync: "planning", then, once the plan is shown (and confirmed), how far the writes
+ * are and which pod is waited for.
+ */
+async function writeProgress(ui: SyncUi) {
+  let progress = await ui.spinner('planning')
+  let shown = false
+  let writes = ''
+  const lastWaitLine = new Map<string, number>()
+  return {
+    writing: async () => {
+      // The plan and the question took the terminal's last lines: the spinner starts again below them.
+      if (shown) progress = await ui.spinner('writing')
+      else progress.text('writing')
+      return ui.writing?.()
+    },
+    onProgress: (done: number, known: number) => {
+      writes = `${done} of ${known} writes made`
+      progress.text(`writing: ${writes}`)
+    },
+    onWaiting: (w: PodWait) => {
+      const line = `waiting for pod ${w.pod} (${w.phase}, ${seconds(w.elapsedMs)} of at most ${seconds(w.timeoutMs)})`
+      progress.text(writes === '' ? line : `${line}; ${writes}`)
+      // Each pod when first read, then every WAIT_LOG_EVERY_MS while it is still waited for.
+      const last = lastWaitLine.get(w.pod)
+      if (ui.logWaits && (last === undefined || w.elapsedMs - last >= WAIT_LOG_EVERY_MS)) {
+        lastWaitLine.set(w.pod, w.elapsedMs)
+        ui.notice(line)
+      }
+    },
+    showPlan: (plan: SyncReport) => {
+      progress.stop()
+      shown = true
+      ui.showPlan(plan)
+    },
+    stop: () => progress.stop(),
   }
 }
 

@@ -155,10 +155,8 @@ export class WireClient {
     return objectAnswer<T>(target, expectedKind(target.resource), req.method, answer.status, answer.body)
   }
 
-  /** Sends a request; a 2xx answer is parsed (undefined when empty), anything else is its ApiError. */
-  private async send(target: ApiTarget, path: string, req: WireRequest): Promise<{status: number; body: unknown}> {
-    const url = new URL(`${this.server.replace(/\/$/, '')}${path}`)
-    for (const [key, value] of req.query ?? []) url.searchParams.set(key, value)
+  /** The kubeconfig's credentials and certificates, as request options (client-node's applyToHTTPSOptions). */
+  private async credentials(): Promise<https.RequestOptions> {
     const opts: https.RequestOptions = {}
     try {
       await this.kc.applyToHTTPSOptions(opts)
@@ -171,6 +169,14 @@ export class WireClient {
         ['check the user and cluster entries of the kubeconfig (kubectl config view)'],
       )
     }
+    return opts
+  }
+
+  /** Sends a request; a 2xx answer is parsed (undefined when empty), anything else is its ApiError. */
+  private async send(target: ApiTarget, path: string, req: WireRequest): Promise<{status: number; body: unknown}> {
+    const url = new URL(`${this.server.replace(/\/$/, '')}${path}`)
+    for (const [key, value] of req.query ?? []) url.searchParams.set(key, value)
+    const opts = await this.credentials()
     const agent = this.agent(opts)
     const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body))
     const headers: http.OutgoingHttpHeaders = {

@@ -173,14 +173,7 @@ export class VolumeClasses {
   ): CandidateRanking {
     const requested = storageQuantity(standIn.spec.resources?.requests).nanos
     const judge = (m: Member) => judgeCandidate(this.cluster, m.facts, standIn, path, gates)
-    const compiled =
-      path.kind === 'index' && standIn.spec.selector != null ? this.cluster.selectorOf(standIn) : undefined
-    // Labels only count for a selector with requirements: an invalid one, or one matching everything or
-    // nothing, says the same of every volume.
-    const selector =
-      compiled instanceof SelectorError || compiled === undefined || compiled.kind !== 'requirements'
-        ? undefined
-        : compiled
+    const selector = this.rankingSelector(standIn, path)
     const all = selector?.requirements.length ?? 0
     // The selector's splits, looked up once for the ranking, not for every side of every tier.
     const splits = selector === undefined ? undefined : this.splitsBy(selector)
@@ -247,6 +240,18 @@ export class VolumeClasses {
       for (const [m, s] of nearest(tier, most, count, passes)) kept.add(candidateOf(m, s))
     }
     return {nearest: [...kept].sort(order), total, eligible}
+  }
+
+  /**
+   * The claim's selector when its labels rank the volumes: only one with requirements does (an invalid one,
+   * or one matching everything or nothing, says the same of every volume).
+   */
+  private rankingSelector(standIn: PersistentVolumeClaim, path: MatchingPath) {
+    const compiled =
+      path.kind === 'index' && standIn.spec.selector != null ? this.cluster.selectorOf(standIn) : undefined
+    return compiled instanceof SelectorError || compiled === undefined || compiled.kind !== 'requirements'
+      ? undefined
+      : compiled
   }
 
   /** The splits of the classes by the selector made so far, its text now the most recently used. */
